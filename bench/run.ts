@@ -1,0 +1,27 @@
+/**
+ * `npm run bench [-- NAME...]`: runs every bench/*.bench.ts (or those whose file name
+ * contains one of the NAMEs) one after another and prints what each measured.
+ * Each bench file exports `default async function (): Promise<void>`.
+ */
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
+
+async function run(): Promise<void> {
+  const filters = process.argv.slice(2);
+  const files = readdirSync(__dirname)
+    .filter((f) => f.endsWith('.bench.ts'))
+    .filter((f) => filters.length === 0 || filters.some((name) => f.includes(name)))
+    .sort();
+  if (files.length === 0) {
+    console.error(`no benchmark matches ${filters.join(', ')}`);
+    process.exitCode = 2;
+    return;
+  }
+  for (const file of files) {
+    console.log(`\n=== ${file} ===`);
+    const mod = (await import(join(__dirname, file))) as { default: () => Promise<void> };
+    await mod.default();
+  }
+}
+
+void run();

@@ -1,0 +1,17 @@
+import { Command } from 'commander';
+
+/**
+ * The `yarn-sched-sidecar` command. Each sub-command lives in its own file under src/cli/
+ * and is registered here explicitly.
+ */
+export function buildProgram(): Command {
+  const program = new Command('yarn-sched-sidecar')
+    .description('Deadline admission and energy-aware placement for Hadoop YARN, beside the ResourceManager')
+    // eslint-disable-next-line @typescript-eslint/no-require-imports -- package.json sits outside rootDir
+    .version(require('../../package.json').version as string);
+  return program;
+}
+
+export async function main(argv: string[]): Promise<void> {
+  await buildProgram().parseAsync(argv);
+}

@@ -1,0 +1,10 @@
+import type { SidecarError } from './base';
+
+/**
+ * Every error class of the project, by code. The API's error middleware renders these;
+ * test/errors/catalog.test.ts checks that codes are unique and statuses are valid.
+ * Add each new error class here.
+ */
+type ErrorClass = abstract new (...args: never[]) => SidecarError;
+
+export const errorCatalog: ReadonlyArray<{ code: string; httpStatus: number; type: ErrorClass }> = [];
