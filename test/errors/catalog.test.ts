@@ -1,4 +1,5 @@
 import { errorCatalog } from '../../src/errors/catalog';
+import { ValidationError } from '../../src/errors/validation';
 
 describe('error catalog', () => {
   it('has unique codes, valid statuses, and classes that agree with their entries', () => {
@@ -10,5 +11,17 @@ describe('error catalog', () => {
       expect(entry.httpStatus).toBeLessThan(600);
       expect(typeof entry.type).toBe('function');
     }
+  });
+});
+
+describe('ValidationError', () => {
+  it('names every field at fault, with file and line where given', () => {
+    const err = new ValidationError([
+      { path: 'job.deadline', message: 'must be positive' },
+      { path: 'maps', message: 'must be an integer', file: 'trace.jsonl', line: 3 },
+    ]);
+    expect(err.code).toBe('VALIDATION_FAILED');
+    expect(err.paths).toEqual(['job.deadline', 'maps']);
+    expect(err.message).toBe('job.deadline: must be positive; trace.jsonl:3: maps: must be an integer');
   });
 });

@@ -1,0 +1,39 @@
+import { SidecarError, type SidecarErrorOptions } from './base';
+
+export interface ValidationIssue {
+  /** Where the problem is, as a dotted path (`job.deadline`, `nodeClasses[2].power.idleWatts`). */
+  path: string;
+  message: string;
+  /** For file inputs: the file and 1-based line the problem is on. */
+  file?: string;
+  line?: number;
+}
+
+/**
+ * Bad input: a job, a configuration, a trace line. Carries every problem found, each with
+ * the path of the field it concerns, so one answer tells the user all that is wrong.
+ */
+export class ValidationError extends SidecarError {
+  readonly code = 'VALIDATION_FAILED';
+  readonly httpStatus = 400;
+  readonly issues: readonly ValidationIssue[];
+
+  constructor(issues: readonly ValidationIssue[], options: SidecarErrorOptions = {}) {
+    super(ValidationError.describe(issues), { ...options, context: { ...options.context, issues } });
+    this.issues = issues;
+  }
+
+  static describe(issues: readonly ValidationIssue[]): string {
+    return issues
+      .map((i) => {
+        const where = i.file ? `${i.file}${i.line !== undefined ? `:${i.line}` : ''}: ` : '';
+        return `${where}${i.path}: ${i.message}`;
+      })
+      .join('; ');
+  }
+
+  /** Names of the fields at fault, e.g. for a test that checks a field is named. */
+  get paths(): string[] {
+    return this.issues.map((i) => i.path);
+  }
+}
