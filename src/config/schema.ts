@@ -1,0 +1,146 @@
+import { z } from 'zod';
+
+/**
+ * The sidecar's configuration: what an operator writes (YAML), checked strictly (unknown
+ * keys are errors), with defaults filled in, then validated across fields and frozen.
+ * Durations carry their unit in the key (`...Ms`, `...Seconds`). docs/configuration.md
+ * documents every key; test/config/config.test.ts checks the two agree.
+ */
+
+const url = z.string().regex(/^https?:\/\/[^\s/]+(:\d+)?(\/.*)?$/, 'must be an http:// or https:// URL');
+
+const rm = z
+  .object({
+    /** One RM, or the RMs of an HA pair; the active one is found at start and after each failure. */
+    addresses: z.array(url).min(1, 'needs at least one address').default(['http://127.0.0.1:8088']),
+    /** The MapReduce JobHistory server, for finished jobs' task times. */
+    jobHistoryAddress: url.default('http://127.0.0.1:19888'),
+    /** WebHDFS (the NameNode's HTTP address), for block locations of input paths; optional. */
+    webHdfsAddress: url.optional(),
+    format: z.enum(['json', 'xml']).default('json'),
+    timeoutMs: z.number().int().min(100).max(600_000).default(10_000),
+    retries: z.number().int().min(0).max(10).default(3),
+    /** Simple auth: sent as user.name; empty when the RM has no authentication filter. */
+    user: z.string().default(''),
+    /** A PEM file of CA certificates for an RM served over HTTPS. */
+    caFile: z.string().optional(),
+  })
+  .strict();
+
+const yarn = z
+  .object({
+    realtimeQueue: z.string().min(1).default('realtime'),
+    besteffortQueue: z.string().min(1).default('besteffort'),
+    defaultQueue: z.string().min(1).default('default'),
+    gpuLabel: z.string().min(1).default('gpu'),
+    /** yarn.cluster.max-application-priority of the cluster: EDF ranks map onto 1..this. */
+    maxApplicationPriority: z.number().int().min(1).max(1_000_000).default(10),
+    /** The application type given to apps the sidecar submits. */
+    applicationType: z.string().min(1).default('MAPREDUCE'),
+  })
+  .strict();
+
+const admission = z
+  .object({
+    policy: z.string().min(1).default('rtmr'),
+    /** `unified`: one pool of containers (YARN); `mr1`: separate map and reduce slots (the papers). */
+    slotModel: z.enum(['unified', 'mr1']).default('unified'),
+    /** The container one task uses, to count slots on each node in the unified model. */
+    containerMemoryMb: z.number().int().min(1).default(2048),
+    containerVcores: z.number().int().min(1).default(1),
+    /** Feedback threshold DeltaT (Alg. 5.5): rebuild a job's vectors when off by more than this. */
+    feedbackThresholdSeconds: z.number().min(0).default(30),
+    /** Starting worst-case estimates, before any job has finished (learned upward from then on). */
+    initialEstimates: z
+      .object({
+        eta: z.number().min(0).default(1),
+        mapSecondsPerMb: z.number().positive().default(0.5),
+        reduceSecondsPerMb: z.number().positive().default(0.5),
+      })
+      .strict()
+      .default({ eta: 1, mapSecondsPerMb: 0.5, reduceSecondsPerMb: 0.5 }),
+  })
+  .strict();
+
+const placement = z
+  .object({
+    policy: z.string().min(1).default('efh'),
+    /** A YAML energy profile (energy per map task by job type and node class, idle power). */
+    energyProfile: z.string().default('config/energy-profile.yaml'),
+    /** Node label to node class, for the energy profile; nodes with no label use `defaultNodeClass`. */
+    nodeClassByLabel: z.record(z.string(), z.string()).default({ gpu: 'gpu' }),
+    defaultNodeClass: z.string().default('cpu'),
+    /** EFH's long-waiting threshold T. */
+    longWaitThresholdSeconds: z.number().positive().default(300),
+  })
+  .strict();
+
+const enforcement = z
+  .object({
+    /** Compute, record and show everything, but write nothing to the RM. */
+    shadow: z.boolean().default(false),
+    priorities: z.boolean().default(true),
+    lifetimeTimeouts: z.boolean().default(false),
+    reservations: z.boolean().default(false),
+    /** Upper bound on RM writes in one cycle, so a bug cannot flood the RM. */
+    maxWritesPerCycle: z.number().int().min(1).default(200),
+  })
+  .strict();
+
+const token = z
+  .object({
+    name: z.string().min(1),
+    token: z.string().min(16, 'must be at least 16 characters'),
+  })
+  .strict();
+
+const auth = z
+  .object({
+    /** Bearer tokens that may submit; each has a name that the ledger records as the submitter. */
+    tokens: z.array(token).default([]),
+    /** Whether GET /api/v1/* and the dashboard need a token too. */
+    protectReads: z.boolean().default(false),
+  })
+  .strict();
+
+const server = z
+  .object({
+    port: z.number().int().min(0).max(65535).default(8080),
+    host: z.string().default('0.0.0.0'),
+    /** Largest request body accepted by the API. */
+    maxBodyBytes: z.number().int().min(1024).default(1_048_576),
+  })
+  .strict();
+
+const loop = z
+  .object({
+    /** node-cron expression for the poll-decide-enforce cycle (six fields: seconds first). */
+    pollCron: z.string().default('*/5 * * * * *'),
+  })
+  .strict();
+
+const ledger = z.object({ path: z.string().min(1).default('./data/ledger.db') }).strict();
+
+const log = z
+  .object({
+    level: z.enum(['error', 'warn', 'info', 'debug']).default('info'),
+    format: z.enum(['json', 'pretty']).default('json'),
+  })
+  .strict();
+
+export const configSchema = z
+  .object({
+    rm: rm.default(rm.parse({})),
+    yarn: yarn.default(yarn.parse({})),
+    admission: admission.default(admission.parse({})),
+    placement: placement.default(placement.parse({})),
+    enforcement: enforcement.default(enforcement.parse({})),
+    auth: auth.default(auth.parse({})),
+    server: server.default(server.parse({})),
+    loop: loop.default(loop.parse({})),
+    ledger: ledger.default(ledger.parse({})),
+    log: log.default(log.parse({})),
+  })
+  .strict();
+
+export type SidecarConfig = z.infer<typeof configSchema>;

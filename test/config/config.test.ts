@@ -1,0 +1,132 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { buildConfig, ENV_OVERRIDES, loadConfigFile } from '../../src/config/load';
+import { configSchema } from '../../src/config/schema';
+import { ValidationError } from '../../src/errors/validation';
+
+const root = join(__dirname, '..', '..');
+
+function issuesOf(fn: () => unknown): string[] {
+  try {
+    fn();
+  } catch (err) {
+    expect(err).toBeInstanceOf(ValidationError);
+    return (err as ValidationError).issues.map((i) => `${i.path}: ${i.message}`);
+  }
+  throw new Error('expected a ValidationError');
+}
+
+describe('configuration', () => {
+  it('loads the shipped default file, frozen, with the documented values', () => {
+    const config = loadConfigFile(join(root, 'config', 'default.yaml'));
+    expect(config.rm.addresses).toEqual(['http://127.0.0.1:8088']);
+    expect(config.yarn.realtimeQueue).toBe('realtime');
+    expect(config.admission.slotModel).toBe('unified');
+    expect(config.enforcement.shadow).toBe(false);
+    expect(Object.isFrozen(config.rm)).toBe(true);
+    expect(() => {
+      (config.rm as { timeoutMs: number }).timeoutMs = 1;
+    }).toThrow(TypeError);
+  });
+
+  it('fills defaults for an empty document and equals the shipped file', () => {
+    const fromFile = loadConfigFile(join(root, 'config', 'default.yaml'));
+    expect(buildConfig({})).toEqual(fromFile);
+  });
+
+  it('rejects unknown keys, naming them with their path', () => {
+    expect(issuesOf(() => buildConfig({ rm: { adresses: ['http://x:1'] }, colour: 'red' }))).toEqual([
+      'rm: unknown key(s) adresses',
+      '(root): unknown key(s) colour',
+    ]);
+  });
+
+  it('collects every wrong value at once', () => {
+    const issues = issuesOf(() =>
+      buildConfig({
+        rm: { addresses: ['ftp://rm:21'], timeoutMs: 5 },
+        server: { port: 70000 },
+        admission: { slotModel: 'slots' },
+      }),
+    );
+    expect(issues.map((i) => i.split(':')[0])).toEqual([
+      'rm.addresses.0',
+      'rm.timeoutMs',
+      'admission.slotModel',
+      'server.port',
+    ]);
+  });
+
+  it('checks fields against each other and against the known policies', () => {
+    const issues = issuesOf(() =>
+      buildConfig(
+        {
+          yarn: { realtimeQueue: 'rt', besteffortQueue: 'rt' },
+          loop: { pollCron: 'every minute' },
+          auth: {
+            protectReads: false,
+            tokens: [
+              { name: 'ci', token: 'aaaaaaaaaaaaaaaa' },
+              { name: 'ci', token: 'aaaaaaaaaaaaaaaa' },
+            ],
+          },
+          admission: { policy: 'rtmr-fast' },
+        },
+        { knownAdmissionPolicies: ['rtmr', 'dc'], knownPlacementPolicies: ['efh'] },
+      ),
+    );
+    expect(issues).toEqual([
+      'yarn.besteffortQueue: must differ from yarn.realtimeQueue',
+      "loop.pollCron: not a valid cron expression: 'every minute'",
+      "auth.tokens.1.name: duplicate name 'ci'",
+      'auth.tokens.1.token: duplicate token',
+      "admission.policy: unknown policy 'rtmr-fast'; known: rtmr, dc",
+    ]);
+  });
+
+  it('applies environment overrides, typed, and names a bad one', () => {
+    const config = buildConfig(
+      {},
+      {
+        env: {
+          YSS_RM_ADDRESSES: 'http://rm1:8088, http://rm2:8088',
+          YSS_SHADOW: 'true',
+          YSS_PORT: '9090',
+          YSS_TOKENS: 'alice:0123456789abcdef0123,bob:fedcba9876543210fedc',
+        },
+      },
+    );
+    expect(config.rm.addresses).toEqual(['http://rm1:8088', 'http://rm2:8088']);
+    expect(config.enforcement.shadow).toBe(true);
+    expect(config.server.port).toBe(9090);
+    expect(config.auth.tokens.map((t) => t.name)).toEqual(['alice', 'bob']);
+    expect(issuesOf(() => buildConfig({}, { env: { YSS_SHADOW: 'maybe', YSS_TOKENS: 'x:short' } }))).toEqual([
+      'enforcement.shadow: Invalid input: expected boolean, received string',
+      'auth.tokens.0.token: must be at least 16 characters',
+    ]);
+  });
+
+  it('reports a YAML syntax error with its file and line, and a missing file', () => {
+    const err = (() => {
+      try {
+        loadConfigFile(join(root, 'test', 'config', 'broken.yaml.txt'));
+      } catch (e) {
+        return e as ValidationError;
+      }
+      throw new Error('expected an error');
+    })();
+    expect(err.issues[0]).toMatchObject({ path: '(yaml)', line: 3 });
+    expect(issuesOf(() => loadConfigFile('no-such-file.yaml'))[0]).toMatch(/^\(file\): cannot read/);
+  });
+
+  it('documents every key and every environment variable in docs/configuration.md', () => {
+    const doc = readFileSync(join(root, 'docs', 'configuration.md'), 'utf8');
+    const shape = configSchema.shape;
+    for (const [section, schema] of Object.entries(shape)) {
+      const inner = (schema as unknown as { def: { innerType: { shape: Record<string, unknown> } } }).def
+        .innerType.shape;
+      for (const key of Object.keys(inner)) expect(doc).toContain(`\`${section}.${key}\``);
+    }
+    for (const o of ENV_OVERRIDES) expect(doc).toContain(`\`${o.env}\``);
+  });
+});
