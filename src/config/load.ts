@@ -116,9 +116,9 @@ export function buildConfig(raw: unknown, options: LoadOptions & { file?: string
 }
 
 function applyEnv(raw: unknown, env: Record<string, string | undefined>): unknown {
-  const base: Record<string, unknown> =
-    raw !== null && typeof raw === 'object' && !Array.isArray(raw) ? structuredClone(raw as object) : {};
+  // A document that is not a mapping is left as it is, for the schema to name it.
   if (raw !== null && raw !== undefined && (typeof raw !== 'object' || Array.isArray(raw))) return raw;
+  const base: Record<string, unknown> = raw ? structuredClone(raw as Record<string, unknown>) : {};
   for (const o of ENV_OVERRIDES) {
     const value = env[o.env];
     if (value === undefined) continue;
