@@ -1,5 +1,10 @@
 import type { SidecarError } from './base';
 import { ValidationError } from './validation';
+import { RmRemoteError } from './rm-remote';
+import { RmHttpError } from './rm-http';
+import { RmTimeoutError } from './rm-timeout';
+import { RmUnavailableError } from './rm-unavailable';
+import { RmMalformedResponseError } from './rm-malformed';
 
 /**
  * Every error class of the project, by code. The API's error middleware renders these;
@@ -10,4 +15,9 @@ type ErrorClass = abstract new (...args: never[]) => SidecarError;
 
 export const errorCatalog: ReadonlyArray<{ code: string; httpStatus: number; type: ErrorClass }> = [
   { code: 'VALIDATION_FAILED', httpStatus: 400, type: ValidationError },
+  { code: 'RM_REMOTE_EXCEPTION', httpStatus: 502, type: RmRemoteError },
+  { code: 'RM_HTTP_ERROR', httpStatus: 502, type: RmHttpError },
+  { code: 'RM_TIMEOUT', httpStatus: 504, type: RmTimeoutError },
+  { code: 'RM_UNAVAILABLE', httpStatus: 503, type: RmUnavailableError },
+  { code: 'RM_MALFORMED_RESPONSE', httpStatus: 502, type: RmMalformedResponseError },
 ];

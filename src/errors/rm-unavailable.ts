@@ -1,0 +1,20 @@
+import { SidecarError, type SidecarErrorOptions } from './base';
+
+/**
+ * No RM could be reached, or none of the configured addresses is the active RM: connection
+ * refused, unknown host, TLS failure, or every address answering as a standby.
+ */
+export class RmUnavailableError extends SidecarError {
+  readonly code = 'RM_UNAVAILABLE';
+  readonly httpStatus = 503;
+  readonly addresses: readonly string[];
+
+  constructor(
+    message: string,
+    details: { addresses: readonly string[]; reason?: string },
+    options: SidecarErrorOptions = {},
+  ) {
+    super(message, { ...options, context: { ...options.context, ...details } });
+    this.addresses = details.addresses;
+  }
+}

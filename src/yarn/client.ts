@@ -1,0 +1,329 @@
+import type { AppQuery, ReservationQuery, ResourceManagerApi } from './api';
+import { formatExpiryTime } from './expiry';
+import type { Tree } from './format';
+import { sameQueue } from './ids';
+import * as m from './mapping';
+import type {
+  AppAttempt,
+  AppReport,
+  AppStatItem,
+  AppSubmission,
+  AppTimeout,
+  ClusterInfo,
+  ClusterMetrics,
+  ContainerReport,
+  KillResult,
+  LabelMapping,
+  NewApplication,
+  NodeLabel,
+  NodeReport,
+  QueueMoveResult,
+  ReservationDefinition,
+  ReservationInfo,
+  SchedulerInfo,
+  SubmissionResult,
+} from './model';
+import { HttpTransport, withUrl, type HttpRequest, type TransportOptions } from './transport';
+
+const CLUSTER = '/ws/v1/cluster';
+
+export interface RmClientOptions extends TransportOptions {
+  /**
+   * Zone offset (minutes east of UTC) used to write lifetime expiry times. The instant sent is
+   * the same whatever the offset; only the text differs.
+   */
+  expiryOffsetMinutes?: number;
+}
+
+const seg = encodeURIComponent;
+
+/** The ResourceManager REST client, JSON or XML (INDEX.md section 3). */
+export class HttpResourceManagerClient implements ResourceManagerApi {
+  readonly transport: HttpTransport;
+  private readonly expiryOffsetMinutes: number;
+
+  constructor(options: RmClientOptions | HttpTransport, expiryOffsetMinutes = 0) {
+    if (options instanceof HttpTransport) {
+      this.transport = options;
+      this.expiryOffsetMinutes = expiryOffsetMinutes;
+    } else {
+      this.transport = new HttpTransport({ component: 'rm-client', ...options });
+      this.expiryOffsetMinutes = options.expiryOffsetMinutes ?? 0;
+    }
+  }
+
+  private get format() {
+    return this.transport.format;
+  }
+
+  private async read<T>(req: Omit<HttpRequest, 'method'>, map: (tree: Tree) => T): Promise<T> {
+    const { tree, res } = await this.transport.sendForTree({ method: 'GET', ...req });
+    try {
+      return map(tree);
+    } catch (err) {
+      throw withUrl(err, res.url);
+    }
+  }
+
+  private async write<T>(req: HttpRequest, map: (tree: Tree) => T): Promise<{ value: T; status: number }> {
+    const { tree, res } = await this.transport.sendForTree(req);
+    try {
+      return { value: map(tree), status: res.status };
+    } catch (err) {
+      throw withUrl(err, res.url);
+    }
+  }
+
+  // --- reads -----------------------------------------------------------------------------
+
+  clusterInfo(): Promise<ClusterInfo> {
+    return this.read({ path: `${CLUSTER}/info` }, m.mapClusterInfo);
+  }
+
+  clusterMetrics(): Promise<ClusterMetrics> {
+    return this.read({ path: `${CLUSTER}/metrics` }, m.mapClusterMetrics);
+  }
+
+  scheduler(): Promise<SchedulerInfo> {
+    return this.read({ path: `${CLUSTER}/scheduler` }, m.mapScheduler);
+  }
+
+  nodes(states?: string[]): Promise<NodeReport[]> {
+    return this.read({ path: `${CLUSTER}/nodes`, query: { states } }, m.mapNodes);
+  }
+
+  node(nodeId: string): Promise<NodeReport> {
+    return this.read({ path: `${CLUSTER}/nodes/${seg(nodeId)}` }, m.mapNode);
+  }
+
+  apps(q: AppQuery = {}): Promise<AppReport[]> {
+    return this.read(
+      {
+        path: `${CLUSTER}/apps`,
+        query: {
+          states: q.states,
+          queue: q.queue,
+          user: q.user,
+          applicationTags: q.applicationTags,
+          applicationTypes: q.applicationTypes,
+          startedTimeBegin: q.startedTimeBegin,
+          startedTimeEnd: q.startedTimeEnd,
+          finishedTimeBegin: q.finishedTimeBegin,
+          finishedTimeEnd: q.finishedTimeEnd,
+          limit: q.limit,
+          deSelects: q.deSelects,
+        },
+      },
+      m.mapApps,
+    );
+  }
+
+  app(appId: string): Promise<AppReport> {
+    return this.read({ path: `${CLUSTER}/apps/${seg(appId)}` }, m.mapApp);
+  }
+
+  appStatistics(states?: string[], applicationType?: string): Promise<AppStatItem[]> {
+    return this.read(
+      { path: `${CLUSTER}/appstatistics`, query: { states, applicationTypes: applicationType } },
+      m.mapAppStatistics,
+    );
+  }
+
+  appAttempts(appId: string): Promise<AppAttempt[]> {
+    return this.read({ path: `${CLUSTER}/apps/${seg(appId)}/appattempts` }, m.mapAppAttempts);
+  }
+
+  attemptContainers(appId: string, attemptId: string): Promise<ContainerReport[]> {
+    return this.read(
+      { path: `${CLUSTER}/apps/${seg(appId)}/appattempts/${seg(attemptId)}/containers` },
+      m.mapContainers,
+    );
+  }
+
+  appState(appId: string): Promise<string> {
+    return this.read({ path: `${CLUSTER}/apps/${seg(appId)}/state` }, m.mapAppState);
+  }
+
+  appQueue(appId: string): Promise<string> {
+    return this.read({ path: `${CLUSTER}/apps/${seg(appId)}/queue` }, m.mapAppQueue);
+  }
+
+  appPriority(appId: string): Promise<number> {
+    return this.read({ path: `${CLUSTER}/apps/${seg(appId)}/priority` }, m.mapAppPriority);
+  }
+
+  appTimeouts(appId: string): Promise<AppTimeout[]> {
+    return this.read({ path: `${CLUSTER}/apps/${seg(appId)}/timeouts` }, m.mapTimeouts);
+  }
+
+  appTimeout(appId: string, type = 'LIFETIME'): Promise<AppTimeout> {
+    return this.read({ path: `${CLUSTER}/apps/${seg(appId)}/timeouts/${seg(type)}` }, m.mapTimeout);
+  }
+
+  nodeLabels(): Promise<NodeLabel[]> {
+    return this.read({ path: `${CLUSTER}/get-node-labels` }, m.mapNodeLabels);
+  }
+
+  nodeToLabels(): Promise<Map<string, string[]>> {
+    return this.read({ path: `${CLUSTER}/get-node-to-labels` }, m.mapNodeToLabels);
+  }
+
+  labelMappings(labels?: string[]): Promise<LabelMapping[]> {
+    return this.read({ path: `${CLUSTER}/label-mappings`, repeatedQuery: { labels } }, m.mapLabelMappings);
+  }
+
+  reservations(q: ReservationQuery = {}): Promise<ReservationInfo[]> {
+    return this.read(
+      {
+        path: `${CLUSTER}/reservation/list`,
+        query: {
+          queue: q.queue,
+          'reservation-id': q.reservationId,
+          'start-time': q.startTime,
+          'end-time': q.endTime,
+          'include-resource-allocations': q.includeResourceAllocations,
+        },
+      },
+      m.mapReservationList,
+    );
+  }
+
+  // --- writes ----------------------------------------------------------------------------
+
+  /** INDEX.md 9.1: the answer is the queue after the call, compared by leaf name. */
+  async moveApp(appId: string, queue: string): Promise<QueueMoveResult> {
+    const { value } = await this.write(
+      {
+        method: 'PUT',
+        path: `${CLUSTER}/apps/${seg(appId)}/queue`,
+        body: m.encodeBody(this.format, 'appqueue', { queue }, false),
+      },
+      m.mapAppQueue,
+    );
+    return { queue: value, moved: sameQueue(queue, value) };
+  }
+
+  /** INDEX.md 9.2: the RM caps the value, so the answer is what it actually set. */
+  async setAppPriority(appId: string, priority: number): Promise<number> {
+    const { value } = await this.write(
+      {
+        method: 'PUT',
+        path: `${CLUSTER}/apps/${seg(appId)}/priority`,
+        body: m.encodeBody(this.format, 'applicationpriority', { priority }, false),
+      },
+      m.mapAppPriority,
+    );
+    return value;
+  }
+
+  /** 202 while the kill runs, 200 once the app is KILLED (INDEX.md section 3, row 15). */
+  async killApp(appId: string, diagnostics?: string): Promise<KillResult> {
+    const content: Record<string, unknown> = { state: 'KILLED' };
+    if (diagnostics !== undefined) content.diagnostics = diagnostics;
+    const { value, status } = await this.write(
+      {
+        method: 'PUT',
+        path: `${CLUSTER}/apps/${seg(appId)}/state`,
+        body: m.encodeBody(this.format, 'appstate', content, false),
+      },
+      m.mapAppState,
+    );
+    return { status, state: value };
+  }
+
+  /** INDEX.md 9.3: singular path, wrapped body, `±HHMM` offset with milliseconds. */
+  async setAppLifetime(appId: string, expiryEpochMs: number): Promise<AppTimeout> {
+    const expiryTime = formatExpiryTime(expiryEpochMs, this.expiryOffsetMinutes);
+    const { value } = await this.write(
+      {
+        method: 'PUT',
+        path: `${CLUSTER}/apps/${seg(appId)}/timeout`,
+        body: m.encodeBody(this.format, 'timeout', { type: 'LIFETIME', expiryTime }, true),
+      },
+      m.mapTimeout,
+    );
+    return value;
+  }
+
+  async newApplication(): Promise<NewApplication> {
+    const { value } = await this.write(
+      { method: 'POST', path: `${CLUSTER}/apps/new-application` },
+      m.mapNewApplication,
+    );
+    return value;
+  }
+
+  /** INDEX.md 9.4: unwrapped JSON body; the answer is 202 with a Location and no body. */
+  async submitApp(submission: AppSubmission): Promise<SubmissionResult> {
+    const res = await this.transport.send({
+      method: 'POST',
+      path: `${CLUSTER}/apps`,
+      body: m.encodeBody(
+        this.format,
+        'application-submission-context',
+        m.submissionContent(submission),
+        false,
+      ),
+    });
+    return { status: res.status, location: res.location };
+  }
+
+  async newReservation(): Promise<string> {
+    const { value } = await this.write(
+      { method: 'POST', path: `${CLUSTER}/reservation/new-reservation` },
+      m.mapNewReservation,
+    );
+    return value;
+  }
+
+  /** INDEX.md 9.5: the doc says 200, the code answers 202; both are success. */
+  async submitReservation(
+    reservationId: string,
+    queue: string,
+    definition: ReservationDefinition,
+  ): Promise<void> {
+    await this.transport.send({
+      method: 'POST',
+      path: `${CLUSTER}/reservation/submit`,
+      body: m.encodeBody(
+        this.format,
+        'reservation-submission-context',
+        {
+          queue,
+          'reservation-id': reservationId,
+          'reservation-definition': m.reservationDefinitionContent(definition),
+        },
+        false,
+      ),
+    });
+  }
+
+  async updateReservation(reservationId: string, definition: ReservationDefinition): Promise<void> {
+    await this.transport.send({
+      method: 'POST',
+      path: `${CLUSTER}/reservation/update`,
+      body: m.encodeBody(
+        this.format,
+        'reservation-update-context',
+        {
+          'reservation-id': reservationId,
+          'reservation-definition': m.reservationDefinitionContent(definition),
+        },
+        false,
+      ),
+    });
+  }
+
+  async deleteReservation(reservationId: string): Promise<void> {
+    await this.transport.send({
+      method: 'POST',
+      path: `${CLUSTER}/reservation/delete`,
+      body: m.encodeBody(
+        this.format,
+        'reservation-delete-context',
+        { 'reservation-id': reservationId },
+        false,
+      ),
+    });
+  }
+}

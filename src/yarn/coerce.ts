@@ -1,0 +1,131 @@
+import { RmMalformedResponseError } from '../errors/rm-malformed';
+import type { Tree } from './format';
+
+/**
+ * A cursor over a decoded body that knows its path, so a missing or mistyped field is reported
+ * as `apps.app[2].startedTime`, and that accepts both of the RM's dialects for every value:
+ * numbers as numbers or strings (XML, and the Jersey default notation of the reservation and
+ * container bodies), a list as an array or a single object, an empty list as null, `{}`, `''`
+ * (an empty XML element) or a missing key (INDEX.md section 5).
+ */
+export class Node {
+  constructor(
+    readonly value: Tree | undefined,
+    readonly path: string,
+  ) {}
+
+  static root(value: Tree): Node {
+    return new Node(value, '');
+  }
+
+  private fail(expected: string): never {
+    const shown = this.value === undefined ? 'missing' : JSON.stringify(this.value)?.slice(0, 60);
+    throw new RmMalformedResponseError(
+      `RM body: ${this.path || '(root)'} should be ${expected}, got ${shown}`,
+      {
+        fieldPath: this.path,
+      },
+    );
+  }
+
+  get present(): boolean {
+    return this.value !== undefined && this.value !== null;
+  }
+
+  private isObject(): boolean {
+    return typeof this.value === 'object' && this.value !== null && !Array.isArray(this.value);
+  }
+
+  /** A member; missing members give a cursor whose value is undefined. */
+  get(key: string): Node {
+    const child = this.isObject() ? (this.value as Record<string, Tree>)[key] : undefined;
+    return new Node(child, this.path ? `${this.path}.${key}` : key);
+  }
+
+  /** A member that must be there. */
+  req(key: string): Node {
+    const child = this.get(key);
+    if (!child.present) {
+      if (!this.isObject()) this.fail('an object');
+      child.fail('present');
+    }
+    return child;
+  }
+
+  /** Object whose only key is `root`, or the object itself: for the RM's unwrapped JSON roots. */
+  unwrap(root: string): Node {
+    const inner = this.get(root);
+    return inner.isObject() ? inner : this;
+  }
+
+  keys(): string[] {
+    return this.isObject() ? Object.keys(this.value as object) : [];
+  }
+
+  /** The elements of a list, whatever form the RM used for it. */
+  list(): Node[] {
+    const v = this.value;
+    if (v === undefined || v === null || v === '') return [];
+    if (Array.isArray(v)) return v.map((item, i) => new Node(item, `${this.path}[${i}]`));
+    if (typeof v === 'object' && Object.keys(v).length === 0) return [];
+    return [new Node(v, `${this.path}[0]`)];
+  }
+
+  /** `{apps:{app:[…]}}`: the items under `key` of a wrapper that may itself be empty. */
+  listOf(key: string): Node[] {
+    return this.get(key).list();
+  }
+
+  num(): number {
+    const v = this.value;
+    if (typeof v === 'number') return v;
+    if (typeof v === 'string' && v.trim() !== '') {
+      if (v === 'NaN') return Number.NaN;
+      const n = Number(v);
+      if (!Number.isNaN(n)) return n;
+    }
+    return this.fail('a number');
+  }
+
+  numOr(fallback: number): number {
+    return this.present && this.value !== '' ? this.num() : fallback;
+  }
+
+  int(): number {
+    const n = this.num();
+    if (!Number.isInteger(n)) this.fail('an integer');
+    return n;
+  }
+
+  str(): string {
+    const v = this.value;
+    if (typeof v === 'string') return v;
+    if (typeof v === 'number' || typeof v === 'boolean') return String(v);
+    return this.fail('a string');
+  }
+
+  strOr(fallback: string): string {
+    return this.present ? this.str() : fallback;
+  }
+
+  optStr(): string | undefined {
+    return this.present ? this.str() : undefined;
+  }
+
+  bool(): boolean {
+    const v = this.value;
+    if (typeof v === 'boolean') return v;
+    if (v === 'true') return true;
+    if (v === 'false') return false;
+    return this.fail('a boolean');
+  }
+
+  boolOr(fallback: boolean): boolean {
+    return this.present && this.value !== '' ? this.bool() : fallback;
+  }
+
+  /** A list of strings that may also come as one string (XML `<nodeLabels>x</nodeLabels>`). */
+  strings(): string[] {
+    return this.list().map((n) => n.str());
+  }
+}

@@ -1,0 +1,88 @@
+import type { Tree } from './format';
+import { appIdToJobId } from './ids';
+import { mapJob, mapJobs, mapTask, mapTaskAttempt, mapTaskAttempts, mapTasks } from './mapping';
+import type { JobSummary, TaskAttemptReport, TaskReport, TaskType } from './model';
+import { HttpTransport, withUrl, type QueryValue, type TransportOptions } from './transport';
+
+export interface JobQuery {
+  user?: string;
+  state?: string;
+  queue?: string;
+  limit?: number;
+  startedTimeBegin?: number;
+  startedTimeEnd?: number;
+  finishedTimeBegin?: number;
+  finishedTimeEnd?: number;
+}
+
+const seg = encodeURIComponent;
+
+/**
+ * MapReduce job, task and attempt reports, from the JobHistory server once a job has finished
+ * (`/ws/v1/history/mapreduce`) or from the running AM through the RM's web proxy
+ * (`/proxy/{appid}/ws/v1/mapreduce`). Both serve the same shapes (INDEX.md section 12).
+ */
+export class JobHistoryClient {
+  private constructor(
+    readonly transport: HttpTransport,
+    private readonly prefix: string,
+  ) {}
+
+  /** The JobHistory server at the given addresses (no HA state to detect). */
+  static forHistoryServer(options: TransportOptions | HttpTransport): JobHistoryClient {
+    const t =
+      options instanceof HttpTransport
+        ? options
+        : new HttpTransport({ component: 'jobhistory-client', haDetection: false, ...options });
+    return new JobHistoryClient(t, '/ws/v1/history/mapreduce');
+  }
+
+  /** The AM of a running app, through the RM transport's web proxy. */
+  static forRunningApp(rmTransport: HttpTransport, appId: string): JobHistoryClient {
+    return new JobHistoryClient(rmTransport, `/proxy/${seg(appId)}/ws/v1/mapreduce`);
+  }
+
+  private async read<T>(path: string, map: (t: Tree) => T, query?: Record<string, QueryValue>): Promise<T> {
+    const { tree, res } = await this.transport.sendForTree({
+      method: 'GET',
+      path: `${this.prefix}${path}`,
+      query,
+    });
+    try {
+      return map(tree);
+    } catch (err) {
+      throw withUrl(err, res.url);
+    }
+  }
+
+  jobs(q: JobQuery = {}): Promise<JobSummary[]> {
+    return this.read('/jobs', mapJobs, { ...q });
+  }
+
+  job(jobId: string): Promise<JobSummary> {
+    return this.read(`/jobs/${seg(jobId)}`, mapJob);
+  }
+
+  /** `type` goes as `m` or `r`: the server rejects anything else with 400. */
+  tasks(jobId: string, type?: TaskType): Promise<TaskReport[]> {
+    const t = type === undefined ? undefined : type === 'MAP' ? 'm' : 'r';
+    return this.read(`/jobs/${seg(jobId)}/tasks`, mapTasks, { type: t });
+  }
+
+  /** Tasks of the MapReduce job behind a YARN application id (application_X_N → job_X_N). */
+  tasksOfApp(appId: string, type?: TaskType): Promise<TaskReport[]> {
+    return this.tasks(appIdToJobId(appId), type);
+  }
+
+  task(jobId: string, taskId: string): Promise<TaskReport> {
+    return this.read(`/jobs/${seg(jobId)}/tasks/${seg(taskId)}`, mapTask);
+  }
+
+  taskAttempts(jobId: string, taskId: string): Promise<TaskAttemptReport[]> {
+    return this.read(`/jobs/${seg(jobId)}/tasks/${seg(taskId)}/attempts`, mapTaskAttempts);
+  }
+
+  taskAttempt(jobId: string, taskId: string, attemptId: string): Promise<TaskAttemptReport> {
+    return this.read(`/jobs/${seg(jobId)}/tasks/${seg(taskId)}/attempts/${seg(attemptId)}`, mapTaskAttempt);
+  }
+}

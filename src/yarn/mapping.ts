@@ -1,0 +1,746 @@
+import { XMLBuilder } from 'fast-xml-parser';
+import { RmMalformedResponseError } from '../errors/rm-malformed';
+import { Node } from './coerce';
+import { parseExpiryTime } from './expiry';
+import type { Format, Tree } from './format';
+import type {
+  AppAttempt,
+  AppReport,
+  AppStatItem,
+  AppSubmission,
+  AppTimeout,
+  BlockLocation,
+  ClusterInfo,
+  ClusterMetrics,
+  ContainerReport,
+  JobSummary,
+  LabelMapping,
+  NewApplication,
+  NodeLabel,
+  NodeReport,
+  PartitionCapacity,
+  QueueInfo,
+  ReservationDefinition,
+  ReservationInfo,
+  Resource,
+  ResourceRequestInfo,
+  SchedulerInfo,
+  TaskAttemptReport,
+  TaskReport,
+  TaskType,
+} from './model';
+
+/**
+ * Every mapping between the RM's bodies (JSON or XML, already decoded by format.ts into one
+ * tree) and the typed model, in both directions. A body that lacks a required field throws
+ * RmMalformedResponseError naming the field; nothing here returns a partial object.
+ */
+
+const root = (tree: Tree): Node => Node.root(tree);
+
+// --- resources ------------------------------------------------------------------------------
+
+const BUILTIN_RESOURCES = new Set(['memory-mb', 'memory', 'vcores']);
+
+/**
+ * `{memory, vCores, resourceInformations:{resourceInformation:[{name, value}]}}`. Extra types
+ * (e.g. `yarn.io/gpu`) exist only in resourceInformations. The apps list's resourceRequests
+ * write `virtualCores` instead of `vCores` (INDEX.md section 5).
+ */
+export function mapResource(n: Node): Resource {
+  const extra: Record<string, number> = {};
+  for (const info of n.get('resourceInformations').listOf('resourceInformation')) {
+    const name = info.req('name').str();
+    if (!BUILTIN_RESOURCES.has(name)) extra[name] = info.get('value').numOr(0);
+  }
+  const vcores = n.get('vCores').present ? n.get('vCores') : n.get('virtualCores');
+  return { memoryMB: n.get('memory').numOr(0), vcores: vcores.numOr(0), extra };
+}
+
+function optResource(n: Node): Resource | undefined {
+  return n.present && n.value !== '' ? mapResource(n) : undefined;
+}
+
+function subtract(a: Resource, b: Resource): Resource {
+  const extra: Record<string, number> = {};
+  for (const k of Object.keys(a.extra)) extra[k] = (a.extra[k] ?? 0) - (b.extra[k] ?? 0);
+  return { memoryMB: a.memoryMB - b.memoryMB, vcores: a.vcores - b.vcores, extra };
+}
+
+function add(a: Resource, b: Resource): Resource {
+  const extra: Record<string, number> = { ...a.extra };
+  for (const [k, v] of Object.entries(b.extra)) extra[k] = (extra[k] ?? 0) + v;
+  return { memoryMB: a.memoryMB + b.memoryMB, vcores: a.vcores + b.vcores, extra };
+}
+
+// --- cluster ---------------------------------------------------------------------------------
+
+export function mapClusterInfo(tree: Tree): ClusterInfo {
+  const n = root(tree).req('clusterInfo');
+  return {
+    id: n.req('id').num(),
+    startedOn: n.get('startedOn').numOr(0),
+    state: n.get('state').strOr(''),
+    haState: n.req('haState').str(),
+    resourceManagerVersion: n.get('resourceManagerVersion').strOr(''),
+    hadoopVersion: n.get('hadoopVersion').strOr(''),
+    haZooKeeperConnectionState: n.get('haZooKeeperConnectionState').optStr(),
+  };
+}
+
+const METRIC_KEYS = [
+  'appsSubmitted',
+  'appsCompleted',
+  'appsPending',
+  'appsRunning',
+  'appsFailed',
+  'appsKilled',
+  'totalMB',
+  'availableMB',
+  'allocatedMB',
+  'reservedMB',
+  'totalVirtualCores',
+  'availableVirtualCores',
+  'allocatedVirtualCores',
+  'containersAllocated',
+  'containersPending',
+  'containersReserved',
+  'totalNodes',
+  'activeNodes',
+  'lostNodes',
+  'unhealthyNodes',
+  'decommissioningNodes',
+  'decommissionedNodes',
+  'rebootedNodes',
+  'shutdownNodes',
+] as const satisfies ReadonlyArray<keyof ClusterMetrics>;
+
+export function mapClusterMetrics(tree: Tree): ClusterMetrics {
+  const n = root(tree).req('clusterMetrics');
+  const out = {} as ClusterMetrics;
+  for (const key of METRIC_KEYS) out[key] = n.req(key).num();
+  return out;
+}
+
+// --- nodes -----------------------------------------------------------------------------------
+
+function mapNodeReport(n: Node): NodeReport {
+  // Hadoop 3 nodes carry totalResource/usedResource/availableResource (with extra types such as
+  // yarn.io/gpu); the doc's samples only have the memory/vcore scalars, so fall back to those.
+  const usedScalar: Resource = {
+    memoryMB: n.get('usedMemoryMB').numOr(0),
+    vcores: n.get('usedVirtualCores').numOr(0),
+    extra: {},
+  };
+  const availScalar: Resource = {
+    memoryMB: n.get('availMemoryMB').numOr(0),
+    vcores: n.get('availableVirtualCores').numOr(0),
+    extra: {},
+  };
+  const used = optResource(n.get('usedResource')) ?? usedScalar;
+  const total = optResource(n.get('totalResource'));
+  const available = optResource(n.get('availableResource')) ?? (total ? subtract(total, used) : availScalar);
+  return {
+    id: n.req('id').str(),
+    host: n.get('nodeHostName').strOr(''),
+    rack: n.get('rack').strOr(''),
+    state: n.req('state').str(),
+    httpAddress: n.get('nodeHTTPAddress').strOr(''),
+    nodeLabels: n.get('nodeLabels').strings(),
+    numContainers: n.get('numContainers').numOr(0),
+    lastHealthUpdate: n.get('lastHealthUpdate').numOr(0),
+    healthReport: n.get('healthReport').strOr(''),
+    version: n.get('version').strOr(''),
+    total: total ?? add(used, available),
+    used,
+    available,
+  };
+}
+
+export function mapNodes(tree: Tree): NodeReport[] {
+  return root(tree).get('nodes').listOf('node').map(mapNodeReport);
+}
+
+export function mapNode(tree: Tree): NodeReport {
+  return mapNodeReport(root(tree).req('node'));
+}
+
+// --- apps ------------------------------------------------------------------------------------
+
+function splitTags(text: string): string[] {
+  return text
+    .split(',')
+    .map((t) => t.trim())
+    .filter((t) => t.length > 0);
+}
+
+function mapResourceRequest(n: Node): ResourceRequestInfo {
+  const prio = n.get('priority');
+  return {
+    resourceName: n.get('resourceName').strOr('*'),
+    numContainers: n.get('numContainers').numOr(0),
+    capability: mapResource(n.get('capability')),
+    // `"priority":{"priority":N}` in the apps list (INDEX.md section 5); a bare number elsewhere.
+    priority: prio.get('priority').present ? prio.get('priority').num() : prio.numOr(0),
+    relaxLocality: n.get('relaxLocality').boolOr(true),
+    nodeLabelExpression: n.get('nodeLabelExpression').strOr(''),
+  };
+}
+
+function mapAppReport(n: Node): AppReport {
+  return {
+    id: n.req('id').str(),
+    name: n.get('name').strOr(''),
+    user: n.get('user').strOr(''),
+    queue: n.get('queue').strOr(''),
+    state: n.req('state').str(),
+    finalStatus: n.get('finalStatus').strOr('UNDEFINED'),
+    progress: n.get('progress').numOr(0),
+    applicationType: n.get('applicationType').strOr(''),
+    applicationTags: splitTags(n.get('applicationTags').strOr('')),
+    priority: n.get('priority').numOr(0),
+    startedTime: n.get('startedTime').numOr(0),
+    finishedTime: n.get('finishedTime').numOr(0),
+    elapsedTime: n.get('elapsedTime').numOr(0),
+    allocatedMB: n.get('allocatedMB').numOr(0),
+    allocatedVCores: n.get('allocatedVCores').numOr(0),
+    runningContainers: n.get('runningContainers').numOr(0),
+    trackingUI: n.get('trackingUI').strOr(''),
+    trackingUrl: n.get('trackingUrl').strOr(''),
+    diagnostics: n.get('diagnostics').strOr(''),
+    amHostHttpAddress: n.get('amHostHttpAddress').strOr(''),
+    appNodeLabelExpression: n.get('appNodeLabelExpression').strOr(''),
+    amNodeLabelExpression: n.get('amNodeLabelExpression').strOr(''),
+    resourceRequests: n.get('resourceRequests').list().map(mapResourceRequest),
+  };
+}
+
+export function mapApps(tree: Tree): AppReport[] {
+  return root(tree).get('apps').listOf('app').map(mapAppReport);
+}
+
+export function mapApp(tree: Tree): AppReport {
+  return mapAppReport(root(tree).req('app'));
+}
+
+export function mapAppStatistics(tree: Tree): AppStatItem[] {
+  return root(tree)
+    .get('appStatInfo')
+    .listOf('statItem')
+    .map((n) => ({
+      state: n.req('state').str(),
+      type: n.get('type').strOr(''),
+      count: n.req('count').num(),
+    }));
+}
+
+export function mapAppAttempts(tree: Tree): AppAttempt[] {
+  return root(tree)
+    .get('appAttempts')
+    .listOf('appAttempt')
+    .map((n) => ({
+      id: n.req('id').num(),
+      appAttemptId: n.get('appAttemptId').optStr(),
+      startTime: n.get('startTime').numOr(0),
+      finishedTime: n.get('finishedTime').numOr(0),
+      containerId: n.get('containerId').strOr(''),
+      nodeId: n.get('nodeId').strOr(''),
+      nodeHttpAddress: n.get('nodeHttpAddress').strOr(''),
+      logsLink: n.get('logsLink').strOr(''),
+      state: n.get('appAttemptState').optStr(),
+    }));
+}
+
+function mapContainerReport(n: Node): ContainerReport {
+  return {
+    containerId: n.req('containerId').str(),
+    allocatedMB: n.get('allocatedMB').numOr(0),
+    allocatedVCores: n.get('allocatedVCores').numOr(0),
+    nodeId: n.get('nodeId').strOr(n.get('assignedNodeId').strOr('')),
+    state: n.get('containerState').strOr(''),
+    priority: n.get('priority').numOr(0),
+    startedTime: n.get('startedTime').numOr(0),
+    finishedTime: n.get('finishedTime').numOr(0),
+    elapsedTime: n.get('elapsedTime').numOr(0),
+    exitStatus: n.get('containerExitStatus').numOr(0),
+  };
+}
+
+export function mapContainers(tree: Tree): ContainerReport[] {
+  return root(tree).get('containers').listOf('container').map(mapContainerReport);
+}
+
+export function mapContainer(tree: Tree): ContainerReport {
+  return mapContainerReport(root(tree).req('container'));
+}
+
+/** `{"state":…}` in JSON (unwrapped), `<appstate><state>…` in XML. */
+export function mapAppState(tree: Tree): string {
+  return root(tree).unwrap('appstate').req('state').str();
+}
+
+/** `{"queue":…}` in JSON (unwrapped), `<appqueue><queue>…` in XML. */
+export function mapAppQueue(tree: Tree): string {
+  return root(tree).unwrap('appqueue').req('queue').str();
+}
+
+/** `{"priority":…}` in JSON (unwrapped), `<applicationpriority><priority>…` in XML. */
+export function mapAppPriority(tree: Tree): number {
+  return root(tree).unwrap('applicationpriority').req('priority').int();
+}
+
+function mapTimeoutNode(n: Node): AppTimeout {
+  const text = n.req('expiryTime').str();
+  let expiryTime: number | null;
+  try {
+    expiryTime = parseExpiryTime(text);
+  } catch (err) {
+    throw new RmMalformedResponseError(`RM body: ${n.path}.expiryTime: ${(err as Error).message}`, {
+      fieldPath: `${n.path}.expiryTime`,
+    });
+  }
+  return {
+    type: n.req('type').str(),
+    expiryTime,
+    remainingTimeInSeconds: n.get('remainingTimeInSeconds').numOr(-1),
+  };
+}
+
+export function mapTimeouts(tree: Tree): AppTimeout[] {
+  return root(tree).get('timeouts').listOf('timeout').map(mapTimeoutNode);
+}
+
+/** The timeout GET and PUT answers are root-wrapped in both formats (INDEX.md 9.3). */
+export function mapTimeout(tree: Tree): AppTimeout {
+  return mapTimeoutNode(root(tree).req('timeout'));
+}
+
+export function mapNewApplication(tree: Tree): NewApplication {
+  const n = root(tree).unwrap('NewApplication');
+  return {
+    applicationId: n.req('application-id').str(),
+    maximumResourceCapability: mapResource(n.req('maximum-resource-capability')),
+  };
+}
+
+// --- scheduler -------------------------------------------------------------------------------
+
+function mapPartition(n: Node): PartitionCapacity {
+  return {
+    partition: n.get('partitionName').strOr(''),
+    capacity: n.get('capacity').numOr(0),
+    usedCapacity: n.get('usedCapacity').numOr(0),
+    maxCapacity: n.get('maxCapacity').numOr(0),
+    absoluteCapacity: n.get('absoluteCapacity').numOr(0),
+    absoluteUsedCapacity: n.get('absoluteUsedCapacity').numOr(0),
+    absoluteMaxCapacity: n.get('absoluteMaxCapacity').numOr(0),
+  };
+}
+
+function mapCapacityQueue(n: Node, parentPath: string | undefined): QueueInfo {
+  const name = n.req('queueName').str();
+  const path = n.get('queuePath').strOr(parentPath ? `${parentPath}.${name}` : name);
+  const isLeaf =
+    n.get('type').optStr() === 'capacitySchedulerLeafQueueInfo' || n.get('queueType').optStr() === 'leaf';
+  const capacity = n.req('capacity').num();
+  const maxCapacity = n.get('maxCapacity').numOr(100);
+  const usedCapacity = n.get('usedCapacity').numOr(0);
+  const defaultExpr = n.get('defaultNodeLabelExpression').optStr();
+  return {
+    name,
+    path,
+    kind: isLeaf ? 'leaf' : 'parent',
+    state: n.get('state').strOr('RUNNING'),
+    capacity,
+    // The root carries no absolute values: it is the whole cluster.
+    absoluteCapacity: n.get('absoluteCapacity').numOr(capacity),
+    maxCapacity,
+    absoluteMaxCapacity: n.get('absoluteMaxCapacity').numOr(maxCapacity),
+    usedCapacity,
+    absoluteUsedCapacity: n.get('absoluteUsedCapacity').numOr(usedCapacity),
+    numApplications: n.get('numApplications').numOr(0),
+    accessibleNodeLabels: n.get('nodeLabels').strings(),
+    defaultNodeLabelExpression: defaultExpr === '' ? undefined : defaultExpr,
+    partitions: n.get('capacities').listOf('queueCapacitiesByPartition').map(mapPartition),
+    resourcesUsed: optResource(n.get('resourcesUsed')),
+    children: n
+      .get('queues')
+      .listOf('queue')
+      .map((c) => mapCapacityQueue(c, path)),
+  };
+}
+
+function percentOf(part: number, whole: number): number {
+  return whole > 0 ? (part / whole) * 100 : 0;
+}
+
+/**
+ * Fair scheduler queues have resources, not percentages: capacity is the steady fair share,
+ * max capacity the max resources and used capacity the used resources, each as a percentage
+ * of the cluster's memory, so that the three schedulers read alike.
+ */
+function mapFairQueue(n: Node): QueueInfo {
+  const path = n.req('queueName').str();
+  const clusterMB = mapResource(n.get('clusterResources')).memoryMB;
+  const steady = mapResource(n.get('steadyFairResources')).memoryMB;
+  const max = mapResource(n.get('maxResources')).memoryMB;
+  const used = mapResource(n.get('usedResources'));
+  const capacity = percentOf(steady, clusterMB);
+  const maxCapacity = percentOf(max, clusterMB);
+  const usedCapacity = percentOf(used.memoryMB, clusterMB);
+  const children = n.get('childQueues').listOf('queue').map(mapFairQueue);
+  return {
+    name: path.slice(path.lastIndexOf('.') + 1),
+    path,
+    kind: n.get('type').optStr() === 'fairSchedulerLeafQueueInfo' ? 'leaf' : 'parent',
+    state: 'RUNNING',
+    capacity,
+    absoluteCapacity: capacity,
+    maxCapacity,
+    absoluteMaxCapacity: maxCapacity,
+    usedCapacity,
+    absoluteUsedCapacity: usedCapacity,
+    numApplications: n.get('numActiveApps').numOr(0) + n.get('numPendingApps').numOr(0),
+    accessibleNodeLabels: [],
+    defaultNodeLabelExpression: undefined,
+    partitions: [],
+    resourcesUsed: used,
+    children,
+  };
+}
+
+/**
+ * The FIFO scheduler has one queue. Its capacity is a fraction (1.0 = all) and its used
+ * capacity is `NaN` (0/0) while no node is registered (the doc's sample): read that as 0.
+ */
+function mapFifoQueue(n: Node): QueueInfo {
+  const capacity = n.get('capacity').numOr(1) * 100;
+  const used = n.get('usedCapacity').numOr(0);
+  const usedCapacity = Number.isNaN(used) ? 0 : used * 100;
+  return {
+    name: 'default',
+    path: 'root.default',
+    kind: 'leaf',
+    state: n.get('qstate').strOr('RUNNING'),
+    capacity,
+    absoluteCapacity: capacity,
+    maxCapacity: 100,
+    absoluteMaxCapacity: 100,
+    usedCapacity,
+    absoluteUsedCapacity: usedCapacity,
+    numApplications: 0,
+    accessibleNodeLabels: [],
+    defaultNodeLabelExpression: undefined,
+    partitions: [],
+    resourcesUsed: undefined,
+    children: [],
+  };
+}
+
+export function mapScheduler(tree: Tree): SchedulerInfo {
+  const info = root(tree).req('scheduler').req('schedulerInfo');
+  const type = info.req('type').str();
+  switch (type) {
+    case 'capacityScheduler':
+      return { type: 'capacity', root: mapCapacityQueue(info, undefined) };
+    case 'fairScheduler':
+      return { type: 'fair', root: mapFairQueue(info.req('rootQueue')) };
+    case 'fifoScheduler':
+      return { type: 'fifo', root: mapFifoQueue(info) };
+    default:
+      throw new RmMalformedResponseError(`RM body: unknown scheduler type ${JSON.stringify(type)}`, {
+        fieldPath: 'scheduler.schedulerInfo.type',
+      });
+  }
+}
+
+/** Every queue of the tree, parents before children. */
+export function flattenQueues(q: QueueInfo): QueueInfo[] {
+  return [q, ...q.children.flatMap(flattenQueues)];
+}
+
+// --- node labels (no Hadoop sample: shapes from the RM's DAO classes, INDEX.md section 4) -----
+
+function mapNodeLabelInfo(n: Node): NodeLabel {
+  // A label may be a bare name in older RMs' label lists.
+  if (typeof n.value === 'string') {
+    return { name: n.value, exclusive: true, resourceAvailable: undefined, activeNMs: undefined };
+  }
+  return {
+    name: n.req('name').str(),
+    exclusive: n.get('exclusivity').boolOr(true),
+    resourceAvailable: optResource(n.get('partitionInfo').get('resourceAvailable')),
+    activeNMs: n.get('activeNMs').present ? n.get('activeNMs').num() : undefined,
+  };
+}
+
+export function mapNodeLabels(tree: Tree): NodeLabel[] {
+  return root(tree).get('nodeLabelsInfo').listOf('nodeLabelInfo').map(mapNodeLabelInfo);
+}
+
+/**
+ * A JAXB map: `{"entry":[{"key":…,"value":…}]}` (as the submission body's maps, INDEX.md
+ * section 5), or a plain object keyed by the map's keys.
+ */
+function mapEntries(n: Node): Array<{ key: Node; value: Node }> {
+  const entries = n.get('entry');
+  if (entries.present) return entries.list().map((e) => ({ key: e.req('key'), value: e.get('value') }));
+  return n.keys().map((k) => ({ key: new Node(k, `${n.path}{key}`), value: n.get(k) }));
+}
+
+export function mapNodeToLabels(tree: Tree): Map<string, string[]> {
+  const out = new Map<string, string[]>();
+  for (const { key, value } of mapEntries(root(tree).req('nodeToLabelsInfo').get('nodeToLabels'))) {
+    out.set(
+      key.str(),
+      value.listOf('nodeLabelInfo').map((l) => mapNodeLabelInfo(l).name),
+    );
+  }
+  return out;
+}
+
+export function mapLabelMappings(tree: Tree): LabelMapping[] {
+  return mapEntries(root(tree).req('labelsToNodesInfo').get('labelsToNodes')).map(({ key, value }) => ({
+    label: mapNodeLabelInfo(key),
+    nodes: value.get('nodes').strings(),
+  }));
+}
+
+// --- reservations ----------------------------------------------------------------------------
+
+export function mapNewReservation(tree: Tree): string {
+  return root(tree).unwrap('new-reservation').req('reservation-id').str();
+}
+
+function mapReservationDefinition(n: Node): ReservationDefinition {
+  const reqs = n.get('reservation-requests');
+  const def: ReservationDefinition = {
+    arrival: n.req('arrival').num(),
+    deadline: n.req('deadline').num(),
+    name: n.get('reservation-name').strOr(''),
+    interpreter: reqs.get('reservation-request-interpreter').numOr(0),
+    requests: reqs.listOf('reservation-request').map((r) => ({
+      capability: mapResource(r.req('capability')),
+      numContainers: r.req('num-containers').num(),
+      minConcurrency: r.get('min-concurrency').numOr(1),
+      durationMs: r.req('duration').num(),
+    })),
+  };
+  if (n.get('priority').present) def.priority = n.get('priority').num();
+  if (n.get('recurrence-expression').present) def.recurrenceExpression = n.get('recurrence-expression').str();
+  return def;
+}
+
+/**
+ * The list answer has no root in JSON (`{"reservations":…}`), `<reservationListInfo>` in XML,
+ * writes numbers as strings and a one-element list as a bare object (INDEX.md section 5).
+ */
+export function mapReservationList(tree: Tree): ReservationInfo[] {
+  return root(tree)
+    .unwrap('reservationListInfo')
+    .listOf('reservations')
+    .map((r) => ({
+      id: r.req('reservation-id').str(),
+      user: r.get('user').strOr(''),
+      acceptanceTime: r.get('acceptance-time').numOr(0),
+      definition: mapReservationDefinition(r.req('reservation-definition')),
+      allocations: r.listOf('resource-allocations').map((a) => ({
+        startTime: a.req('startTime').num(),
+        endTime: a.req('endTime').num(),
+        resource: mapResource(a.req('resource')),
+      })),
+    }));
+}
+
+// --- JobHistory server and MapReduce AM ------------------------------------------------------
+
+function taskType(n: Node): TaskType {
+  const t = n.str();
+  if (t !== 'MAP' && t !== 'REDUCE') {
+    throw new RmMalformedResponseError(
+      `RM body: ${n.path} should be MAP or REDUCE, got ${JSON.stringify(t)}`,
+      {
+        fieldPath: n.path,
+      },
+    );
+  }
+  return t;
+}
+
+function mapJobNode(n: Node): JobSummary {
+  return {
+    id: n.req('id').str(),
+    name: n.get('name').strOr(''),
+    user: n.get('user').strOr(''),
+    queue: n.get('queue').strOr(''),
+    state: n.req('state').str(),
+    submitTime: n.get('submitTime').numOr(0),
+    startTime: n.get('startTime').numOr(0),
+    finishTime: n.get('finishTime').numOr(0),
+    mapsTotal: n.get('mapsTotal').numOr(0),
+    mapsCompleted: n.get('mapsCompleted').numOr(0),
+    reducesTotal: n.get('reducesTotal').numOr(0),
+    reducesCompleted: n.get('reducesCompleted').numOr(0),
+  };
+}
+
+export function mapJobs(tree: Tree): JobSummary[] {
+  return root(tree).get('jobs').listOf('job').map(mapJobNode);
+}
+
+export function mapJob(tree: Tree): JobSummary {
+  return mapJobNode(root(tree).req('job'));
+}
+
+function mapTaskNode(n: Node): TaskReport {
+  return {
+    id: n.req('id').str(),
+    type: taskType(n.req('type')),
+    state: n.req('state').str(),
+    startTime: n.req('startTime').num(),
+    finishTime: n.get('finishTime').numOr(0),
+    elapsedTime: n.get('elapsedTime').numOr(0),
+    progress: n.get('progress').numOr(0),
+    successfulAttempt: n.get('successfulAttempt').strOr(''),
+  };
+}
+
+export function mapTasks(tree: Tree): TaskReport[] {
+  return root(tree).get('tasks').listOf('task').map(mapTaskNode);
+}
+
+export function mapTask(tree: Tree): TaskReport {
+  return mapTaskNode(root(tree).req('task'));
+}
+
+function mapTaskAttemptNode(n: Node): TaskAttemptReport {
+  const out: TaskAttemptReport = {
+    id: n.req('id').str(),
+    type: taskType(n.req('type')),
+    state: n.req('state').str(),
+    startTime: n.req('startTime').num(),
+    finishTime: n.get('finishTime').numOr(0),
+    elapsedTime: n.get('elapsedTime').numOr(0),
+    progress: n.get('progress').numOr(0),
+    nodeHttpAddress: n.get('nodeHttpAddress').strOr(''),
+    rack: n.get('rack').strOr(''),
+    assignedContainerId: n.get('assignedContainerId').strOr(''),
+  };
+  if (n.get('shuffleFinishTime').present) out.shuffleFinishTime = n.get('shuffleFinishTime').num();
+  if (n.get('mergeFinishTime').present) out.mergeFinishTime = n.get('mergeFinishTime').num();
+  return out;
+}
+
+export function mapTaskAttempts(tree: Tree): TaskAttemptReport[] {
+  return root(tree).get('taskAttempts').listOf('taskAttempt').map(mapTaskAttemptNode);
+}
+
+export function mapTaskAttempt(tree: Tree): TaskAttemptReport {
+  return mapTaskAttemptNode(root(tree).req('taskAttempt'));
+}
+
+// --- WebHDFS ---------------------------------------------------------------------------------
+
+export function mapBlockLocations(tree: Tree): BlockLocation[] {
+  return root(tree)
+    .req('BlockLocations')
+    .listOf('BlockLocation')
+    .map((n) => ({
+      offset: n.req('offset').num(),
+      length: n.req('length').num(),
+      hosts: n.get('hosts').strings(),
+      names: n.get('names').strings(),
+      topologyPaths: n.get('topologyPaths').strings(),
+      storageTypes: n.get('storageTypes').strings(),
+      cachedHosts: n.get('cachedHosts').strings(),
+      corrupt: n.get('corrupt').boolOr(false),
+    }));
+}
+
+// --- request bodies --------------------------------------------------------------------------
+
+/** A request body in the chosen format, with the content type to send it with. */
+export interface EncodedBody {
+  contentType: string;
+  data: string;
+}
+
+const xmlBuilder = new XMLBuilder({ ignoreAttributes: true, format: false, suppressEmptyNode: false });
+
+/**
+ * Encode a write body. In XML the root element is always present; in JSON some endpoints
+ * take the body unwrapped (`{"queue":"a"}`, the submission, the reservation bodies) and some
+ * wrapped (`{"timeout":{…}}`): INDEX.md section 5, "Wrapped or unwrapped".
+ */
+export function encodeBody(
+  format: Format,
+  rootName: string,
+  content: Record<string, unknown>,
+  jsonWrapped: boolean,
+): EncodedBody {
+  if (format === 'xml') {
+    return {
+      contentType: 'application/xml',
+      data: `<?xml version="1.0" encoding="UTF-8" standalone="yes"?>${xmlBuilder.build({ [rootName]: content }) as string}`,
+    };
+  }
+  return {
+    contentType: 'application/json',
+    data: JSON.stringify(jsonWrapped ? { [rootName]: content } : content),
+  };
+}
+
+function entries(map: Record<string, string>): { entry: Array<{ key: string; value: string }> } {
+  return { entry: Object.entries(map).map(([key, value]) => ({ key, value })) };
+}
+
+/**
+ * The submission context, field names as ApplicationSubmissionContextInfo spells them
+ * (INDEX.md 9.4). Tags go as `{"tag":[…]}`: the XML form is documented, the JSON form follows
+ * from the same JAXB wrapper and is unverified against a live RM.
+ */
+export function submissionContent(s: AppSubmission): Record<string, unknown> {
+  const body: Record<string, unknown> = {
+    'application-id': s.applicationId,
+    'application-name': s.name,
+  };
+  if (s.queue !== undefined) body.queue = s.queue;
+  if (s.priority !== undefined) body.priority = s.priority;
+  const spec: Record<string, unknown> = { commands: { command: s.commands.join(' && ') } };
+  if (s.environment) spec.environment = entries(s.environment);
+  body['am-container-spec'] = spec;
+  if (s.unmanagedAM !== undefined) body['unmanaged-AM'] = s.unmanagedAM;
+  if (s.maxAppAttempts !== undefined) body['max-app-attempts'] = s.maxAppAttempts;
+  body.resource = { memory: s.amResource.memoryMB, vCores: s.amResource.vcores };
+  body['application-type'] = s.applicationType ?? 'YARN';
+  if (s.keepContainersAcrossApplicationAttempts !== undefined) {
+    body['keep-containers-across-application-attempts'] = s.keepContainersAcrossApplicationAttempts;
+  }
+  if (s.tags && s.tags.length > 0) body['application-tags'] = { tag: s.tags };
+  if (s.appNodeLabelExpression !== undefined) body['app-node-label-expression'] = s.appNodeLabelExpression;
+  if (s.amNodeLabelExpression !== undefined)
+    body['am-container-node-label-expression'] = s.amNodeLabelExpression;
+  if (s.reservationId !== undefined) body['reservation-id'] = s.reservationId;
+  return body;
+}
+
+/** The reservation definition as the RM reads it: epoch ms numbers, not ISO strings (INDEX.md 9.5). */
+export function reservationDefinitionContent(d: ReservationDefinition): Record<string, unknown> {
+  const out: Record<string, unknown> = {
+    arrival: d.arrival,
+    deadline: d.deadline,
+    'reservation-name': d.name,
+    'reservation-requests': {
+      'reservation-request-interpreter': d.interpreter,
+      'reservation-request': d.requests.map((r) => ({
+        duration: r.durationMs,
+        'num-containers': r.numContainers,
+        'min-concurrency': r.minConcurrency,
+        capability: { memory: r.capability.memoryMB, vCores: r.capability.vcores },
+      })),
+    },
+  };
+  if (d.priority !== undefined) out.priority = d.priority;
+  if (d.recurrenceExpression !== undefined) out['recurrence-expression'] = d.recurrenceExpression;
+  return out;
+}
