@@ -1,0 +1,417 @@
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import Database from 'better-sqlite3';
+import { MIGRATIONS } from './migrations';
+
+/**
+ * The sidecar's ledger: every job it has decided on, every decision with its reason, and
+ * every RM write as an outbox row that is recorded before the call and marked after it.
+ * A crash at any point therefore leaves either a pending row (the call may or may not have
+ * reached the RM: the enforcer reconciles it against what the RM shows) or a done row
+ * (never sent again). SQLite in WAL mode, synchronous=FULL: a row committed is on disk.
+ */
+
+export type Decision = 'admitted' | 'rejected';
+export type JobState =
+  | 'rejected'
+  | 'accepted' // admitted, not yet on the RM
+  | 'submitted'
+  | 'running'
+  | 'finished'
+  | 'failed'
+  | 'killed';
+export type Outcome = 'met' | 'missed';
+export type ActionStatus = 'pending' | 'done' | 'failed' | 'skipped';
+
+export interface JobRecord {
+  id: string;
+  name: string;
+  user: string;
+  submitter: string;
+  source: 'api' | 'discovered';
+  jobType: string;
+  maps: number;
+  reduces: number;
+  inputBytes: number;
+  arrivalMs: number;
+  deadlineMs: number;
+  decision: Decision;
+  reason: unknown;
+  estimatedFinishMs: number | null;
+  earliestDeadlineMs: number | null;
+  queue: string | null;
+  label: string | null;
+  priority: number | null;
+  appId: string | null;
+  state: JobState;
+  outcome: Outcome | null;
+  finishedMs: number | null;
+  energyJoules: number | null;
+  spec: unknown;
+  createdMs: number;
+  updatedMs: number;
+}
+
+export interface ActionRecord {
+  id: number;
+  jobId: string | null;
+  kind: string;
+  payload: unknown;
+  status: ActionStatus;
+  attempts: number;
+  result: unknown;
+  error: string | null;
+  createdMs: number;
+  updatedMs: number;
+}
+
+export interface DecisionRecord {
+  id: number;
+  jobId: string;
+  atMs: number;
+  policy: string;
+  decision: string;
+  detail: unknown;
+}
+
+export interface IdempotentAnswer {
+  requestHash: string;
+  jobId: string;
+  status: number;
+  response: unknown;
+}
+
+export interface JobQuery {
+  decision?: Decision;
+  state?: JobState;
+  queue?: string;
+  user?: string;
+  limit?: number;
+  offset?: number;
+}
+
+type Row = Record<string, unknown>;
+
+const JOB_COLUMNS: Array<[keyof JobRecord, string, 'json' | 'plain']> = [
+  ['id', 'id', 'plain'],
+  ['name', 'name', 'plain'],
+  ['user', 'user', 'plain'],
+  ['submitter', 'submitter', 'plain'],
+  ['source', 'source', 'plain'],
+  ['jobType', 'job_type', 'plain'],
+  ['maps', 'maps', 'plain'],
+  ['reduces', 'reduces', 'plain'],
+  ['inputBytes', 'input_bytes', 'plain'],
+  ['arrivalMs', 'arrival_ms', 'plain'],
+  ['deadlineMs', 'deadline_ms', 'plain'],
+  ['decision', 'decision', 'plain'],
+  ['reason', 'reason', 'json'],
+  ['estimatedFinishMs', 'estimated_finish_ms', 'plain'],
+  ['earliestDeadlineMs', 'earliest_deadline_ms', 'plain'],
+  ['queue', 'queue', 'plain'],
+  ['label', 'label', 'plain'],
+  ['priority', 'priority', 'plain'],
+  ['appId', 'app_id', 'plain'],
+  ['state', 'state', 'plain'],
+  ['outcome', 'outcome', 'plain'],
+  ['finishedMs', 'finished_ms', 'plain'],
+  ['energyJoules', 'energy_joules', 'plain'],
+  ['spec', 'spec', 'json'],
+  ['createdMs', 'created_ms', 'plain'],
+  ['updatedMs', 'updated_ms', 'plain'],
+];
+const COLUMN_OF = new Map(JOB_COLUMNS.map(([k, c, kind]) => [k, { column: c, kind }]));
+
+function toJson(value: unknown): string | null {
+  return value === undefined || value === null ? null : JSON.stringify(value);
+}
+
+function fromJson(value: unknown): unknown {
+  return typeof value === 'string' ? (JSON.parse(value) as unknown) : null;
+}
+
+function jobFromRow(row: Row): JobRecord {
+  const out: Record<string, unknown> = {};
+  for (const [key, column, kind] of JOB_COLUMNS) {
+    out[key] = kind === 'json' ? fromJson(row[column]) : (row[column] ?? null);
+  }
+  return out as unknown as JobRecord;
+}
+
+function actionFromRow(row: Row): ActionRecord {
+  return {
+    id: row.id as number,
+    jobId: (row.job_id as string | null) ?? null,
+    kind: row.kind as string,
+    payload: fromJson(row.payload),
+    status: row.status as ActionStatus,
+    attempts: row.attempts as number,
+    result: fromJson(row.result),
+    error: (row.error as string | null) ?? null,
+    createdMs: row.created_ms as number,
+    updatedMs: row.updated_ms as number,
+  };
+}
+
+export class Ledger {
+  private constructor(
+    private readonly db: Database.Database,
+    private readonly clock: () => number,
+  ) {}
+
+  /** Open (creating the file and its folder if needed) and migrate. `:memory:` for tests. */
+  static open(path: string, options: { clock?: () => number } = {}): Ledger {
+    if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+    const db = new Database(path);
+    db.pragma('journal_mode = WAL');
+    db.pragma('synchronous = FULL');
+    db.pragma('foreign_keys = ON');
+    db.pragma('busy_timeout = 5000');
+    const ledger = new Ledger(db, options.clock ?? (() => Date.now()));
+    ledger.migrate();
+    return ledger;
+  }
+
+  close(): void {
+    this.db.close();
+  }
+
+  get schemaVersion(): number {
+    return (this.db.prepare('SELECT MAX(version) AS v FROM schema_migrations').get() as { v: number }).v;
+  }
+
+  private migrate(): void {
+    this.db.exec(
+      'CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_ms INTEGER NOT NULL)',
+    );
+    const applied = new Set(
+      (this.db.prepare('SELECT version FROM schema_migrations').all() as Array<{ version: number }>).map(
+        (r) => r.version,
+      ),
+    );
+    for (const m of MIGRATIONS) {
+      if (applied.has(m.version)) continue;
+      this.db.transaction(() => {
+        this.db.exec(m.sql);
+        this.db
+          .prepare('INSERT INTO schema_migrations (version, name, applied_ms) VALUES (?, ?, ?)')
+          .run(m.version, m.name, this.clock());
+      })();
+    }
+  }
+
+  /** Run `fn` in one transaction: all of its writes land, or none. */
+  transaction<T>(fn: () => T): T {
+    return this.db.transaction(fn)();
+  }
+
+  // --- jobs ---------------------------------------------------------------------------
+
+  insertJob(job: Omit<JobRecord, 'createdMs' | 'updatedMs'>): JobRecord {
+    const now = this.clock();
+    const full: JobRecord = { ...job, createdMs: now, updatedMs: now };
+    const columns = JOB_COLUMNS.map(([, c]) => c);
+    const values = JOB_COLUMNS.map(([k, , kind]) => (kind === 'json' ? toJson(full[k]) : full[k]));
+    this.db
+      .prepare(`INSERT INTO jobs (${columns.join(', ')}) VALUES (${columns.map(() => '?').join(', ')})`)
+      .run(...values);
+    return full;
+  }
+
+  updateJob(id: string, patch: Partial<Omit<JobRecord, 'id' | 'createdMs' | 'updatedMs'>>): JobRecord {
+    const sets: string[] = [];
+    const values: unknown[] = [];
+    for (const [key, value] of Object.entries(patch)) {
+      const col = COLUMN_OF.get(key as keyof JobRecord);
+      if (!col) throw new Error(`unknown job field ${key}`);
+      sets.push(`${col.column} = ?`);
+      values.push(col.kind === 'json' ? toJson(value) : value);
+    }
+    sets.push('updated_ms = ?');
+    values.push(this.clock());
+    const info = this.db.prepare(`UPDATE jobs SET ${sets.join(', ')} WHERE id = ?`).run(...values, id);
+    if (info.changes !== 1) throw new Error(`no job ${id}`);
+    return this.getJob(id)!;
+  }
+
+  getJob(id: string): JobRecord | undefined {
+    const row = this.db.prepare('SELECT * FROM jobs WHERE id = ?').get(id) as Row | undefined;
+    return row ? jobFromRow(row) : undefined;
+  }
+
+  getJobByAppId(appId: string): JobRecord | undefined {
+    const row = this.db.prepare('SELECT * FROM jobs WHERE app_id = ?').get(appId) as Row | undefined;
+    return row ? jobFromRow(row) : undefined;
+  }
+
+  /** Newest first. */
+  listJobs(query: JobQuery = {}): { jobs: JobRecord[]; total: number } {
+    const where: string[] = [];
+    const values: unknown[] = [];
+    if (query.decision) (where.push('decision = ?'), values.push(query.decision));
+    if (query.state) (where.push('state = ?'), values.push(query.state));
+    if (query.queue) (where.push('queue = ?'), values.push(query.queue));
+    if (query.user) (where.push('user = ?'), values.push(query.user));
+    const clause = where.length ? `WHERE ${where.join(' AND ')}` : '';
+    const total = (
+      this.db.prepare(`SELECT COUNT(*) AS n FROM jobs ${clause}`).get(...values) as { n: number }
+    ).n;
+    const rows = this.db
+      .prepare(`SELECT * FROM jobs ${clause} ORDER BY created_ms DESC, rowid DESC LIMIT ? OFFSET ?`)
+      .all(...values, query.limit ?? 100, query.offset ?? 0) as Row[];
+    return { jobs: rows.map(jobFromRow), total };
+  }
+
+  /** Admitted jobs not yet ended: the queue the admission state is rebuilt from. */
+  openAdmittedJobs(): JobRecord[] {
+    return (
+      this.db
+        .prepare(
+          "SELECT * FROM jobs WHERE decision = 'admitted' AND state IN ('accepted', 'submitted', 'running') ORDER BY deadline_ms, created_ms",
+        )
+        .all() as Row[]
+    ).map(jobFromRow);
+  }
+
+  countJobs(): { decision: Decision; state: JobState; outcome: Outcome | null; n: number }[] {
+    return this.db
+      .prepare('SELECT decision, state, outcome, COUNT(*) AS n FROM jobs GROUP BY decision, state, outcome')
+      .all() as { decision: Decision; state: JobState; outcome: Outcome | null; n: number }[];
+  }
+
+  // --- decisions ----------------------------------------------------------------------
+
+  recordDecision(jobId: string, policy: string, decision: string, detail: unknown): number {
+    return Number(
+      this.db
+        .prepare('INSERT INTO decisions (job_id, at_ms, policy, decision, detail) VALUES (?, ?, ?, ?, ?)')
+        .run(jobId, this.clock(), policy, decision, JSON.stringify(detail ?? null)).lastInsertRowid,
+    );
+  }
+
+  decisionsOf(jobId: string): DecisionRecord[] {
+    return (this.db.prepare('SELECT * FROM decisions WHERE job_id = ? ORDER BY id').all(jobId) as Row[]).map(
+      (r) => ({
+        id: r.id as number,
+        jobId: r.job_id as string,
+        atMs: r.at_ms as number,
+        policy: r.policy as string,
+        decision: r.decision as string,
+        detail: fromJson(r.detail),
+      }),
+    );
+  }
+
+  // --- actions (the outbox) -------------------------------------------------------------
+
+  /** Record an RM write before it is made. */
+  enqueueAction(jobId: string | null, kind: string, payload: unknown): ActionRecord {
+    const now = this.clock();
+    const id = Number(
+      this.db
+        .prepare(
+          "INSERT INTO actions (job_id, kind, payload, status, created_ms, updated_ms) VALUES (?, ?, ?, 'pending', ?, ?)",
+        )
+        .run(jobId, kind, JSON.stringify(payload ?? null), now, now).lastInsertRowid,
+    );
+    return this.getAction(id)!;
+  }
+
+  /** Count an attempt just before the call goes out. */
+  markActionAttempt(id: number): void {
+    this.db
+      .prepare('UPDATE actions SET attempts = attempts + 1, updated_ms = ? WHERE id = ?')
+      .run(this.clock(), id);
+  }
+
+  /** Confirm a write after the RM answered (or after reconciliation showed its effect). */
+  completeAction(
+    id: number,
+    status: Exclude<ActionStatus, 'pending'>,
+    result?: unknown,
+    error?: string,
+  ): void {
+    const info = this.db
+      .prepare(
+        "UPDATE actions SET status = ?, result = ?, error = ?, updated_ms = ? WHERE id = ? AND status = 'pending'",
+      )
+      .run(status, toJson(result), error ?? null, this.clock(), id);
+    if (info.changes !== 1) throw new Error(`action ${id} is not pending`);
+  }
+
+  /** Record a failed attempt, leaving the action pending for the next cycle. */
+  noteActionError(id: number, error: string): void {
+    this.db.prepare('UPDATE actions SET error = ?, updated_ms = ? WHERE id = ?').run(error, this.clock(), id);
+  }
+
+  getAction(id: number): ActionRecord | undefined {
+    const row = this.db.prepare('SELECT * FROM actions WHERE id = ?').get(id) as Row | undefined;
+    return row ? actionFromRow(row) : undefined;
+  }
+
+  pendingActions(): ActionRecord[] {
+    return (this.db.prepare("SELECT * FROM actions WHERE status = 'pending' ORDER BY id").all() as Row[]).map(
+      actionFromRow,
+    );
+  }
+
+  actionsOf(jobId: string): ActionRecord[] {
+    return (this.db.prepare('SELECT * FROM actions WHERE job_id = ? ORDER BY id').all(jobId) as Row[]).map(
+      actionFromRow,
+    );
+  }
+
+  countActions(): { kind: string; status: ActionStatus; n: number }[] {
+    return this.db
+      .prepare('SELECT kind, status, COUNT(*) AS n FROM actions GROUP BY kind, status ORDER BY kind, status')
+      .all() as { kind: string; status: ActionStatus; n: number }[];
+  }
+
+  // --- idempotency keys -------------------------------------------------------------------
+
+  findIdempotent(submitter: string, key: string): IdempotentAnswer | undefined {
+    const row = this.db
+      .prepare('SELECT * FROM idempotency WHERE submitter = ? AND key = ?')
+      .get(submitter, key) as Row | undefined;
+    return row
+      ? {
+          requestHash: row.request_hash as string,
+          jobId: row.job_id as string,
+          status: row.status as number,
+          response: fromJson(row.response),
+        }
+      : undefined;
+  }
+
+  saveIdempotent(submitter: string, key: string, answer: IdempotentAnswer): void {
+    this.db
+      .prepare(
+        'INSERT INTO idempotency (submitter, key, request_hash, job_id, status, response, created_ms) VALUES (?, ?, ?, ?, ?, ?, ?)',
+      )
+      .run(
+        submitter,
+        key,
+        answer.requestHash,
+        answer.jobId,
+        answer.status,
+        JSON.stringify(answer.response),
+        this.clock(),
+      );
+  }
+
+  // --- small named values (learned estimates, controller state) ---------------------------
+
+  getValue<T>(key: string): T | undefined {
+    const row = this.db.prepare('SELECT value FROM kv WHERE key = ?').get(key) as
+      { value: string } | undefined;
+    return row ? (JSON.parse(row.value) as T) : undefined;
+  }
+
+  setValue(key: string, value: unknown): void {
+    this.db
+      .prepare(
+        'INSERT INTO kv (key, value, updated_ms) VALUES (?, ?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value, updated_ms = excluded.updated_ms',
+      )
+      .run(key, JSON.stringify(value), this.clock());
+  }
+}

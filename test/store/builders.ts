@@ -1,0 +1,35 @@
+import type { JobRecord } from '../../src/store/ledger';
+
+/** A ledger job with sensible values; override what a test is about. */
+export function jobRecord(
+  id: string,
+  over: Partial<Omit<JobRecord, 'createdMs' | 'updatedMs'>> = {},
+): Omit<JobRecord, 'createdMs' | 'updatedMs'> {
+  return {
+    id,
+    name: `job ${id}`,
+    user: 'alice',
+    submitter: 'ci',
+    source: 'api',
+    jobType: 'cpu',
+    maps: 4,
+    reduces: 1,
+    inputBytes: 4 * 128 * 1024 * 1024,
+    arrivalMs: 1_000,
+    deadlineMs: 601_000,
+    decision: 'admitted',
+    reason: null,
+    estimatedFinishMs: 300_000,
+    earliestDeadlineMs: null,
+    queue: 'realtime',
+    label: null,
+    priority: null,
+    appId: null,
+    state: 'accepted',
+    outcome: null,
+    finishedMs: null,
+    energyJoules: null,
+    spec: { name: `job ${id}` },
+    ...over,
+  };
+}
