@@ -248,10 +248,16 @@ export class Ledger {
   listJobs(query: JobQuery = {}): { jobs: JobRecord[]; total: number } {
     const where: string[] = [];
     const values: unknown[] = [];
-    if (query.decision) (where.push('decision = ?'), values.push(query.decision));
-    if (query.state) (where.push('state = ?'), values.push(query.state));
-    if (query.queue) (where.push('queue = ?'), values.push(query.queue));
-    if (query.user) (where.push('user = ?'), values.push(query.user));
+    for (const [column, value] of [
+      ['decision', query.decision],
+      ['state', query.state],
+      ['queue', query.queue],
+      ['user', query.user],
+    ] as const) {
+      if (value === undefined) continue;
+      where.push(`${column} = ?`);
+      values.push(value);
+    }
     const clause = where.length ? `WHERE ${where.join(' AND ')}` : '';
     const total = (
       this.db.prepare(`SELECT COUNT(*) AS n FROM jobs ${clause}`).get(...values) as { n: number }
