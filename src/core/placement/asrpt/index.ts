@@ -1,0 +1,47 @@
+import { z } from 'zod';
+import { FreeCounter, HeartbeatTally, compareIds, gpuLabelSchema, parseArgs, relevantKinds } from '../common';
+import type { HeartbeatInput, HeartbeatResult, PlacementJob, PlacementPolicy } from '../types';
+
+export { srptLowerBound, validateSlottedJobs, type SlottedJob, type FlowTimeResult } from './srpt';
+export { simulateAsrpt, type AsrptOptions, type AsrptSlot } from './asrpt';
+
+export const asrptArgsSchema = z.strictObject({ gpuLabel: gpuLabelSchema });
+export type AsrptState = Record<string, never>;
+
+/**
+ * ASRPT's map-task priority as a heartbeat policy: free containers go to jobs in
+ * non-decreasing available workload (pending map tasks plus remaining reduce work, seed 003
+ * Algorithm 1 line 2), local tasks first within a job, and the whole node is filled (the
+ * scheduler is work-conserving). The full slotted algorithm, with the virtual SRPT schedule
+ * and reduce assignment, is `simulateAsrpt`; the simulator uses it with `srptLowerBound` as
+ * the yardstick for total flow time.
+ */
+export function createAsrpt(rawArgs: unknown = {}): PlacementPolicy<AsrptState> {
+  const args = parseArgs(asrptArgsSchema, rawArgs, 'placement.args');
+  const availableWork = (j: PlacementJob) => j.pendingTasks.length + (j.remainingReduceWork ?? 0);
+  return {
+    name: 'asrpt',
+    initialState: () => ({}),
+    onHeartbeat(state: AsrptState, input: HeartbeatInput): HeartbeatResult<AsrptState> {
+      const free = new FreeCounter(input.node.free);
+      const tally = new HeartbeatTally(input.node.nodeId);
+      // Ranked once per heartbeat, as the seed ranks once per slot.
+      const order = [...input.jobs].sort(
+        (a, b) =>
+          availableWork(a) - availableWork(b) || a.arrivalMs - b.arrivalMs || compareIds(a.jobId, b.jobId),
+      );
+      while (free.total > 0) {
+        const job = order.find(
+          (j) =>
+            tally.pending(j).length > 0 &&
+            free.firstAvailable(relevantKinds(j.kind, input.node, args.gpuLabel)),
+        );
+        if (!job) break;
+        const kind = free.firstAvailable(relevantKinds(job.kind, input.node, args.gpuLabel))!;
+        tally.assign(job, tally.firstLocal(job) ?? tally.firstAny(job)!, kind);
+        free.take(kind);
+      }
+      return { assignments: tally.assignments, state };
+    },
+  };
+}

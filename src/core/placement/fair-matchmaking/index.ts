@@ -1,0 +1,9 @@
+import { createMatchmaking, type MatchmakingState } from '../matchmaking';
+import type { PlacementPolicy } from '../types';
+
+export { matchmakingArgsSchema as fairMatchmakingArgsSchema } from '../matchmaking';
+
+/** Matchmaking on fair-share order (seed 004 section 4.4, "Fair with matchmaking algorithm"). */
+export function createFairMatchmaking(rawArgs: unknown = {}): PlacementPolicy<MatchmakingState> {
+  return createMatchmaking(rawArgs, 'fair');
+}

@@ -1,0 +1,54 @@
+import { z } from 'zod';
+import { FreeCounter, HeartbeatTally, fifoOrder, gpuLabelSchema, parseArgs, relevantKinds } from '../common';
+import type { HeartbeatInput, HeartbeatResult, PlacementPolicy } from '../types';
+
+export const fifoArgsSchema = z.strictObject({ gpuLabel: gpuLabelSchema });
+export type FifoArgs = z.output<typeof fifoArgsSchema>;
+
+/** FIFO keeps no state between heartbeats. */
+export type FifoState = Record<string, never>;
+
+/**
+ * Hadoop's default FIFO scheduler with its locality rule (seed 004, section 4.1): on a
+ * heartbeat, look only at the first job (strict FIFO: later jobs wait while it has a task to
+ * schedule); give the node that job's local tasks while slots are free; once the job has no
+ * local task left, give the node one and only one non-local task in this heartbeat, however
+ * many slots remain free.
+ *
+ * "First job" means the first job that can use this node at all: a GPU-only job is passed
+ * over on a node without GPU containers, as YARN passes over a request for another partition.
+ */
+export function createFifo(rawArgs: unknown = {}): PlacementPolicy<FifoState> {
+  const args = parseArgs(fifoArgsSchema, rawArgs, 'placement.args');
+  return {
+    name: 'fifo',
+    initialState: () => ({}),
+    onHeartbeat(state: FifoState, input: HeartbeatInput): HeartbeatResult<FifoState> {
+      const free = new FreeCounter(input.node.free);
+      const tally = new HeartbeatTally(input.node.nodeId);
+      const order = fifoOrder(input.jobs);
+      let nonLocalGiven = false;
+      while (free.total > 0) {
+        const head = order.find(
+          (j) =>
+            tally.pending(j).length > 0 &&
+            free.firstAvailable(relevantKinds(j.kind, input.node, args.gpuLabel)),
+        );
+        if (!head) break;
+        const kind = free.firstAvailable(relevantKinds(head.kind, input.node, args.gpuLabel))!;
+        const local = tally.firstLocal(head);
+        if (local) {
+          tally.assign(head, local, kind);
+        } else if (!nonLocalGiven) {
+          // Section 4.1: "it assigns the node one and only one non-local task during this heartbeat interval".
+          tally.assign(head, tally.firstAny(head)!, kind);
+          nonLocalGiven = true;
+        } else {
+          break;
+        }
+        free.take(kind);
+      }
+      return { assignments: tally.assignments, state };
+    },
+  };
+}
