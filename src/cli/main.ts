@@ -1,4 +1,6 @@
 import { Command } from 'commander';
+import { demoCommand } from './demo';
+import { probeCommand } from './probe';
 
 /**
  * The `yarn-sched-sidecar` command. Each sub-command lives in its own file under src/cli/
@@ -9,6 +11,8 @@ export function buildProgram(): Command {
     .description('Deadline admission and energy-aware placement for Hadoop YARN, beside the ResourceManager')
     // eslint-disable-next-line @typescript-eslint/no-require-imports -- package.json sits outside rootDir
     .version(require('../../package.json').version as string);
+  program.addCommand(probeCommand());
+  program.addCommand(demoCommand());
   return program;
 }
 

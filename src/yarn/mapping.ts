@@ -500,10 +500,12 @@ export function mapNodeToLabels(tree: Tree): Map<string, string[]> {
 }
 
 export function mapLabelMappings(tree: Tree): LabelMapping[] {
-  return mapEntries(root(tree).req('labelsToNodesInfo').get('labelsToNodes')).map(({ key, value }) => ({
-    label: mapNodeLabelInfo(key),
-    nodes: value.get('nodes').strings(),
-  }));
+  return mapEntries(root(tree).req('labelsToNodesInfo').get('labelsToNodes')).map(({ key, value }) => {
+    const label = mapNodeLabelInfo(key);
+    // nodeIDsInfo carries the partition's resources beside the node list.
+    label.resourceAvailable ??= optResource(value.get('partitionInfo').get('resourceAvailable'));
+    return { label, nodes: value.get('nodes').strings() };
+  });
 }
 
 // --- reservations ----------------------------------------------------------------------------

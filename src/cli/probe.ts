@@ -1,0 +1,234 @@
+import { Command, InvalidArgumentError } from 'commander';
+import { SidecarError } from '../errors/base';
+import { createLogger, type Logger } from '../log';
+import { HttpResourceManagerClient } from '../yarn/client';
+import { flattenQueues } from '../yarn/mapping';
+import {
+  GPU_RESOURCE,
+  type AppReport,
+  type ClusterInfo,
+  type NodeReport,
+  type SchedulerInfo,
+} from '../yarn/model';
+
+/** The RM's own name for the partition of unlabelled nodes (INDEX.md section 4). */
+export const DEFAULT_PARTITION = '<DEFAULT_PARTITION>';
+
+interface UsedTotal {
+  total: number;
+  used: number;
+}
+
+export interface ProbeSummary {
+  rm: { url: string; version: string; hadoopVersion: string; haState: string; clusterId: number };
+  scheduler: SchedulerInfo['type'];
+  nodes: { total: number; byState: Record<string, number>; byLabel: Record<string, number> };
+  /** Per node label (partition): memory MB, vcores and GPUs, total and used. */
+  resources: Record<string, { memoryMB: UsedTotal; vcores: UsedTotal; gpus: UsedTotal }>;
+  queues: Array<{
+    name: string;
+    kind: 'parent' | 'leaf';
+    capacity: number;
+    absoluteCapacity: number;
+    maxCapacity: number;
+    usedCapacity: number;
+    labels: string[];
+    defaultLabel: string | null;
+  }>;
+  apps: { total: number; byState: Record<string, number> };
+}
+
+function count<T>(items: readonly T[], key: (t: T) => string[]): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const item of items) for (const k of key(item)) out[k] = (out[k] ?? 0) + 1;
+  return out;
+}
+
+const labelsOf = (n: NodeReport): string[] => (n.nodeLabels.length ? n.nodeLabels : [DEFAULT_PARTITION]);
+
+/**
+ * What the sidecar sees, from four reads. Resources count RUNNING nodes only: a LOST or
+ * DECOMMISSIONED node's capacity cannot be scheduled.
+ */
+export function summarise(
+  url: string,
+  info: ClusterInfo,
+  nodes: readonly NodeReport[],
+  scheduler: SchedulerInfo,
+  apps: readonly AppReport[],
+): ProbeSummary {
+  const resources: ProbeSummary['resources'] = {};
+  for (const n of nodes) {
+    for (const label of labelsOf(n)) {
+      const r = (resources[label] ??= {
+        memoryMB: { total: 0, used: 0 },
+        vcores: { total: 0, used: 0 },
+        gpus: { total: 0, used: 0 },
+      });
+      if (n.state !== 'RUNNING') continue;
+      r.memoryMB.total += n.total.memoryMB;
+      r.memoryMB.used += n.used.memoryMB;
+      r.vcores.total += n.total.vcores;
+      r.vcores.used += n.used.vcores;
+      r.gpus.total += n.total.extra[GPU_RESOURCE] ?? 0;
+      r.gpus.used += n.used.extra[GPU_RESOURCE] ?? 0;
+    }
+  }
+  return {
+    rm: {
+      url,
+      version: info.resourceManagerVersion,
+      hadoopVersion: info.hadoopVersion,
+      haState: info.haState,
+      clusterId: info.id,
+    },
+    scheduler: scheduler.type,
+    nodes: { total: nodes.length, byState: count(nodes, (n) => [n.state]), byLabel: count(nodes, labelsOf) },
+    resources,
+    queues: flattenQueues(scheduler.root).map((q) => ({
+      name: q.path,
+      kind: q.kind,
+      capacity: q.capacity,
+      absoluteCapacity: q.absoluteCapacity,
+      maxCapacity: q.maxCapacity,
+      usedCapacity: q.usedCapacity,
+      labels: q.accessibleNodeLabels,
+      defaultLabel: q.defaultNodeLabelExpression ?? null,
+    })),
+    apps: { total: apps.length, byState: count(apps, (a) => [a.state]) },
+  };
+}
+
+function pairs(rec: Record<string, number>): string {
+  const entries = Object.entries(rec);
+  return entries.length ? entries.map(([k, v]) => `${k}=${v}`).join(', ') : 'none';
+}
+
+/** The operator's text view of a summary. */
+export function formatSummary(s: ProbeSummary): string {
+  const lines = [
+    `ResourceManager ${s.rm.url}: version ${s.rm.version}, HA state ${s.rm.haState}, cluster id ${s.rm.clusterId}`,
+    `Scheduler: ${s.scheduler}`,
+    `Nodes: ${s.nodes.total} (by state: ${pairs(s.nodes.byState)}; by label: ${pairs(s.nodes.byLabel)})`,
+    'Resources of RUNNING nodes by label (used / total):',
+  ];
+  for (const [label, r] of Object.entries(s.resources)) {
+    lines.push(
+      `  ${label}: memory ${r.memoryMB.used} / ${r.memoryMB.total} MB, vcores ${r.vcores.used} / ${r.vcores.total}, GPUs ${r.gpus.used} / ${r.gpus.total}`,
+    );
+  }
+  lines.push('Queues (capacity %, absolute %, max %, used %; labels they can reach):');
+  for (const q of s.queues) {
+    const labels = q.labels.length ? q.labels.join(',') : '-';
+    const dflt = q.defaultLabel ? `, default label ${q.defaultLabel}` : '';
+    lines.push(
+      `  ${q.name} [${q.kind}]: ${q.capacity} / ${q.absoluteCapacity} / ${q.maxCapacity} / ${q.usedCapacity}; labels ${labels}${dflt}`,
+    );
+  }
+  lines.push(`Apps: ${s.apps.total} (by state: ${pairs(s.apps.byState)})`);
+  return `${lines.join('\n')}\n`;
+}
+
+export interface ProbeOptions {
+  urls: string[];
+  format: 'json' | 'xml';
+  output: 'text' | 'json';
+  user?: string;
+  timeoutMs: number;
+  caFile?: string;
+  logger?: Logger;
+}
+
+export interface ProbeIo {
+  out: (text: string) => void;
+  err: (text: string) => void;
+}
+
+/** Run the probe; answers the process exit code. Failures are one line on `err`. */
+export async function runProbe(opts: ProbeOptions, io: ProbeIo): Promise<number> {
+  try {
+    const client = new HttpResourceManagerClient({
+      urls: opts.urls,
+      format: opts.format,
+      user: opts.user,
+      timeoutMs: opts.timeoutMs,
+      caFile: opts.caFile,
+      maxAttempts: 2,
+      logger: opts.logger,
+    });
+    const info = await client.clusterInfo();
+    const [nodes, scheduler, apps] = await Promise.all([client.nodes(), client.scheduler(), client.apps()]);
+    const summary = summarise(client.transport.activeUrl, info, nodes, scheduler, apps);
+    io.out(opts.output === 'json' ? `${JSON.stringify(summary, null, 2)}\n` : formatSummary(summary));
+    return 0;
+  } catch (err) {
+    const what = err instanceof SidecarError ? `${err.code}: ${err.message}` : (err as Error).message;
+    io.err(`probe failed: ${what.replace(/\s+/g, ' ')}\n`);
+    return err instanceof SidecarError ? 2 : 1;
+  }
+}
+
+function parseUrls(value: string): string[] {
+  const urls = value
+    .split(',')
+    .map((u) => u.trim())
+    .filter(Boolean);
+  for (const u of urls) {
+    let parsed: URL;
+    try {
+      parsed = new URL(u);
+    } catch {
+      throw new InvalidArgumentError(`not a URL: ${u}`);
+    }
+    if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
+      throw new InvalidArgumentError(`not an http(s) URL: ${u}`);
+    }
+  }
+  if (urls.length === 0) throw new InvalidArgumentError('at least one RM address is needed');
+  return urls;
+}
+
+function parsePositiveInt(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n <= 0) throw new InvalidArgumentError(`not a positive integer: ${value}`);
+  return n;
+}
+
+export function probeCommand(): Command {
+  return new Command('probe')
+    .description(
+      'Show what the sidecar sees of a ResourceManager: version, HA state, nodes, labels, queues, apps',
+    )
+    .requiredOption('--rm <urls>', 'RM address(es), comma-separated for an HA pair', parseUrls)
+    .option('--xml', 'talk to the RM in XML instead of JSON')
+    .option('--json', 'print one JSON object instead of text')
+    .option('--user <name>', 'simple authentication: user.name')
+    .option('--timeout-ms <n>', 'timeout of each call, ms', parsePositiveInt, 10_000)
+    .option('--ca-file <path>', 'PEM file of the CA of an HTTPS RM')
+    .option('--verbose', 'log every RM call (stderr)')
+    .action(
+      async (o: {
+        rm: string[];
+        xml?: boolean;
+        json?: boolean;
+        user?: string;
+        timeoutMs: number;
+        caFile?: string;
+        verbose?: boolean;
+      }) => {
+        const logger = createLogger({ level: o.verbose ? 'debug' : 'warn', format: 'pretty', stderr: true });
+        process.exitCode = await runProbe(
+          {
+            urls: o.rm,
+            format: o.xml ? 'xml' : 'json',
+            output: o.json ? 'json' : 'text',
+            user: o.user,
+            timeoutMs: o.timeoutMs,
+            caFile: o.caFile,
+            logger,
+          },
+          { out: (t) => process.stdout.write(t), err: (t) => process.stderr.write(t) },
+        );
+      },
+    );
+}
