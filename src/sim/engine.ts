@@ -1,0 +1,940 @@
+import { EventQueue } from './event-queue';
+import { MB, slotTotals, type ClusterSpec, type NodeClassSpec, type RunKind, type TraceJob } from './model';
+import type {
+  AdmissionPort,
+  FinishedJobRecord,
+  JobView,
+  MapAssignment,
+  NodeView,
+  PlacementPort,
+  RunContext,
+} from './policy-port';
+import { mulberry32, type Rng } from './rng';
+
+/**
+ * The discrete-event cluster engine. Virtual time only; randomness only from the seed.
+ *
+ * Steppable, so the emulated ResourceManager can drive it in scaled real time:
+ * `submit` a job, `advanceTo(t)`, change a job's priority or queue, `kill` it, read
+ * `snapshot()`. `run()` simply advances until nothing is left to happen.
+ *
+ * The model (docs/simulator.md, "Model"):
+ * - Nodes heartbeat every `heartbeatSeconds`, each at its own seeded phase. On a heartbeat
+ *   the placement policy fills free map slots; ready reduces take free reduce slots in
+ *   queue order, subject to the admission policy's reduce rule (Alg. 5.4 for RTMR).
+ * - A map task's time is (fixed + perMB * split) / speed, times (1 + remoteReadPenalty)
+ *   when no replica of its block is on the node, times a seeded jitter factor.
+ * - Reduces start only after all maps of their job have finished (seed 000, assumption 3).
+ * - A node that heartbeats with nothing to do parks until something changes (a job
+ *   arrives, one of its tasks ends); it resumes on its own heartbeat phase. This is
+ *   exactly equivalent to heartbeating idly and is what makes large traces fast.
+ */
+
+type TaskKind = 'map' | 'reduce';
+
+type SimEvent =
+  | { kind: 'arrive'; job: number }
+  | { kind: 'heartbeat'; node: number }
+  | { kind: 'taskEnd'; node: number; job: number; task: TaskKind; index: number; attempt: number }
+  | { kind: 'fail'; node: number }
+  | { kind: 'repair'; node: number };
+
+export type JobStatus = 'waiting' | 'rejected' | 'admitted' | 'running' | 'finished' | 'killed';
+
+export type ContainerKind = 'cpu' | 'gpu';
+
+interface RunningTask {
+  job: number;
+  task: TaskKind;
+  index: number;
+  start: number;
+  attempt: number;
+  container: ContainerKind;
+}
+
+interface NodeRt {
+  index: number;
+  id: string;
+  cls: NodeClassSpec;
+  freeMap: number;
+  freeReduce: number;
+  /** unified: one pool of containers for maps and reduces. */
+  freeShared: number;
+  /** Free GPU containers, a subset of freeMap (mr1) or freeShared (unified). */
+  freeGpu: number;
+  alive: boolean;
+  phase: number;
+  parked: boolean;
+  running: Map<number, RunningTask>;
+}
+
+export interface TaskRecord {
+  job: string;
+  kind: TaskKind;
+  index: number;
+  node: string;
+  nodeClass: string;
+  start: number;
+  end: number;
+  local: boolean;
+  container: ContainerKind;
+  /** False when the attempt was lost (node failure, kill). */
+  completed: boolean;
+  energyKWh: number;
+}
+
+interface JobRt {
+  index: number;
+  spec: TraceJob;
+  status: JobStatus;
+  absDeadline: number | null;
+  admittedAt: number;
+  priority: number;
+  queue: string;
+  reason: string | null;
+  estimatedFinish: number | null;
+  pendingMaps: number[];
+  runningMaps: number;
+  finishedMaps: number;
+  pendingReduces: number;
+  runningReduces: number;
+  finishedReduces: number;
+  blocks: string[];
+  splitBytes: number[];
+  mapStarts: number[];
+  mapFinishes: number[];
+  reduceStarts: number[];
+  reduceFinishes: number[];
+  started: boolean;
+  finish: number | null;
+  slotSeconds: number;
+  view: JobView;
+}
+
+export interface JobOutcome {
+  id: string;
+  arrival: number;
+  deadline: number | null;
+  absDeadline: number | null;
+  maps: number;
+  reduces: number;
+  type: string;
+  user: string;
+  queue: string;
+  status: JobStatus;
+  admitted: boolean;
+  reason: string | null;
+  estimatedFinish: number | null;
+  start: number | null;
+  finish: number | null;
+  metDeadline: boolean | null;
+  slotSeconds: number;
+  localMaps: number;
+}
+
+export interface EngineOptions {
+  seed: number;
+  admission: AdmissionPort;
+  placement: PlacementPort;
+  /** Called every so often with the share of submitted jobs that are settled. */
+  onProgress?: (done: number, total: number, now: number) => void;
+}
+
+export interface EngineSnapshot {
+  now: number;
+  nodes: Array<{
+    id: string;
+    className: string;
+    labels: string[];
+    alive: boolean;
+    freeMapSlots: number;
+    freeReduceSlots: number;
+    runningTasks: number;
+  }>;
+  jobs: Array<{
+    id: string;
+    status: JobStatus;
+    queue: string;
+    priority: number;
+    arrival: number;
+    absDeadline: number | null;
+    mapsPending: number;
+    mapsRunning: number;
+    mapsDone: number;
+    reducesPending: number;
+    reducesRunning: number;
+    reducesDone: number;
+    finish: number | null;
+  }>;
+}
+
+export class Engine {
+  readonly cluster: ClusterSpec;
+  readonly context: RunContext;
+  private readonly queue = new EventQueue<SimEvent>();
+  private readonly nodes: NodeRt[] = [];
+  private readonly jobs: JobRt[] = [];
+  private readonly jobIndex = new Map<string, number>();
+  private readonly blockReplicas = new Map<string, number[]>();
+  private readonly admission: AdmissionPort;
+  private readonly placement: PlacementPort;
+  private readonly rngJitter: Rng;
+  private readonly rngBlocks: Rng;
+  private readonly rngFail: Rng;
+  private readonly onProgress: EngineOptions['onProgress'];
+  private readonly tasks: TaskRecord[] = [];
+  private active: JobRt[] = [];
+  private activeViews: JobView[] = [];
+  private orderDirty = false;
+  private attemptSeq = 0;
+  private settled = 0;
+  private eventsProcessed = 0;
+  private _now = 0;
+
+  constructor(cluster: ClusterSpec, options: EngineOptions) {
+    this.cluster = cluster;
+    this.admission = options.admission;
+    this.placement = options.placement;
+    this.onProgress = options.onProgress;
+    const root = mulberry32(options.seed);
+    const rngPhase = root.fork('heartbeat-phase');
+    this.rngJitter = root.fork('task-jitter');
+    this.rngBlocks = root.fork('block-placement');
+    this.rngFail = root.fork('failures');
+    const unified = cluster.slotModel === 'unified';
+    for (const cls of cluster.nodeClasses) {
+      for (let i = 0; i < cls.count; i++) {
+        const index = this.nodes.length;
+        this.nodes.push({
+          index,
+          id: `${cls.name}-${i + 1}`,
+          cls,
+          freeMap: unified ? 0 : cls.mapSlots,
+          freeReduce: unified ? 0 : cls.reduceSlots,
+          freeShared: unified ? cls.containers : 0,
+          freeGpu: cls.gpuContainers,
+          alive: true,
+          phase: rngPhase.uniform(0, cluster.heartbeatSeconds),
+          parked: true,
+          running: new Map(),
+        });
+      }
+    }
+    this.placeClusterBlocks();
+    if (cluster.failures) {
+      for (const n of this.nodes) this.queue.push(this.rngFail.exponential(cluster.failures.meanTimeBetweenSeconds), { kind: 'fail', node: n.index });
+    }
+    this.context = {
+      cluster,
+      worstMapSeconds: (job) => this.worstMapSeconds(job),
+      worstReduceSeconds: (job) => this.worstReduceSeconds(job),
+    };
+  }
+
+  get now(): number {
+    return this._now;
+  }
+
+  get events(): number {
+    return this.eventsProcessed;
+  }
+
+  get nodeCount(): number {
+    return this.nodes.length;
+  }
+
+  /** Node ids by index (the index policies receive). */
+  nodeId(index: number): string {
+    return (this.nodes[index] as NodeRt).id;
+  }
+
+  /** Replicas of a block, by node index. */
+  replicasOf(blockId: string): readonly number[] {
+    return this.blockReplicas.get(blockId) ?? [];
+  }
+
+  // ---------------------------------------------------------------- public controls
+
+  /** Add a job; it arrives at max(job.arrival, now). */
+  submit(spec: TraceJob): void {
+    if (this.jobIndex.has(spec.id)) throw new RangeError(`job ${spec.id} was already submitted`);
+    const index = this.jobs.length;
+    const splitBytes = spec.splits ?? evenSplits(spec.inputBytes, spec.maps);
+    const blocks = spec.blocks ?? splitBytes.map((_, i) => `${spec.id}/blk_${i}`);
+    for (const b of blocks) this.ensureBlock(b);
+    const rt: JobRt = {
+      index,
+      spec,
+      status: 'waiting',
+      absDeadline: spec.deadline === null ? null : spec.arrival + spec.deadline,
+      admittedAt: Number.NaN,
+      priority: 0,
+      queue: spec.queue,
+      reason: null,
+      estimatedFinish: null,
+      pendingMaps: [],
+      runningMaps: 0,
+      finishedMaps: 0,
+      pendingReduces: 0,
+      runningReduces: 0,
+      finishedReduces: 0,
+      blocks,
+      splitBytes,
+      mapStarts: new Array<number>(spec.maps).fill(Number.NaN),
+      mapFinishes: new Array<number>(spec.maps).fill(Number.NaN),
+      reduceStarts: [],
+      reduceFinishes: [],
+      started: false,
+      finish: null,
+      slotSeconds: 0,
+      view: undefined as unknown as JobView,
+    };
+    rt.view = this.makeView(rt);
+    this.jobs.push(rt);
+    this.jobIndex.set(spec.id, index);
+    this.queue.push(Math.max(spec.arrival, this._now), { kind: 'arrive', job: index });
+  }
+
+  /** Process every event at or before `t`, then set the clock to `t`. */
+  advanceTo(t: number): void {
+    if (t < this._now) throw new RangeError(`cannot go back in time from ${this._now} to ${t}`);
+    for (;;) {
+      const next = this.queue.peekTime();
+      if (next === undefined || next > t) break;
+      this.step();
+    }
+    this._now = t;
+  }
+
+  /** Process one event; false when nothing is left. */
+  step(): boolean {
+    const item = this.queue.pop();
+    if (!item) return false;
+    this._now = item.time;
+    this.eventsProcessed++;
+    this.handle(item.event);
+    return true;
+  }
+
+  /** Run until no event is left (every job settled, every node parked). */
+  run(): void {
+    let sinceReport = 0;
+    while (this.step()) {
+      if (this.onProgress && ++sinceReport >= 5000) {
+        sinceReport = 0;
+        this.onProgress(this.settled, this.jobs.length, this._now);
+      }
+      if (this.settled === this.jobs.length && !this.cluster.failures) {
+        // Only parked heartbeats could remain; nothing more can happen.
+        if (this.queue.size === 0) break;
+      }
+      if (this.settled === this.jobs.length && this.cluster.failures) break;
+    }
+    this.onProgress?.(this.settled, this.jobs.length, this._now);
+  }
+
+  setPriority(jobId: string, priority: number): void {
+    const job = this.mustJob(jobId);
+    job.priority = priority;
+    this.orderDirty = true;
+  }
+
+  moveToQueue(jobId: string, queue: string): void {
+    this.mustJob(jobId).queue = queue;
+    this.orderDirty = true;
+  }
+
+  /** Stop a job: pending tasks dropped, running attempts lost, slots freed. */
+  kill(jobId: string): void {
+    const job = this.mustJob(jobId);
+    if (job.status === 'finished' || job.status === 'killed' || job.status === 'rejected') return;
+    const wasActive = job.status === 'admitted' || job.status === 'running';
+    job.status = 'killed';
+    job.pendingMaps.length = 0;
+    job.pendingReduces = 0;
+    for (const node of this.nodes) {
+      for (const [attempt, t] of node.running) {
+        if (t.job !== job.index) continue;
+        this.loseAttempt(node, attempt, t);
+      }
+    }
+    job.runningMaps = 0;
+    job.runningReduces = 0;
+    if (wasActive) {
+      this.removeActive(job);
+      this.admission.jobKilled(job.spec.id, this._now);
+      this.placement.jobRemoved(job.spec.id, this._now);
+    }
+    this.settled++;
+    // Freed slots may now serve other jobs.
+    this.wakeAll();
+  }
+
+  snapshot(): EngineSnapshot {
+    return {
+      now: this._now,
+      nodes: this.nodes.map((n) => ({
+        id: n.id,
+        className: n.cls.name,
+        labels: n.cls.labels.slice(),
+        alive: n.alive,
+        freeMapSlots: this.freeFor(n, 'map'),
+        freeReduceSlots: this.freeFor(n, 'reduce'),
+        runningTasks: n.running.size,
+      })),
+      jobs: this.jobs.map((j) => ({
+        id: j.spec.id,
+        status: j.status,
+        queue: j.queue,
+        priority: j.priority,
+        arrival: j.spec.arrival,
+        absDeadline: j.absDeadline,
+        mapsPending: j.pendingMaps.length,
+        mapsRunning: j.runningMaps,
+        mapsDone: j.finishedMaps,
+        reducesPending: j.pendingReduces,
+        reducesRunning: j.runningReduces,
+        reducesDone: j.finishedReduces,
+        finish: j.finish,
+      })),
+    };
+  }
+
+  /** Every job's outcome, in submission order. */
+  outcomes(): JobOutcome[] {
+    const localByJob = new Map<string, number>();
+    for (const t of this.tasks) if (t.completed && t.kind === 'map' && t.local) localByJob.set(t.job, (localByJob.get(t.job) ?? 0) + 1);
+    return this.jobs.map((j) => {
+      const admitted = j.status !== 'rejected' && j.status !== 'waiting';
+      const start = j.mapStarts.reduce((m, s) => (Number.isNaN(s) ? m : Math.min(m, s)), Number.POSITIVE_INFINITY);
+      return {
+        id: j.spec.id,
+        arrival: j.spec.arrival,
+        deadline: j.spec.deadline,
+        absDeadline: j.absDeadline,
+        maps: j.spec.maps,
+        reduces: j.spec.reduces,
+        type: j.spec.type,
+        user: j.spec.user,
+        queue: j.queue,
+        status: j.status,
+        admitted,
+        reason: j.reason,
+        estimatedFinish: j.estimatedFinish,
+        start: Number.isFinite(start) ? start : null,
+        finish: j.finish,
+        metDeadline:
+          j.status === 'finished' && j.finish !== null ? (j.absDeadline === null ? true : j.finish <= j.absDeadline + 1e-9) : admitted && j.status !== 'killed' ? null : false,
+        slotSeconds: j.slotSeconds,
+        localMaps: localByJob.get(j.spec.id) ?? 0,
+      };
+    });
+  }
+
+  /** Every task attempt, completed or lost, in the order they ended. */
+  taskRecords(): readonly TaskRecord[] {
+    return this.tasks;
+  }
+
+  /** Idle energy: each node's idle power over [0, until], kWh (down time excluded). */
+  idleEnergyKWh(from: number, until: number): number {
+    let wattSeconds = 0;
+    for (const n of this.nodes) wattSeconds += n.cls.idleWatts * Math.max(0, until - from);
+    return wattSeconds / 3.6e6;
+  }
+
+  // ---------------------------------------------------------------- event handling
+
+  private handle(ev: SimEvent): void {
+    switch (ev.kind) {
+      case 'arrive':
+        return this.onArrive(this.jobs[ev.job] as JobRt);
+      case 'heartbeat':
+        return this.onHeartbeat(this.nodes[ev.node] as NodeRt);
+      case 'taskEnd':
+        return this.onTaskEnd(ev);
+      case 'fail':
+        return this.onFail(this.nodes[ev.node] as NodeRt);
+      case 'repair':
+        return this.onRepair(this.nodes[ev.node] as NodeRt);
+    }
+  }
+
+  private onArrive(job: JobRt): void {
+    if (job.status !== 'waiting') return; // killed before arrival
+    const decision = this.admission.decide(job.spec, this._now);
+    job.estimatedFinish = decision.estimatedFinish ?? null;
+    job.reason = decision.reason ?? null;
+    if (!decision.admit) {
+      job.status = 'rejected';
+      this.settled++;
+      return;
+    }
+    job.status = 'admitted';
+    job.admittedAt = this._now;
+    job.pendingMaps = Array.from({ length: job.spec.maps }, (_, i) => i);
+    job.pendingReduces = job.spec.reduces;
+    job.reduceStarts = new Array<number>(job.spec.reduces).fill(Number.NaN);
+    job.reduceFinishes = new Array<number>(job.spec.reduces).fill(Number.NaN);
+    this.active.push(job);
+    this.orderDirty = true;
+    this.placement.jobAdded(job.view, this._now);
+    this.wakeAll();
+  }
+
+  private onHeartbeat(node: NodeRt): void {
+    node.parked = true;
+    if (!node.alive) return;
+    const queue = this.orderedQueue();
+    if (queue.length === 0) return;
+    // Reduces first: they gate job completion, and their slots are separate in mr1.
+    this.assignReduces(node, queue);
+    if (this.freeFor(node, 'map') > 0 && queue.some((j) => j.pendingMaps.length > 0)) {
+      const view = this.nodeView(node);
+      const assignments = this.placement.assignMaps(view, queue, this._now);
+      this.applyMapAssignments(node, assignments);
+    }
+    if (this.worthHeartbeating(node)) this.scheduleHeartbeat(node, this._now);
+  }
+
+  private onTaskEnd(ev: Extract<SimEvent, { kind: 'taskEnd' }>): void {
+    const node = this.nodes[ev.node] as NodeRt;
+    const t = node.running.get(ev.attempt);
+    if (!t) return; // the attempt was lost (failure or kill)
+    node.running.delete(ev.attempt);
+    this.release(node, ev.task, t.container);
+    const job = this.jobs[ev.job] as JobRt;
+    const duration = this._now - t.start;
+    job.slotSeconds += duration;
+    const run = runKind(job.spec.type, t.container);
+    this.tasks.push({
+      job: job.spec.id,
+      kind: ev.task,
+      index: ev.index,
+      node: node.id,
+      nodeClass: node.cls.name,
+      start: t.start,
+      end: this._now,
+      local: ev.task === 'map' ? this.isLocal(job, ev.index, node.index) : true,
+      container: t.container,
+      completed: true,
+      energyKWh: node.cls.taskEnergyKWh[run],
+    });
+    if (ev.task === 'map') {
+      job.runningMaps--;
+      job.finishedMaps++;
+      job.mapFinishes[ev.index] = this._now;
+    } else {
+      job.runningReduces--;
+      job.finishedReduces++;
+      job.reduceFinishes[ev.index] = this._now;
+    }
+    if (job.finishedMaps === job.spec.maps && job.finishedReduces === job.spec.reduces) this.finishJob(job);
+    if (this.worthHeartbeating(node)) this.scheduleHeartbeat(node, this._now);
+    if (ev.task === 'map' && job.finishedMaps === job.spec.maps && job.spec.reduces > 0) this.wakeAll();
+  }
+
+  private onFail(node: NodeRt): void {
+    if (!this.cluster.failures || this.settled === this.jobs.length) return;
+    node.alive = false;
+    for (const [attempt, t] of node.running) {
+      const job = this.jobs[t.job] as JobRt;
+      this.loseAttempt(node, attempt, t);
+      if (t.task === 'map') {
+        job.runningMaps--;
+        job.pendingMaps.push(t.index);
+      } else {
+        job.runningReduces--;
+        job.pendingReduces++;
+      }
+    }
+    this.queue.push(this._now + this.cluster.failures.repairSeconds, { kind: 'repair', node: node.index });
+    this.wakeAll();
+  }
+
+  private onRepair(node: NodeRt): void {
+    if (!this.cluster.failures) return;
+    node.alive = true;
+    if (this.settled < this.jobs.length) {
+      this.queue.push(this._now + this.rngFail.exponential(this.cluster.failures.meanTimeBetweenSeconds), { kind: 'fail', node: node.index });
+    }
+    if (this.worthHeartbeating(node)) this.scheduleHeartbeat(node, this._now);
+  }
+
+  // ---------------------------------------------------------------- dispatch
+
+  private assignReduces(node: NodeRt, queue: readonly JobView[]): void {
+    while (this.freeFor(node, 'reduce') > 0) {
+      let launched = false;
+      const free = this.clusterFree('reduce');
+      for (const view of queue) {
+        const job = this.jobs[view.index] as JobRt;
+        if (!view.mapsDone || job.pendingReduces === 0) continue;
+        if (!this.admission.mayStartReduce(view, queue, free)) continue;
+        this.startTask(node, job, 'reduce', job.spec.reduces - job.pendingReduces, 'cpu');
+        launched = true;
+        break;
+      }
+      if (!launched) return;
+    }
+  }
+
+  private applyMapAssignments(node: NodeRt, assignments: readonly MapAssignment[]): void {
+    for (const a of assignments) {
+      const kind = a.containerKind ?? 'cpu';
+      if (this.freeFor(node, 'map') <= 0 || this.freeKind(node, kind) <= 0) {
+        throw new Error(`placement ${this.placement.name} over-assigned node ${node.id} (${kind} containers)`);
+      }
+      const idx = this.jobIndex.get(a.jobId);
+      if (idx === undefined) throw new Error(`placement ${this.placement.name} assigned a task of unknown job ${a.jobId}`);
+      const job = this.jobs[idx] as JobRt;
+      const pos = job.pendingMaps.indexOf(a.mapIndex);
+      if (pos < 0) throw new Error(`placement ${this.placement.name} assigned map ${a.mapIndex} of ${a.jobId}, which is not pending`);
+      if (job.spec.type === 'gpu' && (kind !== 'gpu' || !node.cls.labels.includes(this.cluster.gpuLabel))) {
+        throw new Error(`placement ${this.placement.name} put GPU job ${a.jobId} outside a GPU container (node ${node.id})`);
+      }
+      if (job.spec.type === 'cpu' && kind === 'gpu') {
+        throw new Error(`placement ${this.placement.name} put CPU job ${a.jobId} in a GPU container (node ${node.id})`);
+      }
+      job.pendingMaps.splice(pos, 1);
+      this.startTask(node, job, 'map', a.mapIndex, kind);
+    }
+  }
+
+  private startTask(node: NodeRt, job: JobRt, kind: TaskKind, index: number, container: ContainerKind): void {
+    this.take(node, kind, container);
+    const attempt = ++this.attemptSeq;
+    node.running.set(attempt, { job: job.index, task: kind, index, start: this._now, attempt, container });
+    let seconds: number;
+    if (kind === 'map') {
+      job.runningMaps++;
+      job.mapStarts[index] = this._now;
+      seconds = this.mapSeconds(job, index, node, container);
+    } else {
+      job.pendingReduces--;
+      job.runningReduces++;
+      job.reduceStarts[index] = this._now;
+      seconds = this.reduceSeconds(job, index, node, container);
+    }
+    if (!job.started) {
+      job.started = true;
+      job.status = 'running';
+      this.admission.jobStarted(job.spec.id, this._now);
+    }
+    this.queue.push(this._now + seconds, { kind: 'taskEnd', node: node.index, job: job.index, task: kind, index, attempt });
+  }
+
+  private finishJob(job: JobRt): void {
+    job.status = 'finished';
+    job.finish = this._now;
+    this.settled++;
+    this.removeActive(job);
+    this.placement.jobRemoved(job.spec.id, this._now);
+    const record: FinishedJobRecord = {
+      job: job.spec,
+      admittedAt: job.admittedAt,
+      finish: this._now,
+      mapStarts: job.mapStarts.slice(),
+      mapFinishes: job.mapFinishes.slice(),
+      reduceStarts: job.reduceStarts.slice(),
+      reduceFinishes: job.reduceFinishes.slice(),
+    };
+    this.admission.jobFinished(record, this._now);
+  }
+
+  private loseAttempt(node: NodeRt, attempt: number, t: RunningTask): void {
+    node.running.delete(attempt);
+    this.release(node, t.task, t.container);
+    const job = this.jobs[t.job] as JobRt;
+    this.tasks.push({
+      job: job.spec.id,
+      kind: t.task,
+      index: t.index,
+      node: node.id,
+      nodeClass: node.cls.name,
+      start: t.start,
+      end: this._now,
+      local: t.task === 'map' ? this.isLocal(job, t.index, node.index) : true,
+      container: t.container,
+      completed: false,
+      energyKWh: 0,
+    });
+  }
+
+  // ---------------------------------------------------------------- timing model
+
+  private mapSeconds(job: JobRt, index: number, node: NodeRt, container: ContainerKind): number {
+    const local = this.isLocal(job, index, node.index);
+    const penalty = local ? 1 : 1 + this.cluster.remoteReadPenalty;
+    const replay = job.spec.replay;
+    if (replay) return (replay.mapSeconds[index] as number) * penalty;
+    const cost = this.cluster.costs[job.spec.type === 'cpu' ? 'cpu' : 'gpu'];
+    const mb = (job.splitBytes[index] as number) / MB;
+    const nominal = ((cost.mapFixedSeconds + cost.mapSecondsPerMB * mb) / node.cls.speed[runKind(job.spec.type, container)]) * penalty;
+    return nominal * this.rngJitter.uniform(cost.jitter[0], cost.jitter[1]);
+  }
+
+  private reduceSeconds(job: JobRt, index: number, node: NodeRt, container: ContainerKind): number {
+    const replay = job.spec.replay;
+    if (replay) return replay.reduceSeconds[index] as number;
+    const cost = this.cluster.costs[job.spec.type === 'cpu' ? 'cpu' : 'gpu'];
+    const mb = (cost.shuffleRatio * job.spec.inputBytes) / MB / Math.max(1, job.spec.reduces);
+    const nominal = (cost.reduceFixedSeconds + cost.reduceSecondsPerMB * mb) / node.cls.speed[runKind(job.spec.type, container)];
+    return nominal * this.rngJitter.uniform(cost.jitter[0], cost.jitter[1]);
+  }
+
+  /**
+   * The seeds' eps^m: the longest a map task of this job can take anywhere it may run
+   * (slowest eligible class, remote read, largest split, top of the jitter range).
+   */
+  worstMapSeconds(job: TraceJob): number {
+    const splits = job.splits ?? evenSplits(job.inputBytes, job.maps);
+    const maxMB = Math.max(...splits) / MB;
+    if (job.replay) return Math.max(...job.replay.mapSeconds) * (1 + this.cluster.remoteReadPenalty);
+    const c = this.cluster.costs[job.type === 'cpu' ? 'cpu' : 'gpu'];
+    let worst = 0;
+    for (const [cls, run] of this.eligibleRuns(job)) {
+      worst = Math.max(worst, ((c.mapFixedSeconds + c.mapSecondsPerMB * maxMB) / cls.speed[run]) * (1 + this.cluster.remoteReadPenalty) * c.jitter[1]);
+    }
+    return worst;
+  }
+
+  /** The seeds' eps^r: the longest a reduce task of this job can take. */
+  worstReduceSeconds(job: TraceJob): number {
+    if (job.reduces === 0) return 0;
+    if (job.replay) return Math.max(...job.replay.reduceSeconds);
+    const c = this.cluster.costs[job.type === 'cpu' ? 'cpu' : 'gpu'];
+    const mb = (c.shuffleRatio * job.inputBytes) / MB / job.reduces;
+    let worst = 0;
+    // Reduces run in CPU containers.
+    for (const cls of this.cluster.nodeClasses) {
+      if (cls.count === 0) continue;
+      worst = Math.max(worst, ((c.reduceFixedSeconds + c.reduceSecondsPerMB * mb) / cls.speed[runKind(job.type, 'cpu')]) * c.jitter[1]);
+    }
+    return worst;
+  }
+
+  /** The (class, way of running) pairs a job's map tasks may use. */
+  private eligibleRuns(job: TraceJob): Array<[NodeClassSpec, RunKind]> {
+    const out: Array<[NodeClassSpec, RunKind]> = [];
+    for (const cls of this.cluster.nodeClasses) {
+      if (cls.count === 0) continue;
+      const hasGpu = cls.gpuContainers > 0 && cls.labels.includes(this.cluster.gpuLabel);
+      const cpuContainers = (this.cluster.slotModel === 'mr1' ? cls.mapSlots : cls.containers) - cls.gpuContainers;
+      if (job.type === 'cpu') {
+        if (cpuContainers > 0) out.push([cls, 'cpu']);
+      } else {
+        if (hasGpu) out.push([cls, 'gpu']);
+        if (job.type === 'adaptive' && cpuContainers > 0) out.push([cls, 'gpuOnCpu']);
+      }
+    }
+    return out;
+  }
+
+  // ---------------------------------------------------------------- slots
+
+  private freeFor(node: NodeRt, kind: TaskKind): number {
+    if (!node.alive) return 0;
+    // Reduces run in CPU containers; in unified they share the pool with maps.
+    if (this.cluster.slotModel === 'unified') return kind === 'map' ? node.freeShared : node.freeShared - node.freeGpu;
+    return kind === 'map' ? node.freeMap : node.freeReduce;
+  }
+
+  private clusterFree(kind: TaskKind): number {
+    let n = 0;
+    for (const node of this.nodes) n += this.freeFor(node, kind);
+    return n;
+  }
+
+  /** Free containers of one kind in the node's map (mr1) or shared (unified) pool. */
+  private freeKind(node: NodeRt, kind: ContainerKind): number {
+    if (!node.alive) return 0;
+    const pool = this.cluster.slotModel === 'unified' ? node.freeShared : node.freeMap;
+    return kind === 'gpu' ? node.freeGpu : pool - node.freeGpu;
+  }
+
+  private take(node: NodeRt, kind: TaskKind, container: ContainerKind): void {
+    if (container === 'gpu') node.freeGpu--;
+    if (this.cluster.slotModel === 'unified') node.freeShared--;
+    else if (kind === 'map') node.freeMap--;
+    else node.freeReduce--;
+  }
+
+  private release(node: NodeRt, kind: TaskKind, container: ContainerKind): void {
+    if (container === 'gpu') node.freeGpu++;
+    if (this.cluster.slotModel === 'unified') node.freeShared++;
+    else if (kind === 'map') node.freeMap++;
+    else node.freeReduce++;
+  }
+
+  // ---------------------------------------------------------------- heartbeats
+
+  private worthHeartbeating(node: NodeRt): boolean {
+    if (!node.alive || this.active.length === 0) return false;
+    const freeMap = this.freeFor(node, 'map');
+    const freeReduce = this.freeFor(node, 'reduce');
+    if (freeMap === 0 && freeReduce === 0) return false;
+    for (const j of this.active) {
+      if (freeMap > 0 && j.pendingMaps.length > 0) return true;
+      if (freeReduce > 0 && j.pendingReduces > 0 && j.finishedMaps === j.spec.maps) return true;
+    }
+    return false;
+  }
+
+  /** Schedule the node's next heartbeat on its own phase, strictly after `after`. */
+  private scheduleHeartbeat(node: NodeRt, after: number): void {
+    if (!node.parked) return;
+    node.parked = false;
+    const h = this.cluster.heartbeatSeconds;
+    const k = Math.floor((after - node.phase) / h) + 1;
+    this.queue.push(node.phase + Math.max(0, k) * h, { kind: 'heartbeat', node: node.index });
+  }
+
+  private wakeAll(): void {
+    for (const n of this.nodes) if (n.parked && this.worthHeartbeating(n)) this.scheduleHeartbeat(n, this._now);
+  }
+
+  // ---------------------------------------------------------------- queue order
+
+  private orderedQueue(): readonly JobView[] {
+    if (this.orderDirty) {
+      this.active.sort((a, b) => b.priority - a.priority || this.admission.compare(a.view, b.view) || a.index - b.index);
+      this.activeViews = this.active.map((j) => j.view);
+      this.orderDirty = false;
+    }
+    return this.activeViews;
+  }
+
+  private removeActive(job: JobRt): void {
+    const i = this.active.indexOf(job);
+    if (i >= 0) this.active.splice(i, 1);
+    this.orderDirty = true;
+  }
+
+  // ---------------------------------------------------------------- HDFS blocks
+
+  private placeClusterBlocks(): void {
+    const n = this.nodes.length;
+    const { blocks, replication } = this.cluster.hdfs;
+    if (blocks === 0 || n === 0) return;
+    // Seed 004 4.4.1: replicas spread evenly over the nodes, never two on one node.
+    const perm = this.rngBlocks.shuffle(Array.from({ length: n }, (_, i) => i));
+    let cursor = 0;
+    for (let b = 0; b < blocks; b++) {
+      const replicas: number[] = [];
+      for (let r = 0; r < Math.min(replication, n); r++) {
+        replicas.push(perm[cursor % n] as number);
+        cursor++;
+      }
+      this.blockReplicas.set(`blk_${b}`, replicas);
+    }
+  }
+
+  private ensureBlock(id: string): void {
+    if (this.blockReplicas.has(id)) return;
+    const n = this.nodes.length;
+    const k = Math.min(this.cluster.hdfs.replication, n);
+    const chosen = new Set<number>();
+    while (chosen.size < k) chosen.add(this.rngBlocks.int(0, n - 1));
+    this.blockReplicas.set(id, [...chosen]);
+  }
+
+  private isLocal(job: JobRt, mapIndex: number, node: number): boolean {
+    return (this.blockReplicas.get(job.blocks[mapIndex] as string) as number[]).includes(node);
+  }
+
+  // ---------------------------------------------------------------- views
+
+  private makeView(job: JobRt): JobView {
+    // eslint-disable-next-line @typescript-eslint/no-this-alias -- the view reads live engine state
+    const engine = this;
+    return {
+      get id() {
+        return job.spec.id;
+      },
+      index: job.index,
+      spec: job.spec,
+      get absDeadline() {
+        return job.absDeadline;
+      },
+      get admittedAt() {
+        return job.admittedAt;
+      },
+      get priority() {
+        return job.priority;
+      },
+      get queue() {
+        return job.queue;
+      },
+      get pendingMaps() {
+        return job.pendingMaps;
+      },
+      get runningMaps() {
+        return job.runningMaps;
+      },
+      get finishedMaps() {
+        return job.finishedMaps;
+      },
+      get pendingReduces() {
+        return job.pendingReduces;
+      },
+      get runningReduces() {
+        return job.runningReduces;
+      },
+      get finishedReduces() {
+        return job.finishedReduces;
+      },
+      get mapsDone() {
+        return job.finishedMaps === job.spec.maps;
+      },
+      mapBlock: (i) => job.blocks[i] as string,
+      mapReplicas: (i) => engine.replicasOf(job.blocks[i] as string),
+    };
+  }
+
+  private nodeView(node: NodeRt): NodeView {
+    return {
+      index: node.index,
+      id: node.id,
+      className: node.cls.name,
+      labels: node.cls.labels,
+      freeMapSlots: this.freeFor(node, 'map'),
+      freeReduceSlots: this.freeFor(node, 'reduce'),
+      freeCpu: this.freeKind(node, 'cpu'),
+      freeGpu: this.freeKind(node, 'gpu'),
+      capacityCpu: (this.cluster.slotModel === 'mr1' ? node.cls.mapSlots : node.cls.containers) - node.cls.gpuContainers,
+      capacityGpu: node.cls.gpuContainers,
+      alive: node.alive,
+    };
+  }
+
+  private mustJob(jobId: string): JobRt {
+    const i = this.jobIndex.get(jobId);
+    if (i === undefined) throw new RangeError(`unknown job ${jobId}`);
+    return this.jobs[i] as JobRt;
+  }
+
+  /** Total slots a utilisation figure divides by (map + reduce, or containers). */
+  get totalSlots(): number {
+    const t = slotTotals(this.cluster);
+    return this.cluster.slotModel === 'mr1' ? t.map + t.reduce : t.containers;
+  }
+}
+
+/**
+ * How a task runs: a CPU job's task runs CPU code; a GPU or adaptive job's task runs its
+ * GPU code in a GPU container and its CPU code in a CPU container (adaptive execution).
+ */
+export function runKind(type: TraceJob['type'], container: ContainerKind): RunKind {
+  if (type === 'cpu') return 'cpu';
+  return container === 'gpu' ? 'gpu' : 'gpuOnCpu';
+}
+
+/** Split `bytes` into `n` near-equal integer parts that add up exactly. */
+export function evenSplits(bytes: number, n: number): number[] {
+  const base = Math.floor(bytes / n);
+  const out = new Array<number>(n).fill(base);
+  let rest = bytes - base * n;
+  for (let i = 0; rest > 0; i++, rest--) out[i % n] = (out[i % n] as number) + 1;
+  return out;
+}

@@ -1,0 +1,93 @@
+import type { Engine, JobOutcome, TaskRecord } from './engine';
+
+/**
+ * The figures of summary.json, per policy. Formulas (docs/simulator.md, "Metrics"), from
+ * seed 000 section V and seed 004 sections 4.4.2 and 6.3.3:
+ *
+ *   acceptRatio   = accepted / jobs
+ *   successRatio  = succeeded / accepted          (succeeded: finished by A + D)
+ *   utilization   = slot time of successful jobs / (slots * makespan)
+ *                   (a policy that promises nothing, FIFO, counts every job's slot time,
+ *                   as seed 000 does for Hadoop FIFO)
+ *   makespan      = last finish of an accepted job - first arrival (workload turnaround)
+ *   meanMapResponseSeconds = mean over completed map tasks of (task finish - job arrival)
+ *   localityRate  = local map tasks / all map tasks (Eq. 4.1)
+ *   energyKWh     = idle power of every node over max(makespan, energy window)
+ *                   + per-task energy of every completed task; null without a power model
+ */
+export interface PolicySummary {
+  acceptRatio: number;
+  successRatio: number | null;
+  utilization: number | null;
+  jobs: number;
+  accepted: number;
+  succeeded: number;
+  makespanSeconds: number | null;
+  meanMapResponseSeconds: number | null;
+  localityRate: number | null;
+  energyKWh: number | null;
+  /** Energy of tasks alone (seed 004 Table 6.11 "energy no idle"). */
+  taskEnergyKWh: number | null;
+  meanTurnaroundSeconds: number | null;
+  missed: number;
+}
+
+export function summarize(engine: Engine, outcomes: readonly JobOutcome[], promisesDeadlines: boolean): PolicySummary {
+  const tasks: readonly TaskRecord[] = engine.taskRecords();
+  const jobs = outcomes.length;
+  const accepted = outcomes.filter((o) => o.admitted).length;
+  const succeededJobs = outcomes.filter((o) => o.admitted && o.metDeadline === true);
+  const succeeded = succeededJobs.length;
+  const missed = outcomes.filter((o) => o.admitted && o.metDeadline === false).length;
+  const firstArrival = outcomes.reduce((m, o) => Math.min(m, o.arrival), Number.POSITIVE_INFINITY);
+  const lastFinish = outcomes.reduce((m, o) => (o.admitted && o.finish !== null ? Math.max(m, o.finish) : m), Number.NEGATIVE_INFINITY);
+  const makespan = Number.isFinite(lastFinish) && Number.isFinite(firstArrival) ? lastFinish - firstArrival : null;
+  const counted = promisesDeadlines ? succeededJobs : outcomes.filter((o) => o.admitted);
+  const slotSeconds = counted.reduce((s, o) => s + o.slotSeconds, 0);
+  const utilization = makespan && makespan > 0 ? slotSeconds / (engine.totalSlots * makespan) : null;
+
+  const arrivalOf = new Map(outcomes.map((o) => [o.id, o.arrival]));
+  let mapCount = 0;
+  let localCount = 0;
+  let responseSum = 0;
+  let taskEnergy = 0;
+  for (const t of tasks) {
+    if (!t.completed) continue;
+    taskEnergy += t.energyKWh;
+    if (t.kind !== 'map') continue;
+    mapCount++;
+    if (t.local) localCount++;
+    responseSum += t.end - (arrivalOf.get(t.job) as number);
+  }
+  const hasPower = engine.cluster.nodeClasses.some((c) => c.idleWatts > 0 || c.taskEnergyKWh.cpu > 0 || c.taskEnergyKWh.gpu > 0);
+  let energy: number | null = null;
+  if (hasPower && makespan !== null) {
+    const window = Math.max(makespan, engine.cluster.energyWindowSeconds ?? 0);
+    energy = engine.idleEnergyKWh(0, window) + taskEnergy;
+  }
+  const turnarounds = outcomes.filter((o) => o.finish !== null).map((o) => (o.finish as number) - o.arrival);
+  return {
+    acceptRatio: jobs ? accepted / jobs : 0,
+    successRatio: accepted ? succeeded / accepted : null,
+    utilization,
+    jobs,
+    accepted,
+    succeeded,
+    makespanSeconds: makespan,
+    meanMapResponseSeconds: mapCount ? responseSum / mapCount : null,
+    localityRate: mapCount ? localCount / mapCount : null,
+    energyKWh: energy,
+    taskEnergyKWh: hasPower ? taskEnergy : null,
+    meanTurnaroundSeconds: turnarounds.length ? turnarounds.reduce((a, b) => a + b, 0) / turnarounds.length : null,
+    missed,
+  };
+}
+
+/** Mean and sample standard deviation, ignoring nulls; null when nothing is left. */
+export function meanSd(values: ReadonlyArray<number | null>): { mean: number; sd: number; n: number } | null {
+  const xs = values.filter((v): v is number => v !== null && Number.isFinite(v));
+  if (xs.length === 0) return null;
+  const mean = xs.reduce((a, b) => a + b, 0) / xs.length;
+  const sd = xs.length > 1 ? Math.sqrt(xs.reduce((s, x) => s + (x - mean) ** 2, 0) / (xs.length - 1)) : 0;
+  return { mean, sd, n: xs.length };
+}

@@ -1,0 +1,103 @@
+import type { ClusterSpec, TraceJob } from './model';
+
+/**
+ * What the engine asks of policies. The engine never decides admission or placement
+ * itself: src/sim/policies.ts wraps the registry's admission and placement policies
+ * (src/core/registry.ts) into these two ports.
+ */
+
+/** A job as policies see it during a run. Arrays are live views: do not mutate them. */
+export interface JobView {
+  readonly id: string;
+  readonly index: number;
+  readonly spec: TraceJob;
+  /** Absolute deadline A + D, or null for a job without one. */
+  readonly absDeadline: number | null;
+  readonly admittedAt: number;
+  readonly priority: number;
+  readonly queue: string;
+  /** Indices of map tasks not yet started. */
+  readonly pendingMaps: readonly number[];
+  readonly runningMaps: number;
+  readonly finishedMaps: number;
+  readonly pendingReduces: number;
+  readonly runningReduces: number;
+  readonly finishedReduces: number;
+  /** Input block id of map task i. */
+  mapBlock(i: number): string;
+  /** Node indices holding a replica of map task i's input block. */
+  mapReplicas(i: number): readonly number[];
+  /** True when all maps have finished (its reduce stage has been reached). */
+  readonly mapsDone: boolean;
+}
+
+export interface NodeView {
+  readonly index: number;
+  readonly id: string;
+  readonly className: string;
+  readonly labels: readonly string[];
+  readonly freeMapSlots: number;
+  readonly freeReduceSlots: number;
+  /** The free map slots / containers split by kind (GPU containers are counted apart). */
+  readonly freeCpu: number;
+  readonly freeGpu: number;
+  readonly capacityCpu: number;
+  readonly capacityGpu: number;
+  readonly alive: boolean;
+}
+
+export interface MapAssignment {
+  jobId: string;
+  mapIndex: number;
+  /** The kind of container the task runs in; CPU when absent. */
+  containerKind?: 'cpu' | 'gpu';
+}
+
+export interface AdmissionDecision {
+  admit: boolean;
+  reason?: string;
+  /** The policy's estimate of the job's finish time, when it makes one. */
+  estimatedFinish?: number | null;
+}
+
+export interface FinishedJobRecord {
+  job: TraceJob;
+  admittedAt: number;
+  finish: number;
+  mapStarts: number[];
+  mapFinishes: number[];
+  reduceStarts: number[];
+  reduceFinishes: number[];
+}
+
+export interface RunContext {
+  cluster: ClusterSpec;
+  /** Worst-case map / reduce task seconds for a job on this cluster (the seeds' eps^m, eps^r). */
+  worstMapSeconds(job: TraceJob): number;
+  worstReduceSeconds(job: TraceJob): number;
+}
+
+export interface AdmissionPort {
+  readonly name: string;
+  /** False for policies that promise nothing (fifo-all): utilisation then counts every job. */
+  readonly promisesDeadlines: boolean;
+  decide(job: TraceJob, now: number): AdmissionDecision;
+  /** Dispatch order among admitted, unfinished jobs: negative when a goes first. */
+  compare(a: JobView, b: JobView): number;
+  jobStarted(jobId: string, now: number): void;
+  jobFinished(record: FinishedJobRecord, now: number): void;
+  jobKilled(jobId: string, now: number): void;
+  /**
+   * Whether a ready reduce task of `job` may take a free reduce slot now, given the queue
+   * in dispatch order and the reduce slots free cluster-wide (RTMR's Alg. 5.4).
+   */
+  mayStartReduce(job: JobView, queue: readonly JobView[], freeReduceSlots: number): boolean;
+}
+
+export interface PlacementPort {
+  readonly name: string;
+  jobAdded(job: JobView, now: number): void;
+  jobRemoved(jobId: string, now: number): void;
+  /** Map tasks to start on `node` at this heartbeat; at most `node.freeMapSlots` of them. */
+  assignMaps(node: NodeView, queue: readonly JobView[], now: number): MapAssignment[];
+}

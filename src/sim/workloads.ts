@@ -1,0 +1,324 @@
+import { MB, type ClusterSpec, type NodeClassSpec, type SlotModel, type TaskCostSpec, type TraceJob } from './model';
+import { mulberry32, zipfSampler, type Rng } from './rng';
+
+/**
+ * The seeds' clusters and workloads, as seeded generators. Every number quoted from a
+ * seed says where it comes from; every number the seeds do not give (task costs, speeds
+ * of the older nodes, energy of a loadgen task) is marked as ours in docs/simulator.md.
+ */
+
+const BLOCK = 128 * MB;
+
+/** Seed 000 Table II / seed 004 Table 4.4: the Facebook job-size bins of Zaharia et al. */
+export const FACEBOOK_BINS: ReadonlyArray<{ bin: number; maps: number; jobs: number; share: number }> = [
+  { bin: 1, maps: 1, jobs: 38, share: 0.39 },
+  { bin: 2, maps: 2, jobs: 16, share: 0.16 },
+  { bin: 3, maps: 10, jobs: 14, share: 0.14 },
+  { bin: 4, maps: 50, jobs: 8, share: 0.09 },
+  { bin: 5, maps: 100, jobs: 6, share: 0.06 },
+  { bin: 6, maps: 200, jobs: 6, share: 0.06 },
+  { bin: 7, maps: 400, jobs: 4, share: 0.04 },
+  { bin: 8, maps: 800, jobs: 4, share: 0.04 },
+  { bin: 9, maps: 4800, jobs: 4, share: 0.03 },
+];
+
+/** Seed 000 Table III: workload I, reduces and deadline intervals for bins 1-6. */
+export const WORKLOAD_I: ReadonlyArray<{ bin: number; maps: number; reduces: [number, number]; deadline: [number, number] }> = [
+  { bin: 1, maps: 1, reduces: [1, 5], deadline: [200, 300] },
+  { bin: 2, maps: 2, reduces: [1, 5], deadline: [200, 300] },
+  { bin: 3, maps: 10, reduces: [5, 10], deadline: [300, 400] },
+  { bin: 4, maps: 50, reduces: [10, 20], deadline: [500, 800] },
+  { bin: 5, maps: 100, reduces: [20, 30], deadline: [1000, 1500] },
+  { bin: 6, maps: 200, reduces: [30, 30], deadline: [2000, 2500] },
+];
+
+/** Seed 000 Table IV / seed 004 Table 5.7: workload II. */
+export const WORKLOAD_II: ReadonlyArray<{
+  bin: number;
+  jobs: number;
+  maps: [number, number];
+  reduces: [number, number];
+  deadline: [number, number];
+}> = [
+  { bin: 1, jobs: 9, maps: [1, 10], reduces: [1, 5], deadline: [200, 300] },
+  { bin: 2, jobs: 24, maps: [10, 50], reduces: [5, 10], deadline: [300, 500] },
+  { bin: 3, jobs: 25, maps: [50, 100], reduces: [15, 30], deadline: [1000, 1500] },
+  { bin: 4, jobs: 18, maps: [100, 200], reduces: [25, 50], deadline: [1500, 2500] },
+  { bin: 5, jobs: 13, maps: [200, 300], reduces: [35, 70], deadline: [2500, 3500] },
+];
+
+/** Seed 004 Table 6.7: the EFH workload's reduces per bin. */
+export const EFH_BINS: ReadonlyArray<{ bin: number; maps: number; jobs: number; reduces: [number, number] }> = [
+  // 38 one-map jobs in Table 6.6; the seed's run had 87 jobs in all, so one fewer here.
+  { bin: 1, maps: 1, jobs: 37, reduces: [1, 1] },
+  { bin: 2, maps: 2, jobs: 16, reduces: [1, 2] },
+  { bin: 3, maps: 10, jobs: 14, reduces: [5, 10] },
+  { bin: 4, maps: 50, jobs: 8, reduces: [10, 20] },
+  { bin: 5, maps: 100, jobs: 6, reduces: [20, 30] },
+  { bin: 6, maps: 200, jobs: 6, reduces: [30, 30] },
+];
+
+/** Mean inter-arrival time of the Facebook submission schedule (seed 000 section V). */
+export const MEAN_INTERARRIVAL_SECONDS = 14;
+
+/** Loadgen's task costs: ours (the seeds give none), ~19 s per 128 MB block on a fast node. */
+export const LOADGEN_COST: TaskCostSpec = {
+  mapFixedSeconds: 0,
+  mapSecondsPerMB: 0.15,
+  reduceFixedSeconds: 0,
+  reduceSecondsPerMB: 0.3,
+  shuffleRatio: 0.1,
+  jitter: [0.6, 1.0],
+};
+
+function cls(partial: Partial<NodeClassSpec> & Pick<NodeClassSpec, 'name' | 'count'>): NodeClassSpec {
+  return {
+    mapSlots: 0,
+    reduceSlots: 0,
+    containers: 0,
+    gpuContainers: 0,
+    labels: [],
+    speed: { cpu: 1, gpu: 1, gpuOnCpu: 1 },
+    idleWatts: 0,
+    taskEnergyKWh: { cpu: 0, gpu: 0, gpuOnCpu: 0 },
+    ...partial,
+  };
+}
+
+/**
+ * Seed 000 Table I / seed 004 Table 5.4: 20 dual-core nodes with 4 map + 1 reduce slots,
+ * 10 single-core nodes with 2 map + 1 reduce slots. In `unified`, each node's slots
+ * become one pool of containers (5 and 3).
+ */
+export function rtmrCluster(slotModel: SlotModel = 'mr1'): ClusterSpec {
+  return {
+    version: 1,
+    slotModel,
+    heartbeatSeconds: 3,
+    remoteReadPenalty: 0.5,
+    gpuLabel: 'gpu',
+    nodeClasses: [
+      cls({ name: 'opteron275', count: 20, mapSlots: 4, reduceSlots: 1, containers: 5, speed: { cpu: 1, gpu: 1, gpuOnCpu: 1 } }),
+      cls({ name: 'opteron64', count: 10, mapSlots: 2, reduceSlots: 1, containers: 3, speed: { cpu: 0.8, gpu: 0.8, gpuOnCpu: 0.8 } }),
+    ],
+    costs: { cpu: LOADGEN_COST, gpu: LOADGEN_COST },
+    hdfs: { blockMB: 128, replication: 3, blocks: 0 },
+    failures: null,
+    energyWindowSeconds: null,
+  };
+}
+
+/** Seed 004 Table 4.3 and 4.4.1: 30 nodes, 2 map + 1 reduce slots, 100 blocks x 2 replicas. */
+export function localityCluster(): ClusterSpec {
+  return {
+    version: 1,
+    slotModel: 'mr1',
+    heartbeatSeconds: 3,
+    remoteReadPenalty: 1.0,
+    gpuLabel: 'gpu',
+    nodeClasses: [cls({ name: 'opteron64', count: 30, mapSlots: 2, reduceSlots: 1, containers: 3 })],
+    costs: { cpu: LOADGEN_COST, gpu: LOADGEN_COST },
+    hdfs: { blockMB: 128, replication: 2, blocks: 100 },
+    failures: null,
+    energyWindowSeconds: null,
+  };
+}
+
+/**
+ * Seed 004 Table 6.5: 6 CPU servers (8 cores) and 2 GPU servers (2 cores; Geforce
+ * 9800-gt and 210), YARN containers, GPU nodes labelled `gpu`. Idle power: 235 W for a
+ * CPU server (seed, 6.3.2); the GPU servers' idle power and the per-task energies are
+ * derived from Tables 6.8-6.10 (docs/simulator.md shows the arithmetic). Energy is
+ * counted over the seed's 6.5 h window (6.3.3).
+ */
+export function efhCluster(): ClusterSpec {
+  const mdCpu = 0.0269; // kWh per MD map on a CPU server (6.3.2: 0.1446 - 0.1175)
+  const loadgenCpu = 0.004; // kWh per loadgen map on a CPU server: ours, the seed gives only ratios
+  return {
+    version: 1,
+    slotModel: 'unified',
+    heartbeatSeconds: 3,
+    remoteReadPenalty: 0.5,
+    gpuLabel: 'gpu',
+    nodeClasses: [
+      cls({
+        name: 'cpu',
+        count: 6,
+        containers: 8,
+        mapSlots: 8,
+        reduceSlots: 1,
+        speed: { cpu: 1, gpu: 1, gpuOnCpu: 1 },
+        idleWatts: 235,
+        taskEnergyKWh: { cpu: loadgenCpu, gpu: mdCpu, gpuOnCpu: mdCpu },
+      }),
+      cls({
+        name: 'gpu-9800gt',
+        count: 1,
+        containers: 2,
+        mapSlots: 2,
+        reduceSlots: 1,
+        gpuContainers: 1,
+        labels: ['gpu'],
+        speed: { cpu: 1, gpu: 2, gpuOnCpu: 1 },
+        idleWatts: 78,
+        // Tables 6.9 / 6.10: efficiency factors relative to the CPU server (energy = 1 / factor).
+        taskEnergyKWh: { cpu: loadgenCpu / 1.04, gpu: mdCpu / 1.41, gpuOnCpu: mdCpu / 1.23 },
+      }),
+      cls({
+        name: 'gpu-210',
+        count: 1,
+        containers: 2,
+        mapSlots: 2,
+        reduceSlots: 1,
+        gpuContainers: 1,
+        labels: ['gpu'],
+        speed: { cpu: 1, gpu: 1.5, gpuOnCpu: 1 },
+        idleWatts: 68,
+        taskEnergyKWh: { cpu: loadgenCpu / 1.05, gpu: mdCpu / 1.52, gpuOnCpu: mdCpu / 1.4 },
+      }),
+    ],
+    costs: {
+      cpu: LOADGEN_COST,
+      // MD simulation: compute-bound, input ~60 KB (6.3.1); 240 s a map on a CPU core (ours).
+      gpu: { mapFixedSeconds: 240, mapSecondsPerMB: 0, reduceFixedSeconds: 20, reduceSecondsPerMB: 0, shuffleRatio: 1, jitter: [0.8, 1.0] },
+    },
+    hdfs: { blockMB: 128, replication: 3, blocks: 200 },
+    failures: null,
+    energyWindowSeconds: 6.5 * 3600,
+  };
+}
+
+function arrivals(rng: Rng, n: number): number[] {
+  const out: number[] = [];
+  let t = 0;
+  for (let i = 0; i < n; i++) {
+    out.push(t);
+    t += rng.exponential(MEAN_INTERARRIVAL_SECONDS);
+  }
+  return out;
+}
+
+function job(id: string, arrival: number, deadline: number | null, maps: number, reduces: number, extra: Partial<TraceJob> = {}): TraceJob {
+  return {
+    id,
+    arrival,
+    deadline,
+    maps,
+    reduces,
+    inputBytes: maps * BLOCK,
+    splits: null,
+    type: 'cpu',
+    user: 'default',
+    queue: 'default',
+    blocks: null,
+    ...extra,
+  };
+}
+
+/** The jobs of bins, one entry per job, in a seeded random submission order. */
+function shuffledBins<T extends { jobs: number }>(rng: Rng, bins: readonly T[]): T[] {
+  const list: T[] = [];
+  for (const b of bins) for (let i = 0; i < b.jobs; i++) list.push(b);
+  return rng.shuffle(list);
+}
+
+/** Seed 000 section V, workload I: bins 1-6 of Table II, reduces and deadlines of Table III. */
+export function workloadI(seed: number): TraceJob[] {
+  const rng = mulberry32(seed).fork('workload-1');
+  const bins = FACEBOOK_BINS.slice(0, 6).map((b) => ({ ...b, cfg: WORKLOAD_I[b.bin - 1] as (typeof WORKLOAD_I)[number] }));
+  const order = shuffledBins(rng, bins);
+  const at = arrivals(rng, order.length);
+  return order.map((b, i) =>
+    job(`w1-${String(i + 1).padStart(3, '0')}`, at[i] as number, rng.int(...b.cfg.deadline), b.maps, rng.int(...b.cfg.reduces), { user: `bin${b.bin}` }),
+  );
+}
+
+/** Seed 000 Table IV / seed 004 Table 5.7, workload II (maps, reduces, deadlines uniform in each bin's range). */
+export function workloadII(seed: number): TraceJob[] {
+  const rng = mulberry32(seed).fork('workload-2');
+  const order = shuffledBins(rng, WORKLOAD_II);
+  const at = arrivals(rng, order.length);
+  return order.map((b, i) =>
+    job(`w2-${String(i + 1).padStart(3, '0')}`, at[i] as number, rng.int(...b.deadline), rng.int(...b.maps), rng.int(...b.reduces), {
+      user: `bin${b.bin}`,
+    }),
+  );
+}
+
+/**
+ * Seed 004 4.4.1: the Facebook schedule (bins 1-6, exponential inter-arrivals, mean 14 s),
+ * each map reading one of the cluster's 100 blocks, chosen uniformly. No deadlines.
+ */
+export function localityWorkload(seed: number, blocks = 100): TraceJob[] {
+  const rng = mulberry32(seed).fork('locality');
+  const order = shuffledBins(rng, FACEBOOK_BINS.slice(0, 6));
+  const at = arrivals(rng, order.length);
+  return order.map((b, i) => {
+    const cfg = WORKLOAD_I[b.bin - 1] as (typeof WORKLOAD_I)[number];
+    const ids = Array.from({ length: b.maps }, () => `blk_${rng.int(0, blocks - 1)}`);
+    return job(`loc-${String(i + 1).padStart(3, '0')}`, at[i] as number, null, b.maps, rng.int(...cfg.reduces), { blocks: ids, user: `bin${b.bin}` });
+  });
+}
+
+/**
+ * Seed 004 6.3.1: 87 jobs (Table 6.7 bins), Poisson arrivals with mean 14 s, half loadgen
+ * (CPU) and half MD simulation (GPU code; `gpuType` says whether those jobs may also run
+ * on CPU nodes: 'adaptive', or only on GPU nodes: 'gpu'), block accesses Zipf with skew 1
+ * over the cluster's blocks. MD input is about 60 KB a job.
+ */
+export function efhWorkload(seed: number, gpuType: 'gpu' | 'adaptive' = 'adaptive', blocks = 200): TraceJob[] {
+  const rng = mulberry32(seed).fork('efh');
+  const order = shuffledBins(rng, EFH_BINS);
+  const at = arrivals(rng, order.length);
+  // Exactly half and half (44 / 43), in a random order.
+  const types = rng.shuffle(order.map((_, i) => (i % 2 === 0 ? 'cpu' : 'md')));
+  const zipf = zipfSampler(blocks, 1, rng);
+  return order.map((b, i) => {
+    const md = types[i] === 'md';
+    const ids = Array.from({ length: b.maps }, () => `blk_${zipf() - 1}`);
+    const inputBytes = md ? 60 * 1024 : b.maps * BLOCK;
+    return job(`efh-${String(i + 1).padStart(3, '0')}`, at[i] as number, null, b.maps, rng.int(...b.reduces), {
+      type: md ? gpuType : 'cpu',
+      inputBytes,
+      blocks: ids,
+      user: md ? 'md' : 'loadgen',
+    });
+  });
+}
+
+/**
+ * A synthetic trace for the speed benchmark: `jobs` jobs with Facebook-like sizes (all nine
+ * bins, by share), exponential arrivals sized so the cluster stays busy but not swamped.
+ */
+export function syntheticTrace(seed: number, jobs: number, meanInterarrival: number): TraceJob[] {
+  const rng = mulberry32(seed).fork('synthetic');
+  const cum: number[] = [];
+  let s = 0;
+  for (const b of FACEBOOK_BINS) cum.push((s += b.share));
+  const out: TraceJob[] = [];
+  let t = 0;
+  for (let i = 0; i < jobs; i++) {
+    const u = rng.next() * s;
+    const bin = FACEBOOK_BINS[cum.findIndex((c) => u < c)] ?? (FACEBOOK_BINS[8] as (typeof FACEBOOK_BINS)[number]);
+    const reduces = Math.max(1, Math.round(bin.maps / 10));
+    out.push(job(`syn-${i + 1}`, t, bin.maps * 30 + 600, bin.maps, Math.min(reduces, 200)));
+    t += rng.exponential(meanInterarrival);
+  }
+  return out;
+}
+
+/** A homogeneous cluster of `nodes` nodes for the speed benchmark. */
+export function syntheticCluster(nodes: number, slotModel: SlotModel = 'mr1'): ClusterSpec {
+  return {
+    version: 1,
+    slotModel,
+    heartbeatSeconds: 3,
+    remoteReadPenalty: 0.5,
+    gpuLabel: 'gpu',
+    nodeClasses: [cls({ name: 'worker', count: nodes, mapSlots: 4, reduceSlots: 2, containers: 6, idleWatts: 150, taskEnergyKWh: { cpu: 0.002, gpu: 0.002, gpuOnCpu: 0.002 } })],
+    costs: { cpu: LOADGEN_COST, gpu: LOADGEN_COST },
+    hdfs: { blockMB: 128, replication: 3, blocks: 0 },
+    failures: null,
+    energyWindowSeconds: null,
+  };
+}
