@@ -5,6 +5,15 @@ import { RmHttpError } from './rm-http';
 import { RmTimeoutError } from './rm-timeout';
 import { RmUnavailableError } from './rm-unavailable';
 import { RmMalformedResponseError } from './rm-malformed';
+import {
+  IdempotencyConflictError,
+  InvalidJsonError,
+  NotFoundError,
+  NotReadyError,
+  PayloadTooLargeError,
+  UnauthorizedError,
+  UnsupportedMediaTypeError,
+} from './api-errors';
 
 /**
  * Every error class of the project, by code. The API's error middleware renders these;
@@ -20,4 +29,11 @@ export const errorCatalog: ReadonlyArray<{ code: string; httpStatus: number; typ
   { code: 'RM_TIMEOUT', httpStatus: 504, type: RmTimeoutError },
   { code: 'RM_UNAVAILABLE', httpStatus: 503, type: RmUnavailableError },
   { code: 'RM_MALFORMED_RESPONSE', httpStatus: 502, type: RmMalformedResponseError },
+  { code: 'UNAUTHORIZED', httpStatus: 401, type: UnauthorizedError },
+  { code: 'INVALID_JSON', httpStatus: 400, type: InvalidJsonError },
+  { code: 'PAYLOAD_TOO_LARGE', httpStatus: 413, type: PayloadTooLargeError },
+  { code: 'UNSUPPORTED_MEDIA_TYPE', httpStatus: 415, type: UnsupportedMediaTypeError },
+  { code: 'NOT_FOUND', httpStatus: 404, type: NotFoundError },
+  { code: 'IDEMPOTENCY_KEY_REUSED', httpStatus: 422, type: IdempotencyConflictError },
+  { code: 'NOT_READY', httpStatus: 503, type: NotReadyError },
 ];

@@ -1,0 +1,169 @@
+/**
+ * OpenAPI 3.1 description of the sidecar's HTTP API, served at /api/v1/openapi.json.
+ * test/api/api.test.ts checks that every route the app serves is described here.
+ */
+const error = {
+  type: 'object',
+  required: ['error'],
+  properties: {
+    error: {
+      type: 'object',
+      required: ['code', 'message'],
+      properties: {
+        code: { type: 'string', examples: ['VALIDATION_FAILED', 'UNAUTHORIZED'] },
+        message: { type: 'string' },
+        issues: {
+          type: 'array',
+          items: {
+            type: 'object',
+            properties: { path: { type: 'string' }, message: { type: 'string' } },
+          },
+        },
+      },
+    },
+  },
+} as const;
+
+const errorResponse = (description: string) => ({
+  description,
+  content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
+});
+
+export const openApiDocument = {
+  openapi: '3.1.0',
+  info: {
+    title: 'yarn-sched-sidecar',
+    version: '1',
+    description:
+      'Deadline admission control for Hadoop YARN. Submit a deadline job and get an immediate answer: admitted with an estimated finish, or rejected with the reason and the earliest deadline that would be admitted now.',
+  },
+  components: {
+    securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } },
+    schemas: {
+      Error: error,
+      Submission: {
+        type: 'object',
+        required: ['name', 'user', 'deadline', 'maps', 'reduces', 'inputBytes'],
+        additionalProperties: false,
+        properties: {
+          name: { type: 'string', maxLength: 256 },
+          user: { type: 'string', pattern: '^[A-Za-z0-9._@-]+$' },
+          deadline: {
+            oneOf: [
+              { type: 'string', format: 'date-time', description: 'absolute deadline' },
+              { type: 'number', exclusiveMinimum: 0, description: 'seconds from now' },
+            ],
+          },
+          maps: { type: 'integer', minimum: 1 },
+          reduces: { type: 'integer', minimum: 0 },
+          inputBytes: { type: 'number', minimum: 0 },
+          splitBytes: { type: 'array', items: { type: 'number', minimum: 0 }, description: 'one per map' },
+          jobType: { enum: ['cpu', 'gpu', 'adaptive'], default: 'cpu' },
+          queue: { type: 'string', description: 'defaults to the real-time queue' },
+          inputPaths: { type: 'array', items: { type: 'string' } },
+          tags: { type: 'array', items: { type: 'string' } },
+          yarnSubmission: {
+            type: 'object',
+            description: "passed to the RM's submission body (am-container-spec, resource, ...)",
+          },
+          dryRun: { type: 'boolean', default: false, description: 'decide without recording or submitting' },
+        },
+      },
+      Answer: {
+        type: 'object',
+        required: ['id', 'decision'],
+        properties: {
+          id: { type: 'string' },
+          decision: { enum: ['admitted', 'rejected'] },
+          deadline: { type: 'string', format: 'date-time' },
+          estimatedFinish: { type: 'string', format: 'date-time' },
+          slackSeconds: { type: 'number' },
+          position: { type: 'integer', description: 'place in the EDF queue, 1 = first' },
+          queue: { type: 'string' },
+          priority: { type: 'integer' },
+          label: { type: ['string', 'null'] },
+          reason: {
+            type: 'object',
+            description: 'why a job was rejected: which job would miss its deadline, and by how much',
+          },
+          earliestAdmissibleDeadline: { type: ['string', 'null'], format: 'date-time' },
+          dryRun: { type: 'boolean' },
+        },
+      },
+    },
+  },
+  paths: {
+    '/api/v1/jobs': {
+      post: {
+        summary: 'Submit a deadline job',
+        security: [{ bearer: [] }],
+        parameters: [
+          {
+            name: 'Idempotency-Key',
+            in: 'header',
+            required: false,
+            schema: { type: 'string', maxLength: 200 },
+            description:
+              'a retried request with the same key returns the first answer and submits nothing new',
+          },
+        ],
+        requestBody: {
+          required: true,
+          content: { 'application/json': { schema: { $ref: '#/components/schemas/Submission' } } },
+        },
+        responses: {
+          '201': {
+            description: 'admitted',
+            content: { 'application/json': { schema: { $ref: '#/components/schemas/Answer' } } },
+          },
+          '200': {
+            description: 'rejected (or a dry run)',
+            content: { 'application/json': { schema: { $ref: '#/components/schemas/Answer' } } },
+          },
+          '400': errorResponse('invalid JSON or invalid fields; `issues` names each field'),
+          '401': errorResponse('no or wrong bearer token'),
+          '413': errorResponse('body too large'),
+          '415': errorResponse('not application/json'),
+          '422': errorResponse('Idempotency-Key reused with a different body'),
+        },
+      },
+      get: {
+        summary: 'List jobs, newest first',
+        parameters: ['decision', 'state', 'queue', 'user', 'limit', 'offset'].map((name) => ({
+          name,
+          in: 'query',
+          required: false,
+          schema: { type: name === 'limit' || name === 'offset' ? 'integer' : 'string' },
+        })),
+        responses: { '200': { description: '{jobs, total}' }, '400': errorResponse('bad filter') },
+      },
+    },
+    '/api/v1/jobs/{id}': {
+      get: {
+        summary: 'One job: decision, reason, estimates and the timeline of RM actions',
+        parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string' } }],
+        responses: { '200': { description: 'the job' }, '404': errorResponse('no such job') },
+      },
+    },
+    '/api/v1/cluster': {
+      get: {
+        summary: 'The cluster as last read from the RM, per label partition',
+        responses: { '200': { description: 'snapshot' } },
+      },
+    },
+    '/api/v1/openapi.json': {
+      get: { summary: 'This document', responses: { '200': { description: 'OpenAPI' } } },
+    },
+    '/healthz': { get: { summary: 'The process is up', responses: { '200': { description: 'ok' } } } },
+    '/readyz': {
+      get: {
+        summary: 'Ready only while the RM answers',
+        responses: { '200': { description: 'ready' }, '503': { description: 'not ready, with the reason' } },
+      },
+    },
+    '/metrics': {
+      get: { summary: 'Prometheus metrics', responses: { '200': { description: 'text format' } } },
+    },
+    '/': { get: { summary: 'The jobs page', responses: { '200': { description: 'HTML' } } } },
+  },
+} as const;

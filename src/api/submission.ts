@@ -1,0 +1,100 @@
+import { z } from 'zod';
+import { ValidationError } from '../errors/validation';
+
+/**
+ * `POST /api/v1/jobs`: a deadline-annotated MapReduce job. The deadline is an ISO-8601 time
+ * or a number of seconds from now. Everything is checked here; the admission core checks
+ * the job model again (its own invariants) before deciding.
+ */
+const isoTime = z
+  .string()
+  .refine((s) => /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})$/.test(s), {
+    message: 'must be an ISO-8601 time with a zone, e.g. 2026-11-22T09:00:00Z',
+  })
+  .refine((s) => Number.isFinite(Date.parse(s)), { message: 'is not a valid time' });
+
+const tag = z.string().regex(/^[^,\s][^,]*$/, 'must be non-empty with no comma');
+
+export const submissionSchema = z
+  .object({
+    name: z.string().min(1).max(256),
+    user: z
+      .string()
+      .min(1)
+      .max(128)
+      .regex(/^[A-Za-z0-9._@-]+$/, 'may hold letters, digits and . _ @ - only'),
+    deadline: z.union([isoTime, z.number().positive('must be positive (seconds from now)').finite()]),
+    maps: z.number().int('must be a whole number').min(1).max(1_000_000),
+    reduces: z.number().int('must be a whole number').min(0).max(100_000),
+    inputBytes: z.number().finite().min(0),
+    /** Per-map split sizes in bytes; when given, one per map, adding up to inputBytes. */
+    splitBytes: z.array(z.number().finite().min(0)).optional(),
+    jobType: z.enum(['cpu', 'gpu', 'adaptive']).default('cpu'),
+    queue: z.string().min(1).max(256).optional(),
+    inputPaths: z
+      .array(z.string().min(1).startsWith('/', 'must be an absolute HDFS path'))
+      .max(1000)
+      .optional(),
+    tags: z.array(tag).max(32).optional(),
+    /** Passed through to the RM's submission body (am-container-spec, resource, ...). */
+    yarnSubmission: z.record(z.string(), z.unknown()).optional(),
+    /** Decide and answer, but record nothing and submit nothing (a feasibility check). */
+    dryRun: z.boolean().default(false),
+  })
+  .strict()
+  .superRefine((job, ctx) => {
+    if (job.splitBytes) {
+      if (job.splitBytes.length !== job.maps) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['splitBytes'],
+          message: `has ${job.splitBytes.length} entries, expected one per map (${job.maps})`,
+        });
+      } else {
+        const total = job.splitBytes.reduce((a, b) => a + b, 0);
+        if (Math.abs(total - job.inputBytes) > Math.max(1, job.inputBytes * 1e-9)) {
+          ctx.addIssue({
+            code: 'custom',
+            path: ['splitBytes'],
+            message: `adds up to ${total} bytes, but inputBytes is ${job.inputBytes}`,
+          });
+        }
+      }
+    }
+    if (job.yarnSubmission) {
+      for (const key of ['application-id', 'queue', 'application-tags', 'app-node-label-expression']) {
+        if (key in job.yarnSubmission) {
+          ctx.addIssue({
+            code: 'custom',
+            path: ['yarnSubmission', key],
+            message: 'is set by the sidecar; use the top-level field instead',
+          });
+        }
+      }
+    }
+  });
+
+export type SubmissionInput = z.input<typeof submissionSchema>;
+export type Submission = z.output<typeof submissionSchema> & { deadlineMs: number };
+
+/** Validate a request body; `nowMs` turns a relative deadline into an absolute one. */
+export function parseSubmission(body: unknown, nowMs: number): Submission {
+  const parsed = submissionSchema.safeParse(body);
+  if (!parsed.success) {
+    throw new ValidationError(
+      parsed.error.issues.map((i) => ({
+        path: i.path.length ? i.path.join('.') : '(body)',
+        message: i.code === 'unrecognized_keys' ? `unknown field(s) ${i.keys.join(', ')}` : i.message,
+      })),
+    );
+  }
+  const job = parsed.data;
+  const deadlineMs =
+    typeof job.deadline === 'number' ? nowMs + job.deadline * 1000 : Date.parse(job.deadline);
+  if (deadlineMs <= nowMs) {
+    throw new ValidationError([
+      { path: 'deadline', message: `is in the past (${new Date(deadlineMs).toISOString()})` },
+    ]);
+  }
+  return { ...job, deadlineMs };
+}
