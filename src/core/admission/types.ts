@@ -1,0 +1,74 @@
+import type { DeadlineJob } from '../job';
+
+/** Why a job was refused. Data, not an exception: the API renders it to the user as is. */
+export interface RejectReason {
+  readonly kind:
+    | 'new-job-misses'
+    | 'admitted-job-would-miss'
+    | 'dc-too-many-reduces'
+    | 'dc-no-time-for-maps'
+    | 'dc-map-slots-unavailable'
+    | 'dc-reduce-slots-unavailable';
+  /** The job whose deadline would be missed (the new one, or an admitted one). */
+  readonly jobId: string;
+  /** That job's absolute deadline A + D, seconds. */
+  readonly deadline: number;
+  /** Its estimated finish if the new job were admitted (null where the test has no estimate). */
+  readonly estimatedFinish: number | null;
+  /** estimatedFinish - deadline (null with estimatedFinish). */
+  readonly lateBySeconds: number | null;
+  /** For the DC kinds: slots needed and free at the instant the test looked. */
+  readonly slotsNeeded?: number;
+  readonly slotsFree?: number;
+}
+
+export type AdmissionResult<S> =
+  | {
+      readonly admitted: true;
+      readonly jobId: string;
+      readonly estimatedFinish: number;
+      /** Position in the priority queue (0 = head). */
+      readonly position: number;
+      readonly state: S;
+    }
+  | {
+      readonly admitted: false;
+      readonly jobId: string;
+      readonly reason: RejectReason;
+      /** Earliest relative deadline D (whole seconds) admitted now, or null if none / not searched. */
+      readonly earliestAdmissibleDeadline: number | null;
+      /** The state, unchanged: a rejected job changes nothing. */
+      readonly state: S;
+    };
+
+export interface AdmitOptions {
+  /** Search the earliest admissible deadline on rejection (default true). */
+  readonly searchEarliest?: boolean;
+}
+
+/** Actual task finish times of a finished job, for the feedback controller (Alg. 5.5). */
+export interface JobActuals {
+  readonly mapFinishTimes: readonly number[];
+  readonly reduceFinishTimes: readonly number[];
+  /** ~e: the job's actual finish time. */
+  readonly finishedAt: number;
+}
+
+/**
+ * An admission policy is a value: the simulator and the live sidecar hold one and thread its
+ * state through. Every operation is pure and returns a new state.
+ */
+export interface AdmissionPolicy<S> {
+  readonly name: string;
+  /** An empty cluster (every slot free at `now`). */
+  initialState(now: number): S;
+  admit(state: S, job: DeadlineJob, now: number, options?: AdmitOptions): AdmissionResult<S>;
+  /** The dispatcher launched the job's first task: nothing may be queued ahead of it any more. */
+  markStarted(state: S, jobId: string): S;
+  /** The job finished: feedback (where the policy has one) and removal from the queue. */
+  complete(state: S, jobId: string, actuals: JobActuals, now: number): S;
+  /** The job left without finishing (killed): removal only. */
+  leave(state: S, jobId: string, now: number): S;
+  /** Admitted, unfinished jobs in dispatch priority order. */
+  queue(state: S): readonly DeadlineJob[];
+}

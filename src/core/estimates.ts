@@ -1,0 +1,91 @@
+import { ValidationError, type ValidationIssue } from '../errors/validation';
+import { largestSplit, type DeadlineJob } from './job';
+
+/**
+ * The learned estimates of seed 000 section IV.A / seed 004 eq. 4.2-4.4:
+ * eta (max intermediate/input ratio), c_m^max and c_r^max (worst seconds per unit of data of a
+ * map / reduce task). They only grow, which keeps the per-task estimates pessimistic; that
+ * pessimism is what the guarantee rests on.
+ */
+export interface Estimates {
+  readonly eta: number;
+  readonly mapCostMax: number;
+  readonly reduceCostMax: number;
+}
+
+export const DEFAULT_ESTIMATES: Estimates = Object.freeze({ eta: 1, mapCostMax: 0.25, reduceCostMax: 0.25 });
+
+export function validateEstimates(input: unknown, path = 'estimates'): Estimates {
+  const issues: ValidationIssue[] = [];
+  const rec = (typeof input === 'object' && input !== null ? input : {}) as Record<string, unknown>;
+  if (typeof input !== 'object' || input === null)
+    throw new ValidationError([{ path, message: 'must be an object' }]);
+  for (const f of ['eta', 'mapCostMax', 'reduceCostMax'] as const) {
+    const v = rec[f];
+    if (typeof v !== 'number' || !Number.isFinite(v) || v < 0) {
+      issues.push({ path: `${path}.${f}`, message: 'must be a finite number >= 0' });
+    }
+  }
+  if (issues.length > 0) throw new ValidationError(issues);
+  return Object.freeze({
+    eta: rec.eta as number,
+    mapCostMax: rec.mapCostMax as number,
+    reduceCostMax: rec.reduceCostMax as number,
+  });
+}
+
+/** Per-task estimates of one job, in seconds. */
+export interface TaskEstimates {
+  /** eps^m = c_m^max * max_i delta_i^m (Alg. 5.2 line 1). */
+  readonly mapSeconds: number;
+  /** eps^r = c_r^max * max_i delta_i^r (Alg. 5.3 line 2), with delta^r <= eta*delta split evenly over R. */
+  readonly reduceSeconds: number;
+}
+
+export function taskEstimates(est: Estimates, job: DeadlineJob): TaskEstimates {
+  return {
+    mapSeconds: est.mapCostMax * largestSplit(job),
+    reduceSeconds: (est.reduceCostMax * est.eta * job.inputSize) / job.reduces,
+  };
+}
+
+/** What a finished job reports, e.g. from the JobHistory server: sizes and run times per task. */
+export interface FinishedJobObservation {
+  readonly inputSize: number;
+  readonly intermediateSize: number;
+  readonly mapTasks: readonly { readonly size: number; readonly seconds: number }[];
+  readonly reduceTasks: readonly { readonly size: number; readonly seconds: number }[];
+}
+
+/**
+ * The learning rules: eta = max(eta, delta^r/delta); c^max = max(c^max, eps_i/delta_i).
+ * Tasks with no data (size 0) say nothing about the cost per unit and are skipped rather than
+ * dividing by zero; non-finite or negative inputs are a ValidationError.
+ */
+export function learnFromFinishedJob(est: Estimates, obs: FinishedJobObservation): Estimates {
+  const issues: ValidationIssue[] = [];
+  const bad = (p: string, v: number): boolean => {
+    if (!Number.isFinite(v) || v < 0) {
+      issues.push({ path: p, message: 'must be a finite number >= 0' });
+      return true;
+    }
+    return false;
+  };
+  bad('observation.inputSize', obs.inputSize);
+  bad('observation.intermediateSize', obs.intermediateSize);
+  obs.mapTasks.forEach((t, i) => {
+    bad(`observation.mapTasks[${i}].size`, t.size);
+    bad(`observation.mapTasks[${i}].seconds`, t.seconds);
+  });
+  obs.reduceTasks.forEach((t, i) => {
+    bad(`observation.reduceTasks[${i}].size`, t.size);
+    bad(`observation.reduceTasks[${i}].seconds`, t.seconds);
+  });
+  if (issues.length > 0) throw new ValidationError(issues);
+  let { eta, mapCostMax, reduceCostMax } = est;
+  if (obs.inputSize > 0) eta = Math.max(eta, obs.intermediateSize / obs.inputSize);
+  for (const t of obs.mapTasks) if (t.size > 0) mapCostMax = Math.max(mapCostMax, t.seconds / t.size);
+  for (const t of obs.reduceTasks)
+    if (t.size > 0) reduceCostMax = Math.max(reduceCostMax, t.seconds / t.size);
+  return Object.freeze({ eta, mapCostMax, reduceCostMax });
+}

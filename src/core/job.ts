@@ -1,0 +1,118 @@
+import { ValidationError, type ValidationIssue } from '../errors/validation';
+
+/**
+ * A deadline job J = (A, D, M, R, delta) of seed 000 section IV.A.
+ *
+ * Times are seconds on the caller's clock (the core never reads a clock). `deadline` is the
+ * relative deadline D: the job must finish by `arrival + deadline`. Sizes are in any unit of
+ * data (MB by convention) as long as the estimates' unit costs use the same unit.
+ */
+export interface DeadlineJob {
+  readonly id: string;
+  /** A: arrival (submission) time, seconds. */
+  readonly arrival: number;
+  /** D: relative deadline, seconds, > 0. */
+  readonly deadline: number;
+  /** M: number of map tasks, integer >= 1. */
+  readonly maps: number;
+  /** R: number of reduce tasks, integer >= 1. */
+  readonly reduces: number;
+  /** delta: input size, >= 0. */
+  readonly inputSize: number;
+  /** delta_i^m: per-map split sizes; when absent the input is split evenly over the M maps. */
+  readonly mapSplits?: readonly number[];
+}
+
+/** The absolute deadline A + D. */
+export function absoluteDeadline(job: DeadlineJob): number {
+  return job.arrival + job.deadline;
+}
+
+/** The largest map split, max_i delta_i^m (Alg. 5.2 line 1). */
+export function largestSplit(job: DeadlineJob): number {
+  if (job.mapSplits === undefined) return job.inputSize / job.maps;
+  let max = 0;
+  for (const s of job.mapSplits) if (s > max) max = s;
+  return max;
+}
+
+function isRecord(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/** Relative tolerance for "splits add up to the input size" (sums of floats are not exact). */
+const SPLIT_SUM_TOLERANCE = 1e-9;
+
+/**
+ * Checks an untrusted job (from an HTTP body, a trace line, an RM tag) and returns it frozen.
+ * Collects every problem with the path of its field, so a bad job can never put NaN into a
+ * slot vector: non-finite or negative sizes and times, zero or fractional task counts, a zero or
+ * negative deadline, splits that are missing entries or do not add up to the input size.
+ */
+export function validateJob(input: unknown, path = 'job'): DeadlineJob {
+  const issues: ValidationIssue[] = [];
+  if (!isRecord(input)) throw new ValidationError([{ path, message: 'must be an object' }]);
+  const at = (f: string): string => `${path}.${f}`;
+  const finite = (f: string, v: unknown): v is number => {
+    if (typeof v !== 'number' || !Number.isFinite(v)) {
+      issues.push({ path: at(f), message: 'must be a finite number' });
+      return false;
+    }
+    return true;
+  };
+  const count = (f: string, v: unknown): void => {
+    if (!finite(f, v)) return;
+    if (!Number.isInteger(v)) issues.push({ path: at(f), message: 'must be a whole number of tasks' });
+    else if (v < 1) issues.push({ path: at(f), message: 'must be at least 1' });
+  };
+  const { id, arrival, deadline, maps, reduces, inputSize, mapSplits } = input;
+  if (typeof id !== 'string' || id.length === 0)
+    issues.push({ path: at('id'), message: 'must be a non-empty string' });
+  if (finite('arrival', arrival) && arrival < 0)
+    issues.push({ path: at('arrival'), message: 'must be >= 0' });
+  if (finite('deadline', deadline) && deadline <= 0)
+    issues.push({ path: at('deadline'), message: 'must be > 0' });
+  count('maps', maps);
+  count('reduces', reduces);
+  if (finite('inputSize', inputSize) && inputSize < 0)
+    issues.push({ path: at('inputSize'), message: 'must be >= 0' });
+  let splits: number[] | undefined;
+  if (mapSplits !== undefined) {
+    if (!Array.isArray(mapSplits)) {
+      issues.push({ path: at('mapSplits'), message: 'must be an array of sizes' });
+    } else {
+      splits = [];
+      let ok = true;
+      mapSplits.forEach((s: unknown, i) => {
+        if (typeof s !== 'number' || !Number.isFinite(s) || s < 0) {
+          issues.push({ path: `${at('mapSplits')}[${i}]`, message: 'must be a finite size >= 0' });
+          ok = false;
+        } else splits!.push(s);
+      });
+      if (typeof maps === 'number' && Number.isInteger(maps) && mapSplits.length !== maps) {
+        issues.push({
+          path: at('mapSplits'),
+          message: `has ${mapSplits.length} entries but maps is ${maps}`,
+        });
+        ok = false;
+      }
+      if (ok && typeof inputSize === 'number' && Number.isFinite(inputSize)) {
+        const sum = splits.reduce((a, b) => a + b, 0);
+        if (Math.abs(sum - inputSize) > SPLIT_SUM_TOLERANCE * Math.max(1, Math.abs(inputSize))) {
+          issues.push({ path: at('mapSplits'), message: `add up to ${sum}, not to inputSize ${inputSize}` });
+        }
+      }
+    }
+  }
+  if (issues.length > 0) throw new ValidationError(issues);
+  const job: DeadlineJob = {
+    id: id as string,
+    arrival: arrival as number,
+    deadline: deadline as number,
+    maps: maps as number,
+    reduces: reduces as number,
+    inputSize: inputSize as number,
+    ...(splits === undefined ? {} : { mapSplits: Object.freeze(splits) }),
+  };
+  return Object.freeze(job);
+}

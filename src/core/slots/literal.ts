@@ -1,0 +1,79 @@
+import { mapLane, reduceLane, type JobWork, type Lanes, type Placement, type SlotModel } from './model';
+
+/**
+ * "Sort items in T to keep T a sorted vector" (Alg. 5.2 line 7, Alg. 5.3 line 8). Only the
+ * first item changed, and it only grew, so one insertion pass re-sorts the vector exactly.
+ */
+function resortFirst(v: Float64Array): void {
+  const x = v[0]!;
+  let i = 1;
+  while (i < v.length && v[i]! < x) {
+    v[i - 1] = v[i]!;
+    i++;
+  }
+  v[i - 1] = x;
+}
+
+/**
+ * The reference implementation: Alg. 5.2 and 5.3 exactly as printed, one task at a time,
+ * re-sorting after every task. O(M*l + R*q) per job. Kept to check and benchmark the fast one.
+ */
+export function literalPlace(
+  model: SlotModel,
+  pred: Lanes,
+  work: JobWork,
+  now: number,
+): Placement & { lanes: Float64Array[] } {
+  const lanes = pred.map((l) => Float64Array.from(l));
+  const tm = lanes[mapLane(model)]!;
+  let last = -Infinity;
+  for (let k = 0; k < work.pendingMaps; k++) {
+    let t = tm[0]!; // line 3: the smallest value
+    t = Math.max(t, now); // line 4
+    t += work.mapSeconds; // line 5
+    last = t; // line 6: e^m
+    tm[0] = t;
+    resortFirst(tm); // line 7
+  }
+  // A job rebuilt from a running cluster may end its map stage with a running map; a fresh
+  // job always has last >= now, so for it this is exactly e^m of line 6.
+  const mapEnd = Math.max(last, work.mapsBusyUntil, now);
+  const tr = lanes[reduceLane(model)]!;
+  let lastR = -Infinity;
+  for (let k = 0; k < work.pendingReduces; k++) {
+    let t = tr[0]!; // Alg. 5.3 line 4
+    t = Math.max(t, mapEnd); // line 5
+    t += work.reduceSeconds; // line 6
+    lastR = t; // line 7: e
+    tr[0] = t;
+    resortFirst(tr); // line 8
+  }
+  const finish = Math.max(lastR, work.reducesBusyUntil, mapEnd);
+  return { lanes, mapEnd, finish };
+}
+
+/**
+ * SATU (Alg. 5.6 / Alg. VI): start from the predecessor's vectors and, for each actual task
+ * finish time in ascending order, overwrite the smallest slot time with it (lines 7-11 for the
+ * maps, 12-21 for the reduces). On `unified` both loops run on the one container vector.
+ */
+export function satu(
+  model: SlotModel,
+  pred: Lanes,
+  mapFinishes: readonly number[],
+  reduceFinishes: readonly number[],
+): Float64Array[] {
+  const lanes = pred.map((l) => Float64Array.from(l));
+  const run = (lane: Float64Array, finishes: readonly number[]): void => {
+    const sorted = [...finishes].sort((a, b) => a - b);
+    for (const e of sorted) {
+      if (lane.length === 0) return;
+      // line 9: u_1 = e; line 10: re-sort. The new value may be smaller than its neighbours.
+      lane[0] = e;
+      lane.sort();
+    }
+  };
+  run(lanes[mapLane(model)]!, mapFinishes);
+  run(lanes[reduceLane(model)]!, reduceFinishes);
+  return lanes;
+}
