@@ -151,6 +151,13 @@ export const openApiDocument = {
         responses: { '200': { description: 'snapshot' } },
       },
     },
+    '/api/v1/stats': {
+      get: {
+        summary:
+          'Samples over time: accept ratio, deadline success ratio, utilisation per label partition, energy',
+        responses: { '200': { description: '{samples: StatsSample[]}' } },
+      },
+    },
     '/api/v1/openapi.json': {
       get: { summary: 'This document', responses: { '200': { description: 'OpenAPI' } } },
     },

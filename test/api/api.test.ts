@@ -28,6 +28,9 @@ class RecordingService implements SidecarService {
   cluster() {
     return { nodes: 3 };
   }
+  stats() {
+    return { samples: [{ at: '2026-11-22T08:00:00.000Z', accepted: 1 }] };
+  }
   ready = true;
   readiness() {
     return this.ready ? { ready: true } : { ready: false, reason: 'RM unreachable since 08:00:00Z' };
@@ -192,6 +195,9 @@ describe('the HTTP API', () => {
     const missing = await fetch(`${base}/api/v1/jobs/dl-404`);
     expect(missing.status).toBe(404);
     expect(await fetch(`${base}/api/v1/cluster`).then((r) => r.json())).toEqual({ nodes: 3 });
+    expect(await fetch(`${base}/api/v1/stats`).then((r) => r.json())).toEqual({
+      samples: [{ at: '2026-11-22T08:00:00.000Z', accepted: 1 }],
+    });
   });
 
   it('reports readiness from the service', async () => {

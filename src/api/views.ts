@@ -1,0 +1,142 @@
+import type { ActionRecord, DecisionRecord, JobRecord } from '../store/ledger';
+
+/**
+ * The shapes the read API answers with. The dashboard reads exactly these, as would any
+ * outside client; times are ISO-8601 UTC strings.
+ */
+export interface RejectionReason {
+  /** e.g. `new-job-misses`, `admitted-job-would-miss`, `no-capacity`, `label-unavailable` */
+  kind: string;
+  message: string;
+  /** The job whose deadline would be missed (the new one, or an admitted one). */
+  jobId?: string;
+  lateBySeconds?: number;
+  [key: string]: unknown;
+}
+
+export interface JobView {
+  id: string;
+  name: string;
+  user: string;
+  submitter: string;
+  source: 'api' | 'discovered';
+  jobType: string;
+  maps: number;
+  reduces: number;
+  inputBytes: number;
+  decision: 'admitted' | 'rejected';
+  state: string;
+  outcome: 'met' | 'missed' | null;
+  queue: string | null;
+  label: string | null;
+  priority: number | null;
+  appId: string | null;
+  arrival: string;
+  deadline: string;
+  estimatedFinish: string | null;
+  finishedAt: string | null;
+  /** Deadline minus the actual finish (when ended) or the estimated finish; negative = late. */
+  slackSeconds: number | null;
+  reason: RejectionReason | null;
+  earliestAdmissibleDeadline: string | null;
+  energyJoules: number | null;
+  /** 1-based place in the EDF queue, for admitted jobs not yet ended. */
+  position: number | null;
+}
+
+export interface ActionView {
+  id: number;
+  kind: string;
+  status: string;
+  attempts: number;
+  payload: unknown;
+  result: unknown;
+  error: string | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface DecisionView {
+  at: string;
+  policy: string;
+  decision: string;
+  detail: unknown;
+}
+
+export interface JobDetailView extends JobView {
+  decisions: DecisionView[];
+  actions: ActionView[];
+}
+
+export interface PartitionView {
+  /** '' is the default partition (nodes without a label). */
+  label: string;
+  nodes: number;
+  memoryMb: { total: number; used: number };
+  vcores: { total: number; used: number };
+  gpus: { total: number; used: number };
+  utilization: number;
+}
+
+export interface StatsSample {
+  at: string;
+  accepted: number;
+  rejected: number;
+  met: number;
+  missed: number;
+  acceptRatio: number | null;
+  successRatio: number | null;
+  utilizationByLabel: Record<string, number>;
+  energyKWh: number;
+}
+
+const iso = (ms: number | null): string | null => (ms === null ? null : new Date(ms).toISOString());
+
+export function jobView(job: JobRecord, position: number | null = null): JobView {
+  const end = job.finishedMs ?? job.estimatedFinishMs;
+  return {
+    id: job.id,
+    name: job.name,
+    user: job.user,
+    submitter: job.submitter,
+    source: job.source,
+    jobType: job.jobType,
+    maps: job.maps,
+    reduces: job.reduces,
+    inputBytes: job.inputBytes,
+    decision: job.decision,
+    state: job.state,
+    outcome: job.outcome,
+    queue: job.queue,
+    label: job.label,
+    priority: job.priority,
+    appId: job.appId,
+    arrival: iso(job.arrivalMs)!,
+    deadline: iso(job.deadlineMs)!,
+    estimatedFinish: iso(job.estimatedFinishMs),
+    finishedAt: iso(job.finishedMs),
+    slackSeconds: end === null || job.decision === 'rejected' ? null : (job.deadlineMs - end) / 1000,
+    reason: (job.reason as RejectionReason | null) ?? null,
+    earliestAdmissibleDeadline: iso(job.earliestDeadlineMs),
+    energyJoules: job.energyJoules,
+    position,
+  };
+}
+
+export function actionView(a: ActionRecord): ActionView {
+  return {
+    id: a.id,
+    kind: a.kind,
+    status: a.status,
+    attempts: a.attempts,
+    payload: a.payload,
+    result: a.result,
+    error: a.error,
+    createdAt: iso(a.createdMs)!,
+    updatedAt: iso(a.updatedMs)!,
+  };
+}
+
+export function decisionView(d: DecisionRecord): DecisionView {
+  return { at: iso(d.atMs)!, policy: d.policy, decision: d.decision, detail: d.detail };
+}
