@@ -220,6 +220,7 @@ describe('the HTTP API', () => {
         '/api/v1/jobs',
         '/api/v1/jobs/{id}',
         '/api/v1/openapi.json',
+        '/api/v1/stats',
         '/healthz',
         '/metrics',
         '/readyz',
