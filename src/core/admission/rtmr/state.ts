@@ -4,7 +4,15 @@ import { taskEstimates } from '../../estimates';
 import { absoluteDeadline, validateJob, type DeadlineJob } from '../../job';
 import { VectorCursor, type Step } from '../../slots/fast';
 import { literalPlace } from '../../slots/literal';
-import { freeLanes, laneSizes, mapLane, type JobWork, type Lanes, type Placement, type SlotModel } from '../../slots/model';
+import {
+  freeLanes,
+  laneSizes,
+  mapLane,
+  type JobWork,
+  type Lanes,
+  type Placement,
+  type SlotModel,
+} from '../../slots/model';
 
 /** Which implementation of the vector calculations a state uses. */
 export type VectorEngine = 'fast' | 'literal';
@@ -51,7 +59,16 @@ export function emptyRtmrState(
   order: QueueOrder,
   now: number,
 ): RtmrState {
-  return { kind: 'rtmr', model, estimates, engine, order, base: freeLanes(model, now), entries: [], checkpoints: new Map() };
+  return {
+    kind: 'rtmr',
+    model,
+    estimates,
+    engine,
+    order,
+    base: freeLanes(model, now),
+    entries: [],
+    checkpoints: new Map(),
+  };
 }
 
 export function freshWork(estimates: Estimates, job: DeadlineJob): JobWork {
@@ -137,7 +154,9 @@ export function lanesEqual(a: Lanes, b: Lanes): boolean {
 }
 
 export function newWalker(state: Pick<RtmrState, 'model' | 'engine'>, start: Lanes): Walker {
-  return state.engine === 'literal' ? new LiteralWalker(state.model, start) : new FastWalker(state.model, start);
+  return state.engine === 'literal'
+    ? new LiteralWalker(state.model, start)
+    : new FastWalker(state.model, start);
 }
 
 /** Index of the last step replacing the vectors outright, or -1. */
@@ -262,9 +281,17 @@ export function walkSuccessors(
   for (let s = from; s < es.length; s++) {
     const old = es[s]!;
     const r = walker.place(old.work, now);
-    const next: RtmrEntry = { ...old, mapEnd: r.mapEnd, finish: r.finish, steps: r.steps, computedAt: now, mapFirstPick: r.firstPick };
+    const next: RtmrEntry = {
+      ...old,
+      mapEnd: r.mapEnd,
+      finish: r.finish,
+      steps: r.steps,
+      computedAt: now,
+      mapFirstPick: r.firstPick,
+    };
     out.push(next);
-    if (stopAtMiss && r.finish > absoluteDeadline(old.job)) return { entries: out, miss: { index: s, entry: old, finish: r.finish } };
+    if (stopAtMiss && r.finish > absoluteDeadline(old.job))
+      return { entries: out, miss: { index: s, entry: old, finish: r.finish } };
     if (oldCursor !== undefined) {
       oldCursor.applyAll(old.steps);
       if (s + 1 >= allStableAfter && walker.equals(oldCursor.view())) {
@@ -309,11 +336,14 @@ export function rtmrStateFromSnapshot(
   const issues: ValidationIssue[] = [];
   if (!Number.isFinite(snap.now)) issues.push({ path: 'snapshot.now', message: 'must be a finite number' });
   const sizes = laneSizes(model);
-  if (snap.slots.length !== sizes.length) issues.push({ path: 'snapshot.slots', message: `must have ${sizes.length} lane(s)` });
+  if (snap.slots.length !== sizes.length)
+    issues.push({ path: 'snapshot.slots', message: `must have ${sizes.length} lane(s)` });
   snap.slots.forEach((lane, l) => {
-    if (lane.length !== sizes[l]) issues.push({ path: `snapshot.slots[${l}]`, message: `must have ${sizes[l]} entries` });
+    if (lane.length !== sizes[l])
+      issues.push({ path: `snapshot.slots[${l}]`, message: `must have ${sizes[l]} entries` });
     lane.forEach((t, i) => {
-      if (!Number.isFinite(t)) issues.push({ path: `snapshot.slots[${l}][${i}]`, message: 'must be a finite time' });
+      if (!Number.isFinite(t))
+        issues.push({ path: `snapshot.slots[${l}][${i}]`, message: 'must be a finite time' });
     });
   });
   const jobs: { job: DeadlineJob; started: boolean; work: JobWork }[] = [];
@@ -330,11 +360,13 @@ export function rtmrStateFromSnapshot(
       throw e;
     }
     const count = (f: string, v: number, max: number): void => {
-      if (!Number.isInteger(v) || v < 0 || v > max) issues.push({ path: `${p}.${f}`, message: `must be a whole number in [0, ${max}]` });
+      if (!Number.isInteger(v) || v < 0 || v > max)
+        issues.push({ path: `${p}.${f}`, message: `must be a whole number in [0, ${max}]` });
     };
     count('mapsDone', q.mapsDone, job.maps);
     count('reducesDone', q.reducesDone, job.reduces);
-    if (q.mapsDone + q.mapsRunning.length > job.maps) issues.push({ path: `${p}.mapsRunning`, message: 'more maps done and running than the job has' });
+    if (q.mapsDone + q.mapsRunning.length > job.maps)
+      issues.push({ path: `${p}.mapsRunning`, message: 'more maps done and running than the job has' });
     if (q.reducesDone + q.reducesRunning.length > job.reduces)
       issues.push({ path: `${p}.reducesRunning`, message: 'more reduces done and running than the job has' });
     for (const [f, arr] of [
@@ -345,7 +377,8 @@ export function rtmrStateFromSnapshot(
         if (!Number.isFinite(t)) issues.push({ path: `${p}.${f}[${k}]`, message: 'must be a finite time' });
       });
     const t = taskEstimates(estimates, job);
-    const busy = (starts: readonly number[], secs: number): number => starts.reduce((m, s) => Math.max(m, s + secs), -Infinity);
+    const busy = (starts: readonly number[], secs: number): number =>
+      starts.reduce((m, s) => Math.max(m, s + secs), -Infinity);
     const pendingMaps = job.maps - q.mapsDone - q.mapsRunning.length;
     jobs.push({
       job,
@@ -364,13 +397,33 @@ export function rtmrStateFromSnapshot(
   const started = jobs.filter((j) => j.started);
   const waiting = jobs.filter((j) => !j.started);
   const key = (j: DeadlineJob): number => (order === 'edf' ? absoluteDeadline(j) : j.arrival);
-  waiting.sort((a, b) => key(a.job) - key(b.job) || a.job.arrival - b.job.arrival || (a.job.id < b.job.id ? -1 : 1));
+  waiting.sort(
+    (a, b) => key(a.job) - key(b.job) || a.job.arrival - b.job.arrival || (a.job.id < b.job.id ? -1 : 1),
+  );
   const base = snap.slots.map((lane) => Float64Array.from(lane).sort());
-  const state: RtmrState = { kind: 'rtmr', model, estimates, engine, order, base, entries: [], checkpoints: new Map() };
+  const state: RtmrState = {
+    kind: 'rtmr',
+    model,
+    estimates,
+    engine,
+    order,
+    base,
+    entries: [],
+    checkpoints: new Map(),
+  };
   const walker = newWalker(state, base);
   const entries: RtmrEntry[] = [...started, ...waiting].map((j) => {
     const r = walker.place(j.work, snap.now);
-    return { job: j.job, work: j.work, started: j.started, mapEnd: r.mapEnd, finish: r.finish, steps: r.steps, computedAt: snap.now, mapFirstPick: r.firstPick };
+    return {
+      job: j.job,
+      work: j.work,
+      started: j.started,
+      mapEnd: r.mapEnd,
+      finish: r.finish,
+      steps: r.steps,
+      computedAt: snap.now,
+      mapFirstPick: r.firstPick,
+    };
   });
   return { ...state, entries };
 }
