@@ -222,7 +222,11 @@ export class Engine {
     }
     this.placeClusterBlocks();
     if (cluster.failures) {
-      for (const n of this.nodes) this.queue.push(this.rngFail.exponential(cluster.failures.meanTimeBetweenSeconds), { kind: 'fail', node: n.index });
+      for (const n of this.nodes)
+        this.queue.push(this.rngFail.exponential(cluster.failures.meanTimeBetweenSeconds), {
+          kind: 'fail',
+          node: n.index,
+        });
     }
     this.context = {
       cluster,
@@ -403,10 +407,14 @@ export class Engine {
   /** Every job's outcome, in submission order. */
   outcomes(): JobOutcome[] {
     const localByJob = new Map<string, number>();
-    for (const t of this.tasks) if (t.completed && t.kind === 'map' && t.local) localByJob.set(t.job, (localByJob.get(t.job) ?? 0) + 1);
+    for (const t of this.tasks)
+      if (t.completed && t.kind === 'map' && t.local) localByJob.set(t.job, (localByJob.get(t.job) ?? 0) + 1);
     return this.jobs.map((j) => {
       const admitted = j.status !== 'rejected' && j.status !== 'waiting';
-      const start = j.mapStarts.reduce((m, s) => (Number.isNaN(s) ? m : Math.min(m, s)), Number.POSITIVE_INFINITY);
+      const start = j.mapStarts.reduce(
+        (m, s) => (Number.isNaN(s) ? m : Math.min(m, s)),
+        Number.POSITIVE_INFINITY,
+      );
       return {
         id: j.spec.id,
         arrival: j.spec.arrival,
@@ -424,7 +432,13 @@ export class Engine {
         start: Number.isFinite(start) ? start : null,
         finish: j.finish,
         metDeadline:
-          j.status === 'finished' && j.finish !== null ? (j.absDeadline === null ? true : j.finish <= j.absDeadline + 1e-9) : admitted && j.status !== 'killed' ? null : false,
+          j.status === 'finished' && j.finish !== null
+            ? j.absDeadline === null
+              ? true
+              : j.finish <= j.absDeadline + 1e-9
+            : admitted && j.status !== 'killed'
+              ? null
+              : false,
         slotSeconds: j.slotSeconds,
         localMaps: localByJob.get(j.spec.id) ?? 0,
       };
@@ -556,7 +570,10 @@ export class Engine {
     if (!this.cluster.failures) return;
     node.alive = true;
     if (this.settled < this.jobs.length) {
-      this.queue.push(this._now + this.rngFail.exponential(this.cluster.failures.meanTimeBetweenSeconds), { kind: 'fail', node: node.index });
+      this.queue.push(this._now + this.rngFail.exponential(this.cluster.failures.meanTimeBetweenSeconds), {
+        kind: 'fail',
+        node: node.index,
+      });
     }
     if (this.worthHeartbeating(node)) this.scheduleHeartbeat(node, this._now);
   }
@@ -583,18 +600,28 @@ export class Engine {
     for (const a of assignments) {
       const kind = a.containerKind ?? 'cpu';
       if (this.freeFor(node, 'map') <= 0 || this.freeKind(node, kind) <= 0) {
-        throw new Error(`placement ${this.placement.name} over-assigned node ${node.id} (${kind} containers)`);
+        throw new Error(
+          `placement ${this.placement.name} over-assigned node ${node.id} (${kind} containers)`,
+        );
       }
       const idx = this.jobIndex.get(a.jobId);
-      if (idx === undefined) throw new Error(`placement ${this.placement.name} assigned a task of unknown job ${a.jobId}`);
+      if (idx === undefined)
+        throw new Error(`placement ${this.placement.name} assigned a task of unknown job ${a.jobId}`);
       const job = this.jobs[idx] as JobRt;
       const pos = job.pendingMaps.indexOf(a.mapIndex);
-      if (pos < 0) throw new Error(`placement ${this.placement.name} assigned map ${a.mapIndex} of ${a.jobId}, which is not pending`);
+      if (pos < 0)
+        throw new Error(
+          `placement ${this.placement.name} assigned map ${a.mapIndex} of ${a.jobId}, which is not pending`,
+        );
       if (job.spec.type === 'gpu' && (kind !== 'gpu' || !node.cls.labels.includes(this.cluster.gpuLabel))) {
-        throw new Error(`placement ${this.placement.name} put GPU job ${a.jobId} outside a GPU container (node ${node.id})`);
+        throw new Error(
+          `placement ${this.placement.name} put GPU job ${a.jobId} outside a GPU container (node ${node.id})`,
+        );
       }
       if (job.spec.type === 'cpu' && kind === 'gpu') {
-        throw new Error(`placement ${this.placement.name} put CPU job ${a.jobId} in a GPU container (node ${node.id})`);
+        throw new Error(
+          `placement ${this.placement.name} put CPU job ${a.jobId} in a GPU container (node ${node.id})`,
+        );
       }
       job.pendingMaps.splice(pos, 1);
       this.startTask(node, job, 'map', a.mapIndex, kind);
@@ -621,7 +648,14 @@ export class Engine {
       job.status = 'running';
       this.admission.jobStarted(job.spec.id, this._now);
     }
-    this.queue.push(this._now + seconds, { kind: 'taskEnd', node: node.index, job: job.index, task: kind, index, attempt });
+    this.queue.push(this._now + seconds, {
+      kind: 'taskEnd',
+      node: node.index,
+      job: job.index,
+      task: kind,
+      index,
+      attempt,
+    });
   }
 
   private finishJob(job: JobRt): void {
@@ -670,7 +704,10 @@ export class Engine {
     if (replay) return (replay.mapSeconds[index] as number) * penalty;
     const cost = this.cluster.costs[job.spec.type === 'cpu' ? 'cpu' : 'gpu'];
     const mb = (job.splitBytes[index] as number) / MB;
-    const nominal = ((cost.mapFixedSeconds + cost.mapSecondsPerMB * mb) / node.cls.speed[runKind(job.spec.type, container)]) * penalty;
+    const nominal =
+      ((cost.mapFixedSeconds + cost.mapSecondsPerMB * mb) /
+        node.cls.speed[runKind(job.spec.type, container)]) *
+      penalty;
     return nominal * this.rngJitter.uniform(cost.jitter[0], cost.jitter[1]);
   }
 
@@ -679,7 +716,9 @@ export class Engine {
     if (replay) return replay.reduceSeconds[index] as number;
     const cost = this.cluster.costs[job.spec.type === 'cpu' ? 'cpu' : 'gpu'];
     const mb = (cost.shuffleRatio * job.spec.inputBytes) / MB / Math.max(1, job.spec.reduces);
-    const nominal = (cost.reduceFixedSeconds + cost.reduceSecondsPerMB * mb) / node.cls.speed[runKind(job.spec.type, container)];
+    const nominal =
+      (cost.reduceFixedSeconds + cost.reduceSecondsPerMB * mb) /
+      node.cls.speed[runKind(job.spec.type, container)];
     return nominal * this.rngJitter.uniform(cost.jitter[0], cost.jitter[1]);
   }
 
@@ -694,7 +733,12 @@ export class Engine {
     const c = this.cluster.costs[job.type === 'cpu' ? 'cpu' : 'gpu'];
     let worst = 0;
     for (const [cls, run] of this.eligibleRuns(job)) {
-      worst = Math.max(worst, ((c.mapFixedSeconds + c.mapSecondsPerMB * maxMB) / cls.speed[run]) * (1 + this.cluster.remoteReadPenalty) * c.jitter[1]);
+      worst = Math.max(
+        worst,
+        ((c.mapFixedSeconds + c.mapSecondsPerMB * maxMB) / cls.speed[run]) *
+          (1 + this.cluster.remoteReadPenalty) *
+          c.jitter[1],
+      );
     }
     return worst;
   }
@@ -709,7 +753,11 @@ export class Engine {
     // Reduces run in CPU containers.
     for (const cls of this.cluster.nodeClasses) {
       if (cls.count === 0) continue;
-      worst = Math.max(worst, ((c.reduceFixedSeconds + c.reduceSecondsPerMB * mb) / cls.speed[runKind(job.type, 'cpu')]) * c.jitter[1]);
+      worst = Math.max(
+        worst,
+        ((c.reduceFixedSeconds + c.reduceSecondsPerMB * mb) / cls.speed[runKind(job.type, 'cpu')]) *
+          c.jitter[1],
+      );
     }
     return worst;
   }
@@ -720,7 +768,8 @@ export class Engine {
     for (const cls of this.cluster.nodeClasses) {
       if (cls.count === 0) continue;
       const hasGpu = cls.gpuContainers > 0 && cls.labels.includes(this.cluster.gpuLabel);
-      const cpuContainers = (this.cluster.slotModel === 'mr1' ? cls.mapSlots : cls.containers) - cls.gpuContainers;
+      const cpuContainers =
+        (this.cluster.slotModel === 'mr1' ? cls.mapSlots : cls.containers) - cls.gpuContainers;
       if (job.type === 'cpu') {
         if (cpuContainers > 0) out.push([cls, 'cpu']);
       } else {
@@ -736,7 +785,8 @@ export class Engine {
   private freeFor(node: NodeRt, kind: TaskKind): number {
     if (!node.alive) return 0;
     // Reduces run in CPU containers; in unified they share the pool with maps.
-    if (this.cluster.slotModel === 'unified') return kind === 'map' ? node.freeShared : node.freeShared - node.freeGpu;
+    if (this.cluster.slotModel === 'unified')
+      return kind === 'map' ? node.freeShared : node.freeShared - node.freeGpu;
     return kind === 'map' ? node.freeMap : node.freeReduce;
   }
 
@@ -791,14 +841,17 @@ export class Engine {
   }
 
   private wakeAll(): void {
-    for (const n of this.nodes) if (n.parked && this.worthHeartbeating(n)) this.scheduleHeartbeat(n, this._now);
+    for (const n of this.nodes)
+      if (n.parked && this.worthHeartbeating(n)) this.scheduleHeartbeat(n, this._now);
   }
 
   // ---------------------------------------------------------------- queue order
 
   private orderedQueue(): readonly JobView[] {
     if (this.orderDirty) {
-      this.active.sort((a, b) => b.priority - a.priority || this.admission.compare(a.view, b.view) || a.index - b.index);
+      this.active.sort(
+        (a, b) => b.priority - a.priority || this.admission.compare(a.view, b.view) || a.index - b.index,
+      );
       this.activeViews = this.active.map((j) => j.view);
       this.orderDirty = false;
     }
@@ -902,7 +955,8 @@ export class Engine {
       freeReduceSlots: this.freeFor(node, 'reduce'),
       freeCpu: this.freeKind(node, 'cpu'),
       freeGpu: this.freeKind(node, 'gpu'),
-      capacityCpu: (this.cluster.slotModel === 'mr1' ? node.cls.mapSlots : node.cls.containers) - node.cls.gpuContainers,
+      capacityCpu:
+        (this.cluster.slotModel === 'mr1' ? node.cls.mapSlots : node.cls.containers) - node.cls.gpuContainers,
       capacityGpu: node.cls.gpuContainers,
       alive: node.alive,
     };

@@ -32,7 +32,11 @@ export interface PolicySummary {
   missed: number;
 }
 
-export function summarize(engine: Engine, outcomes: readonly JobOutcome[], promisesDeadlines: boolean): PolicySummary {
+export function summarize(
+  engine: Engine,
+  outcomes: readonly JobOutcome[],
+  promisesDeadlines: boolean,
+): PolicySummary {
   const tasks: readonly TaskRecord[] = engine.taskRecords();
   const jobs = outcomes.length;
   const accepted = outcomes.filter((o) => o.admitted).length;
@@ -40,8 +44,12 @@ export function summarize(engine: Engine, outcomes: readonly JobOutcome[], promi
   const succeeded = succeededJobs.length;
   const missed = outcomes.filter((o) => o.admitted && o.metDeadline === false).length;
   const firstArrival = outcomes.reduce((m, o) => Math.min(m, o.arrival), Number.POSITIVE_INFINITY);
-  const lastFinish = outcomes.reduce((m, o) => (o.admitted && o.finish !== null ? Math.max(m, o.finish) : m), Number.NEGATIVE_INFINITY);
-  const makespan = Number.isFinite(lastFinish) && Number.isFinite(firstArrival) ? lastFinish - firstArrival : null;
+  const lastFinish = outcomes.reduce(
+    (m, o) => (o.admitted && o.finish !== null ? Math.max(m, o.finish) : m),
+    Number.NEGATIVE_INFINITY,
+  );
+  const makespan =
+    Number.isFinite(lastFinish) && Number.isFinite(firstArrival) ? lastFinish - firstArrival : null;
   const counted = promisesDeadlines ? succeededJobs : outcomes.filter((o) => o.admitted);
   const slotSeconds = counted.reduce((s, o) => s + o.slotSeconds, 0);
   const utilization = makespan && makespan > 0 ? slotSeconds / (engine.totalSlots * makespan) : null;
@@ -59,7 +67,9 @@ export function summarize(engine: Engine, outcomes: readonly JobOutcome[], promi
     if (t.local) localCount++;
     responseSum += t.end - (arrivalOf.get(t.job) as number);
   }
-  const hasPower = engine.cluster.nodeClasses.some((c) => c.idleWatts > 0 || c.taskEnergyKWh.cpu > 0 || c.taskEnergyKWh.gpu > 0);
+  const hasPower = engine.cluster.nodeClasses.some(
+    (c) => c.idleWatts > 0 || c.taskEnergyKWh.cpu > 0 || c.taskEnergyKWh.gpu > 0,
+  );
   let energy: number | null = null;
   if (hasPower && makespan !== null) {
     const window = Math.max(makespan, engine.cluster.energyWindowSeconds ?? 0);
@@ -78,7 +88,9 @@ export function summarize(engine: Engine, outcomes: readonly JobOutcome[], promi
     localityRate: mapCount ? localCount / mapCount : null,
     energyKWh: energy,
     taskEnergyKWh: hasPower ? taskEnergy : null,
-    meanTurnaroundSeconds: turnarounds.length ? turnarounds.reduce((a, b) => a + b, 0) / turnarounds.length : null,
+    meanTurnaroundSeconds: turnarounds.length
+      ? turnarounds.reduce((a, b) => a + b, 0) / turnarounds.length
+      : null,
     missed,
   };
 }

@@ -120,7 +120,9 @@ export function slotTotals(spec: ClusterSpec): { map: number; reduce: number; co
     reduce += c.count * c.reduceSlots;
     containers += c.count * c.containers;
   }
-  return spec.slotModel === 'mr1' ? { map, reduce, containers: map + reduce } : { map: containers, reduce: containers, containers };
+  return spec.slotModel === 'mr1'
+    ? { map, reduce, containers: map + reduce }
+    : { map: containers, reduce: containers, containers };
 }
 
 /** The labels present on at least one node. */

@@ -1,4 +1,11 @@
-import { MB, type ClusterSpec, type NodeClassSpec, type SlotModel, type TaskCostSpec, type TraceJob } from './model';
+import {
+  MB,
+  type ClusterSpec,
+  type NodeClassSpec,
+  type SlotModel,
+  type TaskCostSpec,
+  type TraceJob,
+} from './model';
 import { mulberry32, zipfSampler, type Rng } from './rng';
 
 /**
@@ -23,7 +30,12 @@ export const FACEBOOK_BINS: ReadonlyArray<{ bin: number; maps: number; jobs: num
 ];
 
 /** Seed 000 Table III: workload I, reduces and deadline intervals for bins 1-6. */
-export const WORKLOAD_I: ReadonlyArray<{ bin: number; maps: number; reduces: [number, number]; deadline: [number, number] }> = [
+export const WORKLOAD_I: ReadonlyArray<{
+  bin: number;
+  maps: number;
+  reduces: [number, number];
+  deadline: [number, number];
+}> = [
   { bin: 1, maps: 1, reduces: [1, 5], deadline: [200, 300] },
   { bin: 2, maps: 2, reduces: [1, 5], deadline: [200, 300] },
   { bin: 3, maps: 10, reduces: [5, 10], deadline: [300, 400] },
@@ -48,15 +60,16 @@ export const WORKLOAD_II: ReadonlyArray<{
 ];
 
 /** Seed 004 Table 6.7: the EFH workload's reduces per bin. */
-export const EFH_BINS: ReadonlyArray<{ bin: number; maps: number; jobs: number; reduces: [number, number] }> = [
-  // 38 one-map jobs in Table 6.6; the seed's run had 87 jobs in all, so one fewer here.
-  { bin: 1, maps: 1, jobs: 37, reduces: [1, 1] },
-  { bin: 2, maps: 2, jobs: 16, reduces: [1, 2] },
-  { bin: 3, maps: 10, jobs: 14, reduces: [5, 10] },
-  { bin: 4, maps: 50, jobs: 8, reduces: [10, 20] },
-  { bin: 5, maps: 100, jobs: 6, reduces: [20, 30] },
-  { bin: 6, maps: 200, jobs: 6, reduces: [30, 30] },
-];
+export const EFH_BINS: ReadonlyArray<{ bin: number; maps: number; jobs: number; reduces: [number, number] }> =
+  [
+    // 38 one-map jobs in Table 6.6; the seed's run had 87 jobs in all, so one fewer here.
+    { bin: 1, maps: 1, jobs: 37, reduces: [1, 1] },
+    { bin: 2, maps: 2, jobs: 16, reduces: [1, 2] },
+    { bin: 3, maps: 10, jobs: 14, reduces: [5, 10] },
+    { bin: 4, maps: 50, jobs: 8, reduces: [10, 20] },
+    { bin: 5, maps: 100, jobs: 6, reduces: [20, 30] },
+    { bin: 6, maps: 200, jobs: 6, reduces: [30, 30] },
+  ];
 
 /** Mean inter-arrival time of the Facebook submission schedule (seed 000 section V). */
 export const MEAN_INTERARRIVAL_SECONDS = 14;
@@ -98,8 +111,22 @@ export function rtmrCluster(slotModel: SlotModel = 'mr1'): ClusterSpec {
     remoteReadPenalty: 0.5,
     gpuLabel: 'gpu',
     nodeClasses: [
-      cls({ name: 'opteron275', count: 20, mapSlots: 4, reduceSlots: 1, containers: 5, speed: { cpu: 1, gpu: 1, gpuOnCpu: 1 } }),
-      cls({ name: 'opteron64', count: 10, mapSlots: 2, reduceSlots: 1, containers: 3, speed: { cpu: 0.8, gpu: 0.8, gpuOnCpu: 0.8 } }),
+      cls({
+        name: 'opteron275',
+        count: 20,
+        mapSlots: 4,
+        reduceSlots: 1,
+        containers: 5,
+        speed: { cpu: 1, gpu: 1, gpuOnCpu: 1 },
+      }),
+      cls({
+        name: 'opteron64',
+        count: 10,
+        mapSlots: 2,
+        reduceSlots: 1,
+        containers: 3,
+        speed: { cpu: 0.8, gpu: 0.8, gpuOnCpu: 0.8 },
+      }),
     ],
     costs: { cpu: LOADGEN_COST, gpu: LOADGEN_COST },
     hdfs: { blockMB: 128, replication: 3, blocks: 0 },
@@ -180,7 +207,14 @@ export function efhCluster(): ClusterSpec {
     costs: {
       cpu: LOADGEN_COST,
       // MD simulation: compute-bound, input ~60 KB (6.3.1); 240 s a map on a CPU core (ours).
-      gpu: { mapFixedSeconds: 240, mapSecondsPerMB: 0, reduceFixedSeconds: 20, reduceSecondsPerMB: 0, shuffleRatio: 1, jitter: [0.8, 1.0] },
+      gpu: {
+        mapFixedSeconds: 240,
+        mapSecondsPerMB: 0,
+        reduceFixedSeconds: 20,
+        reduceSecondsPerMB: 0,
+        shuffleRatio: 1,
+        jitter: [0.8, 1.0],
+      },
     },
     hdfs: { blockMB: 128, replication: 3, blocks: 200 },
     failures: null,
@@ -198,7 +232,14 @@ function arrivals(rng: Rng, n: number): number[] {
   return out;
 }
 
-function job(id: string, arrival: number, deadline: number | null, maps: number, reduces: number, extra: Partial<TraceJob> = {}): TraceJob {
+function job(
+  id: string,
+  arrival: number,
+  deadline: number | null,
+  maps: number,
+  reduces: number,
+  extra: Partial<TraceJob> = {},
+): TraceJob {
   return {
     id,
     arrival,
@@ -225,11 +266,21 @@ function shuffledBins<T extends { jobs: number }>(rng: Rng, bins: readonly T[]):
 /** Seed 000 section V, workload I: bins 1-6 of Table II, reduces and deadlines of Table III. */
 export function workloadI(seed: number): TraceJob[] {
   const rng = mulberry32(seed).fork('workload-1');
-  const bins = FACEBOOK_BINS.slice(0, 6).map((b) => ({ ...b, cfg: WORKLOAD_I[b.bin - 1] as (typeof WORKLOAD_I)[number] }));
+  const bins = FACEBOOK_BINS.slice(0, 6).map((b) => ({
+    ...b,
+    cfg: WORKLOAD_I[b.bin - 1] as (typeof WORKLOAD_I)[number],
+  }));
   const order = shuffledBins(rng, bins);
   const at = arrivals(rng, order.length);
   return order.map((b, i) =>
-    job(`w1-${String(i + 1).padStart(3, '0')}`, at[i] as number, rng.int(...b.cfg.deadline), b.maps, rng.int(...b.cfg.reduces), { user: `bin${b.bin}` }),
+    job(
+      `w1-${String(i + 1).padStart(3, '0')}`,
+      at[i] as number,
+      rng.int(...b.cfg.deadline),
+      b.maps,
+      rng.int(...b.cfg.reduces),
+      { user: `bin${b.bin}` },
+    ),
   );
 }
 
@@ -239,9 +290,16 @@ export function workloadII(seed: number): TraceJob[] {
   const order = shuffledBins(rng, WORKLOAD_II);
   const at = arrivals(rng, order.length);
   return order.map((b, i) =>
-    job(`w2-${String(i + 1).padStart(3, '0')}`, at[i] as number, rng.int(...b.deadline), rng.int(...b.maps), rng.int(...b.reduces), {
-      user: `bin${b.bin}`,
-    }),
+    job(
+      `w2-${String(i + 1).padStart(3, '0')}`,
+      at[i] as number,
+      rng.int(...b.deadline),
+      rng.int(...b.maps),
+      rng.int(...b.reduces),
+      {
+        user: `bin${b.bin}`,
+      },
+    ),
   );
 }
 
@@ -256,7 +314,14 @@ export function localityWorkload(seed: number, blocks = 100): TraceJob[] {
   return order.map((b, i) => {
     const cfg = WORKLOAD_I[b.bin - 1] as (typeof WORKLOAD_I)[number];
     const ids = Array.from({ length: b.maps }, () => `blk_${rng.int(0, blocks - 1)}`);
-    return job(`loc-${String(i + 1).padStart(3, '0')}`, at[i] as number, null, b.maps, rng.int(...cfg.reduces), { blocks: ids, user: `bin${b.bin}` });
+    return job(
+      `loc-${String(i + 1).padStart(3, '0')}`,
+      at[i] as number,
+      null,
+      b.maps,
+      rng.int(...cfg.reduces),
+      { blocks: ids, user: `bin${b.bin}` },
+    );
   });
 }
 
@@ -266,7 +331,11 @@ export function localityWorkload(seed: number, blocks = 100): TraceJob[] {
  * on CPU nodes: 'adaptive', or only on GPU nodes: 'gpu'), block accesses Zipf with skew 1
  * over the cluster's blocks. MD input is about 60 KB a job.
  */
-export function efhWorkload(seed: number, gpuType: 'gpu' | 'adaptive' = 'adaptive', blocks = 200): TraceJob[] {
+export function efhWorkload(
+  seed: number,
+  gpuType: 'gpu' | 'adaptive' = 'adaptive',
+  blocks = 200,
+): TraceJob[] {
   const rng = mulberry32(seed).fork('efh');
   const order = shuffledBins(rng, EFH_BINS);
   const at = arrivals(rng, order.length);
@@ -277,12 +346,19 @@ export function efhWorkload(seed: number, gpuType: 'gpu' | 'adaptive' = 'adaptiv
     const md = types[i] === 'md';
     const ids = Array.from({ length: b.maps }, () => `blk_${zipf() - 1}`);
     const inputBytes = md ? 60 * 1024 : b.maps * BLOCK;
-    return job(`efh-${String(i + 1).padStart(3, '0')}`, at[i] as number, null, b.maps, rng.int(...b.reduces), {
-      type: md ? gpuType : 'cpu',
-      inputBytes,
-      blocks: ids,
-      user: md ? 'md' : 'loadgen',
-    });
+    return job(
+      `efh-${String(i + 1).padStart(3, '0')}`,
+      at[i] as number,
+      null,
+      b.maps,
+      rng.int(...b.reduces),
+      {
+        type: md ? gpuType : 'cpu',
+        inputBytes,
+        blocks: ids,
+        user: md ? 'md' : 'loadgen',
+      },
+    );
   });
 }
 
@@ -299,7 +375,8 @@ export function syntheticTrace(seed: number, jobs: number, meanInterarrival: num
   let t = 0;
   for (let i = 0; i < jobs; i++) {
     const u = rng.next() * s;
-    const bin = FACEBOOK_BINS[cum.findIndex((c) => u < c)] ?? (FACEBOOK_BINS[8] as (typeof FACEBOOK_BINS)[number]);
+    const bin =
+      FACEBOOK_BINS[cum.findIndex((c) => u < c)] ?? (FACEBOOK_BINS[8] as (typeof FACEBOOK_BINS)[number]);
     const reduces = Math.max(1, Math.round(bin.maps / 10));
     out.push(job(`syn-${i + 1}`, t, bin.maps * 30 + 600, bin.maps, Math.min(reduces, 200)));
     t += rng.exponential(meanInterarrival);
@@ -315,7 +392,17 @@ export function syntheticCluster(nodes: number, slotModel: SlotModel = 'mr1'): C
     heartbeatSeconds: 3,
     remoteReadPenalty: 0.5,
     gpuLabel: 'gpu',
-    nodeClasses: [cls({ name: 'worker', count: nodes, mapSlots: 4, reduceSlots: 2, containers: 6, idleWatts: 150, taskEnergyKWh: { cpu: 0.002, gpu: 0.002, gpuOnCpu: 0.002 } })],
+    nodeClasses: [
+      cls({
+        name: 'worker',
+        count: nodes,
+        mapSlots: 4,
+        reduceSlots: 2,
+        containers: 6,
+        idleWatts: 150,
+        taskEnergyKWh: { cpu: 0.002, gpu: 0.002, gpuOnCpu: 0.002 },
+      }),
+    ],
     costs: { cpu: LOADGEN_COST, gpu: LOADGEN_COST },
     hdfs: { blockMB: 128, replication: 3, blocks: 0 },
     failures: null,

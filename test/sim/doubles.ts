@@ -1,4 +1,10 @@
-import type { AdmissionPort, JobView, MapAssignment, NodeView, PlacementPort } from '../../src/sim/policy-port';
+import type {
+  AdmissionPort,
+  JobView,
+  MapAssignment,
+  NodeView,
+  PlacementPort,
+} from '../../src/sim/policy-port';
 import type { ClusterSpec, NodeClassSpec, TraceJob } from '../../src/sim/model';
 
 /**
@@ -38,7 +44,9 @@ export function greedyLocal(): PlacementPort & { calls: number } {
         let pick: MapAssignment | null = null;
         for (const j of queue) {
           if (j.spec.type === 'gpu') continue;
-          const local = j.pendingMaps.find((i) => !taken.has(`${j.id}/${i}`) && j.mapReplicas(i).includes(node.index));
+          const local = j.pendingMaps.find(
+            (i) => !taken.has(`${j.id}/${i}`) && j.mapReplicas(i).includes(node.index),
+          );
           if (local !== undefined) {
             pick = { jobId: j.id, mapIndex: local };
             break;
@@ -81,7 +89,14 @@ export function nodeClass(name: string, count: number, over: Partial<NodeClassSp
 }
 
 export function cluster(over: Partial<ClusterSpec> = {}): ClusterSpec {
-  const cost = { mapFixedSeconds: 0, mapSecondsPerMB: 0.1, reduceFixedSeconds: 5, reduceSecondsPerMB: 0, shuffleRatio: 0.1, jitter: [1, 1] as [number, number] };
+  const cost = {
+    mapFixedSeconds: 0,
+    mapSecondsPerMB: 0.1,
+    reduceFixedSeconds: 5,
+    reduceSecondsPerMB: 0,
+    shuffleRatio: 0.1,
+    jitter: [1, 1] as [number, number],
+  };
   return {
     version: 1,
     slotModel: 'mr1',

@@ -11,7 +11,9 @@ describe('EventQueue', () => {
         times.forEach((t, i) => q.push(t, i));
         const out: Array<[number, number]> = [];
         for (let e = q.pop(); e; e = q.pop()) out.push([e.time, e.event]);
-        const expected = times.map((t, i) => [t, i] as [number, number]).sort((a, b) => a[0] - b[0] || a[1] - b[1]);
+        const expected = times
+          .map((t, i) => [t, i] as [number, number])
+          .sort((a, b) => a[0] - b[0] || a[1] - b[1]);
         expect(out).toEqual(expected);
       }),
     );
@@ -34,7 +36,10 @@ describe('evenSplits', () => {
 describe('Engine', () => {
   it('runs one job: maps on local data take split * cost, the reduce starts after the last map', () => {
     // One node, 4 map slots, every block local: 4 maps of 100 MB at 0.1 s/MB = 10 s each.
-    const spec = cluster({ nodeClasses: [nodeClass('n', 1, { mapSlots: 4 })], hdfs: { blockMB: 128, replication: 1, blocks: 0 } });
+    const spec = cluster({
+      nodeClasses: [nodeClass('n', 1, { mapSlots: 4 })],
+      hdfs: { blockMB: 128, replication: 1, blocks: 0 },
+    });
     const e = new Engine(spec, { seed: 1, admission: acceptAll(), placement: greedyLocal() });
     e.submit(traceJob('j1'));
     e.run();
@@ -55,10 +60,16 @@ describe('Engine', () => {
   });
 
   it('charges the remote-read penalty to a map whose block has no replica on its node', () => {
-    const spec = cluster({ nodeClasses: [nodeClass('n', 2, { mapSlots: 1 })], remoteReadPenalty: 1.5, hdfs: { blockMB: 128, replication: 1, blocks: 2 } });
+    const spec = cluster({
+      nodeClasses: [nodeClass('n', 2, { mapSlots: 1 })],
+      remoteReadPenalty: 1.5,
+      hdfs: { blockMB: 128, replication: 1, blocks: 2 },
+    });
     const e = new Engine(spec, { seed: 3, admission: acceptAll(), placement: greedyLocal() });
     // Both maps read blk_0, which lives on one node only: one runs local, one remote.
-    e.submit(traceJob('j', { maps: 2, reduces: 0, inputBytes: 2 * 100 * 1024 * 1024, blocks: ['blk_0', 'blk_0'] }));
+    e.submit(
+      traceJob('j', { maps: 2, reduces: 0, inputBytes: 2 * 100 * 1024 * 1024, blocks: ['blk_0', 'blk_0'] }),
+    );
     e.run();
     const maps = e.taskRecords();
     const local = maps.filter((m) => m.local);
@@ -71,7 +82,9 @@ describe('Engine', () => {
 
   it('is deterministic for a seed and differs across seeds', () => {
     const run = (seed: number) => {
-      const spec = cluster({ costs: { cpu: { ...cluster().costs.cpu, jitter: [0.5, 1] }, gpu: cluster().costs.gpu } });
+      const spec = cluster({
+        costs: { cpu: { ...cluster().costs.cpu, jitter: [0.5, 1] }, gpu: cluster().costs.gpu },
+      });
       const e = new Engine(spec, { seed, admission: acceptAll(), placement: greedyLocal() });
       for (let i = 0; i < 6; i++) e.submit(traceJob(`j${i}`, { arrival: i * 7, maps: 5 }));
       e.run();
@@ -85,20 +98,43 @@ describe('Engine', () => {
     fc.assert(
       fc.property(
         fc.integer({ min: 0, max: 1000 }),
-        fc.array(fc.record({ arrival: fc.integer({ min: 0, max: 100 }), maps: fc.integer({ min: 1, max: 12 }), reduces: fc.integer({ min: 0, max: 6 }) }), {
-          minLength: 1,
-          maxLength: 12,
-        }),
+        fc.array(
+          fc.record({
+            arrival: fc.integer({ min: 0, max: 100 }),
+            maps: fc.integer({ min: 1, max: 12 }),
+            reduces: fc.integer({ min: 0, max: 6 }),
+          }),
+          {
+            minLength: 1,
+            maxLength: 12,
+          },
+        ),
         fc.constantFrom('mr1' as const, 'unified' as const),
         (seed, jobs, slotModel) => {
-          const spec = cluster({ slotModel, nodeClasses: [nodeClass('a', 2, { mapSlots: 2, reduceSlots: 1, containers: 3 }), nodeClass('b', 1, { mapSlots: 1, reduceSlots: 1, containers: 2 })] });
+          const spec = cluster({
+            slotModel,
+            nodeClasses: [
+              nodeClass('a', 2, { mapSlots: 2, reduceSlots: 1, containers: 3 }),
+              nodeClass('b', 1, { mapSlots: 1, reduceSlots: 1, containers: 2 }),
+            ],
+          });
           const e = new Engine(spec, { seed, admission: acceptAll(), placement: greedyLocal() });
-          jobs.forEach((j, i) => e.submit(traceJob(`j${i}`, { ...j, inputBytes: j.maps * 64 * 1024 * 1024 })));
+          jobs.forEach((j, i) =>
+            e.submit(traceJob(`j${i}`, { ...j, inputBytes: j.maps * 64 * 1024 * 1024 })),
+          );
           e.run();
           const cap = new Map(
             slotModel === 'mr1'
-              ? [['a-1', [2, 1]], ['a-2', [2, 1]], ['b-1', [1, 1]]]
-              : [['a-1', [3, 3]], ['a-2', [3, 3]], ['b-1', [2, 2]]],
+              ? [
+                  ['a-1', [2, 1]],
+                  ['a-2', [2, 1]],
+                  ['b-1', [1, 1]],
+                ]
+              : [
+                  ['a-1', [3, 3]],
+                  ['a-2', [3, 3]],
+                  ['b-1', [2, 2]],
+                ],
           );
           // Sweep each node's task intervals and check the concurrency bound.
           for (const [node, [mapCap, redCap]] of cap) {
@@ -122,7 +158,8 @@ describe('Engine', () => {
           for (const o of e.outcomes()) {
             const ts = e.taskRecords().filter((t) => t.job === o.id);
             const lastMap = Math.max(...ts.filter((t) => t.kind === 'map').map((t) => t.end));
-            for (const t of ts.filter((x) => x.kind === 'reduce')) expect(t.start).toBeGreaterThanOrEqual(lastMap - 1e-9);
+            for (const t of ts.filter((x) => x.kind === 'reduce'))
+              expect(t.start).toBeGreaterThanOrEqual(lastMap - 1e-9);
           }
         },
       ),
@@ -140,7 +177,8 @@ describe('Engine', () => {
     for (const t of e.taskRecords()) byNode.set(t.node, [...(byNode.get(t.node) ?? []), t.start]);
     for (const starts of byNode.values()) {
       const phase = ((starts[0]! % 3) + 3) % 3;
-      for (const s of starts) expect(Math.abs(((s - phase) / 3) - Math.round((s - phase) / 3))).toBeLessThan(1e-9);
+      for (const s of starts)
+        expect(Math.abs((s - phase) / 3 - Math.round((s - phase) / 3))).toBeLessThan(1e-9);
     }
   });
 
@@ -169,7 +207,10 @@ describe('Engine', () => {
   });
 
   it('re-runs the tasks lost when a node fails, and still finishes every job', () => {
-    const spec = cluster({ failures: { meanTimeBetweenSeconds: 30, repairSeconds: 20 }, nodeClasses: [nodeClass('n', 3)] });
+    const spec = cluster({
+      failures: { meanTimeBetweenSeconds: 30, repairSeconds: 20 },
+      nodeClasses: [nodeClass('n', 3)],
+    });
     const e = new Engine(spec, { seed: 11, admission: acceptAll(), placement: greedyLocal() });
     for (let i = 0; i < 5; i++) e.submit(traceJob(`j${i}`, { arrival: i * 5, maps: 6, deadline: 100 }));
     e.run();

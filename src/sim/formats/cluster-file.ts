@@ -62,7 +62,10 @@ export const clusterFileSchema = z.strictObject({
       blocks: z.number().int().nonnegative().default(0),
     })
     .default({ blockMB: 128, replication: 3, blocks: 0 }),
-  failures: z.strictObject({ meanTimeBetweenSeconds: positive, repairSeconds: positive }).nullable().default(null),
+  failures: z
+    .strictObject({ meanTimeBetweenSeconds: positive, repairSeconds: positive })
+    .nullable()
+    .default(null),
   energyWindowSeconds: positive.nullable().default(null),
 });
 
@@ -75,7 +78,12 @@ export function validateCluster(
   const parsed = clusterFileSchema.safeParse(value);
   if (!parsed.success) {
     throw new ValidationError(
-      parsed.error.issues.map((i) => ({ path: pathText(i.path), message: i.message, file, line: lineOf(i.path) })),
+      parsed.error.issues.map((i) => ({
+        path: pathText(i.path),
+        message: i.message,
+        file,
+        line: lineOf(i.path),
+      })),
     );
   }
   const spec = {
@@ -84,18 +92,32 @@ export function validateCluster(
       ...c,
       // A GPU application's CPU code runs like a CPU job unless the file says otherwise.
       speed: { cpu: c.speed.cpu, gpu: c.speed.gpu, gpuOnCpu: c.speed.gpuOnCpu ?? c.speed.cpu },
-      taskEnergyKWh: { cpu: c.taskEnergyKWh.cpu, gpu: c.taskEnergyKWh.gpu, gpuOnCpu: c.taskEnergyKWh.gpuOnCpu ?? c.taskEnergyKWh.gpu },
+      taskEnergyKWh: {
+        cpu: c.taskEnergyKWh.cpu,
+        gpu: c.taskEnergyKWh.gpu,
+        gpuOnCpu: c.taskEnergyKWh.gpuOnCpu ?? c.taskEnergyKWh.gpu,
+      },
     })),
   } as ClusterSpec;
   const issues: ValidationIssue[] = [];
   const total = spec.nodeClasses.reduce((n, c) => n + c.count, 0);
   if (total === 0) {
-    issues.push({ path: 'nodeClasses', message: 'the cluster has zero nodes', file, line: lineOf(['nodeClasses']) });
+    issues.push({
+      path: 'nodeClasses',
+      message: 'the cluster has zero nodes',
+      file,
+      line: lineOf(['nodeClasses']),
+    });
   }
   const names = new Set<string>();
   spec.nodeClasses.forEach((c, i) => {
     if (names.has(c.name)) {
-      issues.push({ path: `nodeClasses[${i}].name`, message: `duplicate class name ${c.name}`, file, line: lineOf(['nodeClasses', i, 'name']) });
+      issues.push({
+        path: `nodeClasses[${i}].name`,
+        message: `duplicate class name ${c.name}`,
+        file,
+        line: lineOf(['nodeClasses', i, 'name']),
+      });
     }
     names.add(c.name);
     if (spec.slotModel === 'mr1' && c.count > 0 && c.mapSlots + c.reduceSlots === 0) {
@@ -135,13 +157,30 @@ export function validateCluster(
   if (total > 0 && spec.slotModel === 'mr1') {
     const maps = spec.nodeClasses.reduce((n, c) => n + c.count * c.mapSlots, 0);
     const reds = spec.nodeClasses.reduce((n, c) => n + c.count * c.reduceSlots, 0);
-    if (maps === 0) issues.push({ path: 'nodeClasses', message: 'no map slots in the cluster', file, line: lineOf(['nodeClasses']) });
-    if (reds === 0) issues.push({ path: 'nodeClasses', message: 'no reduce slots in the cluster', file, line: lineOf(['nodeClasses']) });
+    if (maps === 0)
+      issues.push({
+        path: 'nodeClasses',
+        message: 'no map slots in the cluster',
+        file,
+        line: lineOf(['nodeClasses']),
+      });
+    if (reds === 0)
+      issues.push({
+        path: 'nodeClasses',
+        message: 'no reduce slots in the cluster',
+        file,
+        line: lineOf(['nodeClasses']),
+      });
   }
   for (const kind of ['cpu', 'gpu'] as const) {
     const [lo, hi] = spec.costs[kind].jitter;
     if (lo > hi) {
-      issues.push({ path: `costs.${kind}.jitter`, message: `min ${lo} exceeds max ${hi}`, file, line: lineOf(['costs', kind, 'jitter']) });
+      issues.push({
+        path: `costs.${kind}.jitter`,
+        message: `min ${lo} exceeds max ${hi}`,
+        file,
+        line: lineOf(['costs', kind, 'jitter']),
+      });
     }
   }
   if (spec.hdfs.replication > total && total > 0) {

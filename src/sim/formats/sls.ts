@@ -83,7 +83,13 @@ export function parseSlsTrace(text: string, file: string, options: SlsOptions = 
   const bytesPerMap = options.bytesPerMap ?? 128 * MB;
   const issues: ValidationIssue[] = [];
   const { objects, strayLine } = splitJsonObjects(text);
-  if (strayLine !== null) issues.push({ path: '(syntax)', message: 'text outside a JSON object, or an unclosed object', file, line: strayLine });
+  if (strayLine !== null)
+    issues.push({
+      path: '(syntax)',
+      message: 'text outside a JSON object, or an unclosed object',
+      file,
+      line: strayLine,
+    });
   const jobs: TraceJob[] = [];
   let autoId = 0;
   for (const obj of objects) {
@@ -91,7 +97,12 @@ export function parseSlsTrace(text: string, file: string, options: SlsOptions = 
     try {
       v = JSON.parse(obj.text) as Record<string, unknown>;
     } catch (e) {
-      issues.push({ path: '(syntax)', message: `not valid JSON: ${(e as Error).message}`, file, line: obj.line });
+      issues.push({
+        path: '(syntax)',
+        message: `not valid JSON: ${(e as Error).message}`,
+        file,
+        line: obj.line,
+      });
       continue;
     }
     if ('num.nodes' in v && !('job.tasks' in v)) continue;
@@ -125,7 +136,10 @@ export function parseSlsTrace(text: string, file: string, options: SlsOptions = 
         at(`job.tasks[${i}].container.type`, `must be map or reduce, got ${String(type)}`);
         bad = true;
       } else if (dur === null || !Number.isFinite(dur) || dur <= 0) {
-        at(`job.tasks[${i}]`, 'needs duration.ms, or container.start.ms and container.end.ms with end after start');
+        at(
+          `job.tasks[${i}]`,
+          'needs duration.ms, or container.start.ms and container.end.ms with end after start',
+        );
         bad = true;
       } else {
         for (let k = 0; k < count; k++) (type === 'map' ? mapSeconds : reduceSeconds).push(dur / 1000);
@@ -160,7 +174,8 @@ export function parseSlsTrace(text: string, file: string, options: SlsOptions = 
     }
   }
   if (issues.length) throw new ValidationError(issues);
-  if (jobs.length === 0) throw new ValidationError([{ path: 'jobs', message: 'the SLS file has no jobs', file, line: 1 }]);
+  if (jobs.length === 0)
+    throw new ValidationError([{ path: 'jobs', message: 'the SLS file has no jobs', file, line: 1 }]);
   return jobs;
 }
 

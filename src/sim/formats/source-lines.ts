@@ -23,7 +23,8 @@ export function parseLocated(text: string, file: string): LocatedDocument {
   }));
   const lineOf = (path: readonly PropertyKey[]): number => {
     for (let n = path.length; n >= 0; n--) {
-      const node = doc.getIn(path.slice(0, n) as unknown[], true) as { range?: [number, number, number] } | undefined;
+      const node = doc.getIn(path.slice(0, n) as unknown[], true) as
+        { range?: [number, number, number] } | undefined;
       if (node && typeof node === 'object' && node.range) return lineCounter.linePos(node.range[0]).line;
       if (n === 0 && isCollection(doc.contents) && doc.contents.range) {
         return lineCounter.linePos(doc.contents.range[0]).line;

@@ -28,10 +28,14 @@ export const traceJobSchema = z.strictObject({
 });
 
 /** Checks one job against itself and the cluster; returns problems as (path, message). */
-export function checkJob(job: TraceJob, cluster: ClusterSpec | null): Array<{ path: string; message: string }> {
+export function checkJob(
+  job: TraceJob,
+  cluster: ClusterSpec | null,
+): Array<{ path: string; message: string }> {
   const out: Array<{ path: string; message: string }> = [];
   if (job.splits) {
-    if (job.splits.length !== job.maps) out.push({ path: 'splits', message: `has ${job.splits.length} entries for ${job.maps} maps` });
+    if (job.splits.length !== job.maps)
+      out.push({ path: 'splits', message: `has ${job.splits.length} entries for ${job.maps} maps` });
     const sum = job.splits.reduce((a, b) => a + b, 0);
     if (Math.abs(sum - job.inputBytes) > Math.max(1, job.inputBytes * 1e-9)) {
       out.push({ path: 'splits', message: `add up to ${sum} bytes, not inputBytes ${job.inputBytes}` });
@@ -43,9 +47,19 @@ export function checkJob(job: TraceJob, cluster: ClusterSpec | null): Array<{ pa
   if (cluster && job.type === 'gpu') {
     const labels = labelsInCluster(cluster);
     if (!labels.has(cluster.gpuLabel)) {
-      out.push({ path: 'type', message: `job type gpu needs label '${cluster.gpuLabel}', which no node in the cluster has` });
-    } else if (!cluster.nodeClasses.some((c) => c.count > 0 && c.gpuContainers > 0 && c.labels.includes(cluster.gpuLabel))) {
-      out.push({ path: 'type', message: `job type gpu needs a GPU container; no node labelled '${cluster.gpuLabel}' has gpuContainers > 0` });
+      out.push({
+        path: 'type',
+        message: `job type gpu needs label '${cluster.gpuLabel}', which no node in the cluster has`,
+      });
+    } else if (
+      !cluster.nodeClasses.some(
+        (c) => c.count > 0 && c.gpuContainers > 0 && c.labels.includes(cluster.gpuLabel),
+      )
+    ) {
+      out.push({
+        path: 'type',
+        message: `job type gpu needs a GPU container; no node labelled '${cluster.gpuLabel}' has gpuContainers > 0`,
+      });
     }
   }
   return out;
@@ -78,7 +92,8 @@ export function parseTraceFile(text: string, file: string, cluster: ClusterSpec 
       first = false;
       const h = headerSchema.safeParse(value);
       if (!h.success) {
-        for (const i of h.error.issues) issues.push({ path: `header.${pathText(i.path)}`, message: i.message, file, line });
+        for (const i of h.error.issues)
+          issues.push({ path: `header.${pathText(i.path)}`, message: i.message, file, line });
       }
       return;
     }
@@ -87,7 +102,8 @@ export function parseTraceFile(text: string, file: string, cluster: ClusterSpec 
     if (!parsed.success) {
       for (const i of parsed.error.issues) {
         const path = pathText(i.path);
-        const message = i.code === 'invalid_type' && i.input === undefined ? `required field is missing` : i.message;
+        const message =
+          i.code === 'invalid_type' && i.input === undefined ? `required field is missing` : i.message;
         issues.push({ path: path === '(root)' ? 'job' : path, message, file, line });
       }
       return;
@@ -108,12 +124,14 @@ export function parseTraceFile(text: string, file: string, cluster: ClusterSpec 
     };
     for (const p of checkJob(job, cluster)) issues.push({ ...p, file, line });
     const prev = seen.get(job.id);
-    if (prev !== undefined) issues.push({ path: 'id', message: `duplicate job id ${job.id} (first on line ${prev})`, file, line });
+    if (prev !== undefined)
+      issues.push({ path: 'id', message: `duplicate job id ${job.id} (first on line ${prev})`, file, line });
     seen.set(job.id, line);
     jobs.push(job);
   });
   if (issues.length) throw new ValidationError(issues);
-  if (jobs.length === 0) throw new ValidationError([{ path: 'jobs', message: 'the trace has no jobs', file, line: 1 }]);
+  if (jobs.length === 0)
+    throw new ValidationError([{ path: 'jobs', message: 'the trace has no jobs', file, line: 1 }]);
   return jobs;
 }
 
