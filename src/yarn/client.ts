@@ -35,7 +35,8 @@ export interface RmClientOptions extends TransportOptions {
   expiryOffsetMinutes?: number;
 }
 
-const seg = encodeURIComponent;
+/** One path segment; `:` stays as is (node ids are host:port). */
+const seg = (s: string): string => encodeURIComponent(s).replace(/%3A/gi, ':');
 
 /** The ResourceManager REST client, JSON or XML (INDEX.md section 3). */
 export class HttpResourceManagerClient implements ResourceManagerApi {
