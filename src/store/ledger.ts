@@ -345,6 +345,13 @@ export class Ledger {
     if (info.changes !== 1) throw new Error(`action ${id} is not pending`);
   }
 
+  /** Keep what an action learned before its write (e.g. the reservation id it was handed). */
+  updateActionPayload(id: number, payload: unknown): void {
+    this.db
+      .prepare('UPDATE actions SET payload = ?, updated_ms = ? WHERE id = ?')
+      .run(JSON.stringify(payload ?? null), this.clock(), id);
+  }
+
   /** Record a failed attempt, leaving the action pending for the next cycle. */
   noteActionError(id: number, error: string): void {
     this.db.prepare('UPDATE actions SET error = ?, updated_ms = ? WHERE id = ?').run(error, this.clock(), id);

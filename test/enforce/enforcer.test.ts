@@ -1,0 +1,242 @@
+import { Enforcer, type SubmitPayload } from '../../src/enforce/enforcer';
+import { RmRemoteError } from '../../src/errors/rm-remote';
+import { RmUnavailableError } from '../../src/errors/rm-unavailable';
+import { silentLogger } from '../../src/log';
+import { Ledger } from '../../src/store/ledger';
+import type { ResourceManagerApi } from '../../src/yarn/api';
+import type { AppSubmission } from '../../src/yarn/model';
+import { jobRecord } from '../store/builders';
+
+/** An RM held in memory that counts writes and can be told to fail the next calls. */
+class FakeRm {
+  apps = new Map<string, { queue: string; priority: number; submission: AppSubmission }>();
+  writes: string[] = [];
+  nextId = 1;
+  failNext: Array<'unavailable' | 'after-write'> = [];
+
+  private maybeFail(): void {
+    if (this.failNext[0] !== 'unavailable') return;
+    this.failNext.shift();
+    throw new RmUnavailableError('connection refused', { addresses: ['http://rm:8088'] });
+  }
+  private maybeLoseAnswer(): void {
+    // The write took effect, but the answer never came back (a timeout after the RM acted).
+    if (this.failNext[0] === 'after-write') {
+      this.failNext.shift();
+      throw new RmUnavailableError('socket hang up', { addresses: ['http://rm:8088'] });
+    }
+  }
+  notFound(appId: string): never {
+    throw new RmRemoteError({
+      status: 404,
+      exception: 'NotFoundException',
+      javaClassName: 'x',
+      message: `app ${appId} not found`,
+      url: '',
+    });
+  }
+  api(): ResourceManagerApi {
+    // eslint-disable-next-line @typescript-eslint/no-this-alias -- the object literal below has its own `this`
+    const self = this;
+    return {
+      async newApplication() {
+        self.maybeFail();
+        self.writes.push('new-application');
+        return {
+          applicationId: `application_1_${String(self.nextId++).padStart(4, '0')}`,
+          maximumResourceCapability: { memoryMB: 8192, vcores: 4, extra: {} },
+        };
+      },
+      async submitApp(s: AppSubmission) {
+        self.maybeFail();
+        self.writes.push(`submit ${s.applicationId}`);
+        self.apps.set(s.applicationId, {
+          queue: s.queue ?? 'default',
+          priority: s.priority ?? 0,
+          submission: s,
+        });
+        self.maybeLoseAnswer();
+        return { status: 202, location: undefined };
+      },
+      async app(appId: string) {
+        self.maybeFail();
+        if (!self.apps.has(appId)) self.notFound(appId);
+        return { id: appId } as never;
+      },
+      async appPriority(appId: string) {
+        self.maybeFail();
+        return self.apps.get(appId)?.priority ?? self.notFound(appId);
+      },
+      async setAppPriority(appId: string, priority: number) {
+        self.maybeFail();
+        const app = self.apps.get(appId) ?? self.notFound(appId);
+        self.writes.push(`priority ${appId} ${priority}`);
+        app.priority = Math.min(priority, 10);
+        self.maybeLoseAnswer();
+        return app.priority;
+      },
+      async appQueue(appId: string) {
+        self.maybeFail();
+        return `root.${(self.apps.get(appId) ?? self.notFound(appId)).queue}`;
+      },
+      async moveApp(appId: string, queue: string) {
+        self.maybeFail();
+        const app = self.apps.get(appId) ?? self.notFound(appId);
+        self.writes.push(`move ${appId} ${queue}`);
+        app.queue = queue;
+        return { queue: `root.${queue}`, moved: true };
+      },
+    } as unknown as ResourceManagerApi;
+  }
+}
+
+const submit = (id: string): SubmitPayload => ({
+  sidecarId: id,
+  name: `job ${id}`,
+  user: 'alice',
+  queue: 'realtime',
+  priority: 5,
+  labelExpression: 'gpu',
+  tags: [`sidecar-id:${id}`, 'maps:4'],
+  applicationType: 'MAPREDUCE',
+});
+
+function setup(shadow = false, maxWritesPerCycle = 100) {
+  const ledger = Ledger.open(':memory:', { clock: () => 1_000 });
+  const rm = new FakeRm();
+  const enforcer = new Enforcer({ rm: rm.api(), ledger, logger: silentLogger(), shadow, maxWritesPerCycle });
+  const addJob = (id: string) => {
+    ledger.transaction(() => {
+      ledger.insertJob(jobRecord(id));
+      Enforcer.enqueue(ledger, id, { kind: 'submit', payload: submit(id) });
+    });
+  };
+  return { ledger, rm, enforcer, addJob };
+}
+
+describe('the enforcer', () => {
+  it('submits an admitted job: asks for an id, records it, then submits with queue, priority, label and tags', async () => {
+    const { ledger, rm, enforcer, addJob } = setup();
+    addJob('a');
+    expect(await enforcer.drain()).toEqual({ done: 1, failed: 0, skipped: 0, deferred: 0 });
+    expect(rm.writes).toEqual(['new-application', 'submit application_1_0001']);
+    const sent = rm.apps.get('application_1_0001')!.submission;
+    expect(sent).toMatchObject({
+      queue: 'realtime',
+      priority: 5,
+      appNodeLabelExpression: 'gpu',
+      tags: ['sidecar-id:a', 'maps:4'],
+    });
+    expect(ledger.getJob('a')).toMatchObject({ appId: 'application_1_0001', state: 'submitted' });
+    expect(ledger.actionsOf('a').map((x) => x.status)).toEqual(['done']);
+  });
+
+  it('does not submit twice when the RM took the submission but the answer was lost', async () => {
+    const { ledger, rm, addJob } = setup();
+    addJob('a');
+    // First drain: new-application ok, submit acted on by the RM but its answer lost.
+    const api = rm.api();
+    const originalSubmit = api.submitApp.bind(api);
+    let lose = true;
+    (api as { submitApp: typeof api.submitApp }).submitApp = async (s) => {
+      const r = await originalSubmit(s);
+      if (lose) {
+        lose = false;
+        throw new RmUnavailableError('socket hang up', { addresses: ['http://rm:8088'] });
+      }
+      return r;
+    };
+    const e2 = new Enforcer({
+      rm: api,
+      ledger,
+      logger: silentLogger(),
+      shadow: false,
+      maxWritesPerCycle: 10,
+    });
+    expect(await e2.drain()).toEqual({ done: 0, failed: 0, skipped: 0, deferred: 1 });
+    expect(ledger.getAction(1)).toMatchObject({ status: 'pending', attempts: 1, error: 'socket hang up' });
+    // Second drain: the enforcer reads the app first, finds it, and marks the action done.
+    expect(await e2.drain()).toEqual({ done: 1, failed: 0, skipped: 0, deferred: 0 });
+    expect(rm.writes).toEqual(['new-application', 'submit application_1_0001']);
+    expect(ledger.getAction(1)!.result).toEqual({ appId: 'application_1_0001', reconciled: true });
+  });
+
+  it('after a crash between new-application and submit, submits under the recorded id once', async () => {
+    const { ledger, rm, enforcer, addJob } = setup();
+    addJob('a');
+    ledger.updateJob('a', { appId: 'application_1_0099' }); // the id was recorded, then the process died
+    await enforcer.drain();
+    expect(rm.writes).toEqual(['submit application_1_0099']);
+  });
+
+  it('keeps actions pending while the RM is unreachable, in order, and sends each once when it is back', async () => {
+    const { ledger, rm, enforcer, addJob } = setup();
+    addJob('a');
+    addJob('b');
+    rm.failNext = ['unavailable'];
+    expect(await enforcer.drain()).toEqual({ done: 0, failed: 0, skipped: 0, deferred: 2 });
+    expect(ledger.pendingActions()).toHaveLength(2);
+    expect(await enforcer.drain()).toEqual({ done: 2, failed: 0, skipped: 0, deferred: 0 });
+    expect(rm.writes).toEqual([
+      'new-application',
+      'submit application_1_0001',
+      'new-application',
+      'submit application_1_0002',
+    ]);
+  });
+
+  it('reconciles a priority change whose answer was lost instead of sending it again', async () => {
+    const { ledger, rm, enforcer, addJob } = setup();
+    addJob('a');
+    await enforcer.drain();
+    Enforcer.enqueue(ledger, 'a', {
+      kind: 'set-priority',
+      payload: { appId: 'application_1_0001', priority: 8 },
+    });
+    rm.failNext = ['after-write'];
+    expect((await enforcer.drain()).deferred).toBe(1);
+    expect((await enforcer.drain()).done).toBe(1);
+    expect(rm.writes.filter((w) => w.startsWith('priority'))).toEqual(['priority application_1_0001 8']);
+  });
+
+  it('marks an action the RM refuses (unknown app) as failed and goes on with the next', async () => {
+    const { ledger, rm, enforcer, addJob } = setup();
+    Enforcer.enqueue(ledger, null, {
+      kind: 'move-queue',
+      payload: { appId: 'application_9_0001', queue: 'besteffort' },
+    });
+    addJob('a');
+    expect(await enforcer.drain()).toEqual({ done: 1, failed: 1, skipped: 0, deferred: 0 });
+    expect(ledger.getAction(1)).toMatchObject({
+      status: 'failed',
+      error: expect.stringContaining('404 NotFoundException'),
+    });
+    expect(rm.writes).toHaveLength(2);
+  });
+
+  it('writes nothing in shadow mode and marks every action skipped', async () => {
+    const { ledger, rm, enforcer, addJob } = setup(true);
+    addJob('a');
+    addJob('b');
+    expect(await enforcer.drain()).toEqual({ done: 0, failed: 0, skipped: 2, deferred: 0 });
+    expect(rm.writes).toEqual([]);
+    expect(ledger.actionsOf('a')[0]!.result).toEqual({ shadow: true });
+  });
+
+  it('stops at the per-cycle write limit and carries the rest over', async () => {
+    const { ledger, rm, enforcer, addJob } = setup(false, 2);
+    for (const id of ['a', 'b', 'c']) addJob(id);
+    expect(await enforcer.drain()).toEqual({ done: 2, failed: 0, skipped: 0, deferred: 1 });
+    expect(await enforcer.drain()).toEqual({ done: 1, failed: 0, skipped: 0, deferred: 0 });
+    expect(rm.writes.filter((w) => w.startsWith('submit'))).toHaveLength(3);
+    expect(ledger.pendingActions()).toEqual([]);
+  });
+
+  it('shares one drain between concurrent callers, so no action is sent twice', async () => {
+    const { rm, enforcer, addJob } = setup();
+    addJob('a');
+    const [r1, r2] = await Promise.all([enforcer.drain(), enforcer.drain()]);
+    expect(r1).toBe(r2);
+    expect(rm.writes).toEqual(['new-application', 'submit application_1_0001']);
+  });
+});
