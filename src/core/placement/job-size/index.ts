@@ -61,11 +61,14 @@ export function userCv(u: UserStats): number {
 
 /**
  * Tier 1 (seed 002 Algorithm 2, eq. 5) for the users with queued jobs. Eq. (5) as printed,
- * SU_i = SU_i (alpha U S_i / v_i + 1 - alpha), lost its symbols in this copy; we read the
- * term as U times user i's normalised inverse mean size, target_i = (1/S_i) / sum_k (1/S_k),
- * which matches the seed's worked statement (sizes 1:2 give slots 2:1) and leaves equal
- * users at equal shares. Shares are then renormalised to sum to 1. A user with no finished
- * job yet counts with the mean size of the others.
+ * SU_i = SU_i (alpha U S_i / v_i + 1 - alpha), lost symbols in this copy, and read as a
+ * product it does not settle: each update multiplies the shares by the same factors again,
+ * so they run off to 0 and 1. We read it as the moving average it is evidently meant to be,
+ * SU_i = (1 - alpha) SU_i + alpha target_i, with target_i = (1/S_i) / sum_k (1/S_k) the user's
+ * normalised inverse mean size (U target_i is 1 for a user of average size, hence the U in
+ * the printed form). This matches the seed's worked statement (sizes 1:2 give slots 2:1) and
+ * keeps equal users at equal shares. A user with no finished job yet counts with the mean
+ * size of the others; shares are renormalised over the active users.
  */
 export function updateShares(
   users: Readonly<Record<string, UserStats>>,
@@ -82,7 +85,7 @@ export function updateShares(
   const next = active.map((u) => {
     const cur = users[u]?.share || 1 / U;
     const target = 1 / size(u) / inv;
-    return cur * (alpha * U * target + 1 - alpha);
+    return (1 - alpha) * cur + alpha * target;
   });
   const sum = next.reduce((a, b) => a + b, 0);
   active.forEach((u, i) => {
