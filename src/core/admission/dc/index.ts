@@ -1,0 +1,182 @@
+import { ValidationError, type ValidationIssue } from '../../../errors/validation';
+import { absoluteDeadline, validateJob, type DeadlineJob } from '../../job';
+import { validateSlotModel, type SlotModel } from '../../slots/model';
+import { searchEarliestDeadline } from '../earliest';
+import type { AdmissionPolicy, AdmissionResult, RejectReason } from '../types';
+
+/**
+ * The Deadline Constraint scheduler's schedulability test (seed 001; as described in seed 000
+ * section III and DESIGN.md), a baseline. With filter ratio f, unit costs c_m, c_r, unit transfer
+ * cost c_d, map start s_m = A and all R reduces running at once:
+ *   S_r^max = A + D - f*delta*c_r/R - f*delta*c_d
+ *   n_m^min = ceil(delta*c_m / (S_r^max - s_m))
+ * accept only if n_m^min map slots are free at A and R reduce slots are free at the instant
+ * S_r^max. Its two flaws (seed 000 III) are kept on purpose: it needs the slots free at one
+ * instant (rejecting jobs that later free slots would serve), and it checks the reduce slots only
+ * at S_r^max, not over [S_r^max, A + D] (accepting pairs that then miss).
+ */
+export interface DcOptions {
+  readonly slotModel: SlotModel;
+  /** f: intermediate / input size. */
+  readonly filterRatio: number;
+  /** c_m, c_r: seconds per unit of data in a map / reduce. */
+  readonly mapCost: number;
+  readonly reduceCost: number;
+  /** c_d: seconds per unit of intermediate data transferred. */
+  readonly transferCost: number;
+}
+
+export const DC_DEFAULTS = Object.freeze({
+  filterRatio: 1,
+  mapCost: 0.25,
+  reduceCost: 0.25,
+  transferCost: 0,
+});
+
+export function validateDcOptions(
+  input: { slotModel: unknown } & Partial<Omit<DcOptions, 'slotModel'>>,
+): DcOptions {
+  const issues: ValidationIssue[] = [];
+  let slotModel: SlotModel | undefined;
+  try {
+    slotModel = validateSlotModel(input.slotModel);
+  } catch (e) {
+    if (e instanceof ValidationError) issues.push(...e.issues);
+    else throw e;
+  }
+  const o = {
+    ...DC_DEFAULTS,
+    ...Object.fromEntries(Object.entries(input).filter(([, v]) => v !== undefined)),
+  } as Record<string, unknown>;
+  for (const f of ['filterRatio', 'mapCost', 'reduceCost', 'transferCost']) {
+    const v = o[f];
+    if (typeof v !== 'number' || !Number.isFinite(v) || v < 0)
+      issues.push({ path: f, message: 'must be a finite number >= 0' });
+  }
+  if (issues.length > 0 || slotModel === undefined) throw new ValidationError(issues);
+  return Object.freeze({ ...(o as unknown as DcOptions), slotModel });
+}
+
+/** One accepted job and the slots DC planned for it. */
+export interface DcEntry {
+  readonly job: DeadlineJob;
+  readonly mapSlots: number;
+  /** Map slots held over [A, reduceStart); R reduce slots over [reduceStart, A + D). */
+  readonly reduceStart: number;
+}
+
+export interface DcState {
+  readonly kind: 'dc';
+  readonly entries: readonly DcEntry[];
+}
+
+export interface DcPlan {
+  readonly reduceStart: number;
+  readonly mapSlotsNeeded: number;
+}
+
+export function dcPlan(o: DcOptions, job: DeadlineJob): DcPlan {
+  const fd = o.filterRatio * job.inputSize;
+  const reduceStart = absoluteDeadline(job) - (fd * o.reduceCost) / job.reduces - fd * o.transferCost;
+  const mapSlotsNeeded = Math.ceil((job.inputSize * o.mapCost) / (reduceStart - job.arrival));
+  return { reduceStart, mapSlotsNeeded };
+}
+
+export function dc(
+  input: { slotModel: unknown } & Partial<Omit<DcOptions, 'slotModel'>>,
+): AdmissionPolicy<DcState> & { readonly options: DcOptions } {
+  const o = validateDcOptions(input);
+  const m = o.slotModel;
+  const mapTotal = m.name === 'mr1' ? m.mapSlots : m.containers;
+  const reduceTotal = m.name === 'mr1' ? m.reduceSlots : m.containers;
+  /** Slots of each kind DC has promised at instant t (on unified both come from one pool). */
+  const inUse = (s: DcState, t: number): { maps: number; reduces: number } => {
+    let maps = 0;
+    let reduces = 0;
+    for (const e of s.entries) {
+      if (e.job.arrival <= t && t < e.reduceStart) maps += e.mapSlots;
+      if (e.reduceStart <= t && t < absoluteDeadline(e.job)) reduces += e.job.reduces;
+    }
+    return m.name === 'mr1' ? { maps, reduces } : { maps: maps + reduces, reduces: maps + reduces };
+  };
+  const test = (
+    s: DcState,
+    job: DeadlineJob,
+  ): { ok: true; plan: DcPlan } | { ok: false; reason: RejectReason } => {
+    const deadline = absoluteDeadline(job);
+    const base = { jobId: job.id, deadline, estimatedFinish: null, lateBySeconds: null };
+    if (job.reduces > reduceTotal)
+      return {
+        ok: false,
+        reason: { ...base, kind: 'dc-too-many-reduces', slotsNeeded: job.reduces, slotsFree: reduceTotal },
+      };
+    const plan = dcPlan(o, job);
+    if (!(plan.reduceStart > job.arrival))
+      return { ok: false, reason: { ...base, kind: 'dc-no-time-for-maps' } };
+    const mapsFree = mapTotal - inUse(s, job.arrival).maps;
+    if (plan.mapSlotsNeeded > mapsFree)
+      return {
+        ok: false,
+        reason: {
+          ...base,
+          kind: 'dc-map-slots-unavailable',
+          slotsNeeded: plan.mapSlotsNeeded,
+          slotsFree: mapsFree,
+        },
+      };
+    const reducesFree = reduceTotal - inUse(s, plan.reduceStart).reduces;
+    if (job.reduces > reducesFree)
+      return {
+        ok: false,
+        reason: {
+          ...base,
+          kind: 'dc-reduce-slots-unavailable',
+          slotsNeeded: job.reduces,
+          slotsFree: reducesFree,
+        },
+      };
+    return { ok: true, plan };
+  };
+  const policy: AdmissionPolicy<DcState> & { readonly options: DcOptions } = {
+    name: 'dc',
+    options: o,
+    initialState: () => ({ kind: 'dc', entries: [] }),
+    admit(state, jobInput, now, opts = {}): AdmissionResult<DcState> {
+      const job = validateJob(jobInput);
+      if (!Number.isFinite(now))
+        throw new ValidationError([{ path: 'now', message: 'must be a finite time' }]);
+      const r = test(state, job);
+      if (r.ok) {
+        const entry: DcEntry = { job, mapSlots: r.plan.mapSlotsNeeded, reduceStart: r.plan.reduceStart };
+        const d = absoluteDeadline(job);
+        let position = state.entries.findIndex((e) => absoluteDeadline(e.job) > d);
+        if (position < 0) position = state.entries.length;
+        const entries = [...state.entries.slice(0, position), entry, ...state.entries.slice(position)];
+        // DC plans the job to end exactly at its deadline.
+        return {
+          admitted: true,
+          jobId: job.id,
+          estimatedFinish: d,
+          position,
+          state: { kind: 'dc', entries },
+        };
+      }
+      const earliest =
+        opts.searchEarliest === false || r.reason.kind === 'dc-too-many-reduces'
+          ? null
+          : searchEarliestDeadline((D) => test(state, { ...job, deadline: D }).ok, job.deadline, 1e7);
+      return {
+        admitted: false,
+        jobId: job.id,
+        reason: r.reason,
+        earliestAdmissibleDeadline: earliest,
+        state,
+      };
+    },
+    markStarted: (s) => s,
+    complete: (s, id) => ({ kind: 'dc', entries: s.entries.filter((e) => e.job.id !== id) }),
+    leave: (s, id) => ({ kind: 'dc', entries: s.entries.filter((e) => e.job.id !== id) }),
+    queue: (s) => s.entries.map((e) => e.job),
+  };
+  return Object.freeze(policy);
+}

@@ -1,0 +1,62 @@
+import fc from 'fast-check';
+import type { Estimates } from '../../../src/core/estimates';
+import type { DeadlineJob } from '../../../src/core/job';
+import type { SlotModel } from '../../../src/core/slots/model';
+import type { ReplayJob } from '../../../src/core/admission/replay';
+
+export const EST: Estimates = { eta: 1, mapCostMax: 1, reduceCostMax: 1 };
+
+export function job(id: string, o: Partial<DeadlineJob> & { arrival?: number }): DeadlineJob {
+  return { id, arrival: 0, deadline: 100, maps: 1, reduces: 1, inputSize: 10, ...o };
+}
+
+export const modelArb: fc.Arbitrary<SlotModel> = fc.oneof(
+  fc.record({
+    name: fc.constant('mr1' as const),
+    mapSlots: fc.integer({ min: 1, max: 6 }),
+    reduceSlots: fc.integer({ min: 1, max: 4 }),
+  }),
+  fc.record({ name: fc.constant('unified' as const), containers: fc.integer({ min: 1, max: 8 }) }),
+);
+
+/** Jobs with integer arrivals and sizes; actual task times are a fraction (0..1] of the estimate. */
+export const workloadArb = (maxJobs = 8): fc.Arbitrary<{ jobs: ReplayJob[] }> =>
+  fc
+    .array(
+      fc.record({
+        gap: fc.integer({ min: 0, max: 8 }),
+        maps: fc.integer({ min: 1, max: 8 }),
+        reduces: fc.integer({ min: 1, max: 6 }),
+        split: fc.integer({ min: 1, max: 8 }),
+        deadline: fc.integer({ min: 3, max: 90 }),
+        fractions: fc.array(fc.oneof(fc.constant(4), fc.constant(4), fc.integer({ min: 1, max: 4 })), {
+          minLength: 14,
+          maxLength: 14,
+        }),
+      }),
+      { minLength: 1, maxLength: maxJobs },
+    )
+    .map((specs) => {
+      let t = 0;
+      const jobs = specs.map((s, i) => {
+        t += s.gap;
+        const j: DeadlineJob = {
+          id: `j${i}`,
+          arrival: t,
+          deadline: s.deadline,
+          maps: s.maps,
+          reduces: s.reduces,
+          inputSize: s.split * s.maps,
+        };
+        // Estimates with EST: eps_m = split, eps_r = inputSize / R.
+        const epsM = s.split;
+        const epsR = (s.split * s.maps) / s.reduces;
+        const frac = (k: number): number => s.fractions[k % s.fractions.length]! / 4;
+        return {
+          job: j,
+          mapSeconds: Array.from({ length: s.maps }, (_, k) => epsM * frac(k)),
+          reduceSeconds: Array.from({ length: s.reduces }, (_, k) => epsR * frac(k + 7)),
+        };
+      });
+      return { jobs };
+    });
