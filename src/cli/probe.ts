@@ -168,7 +168,7 @@ export async function runProbe(opts: ProbeOptions, io: ProbeIo): Promise<number>
   }
 }
 
-function parseUrls(value: string): string[] {
+export function parseUrls(value: string): string[] {
   const urls = value
     .split(',')
     .map((u) => u.trim())
