@@ -1,4 +1,5 @@
 import { ValidationError } from '../errors/validation';
+import { dc, fifoAll, rtmr, rtmrNoFeedback, type AdmissionPolicy } from './admission';
 import type { EnergyProfile } from './energy/profile';
 import { createAsrpt } from './placement/asrpt';
 import { createDelay } from './placement/delay';
@@ -114,13 +115,31 @@ export function buildRegistry<A = unknown>(
   });
 }
 
+/** Admission policies as the registry sees them: their state type is the policy's own business. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- each policy threads its own state type
+export type AnyAdmissionPolicy = AdmissionPolicy<any>;
+
 /**
- * The registry the sidecar and the simulator start with. Admission policies (`rtmr`,
- * `rtmr-no-feedback`, `dc`, `fifo-all`, later `yarn-greedy`) are added here, one line each,
- * once src/core/admission exports them.
+ * The admission policies of src/core/admission, one line each. Each factory validates its own
+ * arguments (a ValidationError names each bad field); `yarn-greedy` joins here once the
+ * admission module exports it.
  */
-export function defaultRegistry(): PolicyRegistry {
-  return buildRegistry({});
+export const admissionEntries: Readonly<Record<string, PolicyEntry<AnyAdmissionPolicy>>> = Object.freeze({
+  rtmr: entry('RTMR: EDF admission on slot vectors, with feedback (seed 000)', (a) =>
+    rtmr(a as Parameters<typeof rtmr>[0]),
+  ),
+  'rtmr-no-feedback': entry('RTMR without the feedback controller', (a) =>
+    rtmrNoFeedback(a as Parameters<typeof rtmrNoFeedback>[0]),
+  ),
+  dc: entry('Deadline Constraint scheduler, a baseline (seed 001)', (a) => dc(a as Parameters<typeof dc>[0])),
+  'fifo-all': entry('admit every job, FIFO, with estimated finish times', (a) =>
+    fifoAll(a as Parameters<typeof fifoAll>[0]),
+  ),
+});
+
+/** The registry the sidecar and the simulator start with: every placement and admission policy. */
+export function defaultRegistry(): PolicyRegistry<AnyAdmissionPolicy> {
+  return buildRegistry(admissionEntries);
 }
 
 export function entry<P>(

@@ -46,9 +46,10 @@ describe('policy registry', () => {
     expect((err as ValidationError).message).toBe(
       'placement.policy: unknown placement policy "fiffo"; known: asrpt, delay, efh, efh-no-ae, fair-delay, fair-matchmaking, fifo, ideal-energy, job-size, matchmaking',
     );
-    expect(() => registry.createAdmission('rtmr')).toThrow(
-      /admission\.policy: unknown admission policy "rtmr"; known: \(none registered\)/,
+    expect(() => registry.createAdmission('edf')).toThrow(
+      /admission\.policy: unknown admission policy "edf"; known: dc, fifo-all, rtmr, rtmr-no-feedback/,
     );
+    expect(() => buildRegistry().createAdmission('rtmr')).toThrow(/known: \(none registered\)/);
   });
 
   it('takes admission entries by name, says which kind a misplaced name is, and refuses a name in both tables', () => {
@@ -60,6 +61,11 @@ describe('policy registry', () => {
     expect(() => withAdmission.createPlacement('fifo-all')).toThrow(/"fifo-all" is an admission policy/);
     expect(() => withAdmission.createAdmission('efh')).toThrow(/"efh" is a placement policy/);
     expect(() => buildRegistry({ fifo: entry('x', () => 1) })).toThrow(/registry\.fifo: named both/);
+  });
+
+  it('holds the admission policies, each built by the admission core with its arguments validated', () => {
+    expect(registry.names('admission')).toEqual(['dc', 'fifo-all', 'rtmr', 'rtmr-no-feedback']);
+    expect(() => registry.createAdmission('rtmr', {})).toThrow(ValidationError);
   });
 
   it('is frozen: building it has no side effects on another registry', () => {
