@@ -216,7 +216,7 @@ export function probeCommand(): Command {
         caFile?: string;
         verbose?: boolean;
       }) => {
-        const logger = createLogger({ level: o.verbose ? 'debug' : 'warn', format: 'pretty', stderr: true });
+        const logger = createLogger({ level: o.verbose ? 'debug' : 'info', format: 'pretty', stderr: true });
         process.exitCode = await runProbe(
           {
             urls: o.rm,
