@@ -1,6 +1,7 @@
 import { Command } from 'commander';
 import { demoCommand } from './demo';
 import { probeCommand } from './probe';
+import { simulateCommand } from './simulate';
 
 /**
  * The `yarn-sched-sidecar` command. Each sub-command lives in its own file under src/cli/
@@ -13,6 +14,7 @@ export function buildProgram(): Command {
     .version(require('../../package.json').version as string);
   program.addCommand(probeCommand());
   program.addCommand(demoCommand());
+  program.addCommand(simulateCommand());
   return program;
 }
 

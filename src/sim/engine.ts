@@ -108,6 +108,8 @@ interface JobRt {
   started: boolean;
   finish: number | null;
   slotSeconds: number;
+  version: number;
+  rank: number;
   view: JobView;
 }
 
@@ -291,6 +293,8 @@ export class Engine {
       started: false,
       finish: null,
       slotSeconds: 0,
+      version: 0,
+      rank: -1,
       view: undefined as unknown as JobView,
     };
     rt.view = this.makeView(rt);
@@ -355,6 +359,7 @@ export class Engine {
     const wasActive = job.status === 'admitted' || job.status === 'running';
     job.status = 'killed';
     job.pendingMaps.length = 0;
+    job.version++;
     job.pendingReduces = 0;
     for (const node of this.nodes) {
       for (const [attempt, t] of node.running) {
@@ -487,6 +492,7 @@ export class Engine {
     job.status = 'admitted';
     job.admittedAt = this._now;
     job.pendingMaps = Array.from({ length: job.spec.maps }, (_, i) => i);
+    job.version++;
     job.pendingReduces = job.spec.reduces;
     job.reduceStarts = new Array<number>(job.spec.reduces).fill(Number.NaN);
     job.reduceFinishes = new Array<number>(job.spec.reduces).fill(Number.NaN);
@@ -501,14 +507,46 @@ export class Engine {
     if (!node.alive) return;
     const queue = this.orderedQueue();
     if (queue.length === 0) return;
-    // Reduces first: they gate job completion, and their slots are separate in mr1.
-    this.assignReduces(node, queue);
-    if (this.freeFor(node, 'map') > 0 && queue.some((j) => j.pendingMaps.length > 0)) {
-      const view = this.nodeView(node);
-      const assignments = this.placement.assignMaps(view, queue, this._now);
-      this.applyMapAssignments(node, assignments);
+    if (this.admission.dispatch && this.cluster.slotModel === 'unified') {
+      this.dispatchContainers(node, queue);
+    } else {
+      // Reduces first: they gate job completion, and their slots are separate in mr1.
+      this.assignReduces(node, queue);
+      if (this.freeFor(node, 'map') > 0 && queue.some((j) => j.pendingMaps.length > 0)) {
+        const assignments = this.placement.assignMaps(this.nodeView(node), queue, this._now);
+        this.applyMapAssignments(node, assignments);
+      }
     }
     if (this.worthHeartbeating(node)) this.scheduleHeartbeat(node, this._now);
+  }
+
+  /**
+   * unified slots under a policy with its own dispatcher: container by container, the
+   * dispatcher names the job (and map or reduce); for a map, the placement policy picks the
+   * task of that job (locality) as it would with that job alone in the queue.
+   */
+  private dispatchContainers(node: NodeRt, queue: readonly JobView[]): void {
+    const dispatch = this.admission.dispatch as NonNullable<AdmissionPort['dispatch']>;
+    while (this.freeFor(node, 'map') > 0) {
+      const choice = dispatch('container', queue, this.clusterFree('map'));
+      if (!choice) return;
+      const job = this.mustJob(choice.jobId);
+      if (choice.kind === 'reduce') {
+        if (this.freeFor(node, 'reduce') <= 0 || job.pendingReduces === 0) return;
+        this.startTask(node, job, 'reduce', job.spec.reduces - job.pendingReduces, 'cpu');
+        continue;
+      }
+      const view = {
+        ...this.nodeView(node),
+        freeMapSlots: 1,
+        freeCpu: Math.min(1, this.freeKind(node, 'cpu')),
+        freeGpu: Math.min(1, this.freeKind(node, 'gpu')),
+      };
+      if (view.freeCpu > 0 && view.freeGpu > 0) view.freeGpu = 0;
+      const assignments = this.placement.assignMaps(view, [job.view], this._now).slice(0, 1);
+      if (assignments.length === 0) return;
+      this.applyMapAssignments(node, assignments);
+    }
   }
 
   private onTaskEnd(ev: Extract<SimEvent, { kind: 'taskEnd' }>): void {
@@ -557,6 +595,7 @@ export class Engine {
       if (t.task === 'map') {
         job.runningMaps--;
         job.pendingMaps.push(t.index);
+        job.version++;
       } else {
         job.runningReduces--;
         job.pendingReduces++;
@@ -581,18 +620,19 @@ export class Engine {
   // ---------------------------------------------------------------- dispatch
 
   private assignReduces(node: NodeRt, queue: readonly JobView[]): void {
+    const dispatch = this.admission.dispatch;
     while (this.freeFor(node, 'reduce') > 0) {
-      let launched = false;
-      const free = this.clusterFree('reduce');
-      for (const view of queue) {
-        const job = this.jobs[view.index] as JobRt;
-        if (!view.mapsDone || job.pendingReduces === 0) continue;
-        if (!this.admission.mayStartReduce(view, queue, free)) continue;
-        this.startTask(node, job, 'reduce', job.spec.reduces - job.pendingReduces, 'cpu');
-        launched = true;
-        break;
+      let job: JobRt | undefined;
+      if (dispatch) {
+        // Alg. 5.4 lines 6-21: the policy's reservation rule picks the job, or none.
+        const choice = dispatch('reduce', queue, this.clusterFree('reduce'));
+        if (choice && choice.kind === 'reduce') job = this.mustJob(choice.jobId);
+      } else {
+        const view = queue.find((v) => v.mapsDone && v.pendingReduces > 0);
+        if (view) job = this.jobs[view.index] as JobRt;
       }
-      if (!launched) return;
+      if (!job || job.pendingReduces === 0) return;
+      this.startTask(node, job, 'reduce', job.spec.reduces - job.pendingReduces, 'cpu');
     }
   }
 
@@ -624,6 +664,7 @@ export class Engine {
         );
       }
       job.pendingMaps.splice(pos, 1);
+      job.version++;
       this.startTask(node, job, 'map', a.mapIndex, kind);
     }
   }
@@ -722,62 +763,14 @@ export class Engine {
     return nominal * this.rngJitter.uniform(cost.jitter[0], cost.jitter[1]);
   }
 
-  /**
-   * The seeds' eps^m: the longest a map task of this job can take anywhere it may run
-   * (slowest eligible class, remote read, largest split, top of the jitter range).
-   */
+  /** The seeds' eps^m for a job on this cluster (see worstMapSecondsOn). */
   worstMapSeconds(job: TraceJob): number {
-    const splits = job.splits ?? evenSplits(job.inputBytes, job.maps);
-    const maxMB = Math.max(...splits) / MB;
-    if (job.replay) return Math.max(...job.replay.mapSeconds) * (1 + this.cluster.remoteReadPenalty);
-    const c = this.cluster.costs[job.type === 'cpu' ? 'cpu' : 'gpu'];
-    let worst = 0;
-    for (const [cls, run] of this.eligibleRuns(job)) {
-      worst = Math.max(
-        worst,
-        ((c.mapFixedSeconds + c.mapSecondsPerMB * maxMB) / cls.speed[run]) *
-          (1 + this.cluster.remoteReadPenalty) *
-          c.jitter[1],
-      );
-    }
-    return worst;
+    return worstMapSecondsOn(this.cluster, job);
   }
 
-  /** The seeds' eps^r: the longest a reduce task of this job can take. */
+  /** The seeds' eps^r for a job on this cluster (see worstReduceSecondsOn). */
   worstReduceSeconds(job: TraceJob): number {
-    if (job.reduces === 0) return 0;
-    if (job.replay) return Math.max(...job.replay.reduceSeconds);
-    const c = this.cluster.costs[job.type === 'cpu' ? 'cpu' : 'gpu'];
-    const mb = (c.shuffleRatio * job.inputBytes) / MB / job.reduces;
-    let worst = 0;
-    // Reduces run in CPU containers.
-    for (const cls of this.cluster.nodeClasses) {
-      if (cls.count === 0) continue;
-      worst = Math.max(
-        worst,
-        ((c.reduceFixedSeconds + c.reduceSecondsPerMB * mb) / cls.speed[runKind(job.type, 'cpu')]) *
-          c.jitter[1],
-      );
-    }
-    return worst;
-  }
-
-  /** The (class, way of running) pairs a job's map tasks may use. */
-  private eligibleRuns(job: TraceJob): Array<[NodeClassSpec, RunKind]> {
-    const out: Array<[NodeClassSpec, RunKind]> = [];
-    for (const cls of this.cluster.nodeClasses) {
-      if (cls.count === 0) continue;
-      const hasGpu = cls.gpuContainers > 0 && cls.labels.includes(this.cluster.gpuLabel);
-      const cpuContainers =
-        (this.cluster.slotModel === 'mr1' ? cls.mapSlots : cls.containers) - cls.gpuContainers;
-      if (job.type === 'cpu') {
-        if (cpuContainers > 0) out.push([cls, 'cpu']);
-      } else {
-        if (hasGpu) out.push([cls, 'gpu']);
-        if (job.type === 'adaptive' && cpuContainers > 0) out.push([cls, 'gpuOnCpu']);
-      }
-    }
-    return out;
+    return worstReduceSecondsOn(this.cluster, job);
   }
 
   // ---------------------------------------------------------------- slots
@@ -852,10 +845,22 @@ export class Engine {
       this.active.sort(
         (a, b) => b.priority - a.priority || this.admission.compare(a.view, b.view) || a.index - b.index,
       );
-      this.activeViews = this.active.map((j) => j.view);
+      this.activeViews = this.active.map((j, i) => {
+        j.rank = i;
+        return j.view;
+      });
       this.orderDirty = false;
     }
     return this.activeViews;
+  }
+
+  /** Position of an admitted, unfinished job in dispatch order (0 = head). */
+  queueRank(jobId: string): number {
+    const q = this.orderedQueue();
+    const i = this.jobIndex.get(jobId);
+    if (i === undefined) return Number.MAX_SAFE_INTEGER;
+    const job = this.jobs[i] as JobRt;
+    return q[job.rank] === job.view ? job.rank : Number.MAX_SAFE_INTEGER;
   }
 
   private removeActive(job: JobRt): void {
@@ -940,6 +945,9 @@ export class Engine {
       get mapsDone() {
         return job.finishedMaps === job.spec.maps;
       },
+      get version() {
+        return job.version;
+      },
       mapBlock: (i) => job.blocks[i] as string,
       mapReplicas: (i) => engine.replicasOf(job.blocks[i] as string),
     };
@@ -990,5 +998,62 @@ export function evenSplits(bytes: number, n: number): number[] {
   const out = new Array<number>(n).fill(base);
   let rest = bytes - base * n;
   for (let i = 0; rest > 0; i++, rest--) out[i % n] = (out[i % n] as number) + 1;
+  return out;
+}
+
+/**
+ * The seeds' eps^m: the longest a map task of this job can take anywhere it may run
+ * (slowest eligible class and container kind, remote read, largest split, top of the
+ * jitter range).
+ */
+export function worstMapSecondsOn(cluster: ClusterSpec, job: TraceJob): number {
+  if (job.replay) return Math.max(...job.replay.mapSeconds) * (1 + cluster.remoteReadPenalty);
+  const splits = job.splits ?? evenSplits(job.inputBytes, job.maps);
+  const maxMB = Math.max(...splits) / MB;
+  const c = cluster.costs[job.type === 'cpu' ? 'cpu' : 'gpu'];
+  let worst = 0;
+  for (const [cls, run] of eligibleRuns(cluster, job)) {
+    worst = Math.max(
+      worst,
+      ((c.mapFixedSeconds + c.mapSecondsPerMB * maxMB) / cls.speed[run]) *
+        (1 + cluster.remoteReadPenalty) *
+        c.jitter[1],
+    );
+  }
+  return worst;
+}
+
+/** The seeds' eps^r: the longest a reduce task of this job can take (reduces run in CPU containers). */
+export function worstReduceSecondsOn(cluster: ClusterSpec, job: TraceJob): number {
+  if (job.reduces === 0) return 0;
+  if (job.replay) return Math.max(...job.replay.reduceSeconds);
+  const c = cluster.costs[job.type === 'cpu' ? 'cpu' : 'gpu'];
+  const mb = (c.shuffleRatio * job.inputBytes) / MB / job.reduces;
+  let worst = 0;
+  for (const cls of cluster.nodeClasses) {
+    if (cls.count === 0) continue;
+    worst = Math.max(
+      worst,
+      ((c.reduceFixedSeconds + c.reduceSecondsPerMB * mb) / cls.speed[runKind(job.type, 'cpu')]) *
+        c.jitter[1],
+    );
+  }
+  return worst;
+}
+
+/** The (class, way of running) pairs a job's map tasks may use. */
+function eligibleRuns(cluster: ClusterSpec, job: TraceJob): Array<[NodeClassSpec, RunKind]> {
+  const out: Array<[NodeClassSpec, RunKind]> = [];
+  for (const cls of cluster.nodeClasses) {
+    if (cls.count === 0) continue;
+    const hasGpu = cls.gpuContainers > 0 && cls.labels.includes(cluster.gpuLabel);
+    const cpuContainers = (cluster.slotModel === 'mr1' ? cls.mapSlots : cls.containers) - cls.gpuContainers;
+    if (job.type === 'cpu') {
+      if (cpuContainers > 0) out.push([cls, 'cpu']);
+    } else {
+      if (hasGpu) out.push([cls, 'gpu']);
+      if (job.type === 'adaptive' && cpuContainers > 0) out.push([cls, 'gpuOnCpu']);
+    }
+  }
   return out;
 }

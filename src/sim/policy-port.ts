@@ -29,6 +29,8 @@ export interface JobView {
   mapReplicas(i: number): readonly number[];
   /** True when all maps have finished (its reduce stage has been reached). */
   readonly mapsDone: boolean;
+  /** Bumped whenever pendingMaps changes, so adapters can cache what they derive from it. */
+  readonly version: number;
 }
 
 export interface NodeView {
@@ -88,10 +90,16 @@ export interface AdmissionPort {
   jobFinished(record: FinishedJobRecord, now: number): void;
   jobKilled(jobId: string, now: number): void;
   /**
-   * Whether a ready reduce task of `job` may take a free reduce slot now, given the queue
-   * in dispatch order and the reduce slots free cluster-wide (RTMR's Alg. 5.4).
+   * The policy's own dispatcher, when it has one (RTMR's reservation-based Alg. 5.4): for one
+   * free slot of `lane` ('reduce' slots in mr1, 'container' in unified), which job gets it and
+   * for which kind of task; null leaves the slot free. Without it, reduces take free slots in
+   * queue order and the placement policy fills map slots.
    */
-  mayStartReduce(job: JobView, queue: readonly JobView[], freeReduceSlots: number): boolean;
+  dispatch?(
+    lane: 'reduce' | 'container',
+    queue: readonly JobView[],
+    freeInLane: number,
+  ): { jobId: string; kind: 'map' | 'reduce' } | null;
 }
 
 export interface PlacementPort {

@@ -25,7 +25,6 @@ export function acceptAll(): AdmissionPort & { finished: string[]; started: stri
     jobStarted: (id: string) => void started.push(id),
     jobFinished: (r) => void finished.push(r.job.id),
     jobKilled: () => undefined,
-    mayStartReduce: () => true,
   };
 }
 

@@ -1,0 +1,117 @@
+import type { ClusterSpec, TraceJob } from './model';
+import type { PolicySpec } from './policies';
+import {
+  efhCluster,
+  efhWorkload,
+  localityCluster,
+  localityWorkload,
+  rtmrCluster,
+  workloadI,
+  workloadII,
+} from './workloads';
+
+/**
+ * The built-in experiments: each names its cluster, its workload generator (seeded) and the
+ * policy combinations to compare, as in the seeds' evaluations.
+ */
+export interface Experiment {
+  name: string;
+  description: string;
+  cluster: ClusterSpec;
+  jobs(seed: number): TraceJob[];
+  specs: PolicySpec[];
+  jobsFor?: (spec: PolicySpec, jobs: readonly TraceJob[]) => readonly TraceJob[];
+  /** What the x axis of the locality plots is (delay D, seconds), when the experiment sweeps one. */
+  sweep?: { parameter: string; values: number[] };
+}
+
+/** The admission policies of seed 000 section V, plus YARN's own ReservationSystem agent. */
+function admissionSpecs(): PolicySpec[] {
+  return [
+    { label: 'dc', admission: 'dc', placement: 'fifo' },
+    { label: 'rtmr', admission: 'rtmr', placement: 'fifo' },
+    { label: 'rtmr-no-feedback', admission: 'rtmr-no-feedback', placement: 'fifo' },
+    { label: 'yarn-greedy', admission: 'yarn-greedy', placement: 'fifo' },
+    { label: 'fifo-all', admission: 'fifo-all', placement: 'fifo' },
+  ];
+}
+
+/** Seed 004 4.4.1: D from 0.1 to 10 heartbeat intervals of 3 s, 8 values. */
+export const DELAY_VALUES_SECONDS = [0.3, 0.9, 1.5, 3, 4.5, 9, 15, 30];
+
+export function experiment(name: string): Experiment {
+  switch (name) {
+    case 'rtmr-workload-1':
+      return {
+        name,
+        description:
+          'seed 000 Table V: workload I (Facebook bins 1-6) on the 30-node heterogeneous cluster, mr1 slots',
+        cluster: rtmrCluster('mr1'),
+        jobs: workloadI,
+        specs: admissionSpecs(),
+      };
+    case 'rtmr-workload-2': {
+      const cluster = rtmrCluster('mr1');
+      const reduceSlots = cluster.nodeClasses.reduce((n, c) => n + c.count * c.reduceSlots, 0);
+      return {
+        name,
+        description:
+          'seed 000 Table VI: workload II (Table IV) on the 30-node heterogeneous cluster, mr1 slots',
+        cluster,
+        jobs: workloadII,
+        specs: admissionSpecs(),
+        // Seed 000 V: jobs with more reduces than the cluster's reduce slots are left out when DC is tested.
+        jobsFor: (spec, jobs) =>
+          spec.admission === 'dc' ? jobs.filter((j) => j.reduces <= reduceSlots) : jobs,
+      };
+    }
+    case 'locality': {
+      const specs: PolicySpec[] = [
+        { label: 'fifo', admission: null, placement: 'fifo' },
+        { label: 'matchmaking', admission: null, placement: 'matchmaking' },
+        { label: 'fair-matchmaking', admission: null, placement: 'fair-matchmaking' },
+      ];
+      for (const d of DELAY_VALUES_SECONDS) {
+        specs.push({
+          label: `delay:D=${d}`,
+          admission: null,
+          placement: 'delay',
+          placementArgs: { maxDelayMs: d * 1000 },
+        });
+        specs.push({
+          label: `fair-delay:D=${d}`,
+          admission: null,
+          placement: 'fair-delay',
+          placementArgs: { maxDelayMs: d * 1000 },
+        });
+      }
+      return {
+        name,
+        description:
+          'seed 004 4.4: 30 nodes x 2 map slots, 100 blocks x 2 replicas, 3 s heartbeats, Facebook schedule',
+        cluster: localityCluster(),
+        jobs: localityWorkload,
+        specs,
+        sweep: { parameter: 'D', values: DELAY_VALUES_SECONDS },
+      };
+    }
+    case 'efh':
+      return {
+        name,
+        description:
+          'seed 004 6.3: 6 CPU + 2 GPU nodes, 87 jobs half loadgen half MD simulation, Zipf(1) data access',
+        cluster: efhCluster(),
+        jobs: (seed) => efhWorkload(seed, 'adaptive'),
+        specs: [
+          { label: 'fifo', admission: null, placement: 'fifo' },
+          { label: 'efh-no-ae', admission: null, placement: 'efh-no-ae' },
+          { label: 'efh', admission: null, placement: 'efh' },
+          { label: 'ideal-energy', admission: null, placement: 'ideal-energy' },
+        ],
+      };
+    default:
+      throw new RangeError(`unknown experiment "${name}"; known: ${EXPERIMENTS.join(', ')}`);
+  }
+}
+
+export const EXPERIMENTS = ['rtmr-workload-1', 'rtmr-workload-2', 'locality', 'efh'];

@@ -1,0 +1,296 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { RunResult } from './driver';
+import { meanSd, type PolicySummary } from './metrics';
+import { barChart, ganttChart, lineChart } from './plot/svg';
+
+/**
+ * What `simulate` writes to its output directory:
+ *   summary.json   per policy label: the metrics (mean over seeds) and their spread
+ *   jobs.csv       one row per job, policy and seed
+ *   *.svg          the plots (docs/simulator.md lists them)
+ */
+
+export const SUMMARY_KEYS = [
+  'acceptRatio',
+  'successRatio',
+  'utilization',
+  'jobs',
+  'accepted',
+  'succeeded',
+  'makespanSeconds',
+  'meanMapResponseSeconds',
+  'localityRate',
+  'energyKWh',
+] as const;
+
+export type SummaryKey = (typeof SUMMARY_KEYS)[number];
+
+export interface PolicyReport extends Record<SummaryKey, number | null> {
+  taskEnergyKWh: number | null;
+  meanTurnaroundSeconds: number | null;
+  missed: number | null;
+  /** Sample standard deviation of each figure over the seeds (0 with one seed). */
+  sd: Partial<Record<SummaryKey | 'taskEnergyKWh' | 'meanTurnaroundSeconds', number>>;
+  runs: number;
+}
+
+export interface SummaryFile {
+  format: 'yarn-sched-sidecar-sim-summary';
+  version: 1;
+  experiment: string;
+  seeds: number[];
+  policies: Record<string, PolicyReport>;
+}
+
+const AGG_KEYS = [...SUMMARY_KEYS, 'taskEnergyKWh', 'meanTurnaroundSeconds', 'missed'] as const;
+
+/** Mean and spread over seeds, per policy label, in the order the policies ran. */
+export function aggregate(experiment: string, seeds: number[], runs: RunResult[][]): SummaryFile {
+  const labels = runs[0]?.map((r) => r.spec.label) ?? [];
+  const policies: Record<string, PolicyReport> = {};
+  for (const label of labels) {
+    const per = runs.map((rs) => (rs.find((r) => r.spec.label === label) as RunResult).summary);
+    const report: Partial<PolicyReport> = { sd: {}, runs: per.length };
+    for (const k of AGG_KEYS) {
+      const ms = meanSd(per.map((s) => (s as unknown as Record<string, number | null>)[k] ?? null));
+      (report as Record<string, unknown>)[k] = ms ? round(ms.mean) : null;
+      if (ms && k !== 'missed') (report.sd as Record<string, number>)[k] = round(ms.sd);
+    }
+    policies[label] = report as PolicyReport;
+  }
+  return { format: 'yarn-sched-sidecar-sim-summary', version: 1, experiment, seeds, policies };
+}
+
+function round(x: number): number {
+  return Math.round(x * 1e6) / 1e6;
+}
+
+function csvCell(v: unknown): string {
+  if (v === null || v === undefined) return '';
+  const s = typeof v === 'number' ? String(round(v)) : String(v);
+  return /[",\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
+}
+
+export function jobsCsv(seeds: number[], runs: RunResult[][]): string {
+  const head = [
+    'seed',
+    'policy',
+    'job',
+    'arrival',
+    'deadline',
+    'absDeadline',
+    'maps',
+    'reduces',
+    'type',
+    'user',
+    'status',
+    'admitted',
+    'estimatedFinish',
+    'start',
+    'finish',
+    'metDeadline',
+    'slotSeconds',
+    'localMaps',
+    'reason',
+  ];
+  const lines = [head.join(',')];
+  runs.forEach((rs, i) => {
+    for (const r of rs) {
+      for (const o of r.outcomes) {
+        lines.push(
+          [
+            seeds[i],
+            r.spec.label,
+            o.id,
+            o.arrival,
+            o.deadline,
+            o.absDeadline,
+            o.maps,
+            o.reduces,
+            o.type,
+            o.user,
+            o.status,
+            o.admitted,
+            o.estimatedFinish,
+            o.start,
+            o.finish,
+            o.metDeadline,
+            o.slotSeconds,
+            o.localMaps,
+            o.reason,
+          ]
+            .map(csvCell)
+            .join(','),
+        );
+      }
+    }
+  });
+  return lines.join('\n') + '\n';
+}
+
+export interface PlotOptions {
+  /** For experiments that sweep a parameter (locality: D), its values by label. */
+  sweep?: { parameter: string; values: number[] };
+}
+
+/** Builds every plot as [file name, svg text]. */
+export function plots(
+  summary: SummaryFile,
+  runs: RunResult[][],
+  options: PlotOptions = {},
+): Array<[string, string]> {
+  const out: Array<[string, string]> = [];
+  const labels = Object.keys(summary.policies);
+  const p = (l: string) => summary.policies[l] as PolicyReport;
+  const seedNote =
+    summary.seeds.length > 1
+      ? ` (mean of ${summary.seeds.length} seeds, whiskers +/- sd)`
+      : ` (seed ${summary.seeds[0]})`;
+
+  const hasAdmission = labels.some((l) => p(l).acceptRatio !== null && (p(l).acceptRatio as number) < 1);
+  if (hasAdmission || labels.some((l) => p(l).successRatio !== null && (p(l).successRatio as number) < 1)) {
+    out.push([
+      'admission.svg',
+      barChart({
+        title: `${summary.experiment}: accept, success and utilisation per policy${seedNote}`,
+        groups: ['accept ratio', 'success ratio', 'utilisation'],
+        series: labels.map((l) => ({
+          name: l,
+          values: [p(l).acceptRatio, p(l).successRatio, p(l).utilization],
+          errors: [p(l).sd.acceptRatio ?? null, p(l).sd.successRatio ?? null, p(l).sd.utilization ?? null],
+        })),
+        yLabel: 'ratio',
+        percent: true,
+      }),
+    ]);
+  }
+
+  if (options.sweep) {
+    const { parameter, values } = options.sweep;
+    const swept = new Map<string, Array<string>>();
+    const flat: string[] = [];
+    for (const l of labels) {
+      const m = l.match(/^(.*):D=([\d.]+)$/);
+      if (m) swept.set(m[1] as string, [...(swept.get(m[1] as string) ?? []), l]);
+      else flat.push(l);
+    }
+    const series = (k: SummaryKey) => [
+      ...[...swept.entries()].map(([name, ls]) => ({
+        name,
+        values: values.map((v) => p(ls.find((x) => x.endsWith(`=${v}`)) as string)[k]),
+      })),
+      ...flat.map((l) => ({ name: l, values: values.map(() => p(l)[k]) })),
+    ];
+    out.push([
+      'locality-vs-d.svg',
+      lineChart({
+        title: `Data locality rate against the delay ${parameter}${seedNote}`,
+        xLabel: `maximum delay ${parameter} (s); policies without ${parameter} drawn flat`,
+        yLabel: 'local map tasks / all map tasks',
+        x: values,
+        categorical: true,
+        series: series('localityRate'),
+        percent: true,
+      }),
+    ]);
+    out.push([
+      'map-response-vs-d.svg',
+      lineChart({
+        title: `Mean map task response time against ${parameter}${seedNote}`,
+        xLabel: `maximum delay ${parameter} (s); policies without ${parameter} drawn flat`,
+        yLabel: 'mean (map finish - job arrival), s',
+        x: values,
+        categorical: true,
+        series: series('meanMapResponseSeconds'),
+      }),
+    ]);
+  } else {
+    out.push([
+      'locality.svg',
+      barChart({
+        title: `${summary.experiment}: data locality rate${seedNote}`,
+        groups: ['locality rate'],
+        series: labels.map((l) => ({
+          name: l,
+          values: [p(l).localityRate],
+          errors: [p(l).sd.localityRate ?? null],
+        })),
+        yLabel: 'local map tasks / all',
+        percent: true,
+      }),
+    ]);
+  }
+
+  if (labels.some((l) => p(l).energyKWh !== null)) {
+    out.push([
+      'energy.svg',
+      barChart({
+        title: `${summary.experiment}: energy per policy${seedNote}`,
+        groups: ['total energy (kWh)', 'task energy, no idle (kWh)'],
+        series: labels.map((l) => ({
+          name: l,
+          values: [p(l).energyKWh, p(l).taskEnergyKWh],
+          errors: [p(l).sd.energyKWh ?? null, p(l).sd.taskEnergyKWh ?? null],
+        })),
+        yLabel: 'kWh',
+      }),
+    ]);
+  }
+  out.push([
+    'turnaround.svg',
+    barChart({
+      title: `${summary.experiment}: workload turnaround (makespan) and mean job turnaround${seedNote}`,
+      groups: ['makespan (s)', 'mean job turnaround (s)'],
+      series: labels.map((l) => ({
+        name: l,
+        values: [p(l).makespanSeconds, p(l).meanTurnaroundSeconds],
+        errors: [p(l).sd.makespanSeconds ?? null, p(l).sd.meanTurnaroundSeconds ?? null],
+      })),
+      yLabel: 'seconds',
+    }),
+  ]);
+
+  // Gantt views of the first seed, one per policy.
+  const first = runs[0] ?? [];
+  for (const r of first) {
+    if (r.outcomes.every((o) => o.absDeadline === null) && options.sweep && /:D=/.test(r.spec.label))
+      continue;
+    out.push([
+      `gantt-${r.spec.label.replace(/[^a-zA-Z0-9.-]+/g, '_')}.svg`,
+      ganttChart(
+        `${summary.experiment} / ${r.spec.label}: deadline vs finish per job (seed ${summary.seeds[0]})`,
+        r.outcomes.map((o) => ({
+          id: o.id,
+          arrival: o.arrival,
+          absDeadline: o.absDeadline,
+          start: o.start,
+          finish: o.finish,
+          status: o.status,
+        })),
+      ),
+    ]);
+  }
+  return out;
+}
+
+/** Writes summary.json, jobs.csv and the SVG plots; returns the files written. */
+export function writeReport(
+  dir: string,
+  summary: SummaryFile,
+  runs: RunResult[][],
+  options: PlotOptions = {},
+): string[] {
+  mkdirSync(dir, { recursive: true });
+  const files: string[] = [];
+  const put = (name: string, text: string) => {
+    writeFileSync(join(dir, name), text);
+    files.push(name);
+  };
+  put('summary.json', JSON.stringify(summary, null, 2) + '\n');
+  put('jobs.csv', jobsCsv(summary.seeds, runs));
+  for (const [name, svg] of plots(summary, runs, options)) put(name, svg);
+  return files;
+}
+
+export type { PolicySummary };
