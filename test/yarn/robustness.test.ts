@@ -249,17 +249,15 @@ describe('bad inputs: each is a typed error', () => {
     [
       'a RemoteException',
       (res) =>
-        res
-          .writeHead(503, { 'Content-Type': 'application/json' })
-          .end(
-            JSON.stringify({
-              RemoteException: {
-                exception: 'YarnException',
-                message: 'Failed to move',
-                javaClassName: 'org.apache.hadoop.yarn.exceptions.YarnException',
-              },
-            }),
-          ),
+        res.writeHead(503, { 'Content-Type': 'application/json' }).end(
+          JSON.stringify({
+            RemoteException: {
+              exception: 'YarnException',
+              message: 'Failed to move',
+              javaClassName: 'org.apache.hadoop.yarn.exceptions.YarnException',
+            },
+          }),
+        ),
       'json',
       RmRemoteError,
       /503 YarnException: Failed to move/,
