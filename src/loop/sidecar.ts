@@ -1,0 +1,972 @@
+import { randomBytes } from 'node:crypto';
+import type { SidecarService } from '../api/app';
+import type { SidecarMetrics } from '../api/metrics';
+import type { Submission } from '../api/submission';
+import {
+  actionView,
+  decisionView,
+  jobView,
+  type JobDetailView,
+  type RejectionReason,
+  type StatsSample,
+} from '../api/views';
+import type { SidecarConfig } from '../config/schema';
+import type { AdmissionResult, JobActuals } from '../core/admission';
+import { learnFromFinishedJob, validateEstimates, type Estimates } from '../core/estimates';
+import type { DeadlineJob } from '../core/job';
+import { mapTaskEnergy } from '../core/energy/fitness';
+import type { EnergyProfile } from '../core/energy/profile';
+import type { AnyAdmissionPolicy, PolicyRegistry } from '../core/registry';
+import type { SlotModel } from '../core/slots/model';
+import { Enforcer, type SubmitPayload } from '../enforce/enforcer';
+import { IdempotencyConflictError, NotReadyError } from '../errors/api-errors';
+import { SidecarError } from '../errors/base';
+import { ValidationError } from '../errors/validation';
+import type { Logger } from '../log';
+import type { JobQuery, JobRecord, Ledger } from '../store/ledger';
+import type { ResourceManagerApi } from '../yarn/api';
+import type { JobHistoryClient } from '../yarn/jobhistory';
+import type { AppReport, ClusterInfo } from '../yarn/model';
+import { buildCapacityView, type CapacityView } from './snapshot';
+import { decodeTags, encodeTags } from './tags';
+
+/**
+ * The live sidecar: poll the RM, decide with the admission core, enforce through the outbox.
+ *
+ * Admission runs per (queue, label partition): each pair has its own admission state sized
+ * by the queue's guaranteed containers in that partition. A CPU job is decided in the default
+ * partition, a GPU job in the `gpu` one, and an adaptive job in the partition where its map
+ * tasks cost the least energy (EFH's energy fitness, from the profile), then the other.
+ *
+ * Time in the core is epoch seconds; data sizes are MB.
+ */
+
+const MB = 1024 * 1024;
+const OPEN_STATES = new Set(['accepted', 'submitted', 'running']);
+const ENDED_APP_STATES = new Set(['FINISHED', 'FAILED', 'KILLED']);
+const ESTIMATES_KEY = 'estimates';
+const CAPACITY_KEY = 'capacity';
+const STATS_KEY = 'stats';
+const MAX_SAMPLES = 720;
+
+interface Lane {
+  key: string;
+  queue: string;
+  label: string;
+  containers: number;
+  policy: AnyAdmissionPolicy;
+  state: unknown;
+}
+
+export interface SidecarDeps {
+  config: SidecarConfig;
+  rm: ResourceManagerApi;
+  jobHistory?: JobHistoryClient;
+  ledger: Ledger;
+  registry: PolicyRegistry<AnyAdmissionPolicy>;
+  energyProfile?: EnergyProfile;
+  metrics: SidecarMetrics;
+  logger: Logger;
+  /** Epoch milliseconds; injected so tests and the demo control time. */
+  now: () => number;
+  /** Ids of new jobs; injected for tests. */
+  newId?: () => string;
+}
+
+interface Readiness {
+  [key: string]: unknown;
+  ready: boolean;
+  reason?: string;
+  lastPollOkAt?: string;
+  lastPollError?: string;
+  rmActive?: string;
+}
+
+export class Sidecar implements SidecarService {
+  private readonly lanes = new Map<string, Lane>();
+  private estimates: Estimates;
+  private capacity: CapacityView | undefined;
+  private clusterInfo: ClusterInfo | undefined;
+  private lastPollOkMs: number | undefined;
+  private lastPollError: string | undefined;
+  private polling: Promise<void> | null = null;
+  readonly enforcer: Enforcer;
+  private readonly log: Logger;
+  private submitting: Promise<unknown> = Promise.resolve();
+
+  constructor(private readonly deps: SidecarDeps) {
+    const { config, ledger } = deps;
+    this.log = deps.logger.child({ component: 'sidecar' });
+    const init = config.admission.initialEstimates;
+    this.estimates = validateEstimates(
+      ledger.getValue<Estimates>(ESTIMATES_KEY) ?? {
+        eta: init.eta,
+        mapCostMax: init.mapSecondsPerMb,
+        reduceCostMax: init.reduceSecondsPerMb,
+      },
+    );
+    this.enforcer = new Enforcer({
+      rm: deps.rm,
+      ledger,
+      logger: deps.logger.child({ component: 'enforcer' }),
+      metrics: deps.metrics,
+      shadow: config.enforcement.shadow,
+      maxWritesPerCycle: config.enforcement.maxWritesPerCycle,
+    });
+    // Decide at once after a restart, even with the RM down: the last capacity seen is kept.
+    const saved = ledger.getValue<CapacityView>(CAPACITY_KEY);
+    if (saved) this.applyCapacity(saved);
+    this.deps.metrics.queueDepth.set(ledger.openAdmittedJobs().length);
+  }
+
+  // ------------------------------------------------------------------ admission lanes
+
+  private slotModel(containers: number): SlotModel {
+    if (this.deps.config.admission.slotModel === 'unified') return { name: 'unified', containers };
+    // mr1 on a YARN cluster: the guaranteed containers split between map and reduce slots.
+    return {
+      name: 'mr1',
+      mapSlots: Math.max(1, Math.ceil(containers / 2)),
+      reduceSlots: Math.max(1, Math.floor(containers / 2)),
+    };
+  }
+
+  private createPolicy(containers: number): AnyAdmissionPolicy {
+    const { config, registry } = this.deps;
+    return registry.createAdmission(config.admission.policy, {
+      slotModel: this.slotModel(containers),
+      estimates: this.estimates,
+      feedbackThresholdSeconds: config.admission.feedbackThresholdSeconds,
+    });
+  }
+
+  /** Size every lane to the capacity seen; rebuild a lane's state when its size changed. */
+  private applyCapacity(view: CapacityView): void {
+    this.capacity = view;
+    for (const q of view.queues) {
+      for (const [label, containers] of Object.entries(q.containers)) {
+        const key = `${q.name}|${label}`;
+        const lane = this.lanes.get(key);
+        if (containers < 1) {
+          this.lanes.delete(key);
+          continue;
+        }
+        if (!lane || lane.containers !== containers) this.rebuildLane(q.name, label, containers);
+      }
+    }
+  }
+
+  /**
+   * A lane's state from the ledger's open admitted jobs: each one's whole work still to come,
+   * from now. The RM does not report per-task progress, so this over-estimates the load (safe:
+   * it can only make later admissions stricter) until those jobs finish.
+   */
+  private rebuildLane(queue: string, label: string, containers: number): void {
+    const nowS = this.deps.now() / 1000;
+    const policy = this.createPolicy(containers);
+    const open = this.deps.ledger
+      .openAdmittedJobs()
+      .filter((j) => (j.queue ?? '') === queue && (j.label ?? '') === label);
+    let state: unknown;
+    const withSnapshot = policy as AnyAdmissionPolicy & { fromSnapshot?: (s: unknown) => unknown };
+    if (typeof withSnapshot.fromSnapshot === 'function') {
+      const slotModel = this.slotModel(containers);
+      const lanes = slotModel.name === 'unified' ? [containers] : [slotModel.mapSlots, slotModel.reduceSlots];
+      state = withSnapshot.fromSnapshot({
+        now: nowS,
+        slots: lanes.map((n) => new Array<number>(n).fill(nowS)),
+        queue: open.map((j) => ({
+          job: this.deadlineJob(j),
+          mapsDone: 0,
+          mapsRunning: [],
+          reducesDone: 0,
+          reducesRunning: [],
+        })),
+      });
+    } else {
+      state = policy.initialState(nowS);
+      for (const j of open) {
+        const r = policy.admit(state, this.deadlineJob(j), nowS, { searchEarliest: false });
+        state = r.state;
+      }
+    }
+    this.lanes.set(`${queue}|${label}`, {
+      key: `${queue}|${label}`,
+      queue,
+      label,
+      containers,
+      policy,
+      state,
+    });
+  }
+
+  private deadlineJob(
+    j: Pick<JobRecord, 'id' | 'arrivalMs' | 'deadlineMs' | 'maps' | 'reduces' | 'inputBytes' | 'spec'>,
+  ): DeadlineJob {
+    const splits = (j.spec as { splitBytes?: number[] } | null)?.splitBytes;
+    const arrival = j.arrivalMs / 1000;
+    return {
+      id: j.id,
+      arrival,
+      deadline: Math.max(1e-3, j.deadlineMs / 1000 - arrival),
+      maps: j.maps,
+      reduces: Math.max(1, j.reduces),
+      inputSize: j.inputBytes / MB,
+      ...(splits ? { mapSplits: splits.map((b) => b / MB) } : {}),
+    };
+  }
+
+  /** Partitions to try for a job type, best first. */
+  private partitionsFor(jobType: string): string[] {
+    const gpu = this.deps.config.yarn.gpuLabel;
+    if (jobType === 'cpu') return [''];
+    if (jobType === 'gpu') return [gpu];
+    const eCpu = this.mapEnergy('adaptive', '');
+    const eGpu = this.mapEnergy('adaptive', gpu);
+    if (eGpu !== undefined && (eCpu === undefined || eGpu < eCpu)) return [gpu, ''];
+    return ['', gpu];
+  }
+
+  /** Energy of one map task of a job type in a partition, from the profile (kWh or relative units). */
+  private mapEnergy(jobType: string, label: string): number | undefined {
+    const profile = this.deps.energyProfile;
+    if (!profile) return undefined;
+    const { placement } = this.deps.config;
+    const nodeClass =
+      label === '' ? placement.defaultNodeClass : (placement.nodeClassByLabel[label] ?? label);
+    const workload = profile.defaultWorkload[jobType as 'cpu' | 'gpu' | 'adaptive'];
+    if (!workload) return undefined;
+    const kind = label === '' || jobType === 'cpu' ? 'cpu' : 'gpu';
+    return (
+      mapTaskEnergy(profile, workload, nodeClass, kind) ?? mapTaskEnergy(profile, workload, nodeClass, 'cpu')
+    );
+  }
+
+  private energyJoules(jobType: string, label: string, maps: number): number | null {
+    const profile = this.deps.energyProfile;
+    const e = this.mapEnergy(jobType, label);
+    const workload = profile?.defaultWorkload[jobType as 'cpu' | 'gpu' | 'adaptive'];
+    if (e === undefined || !workload || profile?.workloads[workload]?.unit !== 'kWh') return null;
+    return e * maps * 3.6e6;
+  }
+
+  // ------------------------------------------------------------------ decisions
+
+  private decide(
+    job: DeadlineJob,
+    queue: string,
+    jobType: string,
+  ): { lane: Lane; result: AdmissionResult<unknown> } | { lane: undefined; reason: RejectionReason } {
+    const nowS = this.deps.now() / 1000;
+    const tried: Array<{ lane: Lane; result: AdmissionResult<unknown> }> = [];
+    for (const label of this.partitionsFor(jobType)) {
+      const lane = this.lanes.get(`${queue}|${label}`);
+      if (!lane) continue;
+      const result = lane.policy.admit(lane.state, job, nowS);
+      if (result.admitted) return { lane, result };
+      tried.push({ lane, result });
+    }
+    if (tried.length === 0) {
+      const labels = this.partitionsFor(jobType).map((l) =>
+        l === '' ? 'the default partition' : `label '${l}'`,
+      );
+      return {
+        lane: undefined,
+        reason: {
+          kind: 'no-capacity',
+          message: `queue '${queue}' has no guaranteed containers in ${labels.join(' or ')}`,
+        },
+      };
+    }
+    // Report the partition whose earliest admissible deadline is soonest.
+    tried.sort(
+      (a, b) =>
+        (earliest(a.result) ?? Number.POSITIVE_INFINITY) - (earliest(b.result) ?? Number.POSITIVE_INFINITY),
+    );
+    return tried[0]!;
+  }
+
+  private reasonOf(result: AdmissionResult<unknown>, label: string, ownId: string): RejectionReason {
+    if (result.admitted) throw new Error('not a rejection');
+    const r = result.reason;
+    const whose = r.jobId === ownId ? 'this job' : `admitted job ${r.jobId}`;
+    const late = r.lateBySeconds === null ? '' : ` by ${r.lateBySeconds.toFixed(1)} s`;
+    const where = label === '' ? '' : ` (partition '${label}')`;
+    const message =
+      r.kind === 'new-job-misses' || r.kind === 'admitted-job-would-miss'
+        ? `${whose} would miss its deadline ${new Date(r.deadline * 1000).toISOString()}${late}${where}`
+        : `${r.kind}${where}`;
+    return {
+      kind: r.kind,
+      message,
+      jobId: r.jobId,
+      deadline: new Date(r.deadline * 1000).toISOString(),
+      estimatedFinish: r.estimatedFinish === null ? null : new Date(r.estimatedFinish * 1000).toISOString(),
+      lateBySeconds: r.lateBySeconds ?? undefined,
+      partition: label,
+    };
+  }
+
+  private priorityAt(position: number): number {
+    return Math.max(1, this.deps.config.yarn.maxApplicationPriority - position);
+  }
+
+  private knownQueue(name: string): boolean {
+    return this.capacity?.queues.some((q) => q.name === name || q.path === name) ?? false;
+  }
+
+  /** POST /api/v1/jobs. Decisions are serialised: each sees the state the previous one left. */
+  submit(
+    submission: Submission,
+    context: { submitter: string; idempotencyKey?: string; requestHash: string },
+  ): Promise<{ status: number; body: unknown }> {
+    const run = this.submitting.then(() => this.submitNow(submission, context));
+    this.submitting = run.catch(() => undefined);
+    return run;
+  }
+
+  private async submitNow(
+    s: Submission,
+    ctx: { submitter: string; idempotencyKey?: string; requestHash: string },
+  ): Promise<{ status: number; body: unknown }> {
+    const { ledger, config, metrics } = this.deps;
+    if (ctx.idempotencyKey !== undefined) {
+      const seen = ledger.findIdempotent(ctx.submitter, ctx.idempotencyKey);
+      if (seen) {
+        if (seen.requestHash !== ctx.requestHash) {
+          throw new IdempotencyConflictError(
+            `Idempotency-Key '${ctx.idempotencyKey}' was used before with a different request`,
+          );
+        }
+        return { status: seen.status, body: seen.response };
+      }
+    }
+    if (!this.capacity) {
+      throw new NotReadyError('the sidecar has not read the cluster from the RM yet; retry shortly');
+    }
+    const queue = s.queue ?? config.yarn.realtimeQueue;
+    if (!this.knownQueue(queue)) {
+      throw new ValidationError([
+        {
+          path: 'queue',
+          message: `unknown queue '${queue}'; known: ${this.capacity.queues.map((q) => q.name).join(', ')}`,
+        },
+      ]);
+    }
+    const started = process.hrtime.bigint();
+    const nowMs = this.deps.now();
+    const id = this.deps.newId?.() ?? `dl-${randomBytes(6).toString('hex')}`;
+    const arrivalMs = nowMs;
+    const record = {
+      id,
+      arrivalMs,
+      deadlineMs: s.deadlineMs,
+      maps: s.maps,
+      reduces: s.reduces,
+      inputBytes: s.inputBytes,
+      spec: { ...s, deadline: new Date(s.deadlineMs).toISOString() },
+    };
+    const job = this.deadlineJob(record);
+    const outcome = this.decide(job, queue, s.jobType);
+    metrics.admissionSeconds.observe(Number(process.hrtime.bigint() - started) / 1e9);
+
+    let status: number;
+    let body: Record<string, unknown>;
+    if (outcome.lane && outcome.result.admitted) {
+      const { lane, result } = outcome;
+      const label = lane.label === '' ? null : lane.label;
+      const priority = this.priorityAt(result.position);
+      const estimatedFinishMs = Math.round(result.estimatedFinish * 1000);
+      status = 201;
+      body = {
+        id,
+        decision: 'admitted',
+        deadline: new Date(s.deadlineMs).toISOString(),
+        estimatedFinish: new Date(estimatedFinishMs).toISOString(),
+        slackSeconds: (s.deadlineMs - estimatedFinishMs) / 1000,
+        position: result.position + 1,
+        queue,
+        priority,
+        label,
+        energyJoules: this.energyJoules(s.jobType, lane.label, s.maps),
+        dryRun: s.dryRun,
+      };
+      if (!s.dryRun) {
+        lane.state = result.state;
+        ledger.transaction(() => {
+          ledger.insertJob({
+            ...record,
+            name: s.name,
+            user: s.user,
+            submitter: ctx.submitter,
+            source: 'api',
+            jobType: s.jobType,
+            decision: 'admitted',
+            reason: null,
+            estimatedFinishMs,
+            earliestDeadlineMs: null,
+            queue,
+            label,
+            priority,
+            appId: null,
+            state: 'accepted',
+            outcome: null,
+            finishedMs: null,
+            energyJoules: body.energyJoules as number | null,
+          });
+          ledger.recordDecision(id, lane.policy.name, 'admitted', {
+            lane: lane.key,
+            position: result.position,
+            estimatedFinish: body.estimatedFinish,
+            estimates: this.estimates,
+          });
+          this.enqueueEnforcement(id, s, queue, label, priority);
+          if (ctx.idempotencyKey !== undefined)
+            ledger.saveIdempotent(ctx.submitter, ctx.idempotencyKey, {
+              requestHash: ctx.requestHash,
+              jobId: id,
+              status,
+              response: body,
+            });
+        });
+        metrics.decisions.inc({ outcome: 'admitted', source: 'api' });
+        metrics.queueDepth.set(ledger.openAdmittedJobs().length);
+        // Enforce in the background: the answer does not wait for the RM.
+        void this.enforcer
+          .drain()
+          .catch((err) => this.log.warn('enforcement failed', { error: String(err) }));
+      }
+    } else {
+      const reason = outcome.lane ? this.reasonOf(outcome.result, outcome.lane.label, id) : outcome.reason;
+      const eD = outcome.lane ? earliest(outcome.result) : null;
+      const earliestDeadlineMs = eD === null ? null : Math.ceil((arrivalMs / 1000 + eD) * 1000);
+      status = 200;
+      body = {
+        id,
+        decision: 'rejected',
+        deadline: new Date(s.deadlineMs).toISOString(),
+        reason,
+        earliestAdmissibleDeadline:
+          earliestDeadlineMs === null ? null : new Date(earliestDeadlineMs).toISOString(),
+        dryRun: s.dryRun,
+      };
+      if (!s.dryRun) {
+        ledger.transaction(() => {
+          ledger.insertJob({
+            ...record,
+            name: s.name,
+            user: s.user,
+            submitter: ctx.submitter,
+            source: 'api',
+            jobType: s.jobType,
+            decision: 'rejected',
+            reason,
+            estimatedFinishMs: null,
+            earliestDeadlineMs,
+            queue,
+            label: null,
+            priority: null,
+            appId: null,
+            state: 'rejected',
+            outcome: null,
+            finishedMs: null,
+            energyJoules: null,
+          });
+          ledger.recordDecision(
+            id,
+            outcome.lane?.policy.name ?? this.deps.config.admission.policy,
+            'rejected',
+            {
+              reason,
+              earliestAdmissibleDeadline: body.earliestAdmissibleDeadline,
+            },
+          );
+          if (ctx.idempotencyKey !== undefined)
+            ledger.saveIdempotent(ctx.submitter, ctx.idempotencyKey, {
+              requestHash: ctx.requestHash,
+              jobId: id,
+              status,
+              response: body,
+            });
+        });
+        metrics.decisions.inc({ outcome: 'rejected', source: 'api' });
+      }
+    }
+    this.log.info('decided', {
+      job: id,
+      decision: body.decision,
+      queue,
+      jobType: s.jobType,
+      dryRun: s.dryRun,
+    });
+    return { status, body };
+  }
+
+  /** The RM writes an admitted API job needs, recorded in the decision's transaction. */
+  private enqueueEnforcement(
+    id: string,
+    s: Submission,
+    queue: string,
+    label: string | null,
+    priority: number,
+  ): void {
+    const { ledger, config } = this.deps;
+    if (config.enforcement.reservations) {
+      const nowMs = this.deps.now();
+      const t = this.deadlineJob({
+        id,
+        arrivalMs: nowMs,
+        deadlineMs: s.deadlineMs,
+        maps: s.maps,
+        reduces: s.reduces,
+        inputBytes: s.inputBytes,
+        spec: s,
+      });
+      const mapMs = Math.ceil(this.estimates.mapCostMax * (t.inputSize / t.maps) * 1000);
+      const reduceMs = Math.ceil(
+        ((this.estimates.reduceCostMax * this.estimates.eta * t.inputSize) / t.reduces) * 1000,
+      );
+      const capability = {
+        memoryMB: config.admission.containerMemoryMb,
+        vcores: config.admission.containerVcores,
+        extra: {},
+      };
+      Enforcer.enqueue(ledger, id, {
+        kind: 'reserve',
+        payload: {
+          queue,
+          definition: {
+            arrival: nowMs,
+            deadline: s.deadlineMs,
+            name: id,
+            interpreter: 2, // ORDER: maps, then reduces
+            requests: [
+              { durationMs: Math.max(1000, mapMs), numContainers: s.maps, minConcurrency: 1, capability },
+              { durationMs: Math.max(1000, reduceMs), numContainers: t.reduces, minConcurrency: 1, capability },
+            ],
+          },
+        },
+      });
+    }
+    const payload: SubmitPayload = {
+      sidecarId: id,
+      name: s.name,
+      user: s.user,
+      queue,
+      priority,
+      labelExpression: label,
+      tags: [
+        ...encodeTags({
+          sidecarId: id,
+          deadlineMs: s.deadlineMs,
+          maps: s.maps,
+          reduces: s.reduces,
+          inputBytes: s.inputBytes,
+          jobType: s.jobType,
+        }),
+        ...(s.tags ?? []),
+      ],
+      applicationType: config.yarn.applicationType,
+      yarnSubmission: s.yarnSubmission,
+    };
+    Enforcer.enqueue(ledger, id, { kind: 'submit', payload });
+  }
+
+  // ------------------------------------------------------------------ the cycle
+
+  /** One poll-decide-enforce cycle. Concurrent calls share one run. */
+  runOnce(): Promise<void> {
+    if (!this.polling) {
+      this.polling = this.cycle().finally(() => {
+        this.polling = null;
+      });
+    }
+    return this.polling;
+  }
+
+  private async cycle(): Promise<void> {
+    const { rm, metrics, ledger, config } = this.deps;
+    const end = metrics.pollSeconds.startTimer();
+    let apps: AppReport[] = [];
+    try {
+      const [info, nodes, scheduler, appList] = await Promise.all([
+        rm.clusterInfo(),
+        rm.nodes(),
+        rm.scheduler(),
+        rm.apps({ deSelects: ['resourceRequests'] }),
+      ]);
+      this.clusterInfo = info;
+      apps = appList;
+      const view = buildCapacityView(nodes, scheduler, {
+        memoryMb: config.admission.containerMemoryMb,
+        vcores: config.admission.containerVcores,
+      });
+      this.applyCapacity(view);
+      ledger.setValue(CAPACITY_KEY, view);
+      this.lastPollOkMs = this.deps.now();
+      this.lastPollError = undefined;
+      metrics.rmUp.set(1);
+    } catch (err) {
+      this.lastPollError = err instanceof Error ? err.message : String(err);
+      metrics.rmUp.set(0);
+      this.log.warn('poll failed', {
+        code: err instanceof SidecarError ? err.code : undefined,
+        error: this.lastPollError,
+      });
+    }
+    // Each part runs even if another failed; its error is logged, not thrown.
+    if (this.lastPollError === undefined) {
+      await this.step('track apps', () => this.trackApps(apps));
+      await this.step('priorities', () => this.reconcilePriorities(apps));
+    }
+    await this.step('enforce', () => this.enforcer.drain());
+    await this.step('stats', () => this.sample());
+    metrics.queueDepth.set(ledger.openAdmittedJobs().length);
+    end();
+  }
+
+  private async step(name: string, fn: () => unknown): Promise<void> {
+    try {
+      await fn();
+    } catch (err) {
+      this.log.error('cycle step failed', {
+        step: name,
+        error: err instanceof Error ? err.stack : String(err),
+      });
+    }
+  }
+
+  private async trackApps(apps: readonly AppReport[]): Promise<void> {
+    const { ledger } = this.deps;
+    for (const app of apps) {
+      const tags = decodeTags(app.applicationTags);
+      const job =
+        (tags.sidecarId !== undefined ? ledger.getJob(tags.sidecarId) : undefined) ??
+        ledger.getJobByAppId(app.id);
+      if (job) {
+        if (job.appId === null) ledger.updateJob(job.id, { appId: app.id });
+        await this.follow(job, app);
+      } else if (tags.deadlineMs !== undefined && !ENDED_APP_STATES.has(app.state)) {
+        this.discover(app, tags);
+      }
+    }
+  }
+
+  /** Moves a known job along with its app: running, then ended with its outcome. */
+  private async follow(job: JobRecord, app: AppReport): Promise<void> {
+    if (job.decision !== 'admitted' || !OPEN_STATES.has(job.state)) return;
+    const { ledger, metrics } = this.deps;
+    const lane = this.lanes.get(`${job.queue ?? ''}|${job.label ?? ''}`);
+    if (app.state === 'RUNNING' && job.state !== 'running') {
+      ledger.updateJob(job.id, { state: 'running', appId: app.id });
+      if (lane) lane.state = lane.policy.markStarted(lane.state, job.id);
+      return;
+    }
+    if (!ENDED_APP_STATES.has(app.state)) return;
+    const finishedMs = app.finishedTime > 0 ? app.finishedTime : this.deps.now();
+    const state =
+      app.state === 'FINISHED' && app.finalStatus !== 'FAILED'
+        ? 'finished'
+        : app.state === 'KILLED'
+          ? 'killed'
+          : 'failed';
+    const outcome = state === 'finished' && finishedMs <= job.deadlineMs ? 'met' : 'missed';
+    const actuals = state === 'finished' ? await this.learn(job, app) : undefined;
+    const nowS = this.deps.now() / 1000;
+    if (lane) {
+      lane.state = actuals
+        ? lane.policy.complete(lane.state, job.id, actuals, nowS)
+        : lane.policy.leave(lane.state, job.id, nowS);
+    }
+    ledger.updateJob(job.id, { state, outcome, finishedMs });
+    metrics.deadlines.inc({ outcome });
+    this.log.info('job ended', {
+      job: job.id,
+      app: app.id,
+      state,
+      outcome,
+      lateBySeconds: (finishedMs - job.deadlineMs) / 1000,
+    });
+  }
+
+  /**
+   * Reads a finished job's tasks from the JobHistory server and learns the estimates from
+   * them. When the estimates grow, every lane is rebuilt with them (they only grow).
+   */
+  private async learn(job: JobRecord, app: AppReport): Promise<JobActuals | undefined> {
+    const jhs = this.deps.jobHistory;
+    if (!jhs) return undefined;
+    try {
+      const tasks = await jhs.tasksOfApp(app.id);
+      const maps = tasks.filter((t) => t.type === 'MAP' && t.finishTime > 0);
+      const reduces = tasks.filter((t) => t.type === 'REDUCE' && t.finishTime > 0);
+      if (maps.length === 0) return undefined;
+      const inputMb = job.inputBytes / MB;
+      const before = this.estimates;
+      this.estimates = learnFromFinishedJob(this.estimates, {
+        inputSize: inputMb,
+        // The intermediate size is not reported by the task list; eta is kept as configured.
+        intermediateSize: this.estimates.eta * inputMb,
+        mapTasks: maps.map((t) => ({
+          size: inputMb / job.maps,
+          seconds: (t.finishTime - t.startTime) / 1000,
+        })),
+        reduceTasks: reduces.map((t) => ({
+          size: (this.estimates.eta * inputMb) / Math.max(1, job.reduces),
+          seconds: (t.finishTime - t.startTime) / 1000,
+        })),
+      });
+      this.deps.ledger.setValue(ESTIMATES_KEY, this.estimates);
+      if (JSON.stringify(before) !== JSON.stringify(this.estimates)) {
+        this.log.info('estimates grew', { before, after: this.estimates });
+        this.deps.ledger.recordDecision(job.id, 'estimates', 'learned', { before, after: this.estimates });
+        for (const lane of [...this.lanes.values()])
+          this.rebuildLane(lane.queue, lane.label, lane.containers);
+      }
+      return {
+        mapFinishTimes: maps.map((t) => t.finishTime / 1000),
+        reduceFinishTimes: reduces.map((t) => t.finishTime / 1000),
+        finishedAt: (app.finishedTime || Math.max(...tasks.map((t) => t.finishTime))) / 1000,
+      };
+    } catch (err) {
+      this.log.warn('could not read the job history', { job: job.id, app: app.id, error: String(err) });
+      return undefined;
+    }
+  }
+
+  /** An app with a deadline tag that did not come through the API: same admission, then a move. */
+  private discover(app: AppReport, tags: ReturnType<typeof decodeTags>): void {
+    const { ledger, config, metrics } = this.deps;
+    const id = `dl-${app.id.replace(/^application_/, '')}`;
+    if (ledger.getJob(id)) return;
+    const jobType = tags.jobType ?? 'cpu';
+    const arrivalMs = app.startedTime > 0 ? Math.min(app.startedTime, this.deps.now()) : this.deps.now();
+    const deadlineMs = tags.deadlineMs!;
+    const record = {
+      id,
+      arrivalMs,
+      deadlineMs: Math.max(deadlineMs, arrivalMs + 1),
+      maps: tags.maps ?? 1,
+      reduces: Math.max(1, tags.reduces ?? 1),
+      inputBytes: tags.inputBytes ?? 0,
+      spec: { appId: app.id, tags: app.applicationTags },
+    };
+    const queue = config.yarn.realtimeQueue;
+    const outcome =
+      deadlineMs <= this.deps.now() ? undefined : this.decide(this.deadlineJob(record), queue, jobType);
+    const admitted = outcome?.lane !== undefined && outcome.result.admitted;
+    const base = {
+      ...record,
+      name: app.name,
+      user: app.user,
+      submitter: 'discovered',
+      source: 'discovered' as const,
+      jobType,
+      appId: app.id,
+      outcome: null,
+      finishedMs: null,
+      energyJoules: null,
+    };
+    ledger.transaction(() => {
+      if (admitted && outcome?.lane && outcome.result.admitted) {
+        const lane = outcome.lane;
+        lane.state = outcome.result.state;
+        const priority = this.priorityAt(outcome.result.position);
+        ledger.insertJob({
+          ...base,
+          decision: 'admitted',
+          reason: null,
+          estimatedFinishMs: Math.round(outcome.result.estimatedFinish * 1000),
+          earliestDeadlineMs: null,
+          queue,
+          label: lane.label === '' ? null : lane.label,
+          priority,
+          state: app.state === 'RUNNING' ? 'running' : 'submitted',
+        });
+        ledger.recordDecision(id, lane.policy.name, 'admitted', { lane: lane.key, discovered: app.id });
+        if (app.queue.split('.').pop() !== queue)
+          Enforcer.enqueue(ledger, id, { kind: 'move-queue', payload: { appId: app.id, queue } });
+      } else {
+        const reason: RejectionReason =
+          outcome === undefined
+            ? { kind: 'deadline-passed', message: 'the deadline in its tags has already passed' }
+            : outcome.lane
+              ? this.reasonOf(outcome.result, outcome.lane.label, id)
+              : outcome.reason;
+        ledger.insertJob({
+          ...base,
+          decision: 'rejected',
+          reason,
+          estimatedFinishMs: null,
+          earliestDeadlineMs: null,
+          queue: config.yarn.besteffortQueue,
+          label: null,
+          priority: null,
+          state: 'rejected',
+        });
+        ledger.recordDecision(id, config.admission.policy, 'rejected', { reason, discovered: app.id });
+        if (app.queue.split('.').pop() !== config.yarn.besteffortQueue)
+          Enforcer.enqueue(ledger, id, {
+            kind: 'move-queue',
+            payload: { appId: app.id, queue: config.yarn.besteffortQueue },
+          });
+      }
+    });
+    metrics.decisions.inc({ outcome: admitted ? 'admitted' : 'rejected', source: 'discovered' });
+    this.log.info('discovered a deadline app', {
+      app: app.id,
+      job: id,
+      decision: admitted ? 'admitted' : 'rejected',
+    });
+  }
+
+  /**
+   * EDF order as YARN application priorities: for each lane's queue order, the target priority
+   * of position p is max(1, maxPriority - p). A write is enqueued only where the app's priority
+   * on the RM differs and no write for it is already pending.
+   */
+  private reconcilePriorities(apps: readonly AppReport[]): void {
+    const { ledger, config } = this.deps;
+    if (!config.enforcement.priorities && !config.enforcement.lifetimeTimeouts) return;
+    const byId = new Map(apps.map((a) => [a.id, a]));
+    const pending = ledger.pendingActions();
+    const pendingFor = (kind: string, appId: string) =>
+      pending.some((a) => a.kind === kind && (a.payload as { appId?: string }).appId === appId);
+    for (const lane of this.lanes.values()) {
+      const queue = lane.policy.queue(lane.state);
+      queue.forEach((job, position) => {
+        const rec = ledger.getJob(job.id);
+        if (!rec?.appId) return;
+        const app = byId.get(rec.appId);
+        if (!app || ENDED_APP_STATES.has(app.state) || app.state === 'NEW' || app.state === 'NEW_SAVING')
+          return;
+        if (config.enforcement.priorities) {
+          const target = this.priorityAt(position);
+          if (app.priority !== target && !pendingFor('set-priority', app.id)) {
+            Enforcer.enqueue(ledger, rec.id, {
+              kind: 'set-priority',
+              payload: { appId: app.id, priority: target },
+            });
+          }
+        }
+        if (
+          config.enforcement.lifetimeTimeouts &&
+          !ledger.actionsOf(rec.id).some((a) => a.kind === 'set-lifetime')
+        ) {
+          Enforcer.enqueue(ledger, rec.id, {
+            kind: 'set-lifetime',
+            payload: { appId: app.id, expiryMs: rec.deadlineMs },
+          });
+        }
+      });
+    }
+  }
+
+  private sample(): void {
+    const { ledger } = this.deps;
+    const counts = ledger.countJobs();
+    const sum = (f: (c: (typeof counts)[number]) => boolean) => counts.filter(f).reduce((a, c) => a + c.n, 0);
+    const accepted = sum((c) => c.decision === 'admitted');
+    const rejected = sum((c) => c.decision === 'rejected');
+    const met = sum((c) => c.outcome === 'met');
+    const missed = sum((c) => c.outcome === 'missed');
+    const energy = ledger
+      .listJobs({ decision: 'admitted', limit: 100000 })
+      .jobs.reduce((a, j) => a + (j.energyJoules ?? 0), 0);
+    const utilizationByLabel: Record<string, number> = {};
+    for (const p of this.capacity?.partitions ?? []) utilizationByLabel[p.label] = p.utilization;
+    const sample: StatsSample = {
+      at: new Date(this.deps.now()).toISOString(),
+      accepted,
+      rejected,
+      met,
+      missed,
+      acceptRatio: accepted + rejected > 0 ? accepted / (accepted + rejected) : null,
+      successRatio: met + missed > 0 ? met / (met + missed) : null,
+      utilizationByLabel,
+      energyKWh: energy / 3.6e6,
+    };
+    const samples = [...(ledger.getValue<StatsSample[]>(STATS_KEY) ?? []), sample].slice(-MAX_SAMPLES);
+    ledger.setValue(STATS_KEY, samples);
+  }
+
+  // ------------------------------------------------------------------ reads
+
+  listJobs(query: JobQuery): { jobs: unknown[]; total: number } {
+    const { jobs, total } = this.deps.ledger.listJobs(query);
+    const positions = this.positions();
+    return { jobs: jobs.map((j) => jobView(j, positions.get(j.id) ?? null)), total };
+  }
+
+  private positions(): Map<string, number> {
+    const out = new Map<string, number>();
+    for (const lane of this.lanes.values()) {
+      lane.policy.queue(lane.state).forEach((j, i) => out.set(j.id, i + 1));
+    }
+    return out;
+  }
+
+  getJob(id: string): JobDetailView | undefined {
+    const { ledger } = this.deps;
+    const job = ledger.getJob(id);
+    if (!job) return undefined;
+    return {
+      ...jobView(job, this.positions().get(id) ?? null),
+      decisions: ledger.decisionsOf(id).map(decisionView),
+      actions: ledger.actionsOf(id).map(actionView),
+    };
+  }
+
+  cluster(): unknown {
+    const { config } = this.deps;
+    return {
+      rm: {
+        addresses: config.rm.addresses,
+        haState: this.clusterInfo?.haState ?? null,
+        version: this.clusterInfo?.hadoopVersion ?? null,
+        reachable: this.lastPollError === undefined && this.lastPollOkMs !== undefined,
+      },
+      partitions: this.capacity?.partitions ?? [],
+      queues: this.capacity?.queues ?? [],
+      admission: {
+        policy: config.admission.policy,
+        slotModel: config.admission.slotModel,
+        estimates: this.estimates,
+        shadow: config.enforcement.shadow,
+        lanes: [...this.lanes.values()].map((l) => ({
+          queue: l.queue,
+          label: l.label,
+          containers: l.containers,
+          queued: l.policy.queue(l.state).length,
+        })),
+      },
+      polledAt: this.lastPollOkMs === undefined ? null : new Date(this.lastPollOkMs).toISOString(),
+    };
+  }
+
+  stats(): { samples: StatsSample[] } {
+    return { samples: this.deps.ledger.getValue<StatsSample[]>(STATS_KEY) ?? [] };
+  }
+
+  readiness(): Readiness {
+    if (this.lastPollOkMs === undefined) {
+      return {
+        ready: false,
+        reason: this.lastPollError ? `RM unreachable: ${this.lastPollError}` : 'no poll yet',
+      };
+    }
+    if (this.lastPollError !== undefined) {
+      return {
+        ready: false,
+        reason: `RM unreachable: ${this.lastPollError}`,
+        lastPollOkAt: new Date(this.lastPollOkMs).toISOString(),
+        lastPollError: this.lastPollError,
+      };
+    }
+    return { ready: true, lastPollOkAt: new Date(this.lastPollOkMs).toISOString() };
+  }
+}
+
+function earliest(r: AdmissionResult<unknown>): number | null {
+  return r.admitted ? null : r.earliestAdmissibleDeadline;
+}

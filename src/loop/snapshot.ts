@@ -1,0 +1,111 @@
+import type { PartitionView } from '../api/views';
+import { GPU_RESOURCE, type NodeReport, type QueueInfo, type SchedulerInfo } from '../yarn/model';
+
+/**
+ * What one poll of the RM tells the sidecar about capacity: label partitions (from the nodes)
+ * and, for each leaf queue, how many task containers it is guaranteed in each partition.
+ */
+export interface ContainerSize {
+  memoryMb: number;
+  vcores: number;
+}
+
+export interface QueueSummary {
+  name: string;
+  path: string;
+  capacity: number;
+  absoluteCapacity: number;
+  accessibleNodeLabels: string[];
+  /** Guaranteed task containers per partition ('' = default partition). */
+  containers: Record<string, number>;
+}
+
+export interface CapacityView {
+  partitions: PartitionView[];
+  queues: QueueSummary[];
+}
+
+/** Task containers a node can hold: the smaller of what its memory and its vcores allow. */
+export function nodeContainers(node: NodeReport, size: ContainerSize): number {
+  return Math.max(
+    0,
+    Math.min(Math.floor(node.total.memoryMB / size.memoryMb), Math.floor(node.total.vcores / size.vcores)),
+  );
+}
+
+function partitionOf(node: NodeReport): string {
+  return node.nodeLabels[0] ?? '';
+}
+
+function leaves(q: QueueInfo): QueueInfo[] {
+  return q.kind === 'leaf' || q.children.length === 0 ? [q] : q.children.flatMap(leaves);
+}
+
+function reaches(q: QueueInfo, label: string): boolean {
+  return label === '' || q.accessibleNodeLabels.includes('*') || q.accessibleNodeLabels.includes(label);
+}
+
+/**
+ * The queue's absolute capacity (percent of the partition) in one partition: the per-partition
+ * figure where the scheduler reports it, else the queue's own absolute capacity for the default
+ * partition, and nothing for a label the queue cannot reach.
+ */
+function absoluteShare(q: QueueInfo, label: string): number {
+  if (!reaches(q, label)) return 0;
+  const p = q.partitions.find((x) => x.partition === label);
+  if (p) return p.absoluteCapacity;
+  return label === '' ? q.absoluteCapacity : 0;
+}
+
+export function buildCapacityView(
+  nodes: readonly NodeReport[],
+  scheduler: SchedulerInfo | undefined,
+  size: ContainerSize,
+): CapacityView {
+  const byLabel = new Map<string, PartitionView & { containers: number }>();
+  for (const n of nodes) {
+    if (n.state !== 'RUNNING') continue;
+    const label = partitionOf(n);
+    const p = byLabel.get(label) ?? {
+      label,
+      nodes: 0,
+      memoryMb: { total: 0, used: 0 },
+      vcores: { total: 0, used: 0 },
+      gpus: { total: 0, used: 0 },
+      utilization: 0,
+      containers: 0,
+    };
+    p.nodes++;
+    p.memoryMb.total += n.total.memoryMB;
+    p.memoryMb.used += n.used.memoryMB;
+    p.vcores.total += n.total.vcores;
+    p.vcores.used += n.used.vcores;
+    p.gpus.total += n.total.extra[GPU_RESOURCE] ?? 0;
+    p.gpus.used += n.used.extra[GPU_RESOURCE] ?? 0;
+    p.containers += nodeContainers(n, size);
+    byLabel.set(label, p);
+  }
+  const partitions = [...byLabel.values()]
+    .sort((a, b) => a.label.localeCompare(b.label))
+    .map(({ containers: _c, ...p }) => ({
+      ...p,
+      utilization: p.memoryMb.total > 0 ? p.memoryMb.used / p.memoryMb.total : 0,
+    }));
+  const queues: QueueSummary[] = scheduler
+    ? leaves(scheduler.root).map((q) => {
+        const containers: Record<string, number> = {};
+        for (const [label, p] of byLabel) {
+          containers[label] = Math.floor((p.containers * absoluteShare(q, label)) / 100);
+        }
+        return {
+          name: q.name,
+          path: q.path,
+          capacity: q.capacity,
+          absoluteCapacity: q.absoluteCapacity,
+          accessibleNodeLabels: q.accessibleNodeLabels,
+          containers,
+        };
+      })
+    : [];
+  return { partitions, queues };
+}

@@ -1,0 +1,67 @@
+/**
+ * Application tags the sidecar writes and reads. YARN lower-cases tags, so every value is
+ * read case-insensitively: `deadline:2026-11-22T09:00:00.000Z` comes back as
+ * `deadline:2026-11-22t09:00:00.000z`.
+ */
+export interface DeadlineTags {
+  sidecarId?: string;
+  deadlineMs?: number;
+  maps?: number;
+  reduces?: number;
+  inputBytes?: number;
+  jobType?: 'cpu' | 'gpu' | 'adaptive';
+}
+
+export function encodeTags(
+  t: Required<Pick<DeadlineTags, 'sidecarId' | 'deadlineMs' | 'maps' | 'reduces' | 'inputBytes' | 'jobType'>>,
+): string[] {
+  return [
+    `sidecar-id:${t.sidecarId}`,
+    `deadline:${new Date(t.deadlineMs).toISOString()}`,
+    `maps:${t.maps}`,
+    `reduces:${t.reduces}`,
+    `input-bytes:${Math.round(t.inputBytes)}`,
+    `type:${t.jobType}`,
+  ];
+}
+
+function wholeNumber(v: string): number | undefined {
+  return /^\d+$/.test(v) ? Number(v) : undefined;
+}
+
+/** Reads the deadline tags of an app; unknown or malformed tags are ignored. */
+export function decodeTags(tags: readonly string[]): DeadlineTags {
+  const out: DeadlineTags = {};
+  for (const raw of tags) {
+    const tag = raw.trim();
+    const at = tag.indexOf(':');
+    if (at < 0) continue;
+    const key = tag.slice(0, at).toLowerCase();
+    const value = tag.slice(at + 1).trim();
+    switch (key) {
+      case 'sidecar-id':
+        if (value) out.sidecarId = value.toLowerCase();
+        break;
+      case 'deadline': {
+        const ms = Date.parse(value.toUpperCase());
+        if (Number.isFinite(ms)) out.deadlineMs = ms;
+        break;
+      }
+      case 'maps':
+        out.maps = wholeNumber(value);
+        break;
+      case 'reduces':
+        out.reduces = wholeNumber(value);
+        break;
+      case 'input-bytes':
+        out.inputBytes = wholeNumber(value);
+        break;
+      case 'type': {
+        const v = value.toLowerCase();
+        if (v === 'cpu' || v === 'gpu' || v === 'adaptive') out.jobType = v;
+        break;
+      }
+    }
+  }
+  return out;
+}

@@ -1,0 +1,219 @@
+import type { ResourceManagerApi } from '../../src/yarn/api';
+import type { AppReport, AppSubmission, NodeReport, QueueInfo, SchedulerInfo } from '../../src/yarn/model';
+
+/** A small in-memory RM for the sidecar's unit tests: nodes, three queues, apps it can finish. */
+export class FakeRm {
+  apps = new Map<string, AppReport>();
+  writes: string[] = [];
+  down = false;
+  private seq = 0;
+
+  constructor(
+    private readonly cpuNodes = 4,
+    private readonly gpuNodes = 1,
+  ) {}
+
+  node(id: string, labels: string[]): NodeReport {
+    const r = (memoryMB: number, vcores: number) => ({ memoryMB, vcores, extra: {} });
+    return {
+      id,
+      host: id,
+      rack: '/default-rack',
+      state: 'RUNNING',
+      httpAddress: `${id}:8042`,
+      nodeLabels: labels,
+      numContainers: 0,
+      lastHealthUpdate: 0,
+      healthReport: '',
+      version: '3.3.6',
+      total: r(8192, 4),
+      used: r(2048, 1),
+      available: r(6144, 3),
+    };
+  }
+
+  queue(name: string, abs: number, gpuAbs: number): QueueInfo {
+    return {
+      name,
+      path: `root.${name}`,
+      kind: 'leaf',
+      state: 'RUNNING',
+      capacity: abs,
+      absoluteCapacity: abs,
+      maxCapacity: 100,
+      absoluteMaxCapacity: 100,
+      usedCapacity: 0,
+      absoluteUsedCapacity: 0,
+      numApplications: 0,
+      accessibleNodeLabels: gpuAbs > 0 ? ['gpu'] : [],
+      defaultNodeLabelExpression: undefined,
+      partitions: [
+        {
+          partition: '',
+          capacity: abs,
+          usedCapacity: 0,
+          maxCapacity: 100,
+          absoluteCapacity: abs,
+          absoluteUsedCapacity: 0,
+          absoluteMaxCapacity: 100,
+        },
+        ...(gpuAbs > 0
+          ? [
+              {
+                partition: 'gpu',
+                capacity: gpuAbs,
+                usedCapacity: 0,
+                maxCapacity: 100,
+                absoluteCapacity: gpuAbs,
+                absoluteUsedCapacity: 0,
+                absoluteMaxCapacity: 100,
+              },
+            ]
+          : []),
+      ],
+      resourcesUsed: undefined,
+      children: [],
+    };
+  }
+
+  private check(): void {
+    if (this.down) throw Object.assign(new Error('connect ECONNREFUSED'), { code: 'RM_UNAVAILABLE' });
+  }
+
+  /** Ends an app as the RM would report it. */
+  finish(appId: string, finishedTime: number, state: 'FINISHED' | 'KILLED' = 'FINISHED'): void {
+    const app = this.apps.get(appId)!;
+    this.apps.set(appId, {
+      ...app,
+      state,
+      finalStatus: state === 'FINISHED' ? 'SUCCEEDED' : 'KILLED',
+      finishedTime,
+    });
+  }
+
+  run(appId: string): void {
+    const app = this.apps.get(appId)!;
+    this.apps.set(appId, { ...app, state: 'RUNNING' });
+  }
+
+  /** An app submitted straight to YARN, not through the sidecar. */
+  external(tags: string[], queue = 'default', startedTime = 0): string {
+    const id = `application_9_${String(++this.seq).padStart(4, '0')}`;
+    this.apps.set(id, this.report(id, { name: 'external', queue, tags, priority: 0 }, startedTime));
+    return id;
+  }
+
+  private report(
+    id: string,
+    s: { name: string; queue: string; tags: string[]; priority: number; label?: string },
+    startedTime: number,
+  ): AppReport {
+    return {
+      id,
+      name: s.name,
+      user: 'alice',
+      queue: `root.${s.queue}`,
+      state: 'ACCEPTED',
+      finalStatus: 'UNDEFINED',
+      progress: 0,
+      applicationType: 'MAPREDUCE',
+      applicationTags: s.tags.map((t) => t.toLowerCase()),
+      priority: s.priority,
+      startedTime,
+      finishedTime: 0,
+      elapsedTime: 0,
+      allocatedMB: 0,
+      allocatedVCores: 0,
+      runningContainers: 0,
+      trackingUI: '',
+      trackingUrl: '',
+      diagnostics: '',
+      amHostHttpAddress: '',
+      appNodeLabelExpression: s.label ?? '',
+      amNodeLabelExpression: '',
+      resourceRequests: [],
+    };
+  }
+
+  api(): ResourceManagerApi {
+    const scheduler: SchedulerInfo = {
+      type: 'capacity',
+      root: {
+        ...this.queue('root', 100, 100),
+        kind: 'parent',
+        children: [
+          this.queue('realtime', 50, 100),
+          this.queue('besteffort', 30, 0),
+          this.queue('default', 20, 0),
+        ],
+      },
+    };
+    const nodes = [
+      ...Array.from({ length: this.cpuNodes }, (_, i) => this.node(`cpu-${i + 1}`, [])),
+      ...Array.from({ length: this.gpuNodes }, (_, i) => this.node(`gpu-${i + 1}`, ['gpu'])),
+    ];
+    return {
+      clusterInfo: async () => {
+        this.check();
+        return {
+          id: 1,
+          startedOn: 1,
+          state: 'STARTED',
+          haState: 'ACTIVE',
+          resourceManagerVersion: '3.3.6',
+          hadoopVersion: '3.3.6',
+        };
+      },
+      nodes: async () => (this.check(), nodes),
+      scheduler: async () => (this.check(), scheduler),
+      apps: async () => (this.check(), [...this.apps.values()]),
+      app: async (id: string) => {
+        this.check();
+        const a = this.apps.get(id);
+        if (!a) throw new Error('404');
+        return a;
+      },
+      newApplication: async () => {
+        this.check();
+        this.writes.push('new-application');
+        return {
+          applicationId: `application_1_${String(++this.seq).padStart(4, '0')}`,
+          maximumResourceCapability: { memoryMB: 8192, vcores: 4, extra: {} },
+        };
+      },
+      submitApp: async (s: AppSubmission) => {
+        this.check();
+        this.writes.push(`submit ${s.applicationId}`);
+        this.apps.set(
+          s.applicationId,
+          this.report(
+            s.applicationId,
+            {
+              name: s.name,
+              queue: s.queue ?? 'default',
+              tags: s.tags ?? [],
+              priority: s.priority ?? 0,
+              label: s.appNodeLabelExpression,
+            },
+            0,
+          ),
+        );
+        return { status: 202, location: undefined };
+      },
+      setAppPriority: async (id: string, p: number) => {
+        this.check();
+        this.writes.push(`priority ${id} ${p}`);
+        const a = this.apps.get(id)!;
+        this.apps.set(id, { ...a, priority: p });
+        return p;
+      },
+      moveApp: async (id: string, queue: string) => {
+        this.check();
+        this.writes.push(`move ${id} ${queue}`);
+        const a = this.apps.get(id)!;
+        this.apps.set(id, { ...a, queue: `root.${queue}` });
+        return { queue: `root.${queue}`, moved: true };
+      },
+    } as unknown as ResourceManagerApi;
+  }
+}

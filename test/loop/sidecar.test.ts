@@ -1,0 +1,254 @@
+import { SidecarMetrics } from '../../src/api/metrics';
+import { parseSubmission } from '../../src/api/submission';
+import { buildConfig } from '../../src/config/load';
+import { defaultRegistry } from '../../src/core/registry';
+import { silentLogger } from '../../src/log';
+import { Sidecar } from '../../src/loop/sidecar';
+import { Ledger } from '../../src/store/ledger';
+import { FakeRm } from './fake-rm';
+
+const T0 = Date.parse('2026-11-22T08:00:00Z');
+const MB = 1024 * 1024;
+
+function setup(opts: { ledger?: Ledger; rm?: FakeRm; shadow?: boolean; idPrefix?: string } = {}) {
+  let now = T0;
+  const clock = { now: () => now, advance: (s: number) => (now += s * 1000) };
+  const config = buildConfig({
+    admission: { initialEstimates: { eta: 1, mapSecondsPerMb: 0.1, reduceSecondsPerMb: 0.1 } },
+    enforcement: { shadow: opts.shadow ?? false },
+  });
+  const rm = opts.rm ?? new FakeRm();
+  const ledger = opts.ledger ?? Ledger.open(':memory:', { clock: () => now });
+  let n = 0;
+  const sidecar = new Sidecar({
+    config,
+    rm: rm.api(),
+    ledger,
+    registry: defaultRegistry(),
+    metrics: new SidecarMetrics(),
+    logger: silentLogger(),
+    now: clock.now,
+    newId: () => `${opts.idPrefix ?? 'dl'}-${++n}`,
+  });
+  const submit = (body: Record<string, unknown>, key?: string) =>
+    sidecar.submit(
+      parseSubmission(
+        { name: 'report', user: 'alice', maps: 8, reduces: 1, inputBytes: 1024 * MB, ...body },
+        clock.now(),
+      ),
+      {
+        submitter: 'ci',
+        idempotencyKey: key,
+        requestHash: JSON.stringify(body),
+      },
+    );
+  return { sidecar, rm, ledger, clock, submit, config };
+}
+
+type Answer = {
+  id: string;
+  decision: string;
+  estimatedFinish?: string;
+  earliestAdmissibleDeadline?: string;
+  reason?: { kind: string; message: string; lateBySeconds?: number };
+  priority?: number;
+  label?: string | null;
+  queue?: string;
+};
+
+describe('the live sidecar', () => {
+  it('refuses to decide before it has seen the cluster', async () => {
+    const { submit } = setup();
+    await expect(submit({ deadline: 600 })).rejects.toMatchObject({ code: 'NOT_READY' });
+  });
+
+  it('admits a feasible job with its estimate, and submits it to the real-time queue with tags', async () => {
+    const { sidecar, rm, submit, ledger } = setup();
+    await sidecar.runOnce();
+    const res = await submit({ deadline: 600 });
+    const body = res.body as Answer;
+    expect(res.status).toBe(201);
+    // 8 containers in the real-time queue: 8 maps of 12.8 s in one wave, then the reduce of 102.4 s.
+    expect(body).toMatchObject({ decision: 'admitted', queue: 'realtime', label: null, priority: 10 });
+    expect(Date.parse(body.estimatedFinish!) - T0).toBe(115_200);
+    await sidecar.enforcer.drain();
+    const app = [...rm.apps.values()][0]!;
+    expect(app.queue).toBe('root.realtime');
+    expect(app.applicationTags).toEqual([
+      'sidecar-id:dl-1',
+      'deadline:2026-11-22t08:10:00.000z',
+      'maps:8',
+      'reduces:1',
+      `input-bytes:${1024 * MB}`,
+      'type:cpu',
+    ]);
+    expect(ledger.getJob('dl-1')).toMatchObject({ appId: app.id, state: 'submitted' });
+  });
+
+  it('rejects an infeasible job with the reason and the earliest deadline that would be admitted', async () => {
+    const { sidecar, rm, submit } = setup();
+    await sidecar.runOnce();
+    const res = await submit({ deadline: 60 });
+    const body = res.body as Answer;
+    expect(res.status).toBe(200);
+    expect(body.decision).toBe('rejected');
+    expect(body.reason).toMatchObject({ kind: 'new-job-misses', lateBySeconds: expect.closeTo(55.2, 5) });
+    expect(body.reason!.message).toMatch(
+      /^this job would miss its deadline 2026-11-22T08:01:00.000Z by 55.2 s/,
+    );
+    expect(Date.parse(body.earliestAdmissibleDeadline!) - T0).toBe(116_000);
+    await sidecar.enforcer.drain();
+    expect(rm.writes).toEqual([]);
+    // The counter-offer is admitted; one second less is not.
+    expect(((await submit({ deadline: 116, dryRun: true })).body as Answer).decision).toBe('admitted');
+    expect(((await submit({ deadline: 115, dryRun: true })).body as Answer).decision).toBe('rejected');
+  });
+
+  it('names the admitted job that a newcomer would push past its deadline', async () => {
+    const { sidecar, submit } = setup();
+    await sidecar.runOnce();
+    expect(((await submit({ deadline: 120 })).body as Answer).decision).toBe('admitted');
+    const res = (await submit({ deadline: 100, maps: 1, inputBytes: 128 * MB })).body as Answer;
+    expect(res.decision).toBe('rejected');
+    expect(res.reason).toMatchObject({ kind: 'admitted-job-would-miss', jobId: 'dl-1' });
+  });
+
+  it('places GPU jobs on the gpu label and refuses a queue the RM does not have', async () => {
+    const { sidecar, submit } = setup();
+    await sidecar.runOnce();
+    expect((await submit({ deadline: 900, jobType: 'gpu' })).body).toMatchObject({
+      decision: 'admitted',
+      label: 'gpu',
+    });
+    await expect(submit({ deadline: 900, queue: 'nosuchqueue' })).rejects.toMatchObject({
+      code: 'VALIDATION_FAILED',
+      message: "queue: unknown queue 'nosuchqueue'; known: realtime, besteffort, default",
+    });
+  });
+
+  it('returns the first answer for a repeated Idempotency-Key and submits nothing new', async () => {
+    const { sidecar, rm, submit } = setup();
+    await sidecar.runOnce();
+    const first = await submit({ deadline: 600 }, 'key-1');
+    await sidecar.enforcer.drain();
+    const again = await submit({ deadline: 600 }, 'key-1');
+    await sidecar.enforcer.drain();
+    expect(again).toEqual(first);
+    expect(rm.writes.filter((w) => w.startsWith('submit'))).toHaveLength(1);
+    await expect(submit({ deadline: 700 }, 'key-1')).rejects.toMatchObject({
+      code: 'IDEMPOTENCY_KEY_REUSED',
+    });
+  });
+
+  it('follows an admitted app to its end and records whether it met its deadline', async () => {
+    const { sidecar, rm, submit, ledger, clock } = setup();
+    await sidecar.runOnce();
+    await submit({ deadline: 600 });
+    await submit({ deadline: 900 });
+    await sidecar.runOnce();
+    const [a, b] = [ledger.getJob('dl-1')!.appId!, ledger.getJob('dl-2')!.appId!];
+    rm.run(a);
+    clock.advance(30);
+    await sidecar.runOnce();
+    expect(ledger.getJob('dl-1')!.state).toBe('running');
+    rm.finish(a, T0 + 500_000);
+    rm.finish(b, T0 + 950_000);
+    await sidecar.runOnce();
+    expect(ledger.getJob('dl-1')).toMatchObject({
+      state: 'finished',
+      outcome: 'met',
+      finishedMs: T0 + 500_000,
+    });
+    expect(ledger.getJob('dl-2')).toMatchObject({ state: 'finished', outcome: 'missed' });
+    expect(sidecar.stats().samples.at(-1)).toMatchObject({
+      accepted: 2,
+      met: 1,
+      missed: 1,
+      successRatio: 0.5,
+    });
+  });
+
+  it('writes EDF order as priorities, and only where an app must change', async () => {
+    const { sidecar, rm, submit, ledger } = setup();
+    await sidecar.runOnce();
+    await submit({ deadline: 3000, maps: 1, inputBytes: 128 * MB });
+    await submit({ deadline: 2000, maps: 1, inputBytes: 128 * MB }); // earlier deadline: goes first
+    await sidecar.runOnce();
+    await sidecar.runOnce();
+    const prio = (id: string) => rm.apps.get(ledger.getJob(id)!.appId!)!.priority;
+    expect([prio('dl-2'), prio('dl-1')]).toEqual([10, 9]);
+    const writes = rm.writes.length;
+    await sidecar.runOnce();
+    expect(rm.writes.length).toBe(writes);
+  });
+
+  it('admits or rejects a deadline app found on the RM and moves it to the matching queue', async () => {
+    const { sidecar, rm, ledger } = setup();
+    const ok = rm.external(
+      ['deadline:2026-11-22T09:00:00.000Z', 'maps:4', 'reduces:1', `input-bytes:${512 * MB}`],
+      'default',
+      T0,
+    );
+    const late = rm.external(
+      ['deadline:2026-11-22T08:00:05.000Z', 'maps:400', 'reduces:1', `input-bytes:${51200 * MB}`],
+      'default',
+      T0,
+    );
+    const plain = rm.external(['team:ads'], 'default', T0);
+    await sidecar.runOnce();
+    await sidecar.runOnce();
+    expect(rm.apps.get(ok)!.queue).toBe('root.realtime');
+    expect(rm.apps.get(late)!.queue).toBe('root.besteffort');
+    expect(rm.apps.get(plain)!.queue).toBe('root.default');
+    expect(ledger.getJobByAppId(ok)).toMatchObject({ source: 'discovered', decision: 'admitted' });
+    expect(ledger.getJobByAppId(late)).toMatchObject({ source: 'discovered', decision: 'rejected' });
+  });
+
+  it('keeps answering while the RM is down, enforces once it is back, and reports readiness', async () => {
+    const { sidecar, rm, submit, ledger } = setup();
+    await sidecar.runOnce();
+    expect(sidecar.readiness().ready).toBe(true);
+    rm.down = true;
+    await sidecar.runOnce();
+    expect(sidecar.readiness()).toMatchObject({
+      ready: false,
+      reason: expect.stringContaining('RM unreachable'),
+    });
+    expect((await submit({ deadline: 600 })).status).toBe(201);
+    await sidecar.runOnce();
+    expect(ledger.pendingActions()).toHaveLength(1);
+    rm.down = false;
+    await sidecar.runOnce();
+    expect(ledger.pendingActions()).toHaveLength(0);
+    expect(rm.writes).toEqual(['new-application', 'submit application_1_0001']);
+    expect(sidecar.readiness().ready).toBe(true);
+  });
+
+  it('after a restart, decides at once from the saved capacity and carries out pending actions', async () => {
+    const ledger = Ledger.open(':memory:');
+    const rm = new FakeRm();
+    const first = setup({ ledger, rm });
+    await first.sidecar.runOnce();
+    rm.down = true;
+    expect((await first.submit({ deadline: 600 })).status).toBe(201);
+    // The process is replaced; the RM is still down.
+    const second = setup({ ledger, rm, idPrefix: 'after-restart' });
+    expect(((await second.submit({ deadline: 100000 })).body as Answer).decision).toBe('admitted');
+    rm.down = false;
+    await second.sidecar.runOnce();
+    expect(rm.writes.filter((w) => w.startsWith('submit'))).toHaveLength(2);
+  });
+
+  it('writes nothing to the RM in shadow mode but records and shows every decision', async () => {
+    const { sidecar, rm, submit, ledger } = setup({ shadow: true });
+    const ext = rm.external(['deadline:2026-11-22T09:00:00.000Z', 'maps:2'], 'default', T0);
+    await sidecar.runOnce();
+    await submit({ deadline: 600 });
+    await submit({ deadline: 10 });
+    await sidecar.runOnce();
+    expect(rm.writes).toEqual([]);
+    expect(rm.apps.get(ext)!.queue).toBe('root.default');
+    expect(ledger.listJobs().total).toBe(3);
+    expect(ledger.countActions().every((a) => a.status === 'skipped')).toBe(true);
+  });
+});
