@@ -30,7 +30,8 @@ export function waterFill(
   const n = src.length;
   if (count <= 0 || n === 0) return { consumed: 0, added: new Float64Array(0), last: -Infinity };
   const cap = Math.min(count, n);
-  const ring = new Float64Array(cap);
+  if (scratch.length < cap) scratch = new Float64Array(Math.max(cap, scratch.length * 2));
+  const ring = scratch;
   let head = 0;
   let size = 0;
   let ptr = 0;
@@ -59,6 +60,9 @@ export function waterFill(
   }
   return { consumed: ptr, added, last };
 }
+
+/** Reused FIFO storage: allocating a typed array per placement costs more than the placement. */
+let scratch = new Float64Array(1024);
 
 /** First index in [lo, hi) with src[index] > x (galloping, then binary search). */
 function upperBound(src: Float64Array, lo: number, hi: number, x: number): number {

@@ -106,7 +106,8 @@ type Decision =
 /** Alg. 5.1: admission controller. A rejected job changes nothing: the old state is returned. */
 function decide(state: RtmrState, job: DeadlineJob, now: number, acceptAll: boolean): Decision {
   const p = insertionIndex(state, job);
-  const walker = newWalker(state, vectorsBefore(state, p)); // lines 1-3
+  const pred = vectorsBefore(state, p);
+  const walker = newWalker(state, pred); // lines 1-3
   const work = freshWork(state.estimates, job);
   const r = walker.place(work, now); // lines 4-6
   const deadline = absoluteDeadline(job);
@@ -135,7 +136,8 @@ function decide(state: RtmrState, job: DeadlineJob, now: number, acceptAll: bool
     mapFirstPick: r.firstPick,
   };
   // lines 10-21; a no-op placement (zero-length tasks on slots after now) may let the walk stop early.
-  const w = walkSuccessors(state, p, walker, now, !acceptAll, () => vectorsBefore(state, p));
+  const unchanged = state.engine === 'fast' && p < state.entries.length && walker.equals(pred);
+  const w = walkSuccessors(state, p, walker, now, !acceptAll, unchanged ? () => pred : undefined);
   if (w.miss) {
     const d = absoluteDeadline(w.miss.entry.job);
     return {
