@@ -5,6 +5,7 @@ import { RmHttpError } from './rm-http';
 import { RmTimeoutError } from './rm-timeout';
 import { RmUnavailableError } from './rm-unavailable';
 import { RmMalformedResponseError } from './rm-malformed';
+import { EmulatedRmRejection } from './emulated-rm-rejection';
 import {
   IdempotencyConflictError,
   InvalidJsonError,
@@ -14,6 +15,7 @@ import {
   UnauthorizedError,
   UnsupportedMediaTypeError,
 } from './api-errors';
+import { DashboardAssetsMissingError } from './dashboard-assets';
 
 /**
  * Every error class of the project, by code. The API's error middleware renders these;
@@ -36,4 +38,6 @@ export const errorCatalog: ReadonlyArray<{ code: string; httpStatus: number; typ
   { code: 'NOT_FOUND', httpStatus: 404, type: NotFoundError },
   { code: 'IDEMPOTENCY_KEY_REUSED', httpStatus: 422, type: IdempotencyConflictError },
   { code: 'NOT_READY', httpStatus: 503, type: NotReadyError },
+  { code: 'EMULATED_RM_REJECTION', httpStatus: 400, type: EmulatedRmRejection },
+  { code: 'DASHBOARD_ASSETS_MISSING', httpStatus: 500, type: DashboardAssetsMissingError },
 ];

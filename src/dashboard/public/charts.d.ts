@@ -1,0 +1,83 @@
+/** Types of charts.js (plain browser JavaScript), for the tests that load it under Node. */
+
+export interface Margin {
+  top: number;
+  right: number;
+  bottom: number;
+  left: number;
+}
+
+export interface Plot {
+  left: number;
+  right: number;
+  top: number;
+  bottom: number;
+}
+
+export interface SeriesInput {
+  name: string;
+  points: Array<{ x: number; y: number | null }>;
+}
+
+export interface LayoutPoint {
+  x: number;
+  y: number;
+  px: number;
+  py: number;
+}
+
+export interface LineLayoutOptions {
+  width: number;
+  height: number;
+  margin?: Partial<Margin>;
+  yMin?: number;
+  yMax?: number;
+  xTickCount?: number;
+  yTickCount?: number;
+  yFormat?: (v: number) => string;
+}
+
+export interface LineLayout {
+  width: number;
+  height: number;
+  plot: Plot;
+  xTicks: Array<{ value: number; px: number; label: string }>;
+  yTicks: Array<{ value: number; py: number; label: string }>;
+  series: Array<{ name: string; index: number; points: LayoutPoint[]; segments: LayoutPoint[][] }>;
+}
+
+export interface BarInput {
+  key: string;
+  value: number;
+  kind: string;
+  title: string;
+}
+
+export interface BarLayout {
+  width: number;
+  height: number;
+  plot: Plot;
+  zeroY: number;
+  yTicks: Array<{ value: number; py: number; label: string }>;
+  bars: Array<{
+    key: string;
+    kind: string;
+    title: string;
+    value: number;
+    x: number;
+    y: number;
+    w: number;
+    h: number;
+  }>;
+}
+
+export function linearScale(d0: number, d1: number, r0: number, r1: number): (v: number) => number;
+export function niceTicks(min: number, max: number, count: number): number[];
+export function timeTicks(minMs: number, maxMs: number, count: number): { step: number; ticks: number[] };
+export function formatTimeTick(ms: number, step: number): string;
+export function formatNumber(v: number): string;
+export function lineLayout(series: SeriesInput[], options: LineLayoutOptions): LineLayout;
+export function barLayout(
+  bars: BarInput[],
+  options: { width: number; height: number; margin?: Partial<Margin>; yTickCount?: number },
+): BarLayout;

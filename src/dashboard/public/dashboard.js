@@ -1,0 +1,765 @@
+/* global document, window, fetch, sessionStorage, URLSearchParams, setTimeout, clearTimeout, YssCharts */
+/*
+ * The operator's dashboard. It reads only the public read API, as any outside client would:
+ *   GET /api/v1/jobs?decision=&state=&queue=&user=&limit=   the table (label and search are
+ *                                                           applied here, the API has no such filter)
+ *   GET /api/v1/jobs/:id                                    the job panel
+ *   GET /api/v1/cluster                                     the partitions table
+ *   GET /api/v1/stats                                       the charts over time
+ * and polls them every few seconds. Every value that comes from the API reaches the page
+ * through textContent, an attribute or a form control's value, never through markup.
+ */
+(function () {
+  'use strict';
+
+  const TOKEN_KEY = 'yss-dashboard-token';
+  const DEFAULT_LABEL = '(default)';
+  const JOB_LIMIT = 1000;
+  const CHART_W = 360;
+  const CHART_H = 170;
+  const KNOWN_DECISIONS = ['admitted', 'rejected'];
+  const KNOWN_OUTCOMES = ['met', 'missed'];
+
+  const $ = (id) => document.getElementById(id);
+
+  const state = {
+    config: { pollIntervalMs: 5000, apiBase: '/api/v1' },
+    token: readToken(),
+    jobs: [],
+    total: 0,
+    selectedId: null,
+    seen: { queue: new Set(), label: new Set(), user: new Set() },
+    timer: null,
+    generation: 0,
+    refreshes: 0,
+    locked: false,
+  };
+
+  class AuthRequired extends Error {}
+
+  function readToken() {
+    try {
+      return sessionStorage.getItem(TOKEN_KEY);
+    } catch {
+      return null;
+    }
+  }
+
+  function storeToken(token) {
+    state.token = token;
+    try {
+      if (token) sessionStorage.setItem(TOKEN_KEY, token);
+      else sessionStorage.removeItem(TOKEN_KEY);
+    } catch {
+      // Storage may be disabled; the token then lives only in this page.
+    }
+  }
+
+  async function api(path) {
+    const headers = { Accept: 'application/json' };
+    if (state.token) headers.Authorization = `Bearer ${state.token}`;
+    const res = await fetch(state.config.apiBase + path, { headers, cache: 'no-store' });
+    if (res.status === 401) throw new AuthRequired('the read API needs a bearer token');
+    let body = null;
+    try {
+      body = await res.json();
+    } catch {
+      body = null;
+    }
+    if (!res.ok) {
+      const message = body && body.error && body.error.message ? body.error.message : `HTTP ${res.status}`;
+      const err = new Error(`${path}: ${message}`);
+      err.status = res.status;
+      throw err;
+    }
+    return body;
+  }
+
+  // --- formatting -------------------------------------------------------------------------
+
+  function fmtTime(iso) {
+    if (!iso) return '';
+    return String(iso)
+      .replace('T', ' ')
+      .replace(/\.\d+Z$/, 'Z');
+  }
+
+  /** Seconds as a signed short duration: 300 -> "+5m 0s", -3725 -> "-1h 2m". */
+  function fmtDuration(seconds) {
+    if (seconds === null || seconds === undefined || !Number.isFinite(seconds)) return '';
+    const sign = seconds < 0 ? '-' : '+';
+    let s = Math.round(Math.abs(seconds));
+    const d = Math.floor(s / 86400);
+    s -= d * 86400;
+    const h = Math.floor(s / 3600);
+    s -= h * 3600;
+    const m = Math.floor(s / 60);
+    s -= m * 60;
+    if (d) return `${sign}${d}d ${h}h`;
+    if (h) return `${sign}${h}h ${m}m`;
+    if (m) return `${sign}${m}m ${s}s`;
+    return `${sign}${s}s`;
+  }
+
+  function fmtInterval() {
+    const ms = state.config.pollIntervalMs;
+    return ms < 1000 ? `${ms} ms` : `${Number((ms / 1000).toFixed(1))} s`;
+  }
+
+  function fmtRatio(r) {
+    return r === null || r === undefined || !Number.isFinite(r) ? '–' : `${(r * 100).toFixed(1)}%`;
+  }
+
+  function fmtBytes(n) {
+    if (!Number.isFinite(n)) return '';
+    const units = ['B', 'KiB', 'MiB', 'GiB', 'TiB', 'PiB'];
+    let i = 0;
+    while (n >= 1024 && i < units.length - 1) {
+      n /= 1024;
+      i++;
+    }
+    return `${n.toFixed(i ? 1 : 0)} ${units[i]}`;
+  }
+
+  function reasonText(reason) {
+    if (!reason) return '';
+    const msg = typeof reason.message === 'string' ? reason.message : '';
+    return reason.kind ? `${msg} (${reason.kind})` : msg;
+  }
+
+  function labelName(label) {
+    return label === null || label === undefined || label === '' ? DEFAULT_LABEL : label;
+  }
+
+  // --- DOM helpers ------------------------------------------------------------------------
+
+  function node(tag, textValue, className) {
+    const n = document.createElement(tag);
+    if (textValue !== undefined && textValue !== null) n.textContent = String(textValue);
+    if (className) n.className = className;
+    return n;
+  }
+
+  function clear(n) {
+    while (n.firstChild) n.removeChild(n.firstChild);
+  }
+
+  function setText(id, value) {
+    $(id).textContent = value === null || value === undefined ? '' : String(value);
+  }
+
+  function safeClass(value, allowed) {
+    return allowed.includes(value) ? value : '';
+  }
+
+  // --- filters ----------------------------------------------------------------------------
+
+  function filters() {
+    return {
+      decision: $('f-decision').value,
+      state: $('f-state').value,
+      queue: $('f-queue').value,
+      label: $('f-label').value,
+      user: $('f-user').value,
+      search: $('f-search').value.trim().toLowerCase(),
+    };
+  }
+
+  /** decision, state, queue and user are the API's own filters; the query carries them. */
+  function jobsQuery(f) {
+    const q = new URLSearchParams();
+    for (const key of ['decision', 'state', 'queue', 'user']) if (f[key]) q.set(key, f[key]);
+    q.set('limit', String(JOB_LIMIT));
+    return `/jobs?${q.toString()}`;
+  }
+
+  /** The partition a job runs in; a rejected job runs nowhere, so it has none. */
+  function jobLabel(job) {
+    return job.decision === 'admitted' ? labelName(job.label) : job.label || '';
+  }
+
+  function matchesLocal(job, f) {
+    if (f.label && jobLabel(job) !== f.label) return false;
+    if (!f.search) return true;
+    const hay = [
+      job.id,
+      job.name,
+      job.user,
+      job.appId,
+      job.queue,
+      job.label,
+      job.reason && job.reason.message,
+    ]
+      .filter((v) => typeof v === 'string')
+      .join('\n')
+      .toLowerCase();
+    return hay.includes(f.search);
+  }
+
+  /** Keep each select's options the union of every value seen, with the choice preserved. */
+  function syncOptions(selectId, values) {
+    const select = $(selectId);
+    const current = select.value;
+    const sorted = Array.from(values).sort((a, b) => a.localeCompare(b));
+    const existing = Array.from(select.options)
+      .slice(1)
+      .map((o) => o.value);
+    if (existing.length === sorted.length && existing.every((v, i) => v === sorted[i])) return;
+    while (select.options.length > 1) select.remove(1);
+    for (const v of sorted) {
+      const o = document.createElement('option');
+      o.value = v;
+      o.textContent = v;
+      select.appendChild(o);
+    }
+    select.value = sorted.includes(current) ? current : '';
+  }
+
+  function noteSeen(jobs, cluster) {
+    for (const j of jobs) {
+      if (j.queue) state.seen.queue.add(j.queue);
+      if (j.user) state.seen.user.add(j.user);
+      if (j.decision === 'admitted' || j.label) state.seen.label.add(labelName(j.label));
+    }
+    if (cluster && Array.isArray(cluster.partitions)) {
+      for (const p of cluster.partitions) state.seen.label.add(labelName(p.label));
+    }
+    if (cluster && Array.isArray(cluster.queues)) {
+      for (const q of cluster.queues) {
+        const name = typeof q === 'string' ? q : q && typeof q.name === 'string' ? q.name : null;
+        if (name) state.seen.queue.add(name);
+      }
+    }
+    syncOptions('f-queue', state.seen.queue);
+    syncOptions('f-label', state.seen.label);
+    syncOptions('f-user', state.seen.user);
+  }
+
+  // --- rendering --------------------------------------------------------------------------
+
+  function renderJobs() {
+    const f = filters();
+    const shown = state.jobs.filter((j) => matchesLocal(j, f));
+    const tbody = $('jobs').tBodies[0];
+    clear(tbody);
+    for (const j of shown) {
+      const tr = document.createElement('tr');
+      tr.className = ['job', safeClass(j.decision, KNOWN_DECISIONS), safeClass(j.outcome, KNOWN_OUTCOMES)]
+        .filter(Boolean)
+        .join(' ');
+      tr.dataset.jobId = j.id;
+      tr.tabIndex = 0;
+      if (j.id === state.selectedId) tr.classList.add('selected');
+      const cells = [
+        j.id,
+        j.name,
+        j.user,
+        j.decision,
+        j.state,
+        j.outcome || '',
+        j.queue || '',
+        jobLabel(j),
+        fmtTime(j.deadline),
+        fmtTime(j.estimatedFinish),
+        fmtTime(j.finishedAt),
+        fmtDuration(j.slackSeconds),
+        reasonText(j.reason),
+      ];
+      const names = [
+        'id',
+        'name',
+        'user',
+        'decision',
+        'state',
+        'outcome',
+        'queue',
+        'label',
+        'deadline',
+        'estimate',
+        'finished',
+        'slack',
+        'reason',
+      ];
+      cells.forEach((c, i) => tr.appendChild(node('td', c, `c-${names[i]}`)));
+      if (j.slackSeconds !== null && j.slackSeconds < 0) tr.cells[11].classList.add('late');
+      tbody.appendChild(tr);
+    }
+    const more =
+      state.total > state.jobs.length
+        ? ` (the API holds ${state.total}; the newest ${state.jobs.length} are loaded)`
+        : '';
+    setText('jobs-count', `${shown.length} of ${state.jobs.length} jobs shown${more}`);
+    renderSlack(shown);
+  }
+
+  function renderSlack(jobs) {
+    const bars = jobs
+      .filter((j) => j.decision === 'admitted' && j.slackSeconds !== null && Number.isFinite(j.slackSeconds))
+      .sort((a, b) => Date.parse(a.deadline) - Date.parse(b.deadline))
+      .map((j) => ({
+        key: j.id,
+        value: j.slackSeconds / 60,
+        kind: j.outcome === 'met' ? 'met' : j.outcome === 'missed' ? 'missed' : 'open',
+        title: `${j.name} (${j.id}): deadline ${fmtTime(j.deadline)}, ${j.finishedAt ? 'finished' : 'estimated'} ${fmtTime(j.finishedAt || j.estimatedFinish)}, slack ${fmtDuration(j.slackSeconds)}`,
+      }));
+    YssCharts.renderBarChart(document, $('chart-slack'), {
+      label: 'Slack per admitted job, minutes',
+      bars,
+      width: 760,
+      height: 180,
+      emptyMessage: 'no admitted job with an estimate in this view',
+    });
+  }
+
+  function renderStats(stats) {
+    const samples = (stats && Array.isArray(stats.samples) ? stats.samples : [])
+      .map((s) => Object.assign({}, s, { t: Date.parse(s.at) }))
+      .filter((s) => Number.isFinite(s.t))
+      .sort((a, b) => a.t - b.t);
+    const last = samples[samples.length - 1];
+    setText('tile-admitted', last ? last.accepted : '–');
+    setText('tile-rejected', last ? last.rejected : '–');
+    setText('tile-met', last ? last.met : '–');
+    setText('tile-missed', last ? last.missed : '–');
+    setText('tile-accept', fmtRatio(last && last.acceptRatio));
+    setText('tile-success', fmtRatio(last && last.successRatio));
+    setText(
+      'tile-energy',
+      last && Number.isFinite(last.energyKWh) ? `${YssCharts.formatNumber(last.energyKWh)} kWh` : '–',
+    );
+
+    const pct = (v) => `${Math.round(v * 100)}%`;
+    const one = (name, key) => [
+      { name, points: samples.map((s) => ({ x: s.t, y: s[key] === undefined ? null : s[key] })) },
+    ];
+    const size = { width: CHART_W, height: CHART_H };
+    YssCharts.renderLineChart(
+      document,
+      $('chart-accept'),
+      Object.assign(
+        {
+          label: 'Accept ratio',
+          series: one('accept ratio', 'acceptRatio'),
+          yMin: 0,
+          yMax: 1,
+          yFormat: pct,
+          valueFormat: fmtRatio,
+        },
+        size,
+      ),
+    );
+    YssCharts.renderLineChart(
+      document,
+      $('chart-success'),
+      Object.assign(
+        {
+          label: 'Deadline success ratio',
+          series: one('success ratio', 'successRatio'),
+          yMin: 0,
+          yMax: 1,
+          yFormat: pct,
+          valueFormat: fmtRatio,
+        },
+        size,
+      ),
+    );
+    const labels = new Set();
+    for (const s of samples) for (const k of Object.keys(s.utilizationByLabel || {})) labels.add(k);
+    const utilSeries = Array.from(labels)
+      .sort()
+      .map((label) => ({
+        name: labelName(label),
+        points: samples.map((s) => {
+          const v = s.utilizationByLabel ? s.utilizationByLabel[label] : undefined;
+          return { x: s.t, y: v === undefined ? null : v };
+        }),
+      }));
+    YssCharts.renderLineChart(
+      document,
+      $('chart-utilization'),
+      Object.assign(
+        {
+          label: 'Utilisation per label partition',
+          series: utilSeries,
+          yMin: 0,
+          yMax: 1,
+          yFormat: pct,
+          valueFormat: fmtRatio,
+          legend: true,
+        },
+        size,
+      ),
+    );
+    YssCharts.renderLineChart(
+      document,
+      $('chart-energy'),
+      Object.assign(
+        {
+          label: 'Estimated energy, kWh',
+          series: one('energy kWh', 'energyKWh'),
+          valueFormat: (v) => `${YssCharts.formatNumber(v)} kWh`,
+        },
+        size,
+      ),
+    );
+  }
+
+  function renderCluster(cluster) {
+    const tbody = $('partitions').tBodies[0];
+    clear(tbody);
+    const partitions = cluster && Array.isArray(cluster.partitions) ? cluster.partitions : [];
+    for (const p of partitions) {
+      const tr = document.createElement('tr');
+      tr.dataset.label = labelName(p.label);
+      const used = (r, fmt) =>
+        r && Number.isFinite(r.total) && Number.isFinite(r.used) ? `${fmt(r.used)} / ${fmt(r.total)}` : '';
+      const mb = (v) => fmtBytes(v * 1024 * 1024);
+      [
+        labelName(p.label),
+        p.nodes,
+        used(p.memoryMb, mb),
+        used(p.vcores, String),
+        used(p.gpus, String),
+      ].forEach((c) => tr.appendChild(node('td', c)));
+      const td = node('td', null, 'util');
+      const u = Number.isFinite(p.utilization) ? Math.max(0, Math.min(1, p.utilization)) : 0;
+      const meter = document.createElement('meter');
+      meter.min = 0;
+      meter.max = 1;
+      meter.value = u;
+      meter.high = 0.85;
+      td.appendChild(meter);
+      td.appendChild(node('span', fmtRatio(p.utilization)));
+      tr.appendChild(td);
+      tbody.appendChild(tr);
+    }
+    if (!partitions.length) {
+      const tr = document.createElement('tr');
+      const td = node('td', 'no cluster snapshot yet (the sidecar has not read the RM)', 'empty');
+      td.colSpan = 6;
+      tr.appendChild(td);
+      tbody.appendChild(tr);
+    }
+    const meta = [];
+    if (cluster && cluster.polledAt) meta.push(`read from the RM at ${fmtTime(cluster.polledAt)}`);
+    if (cluster && cluster.rm && typeof cluster.rm === 'object') {
+      if (typeof cluster.rm.url === 'string') meta.push(`RM ${cluster.rm.url}`);
+      if (typeof cluster.rm.haState === 'string') meta.push(cluster.rm.haState);
+    }
+    if (cluster && cluster.admission && typeof cluster.admission === 'object') {
+      if (typeof cluster.admission.policy === 'string')
+        meta.push(`admission policy ${cluster.admission.policy}`);
+      if (Number.isFinite(cluster.admission.queued))
+        meta.push(`${cluster.admission.queued} admitted jobs queued`);
+    }
+    setText('cluster-meta', meta.join(' · '));
+  }
+
+  function field(dl, key, value) {
+    if (value === null || value === undefined || value === '') return;
+    const pair = document.createElement('div');
+    pair.appendChild(node('dt', key));
+    pair.appendChild(node('dd', value));
+    dl.appendChild(pair);
+  }
+
+  function plural(n, word) {
+    return `${n} ${word}${n === 1 ? '' : 's'}`;
+  }
+
+  function jsonDetails(summary, value) {
+    if (value === null || value === undefined) return null;
+    const d = document.createElement('details');
+    d.appendChild(node('summary', summary));
+    d.appendChild(node('pre', JSON.stringify(value, null, 2)));
+    return d;
+  }
+
+  function renderDetail(job) {
+    const panel = $('detail');
+    if (!job) {
+      panel.hidden = true;
+      return;
+    }
+    panel.hidden = false;
+    panel.dataset.jobId = job.id;
+    setText('detail-title', `${job.name} — ${job.id}`);
+
+    const end = job.finishedAt || job.estimatedFinish;
+    const marks = [
+      { key: 'arrival', label: 'arrival', ms: job.arrival ? Date.parse(job.arrival) : null },
+      {
+        key: 'estimate',
+        label: 'estimated finish',
+        ms: job.estimatedFinish ? Date.parse(job.estimatedFinish) : null,
+      },
+      { key: 'finished', label: 'finished', ms: job.finishedAt ? Date.parse(job.finishedAt) : null },
+      { key: 'deadline', label: 'deadline', ms: Date.parse(job.deadline) },
+      {
+        key: 'earliest',
+        label: 'earliest admissible',
+        ms: job.earliestAdmissibleDeadline ? Date.parse(job.earliestAdmissibleDeadline) : null,
+      },
+    ];
+    YssCharts.renderTimeline(document, $('detail-timeline'), {
+      label: 'Deadline vs estimated vs actual finish',
+      marks,
+      width: 760,
+      height: 90,
+      band:
+        end && job.decision === 'admitted'
+          ? {
+              from: Date.parse(end),
+              to: Date.parse(job.deadline),
+              kind: job.slackSeconds !== null && job.slackSeconds < 0 ? 'late' : 'spare',
+            }
+          : null,
+    });
+
+    const rejected = job.decision === 'rejected';
+    $('detail-rejection').hidden = !rejected;
+    setText('detail-reason', rejected ? reasonText(job.reason) || 'no reason recorded' : '');
+    let earliest = '';
+    if (rejected && job.earliestAdmissibleDeadline) {
+      const later = (Date.parse(job.earliestAdmissibleDeadline) - Date.parse(job.deadline)) / 1000;
+      earliest = `${fmtTime(job.earliestAdmissibleDeadline)} (${fmtDuration(later)} after the requested deadline)`;
+    } else if (rejected) {
+      earliest = 'none now: no deadline would be admitted';
+    }
+    setText('detail-earliest', earliest);
+
+    const dl = $('detail-fields');
+    clear(dl);
+    field(dl, 'Decision', job.decision);
+    field(dl, 'State', job.state);
+    field(dl, 'Outcome', job.outcome);
+    field(dl, 'Arrival', fmtTime(job.arrival));
+    field(dl, 'Deadline', fmtTime(job.deadline));
+    field(dl, 'Estimated finish', fmtTime(job.estimatedFinish));
+    field(dl, 'Actual finish', fmtTime(job.finishedAt));
+    field(
+      dl,
+      'Slack',
+      job.slackSeconds === null
+        ? ''
+        : `${fmtDuration(job.slackSeconds)}${job.finishedAt ? '' : ' (estimated)'}`,
+    );
+    field(dl, 'Queue', job.queue);
+    field(dl, 'Label', jobLabel(job));
+    field(dl, 'Priority', job.priority);
+    field(dl, 'EDF position', job.position);
+    field(dl, 'Application', job.appId);
+    field(dl, 'User', job.user);
+    field(dl, 'Submitted by', job.submitter);
+    field(dl, 'Source', job.source);
+    field(dl, 'Job type', job.jobType);
+    field(dl, 'Tasks', `${plural(job.maps, 'map')}, ${plural(job.reduces, 'reduce')}`);
+    field(dl, 'Input', fmtBytes(job.inputBytes));
+    field(
+      dl,
+      'Energy (est.)',
+      Number.isFinite(job.energyJoules) ? `${YssCharts.formatNumber(job.energyJoules / 3.6e6)} kWh` : '',
+    );
+
+    const decisions = $('detail-decisions');
+    clear(decisions);
+    for (const d of job.decisions || []) {
+      const li = node('li', null, 'decision');
+      li.appendChild(node('time', fmtTime(d.at)));
+      li.appendChild(node('span', `${d.decision} by ${d.policy}`, 'what'));
+      const extra = jsonDetails('detail', d.detail);
+      if (extra) li.appendChild(extra);
+      decisions.appendChild(li);
+    }
+    if (!decisions.firstChild) decisions.appendChild(node('li', 'none recorded', 'empty'));
+
+    const actions = $('detail-actions');
+    clear(actions);
+    for (const a of job.actions || []) {
+      const li = node('li', null, 'action');
+      li.dataset.kind = a.kind;
+      li.appendChild(node('time', fmtTime(a.createdAt)));
+      li.appendChild(node('span', a.kind, 'what'));
+      li.appendChild(
+        node('span', a.status, `badge ${safeClass(a.status, ['pending', 'done', 'failed', 'skipped'])}`),
+      );
+      if (a.attempts > 1) li.appendChild(node('span', `${a.attempts} attempts`, 'attempts'));
+      if (a.updatedAt && a.updatedAt !== a.createdAt)
+        li.appendChild(node('span', `updated ${fmtTime(a.updatedAt)}`, 'updated'));
+      if (a.error) li.appendChild(node('span', a.error, 'error'));
+      for (const [label, value] of [
+        ['request', a.payload],
+        ['result', a.result],
+      ]) {
+        const d = jsonDetails(label, value);
+        if (d) li.appendChild(d);
+      }
+      actions.appendChild(li);
+    }
+    if (!actions.firstChild) {
+      actions.appendChild(
+        node('li', rejected ? 'none: a rejected job never reaches the RM' : 'none yet', 'empty'),
+      );
+    }
+  }
+
+  // --- the loop ---------------------------------------------------------------------------
+
+  function setStatus(ok, message) {
+    $('status-dot').className = `dot ${ok ? 'ok' : 'bad'}`;
+    setText('status-text', message);
+  }
+
+  function showToken(message) {
+    state.locked = true;
+    $('token-panel').hidden = false;
+    $('content').hidden = true;
+    setText('token-error', message || '');
+    setStatus(false, 'waiting for a token');
+    $('token-input').focus();
+  }
+
+  async function refresh() {
+    const generation = ++state.generation;
+    const f = filters();
+    const selected = state.selectedId;
+    try {
+      const [jobs, cluster, stats, detail] = await Promise.all([
+        api(jobsQuery(f)),
+        api('/cluster'),
+        api('/stats'),
+        selected
+          ? api(`/jobs/${encodeURIComponent(selected)}`).catch((err) =>
+              err.status === 404 ? null : Promise.reject(err),
+            )
+          : Promise.resolve(undefined),
+      ]);
+      // A newer refresh (a filter changed meanwhile) owns the page.
+      if (generation !== state.generation) return;
+      state.jobs = Array.isArray(jobs && jobs.jobs) ? jobs.jobs : [];
+      state.total = jobs && Number.isFinite(jobs.total) ? jobs.total : state.jobs.length;
+      noteSeen(state.jobs, cluster);
+      renderJobs();
+      renderStats(stats);
+      renderCluster(cluster);
+      if (selected && selected === state.selectedId) renderDetail(detail || null);
+      $('error-banner').hidden = true;
+      state.refreshes++;
+      document.body.dataset.refreshes = String(state.refreshes);
+      setStatus(true, `live · updated ${new Date().toISOString().slice(11, 19)}Z · every ${fmtInterval()}`);
+    } catch (err) {
+      if (generation !== state.generation) return;
+      if (err instanceof AuthRequired) {
+        const hadToken = Boolean(state.token);
+        storeToken(null);
+        showToken(hadToken ? 'that token was refused; try again' : '');
+        return;
+      }
+      $('error-banner').hidden = false;
+      setText('error-banner', `Cannot read the API: ${err.message}. Retrying every ${fmtInterval()}.`);
+      setStatus(false, 'API unreachable');
+    }
+  }
+
+  function schedule() {
+    clearTimeout(state.timer);
+    if (state.locked) return;
+    state.timer = setTimeout(async () => {
+      await refresh();
+      schedule();
+    }, state.config.pollIntervalMs);
+  }
+
+  async function refreshNow() {
+    await refresh();
+    schedule();
+  }
+
+  async function openJob(id) {
+    state.selectedId = id;
+    window.history.replaceState(null, '', `#job=${encodeURIComponent(id)}`);
+    for (const tr of $('jobs').tBodies[0].rows) tr.classList.toggle('selected', tr.dataset.jobId === id);
+    try {
+      const job = await api(`/jobs/${encodeURIComponent(id)}`);
+      if (state.selectedId === id) {
+        renderDetail(job);
+        $('detail').scrollIntoView({ block: 'nearest' });
+      }
+    } catch (err) {
+      if (err instanceof AuthRequired) showToken('');
+      else {
+        $('error-banner').hidden = false;
+        setText('error-banner', `Cannot read job ${id}: ${err.message}`);
+      }
+    }
+  }
+
+  function closeJob() {
+    state.selectedId = null;
+    window.history.replaceState(null, '', window.location.pathname + window.location.search);
+    renderDetail(null);
+    for (const tr of $('jobs').tBodies[0].rows) tr.classList.remove('selected');
+  }
+
+  function wire() {
+    $('jobs').tBodies[0].addEventListener('click', (ev) => {
+      const tr = ev.target.closest('tr[data-job-id]');
+      if (tr) openJob(tr.dataset.jobId);
+    });
+    $('jobs').tBodies[0].addEventListener('keydown', (ev) => {
+      const tr = ev.target.closest('tr[data-job-id]');
+      if (tr && (ev.key === 'Enter' || ev.key === ' ')) {
+        ev.preventDefault();
+        openJob(tr.dataset.jobId);
+      }
+    });
+    $('chart-slack').addEventListener('click', (ev) => {
+      const bar = ev.target.closest('rect[data-key]');
+      if (bar) openJob(bar.getAttribute('data-key'));
+    });
+    $('detail-close').addEventListener('click', closeJob);
+
+    // Server-side filters need a new read; label and search filter what is loaded.
+    for (const id of ['f-decision', 'f-state', 'f-queue', 'f-user'])
+      $(id).addEventListener('change', refreshNow);
+    $('f-label').addEventListener('change', renderJobs);
+    $('f-search').addEventListener('input', renderJobs);
+    $('filters').addEventListener('reset', () => setTimeout(refreshNow, 0));
+    $('filters').addEventListener('submit', (ev) => ev.preventDefault());
+
+    $('token-form').addEventListener('submit', (ev) => {
+      ev.preventDefault();
+      const value = $('token-input').value.trim();
+      if (!value) return;
+      storeToken(value);
+      $('token-input').value = '';
+      $('token-panel').hidden = true;
+      $('content').hidden = false;
+      state.locked = false;
+      refreshNow();
+    });
+
+    document.addEventListener('visibilitychange', () => {
+      if (!document.hidden && !state.locked) refreshNow();
+    });
+  }
+
+  async function start() {
+    try {
+      const res = await fetch('/dashboard/config.json', { cache: 'no-store' });
+      if (res.ok) Object.assign(state.config, await res.json());
+    } catch {
+      // Keep the defaults: the API may still answer.
+    }
+    wire();
+    const m = /^#job=(.+)$/.exec(window.location.hash);
+    if (m) {
+      state.selectedId = decodeURIComponent(m[1]);
+      openJob(state.selectedId);
+    }
+    await refreshNow();
+  }
+
+  if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', start);
+  else start();
+})();

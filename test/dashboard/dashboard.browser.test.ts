@@ -1,0 +1,453 @@
+/// <reference lib="dom" />
+import { mkdirSync } from 'node:fs';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { createApiApp } from '../../src/api/app';
+import { SidecarMetrics } from '../../src/api/metrics';
+import { mountDashboard } from '../../src/dashboard';
+import { silentLogger } from '../../src/log';
+import { Ledger } from '../../src/store/ledger';
+import { LedgerService } from './ledger-service';
+import { fillLedger, HOSTILE_NAME, NOW, sample, SEED_JOBS, SEED_PARTITIONS, seedSamples } from './seed';
+
+/**
+ * The dashboard in a real browser (Debian's Chromium through playwright-core) against a real
+ * HTTP server: createApiApp + mountDashboard over a service backed by a real SQLite ledger.
+ * One browser for the whole file; each screenshot lands in test-output/screenshots/.
+ */
+
+const CHROMIUM = '/usr/bin/chromium';
+const SHOTS = join(__dirname, '..', '..', 'test-output', 'screenshots');
+const TOKEN = 'dashboard-test-token-0123456789';
+const POLL_MS = 250;
+
+let browser: Browser;
+let ledger: Ledger;
+let service: LedgerService;
+const servers: Server[] = [];
+let base: string;
+let protectedBase: string;
+let context: BrowserContext;
+let page: Page;
+const dialogs: string[] = [];
+const pageErrors: string[] = [];
+
+async function listen(protectReads: boolean): Promise<string> {
+  const app = createApiApp({
+    service,
+    metrics: new SidecarMetrics(),
+    logger: silentLogger(),
+    tokens: [{ name: 'operator', token: TOKEN }],
+    protectReads,
+    maxBodyBytes: 1_048_576,
+    now: () => NOW,
+    extraRoutes: (a) => mountDashboard(a, { pollIntervalMs: POLL_MS }),
+  });
+  const server = app.listen(0, '127.0.0.1');
+  await new Promise((r) => server.once('listening', r));
+  servers.push(server);
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+}
+
+beforeAll(async () => {
+  mkdirSync(SHOTS, { recursive: true });
+  const clock = { now: NOW };
+  ledger = Ledger.open(':memory:', { clock: () => clock.now });
+  fillLedger(ledger, clock);
+  service = new LedgerService(ledger, () => NOW);
+  service.samples = seedSamples();
+  service.partitions = SEED_PARTITIONS;
+  base = await listen(false);
+  protectedBase = await listen(true);
+  browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
+  });
+  context = await browser.newContext({ viewport: { width: 1400, height: 1000 } });
+  page = await context.newPage();
+  page.on('dialog', (d) => {
+    dialogs.push(d.message());
+    void d.dismiss();
+  });
+  page.on('pageerror', (e) => pageErrors.push(e.message));
+  await page.goto(`${base}/`);
+  await waitForIds(
+    page,
+    SEED_JOBS.map((j) => j.id),
+  );
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await Promise.all(servers.map((s) => new Promise((r) => s.close(r))));
+  ledger?.close();
+});
+
+async function shownIds(p: Page): Promise<string[]> {
+  return p.$$eval('#jobs tbody tr[data-job-id]', (rows) =>
+    rows.map((r) => (r as HTMLElement).dataset.jobId!),
+  );
+}
+
+/** Wait until the table shows exactly `expected` (any order); fail with what it shows instead. */
+async function waitForIds(p: Page, expected: string[]): Promise<void> {
+  const want = [...expected].sort();
+  try {
+    await p.waitForFunction(
+      (ids) => {
+        const got = Array.from(document.querySelectorAll('#jobs tbody tr[data-job-id]'))
+          .map((r) => (r as HTMLElement).dataset.jobId!)
+          .sort();
+        return got.length === ids.length && got.every((v, i) => v === ids[i]);
+      },
+      want,
+      { timeout: 5000, polling: 50 },
+    );
+  } catch {
+    // Let the assertion below say what was on the page.
+  }
+  expect((await shownIds(p)).sort()).toEqual(want);
+}
+
+async function waitForRefreshes(p: Page, atLeast: number): Promise<void> {
+  await p.waitForFunction((n) => Number(document.body.dataset.refreshes ?? 0) >= n, atLeast, {
+    timeout: 5000,
+  });
+}
+
+async function refreshes(p: Page): Promise<number> {
+  return Number(await p.evaluate(() => document.body.dataset.refreshes ?? 0));
+}
+
+async function cellText(p: Page, id: string, column: string): Promise<string> {
+  return p.$eval(`#jobs tbody tr[data-job-id="${id}"] td.c-${column}`, (td) => td.textContent ?? '');
+}
+
+async function clearFilters(p: Page): Promise<void> {
+  await p.click('#f-reset');
+  await waitForIds(
+    p,
+    SEED_JOBS.map((j) => j.id),
+  );
+}
+
+const ids = (pred: (j: (typeof SEED_JOBS)[number]) => boolean) => SEED_JOBS.filter(pred).map((j) => j.id);
+
+describe('the dashboard in Chromium', () => {
+  it('shows every job in the ledger, with its decision, state and times', async () => {
+    expect(await cellText(page, 'dl-001', 'name')).toBe('hourly-report');
+    expect(await cellText(page, 'dl-001', 'decision')).toBe('admitted');
+    expect(await cellText(page, 'dl-001', 'outcome')).toBe('met');
+    expect(await cellText(page, 'dl-001', 'deadline')).toBe('2026-11-22 07:10:00Z');
+    expect(await cellText(page, 'dl-001', 'finished')).toBe('2026-11-22 07:05:00Z');
+    // Deadline 07:10, finished 07:05: five minutes to spare.
+    expect(await cellText(page, 'dl-001', 'slack')).toBe('+5m 0s');
+    // Deadline 07:30, finished 07:33: three minutes late.
+    expect(await cellText(page, 'dl-002', 'slack')).toBe('-3m 0s');
+    expect(await cellText(page, 'dl-002', 'label')).toBe('gpu');
+    expect(await cellText(page, 'dl-004', 'decision')).toBe('rejected');
+    expect(await page.textContent('#jobs-count')).toBe('8 of 8 jobs shown');
+    // Tiles come from the newest stats sample: 6 admitted, 2 rejected, 6 met, 1 missed.
+    expect(await page.textContent('#tile-admitted')).toBe('6');
+    expect(await page.textContent('#tile-rejected')).toBe('2');
+    expect(await page.textContent('#tile-accept')).toBe('75.0%');
+    expect(await page.textContent('#tile-success')).toBe('85.7%');
+    expect(await page.textContent('#tile-energy')).toBe('5.5 kWh');
+    // The cluster table: one row per partition.
+    expect(
+      await page.$$eval('#partitions tbody tr', (rows) =>
+        rows.map((r) => Array.from(r.querySelectorAll('td')).map((td) => td.textContent)),
+      ),
+    ).toEqual([
+      ['(default)', '4', '40.0 GiB / 64.0 GiB', '20 / 32', '0 / 0', '62.5%'],
+      ['gpu', '1', '12.0 GiB / 16.0 GiB', '6 / 8', '2 / 2', '75.0%'],
+    ]);
+    await page.screenshot({ path: join(SHOTS, '01-overview.png'), fullPage: true });
+  });
+
+  it('renders the hostile job name as text: no element made from it, no dialog', async () => {
+    expect(await cellText(page, 'dl-005', 'name')).toBe(HOSTILE_NAME);
+    expect(await page.locator('img').count()).toBe(0);
+    await page.click('#jobs tbody tr[data-job-id="dl-005"]');
+    await page.waitForSelector('#detail:not([hidden])');
+    await page.waitForFunction(
+      () => document.querySelector('#detail')?.getAttribute('data-job-id') === 'dl-005',
+    );
+    expect(await page.textContent('#detail-title')).toBe(`${HOSTILE_NAME} — dl-005`);
+    expect(await page.locator('img').count()).toBe(0);
+    // The row's tooltip in the slack chart carries the name too, as an SVG <title>'s text.
+    const slackTitle = await page.$eval('#chart-slack rect[data-key="dl-005"] title', (t) => t.textContent);
+    expect(slackTitle).toContain(HOSTILE_NAME);
+    await page
+      .locator('#jobs tbody tr[data-job-id="dl-005"]')
+      .screenshot({ path: join(SHOTS, '02-hostile-name-row.png') });
+    expect(dialogs).toEqual([]);
+  });
+
+  it('shows a rejected job with its reason and the earliest admissible deadline, and no RM action', async () => {
+    await page.click('#jobs tbody tr[data-job-id="dl-004"]');
+    await page.waitForFunction(
+      () => document.querySelector('#detail')?.getAttribute('data-job-id') === 'dl-004',
+    );
+    expect(await page.isVisible('#detail-rejection')).toBe(true);
+    expect(await page.textContent('#detail-reason')).toBe(
+      'estimated finish 08:42:00Z is 12 minutes after the deadline 08:30:00Z (new-job-misses)',
+    );
+    expect(await page.textContent('#detail-earliest')).toBe(
+      '2026-11-22 08:42:00Z (+12m 0s after the requested deadline)',
+    );
+    expect(await page.$$eval('#detail-actions li', (li) => li.map((l) => l.textContent))).toEqual([
+      'none: a rejected job never reaches the RM',
+    ]);
+    // The timeline marks arrival, estimate, deadline and the earliest admissible deadline.
+    expect(
+      await page.$$eval('#detail-timeline g.mark', (g) => g.map((m) => m.getAttribute('data-key'))),
+    ).toEqual(['arrival', 'estimate', 'deadline', 'earliest']);
+    await page.locator('#detail').screenshot({ path: join(SHOTS, '03-rejected-job.png') });
+
+    // A rejection that no deadline would fix says so.
+    await page.click('#jobs tbody tr[data-job-id="dl-008"]');
+    await page.waitForFunction(
+      () => document.querySelector('#detail')?.getAttribute('data-job-id') === 'dl-008',
+    );
+    expect(await page.textContent('#detail-earliest')).toBe('none now: no deadline would be admitted');
+  });
+
+  it('shows an admitted job: deadline vs estimated vs actual finish, slack, decisions and the RM actions in order', async () => {
+    await page.click('#jobs tbody tr[data-job-id="dl-001"]');
+    await page.waitForFunction(
+      () => document.querySelector('#detail')?.getAttribute('data-job-id') === 'dl-001',
+    );
+    expect(await page.isVisible('#detail-rejection')).toBe(false);
+    const fields = await page.$$eval('#detail-fields dt', (dts) =>
+      Object.fromEntries(dts.map((dt) => [dt.textContent, dt.nextElementSibling?.textContent])),
+    );
+    expect(fields).toMatchObject({
+      Deadline: '2026-11-22 07:10:00Z',
+      'Estimated finish': '2026-11-22 07:00:00Z',
+      'Actual finish': '2026-11-22 07:05:00Z',
+      Slack: '+5m 0s',
+      Outcome: 'met',
+      Queue: 'realtime',
+      Label: '(default)',
+      Application: 'application_1763798400000_0001',
+      'Energy (est.)': '2 kWh',
+    });
+    expect(
+      await page.$$eval('#detail-actions li.action', (li) =>
+        li.map((l) => [l.getAttribute('data-kind'), l.querySelector('.badge')?.textContent]),
+      ),
+    ).toEqual([
+      ['submit-app', 'done'],
+      ['set-priority', 'done'],
+    ]);
+    expect(await page.$$eval('#detail-decisions li .what', (s) => s.map((x) => x.textContent))).toEqual([
+      'admitted by rtmr',
+    ]);
+    expect(
+      await page.$$eval('#detail-timeline g.mark', (g) => g.map((m) => m.getAttribute('data-key'))),
+    ).toEqual(['arrival', 'estimate', 'finished', 'deadline']);
+    expect(
+      await page.$$eval('#detail-timeline rect.band', (r) => r.map((x) => x.getAttribute('class'))),
+    ).toEqual(['band spare']);
+    await page.locator('#detail').screenshot({ path: join(SHOTS, '04-admitted-job-met.png') });
+
+    // A job whose priority write is still pending shows the RM's last error.
+    await page.click('#jobs tbody tr[data-job-id="dl-003"]');
+    await page.waitForFunction(
+      () => document.querySelector('#detail')?.getAttribute('data-job-id') === 'dl-003',
+    );
+    expect(
+      await page.$$eval('#detail-actions li.action', (li) =>
+        li.map((l) => [
+          l.getAttribute('data-kind'),
+          l.querySelector('.badge')?.textContent,
+          l.querySelector('.error')?.textContent ?? null,
+        ]),
+      ),
+    ).toEqual([
+      ['submit-app', 'done', null],
+      ['set-priority', 'pending', 'RM answered 503 (standby)'],
+    ]);
+    await page.click('#detail-close');
+    expect(await page.isHidden('#detail')).toBe(true);
+  });
+
+  it.each<[string, string, string, string[]]>([
+    ['decision', 'rejected', '#f-decision', ids((j) => j.decision === 'rejected')],
+    ['decision', 'admitted', '#f-decision', ids((j) => j.decision === 'admitted')],
+    ['state', 'finished', '#f-state', ids((j) => j.state === 'finished')],
+    ['state', 'running', '#f-state', ids((j) => j.state === 'running')],
+    ['queue', 'best-effort', '#f-queue', ids((j) => j.queue === 'best-effort')],
+    ['label', 'gpu', '#f-label', ids((j) => j.label === 'gpu')],
+    ['label', '(default)', '#f-label', ids((j) => j.decision === 'admitted' && j.label === null)],
+    ['user', 'bob', '#f-user', ids((j) => j.user === 'bob')],
+  ])('filters by %s = %s', async (_what, value, selector, expected) => {
+    expect(expected.length).toBeGreaterThan(0);
+    expect(expected.length).toBeLessThan(SEED_JOBS.length);
+    try {
+      await page.selectOption(selector, value);
+      await waitForIds(page, expected);
+      expect(await page.textContent('#jobs-count')).toMatch(
+        new RegExp(`^${expected.length} of \\d+ jobs shown$`),
+      );
+      if (selector === '#f-decision' && value === 'rejected') {
+        await page
+          .locator('section:has(#jobs-title)')
+          .screenshot({ path: join(SHOTS, '05-filter-rejected.png') });
+      }
+    } finally {
+      await clearFilters(page);
+    }
+  });
+
+  it('combines filters with the search box (name, user, reason)', async () => {
+    try {
+      await page.fill('#f-search', 'fraud');
+      await waitForIds(page, ['dl-002', 'dl-006']);
+      await page.fill('#f-search', 'MALLORY');
+      await waitForIds(page, ['dl-005']);
+      await page.fill('#f-search', 'finish 4 minutes late');
+      await waitForIds(page, ['dl-006']);
+      await page.fill('#f-search', 'fraud');
+      await page.selectOption('#f-decision', 'admitted');
+      await waitForIds(page, ['dl-002']);
+      await page.fill('#f-search', 'no such job anywhere');
+      await waitForIds(page, []);
+      expect(await page.textContent('#jobs-count')).toMatch(/^0 of \d+ jobs shown$/);
+    } finally {
+      await clearFilters(page);
+    }
+  });
+
+  it('draws the charts as SVG, one point per sample and a gap where a ratio is undefined', async () => {
+    const samples = seedSamples();
+    const points = (chart: string) => page.$$eval(`${chart} svg circle.point`, (c) => c.length);
+    expect(await points('#chart-accept')).toBe(samples.length);
+    expect(await points('#chart-success')).toBe(samples.filter((s) => s.successRatio !== null).length);
+    expect(await points('#chart-energy')).toBe(samples.length);
+    // Utilisation: one series per label partition, each with a point per sample.
+    expect(
+      await page.$$eval('#chart-utilization svg g.series', (g) =>
+        g.map((s) => [s.getAttribute('data-series'), s.querySelectorAll('circle.point').length]),
+      ),
+    ).toEqual([
+      ['(default)', samples.length],
+      ['gpu', samples.length],
+    ]);
+    expect(await page.$$eval('#chart-utilization .legend li', (li) => li.map((l) => l.textContent))).toEqual([
+      '(default)',
+      'gpu',
+    ]);
+    // The energy line rises left to right (SVG y grows downwards).
+    const ys = await page.$$eval('#chart-energy circle.point', (c) =>
+      c.map((p) => Number(p.getAttribute('cy'))),
+    );
+    for (let i = 1; i < ys.length; i++) expect(ys[i]).toBeLessThan(ys[i - 1]!);
+    // Per-job slack: a bar per admitted job, coloured by outcome, in deadline order.
+    const admitted = SEED_JOBS.filter((j) => j.decision === 'admitted').sort(
+      (a, b) => a.deadlineMs - b.deadlineMs,
+    );
+    expect(
+      await page.$$eval('#chart-slack rect.bar', (r) =>
+        r.map((b) => [b.getAttribute('data-key'), b.getAttribute('class')]),
+      ),
+    ).toEqual(
+      admitted.map((j) => [
+        j.id,
+        `bar ${j.outcome === 'met' ? 'met' : j.outcome === 'missed' ? 'missed' : 'open'}`,
+      ]),
+    );
+    await page.locator('#charts-title').scrollIntoViewIfNeeded();
+    await page.locator('section:has(#charts-title)').screenshot({ path: join(SHOTS, '06-charts.png') });
+    await page.locator('section:has(#slack-title)').screenshot({ path: join(SHOTS, '07-slack-per-job.png') });
+  });
+
+  it('shows a job submitted through the API, and a new sample, without reloading', async () => {
+    await page.evaluate(() => {
+      (window as unknown as { notReloaded: boolean }).notReloaded = true;
+    });
+    const res = await fetch(`${base}/api/v1/jobs`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${TOKEN}` },
+      body: JSON.stringify({
+        name: 'late-breaking-report',
+        user: 'frank',
+        deadline: 3600,
+        maps: 10,
+        reduces: 2,
+        inputBytes: 1e9,
+      }),
+    });
+    expect(res.status).toBe(201);
+    const answer = (await res.json()) as { id: string; decision: string };
+    expect(answer).toMatchObject({ id: 'dl-new-001', decision: 'admitted' });
+    service.samples = [...seedSamples(), sample(NOW + 10 * 60_000, 7, 2, 6, 1, 0.8, 0.9, 6)];
+
+    await waitForIds(page, [...SEED_JOBS.map((j) => j.id), 'dl-new-001']);
+    // 12 tasks x 30 s from 08:00 ends 08:06, against a 09:00 deadline: 54 minutes to spare.
+    expect(await cellText(page, 'dl-new-001', 'slack')).toBe('+54m 0s');
+    await page.waitForFunction(() => document.querySelectorAll('#chart-accept circle.point').length === 13);
+    expect(await page.textContent('#tile-admitted')).toBe('7');
+    // The new user is offered as a filter value.
+    expect(
+      await page.$$eval('#f-user option', (o) => o.map((x) => (x as HTMLOptionElement).value)),
+    ).toContain('frank');
+    expect(await page.evaluate(() => (window as unknown as { notReloaded?: boolean }).notReloaded)).toBe(
+      true,
+    );
+    await page.screenshot({ path: join(SHOTS, '08-live-update.png') });
+  });
+
+  it('keeps polling the API while the page is open', async () => {
+    const before = await refreshes(page);
+    await waitForRefreshes(page, before + 2);
+    expect(await refreshes(page)).toBeGreaterThanOrEqual(before + 2);
+  });
+
+  it('asks for the token when reads are protected, refuses a wrong one, and sends the right one as a bearer header', async () => {
+    const guarded = await context.newPage();
+    guarded.on('dialog', (d) => {
+      dialogs.push(d.message());
+      void d.dismiss();
+    });
+    await guarded.goto(`${protectedBase}/`);
+    await guarded.waitForSelector('#token-panel:not([hidden])');
+    expect(await guarded.isHidden('#content')).toBe(true);
+    await guarded.screenshot({ path: join(SHOTS, '09-token-prompt.png') });
+
+    await guarded.fill('#token-input', 'not-the-token');
+    await guarded.click('#token-form button[type=submit]');
+    await guarded.waitForFunction(() => document.querySelector('#token-error')?.textContent !== '');
+    expect(await guarded.textContent('#token-error')).toBe('that token was refused; try again');
+    expect(await guarded.isVisible('#token-panel')).toBe(true);
+
+    const seenAuth: string[] = [];
+    guarded.on('request', (r) => {
+      if (r.url().includes('/api/v1/')) seenAuth.push(r.headers().authorization ?? '(none)');
+    });
+    await guarded.fill('#token-input', TOKEN);
+    await guarded.click('#token-form button[type=submit]');
+    await waitForIds(guarded, [...SEED_JOBS.map((j) => j.id), 'dl-new-001']);
+    expect(await guarded.isHidden('#token-panel')).toBe(true);
+    expect(seenAuth.length).toBeGreaterThan(0);
+    expect(new Set(seenAuth)).toEqual(new Set([`Bearer ${TOKEN}`]));
+    await guarded.close();
+  });
+
+  it('raised no script error and no dialog on the whole run', () => {
+    expect(pageErrors).toEqual([]);
+    expect(dialogs).toEqual([]);
+  });
+});

@@ -1,0 +1,110 @@
+import type { SidecarService } from '../../src/api/app';
+import type { Submission } from '../../src/api/submission';
+import {
+  actionView,
+  decisionView,
+  jobView,
+  type JobDetailView,
+  type PartitionView,
+  type StatsSample,
+} from '../../src/api/views';
+import type { JobQuery, Ledger } from '../../src/store/ledger';
+
+/**
+ * A SidecarService over a real Ledger, for the dashboard's browser tests. Reads are exactly
+ * what the live sidecar answers (the ledger's rows through views.ts); a submission is decided
+ * by a plain rule, so a test can add a job through the public write API and watch the page:
+ * a job needs (maps + reduces) x `secondsPerTask` from now; it is admitted when that ends by
+ * its deadline, else rejected with the earliest deadline that would be admitted.
+ */
+export class LedgerService implements SidecarService {
+  samples: StatsSample[] = [];
+  partitions: PartitionView[] = [];
+  private next = 1;
+
+  constructor(
+    readonly ledger: Ledger,
+    private readonly now: () => number,
+    private readonly secondsPerTask = 30,
+  ) {}
+
+  async submit(
+    submission: Submission,
+    context: { submitter: string; idempotencyKey?: string; requestHash: string },
+  ): Promise<{ status: number; body: unknown }> {
+    const now = this.now();
+    const id = `dl-new-${String(this.next++).padStart(3, '0')}`;
+    const finish = now + (submission.maps + submission.reduces) * this.secondsPerTask * 1000;
+    const admitted = finish <= submission.deadlineMs;
+    const lateBy = (finish - submission.deadlineMs) / 1000;
+    const job = this.ledger.insertJob({
+      id,
+      name: submission.name,
+      user: submission.user,
+      submitter: context.submitter,
+      source: 'api',
+      jobType: submission.jobType,
+      maps: submission.maps,
+      reduces: submission.reduces,
+      inputBytes: submission.inputBytes,
+      arrivalMs: now,
+      deadlineMs: submission.deadlineMs,
+      decision: admitted ? 'admitted' : 'rejected',
+      reason: admitted
+        ? null
+        : {
+            kind: 'new-job-misses',
+            message: `estimated finish is ${lateBy} s after the deadline`,
+            jobId: id,
+            lateBySeconds: lateBy,
+          },
+      estimatedFinishMs: finish,
+      earliestDeadlineMs: admitted ? null : finish,
+      queue: admitted ? (submission.queue ?? 'realtime') : null,
+      label: admitted && submission.jobType === 'gpu' ? 'gpu' : null,
+      priority: null,
+      appId: null,
+      state: admitted ? 'accepted' : 'rejected',
+      outcome: null,
+      finishedMs: null,
+      energyJoules: null,
+      spec: submission,
+    });
+    this.ledger.recordDecision(id, 'test-rule', job.decision, { finishMs: finish });
+    if (admitted) this.ledger.enqueueAction(id, 'submit-app', { queue: job.queue, label: job.label });
+    return { status: admitted ? 201 : 200, body: jobView(job) };
+  }
+
+  listJobs(query: JobQuery): { jobs: unknown[]; total: number } {
+    const { jobs, total } = this.ledger.listJobs(query);
+    return { jobs: jobs.map((j) => jobView(j)), total };
+  }
+
+  getJob(id: string): JobDetailView | undefined {
+    const job = this.ledger.getJob(id);
+    if (!job) return undefined;
+    return {
+      ...jobView(job),
+      decisions: this.ledger.decisionsOf(id).map(decisionView),
+      actions: this.ledger.actionsOf(id).map(actionView),
+    };
+  }
+
+  cluster(): unknown {
+    return {
+      rm: { url: 'http://rm1.example:8088', haState: 'ACTIVE' },
+      partitions: this.partitions,
+      queues: [{ name: 'realtime' }, { name: 'best-effort' }, { name: 'default' }],
+      admission: { policy: 'rtmr', queued: this.ledger.openAdmittedJobs().length },
+      polledAt: new Date(this.now()).toISOString(),
+    };
+  }
+
+  stats(): { samples: StatsSample[] } {
+    return { samples: this.samples };
+  }
+
+  readiness(): { ready: boolean } {
+    return { ready: true };
+  }
+}
