@@ -1,0 +1,258 @@
+import type { NextFunction, Request, Response } from 'express';
+import { mulberry32, type Rng } from '../sim/rng';
+
+/**
+ * Test controls: the faults a real RM (or the network in front of it) produces, off by default,
+ * and a count of the write calls that arrived. Set by CLI flags or under `/_emulator/` (a path
+ * Hadoop does not have); the control paths themselves are never faulted.
+ */
+export interface FaultSettings {
+  /**
+   * Act as a standby RM whose active peer is at this address: `/ws/v1/cluster/info` answers
+   * haState STANDBY, `/isActive` 405, every other path but the RM filter's exceptions 307 to the
+   * peer with the RM's text body (INDEX.md section 7). null: active.
+   */
+  standbyOf: string | null;
+  /** Added to every answer, real milliseconds. */
+  latencyMs: number;
+  /** Share of requests (0..1) answered with one of `failStatuses` instead of being handled. */
+  failShare: number;
+  failStatuses: number[];
+  /**
+   * Body of an injected failure: `text` (a proxy's or Jetty's plain page, which a client may
+   * retry) or `remote-exception` (the RM's own 503 RemoteException, which it reports as is).
+   */
+  failBody: 'text' | 'remote-exception';
+  /** Share of answers cut to half their length. */
+  truncateShare: number;
+  /** Share of answers with their body corrupted (bytes overwritten). */
+  corruptShare: number;
+  /** Destroy the connection of every request without answering (ECONNRESET at the client). */
+  dropConnections: boolean;
+}
+
+export const NO_FAULTS: Readonly<FaultSettings> = Object.freeze({
+  standbyOf: null,
+  latencyMs: 0,
+  failShare: 0,
+  failStatuses: [500, 503],
+  failBody: 'text',
+  truncateShare: 0,
+  corruptShare: 0,
+  dropConnections: false,
+});
+
+export interface WriteRecord {
+  method: string;
+  /** The path with ids replaced by placeholders: `PUT /ws/v1/cluster/apps/{appid}/state`. */
+  endpoint: string;
+  path: string;
+  body: string;
+  /** The answer's status, once sent (undefined for a dropped connection). */
+  status?: number;
+  /** True when a control answered instead of the RM (standby redirect, injected failure). */
+  injected: boolean;
+}
+
+export const CONTROL_PREFIX = '/_emulator';
+
+/** Paths a standby RM answers itself (RMWebAppFilter, INDEX.md section 7). */
+const STANDBY_OWN = [
+  '/ws/v1/cluster/info',
+  '/cluster/cluster',
+  '/conf',
+  '/stacks',
+  '/logLevel',
+  '/logs',
+  '/isActive',
+  '/jmx',
+  '/prom',
+];
+
+export function isStandbyOwnPath(path: string): boolean {
+  return STANDBY_OWN.includes(path.replace(/\/+$/, '')) || path.startsWith('/proxy/');
+}
+
+/** `PUT /ws/v1/cluster/apps/application_1_0001/state` → `/ws/v1/cluster/apps/{appid}/state`. */
+export function endpointOf(path: string): string {
+  return path
+    .replace(/application_\d+_\d+/g, '{appid}')
+    .replace(/appattempt_\d+_\d+_\d+/g, '{appattemptid}')
+    .replace(/container_(e\d+_)?\d+_\d+_\d+_\d+/g, '{containerid}')
+    .replace(/attempt_\d+_\d+_[mr]_\d+_\d+/g, '{attemptid}')
+    .replace(/task_\d+_\d+_[mr]_\d+/g, '{taskid}')
+    .replace(/job_\d+_\d+/g, '{jobid}')
+    .replace(/\/nodes\/[^/]+/g, '/nodes/{nodeid}');
+}
+
+function checkShare(name: string, v: unknown): number {
+  if (typeof v !== 'number' || !(v >= 0 && v <= 1))
+    throw new RangeError(`${name} must be a number in [0, 1]`);
+  return v;
+}
+
+export class Controls {
+  private current: FaultSettings;
+  private readonly rng: Rng;
+  readonly writeLog: WriteRecord[] = [];
+
+  constructor(
+    seed: number,
+    initial: Partial<FaultSettings> = {},
+    /** How latency waits; tests inject one that records instead of sleeping. */
+    private readonly delay: (ms: number) => Promise<void> = (ms) => new Promise((r) => setTimeout(r, ms)),
+  ) {
+    this.rng = mulberry32(seed).fork('faults');
+    this.current = { ...NO_FAULTS };
+    this.set(initial);
+  }
+
+  get faults(): Readonly<FaultSettings> {
+    return this.current;
+  }
+
+  /** Change some settings; every value is checked before any is applied. */
+  set(partial: Partial<Record<keyof FaultSettings, unknown>>): Readonly<FaultSettings> {
+    const next: FaultSettings = { ...this.current, failStatuses: [...this.current.failStatuses] };
+    for (const [key, v] of Object.entries(partial)) {
+      switch (key as keyof FaultSettings) {
+        case 'standbyOf':
+          if (v !== null && (typeof v !== 'string' || !/^https?:\/\//.test(v)))
+            throw new RangeError('standbyOf must be an http(s) address or null');
+          next.standbyOf = v === null ? null : (v as string).replace(/\/+$/, '');
+          break;
+        case 'latencyMs':
+          if (typeof v !== 'number' || !(v >= 0))
+            throw new RangeError('latencyMs must be a non-negative number');
+          next.latencyMs = v;
+          break;
+        case 'failShare':
+          next.failShare = checkShare(key, v);
+          break;
+        case 'failStatuses':
+          if (
+            !Array.isArray(v) ||
+            v.length === 0 ||
+            !v.every((s) => Number.isInteger(s) && s >= 500 && s < 600)
+          )
+            throw new RangeError('failStatuses must be a non-empty list of 5xx statuses');
+          next.failStatuses = v as number[];
+          break;
+        case 'failBody':
+          if (v !== 'text' && v !== 'remote-exception')
+            throw new RangeError('failBody must be text or remote-exception');
+          next.failBody = v;
+          break;
+        case 'truncateShare':
+          next.truncateShare = checkShare(key, v);
+          break;
+        case 'corruptShare':
+          next.corruptShare = checkShare(key, v);
+          break;
+        case 'dropConnections':
+          if (typeof v !== 'boolean') throw new RangeError('dropConnections must be true or false');
+          next.dropConnections = v;
+          break;
+        default:
+          throw new RangeError(`unknown fault setting ${key}`);
+      }
+    }
+    this.current = next;
+    return this.current;
+  }
+
+  reset(): void {
+    this.current = { ...NO_FAULTS };
+  }
+
+  /** Write calls that arrived, by `METHOD endpoint`. */
+  writeCounts(): Record<string, number> {
+    const out: Record<string, number> = {};
+    for (const w of this.writeLog) {
+      const k = `${w.method} ${w.endpoint}`;
+      out[k] = (out[k] ?? 0) + 1;
+    }
+    return out;
+  }
+
+  clearWrites(): void {
+    this.writeLog.length = 0;
+  }
+
+  /**
+   * The fault middleware. `rm`: this app is an RM (standby mode applies); the JobHistory
+   * server has no HA state and gets the other faults only.
+   */
+  middleware(rm: boolean) {
+    return async (req: Request, res: Response, next: NextFunction): Promise<void> => {
+      if (req.path.startsWith(CONTROL_PREFIX)) return next();
+      const f = this.current;
+      let record: WriteRecord | undefined;
+      if (req.method !== 'GET' && req.method !== 'HEAD') {
+        record = {
+          method: req.method,
+          endpoint: endpointOf(req.path),
+          path: req.path,
+          body: typeof req.body === 'string' ? req.body : '',
+          injected: false,
+        };
+        this.writeLog.push(record);
+        const r = record;
+        res.on('finish', () => {
+          r.status = res.statusCode;
+        });
+      }
+      if (f.dropConnections) {
+        req.socket.destroy();
+        return;
+      }
+      if (rm && f.standbyOf !== null && !isStandbyOwnPath(req.path)) {
+        if (record) record.injected = true;
+        res
+          .status(307)
+          .set('Location', `${f.standbyOf}${req.originalUrl}`)
+          .type('text/plain')
+          .send(`This is standby RM. The redirect url is: ${req.originalUrl}`);
+        return;
+      }
+      if (f.latencyMs > 0) await this.delay(f.latencyMs);
+      if (f.failShare > 0 && this.rng.next() < f.failShare) {
+        if (record) record.injected = true;
+        const status = f.failStatuses[Math.floor(this.rng.next() * f.failStatuses.length)]!;
+        if (f.failBody === 'remote-exception') {
+          res
+            .status(status)
+            .type('application/json')
+            .send(
+              JSON.stringify({
+                RemoteException: {
+                  exception: 'YarnRuntimeException',
+                  message: 'injected failure',
+                  javaClassName: 'org.apache.hadoop.yarn.exceptions.YarnRuntimeException',
+                },
+              }),
+            );
+        } else {
+          res
+            .status(status)
+            .type('text/plain')
+            .send(status === 503 ? 'Service Unavailable' : 'Internal Server Error');
+        }
+        return;
+      }
+      const truncate = f.truncateShare > 0 && this.rng.next() < f.truncateShare;
+      const corrupt = !truncate && f.corruptShare > 0 && this.rng.next() < f.corruptShare;
+      if (truncate || corrupt) {
+        const send = res.send.bind(res);
+        res.send = (body?: unknown) => {
+          if (typeof body !== 'string' || body.length === 0) return send(body);
+          if (truncate) return send(body.slice(0, Math.floor(body.length / 2)));
+          // Overwrite a run of characters in the middle: structure breaks, length stays.
+          const mid = Math.floor(body.length / 2);
+          return send(`${body.slice(0, mid)}\u0000#garbage#${body.slice(mid + 10)}`);
+        };
+      }
+      next();
+    };
+  }
+}

@@ -1,0 +1,315 @@
+import express, { type Request, type Response } from 'express';
+import { remoteRejection } from '../errors/emulated-rm-rejection';
+import type { Logger } from '../log';
+import type { TaskRecord } from '../sim/engine';
+import type { Controls } from './controls';
+import { answer, handle, query, queryNumber } from './http';
+import type { Content } from './render';
+import type { AppRecord, AppView, EmulatedRm } from './rm-state';
+
+/**
+ * The emulated MapReduce JobHistory server (INDEX.md section 12, J1-J9): jobs of finished
+ * (and killed) apps, with their tasks and attempts at their simulated start and finish times.
+ *
+ * Ids follow the real formats: `job_<ts>_<NNNN>` for `application_<ts>_<NNNN>`,
+ * `task_<ts>_<NNNN>_<m|r>_<NNNNNN>`, `attempt_<ts>_<NNNN>_<m|r>_<NNNNNN>_<n>`.
+ * The simulator has no reduce phases: a reduce attempt's shuffle and merge are reported as
+ * finishing at its start, so all its time is reduce time.
+ */
+
+const H = '/ws/v1/history';
+
+export interface TaskEntry {
+  id: string;
+  type: 'MAP' | 'REDUCE';
+  state: 'SUCCEEDED' | 'KILLED';
+  startTime: number;
+  finishTime: number;
+  successfulAttempt: string;
+  attempts: Array<{ id: string; record: TaskRecord; containerId: string }>;
+}
+
+const pad = (n: number, w: number) => String(n).padStart(w, '0');
+
+/** Every task of a finished job, maps then reduces, with their attempts in the order they ended. */
+export function jobTasks(rm: EmulatedRm, rec: AppRecord): TaskEntry[] {
+  const suffix = rec.id.slice('application_'.length);
+  const records = rm.taskRecordsOf(rec.id);
+  const out: TaskEntry[] = [];
+  for (const [kind, count, letter] of [
+    ['map', rec.maps, 'm'],
+    ['reduce', rec.reduces, 'r'],
+  ] as const) {
+    for (let i = 0; i < count; i++) {
+      const taskId = `task_${suffix}_${letter}_${pad(i, 6)}`;
+      const mine = records.filter((t) => t.kind === kind && t.index === i);
+      const attempts = mine.map((record, n) => ({
+        id: `attempt_${suffix}_${letter}_${pad(i, 6)}_${n}`,
+        record,
+        // Container 1 is the AM's; tasks' containers follow in the order their attempts ended.
+        containerId: `container_${suffix}_01_${pad(records.indexOf(record) + 2, 6)}`,
+      }));
+      const ok = attempts.find((a) => a.record.completed);
+      const first = attempts[0];
+      out.push({
+        id: taskId,
+        type: kind === 'map' ? 'MAP' : 'REDUCE',
+        state: ok ? 'SUCCEEDED' : 'KILLED',
+        startTime: first ? rm.epoch(Math.min(...mine.map((t) => t.start))) : -1,
+        finishTime: ok
+          ? rm.epoch(ok.record.end)
+          : first
+            ? rm.epoch(attempts[attempts.length - 1]!.record.end)
+            : 0,
+        successfulAttempt: ok?.id ?? '',
+        attempts,
+      });
+    }
+  }
+  return out;
+}
+
+function taskContent(t: TaskEntry): Content {
+  return {
+    startTime: t.startTime,
+    finishTime: t.finishTime,
+    elapsedTime: t.startTime >= 0 && t.finishTime > 0 ? t.finishTime - t.startTime : 0,
+    progress: t.state === 'SUCCEEDED' ? 100 : 0,
+    id: t.id,
+    state: t.state,
+    type: t.type,
+    successfulAttempt: t.successfulAttempt,
+    status: '',
+  };
+}
+
+function attemptContent(rm: EmulatedRm, t: TaskEntry, a: TaskEntry['attempts'][number]): Content {
+  const start = rm.epoch(a.record.start);
+  const finish = rm.epoch(a.record.end);
+  const out: Record<string, Content> = {
+    startTime: start,
+    finishTime: finish,
+    elapsedTime: finish - start,
+    progress: a.record.completed ? 100 : 0,
+    id: a.id,
+    rack: '/default-rack',
+    state: a.record.completed ? 'SUCCEEDED' : 'KILLED',
+    status: '',
+    nodeHttpAddress: `${a.record.node}:8042`,
+    diagnostics: '',
+    type: t.type,
+    assignedContainerId: a.containerId,
+  };
+  if (t.type === 'REDUCE') {
+    out.shuffleFinishTime = start;
+    out.mergeFinishTime = start;
+    out.elapsedShuffleTime = 0;
+    out.elapsedMergeTime = 0;
+    out.elapsedReduceTime = finish - start;
+  }
+  return out;
+}
+
+const JOB_STATES = ['NEW', 'INITED', 'RUNNING', 'SUCCEEDED', 'FAILED', 'KILLED', 'ERROR'];
+
+function jobState(v: AppView): string {
+  return v.state === 'FINISHED' ? 'SUCCEEDED' : v.state;
+}
+
+export function buildJhsApp(rm: EmulatedRm, controls: Controls, log: Logger): express.Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('etag', false);
+  app.use(express.text({ type: () => true, limit: '1mb' }));
+  app.use(controls.middleware(false));
+  app.use((_req, _res, next) => {
+    rm.sync();
+    next();
+  });
+  const h = (fn: (req: Request, res: Response) => void) => handle(log, fn);
+
+  const jobSummary = (rec: AppRecord, v: AppView): Record<string, Content> => {
+    const tasks = jobTasks(rm, rec);
+    const started = tasks.filter((t) => t.startTime >= 0).map((t) => t.startTime);
+    return {
+      submitTime: v.startedTime,
+      startTime: started.length > 0 ? Math.min(...started) : v.startedTime,
+      finishTime: v.finishedTime,
+      id: `job_${rec.id.slice('application_'.length)}`,
+      name: rec.name,
+      queue: `root.${rec.queue}`,
+      user: rec.user,
+      state: jobState(v),
+      mapsTotal: rec.maps,
+      mapsCompleted: tasks.filter((t) => t.type === 'MAP' && t.state === 'SUCCEEDED').length,
+      reducesTotal: rec.reduces,
+      reducesCompleted: tasks.filter((t) => t.type === 'REDUCE' && t.state === 'SUCCEEDED').length,
+    };
+  };
+
+  const mustJob = (req: Request) => {
+    const id = String(req.params.jobId);
+    if (!/^job_\d+_\d+$/.test(id)) {
+      throw remoteRejection(
+        404,
+        'NotFoundException',
+        `java.lang.Exception: JobId string : ${id} is not properly formed`,
+      );
+    }
+    const found = rm.historyJob(id);
+    if (!found)
+      throw remoteRejection(404, 'NotFoundException', `java.lang.Exception: job, ${id}, is not found`);
+    return found;
+  };
+  const mustTask = (req: Request) => {
+    const { rec } = mustJob(req);
+    const t = jobTasks(rm, rec).find((x) => x.id === req.params.taskId);
+    if (!t)
+      throw remoteRejection(
+        404,
+        'NotFoundException',
+        `java.lang.Exception: task not found with id ${String(req.params.taskId)}`,
+      );
+    return t;
+  };
+
+  app.get([H, `${H}/info`], (req, res) =>
+    answer(req, res, 'historyInfo', {
+      startedOn: rm.clusterTimestamp,
+      hadoopVersion: rm.config.hadoopVersion,
+      hadoopBuildVersion: `${rm.config.hadoopVersion} from yarn-sched-sidecar emulator`,
+      hadoopVersionBuiltOn: '2024-01-01T00:00Z',
+    }),
+  );
+  app.get(
+    `${H}/mapreduce/jobs`,
+    h((req, res) => {
+      const state = query(req, 'state');
+      if (state !== undefined && !JOB_STATES.includes(state)) {
+        throw remoteRejection(
+          400,
+          'IllegalArgumentException',
+          `java.lang.IllegalArgumentException: No enum constant org.apache.hadoop.mapreduce.v2.api.records.JobState.${state}`,
+        );
+      }
+      const limit = queryNumber(req, 'limit');
+      if (limit !== undefined && limit <= 0)
+        throw remoteRejection(
+          400,
+          'BadRequestException',
+          'java.lang.Exception: limit value must be greater then 0',
+        );
+      const sb = queryNumber(req, 'startedTimeBegin', 0);
+      const se = queryNumber(req, 'startedTimeEnd', 0);
+      const fb = queryNumber(req, 'finishedTimeBegin', 0);
+      const fe = queryNumber(req, 'finishedTimeEnd', 0);
+      if (sb !== undefined && se !== undefined && sb > se)
+        throw remoteRejection(
+          400,
+          'BadRequestException',
+          'java.lang.Exception: startedTimeEnd must be greater than startTimeBegin',
+        );
+      if (fb !== undefined && fe !== undefined && fb > fe)
+        throw remoteRejection(
+          400,
+          'BadRequestException',
+          'java.lang.Exception: finishedTimeEnd must be greater than finishedTimeBegin',
+        );
+      const jobs: Content[] = [];
+      for (const { rec, view } of rm.historyJobs()) {
+        const j = jobSummary(rec, view);
+        if (state && j.state !== state) continue;
+        if (query(req, 'user') && rec.user !== query(req, 'user')) continue;
+        const q = query(req, 'queue');
+        if (q && rec.queue !== q.replace(/^root\./, '')) continue;
+        const st = j.startTime as number;
+        const ft = j.finishTime as number;
+        if ((sb !== undefined && st < sb) || (se !== undefined && st > se)) continue;
+        if ((fb !== undefined && ft < fb) || (fe !== undefined && ft > fe)) continue;
+        jobs.push(j);
+        if (limit !== undefined && jobs.length >= limit) break;
+      }
+      answer(req, res, 'jobs', { job: jobs });
+    }),
+  );
+  app.get(
+    `${H}/mapreduce/jobs/:jobId`,
+    h((req, res) => {
+      const { rec, view } = mustJob(req);
+      const tasks = jobTasks(rm, rec);
+      const avg = (type: 'MAP' | 'REDUCE') => {
+        const done = tasks.filter((t) => t.type === type && t.state === 'SUCCEEDED');
+        return done.length === 0
+          ? 0
+          : Math.round(done.reduce((s, t) => s + t.finishTime - t.startTime, 0) / done.length);
+      };
+      answer(req, res, 'job', {
+        ...jobSummary(rec, view),
+        uberized: false,
+        diagnostics: rec.diagnostics.join('\n'),
+        avgMapTime: avg('MAP'),
+        avgReduceTime: avg('REDUCE'),
+        avgShuffleTime: 0,
+        avgMergeTime: 0,
+        failedReduceAttempts: 0,
+        killedReduceAttempts: tasks
+          .filter((t) => t.type === 'REDUCE')
+          .reduce((s, t) => s + t.attempts.filter((a) => !a.record.completed).length, 0),
+        successfulReduceAttempts: tasks.filter((t) => t.type === 'REDUCE' && t.state === 'SUCCEEDED').length,
+        failedMapAttempts: 0,
+        killedMapAttempts: tasks
+          .filter((t) => t.type === 'MAP')
+          .reduce((s, t) => s + t.attempts.filter((a) => !a.record.completed).length, 0),
+        successfulMapAttempts: tasks.filter((t) => t.type === 'MAP' && t.state === 'SUCCEEDED').length,
+        acls: [],
+      });
+    }),
+  );
+  app.get(
+    `${H}/mapreduce/jobs/:jobId/tasks`,
+    h((req, res) => {
+      const { rec } = mustJob(req);
+      const type = query(req, 'type');
+      if (type !== undefined && type !== 'm' && type !== 'r') {
+        throw remoteRejection(
+          400,
+          'BadRequestException',
+          'java.lang.Exception: tasktype must be either m or r',
+        );
+      }
+      const tasks = jobTasks(rm, rec).filter(
+        (t) => type === undefined || (type === 'm') === (t.type === 'MAP'),
+      );
+      answer(req, res, 'tasks', { task: tasks.map(taskContent) });
+    }),
+  );
+  app.get(
+    `${H}/mapreduce/jobs/:jobId/tasks/:taskId`,
+    h((req, res) => answer(req, res, 'task', taskContent(mustTask(req)))),
+  );
+  app.get(
+    `${H}/mapreduce/jobs/:jobId/tasks/:taskId/attempts`,
+    h((req, res) => {
+      const t = mustTask(req);
+      answer(req, res, 'taskAttempts', { taskAttempt: t.attempts.map((a) => attemptContent(rm, t, a)) });
+    }),
+  );
+  app.get(
+    `${H}/mapreduce/jobs/:jobId/tasks/:taskId/attempts/:attemptId`,
+    h((req, res) => {
+      const t = mustTask(req);
+      const a = t.attempts.find((x) => x.id === req.params.attemptId);
+      if (!a)
+        throw remoteRejection(
+          404,
+          'NotFoundException',
+          `java.lang.Exception: Error getting info on task attempt id ${String(req.params.attemptId)}`,
+        );
+      answer(req, res, 'taskAttempt', attemptContent(rm, t, a));
+    }),
+  );
+  app.use((_req: Request, res: Response) => {
+    res.status(404).type('text/plain').send('Not Found');
+  });
+  return app;
+}

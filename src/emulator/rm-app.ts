@@ -1,0 +1,878 @@
+import express, { type Request, type Response } from 'express';
+import { remoteRejection } from '../errors/emulated-rm-rejection';
+import type { Logger } from '../log';
+import type { Node } from '../yarn/coerce';
+import { GPU_RESOURCE } from '../yarn/model';
+import type { Controls } from './controls';
+import { answer, handle, query, queryList, queryNumber, readBody, userOf } from './http';
+import { XSI_TYPE, type Content } from './render';
+import {
+  APP_STATES,
+  type AppView,
+  type EmulatedRm,
+  type ReservationRecord,
+  type ReservationSpec,
+} from './rm-state';
+import { nodePartition } from './ports';
+
+/**
+ * The emulated ResourceManager's REST API (INDEX.md section 3 and 4): every path the client
+ * uses, answering in the shapes of Hadoop's samples (test/fixtures/yarn-rm-api/), JSON or XML
+ * by Accept, through render.ts. State and refusals come from EmulatedRm.
+ */
+
+const C = '/ws/v1/cluster';
+
+type Res = { memoryMB: number; vcores: number; gpus: number };
+
+/** A resource as the RM writes it, with resourceInformations carrying yarn.io/gpu. */
+function resource(r: Res): Content {
+  const info = (name: string, units: string, value: number) => ({
+    attributes: {},
+    // The RM writes Long.MAX_VALUE, which a JS number cannot hold exactly.
+    maximumAllocation: Number.MAX_SAFE_INTEGER,
+    minimumAllocation: 0,
+    name,
+    resourceType: 'COUNTABLE',
+    units,
+    value,
+  });
+  return {
+    memory: r.memoryMB,
+    vCores: r.vcores,
+    resourceInformations: {
+      resourceInformation: [
+        info('memory-mb', 'Mi', r.memoryMB),
+        info('vcores', '', r.vcores),
+        info(GPU_RESOURCE, '', r.gpus),
+      ],
+    },
+  };
+}
+
+const pct = (part: number, whole: number) => (whole > 0 ? Math.round((10000 * part) / whole) / 100 : 0);
+
+export function buildRmApp(rm: EmulatedRm, controls: Controls, log: Logger): express.Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('etag', false);
+  app.use(express.text({ type: () => true, limit: '1mb' }));
+  app.use(controls.middleware(true));
+  app.use((_req, _res, next) => {
+    rm.sync();
+    next();
+  });
+  const cfg = rm.config;
+  const slot = (n: number, gpus = 0): Res => ({
+    memoryMB: n * cfg.containerMemoryMB,
+    vcores: n * cfg.containerVcores,
+    gpus,
+  });
+  const ts = rm.clusterTimestamp;
+  const h = (fn: (req: Request, res: Response) => void) => handle(log, fn);
+
+  // ------------------------------------------------------------------ cluster
+
+  const clusterInfo = (): Content => ({
+    id: ts,
+    startedOn: ts,
+    state: 'STARTED',
+    haState: controls.faults.standbyOf === null ? 'ACTIVE' : 'STANDBY',
+    rmStateStoreName: 'org.apache.hadoop.yarn.server.resourcemanager.recovery.NullRMStateStore',
+    resourceManagerVersion: cfg.hadoopVersion,
+    resourceManagerBuildVersion: `${cfg.hadoopVersion} from yarn-sched-sidecar emulator`,
+    resourceManagerVersionBuiltOn: '2024-01-01T00:00Z',
+    hadoopVersion: cfg.hadoopVersion,
+    hadoopBuildVersion: `${cfg.hadoopVersion} from yarn-sched-sidecar emulator`,
+    hadoopVersionBuiltOn: '2024-01-01T00:00Z',
+    haZooKeeperConnectionState: 'ResourceManager HA is not enabled.',
+  });
+  // `/ws/v1/cluster` itself is redirected by a standby; only `/info` is its own (INDEX.md section 7).
+  app.get(
+    [C, `${C}/info`],
+    h((req, res) => answer(req, res, 'clusterInfo', clusterInfo())),
+  );
+  app.get('/isActive', (_req, res) => {
+    if (controls.faults.standbyOf === null) res.status(200).type('text/plain').send('ACTIVE');
+    else res.status(405).type('text/plain').send('STANDBY');
+  });
+
+  app.get(
+    `${C}/metrics`,
+    h((req, res) => {
+      const nodes = rm.nodeUsage();
+      const live = nodes.filter((n) => n.alive);
+      const total = live.reduce((s, n) => s + n.containers, 0);
+      const used = live.reduce((s, n) => s + n.usedContainers, 0);
+      const views = rm.allViews();
+      const count = (...states: string[]) => views.filter((v) => states.includes(v.state)).length;
+      const pending = views.reduce(
+        (s, v) => s + (['ACCEPTED', 'RUNNING'].includes(v.state) ? v.pendingMaps : 0),
+        0,
+      );
+      answer(req, res, 'clusterMetrics', {
+        appsSubmitted: views.length,
+        appsCompleted: count('FINISHED', 'FAILED', 'KILLED'),
+        appsPending: count('NEW', 'NEW_SAVING', 'SUBMITTED', 'ACCEPTED'),
+        appsRunning: count('RUNNING'),
+        appsFailed: count('FAILED'),
+        appsKilled: count('KILLED'),
+        reservedMB: 0,
+        availableMB: (total - used) * cfg.containerMemoryMB,
+        allocatedMB: used * cfg.containerMemoryMB,
+        reservedVirtualCores: 0,
+        availableVirtualCores: (total - used) * cfg.containerVcores,
+        allocatedVirtualCores: used * cfg.containerVcores,
+        containersAllocated: used,
+        containersReserved: 0,
+        containersPending: pending,
+        totalMB: total * cfg.containerMemoryMB,
+        totalVirtualCores: total * cfg.containerVcores,
+        totalNodes: nodes.length,
+        lostNodes: nodes.length - live.length,
+        unhealthyNodes: 0,
+        decommissioningNodes: 0,
+        decommissionedNodes: 0,
+        rebootedNodes: 0,
+        activeNodes: live.length,
+        shutdownNodes: 0,
+      });
+    }),
+  );
+
+  // ------------------------------------------------------------------ scheduler
+
+  app.get(
+    `${C}/scheduler`,
+    h((req, res) => {
+      const usage = rm.queueUsage();
+      const partitions = ['', ...rm.labels()];
+      const totals = new Map(partitions.map((p) => [p, rm.partitionContainers(p)]));
+      const usedIn = (q: string, p: string) => usage.get(q)?.get(p) ?? 0;
+      const views = rm.allViews();
+      const leaves = rm.queueConfigs.map((q) => {
+        const caps = partitions
+          .filter((p) => p === '' || q.accessibleNodeLabels.includes(p))
+          .map((p) => {
+            const total = totals.get(p)!;
+            const capacity = rm.queueShare(q, p, 'capacity');
+            const maxCapacity = rm.queueShare(q, p, 'max');
+            const used = usedIn(q.name, p);
+            return {
+              partitionName: p,
+              capacity,
+              usedCapacity: pct(used, (total * capacity) / 100),
+              maxCapacity,
+              absoluteCapacity: capacity,
+              absoluteUsedCapacity: pct(used, total),
+              absoluteMaxCapacity: maxCapacity,
+              maxAMLimitPercentage: 10,
+              weight: -1,
+              normalizedWeight: 0,
+            };
+          });
+        const usedDefault = usedIn(q.name, '');
+        const usedAll = partitions.reduce((s, p) => s + usedIn(q.name, p), 0);
+        const apps = views.filter(
+          (v) => v.rec.queue === q.name && ['SUBMITTED', 'ACCEPTED', 'RUNNING'].includes(v.state),
+        );
+        const defaultCap = caps.find((c) => c.partitionName === '')!;
+        return {
+          [XSI_TYPE]: 'capacitySchedulerLeafQueueInfo',
+          queuePath: `root.${q.name}`,
+          capacity: q.capacity,
+          usedCapacity: defaultCap.usedCapacity,
+          maxCapacity: q.maxCapacity,
+          absoluteCapacity: q.capacity,
+          absoluteMaxCapacity: q.maxCapacity,
+          absoluteUsedCapacity: pct(usedDefault, totals.get('')!),
+          weight: -1,
+          normalizedWeight: 0,
+          numApplications: apps.length,
+          maxParallelApps: 2147483647,
+          queueName: q.name,
+          isAbsoluteResource: false,
+          state: 'RUNNING',
+          resourcesUsed: resource(slot(usedAll)),
+          hideReservationQueues: false,
+          nodeLabels: q.accessibleNodeLabels,
+          defaultNodeLabelExpression:
+            q.defaultNodeLabelExpression === '' ? undefined : q.defaultNodeLabelExpression,
+          allocatedContainers: usedAll,
+          reservedContainers: 0,
+          pendingContainers: apps.reduce((s, v) => s + v.pendingMaps, 0),
+          capacities: { queueCapacitiesByPartition: caps },
+          resources: {
+            resourceUsagesByPartition: caps.map((c) => ({
+              partitionName: c.partitionName,
+              used: resource(slot(usedIn(q.name, c.partitionName))),
+              reserved: resource(slot(0)),
+              pending: resource(slot(0)),
+              amUsed: resource(slot(0)),
+              amLimit: resource(slot(0)),
+              userAmLimit: resource(slot(0)),
+            })),
+          },
+          queuePriority: 0,
+          orderingPolicyInfo: 'fifo',
+          autoCreateChildQueueEnabled: false,
+          mode: 'percentage',
+          queueType: 'leaf',
+          creationMethod: 'static',
+          numActiveApplications: apps.filter((v) => v.state === 'RUNNING').length,
+          numPendingApplications: apps.filter((v) => v.state !== 'RUNNING').length,
+          numContainers: usedAll,
+          maxApplications: 10000,
+          maxApplicationsPerUser: 10000,
+          userLimit: 100,
+          users: {},
+          userLimitFactor: 1,
+          preemptionDisabled: true,
+          intraQueuePreemptionDisabled: true,
+          defaultPriority: 0,
+          isAutoCreatedLeafQueue: false,
+          maxApplicationLifetime: -1,
+          defaultApplicationLifetime: -1,
+        };
+      });
+      const usedRoot = partitions.reduce(
+        (s, p) => s + [...usage.values()].reduce((a, m) => a + (m.get(p) ?? 0), 0),
+        0,
+      );
+      answer(req, res, 'scheduler', {
+        schedulerInfo: {
+          [XSI_TYPE]: 'capacityScheduler',
+          capacity: 100,
+          usedCapacity: pct(
+            [...usage.values()].reduce((a, m) => a + (m.get('') ?? 0), 0),
+            totals.get('')!,
+          ),
+          maxCapacity: 100,
+          weight: -1,
+          normalizedWeight: 0,
+          queueName: 'root',
+          queuePath: 'root',
+          maxParallelApps: 2147483647,
+          isAbsoluteResource: false,
+          queues: { queue: leaves },
+          capacities: {
+            queueCapacitiesByPartition: partitions.map((p) => ({
+              partitionName: p,
+              capacity: 100,
+              usedCapacity: pct(
+                [...usage.values()].reduce((a, m) => a + (m.get(p) ?? 0), 0),
+                totals.get(p)!,
+              ),
+              maxCapacity: 100,
+              absoluteCapacity: 100,
+              absoluteUsedCapacity: pct(
+                [...usage.values()].reduce((a, m) => a + (m.get(p) ?? 0), 0),
+                totals.get(p)!,
+              ),
+              absoluteMaxCapacity: 100,
+            })),
+          },
+          allocatedContainers: usedRoot,
+          queuePriority: 0,
+          orderingPolicyInfo: 'utilization',
+          mode: 'percentage',
+          queueType: 'parent',
+          creationMethod: 'static',
+        },
+      });
+    }),
+  );
+
+  // ------------------------------------------------------------------ nodes and labels
+
+  const nodeContent = (n: ReturnType<EmulatedRm['nodeUsage']>[number]): Content => {
+    const total = slot(n.containers, n.gpus);
+    const used = slot(n.usedContainers, n.usedGpus);
+    const avail = slot(n.containers - n.usedContainers, n.gpus - n.usedGpus);
+    return {
+      rack: '/default-rack',
+      state: n.alive ? 'RUNNING' : 'LOST',
+      id: n.id,
+      nodeHostName: n.host,
+      nodeHTTPAddress: `${n.host}:8042`,
+      lastHealthUpdate: rm.time.nowEpochMs(),
+      version: cfg.hadoopVersion,
+      healthReport: '',
+      numContainers: n.usedContainers,
+      usedMemoryMB: used.memoryMB,
+      availMemoryMB: avail.memoryMB,
+      usedVirtualCores: used.vcores,
+      availableVirtualCores: avail.vcores,
+      nodeLabels: n.labels,
+      totalResource: resource(total),
+      usedResource: resource(used),
+      availableResource: resource(avail),
+    };
+  };
+  const NODE_STATES = [
+    'NEW',
+    'RUNNING',
+    'UNHEALTHY',
+    'DECOMMISSIONING',
+    'DECOMMISSIONED',
+    'LOST',
+    'REBOOTED',
+    'SHUTDOWN',
+  ];
+  app.get(
+    `${C}/nodes`,
+    h((req, res) => {
+      const states = queryList(req, 'states')?.map((s) => s.toUpperCase());
+      for (const s of states ?? []) {
+        if (!NODE_STATES.includes(s)) {
+          throw remoteRejection(
+            400,
+            'BadRequestException',
+            `java.lang.IllegalArgumentException: No enum constant org.apache.hadoop.yarn.api.records.NodeState.${s}`,
+          );
+        }
+      }
+      const nodes = rm
+        .nodeUsage()
+        .filter((n) => !states || states.length === 0 || states.includes(n.alive ? 'RUNNING' : 'LOST'));
+      answer(req, res, 'nodes', { node: nodes.map(nodeContent) });
+    }),
+  );
+  const mustNode = (id: string) => {
+    const n = rm.nodeUsage().find((x) => x.id === id || x.host === id);
+    if (!n)
+      throw remoteRejection(404, 'NotFoundException', `java.lang.Exception: nodeId, ${id}, is not found`);
+    return n;
+  };
+  app.get(
+    `${C}/nodes/:nodeId`,
+    h((req, res) => answer(req, res, 'node', nodeContent(mustNode(String(req.params.nodeId))))),
+  );
+
+  const labelInfo = (name: string, withResources: boolean, activeNMs?: number): Content => {
+    const nodes = rm.nodeUsage().filter((n) => n.alive && nodePartition(n.labels) === name);
+    const free = nodes.reduce((s, n) => s + n.containers - n.usedContainers, 0);
+    const gpus = nodes.reduce((s, n) => s + n.gpus - n.usedGpus, 0);
+    return {
+      name,
+      exclusivity: true,
+      activeNMs,
+      partitionInfo: withResources ? { resourceAvailable: resource(slot(free, gpus)) } : undefined,
+    };
+  };
+  app.get(
+    `${C}/get-node-labels`,
+    h((req, res) =>
+      answer(req, res, 'nodeLabelsInfo', { nodeLabelInfo: rm.labels().map((l) => labelInfo(l, true)) }),
+    ),
+  );
+  app.get(
+    `${C}/get-rm-node-labels`,
+    h((req, res) => {
+      const nodes = rm.nodeUsage().filter((n) => n.alive);
+      const active = (p: string) => nodes.filter((n) => nodePartition(n.labels) === p).length;
+      const all = [
+        { ...(labelInfo('', true, active('')) as object), name: '<DEFAULT_PARTITION>' },
+        ...rm.labels().map((l) => labelInfo(l, true, active(l))),
+      ];
+      answer(req, res, 'nodeLabelsInfo', { nodeLabelInfo: all as Content[] });
+    }),
+  );
+  app.get(
+    `${C}/get-node-to-labels`,
+    h((req, res) => {
+      const entries = rm
+        .nodeUsage()
+        .filter((n) => n.labels.length > 0)
+        .map((n) => ({
+          key: n.id,
+          value: { nodeLabelInfo: n.labels.map((l) => ({ name: l, exclusivity: true })) },
+        }));
+      answer(req, res, 'nodeToLabelsInfo', { nodeToLabels: { entry: entries } });
+    }),
+  );
+  app.get(
+    `${C}/label-mappings`,
+    h((req, res) => {
+      const wanted = queryList(req, 'labels');
+      const labels = rm.labels().filter((l) => !wanted || wanted.length === 0 || wanted.includes(l));
+      const entries = labels.map((l) => {
+        const info = labelInfo(l, true) as { partitionInfo: Content };
+        return {
+          key: { name: l, exclusivity: true },
+          value: {
+            nodes: rm
+              .nodeUsage()
+              .filter((n) => n.labels.includes(l))
+              .map((n) => n.id),
+            partitionInfo: info.partitionInfo,
+          },
+        };
+      });
+      answer(req, res, 'labelsToNodesInfo', { labelsToNodes: { entry: entries } });
+    }),
+  );
+  app.get(
+    `${C}/nodes/:nodeId/get-labels`,
+    h((req, res) => {
+      const n = mustNode(String(req.params.nodeId));
+      answer(req, res, 'nodeLabelsInfo', {
+        nodeLabelInfo: n.labels.map((l) => ({ name: l, exclusivity: true })),
+      });
+    }),
+  );
+
+  // ------------------------------------------------------------------ apps: reads
+
+  const base = (req: Request) => `http://${req.get('host') ?? 'localhost'}`;
+  const FINAL = ['FINISHED', 'FAILED', 'KILLED'];
+  const appContent = (req: Request, v: AppView, deSelects: Set<string>): Content => {
+    const r = v.rec;
+    const final = FINAL.includes(v.state);
+    const launched = v.state === 'RUNNING' || (final && r.inEngine);
+    const amHost = rm.nodeUsage().find((n) => nodePartition(n.labels) === r.partition)?.host ?? '';
+    const out: Record<string, Content> = {
+      id: r.id,
+      user: r.user,
+      name: r.name,
+      queue: r.queue,
+      state: v.state,
+      finalStatus: v.finalStatus,
+      progress: Math.round(v.progress * 100) / 100,
+      trackingUI: final ? 'History' : launched ? 'ApplicationMaster' : 'UNASSIGNED',
+      trackingUrl: `${base(req)}/proxy/${r.id}/`,
+      diagnostics: r.diagnostics.join('\n'),
+      clusterId: ts,
+      applicationType: r.applicationType,
+      applicationTags: r.tags.join(','),
+      priority: r.priority,
+      startedTime: v.startedTime,
+      launchTime: launched ? v.startedTime : 0,
+      finishedTime: v.finishedTime,
+      elapsedTime: v.elapsedTime,
+      amContainerLogs: launched
+        ? `http://${amHost}:8042/node/containerlogs/container_${r.id.slice(12)}_01_000001/${r.user}`
+        : '',
+      amHostHttpAddress: launched ? `${amHost}:8042` : '',
+      allocatedMB: final ? -1 : v.runningContainers * cfg.containerMemoryMB,
+      allocatedVCores: final ? -1 : v.runningContainers * cfg.containerVcores,
+      reservedMB: 0,
+      reservedVCores: 0,
+      runningContainers: final ? -1 : v.runningContainers,
+      queueUsagePercentage: 0,
+      clusterUsagePercentage: 0,
+      preemptedResourceMB: 0,
+      preemptedResourceVCores: 0,
+      numNonAMContainerPreempted: 0,
+      numAMContainerPreempted: 0,
+      logAggregationStatus: 'DISABLED',
+      unmanagedApplication: false,
+      reservationId: r.reservationId ?? undefined,
+    };
+    if (!deSelects.has('appNodeLabelExpression')) out.appNodeLabelExpression = r.appNodeLabelExpression;
+    if (!deSelects.has('amNodeLabelExpression')) out.amNodeLabelExpression = r.amNodeLabelExpression;
+    if (!deSelects.has('resourceRequests') && !final && v.pendingMaps > 0) {
+      out.resourceRequests = [
+        {
+          capability: { memory: cfg.containerMemoryMB, virtualCores: cfg.containerVcores },
+          nodeLabelExpression: r.partition,
+          numContainers: v.pendingMaps,
+          priority: { priority: 20 },
+          relaxLocality: true,
+          resourceName: '*',
+        },
+      ];
+    }
+    if (!deSelects.has('timeouts')) out.timeouts = { timeout: [rm.timeoutOf(r)] };
+    return out;
+  };
+  const deSelectsOf = (req: Request) => new Set(queryList(req, 'deSelects') ?? []);
+
+  app.get(
+    `${C}/apps`,
+    h((req, res) => {
+      const states = [...(queryList(req, 'states') ?? []), ...(queryList(req, 'state') ?? [])].map((s) =>
+        s.toUpperCase(),
+      );
+      for (const s of states) {
+        if (!(APP_STATES as readonly string[]).includes(s)) {
+          throw remoteRejection(
+            400,
+            'BadRequestException',
+            `java.lang.Exception: Invalid application-state ${s}`,
+          );
+        }
+      }
+      const limit = queryNumber(req, 'limit');
+      if (limit !== undefined && limit <= 0) {
+        throw remoteRejection(
+          400,
+          'BadRequestException',
+          'java.lang.Exception: limit value must be greater then 0',
+        );
+      }
+      const views = rm.queryApps({
+        states,
+        finalStatus: query(req, 'finalStatus'),
+        user: query(req, 'user'),
+        queue: query(req, 'queue'),
+        limit,
+        startedTimeBegin: queryNumber(req, 'startedTimeBegin', 0),
+        startedTimeEnd: queryNumber(req, 'startedTimeEnd', 0),
+        finishedTimeBegin: queryNumber(req, 'finishedTimeBegin', 0),
+        finishedTimeEnd: queryNumber(req, 'finishedTimeEnd', 0),
+        applicationTypes: queryList(req, 'applicationTypes'),
+        applicationTags: queryList(req, 'applicationTags'),
+        name: query(req, 'name'),
+      });
+      const de = deSelectsOf(req);
+      answer(req, res, 'apps', { app: views.map((v) => appContent(req, v, de)) });
+    }),
+  );
+
+  app.get(
+    `${C}/appstatistics`,
+    h((req, res) => {
+      const types = queryList(req, 'applicationTypes') ?? [];
+      if (types.length > 1) {
+        throw remoteRejection(
+          400,
+          'BadRequestException',
+          `java.lang.Exception: # of applicationTypes = ${types.length}, we temporarily support at most one applicationType`,
+        );
+      }
+      const states = (queryList(req, 'states') ?? APP_STATES.slice()).map((s) => s.toUpperCase());
+      const views = rm
+        .allViews()
+        .filter((v) => types.length === 0 || v.rec.applicationType.toUpperCase() === types[0]!.toUpperCase());
+      answer(req, res, 'appStatInfo', {
+        statItem: states.map((s) => ({
+          state: s.toLowerCase(),
+          type: types[0] ?? '*',
+          count: views.filter((v) => v.state === s).length,
+        })),
+      });
+    }),
+  );
+
+  const appOf = (req: Request) => rm.mustApp(String(req.params.appId));
+  app.get(
+    `${C}/apps/:appId`,
+    h((req, res) => answer(req, res, 'app', appContent(req, rm.view(appOf(req)), deSelectsOf(req)))),
+  );
+
+  const attemptState: Record<string, string> = {
+    SUBMITTED: 'SUBMITTED',
+    ACCEPTED: 'SCHEDULED',
+    RUNNING: 'RUNNING',
+    FINISHED: 'FINISHED',
+    KILLED: 'KILLED',
+    FAILED: 'FAILED',
+  };
+  const attempts = (v: AppView): Content[] => {
+    const r = v.rec;
+    if (!r.inEngine) return [];
+    const amHost = rm.nodeUsage().find((n) => nodePartition(n.labels) === r.partition)?.host ?? '';
+    const suffix = r.id.slice('application_'.length);
+    return [
+      {
+        id: 1,
+        startTime: v.startedTime,
+        finishedTime: v.finishedTime,
+        containerId: `container_${suffix}_01_000001`,
+        nodeHttpAddress: `${amHost}:8042`,
+        nodeId: `${amHost}:45454`,
+        logsLink: `http://${amHost}:8042/node/containerlogs/container_${suffix}_01_000001/${r.user}`,
+        blacklistedNodes: '',
+        nodesBlacklistedBySystem: '',
+        appAttemptId: `appattempt_${suffix}_000001`,
+        appAttemptState: attemptState[v.state] ?? 'NEW',
+      },
+    ];
+  };
+  app.get(
+    `${C}/apps/:appId/appattempts`,
+    h((req, res) => answer(req, res, 'appAttempts', { appAttempt: attempts(rm.view(appOf(req))) })),
+  );
+  app.get(
+    `${C}/apps/:appId/appattempts/:attemptId`,
+    h((req, res) => {
+      const found = attempts(rm.view(appOf(req))).find(
+        (a) => (a as { appAttemptId: string }).appAttemptId === req.params.attemptId,
+      );
+      if (!found)
+        throw remoteRejection(
+          404,
+          'NotFoundException',
+          `java.lang.Exception: appAttempt with id: ${String(req.params.attemptId)} not found`,
+        );
+      answer(req, res, 'appAttempt', found);
+    }),
+  );
+  app.get(
+    `${C}/apps/:appId/appattempts/:attemptId/containers`,
+    // Containers of a task are not tracked one by one by the simulator: the list is the empty one.
+    h((req, res) => {
+      appOf(req);
+      answer(req, res, 'containers', { container: [] }, { dialect: 'jersey-default' });
+    }),
+  );
+
+  app.get(
+    `${C}/apps/:appId/state`,
+    h((req, res) => answer(req, res, 'appstate', { state: rm.view(appOf(req)).state }, { wrapJson: false })),
+  );
+  app.get(
+    `${C}/apps/:appId/queue`,
+    h((req, res) => answer(req, res, 'appqueue', { queue: `root.${appOf(req).queue}` }, { wrapJson: false })),
+  );
+  app.get(
+    `${C}/apps/:appId/priority`,
+    h((req, res) =>
+      answer(req, res, 'applicationpriority', { priority: appOf(req).priority }, { wrapJson: false }),
+    ),
+  );
+  app.get(
+    `${C}/apps/:appId/timeouts`,
+    h((req, res) => answer(req, res, 'timeouts', { timeout: [rm.timeoutOf(appOf(req))] })),
+  );
+  app.get(
+    `${C}/apps/:appId/timeouts/:type`,
+    h((req, res) => {
+      const rec = appOf(req);
+      if (req.params.type !== 'LIFETIME') {
+        throw remoteRejection(
+          400,
+          'BadRequestException',
+          `java.lang.Exception: Invalid application timeout type ${String(req.params.type)}`,
+        );
+      }
+      answer(req, res, 'timeout', rm.timeoutOf(rec));
+    }),
+  );
+
+  // ------------------------------------------------------------------ apps: writes
+
+  app.put(
+    `${C}/apps/:appId/state`,
+    h((req, res) => {
+      rm.mustApp(String(req.params.appId));
+      const body = readBody(req, 'appstate');
+      const target = body.get('state').optStr();
+      if (target === undefined)
+        throw remoteRejection(400, 'BadRequestException', 'java.lang.Exception: state is missing');
+      const out = rm.kill(String(req.params.appId), target, body.get('diagnostics').optStr());
+      if (out.status === 202) res.set('Location', `${base(req)}${C}/apps/${String(req.params.appId)}/state`);
+      answer(req, res, 'appstate', { state: out.state }, { wrapJson: false, status: out.status });
+    }),
+  );
+  app.put(
+    `${C}/apps/:appId/queue`,
+    h((req, res) => {
+      rm.mustApp(String(req.params.appId));
+      const target = readBody(req, 'appqueue').get('queue').optStr();
+      if (target === undefined || target === '')
+        throw remoteRejection(400, 'BadRequestException', 'java.lang.Exception: queue is missing');
+      answer(req, res, 'appqueue', { queue: rm.move(String(req.params.appId), target) }, { wrapJson: false });
+    }),
+  );
+  app.put(
+    `${C}/apps/:appId/priority`,
+    h((req, res) => {
+      rm.mustApp(String(req.params.appId));
+      const p = readBody(req, 'applicationpriority').get('priority');
+      if (!p.present)
+        throw remoteRejection(
+          400,
+          'BadRequestException',
+          'java.lang.Exception: Target Priority cannot be null',
+        );
+      answer(
+        req,
+        res,
+        'applicationpriority',
+        { priority: rm.setPriority(String(req.params.appId), p.int()) },
+        { wrapJson: false },
+      );
+    }),
+  );
+  app.put(
+    `${C}/apps/:appId/timeout`,
+    h((req, res) => {
+      rm.mustApp(String(req.params.appId));
+      // The timeout body is root-wrapped in JSON too (INDEX.md 9.3): an unwrapped one has no type.
+      const body = readBody(req, 'timeout', { wrappedJson: true });
+      const rec = rm.setLifetime(
+        String(req.params.appId),
+        body.get('type').optStr(),
+        body.get('expiryTime').optStr(),
+      );
+      answer(req, res, 'timeout', rm.timeoutOf(rec));
+    }),
+  );
+
+  app.post(
+    `${C}/apps/new-application`,
+    h((req, res) => {
+      const id = rm.newApplication();
+      const max = rm.maximumAllocation();
+      answer(
+        req,
+        res,
+        'NewApplication',
+        { 'application-id': id, 'maximum-resource-capability': { memory: max.memoryMB, vCores: max.vcores } },
+        { wrapJson: false },
+      );
+    }),
+  );
+  app.post(
+    `${C}/apps`,
+    h((req, res) => {
+      const n = readBody(req, 'application-submission-context');
+      const tagsNode = n.get('application-tags');
+      const tags =
+        typeof tagsNode.value === 'string' ? tagsNode.value.split(',') : tagsNode.get('tag').strings();
+      const resource = n.get('resource');
+      const rec = rm.submit({
+        applicationId: n.get('application-id').optStr(),
+        name: n.get('application-name').strOr('N/A'),
+        queue: n.get('queue').optStr(),
+        priority: n.get('priority').present ? n.get('priority').int() : undefined,
+        applicationType: n.get('application-type').optStr(),
+        tags,
+        appNodeLabelExpression: n.get('app-node-label-expression').optStr(),
+        amNodeLabelExpression: n.get('am-container-node-label-expression').optStr(),
+        amResource: {
+          memoryMB: resource.get('memory').numOr(cfg.containerMemoryMB),
+          vcores: resource.get('vCores').numOr(1),
+        },
+        reservationId: n.get('reservation-id').optStr(),
+        user: userOf(req),
+      });
+      res
+        .status(202)
+        .set('Location', `${base(req)}${C}/apps/${rec.id}`)
+        .end();
+    }),
+  );
+
+  // ------------------------------------------------------------------ reservations
+
+  const readDefinition = (n: Node): ReservationSpec => {
+    const reqs = n.get('reservation-requests');
+    return {
+      arrival: n.req('arrival').num(),
+      deadline: n.req('deadline').num(),
+      name: n.get('reservation-name').strOr(''),
+      priority: n.get('priority').present ? n.get('priority').num() : undefined,
+      recurrenceExpression: n.get('recurrence-expression').optStr(),
+      interpreter: reqs.get('reservation-request-interpreter').numOr(0),
+      requests: reqs.listOf('reservation-request').map((r) => ({
+        memoryMB: r.req('capability').get('memory').numOr(0),
+        vcores: r.req('capability').get('vCores').numOr(0),
+        numContainers: r.req('num-containers').num(),
+        minConcurrency: r.get('min-concurrency').numOr(1),
+        durationMs: r.req('duration').num(),
+      })),
+    };
+  };
+  const reservationContent = (r: ReservationRecord, withAllocations: boolean): Content => ({
+    'acceptance-time': r.acceptanceTime,
+    user: r.user,
+    'resource-allocations': withAllocations
+      ? r.allocations.map((a) => ({
+          resource: { memory: a.memoryMB, vCores: a.vcores },
+          startTime: a.startTime,
+          endTime: a.endTime,
+        }))
+      : undefined,
+    'reservation-id': r.id,
+    'reservation-definition': {
+      arrival: r.definition.arrival,
+      deadline: r.definition.deadline,
+      'reservation-requests': {
+        'reservation-request-interpreter': r.definition.interpreter,
+        'reservation-request': r.definition.requests.map((q) => ({
+          capability: { memory: q.memoryMB, vCores: q.vcores },
+          'min-concurrency': q.minConcurrency,
+          'num-containers': q.numContainers,
+          duration: q.durationMs,
+        })),
+      },
+      'reservation-name': r.definition.name,
+      priority: r.definition.priority,
+      'recurrence-expression': r.definition.recurrenceExpression,
+    },
+  });
+
+  app.get(
+    `${C}/reservation/list`,
+    h((req, res) => {
+      const list = rm.listReservations({
+        queue: query(req, 'queue') ?? 'default',
+        reservationId: query(req, 'reservation-id'),
+        startTime: queryNumber(req, 'start-time', 0) ?? 0,
+        endTime: queryNumber(req, 'end-time', 0) ?? Number.MAX_SAFE_INTEGER,
+      });
+      const withAllocations = query(req, 'include-resource-allocations') === 'true';
+      answer(
+        req,
+        res,
+        'reservationListInfo',
+        { reservations: list.map((r) => reservationContent(r, withAllocations)) },
+        { wrapJson: false, dialect: 'jersey-default' },
+      );
+    }),
+  );
+  app.post(
+    `${C}/reservation/new-reservation`,
+    h((req, res) =>
+      answer(req, res, 'new-reservation', { 'reservation-id': rm.newReservation() }, { wrapJson: false }),
+    ),
+  );
+  app.post(
+    `${C}/reservation/submit`,
+    h((req, res) => {
+      const n = readBody(req, 'reservation-submission-context');
+      rm.submitReservation(
+        n.get('reservation-id').optStr(),
+        n.get('queue').optStr(),
+        readDefinition(n.req('reservation-definition')),
+        userOf(req),
+      );
+      // The doc shows 200; the RM's code answers 202 Accepted with no body (INDEX.md row 23).
+      res.status(202).end();
+    }),
+  );
+  app.post(
+    `${C}/reservation/update`,
+    h((req, res) => {
+      const n = readBody(req, 'reservation-update-context');
+      rm.updateReservation(n.get('reservation-id').optStr(), readDefinition(n.req('reservation-definition')));
+      answer(req, res, 'reservation-update-response', {}, { wrapJson: false });
+    }),
+  );
+  app.post(
+    `${C}/reservation/delete`,
+    h((req, res) => {
+      rm.deleteReservation(readBody(req, 'reservation-delete-context').get('reservation-id').optStr());
+      answer(req, res, 'reservation-delete-response', {}, { wrapJson: false });
+    }),
+  );
+
+  // Writes the emulator does not offer, answered as an RM without Kerberos does.
+  app.post(`${C}/delegation-token`, (_req, res) => {
+    res
+      .status(403)
+      .type('text/plain')
+      .send(
+        'Delegation token operations can only be carried out on a Kerberos authenticated channel. Expected auth type is kerberos, got type simple',
+      );
+  });
+
+  // Jersey's own 404 for a path it does not know: not a RemoteException.
+  app.use((_req: Request, res: Response) => {
+    res.status(404).type('text/plain').send('Not Found');
+  });
+  return app;
+}

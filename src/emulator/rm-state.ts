@@ -1,0 +1,993 @@
+import { remoteRejection, textRejection } from '../errors/emulated-rm-rejection';
+import { defaultRegistry } from '../core/registry';
+import { Engine, type EngineSnapshot, type TaskRecord } from '../sim/engine';
+import { MB, type JobType, type TraceJob } from '../sim/model';
+import type { MapAssignment } from '../sim/policy-port';
+import { formatExpiryTime, isRmExpiryFormat, parseExpiryTime } from '../yarn/expiry';
+import { queueLeaf } from '../yarn/ids';
+import type { SimTime } from './clock';
+import { checkEmulatorConfig, type EmulatorConfig, type QueueConfig } from './config';
+import { admitAllPort, nodePartition, placementPort, type JobPlacementInfo } from './ports';
+
+/**
+ * The ResourceManager's state over the simulator: applications and their ids, queues, priority
+ * caps, lifetimes, reservations, and the simulated MapReduce job behind every application.
+ *
+ * Transport-free: the express layer (rm-app.ts, jhs-app.ts) parses requests into these calls and
+ * renders what they return; a refusal is an EmulatedRmRejection carrying the RM's status and
+ * body kind (INDEX.md sections 6 and 9). Every call first brings the simulation up to the
+ * current scaled time (`sync`), killing apps whose lifetime ran out on the way.
+ */
+
+export type AppState =
+  'NEW' | 'NEW_SAVING' | 'SUBMITTED' | 'ACCEPTED' | 'RUNNING' | 'FINISHED' | 'FAILED' | 'KILLED';
+export const APP_STATES: readonly AppState[] = [
+  'NEW',
+  'NEW_SAVING',
+  'SUBMITTED',
+  'ACCEPTED',
+  'RUNNING',
+  'FINISHED',
+  'FAILED',
+  'KILLED',
+];
+const FINAL: ReadonlySet<string> = new Set(['FINISHED', 'FAILED', 'KILLED']);
+
+/** The RM's diagnostics when the lifetime monitor kills an app (RMAppLifetimeMonitor). */
+export const LIFETIME_DIAGNOSTICS =
+  'Application is killed by ResourceManager as it has exceeded the lifetime period.';
+
+export interface AppRecord {
+  id: string;
+  seq: number;
+  name: string;
+  user: string;
+  /** Leaf queue name. */
+  queue: string;
+  priority: number;
+  applicationType: string;
+  /** Lower-cased and de-duplicated, as YARN stores them. */
+  tags: string[];
+  appNodeLabelExpression: string;
+  amNodeLabelExpression: string;
+  /** The partition its containers run in ('' = default). */
+  partition: string;
+  submittedSeconds: number;
+  jobType: JobType;
+  maps: number;
+  reduces: number;
+  inputBytes: number;
+  deadlineEpochMs: number | null;
+  lifetimeExpiryMs: number | null;
+  /** Simulated second the app was killed (by a PUT or its lifetime). */
+  killedSeconds: number | null;
+  /** Set when the RM refused the app after accepting the submission (unknown queue). */
+  failedSeconds: number | null;
+  diagnostics: string[];
+  reservationId: string | null;
+  amResource: { memoryMB: number; vcores: number };
+  inEngine: boolean;
+}
+
+export interface Submission {
+  applicationId: string | undefined;
+  name: string;
+  queue: string | undefined;
+  priority: number | undefined;
+  applicationType: string | undefined;
+  tags: string[];
+  appNodeLabelExpression: string | undefined;
+  amNodeLabelExpression: string | undefined;
+  amResource: { memoryMB: number; vcores: number };
+  reservationId: string | undefined;
+  user: string | undefined;
+}
+
+export interface ReservationRequestSpec {
+  memoryMB: number;
+  vcores: number;
+  numContainers: number;
+  minConcurrency: number;
+  durationMs: number;
+}
+
+export interface ReservationSpec {
+  arrival: number;
+  deadline: number;
+  name: string;
+  priority: number | undefined;
+  recurrenceExpression: string | undefined;
+  interpreter: number;
+  requests: ReservationRequestSpec[];
+}
+
+export interface Allocation {
+  startTime: number;
+  endTime: number;
+  containers: number;
+  memoryMB: number;
+  vcores: number;
+}
+
+export interface ReservationRecord {
+  id: string;
+  queue: string;
+  user: string;
+  acceptanceTime: number;
+  definition: ReservationSpec;
+  allocations: Allocation[];
+}
+
+/** What the express layer needs for an answer about one app. */
+export interface AppView {
+  rec: AppRecord;
+  state: AppState;
+  finalStatus: 'UNDEFINED' | 'SUCCEEDED' | 'FAILED' | 'KILLED';
+  startedTime: number;
+  finishedTime: number;
+  elapsedTime: number;
+  progress: number;
+  runningContainers: number;
+  pendingMaps: number;
+  mapsDone: number;
+  reducesDone: number;
+  /** Simulated seconds the job first ran a task, or null. */
+  launchedSeconds: number | null;
+}
+
+export interface AppQueryFilter {
+  states?: string[];
+  finalStatus?: string;
+  user?: string;
+  queue?: string;
+  limit?: number;
+  startedTimeBegin?: number;
+  startedTimeEnd?: number;
+  finishedTimeBegin?: number;
+  finishedTimeEnd?: number;
+  applicationTypes?: string[];
+  applicationTags?: string[];
+  name?: string;
+}
+
+export interface NodeUsage {
+  id: string;
+  host: string;
+  className: string;
+  labels: string[];
+  alive: boolean;
+  containers: number;
+  usedContainers: number;
+  gpus: number;
+  usedGpus: number;
+}
+
+const pad4 = (n: number) => String(n).padStart(4, '0');
+
+function positiveInt(text: string): number | undefined {
+  if (!/^\d+$/.test(text)) return undefined;
+  const n = Number(text);
+  return Number.isSafeInteger(n) && n > 0 ? n : undefined;
+}
+
+/**
+ * A deadline tag's value. Tags arrive lower-cased (YARN lower-cases every tag), so
+ * `2030-01-01t10:00:00z` must read as 2030-01-01T10:00:00Z.
+ */
+export function parseDeadlineTag(value: string): number | undefined {
+  const text = value.toUpperCase();
+  if (!/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,3})?)?(Z|[+-]\d{2}:?\d{2})$/.test(text))
+    return undefined;
+  const ms = Date.parse(text.replace(/([+-]\d{2})(\d{2})$/, '$1:$2'));
+  return Number.isFinite(ms) ? ms : undefined;
+}
+
+export class EmulatedRm {
+  readonly config: EmulatorConfig;
+  readonly time: SimTime;
+  readonly engine: Engine;
+  /** clusterTimestamp of every id this RM hands out. */
+  readonly clusterTimestamp: number;
+  private readonly apps = new Map<string, AppRecord>();
+  private readonly issued = new Set<string>();
+  private readonly reservations = new Map<string, ReservationRecord>();
+  private readonly issuedReservations = new Set<string>();
+  private seq = 0;
+  private reservationSeq = 0;
+  private readonly queues: Map<string, QueueConfig>;
+  private readonly gpuStarted = new Map<string, number>();
+  private readonly gpuEnded = new Map<string, number>();
+  private tasksSeen = 0;
+  private readonly lifetimeHandled = new Set<string>();
+  private readonly nodeHosts: string[] = [];
+  private readonly nodeClassOf = new Map<string, { containers: number; gpus: number }>();
+
+  constructor(config: EmulatorConfig, time: SimTime, seed: number) {
+    const problems = checkEmulatorConfig(config);
+    if (problems.length > 0) throw new RangeError(`emulator configuration: ${problems.join('; ')}`);
+    this.config = config;
+    this.time = time;
+    this.clusterTimestamp = time.startEpochMs;
+    this.queues = new Map(config.queues.map((q) => [q.name, q]));
+    const policy = defaultRegistry().createPlacement(config.placementPolicy, config.placementArgs);
+    const port = placementPort(policy, () => ({
+      nodeId: (i) => this.engine.nodeId(i),
+      job: (id) => this.placementInfo(id),
+      maxContainers: (q, p) => this.maxContainers(q, p),
+      started: (nodeId, as) => this.noteStarted(nodeId, as),
+    }));
+    this.engine = new Engine(config.cluster, { seed, admission: admitAllPort(), placement: port });
+    const unified = config.cluster.slotModel === 'unified';
+    for (const cls of config.cluster.nodeClasses) {
+      for (let i = 0; i < cls.count; i++) {
+        this.nodeClassOf.set(`${cls.name}-${i + 1}`, {
+          containers: unified ? cls.containers : cls.mapSlots + cls.reduceSlots,
+          gpus: cls.gpuContainers,
+        });
+      }
+    }
+    for (let i = 0; i < this.engine.nodeCount; i++) this.nodeHosts.push(this.engine.nodeId(i));
+  }
+
+  // ------------------------------------------------------------------ time
+
+  /**
+   * Bring the simulation to the current scaled time. Lifetimes are processed in expiry order,
+   * each at its own simulated instant, so an app killed at its lifetime stops exactly there.
+   */
+  sync(): void {
+    const target = Math.max(this.engine.now, this.time.seconds());
+    for (;;) {
+      let next: AppRecord | undefined;
+      for (const rec of this.apps.values()) {
+        if (rec.lifetimeExpiryMs === null || this.lifetimeHandled.has(rec.id)) continue;
+        if (rec.killedSeconds !== null || rec.failedSeconds !== null) continue;
+        if (!next || rec.lifetimeExpiryMs < next.lifetimeExpiryMs!) next = rec;
+      }
+      if (!next) break;
+      const at = Math.max(this.engine.now, this.time.fromEpochMs(next.lifetimeExpiryMs!));
+      if (at > target) break;
+      this.engine.advanceTo(at);
+      this.lifetimeHandled.add(next.id);
+      // An app that finished before its lifetime has nothing left to kill.
+      if (!this.isFinal(next)) this.killNow(next, LIFETIME_DIAGNOSTICS);
+    }
+    this.engine.advanceTo(target);
+    this.countEndedGpuTasks();
+  }
+
+  private countEndedGpuTasks(): void {
+    const records = this.engine.taskRecords();
+    for (; this.tasksSeen < records.length; this.tasksSeen++) {
+      const t = records[this.tasksSeen]!;
+      if (t.container === 'gpu') this.gpuEnded.set(t.node, (this.gpuEnded.get(t.node) ?? 0) + 1);
+    }
+  }
+
+  private noteStarted(nodeId: string, assignments: readonly MapAssignment[]): void {
+    const gpus = assignments.filter((a) => a.containerKind === 'gpu').length;
+    if (gpus > 0) this.gpuStarted.set(nodeId, (this.gpuStarted.get(nodeId) ?? 0) + gpus);
+  }
+
+  epoch(seconds: number): number {
+    return this.time.toEpochMs(seconds);
+  }
+
+  // ------------------------------------------------------------------ lookups
+
+  queue(name: string): QueueConfig | undefined {
+    return this.queues.get(queueLeaf(name));
+  }
+
+  get queueConfigs(): readonly QueueConfig[] {
+    return this.config.queues;
+  }
+
+  private placementInfo(id: string): JobPlacementInfo | undefined {
+    const rec = this.apps.get(id);
+    return rec ? { partition: rec.partition, queue: rec.queue, user: rec.user } : undefined;
+  }
+
+  /** Containers of a partition on live nodes. */
+  partitionContainers(partition: string): number {
+    let n = 0;
+    for (const node of this.nodeUsage())
+      if (node.alive && nodePartition(node.labels) === partition) n += node.containers;
+    return n;
+  }
+
+  /** Percent of a partition a queue is guaranteed (capacity) or may use at most. */
+  queueShare(q: QueueConfig, partition: string, which: 'capacity' | 'max'): number {
+    if (partition === '') return which === 'capacity' ? q.capacity : q.maxCapacity;
+    if (!q.accessibleNodeLabels.includes(partition)) return 0;
+    // Per-label maximum capacity is not configurable here: a queue may use all of a partition it can reach.
+    return which === 'capacity' ? (q.labelCapacity[partition] ?? 0) : 100;
+  }
+
+  private maxContainers(queue: string, partition: string): number {
+    const q = this.queues.get(queue);
+    if (!q) return 0;
+    return Math.floor(
+      (this.partitionContainers(partition) * this.queueShare(q, partition, 'max')) / 100 + 1e-9,
+    );
+  }
+
+  mustApp(appId: string): AppRecord {
+    const rec = this.apps.get(appId);
+    if (!rec) {
+      // The RM's message for an unknown app id (RMWebServices.getRMAppForAppId).
+      throw remoteRejection(404, 'NotFoundException', `java.lang.Exception: app with id: ${appId} not found`);
+    }
+    return rec;
+  }
+
+  private snapshotJobs(): Map<string, EngineSnapshot['jobs'][number]> {
+    return new Map(this.engine.snapshot().jobs.map((j) => [j.id, j]));
+  }
+
+  private isFinal(rec: AppRecord): boolean {
+    return FINAL.has(this.view(rec).state);
+  }
+
+  /** The app as the RM reports it now. */
+  view(rec: AppRecord, jobs?: Map<string, EngineSnapshot['jobs'][number]>): AppView {
+    const job = (jobs ?? this.snapshotJobs()).get(rec.id);
+    const startedTime = this.epoch(rec.submittedSeconds);
+    const nowMs = this.time.nowEpochMs();
+    const base = {
+      rec,
+      startedTime,
+      runningContainers: 0,
+      pendingMaps: job ? job.mapsPending : rec.maps,
+      mapsDone: job?.mapsDone ?? 0,
+      reducesDone: job?.reducesDone ?? 0,
+      launchedSeconds: null as number | null,
+    };
+    const totalTasks = rec.maps + rec.reduces;
+    const progress = job ? (100 * (job.mapsDone + job.reducesDone)) / Math.max(1, totalTasks) : 0;
+    if (rec.failedSeconds !== null) {
+      const finishedTime = this.epoch(rec.failedSeconds);
+      return {
+        ...base,
+        state: 'FAILED',
+        finalStatus: 'FAILED',
+        finishedTime,
+        elapsedTime: finishedTime - startedTime,
+        progress: 100,
+      };
+    }
+    if (rec.killedSeconds !== null) {
+      const finishedTime = this.epoch(rec.killedSeconds);
+      return {
+        ...base,
+        state: 'KILLED',
+        finalStatus: 'KILLED',
+        finishedTime,
+        elapsedTime: finishedTime - startedTime,
+        progress: 100,
+      };
+    }
+    if (!job)
+      return {
+        ...base,
+        state: 'NEW',
+        finalStatus: 'UNDEFINED',
+        finishedTime: 0,
+        elapsedTime: nowMs - startedTime,
+        progress: 0,
+      };
+    const running = job.mapsRunning + job.reducesRunning;
+    switch (job.status) {
+      case 'waiting':
+        return {
+          ...base,
+          state: 'SUBMITTED',
+          finalStatus: 'UNDEFINED',
+          finishedTime: 0,
+          elapsedTime: nowMs - startedTime,
+          progress: 0,
+        };
+      case 'admitted':
+        return {
+          ...base,
+          state: 'ACCEPTED',
+          finalStatus: 'UNDEFINED',
+          finishedTime: 0,
+          elapsedTime: nowMs - startedTime,
+          progress,
+        };
+      case 'running':
+        return {
+          ...base,
+          state: 'RUNNING',
+          finalStatus: 'UNDEFINED',
+          finishedTime: 0,
+          elapsedTime: nowMs - startedTime,
+          progress,
+          runningContainers: running,
+        };
+      case 'finished': {
+        const finishedTime = this.epoch(job.finish!);
+        return {
+          ...base,
+          state: 'FINISHED',
+          finalStatus: 'SUCCEEDED',
+          finishedTime,
+          elapsedTime: finishedTime - startedTime,
+          progress: 100,
+        };
+      }
+      case 'rejected':
+      case 'killed': {
+        const finishedTime = this.epoch(job.finish ?? this.engine.now);
+        return {
+          ...base,
+          state: 'KILLED',
+          finalStatus: 'KILLED',
+          finishedTime,
+          elapsedTime: finishedTime - startedTime,
+          progress,
+        };
+      }
+    }
+  }
+
+  /** Every app, in id order, with its current view. */
+  allViews(): AppView[] {
+    const jobs = this.snapshotJobs();
+    return [...this.apps.values()].sort((a, b) => a.seq - b.seq).map((r) => this.view(r, jobs));
+  }
+
+  queryApps(f: AppQueryFilter): AppView[] {
+    const states = f.states?.map((s) => s.toUpperCase());
+    const types = f.applicationTypes?.map((t) => t.toUpperCase());
+    const tags = f.applicationTags?.map((t) => t.toLowerCase());
+    const out: AppView[] = [];
+    for (const v of this.allViews()) {
+      if (states && states.length > 0 && !states.includes(v.state)) continue;
+      if (f.finalStatus && v.finalStatus !== f.finalStatus.toUpperCase()) continue;
+      if (f.user && v.rec.user !== f.user) continue;
+      // INDEX.md row 4: `queue` matches only unfinished apps currently in that queue.
+      if (f.queue && (FINAL.has(v.state) || v.rec.queue !== queueLeaf(f.queue))) continue;
+      if (f.startedTimeBegin !== undefined && v.startedTime < f.startedTimeBegin) continue;
+      if (f.startedTimeEnd !== undefined && v.startedTime > f.startedTimeEnd) continue;
+      if (f.finishedTimeBegin !== undefined && v.finishedTime < f.finishedTimeBegin) continue;
+      if (f.finishedTimeEnd !== undefined && v.finishedTime > f.finishedTimeEnd) continue;
+      if (types && types.length > 0 && !types.includes(v.rec.applicationType.toUpperCase())) continue;
+      if (tags && tags.length > 0 && !tags.some((t) => v.rec.tags.includes(t))) continue;
+      if (f.name && v.rec.name !== f.name) continue;
+      out.push(v);
+      if (f.limit !== undefined && out.length >= f.limit) break;
+    }
+    return out;
+  }
+
+  // ------------------------------------------------------------------ nodes
+
+  nodeUsage(): NodeUsage[] {
+    return this.engine.snapshot().nodes.map((n) => {
+      const shape = this.nodeClassOf.get(n.id)!;
+      const usedGpus = (this.gpuStarted.get(n.id) ?? 0) - (this.gpuEnded.get(n.id) ?? 0);
+      return {
+        id: `${n.id}:45454`,
+        host: n.id,
+        className: n.className,
+        labels: n.labels,
+        alive: n.alive,
+        containers: shape.containers,
+        usedContainers: n.runningTasks,
+        gpus: shape.gpus,
+        usedGpus,
+      };
+    });
+  }
+
+  /** Containers apps of a queue hold now in a partition. */
+  queueUsage(): Map<string, Map<string, number>> {
+    const out = new Map<string, Map<string, number>>();
+    for (const v of this.allViews()) {
+      if (v.runningContainers === 0) continue;
+      const byPart = out.get(v.rec.queue) ?? new Map<string, number>();
+      byPart.set(v.rec.partition, (byPart.get(v.rec.partition) ?? 0) + v.runningContainers);
+      out.set(v.rec.queue, byPart);
+    }
+    return out;
+  }
+
+  labels(): string[] {
+    return [
+      ...new Set(this.config.cluster.nodeClasses.filter((c) => c.count > 0).flatMap((c) => c.labels)),
+    ].sort();
+  }
+
+  // ------------------------------------------------------------------ writes: apps
+
+  newApplication(): string {
+    const id = `application_${this.clusterTimestamp}_${pad4(++this.seq)}`;
+    this.issued.add(id);
+    return id;
+  }
+
+  /** The largest container a node can hold: its whole memory and vcores. */
+  maximumAllocation(): { memoryMB: number; vcores: number } {
+    const most = Math.max(...[...this.nodeClassOf.values()].map((c) => c.containers));
+    return { memoryMB: most * this.config.containerMemoryMB, vcores: most * this.config.containerVcores };
+  }
+
+  /**
+   * POST /apps (INDEX.md 9.4). Refusals the RM makes at once are thrown (400); an unknown queue
+   * is accepted and the app then FAILS, as the RM's scheduler rejects it after the 202.
+   */
+  submit(s: Submission): AppRecord {
+    const id = s.applicationId;
+    if (!id)
+      throw remoteRejection(400, 'BadRequestException', 'java.lang.Exception: application-id is missing');
+    if (!this.issued.has(id)) {
+      throw remoteRejection(
+        400,
+        'BadRequestException',
+        `java.lang.Exception: ${id} was not handed out by new-application on this RM`,
+      );
+    }
+    if (this.apps.has(id)) {
+      throw remoteRejection(
+        400,
+        'BadRequestException',
+        `java.lang.Exception: Application with id ${id} is already present! Cannot add a duplicate!`,
+      );
+    }
+    if (s.reservationId !== undefined && s.reservationId !== '' && !this.reservations.has(s.reservationId)) {
+      throw remoteRejection(
+        400,
+        'BadRequestException',
+        `java.lang.Exception: Reservation ${s.reservationId} not found`,
+      );
+    }
+    const diagnostics: string[] = [];
+    // YARN stores tags lower-cased and as a set (ApplicationSubmissionContextPBImpl.setApplicationTags).
+    const tags = [...new Set(s.tags.map((t) => t.trim().toLowerCase()).filter((t) => t !== ''))];
+    const tag = (key: string): string | undefined =>
+      tags.find((t) => t.startsWith(`${key}:`))?.slice(key.length + 1);
+    const sized = (key: string, dflt: number, min: number): number => {
+      const raw = tag(key);
+      if (raw === undefined) return dflt;
+      const n = key === 'reduces' && raw === '0' ? 0 : positiveInt(raw);
+      if (n === undefined || n < min) {
+        diagnostics.push(`emulator: tag ${key}:${raw} is not a whole number >= ${min}; ${dflt} used`);
+        return dflt;
+      }
+      return n;
+    };
+    const maps = sized('maps', this.config.defaultJob.maps, 1);
+    const reduces = sized('reduces', this.config.defaultJob.reduces, 0);
+    const inputBytes = sized(
+      'input-bytes',
+      tag('maps') !== undefined
+        ? Math.round((this.config.defaultJob.inputBytes / this.config.defaultJob.maps) * maps)
+        : this.config.defaultJob.inputBytes,
+      1,
+    );
+    const rawType = tag('type');
+    let jobType: JobType = 'cpu';
+    if (rawType === 'gpu' || rawType === 'adaptive' || rawType === 'cpu') jobType = rawType;
+    else if (rawType !== undefined)
+      diagnostics.push(`emulator: tag type:${rawType} is not cpu, gpu or adaptive; cpu used`);
+    let deadlineEpochMs: number | null = null;
+    const rawDeadline = tag('deadline');
+    if (rawDeadline !== undefined) {
+      const d = parseDeadlineTag(rawDeadline);
+      if (d === undefined)
+        diagnostics.push(`emulator: tag deadline:${rawDeadline} is not an ISO-8601 instant; ignored`);
+      else deadlineEpochMs = d;
+    }
+
+    const queueName = queueLeaf(s.queue && s.queue !== '' ? s.queue : 'default');
+    const queue = this.queues.get(queueName);
+    const gpuLabel = this.config.cluster.gpuLabel;
+    const given = s.appNodeLabelExpression?.trim();
+    let partition = given !== undefined && given !== '' ? given : (queue?.defaultNodeLabelExpression ?? '');
+    // A GPU job that names no partition asks for the GPU one: it has no other place to run.
+    if (partition === '' && (given === undefined || given === '') && jobType === 'gpu') partition = gpuLabel;
+    if (partition !== '' && !this.labels().includes(partition)) {
+      throw remoteRejection(
+        400,
+        'BadRequestException',
+        `java.lang.Exception: Invalid label resource request, cluster do not contain , label= ${partition}`,
+      );
+    }
+    if (queue && partition !== '' && !queue.accessibleNodeLabels.includes(partition)) {
+      // SchedulerUtils' message when a queue cannot reach the label.
+      throw remoteRejection(
+        400,
+        'BadRequestException',
+        `java.lang.Exception: Invalid resource request, queue=${queue.name} doesn't have permission to access all labels in resource request. labelExpression of resource request=${partition}. Queue labels=${queue.accessibleNodeLabels.join(',')}`,
+      );
+    }
+    if (jobType === 'gpu' && partition !== gpuLabel) {
+      throw remoteRejection(
+        400,
+        'BadRequestException',
+        `java.lang.Exception: a type:gpu application needs the ${gpuLabel} partition, not ${partition === '' ? 'the default partition' : partition}`,
+      );
+    }
+
+    const now = this.engine.now;
+    const rec: AppRecord = {
+      id,
+      seq: Number(id.slice(id.lastIndexOf('_') + 1)),
+      name: s.name,
+      user: s.user && s.user !== '' ? s.user : this.config.defaultUser,
+      queue: queueName,
+      priority: Math.max(0, Math.min(s.priority ?? 0, this.config.maxApplicationPriority)),
+      applicationType: s.applicationType && s.applicationType !== '' ? s.applicationType : 'YARN',
+      tags,
+      appNodeLabelExpression: s.appNodeLabelExpression ?? '',
+      amNodeLabelExpression: s.amNodeLabelExpression ?? '',
+      partition,
+      submittedSeconds: now,
+      jobType,
+      maps,
+      reduces,
+      inputBytes,
+      deadlineEpochMs,
+      lifetimeExpiryMs: null,
+      killedSeconds: null,
+      failedSeconds: null,
+      diagnostics,
+      reservationId: s.reservationId && s.reservationId !== '' ? s.reservationId : null,
+      amResource: s.amResource,
+      inEngine: false,
+    };
+    this.apps.set(id, rec);
+    if (!queue) {
+      rec.failedSeconds = now;
+      rec.diagnostics.push(`Application ${id} submitted by user ${rec.user} to unknown queue: ${queueName}`);
+      return rec;
+    }
+    const job: TraceJob = {
+      id,
+      // SUBMITTED until the scheduler takes it at its next instant; ACCEPTED from then on.
+      arrival: now + 1e-3,
+      deadline: deadlineEpochMs === null ? null : Math.max(0, this.time.fromEpochMs(deadlineEpochMs) - now),
+      maps,
+      reduces,
+      inputBytes,
+      splits: null,
+      type: jobType,
+      user: rec.user,
+      queue: queueName,
+      blocks: null,
+    };
+    this.engine.submit(job);
+    if (rec.priority !== 0) this.engine.setPriority(id, rec.priority);
+    rec.inEngine = true;
+    return rec;
+  }
+
+  /** PUT /apps/{id}/state: 202 while the kill runs, 200 with the final state once over. */
+  kill(appId: string, target: string, diagnostics: string | undefined): { status: 200 | 202; state: string } {
+    const rec = this.mustApp(appId);
+    if (target.toUpperCase() !== 'KILLED') {
+      throw remoteRejection(
+        400,
+        'BadRequestException',
+        `java.lang.Exception: Only 'KILLED' is allowed as a target state.`,
+      );
+    }
+    const before = this.view(rec).state;
+    if (FINAL.has(before)) return { status: 200, state: before };
+    this.killNow(rec, diagnostics ?? `Application killed by user.`);
+    return { status: 202, state: before };
+  }
+
+  private killNow(rec: AppRecord, diagnostics: string): void {
+    if (rec.inEngine) this.engine.kill(rec.id);
+    rec.killedSeconds = this.engine.now;
+    rec.diagnostics.push(diagnostics);
+  }
+
+  /** PUT /apps/{id}/queue: the queue after the call, as a full path (INDEX.md 9.1). */
+  move(appId: string, target: string): string {
+    const rec = this.mustApp(appId);
+    const state = this.view(rec).state;
+    if (FINAL.has(state)) throw textRejection(400, `App in ${state} state cannot be moved.`);
+    const leaf = queueLeaf(target);
+    const queue = this.queues.get(leaf);
+    if (!queue) {
+      throw remoteRejection(
+        503,
+        'YarnException',
+        `org.apache.hadoop.yarn.exceptions.YarnException: Failed to move application ${appId} to queue ${target}: queue does not exist`,
+      );
+    }
+    if (rec.partition !== '' && !queue.accessibleNodeLabels.includes(rec.partition)) {
+      throw remoteRejection(
+        503,
+        'YarnException',
+        `org.apache.hadoop.yarn.exceptions.YarnException: Failed to move application ${appId} to queue ${target}: the queue cannot access label ${rec.partition}`,
+      );
+    }
+    if (leaf !== rec.queue) {
+      rec.queue = leaf;
+      if (rec.inEngine) this.engine.moveToQueue(appId, leaf);
+    }
+    return `root.${rec.queue}`;
+  }
+
+  /** PUT /apps/{id}/priority: capped at yarn.cluster.max-application-priority (INDEX.md 9.2). */
+  setPriority(appId: string, priority: number): number {
+    const rec = this.mustApp(appId);
+    const state = this.view(rec).state;
+    if (!['SUBMITTED', 'ACCEPTED', 'RUNNING', 'NEW', 'NEW_SAVING'].includes(state)) {
+      throw textRejection(400, `Application in ${state} state cannot be update priority.`);
+    }
+    const capped = Math.max(0, Math.min(priority, this.config.maxApplicationPriority));
+    if (capped !== rec.priority) {
+      rec.priority = capped;
+      if (rec.inEngine) this.engine.setPriority(appId, capped);
+    }
+    return rec.priority;
+  }
+
+  /** PUT /apps/{id}/timeout (INDEX.md 9.3): only LIFETIME, `yyyy-MM-dd'T'HH:mm:ss.SSSZ`. */
+  setLifetime(appId: string, type: string | undefined, expiryTime: string | undefined): AppRecord {
+    const rec = this.mustApp(appId);
+    if (!type || !expiryTime) throw textRejection(400, 'Timeout type or ExpiryTime is null.');
+    if (type !== 'LIFETIME') {
+      throw remoteRejection(
+        400,
+        'BadRequestException',
+        `java.lang.IllegalArgumentException: No enum constant org.apache.hadoop.yarn.api.records.ApplicationTimeoutType.${type}`,
+      );
+    }
+    if (!isRmExpiryFormat(expiryTime)) {
+      // java.time's DateTimeParseException text, as the RM passes it on.
+      throw textRejection(
+        400,
+        `Text '${expiryTime}' could not be parsed at index ${parseFailureIndex(expiryTime)}`,
+      );
+    }
+    const expiry = parseExpiryTime(expiryTime)!;
+    const state = this.view(rec).state;
+    if (FINAL.has(state)) {
+      throw textRejection(
+        400,
+        `Application ${appId} is in final state ${state}; its timeout cannot be updated.`,
+      );
+    }
+    const nowMs = this.time.nowEpochMs();
+    if (expiry <= nowMs) {
+      throw textRejection(
+        400,
+        `Expire time is less than current time, current-time=${nowMs} expire-time=${expiry}`,
+      );
+    }
+    rec.lifetimeExpiryMs = expiry;
+    this.lifetimeHandled.delete(rec.id);
+    return rec;
+  }
+
+  /** The LIFETIME timeout as the RM reports it: UNLIMITED / -1 when none is set. */
+  timeoutOf(rec: AppRecord): { type: string; expiryTime: string; remainingTimeInSeconds: number } {
+    if (rec.lifetimeExpiryMs === null)
+      return { type: 'LIFETIME', expiryTime: 'UNLIMITED', remainingTimeInSeconds: -1 };
+    const remaining = Math.max(0, Math.floor((rec.lifetimeExpiryMs - this.time.nowEpochMs()) / 1000));
+    return {
+      type: 'LIFETIME',
+      expiryTime: formatExpiryTime(rec.lifetimeExpiryMs),
+      remainingTimeInSeconds: remaining,
+    };
+  }
+
+  // ------------------------------------------------------------------ reservations
+
+  newReservation(): string {
+    const id = `reservation_${this.clusterTimestamp}_${pad4(++this.reservationSeq)}`;
+    this.issuedReservations.add(id);
+    return id;
+  }
+
+  /** Containers one request needs, counting each container in slots of the configured size. */
+  private slotsPerContainer(r: ReservationRequestSpec): number {
+    return Math.max(
+      1,
+      Math.ceil(r.memoryMB / this.config.containerMemoryMB),
+      Math.ceil(r.vcores / this.config.containerVcores),
+    );
+  }
+
+  private checkDefinition(d: ReservationSpec): void {
+    const bad = (m: string) => remoteRejection(400, 'BadRequestException', `java.lang.Exception: ${m}`);
+    if (!(d.deadline > d.arrival))
+      throw bad(
+        `The specified deadline: ${d.deadline} is the same or prior to the specified arrival: ${d.arrival}`,
+      );
+    if (d.requests.length === 0) throw bad('No resources have been specified to reserve');
+    for (const r of d.requests) {
+      if (!(r.durationMs > 0) || !(r.numContainers > 0))
+        throw bad('each reservation request needs a positive duration and num-containers');
+      if (r.durationMs > d.deadline - d.arrival) {
+        throw bad(
+          `The time difference (${d.deadline - d.arrival}) between arrival (${d.arrival}) and deadline (${d.deadline}) must be greater or equal to the minimum resource duration (${r.durationMs})`,
+        );
+      }
+    }
+  }
+
+  /**
+   * Plan a reservation: each request gets the earliest start in [arrival, deadline − duration]
+   * where the queue's reserved containers, with it, stay within the queue's guaranteed share
+   * of the default partition at every instant (ORDER and ORDER_NO_GAP: after the previous
+   * request). The plan is refused (400) when a request fits nowhere.
+   */
+  private plan(queue: QueueConfig, d: ReservationSpec, exclude: string | undefined): Allocation[] {
+    const capacity = Math.floor((this.partitionContainers('') * queue.capacity) / 100 + 1e-9);
+    const others = [...this.reservations.values()]
+      .filter((r) => r.queue === queue.name && r.id !== exclude)
+      .flatMap((r) => r.allocations);
+    const placed: Allocation[] = [];
+    let earliest = d.arrival;
+    for (const r of d.requests) {
+      const need = this.slotsPerContainer(r) * r.numContainers;
+      const all = [...others, ...placed];
+      const usedAt = (t: number) =>
+        all.filter((a) => a.startTime <= t && t < a.endTime).reduce((s, a) => s + a.containers, 0);
+      const fits = (start: number) => {
+        const end = start + r.durationMs;
+        const points = [start, ...all.map((a) => a.startTime).filter((t) => t > start && t < end)];
+        return points.every((t) => usedAt(t) + need <= capacity);
+      };
+      const candidates = [earliest, ...all.map((a) => a.endTime).filter((t) => t > earliest)].sort(
+        (a, b) => a - b,
+      );
+      const start = candidates.find((t) => t + r.durationMs <= d.deadline && fits(t));
+      if (start === undefined) {
+        throw remoteRejection(
+          400,
+          'BadRequestException',
+          `java.lang.Exception: org.apache.hadoop.yarn.server.resourcemanager.reservation.exceptions.PlanningException: The planning algorithm could not find a valid allocation for your request (${need} containers for ${r.durationMs} ms in queue ${queue.name}, capacity ${capacity})`,
+        );
+      }
+      placed.push({
+        startTime: start,
+        endTime: start + r.durationMs,
+        containers: need,
+        memoryMB: r.memoryMB * r.numContainers,
+        vcores: r.vcores * r.numContainers,
+      });
+      if (d.interpreter >= 2) earliest = start + r.durationMs;
+    }
+    return placed.sort((a, b) => a.startTime - b.startTime);
+  }
+
+  private reservableQueue(name: string | undefined): QueueConfig {
+    const q = name ? this.queue(name) : undefined;
+    if (!q)
+      throw remoteRejection(
+        400,
+        'BadRequestException',
+        `java.lang.Exception: The specified queue: ${name ?? ''} is not managed by reservation system. Please try again with a valid reservable queue.`,
+      );
+    if (!q.reservable) {
+      throw remoteRejection(
+        400,
+        'BadRequestException',
+        `java.lang.Exception: The specified queue: ${q.name} is not managed by reservation system. Please try again with a valid reservable queue.`,
+      );
+    }
+    return q;
+  }
+
+  submitReservation(
+    id: string | undefined,
+    queueName: string | undefined,
+    d: ReservationSpec,
+    user: string | undefined,
+  ): void {
+    if (!id || !this.issuedReservations.has(id)) {
+      throw remoteRejection(
+        400,
+        'BadRequestException',
+        `java.lang.Exception: Reservation id ${id ?? ''} was not handed out by new-reservation on this RM`,
+      );
+    }
+    const queue = this.reservableQueue(queueName);
+    this.checkDefinition(d);
+    const existing = this.reservations.get(id);
+    if (existing) {
+      // ReservationSystem.md: the same id with the same definition is accepted once; another definition is an error.
+      if (JSON.stringify(existing.definition) === JSON.stringify(d) && existing.queue === queue.name) return;
+      throw remoteRejection(
+        400,
+        'BadRequestException',
+        `java.lang.Exception: Reservation ${id} already exists with a different definition`,
+      );
+    }
+    const allocations = this.plan(queue, d, undefined);
+    this.reservations.set(id, {
+      id,
+      queue: queue.name,
+      user: user && user !== '' ? user : this.config.defaultUser,
+      acceptanceTime: this.time.nowEpochMs(),
+      definition: d,
+      allocations,
+    });
+  }
+
+  updateReservation(id: string | undefined, d: ReservationSpec): void {
+    const rec = id ? this.reservations.get(id) : undefined;
+    if (!rec)
+      throw remoteRejection(
+        400,
+        'BadRequestException',
+        `java.lang.Exception: Reservation ${id ?? ''} not found`,
+      );
+    this.checkDefinition(d);
+    rec.allocations = this.plan(this.queues.get(rec.queue)!, d, rec.id);
+    rec.definition = d;
+  }
+
+  deleteReservation(id: string | undefined): void {
+    if (!id || !this.reservations.delete(id)) {
+      throw remoteRejection(
+        400,
+        'BadRequestException',
+        `java.lang.Exception: Reservation ${id ?? ''} not found`,
+      );
+    }
+  }
+
+  listReservations(q: {
+    queue: string;
+    reservationId?: string;
+    startTime: number;
+    endTime: number;
+  }): ReservationRecord[] {
+    const leaf = queueLeaf(q.queue);
+    return [...this.reservations.values()].filter((r) => {
+      if (r.queue !== leaf) return false;
+      if (q.reservationId !== undefined) return r.id === q.reservationId;
+      return r.definition.arrival <= q.endTime && r.definition.deadline >= q.startTime;
+    });
+  }
+
+  // ------------------------------------------------------------------ JobHistory
+
+  /** The finished (or killed) MapReduce job behind an app, by job id; undefined while it runs. */
+  historyJob(jobId: string): { rec: AppRecord; view: AppView } | undefined {
+    const m = /^job_(\d+)_(\d+)$/.exec(jobId);
+    if (!m) return undefined;
+    const rec = this.apps.get(`application_${m[1]}_${m[2]}`);
+    if (!rec || !rec.inEngine) return undefined;
+    const view = this.view(rec);
+    return FINAL.has(view.state) ? { rec, view } : undefined;
+  }
+
+  historyJobs(): Array<{ rec: AppRecord; view: AppView }> {
+    return this.allViews()
+      .filter((v) => v.rec.inEngine && FINAL.has(v.state))
+      .map((view) => ({ rec: view.rec, view }));
+  }
+
+  /** Every attempt of the job's tasks, completed or lost, in the order they ended. */
+  taskRecordsOf(appId: string): TaskRecord[] {
+    return this.engine.taskRecords().filter((t) => t.job === appId);
+  }
+
+  /** The input split of map i in MB (for a worst-case check). */
+  splitMB(rec: AppRecord): number {
+    return rec.inputBytes / rec.maps / MB;
+  }
+}
+
+/** Where java.time would stop parsing `yyyy-MM-dd'T'HH:mm:ss.SSSZ` in this text. */
+function parseFailureIndex(text: string): number {
+  const pattern = 'dddd-dd-ddTdd:dd:dd.ddd';
+  for (let i = 0; i < pattern.length; i++) {
+    const c = text[i];
+    const p = pattern[i]!;
+    if (c === undefined) return i;
+    if (p === 'd' ? !/\d/.test(c) : c !== p) return i;
+  }
+  return pattern.length;
+}

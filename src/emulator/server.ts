@@ -1,0 +1,212 @@
+import http from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+import express, { type Request, type Response } from 'express';
+import { silentLogger, type Logger } from '../log';
+import { SimTime, systemClock, type RealClock } from './clock';
+import { defaultEmulatorConfig, type EmulatorConfig } from './config';
+import { CONTROL_PREFIX, Controls, type FaultSettings } from './controls';
+import { buildJhsApp } from './jhs-app';
+import { buildRmApp } from './rm-app';
+import { EmulatedRm } from './rm-state';
+
+/**
+ * Starts the emulated ResourceManager and JobHistory server on two ports over one simulated
+ * cluster, with the test controls under `/_emulator/` on both:
+ *
+ *   GET    /_emulator/state        simulated time, apps, faults, write counts
+ *   PUT    /_emulator/faults       change fault settings (JSON, any subset of FaultSettings)
+ *   DELETE /_emulator/faults       back to no faults
+ *   GET    /_emulator/writes       write calls by endpoint, and the log of each
+ *   DELETE /_emulator/writes       forget them
+ *   POST   /_emulator/advance      {"seconds": N}: jump simulated time forward
+ *   POST   /_emulator/refuse       {"ms": N}: close the RM's listening socket for N real ms
+ */
+export interface EmulatorOptions {
+  config?: EmulatorConfig;
+  /** Simulated seconds per real second. */
+  speed?: number;
+  seed?: number;
+  clock?: RealClock;
+  host?: string;
+  /** 0 = an ephemeral port. */
+  port?: number;
+  jhsPort?: number;
+  faults?: Partial<FaultSettings>;
+  /** How injected latency waits (tests pass one that does not sleep). */
+  delay?: (ms: number) => Promise<void>;
+  logger?: Logger;
+}
+
+export interface RunningEmulator {
+  url: string;
+  jhsUrl: string;
+  port: number;
+  jhsPort: number;
+  rm: EmulatedRm;
+  controls: Controls;
+  time: SimTime;
+  /** Close the RM's listening socket and drop its open connections: clients get ECONNREFUSED. */
+  stopListening(): Promise<void>;
+  /** Listen again on the same port. */
+  resumeListening(): Promise<void>;
+  close(): Promise<void>;
+}
+
+class Listener {
+  private server: http.Server;
+  private readonly sockets = new Set<Socket>();
+  port = 0;
+
+  constructor(
+    private readonly app: express.Express,
+    private readonly host: string,
+  ) {
+    this.server = this.make();
+  }
+
+  private make(): http.Server {
+    const server = http.createServer(this.app);
+    server.on('connection', (s) => {
+      this.sockets.add(s);
+      s.on('close', () => this.sockets.delete(s));
+    });
+    return server;
+  }
+
+  listen(port: number): Promise<void> {
+    return new Promise((resolve, reject) => {
+      this.server.once('error', reject);
+      this.server.listen(port, this.host, () => {
+        this.server.off('error', reject);
+        this.port = (this.server.address() as AddressInfo).port;
+        resolve();
+      });
+    });
+  }
+
+  async stop(): Promise<void> {
+    if (!this.server.listening) return;
+    const closed = new Promise<void>((resolve) => this.server.close(() => resolve()));
+    for (const s of this.sockets) s.destroy();
+    await closed;
+    this.server = this.make();
+  }
+
+  async resume(): Promise<void> {
+    if (this.server.listening) return;
+    await this.listen(this.port);
+  }
+}
+
+function controlRouter(
+  rm: EmulatedRm,
+  controls: Controls,
+  time: SimTime,
+  refuse: (ms: number) => void,
+): express.Router {
+  const r = express.Router();
+  r.use(express.json({ limit: '100kb' }));
+  const bad = (res: Response, err: unknown) => res.status(400).json({ error: (err as Error).message });
+  r.get('/state', (_req: Request, res: Response) => {
+    rm.sync();
+    res.json({
+      clusterTimestamp: rm.clusterTimestamp,
+      speed: time.speed,
+      simSeconds: rm.engine.now,
+      nowEpochMs: time.nowEpochMs(),
+      faults: controls.faults,
+      writes: controls.writeCounts(),
+      costs: rm.config.cluster.costs,
+      apps: rm.allViews().map((v) => ({
+        id: v.rec.id,
+        state: v.state,
+        queue: v.rec.queue,
+        priority: v.rec.priority,
+        partition: v.rec.partition,
+        maps: v.rec.maps,
+        reduces: v.rec.reduces,
+      })),
+    });
+  });
+  r.put('/faults', (req: Request, res: Response) => {
+    try {
+      res.json(controls.set((req.body ?? {}) as Partial<Record<keyof FaultSettings, unknown>>));
+    } catch (err) {
+      bad(res, err);
+    }
+  });
+  r.delete('/faults', (_req: Request, res: Response) => {
+    controls.reset();
+    res.json(controls.faults);
+  });
+  r.get('/writes', (_req: Request, res: Response) =>
+    res.json({ counts: controls.writeCounts(), log: controls.writeLog }),
+  );
+  r.delete('/writes', (_req: Request, res: Response) => {
+    controls.clearWrites();
+    res.status(204).end();
+  });
+  r.post('/advance', (req: Request, res: Response) => {
+    try {
+      time.skip(Number((req.body as { seconds?: unknown })?.seconds));
+      rm.sync();
+      res.json({ simSeconds: rm.engine.now, nowEpochMs: time.nowEpochMs() });
+    } catch (err) {
+      bad(res, err);
+    }
+  });
+  r.post('/refuse', (req: Request, res: Response) => {
+    const ms = Number((req.body as { ms?: unknown })?.ms);
+    if (!(ms > 0)) return bad(res, new RangeError('ms must be a positive number'));
+    res.status(202).json({ refusingForMs: ms });
+    res.on('finish', () => refuse(ms));
+  });
+  return r;
+}
+
+export async function startEmulator(options: EmulatorOptions = {}): Promise<RunningEmulator> {
+  const log = (options.logger ?? silentLogger()).child({ component: 'emulator' });
+  const time = new SimTime(options.clock ?? systemClock, options.speed ?? 1);
+  const seed = options.seed ?? 1;
+  const rm = new EmulatedRm(options.config ?? defaultEmulatorConfig(), time, seed);
+  const controls = new Controls(seed, options.faults ?? {}, options.delay);
+  const host = options.host ?? '127.0.0.1';
+
+  const rmOuter = express();
+  const jhsOuter = express();
+  const rmListener = new Listener(rmOuter, host);
+  const jhsListener = new Listener(jhsOuter, host);
+  const refuse = (ms: number) => {
+    void rmListener.stop().then(() => setTimeout(() => void rmListener.resume(), ms));
+  };
+  rmOuter.use(CONTROL_PREFIX, controlRouter(rm, controls, time, refuse));
+  rmOuter.use(buildRmApp(rm, controls, log));
+  jhsOuter.use(CONTROL_PREFIX, controlRouter(rm, controls, time, refuse));
+  jhsOuter.use(buildJhsApp(rm, controls, log));
+
+  await rmListener.listen(options.port ?? 0);
+  await jhsListener.listen(options.jhsPort ?? 0);
+  const url = `http://${host}:${rmListener.port}`;
+  const jhsUrl = `http://${host}:${jhsListener.port}`;
+  log.info('emulator started', {
+    rm: url,
+    jhs: jhsUrl,
+    speed: time.speed,
+    seed,
+    clusterTimestamp: rm.clusterTimestamp,
+  });
+  return {
+    url,
+    jhsUrl,
+    port: rmListener.port,
+    jhsPort: jhsListener.port,
+    rm,
+    controls,
+    time,
+    stopListening: () => rmListener.stop(),
+    resumeListening: () => rmListener.resume(),
+    async close() {
+      await Promise.all([rmListener.stop(), jhsListener.stop()]);
+    },
+  };
+}
