@@ -2,6 +2,7 @@ import { Command } from 'commander';
 import { demoCommand } from './demo';
 import { probeCommand } from './probe';
 import { simulateCommand } from './simulate';
+import { startCommand } from './start';
 
 /**
  * The `yarn-sched-sidecar` command. Each sub-command lives in its own file under src/cli/
@@ -15,6 +16,7 @@ export function buildProgram(): Command {
   program.addCommand(probeCommand());
   program.addCommand(demoCommand());
   program.addCommand(simulateCommand());
+  program.addCommand(startCommand());
   return program;
 }
 

@@ -97,6 +97,11 @@ export class Enforcer {
     return this.draining;
   }
 
+  /** Resolves when no drain is running. */
+  async idle(): Promise<void> {
+    await this.draining?.catch(() => undefined);
+  }
+
   private async drainOnce(): Promise<DrainResult> {
     const { ledger, logger, shadow, maxWritesPerCycle, metrics } = this.options;
     const result: DrainResult = { done: 0, failed: 0, skipped: 0, deferred: 0 };

@@ -542,7 +542,12 @@ export class Sidecar implements SidecarService {
             interpreter: 2, // ORDER: maps, then reduces
             requests: [
               { durationMs: Math.max(1000, mapMs), numContainers: s.maps, minConcurrency: 1, capability },
-              { durationMs: Math.max(1000, reduceMs), numContainers: t.reduces, minConcurrency: 1, capability },
+              {
+                durationMs: Math.max(1000, reduceMs),
+                numContainers: t.reduces,
+                minConcurrency: 1,
+                capability,
+              },
             ],
           },
         },
@@ -582,6 +587,13 @@ export class Sidecar implements SidecarService {
       });
     }
     return this.polling;
+  }
+
+  /** Resolves once the running cycle, submissions and enforcement have settled (for shutdown). */
+  async runOnceSettled(): Promise<void> {
+    await this.polling?.catch(() => undefined);
+    await this.submitting;
+    await this.enforcer.idle();
   }
 
   private async cycle(): Promise<void> {

@@ -43,6 +43,17 @@ export interface TransportOptions {
   haDetection?: boolean;
   logger?: Logger;
   component?: string;
+  /**
+   * Called after every attempt with its outcome, for metrics: `status` for an HTTP answer,
+   * `error` ('timeout' or the network error code) otherwise.
+   */
+  onCall?: (call: {
+    method: string;
+    path: string;
+    status?: number;
+    error?: string;
+    latencyMs: number;
+  }) => void;
 }
 
 export type QueryValue = string | number | boolean | readonly string[] | undefined;
@@ -118,6 +129,7 @@ export class HttpTransport {
   private readonly now: () => number;
   private readonly user: string | undefined;
   private readonly log: Logger;
+  private readonly onCall: TransportOptions['onCall'];
   private readonly http: AxiosInstance;
   private activeIndex = 0;
   private activeKnown: boolean;
@@ -137,6 +149,7 @@ export class HttpTransport {
     this.sleep = options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
     this.now = options.now ?? (() => performance.now());
     this.user = options.user;
+    this.onCall = options.onCall;
     this.log = (options.logger ?? silentLogger()).child({ component: options.component ?? 'rm-client' });
     this.activeKnown = this.urls.length === 1 || !this.opts.haDetection;
     const httpsAgent = options.caFile ? new https.Agent({ ca: fs.readFileSync(options.caFile) }) : undefined;
@@ -180,6 +193,7 @@ export class HttpTransport {
         signal: controller.signal,
       });
       const latencyMs = Math.round(this.now() - started);
+      this.onCall?.({ method: req.method, path: req.path, status: res.status, latencyMs });
       this.log.debug('rm call', {
         method: req.method,
         rm: base,
@@ -205,6 +219,7 @@ export class HttpTransport {
     } catch (err) {
       const latencyMs = Math.round(this.now() - started);
       if (controller.signal.aborted) {
+        this.onCall?.({ method: req.method, path: req.path, error: 'timeout', latencyMs });
         this.log.debug('rm call timed out', {
           method: req.method,
           rm: base,
@@ -215,6 +230,7 @@ export class HttpTransport {
         return { kind: 'timeout', url };
       }
       const code = errorCode(err);
+      this.onCall?.({ method: req.method, path: req.path, error: code, latencyMs });
       this.log.debug('rm call failed', {
         method: req.method,
         rm: base,

@@ -1,0 +1,53 @@
+import { Command } from 'commander';
+import { loadConfigFile } from '../config/load';
+import { defaultRegistry } from '../core/registry';
+import { SidecarError } from '../errors/base';
+import { createLogger } from '../log';
+import { resolveDataPath, startSidecar, type StartOptions } from '../loop/service';
+
+/** Dashboard routes, when the dashboard module is present. */
+function dashboardRoutes(): StartOptions['extraRoutes'] {
+  try {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports -- optional module, resolved at run time
+    const mod = require('../dashboard') as { mountDashboard?: (app: unknown, options?: unknown) => void };
+    return mod.mountDashboard ? (app) => mod.mountDashboard!(app) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+export function startCommand(): Command {
+  return new Command('start')
+    .description('run the sidecar: poll the RM, decide, enforce, and serve the API and dashboard')
+    .option('--config <file>', 'configuration file (YAML)', 'config/default.yaml')
+    .action(async (opts: { config: string }) => {
+      const registry = defaultRegistry();
+      let config;
+      try {
+        config = loadConfigFile(resolveDataPath(opts.config), {
+          env: process.env,
+          knownAdmissionPolicies: registry.names('admission'),
+          knownPlacementPolicies: registry.names('placement'),
+        });
+      } catch (err) {
+        process.stderr.write(`configuration error: ${(err as Error).message}\n`);
+        process.exitCode = 2;
+        return;
+      }
+      const logger = createLogger({ level: config.log.level, format: config.log.format });
+      try {
+        const running = await startSidecar(config, { logger, extraRoutes: dashboardRoutes() });
+        const stop = async (signal: string) => {
+          logger.info('stopping', { component: 'service', signal });
+          await running.close();
+          process.exit(0);
+        };
+        process.once('SIGTERM', () => void stop('SIGTERM'));
+        process.once('SIGINT', () => void stop('SIGINT'));
+      } catch (err) {
+        const code = err instanceof SidecarError ? `${err.code}: ` : '';
+        process.stderr.write(`cannot start: ${code}${(err as Error).message}\n`);
+        process.exitCode = 2;
+      }
+    });
+}

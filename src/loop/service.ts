@@ -1,0 +1,184 @@
+import { existsSync, readFileSync } from 'node:fs';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { isAbsolute, join, resolve } from 'node:path';
+import cron from 'node-cron';
+import YAML from 'yaml';
+import type express from 'express';
+import { createApiApp } from '../api/app';
+import { endpointLabel, SidecarMetrics } from '../api/metrics';
+import type { SidecarConfig } from '../config/schema';
+import { parseEnergyProfile, type EnergyProfile } from '../core/energy/profile';
+import { defaultRegistry } from '../core/registry';
+import { ValidationError } from '../errors/validation';
+import { createLogger, type Logger } from '../log';
+import { Ledger } from '../store/ledger';
+import { HttpResourceManagerClient } from '../yarn/client';
+import { JobHistoryClient } from '../yarn/jobhistory';
+import { Sidecar } from './sidecar';
+
+/** The package root: config/ and the dashboard's assets are found from here, in src/ or dist/. */
+export const PACKAGE_ROOT = resolve(__dirname, '..', '..');
+
+/** A relative path from the configuration: from the working directory, else the package root. */
+export function resolveDataPath(path: string): string {
+  if (isAbsolute(path)) return path;
+  const fromCwd = resolve(path);
+  return existsSync(fromCwd) ? fromCwd : join(PACKAGE_ROOT, path);
+}
+
+/** Loads and checks the energy profile against the node classes the configuration maps labels to. */
+export function loadEnergyProfile(config: SidecarConfig): EnergyProfile {
+  const file = resolveDataPath(config.placement.energyProfile);
+  let raw: unknown;
+  try {
+    raw = YAML.parse(readFileSync(file, 'utf8'));
+  } catch (err) {
+    throw new ValidationError([
+      {
+        path: 'placement.energyProfile',
+        file,
+        message: `cannot read: ${(err as Error).message.split('\n')[0]}`,
+      },
+    ]);
+  }
+  const classes = new Map<string, string[]>([[config.placement.defaultNodeClass, []]]);
+  for (const [label, cls] of Object.entries(config.placement.nodeClassByLabel)) {
+    classes.set(cls, [...(classes.get(cls) ?? []), label]);
+  }
+  return parseEnergyProfile(
+    raw,
+    [...classes].map(([nodeClass, labels]) => ({ nodeClass, nodes: 1, labels })),
+  );
+}
+
+export interface RunningSidecar {
+  sidecar: Sidecar;
+  ledger: Ledger;
+  metrics: SidecarMetrics;
+  url: string;
+  server: Server;
+  close(): Promise<void>;
+}
+
+export interface StartOptions {
+  logger?: Logger;
+  /** Dashboard routes (mounted instead of the plain jobs page). */
+  extraRoutes?: (app: express.Express) => void;
+  /** Epoch ms clock; the demo and tests inject one. */
+  now?: () => number;
+  /** Skip the cron schedule (tests drive runOnce themselves). */
+  manualPolling?: boolean;
+}
+
+/**
+ * Starts the sidecar from a validated configuration: ledger, RM and JobHistory clients, the
+ * decision loop on its cron schedule, and the HTTP API. Returns once it listens.
+ */
+export async function startSidecar(
+  config: SidecarConfig,
+  options: StartOptions = {},
+): Promise<RunningSidecar> {
+  const logger = options.logger ?? createLogger({ level: config.log.level, format: config.log.format });
+  const metrics = new SidecarMetrics({ processMetrics: true });
+  const onCall = (c: {
+    method: string;
+    path: string;
+    status?: number;
+    error?: string;
+    latencyMs: number;
+  }) => {
+    const labels = { method: c.method, endpoint: endpointLabel(c.path) };
+    metrics.rmCallSeconds.observe(labels, c.latencyMs / 1000);
+    if (c.error !== undefined || (c.status !== undefined && c.status >= 400 && c.status !== 404)) {
+      metrics.rmErrors.inc({ ...labels, code: c.error ?? String(c.status) });
+    }
+  };
+  const transportOptions = {
+    format: config.rm.format,
+    user: config.rm.user || undefined,
+    timeoutMs: config.rm.timeoutMs,
+    maxAttempts: config.rm.retries + 1,
+    caFile: config.rm.caFile,
+    logger,
+    onCall,
+  };
+  const rm = new HttpResourceManagerClient({
+    ...transportOptions,
+    urls: config.rm.addresses,
+    haDetection: config.rm.addresses.length > 1,
+  });
+  const jobHistory = JobHistoryClient.forHistoryServer({
+    ...transportOptions,
+    urls: [config.rm.jobHistoryAddress],
+    haDetection: false,
+    component: 'jhs-client',
+  });
+  const ledger = Ledger.open(config.ledger.path === ':memory:' ? ':memory:' : resolve(config.ledger.path));
+  const now = options.now ?? (() => Date.now());
+  const sidecar = new Sidecar({
+    config,
+    rm,
+    jobHistory,
+    ledger,
+    registry: defaultRegistry(),
+    energyProfile: loadEnergyProfile(config),
+    metrics,
+    logger,
+    now,
+  });
+  const app = createApiApp({
+    service: sidecar,
+    metrics,
+    logger,
+    tokens: config.auth.tokens,
+    protectReads: config.auth.protectReads,
+    maxBodyBytes: config.server.maxBodyBytes,
+    now,
+    extraRoutes: options.extraRoutes,
+  });
+  const server = app.listen(config.server.port, config.server.host);
+  await new Promise<void>((ok, fail) => {
+    server.once('listening', ok);
+    server.once('error', fail);
+  });
+  const port = (server.address() as AddressInfo).port;
+  const host = config.server.host === '0.0.0.0' ? '127.0.0.1' : config.server.host;
+  const url = `http://${host}:${port}`;
+
+  const task = options.manualPolling
+    ? undefined
+    : cron.schedule(
+        config.loop.pollCron,
+        () => {
+          void sidecar.runOnce();
+        },
+        { noOverlap: true, name: 'poll' },
+      );
+  if (!options.manualPolling) void sidecar.runOnce();
+  logger.info('sidecar listening', {
+    component: 'service',
+    url,
+    rm: config.rm.addresses,
+    shadow: config.enforcement.shadow,
+    policy: config.admission.policy,
+  });
+
+  let closed = false;
+  return {
+    sidecar,
+    ledger,
+    metrics,
+    url,
+    server,
+    async close() {
+      if (closed) return;
+      closed = true;
+      await task?.destroy();
+      server.closeAllConnections();
+      await new Promise<void>((r) => server.close(() => r()));
+      await sidecar.runOnceSettled();
+      ledger.close();
+    },
+  };
+}
