@@ -110,7 +110,9 @@ export function coreSlotModel(cluster: ClusterSpec): SlotModel {
  * taken over the jobs of the trace on this cluster: per MB of the largest split, the longest
  * a map can take anywhere it may run (remote read, slowest class, top of the jitter range).
  * An operator would configure these; deriving them from the model keeps the guarantee's
- * premise (actual <= estimate) true by construction.
+ * premise (actual <= estimate) true by construction. One heartbeat interval is added to each
+ * task: a freed slot is only reused at its node's next heartbeat, so from the vectors' point of
+ * view a task holds its slot for up to its run time plus one heartbeat.
  */
 export function worstCaseEstimates(
   jobs: readonly TraceJob[],
@@ -124,10 +126,15 @@ export function worstCaseEstimates(
   for (const j of jobs) {
     const d = toDeadlineJob(j, 1);
     const largest = d.mapSplits ? Math.max(...d.mapSplits) : d.inputSize / d.maps;
-    if (largest > 0) mapCostMax = Math.max(mapCostMax, worstMapSeconds(j) / largest);
+    if (largest > 0)
+      mapCostMax = Math.max(mapCostMax, (worstMapSeconds(j) + cluster.heartbeatSeconds) / largest);
     const reduceInput = (eta * d.inputSize) / Math.max(1, j.reduces);
-    if (reduceInput > 0 && j.reduces > 0)
-      reduceCostMax = Math.max(reduceCostMax, worstReduceSeconds(j) / reduceInput);
+    if (reduceInput > 0 && j.reduces > 0) {
+      reduceCostMax = Math.max(
+        reduceCostMax,
+        (worstReduceSeconds(j) + cluster.heartbeatSeconds) / reduceInput,
+      );
+    }
   }
   // Tiny relative margin so floating-point rounding never puts an actual above its estimate.
   return { eta, mapCostMax: mapCostMax * (1 + 1e-9), reduceCostMax: reduceCostMax * (1 + 1e-9) };
@@ -167,11 +174,18 @@ export function admissionPort(
   estimates: Estimates,
   registry: PolicyRegistry = simulatorRegistry(),
 ): AdmissionPort {
-  const policy = registry.createAdmission(name, {
-    slotModel: coreSlotModel(cluster),
-    estimates,
-    ...args,
-  }) as AdmissionPolicy<unknown>;
+  // DC (seed 001) takes unit costs of its own; it gets the same worst-case figures RTMR does.
+  const base =
+    name === 'dc'
+      ? {
+          slotModel: coreSlotModel(cluster),
+          filterRatio: estimates.eta,
+          mapCost: estimates.mapCostMax,
+          reduceCost: estimates.reduceCostMax,
+          transferCost: 0,
+        }
+      : { slotModel: coreSlotModel(cluster), estimates };
+  const policy = registry.createAdmission(name, { ...base, ...args }) as AdmissionPolicy<unknown>;
   let state = policy.initialState(0);
   let rank = new Map<string, number>();
   const rerank = () => {
@@ -289,11 +303,9 @@ export function placementPort(
 ): PlacementPort {
   const needsProfile = name === 'efh' || name === 'efh-no-ae' || name === 'ideal-energy';
   const ctx = needsProfile ? { energyProfile: energyProfileOf(cluster) } : {};
-  const policy = registry.createPlacement(
-    name,
-    { gpuLabel: cluster.gpuLabel, ...args },
-    ctx,
-  ) as PlacementPolicy<unknown>;
+  // Policies with an energy profile take the GPU label from it; the others take it as an argument.
+  const withLabel = needsProfile ? args : { gpuLabel: cluster.gpuLabel, ...args };
+  const policy = registry.createPlacement(name, withLabel, ctx) as PlacementPolicy<unknown>;
   let state = policy.initialState();
   const cache = new Map<string, { version: number; tasks: PendingTask[] }>();
   const pendingTasks = (j: JobView): PendingTask[] => {

@@ -1,0 +1,158 @@
+import fc from 'fast-check';
+import { runPolicies } from '../../src/sim/driver';
+import type { ClusterSpec, SlotModel, TraceJob } from '../../src/sim/model';
+import type { PolicySpec } from '../../src/sim/policies';
+import { cluster, nodeClass, traceJob } from './doubles';
+
+/**
+ * The guarantee of seeds 000/004 (appendix): if actual task times never exceed the estimates
+ * and no node fails, every job RTMR admits meets its deadline. Here it is checked in the full
+ * simulator (heartbeats, FIFO placement from the registry, Alg. 5.4 dispatch), on both slot
+ * models, over random workloads. Premise: task times are drawn at or below the estimate
+ * (jitter max 1, estimates = the model's worst case plus one heartbeat, see
+ * worstCaseEstimates), and every block has a replica on every node (the proof assumes a free
+ * slot is filled at once; Hadoop's one-non-local-task-per-heartbeat rule would break that).
+ * The same runs show the Deadline Constraint scheduler admitting jobs that then miss.
+ */
+function testCluster(slotModel: SlotModel): ClusterSpec {
+  const base = cluster();
+  return cluster({
+    slotModel,
+    heartbeatSeconds: 3,
+    nodeClasses: [
+      nodeClass('fast', 3, {
+        mapSlots: 2,
+        reduceSlots: 1,
+        containers: 3,
+        speed: { cpu: 1, gpu: 1, gpuOnCpu: 1 },
+      }),
+      nodeClass('slow', 2, {
+        mapSlots: 2,
+        reduceSlots: 1,
+        containers: 3,
+        speed: { cpu: 0.9, gpu: 0.9, gpuOnCpu: 0.9 },
+      }),
+    ],
+    hdfs: { blockMB: 128, replication: 5, blocks: 0 },
+    costs: {
+      cpu: {
+        ...base.costs.cpu,
+        mapSecondsPerMB: 0.2,
+        reduceFixedSeconds: 0,
+        reduceSecondsPerMB: 1,
+        shuffleRatio: 0.1,
+        jitter: [0.9, 1],
+      },
+      gpu: base.costs.gpu,
+    },
+  });
+}
+
+const jobArb = fc.record({
+  gap: fc.integer({ min: 0, max: 60 }),
+  maps: fc.integer({ min: 1, max: 20 }),
+  reduces: fc.integer({ min: 1, max: 8 }),
+  mb: fc.integer({ min: 16, max: 128 }),
+  slack: fc.double({ min: 1.2, max: 6, noNaN: true }),
+});
+
+function workload(
+  raw: Array<{ gap: number; maps: number; reduces: number; mb: number; slack: number }>,
+): TraceJob[] {
+  let t = 0;
+  return raw.map((r, i) => {
+    t += r.gap;
+    // A deadline between 1.2x and 6x a rough lone-job time: some tight, some loose.
+    const alone = (Math.ceil(r.maps / 10) * r.mb * 0.2) / 0.6 + (r.maps * r.mb * 0.1 * 1) / r.reduces;
+    return traceJob(`j${i}`, {
+      arrival: t,
+      maps: r.maps,
+      reduces: r.reduces,
+      inputBytes: r.maps * r.mb * 1024 * 1024,
+      deadline: Math.max(10, Math.round(alone * r.slack)),
+    });
+  });
+}
+
+const specs: PolicySpec[] = [
+  { label: 'rtmr', admission: 'rtmr', placement: 'fifo' },
+  { label: 'rtmr-no-feedback', admission: 'rtmr-no-feedback', placement: 'fifo' },
+  { label: 'dc', admission: 'dc', placement: 'fifo' },
+];
+
+describe('the RTMR guarantee in the simulator', () => {
+  for (const slotModel of ['mr1', 'unified'] as const) {
+    it(`no job RTMR admits misses its deadline (${slotModel}); on unified DC admits jobs that miss`, () => {
+      let dcMisses = 0;
+      let rtmrAdmitted = 0;
+      fc.assert(
+        fc.property(
+          fc.array(jobArb, { minLength: 5, maxLength: 30 }),
+          fc.integer({ min: 0, max: 1e6 }),
+          (raw, seed) => {
+            const results = runPolicies({
+              cluster: testCluster(slotModel),
+              jobs: workload(raw),
+              specs,
+              seed,
+            });
+            for (const r of results) {
+              const missed = r.outcomes.filter((o) => o.admitted && o.metDeadline === false);
+              if (r.spec.admission === 'dc') dcMisses += missed.length;
+              else {
+                rtmrAdmitted += r.summary.accepted;
+                expect(missed.map((o) => `${o.id} finished ${o.finish} > ${o.absDeadline}`)).toEqual([]);
+                expect(r.summary.successRatio === null || r.summary.successRatio === 1).toBe(true);
+              }
+            }
+          },
+        ),
+        { numRuns: 20, seed: slotModel === 'mr1' ? 7 : 8 },
+      );
+      // The check is not vacuous: RTMR admitted jobs, and DC let some through that missed.
+      expect(rtmrAdmitted).toBeGreaterThan(50);
+      // On mr1 these random runs rarely trip DC; the named test below shows its mr1 failure.
+      if (slotModel === 'unified') expect(dcMisses).toBeGreaterThan(0);
+    });
+  }
+
+  it('seed 000 section III in the simulator (mr1): DC accepts a pair and one misses; RTMR refuses the second', () => {
+    // 4 map slots, 2 reduce slots; 1 s per MB in maps and reduces, intermediate = input.
+    // A: 2 maps, 2 reduces, 100 MB, D = 104. B (arrives at 1): 2 maps, 2 reduces, 60 MB, D = 74.
+    // (The estimates carry one heartbeat per task, so the unit costs are a little above 1 and
+    // A's S_r^max is about 53, with n_m^min = 2.) DC checks B's reduce slots only at its
+    // S_r^max, about 44.5, when A holds none; B's reduces then run until about 62 and A's
+    // reduces (50 s each) end near 112 > 104.
+    const base = cluster();
+    const c = cluster({
+      heartbeatSeconds: 0.5,
+      remoteReadPenalty: 0,
+      nodeClasses: [nodeClass('n', 2, { mapSlots: 2, reduceSlots: 1 })],
+      hdfs: { blockMB: 128, replication: 2, blocks: 0 },
+      costs: {
+        cpu: {
+          mapFixedSeconds: 0,
+          mapSecondsPerMB: 1,
+          reduceFixedSeconds: 0,
+          reduceSecondsPerMB: 1,
+          shuffleRatio: 1,
+          jitter: [1, 1],
+        },
+        gpu: base.costs.gpu,
+      },
+    });
+    const MBy = 1024 * 1024;
+    const jobs = [
+      traceJob('a', { arrival: 0, maps: 2, reduces: 2, inputBytes: 100 * MBy, deadline: 104 }),
+      traceJob('b', { arrival: 1, maps: 2, reduces: 2, inputBytes: 60 * MBy, deadline: 74 }),
+    ];
+    const [dc, rtmr] = runPolicies({ cluster: c, jobs, specs: [specs[2]!, specs[0]!], seed: 1 });
+    expect(dc!.outcomes.map((o) => o.admitted)).toEqual([true, true]);
+    const a = dc!.outcomes[0]!;
+    expect(a.metDeadline).toBe(false);
+    expect(a.finish!).toBeGreaterThan(108);
+    expect(dc!.summary.successRatio).toBe(0.5);
+    expect(rtmr!.outcomes.map((o) => o.admitted)).toEqual([true, false]);
+    expect(rtmr!.summary.successRatio).toBe(1);
+  });
+});
