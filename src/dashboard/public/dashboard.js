@@ -237,53 +237,63 @@
 
   // --- rendering --------------------------------------------------------------------------
 
+  const COLUMNS = [
+    ['id', (j) => j.id],
+    ['name', (j) => j.name],
+    ['user', (j) => j.user],
+    ['decision', (j) => j.decision],
+    ['state', (j) => j.state],
+    ['outcome', (j) => j.outcome || ''],
+    ['queue', (j) => j.queue || ''],
+    ['label', (j) => jobLabel(j)],
+    ['deadline', (j) => fmtTime(j.deadline)],
+    ['estimate', (j) => fmtTime(j.estimatedFinish)],
+    ['finished', (j) => fmtTime(j.finishedAt)],
+    ['slack', (j) => fmtDuration(j.slackSeconds)],
+    ['reason', (j) => reasonText(j.reason)],
+  ];
+
+  function newRow(id) {
+    const tr = document.createElement('tr');
+    tr.dataset.jobId = id;
+    tr.tabIndex = 0;
+    for (const [name] of COLUMNS) tr.appendChild(node('td', '', `c-${name}`));
+    return tr;
+  }
+
+  /** Write a job into its row, touching only what changed. */
+  function updateRow(tr, j) {
+    const cls = ['job', safeClass(j.decision, KNOWN_DECISIONS), safeClass(j.outcome, KNOWN_OUTCOMES)];
+    if (j.id === state.selectedId) cls.push('selected');
+    const className = cls.filter(Boolean).join(' ');
+    if (tr.className !== className) tr.className = className;
+    COLUMNS.forEach(([, value], i) => {
+      const v = String(value(j));
+      if (tr.cells[i].textContent !== v) tr.cells[i].textContent = v;
+    });
+    tr.cells[11].classList.toggle('late', j.slackSeconds !== null && j.slackSeconds < 0);
+  }
+
+  /**
+   * Rows are kept per job id and updated in place rather than rebuilt on every poll, so the
+   * keyboard focus, a hovered row and a text selection survive the live updates.
+   */
   function renderJobs() {
     const f = filters();
     const shown = state.jobs.filter((j) => matchesLocal(j, f));
     const tbody = $('jobs').tBodies[0];
-    clear(tbody);
-    for (const j of shown) {
-      const tr = document.createElement('tr');
-      tr.className = ['job', safeClass(j.decision, KNOWN_DECISIONS), safeClass(j.outcome, KNOWN_OUTCOMES)]
-        .filter(Boolean)
-        .join(' ');
-      tr.dataset.jobId = j.id;
-      tr.tabIndex = 0;
-      if (j.id === state.selectedId) tr.classList.add('selected');
-      const cells = [
-        j.id,
-        j.name,
-        j.user,
-        j.decision,
-        j.state,
-        j.outcome || '',
-        j.queue || '',
-        jobLabel(j),
-        fmtTime(j.deadline),
-        fmtTime(j.estimatedFinish),
-        fmtTime(j.finishedAt),
-        fmtDuration(j.slackSeconds),
-        reasonText(j.reason),
-      ];
-      const names = [
-        'id',
-        'name',
-        'user',
-        'decision',
-        'state',
-        'outcome',
-        'queue',
-        'label',
-        'deadline',
-        'estimate',
-        'finished',
-        'slack',
-        'reason',
-      ];
-      cells.forEach((c, i) => tr.appendChild(node('td', c, `c-${names[i]}`)));
-      if (j.slackSeconds !== null && j.slackSeconds < 0) tr.cells[11].classList.add('late');
-      tbody.appendChild(tr);
-    }
+    const existing = new Map();
+    for (const tr of Array.from(tbody.rows)) existing.set(tr.dataset.jobId, tr);
+    const rows = shown.map((j) => {
+      const tr = existing.get(j.id) || newRow(j.id);
+      existing.delete(j.id);
+      updateRow(tr, j);
+      return tr;
+    });
+    for (const tr of existing.values()) tr.remove();
+    rows.forEach((tr, i) => {
+      if (tbody.rows[i] !== tr) tbody.insertBefore(tr, tbody.rows[i] || null);
+    });
     const more =
       state.total > state.jobs.length
         ? ` (the API holds ${state.total}; the newest ${state.jobs.length} are loaded)`
@@ -302,6 +312,9 @@
         kind: j.outcome === 'met' ? 'met' : j.outcome === 'missed' ? 'missed' : 'open',
         title: `${j.name} (${j.id}): deadline ${fmtTime(j.deadline)}, ${j.finishedAt ? 'finished' : 'estimated'} ${fmtTime(j.finishedAt || j.estimatedFinish)}, slack ${fmtDuration(j.slackSeconds)}`,
       }));
+    const key = JSON.stringify(bars);
+    if (key === lastSlackKey) return;
+    lastSlackKey = key;
     YssCharts.renderBarChart(document, $('chart-slack'), {
       label: 'Slack per admitted job, minutes',
       bars,
@@ -311,7 +324,14 @@
     });
   }
 
+  let lastStatsKey = null;
+  let lastSlackKey = null;
+
   function renderStats(stats) {
+    // Redraw only when the samples changed: a chart rebuilt every poll would flicker.
+    const key = JSON.stringify(stats);
+    if (key === lastStatsKey) return;
+    lastStatsKey = key;
     const samples = (stats && Array.isArray(stats.samples) ? stats.samples : [])
       .map((s) => Object.assign({}, s, { t: Date.parse(s.at) }))
       .filter((s) => Number.isFinite(s.t))
@@ -475,12 +495,19 @@
     return d;
   }
 
+  let lastDetailKey = null;
+
   function renderDetail(job) {
     const panel = $('detail');
     if (!job) {
       panel.hidden = true;
+      lastDetailKey = null;
       return;
     }
+    // An unchanged job is left as drawn, so an expanded request or result stays open.
+    const key = JSON.stringify(job);
+    if (key === lastDetailKey && !panel.hidden) return;
+    lastDetailKey = key;
     panel.hidden = false;
     panel.dataset.jobId = job.id;
     setText('detail-title', `${job.name} — ${job.id}`);
