@@ -1,5 +1,6 @@
 import { Command } from 'commander';
 import { demoCommand } from './demo';
+import { emulatorCommand } from './emulator';
 import { probeCommand } from './probe';
 import { simulateCommand } from './simulate';
 import { startCommand } from './start';
@@ -15,6 +16,7 @@ export function buildProgram(): Command {
     .version(require('../../package.json').version as string);
   program.addCommand(probeCommand());
   program.addCommand(demoCommand());
+  program.addCommand(emulatorCommand());
   program.addCommand(simulateCommand());
   program.addCommand(startCommand());
   return program;

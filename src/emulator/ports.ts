@@ -1,4 +1,3 @@
-import type { PlacementJob, PlacementPolicy } from '../core/placement/types';
 import type { AdmissionPort, JobView, MapAssignment, NodeView, PlacementPort } from '../sim/policy-port';
 
 /**
@@ -9,9 +8,8 @@ import type { AdmissionPort, JobView, MapAssignment, NodeView, PlacementPort } f
  * the capacity scheduler's FIFO ordering policy does: priority first (the engine sorts on it
  * before asking `compare`), then submission order (CapacityScheduler.md, "Application priority").
  *
- * Placement: any placement policy of the registry (src/core/registry.ts), adapted from the
- * core contract (`onHeartbeat` over plain data) to the engine's port, with what a YARN
- * scheduler adds around it:
+ * Placement: any placement policy of the registry, through the simulator's own adapter
+ * (src/sim/policies.ts `placementPort`), with what a YARN scheduler adds around it:
  * - node labels: a job's map tasks are offered only to nodes of its partition (an exclusive
  *   partition serves only apps that ask for its label; unlabelled nodes form the default
  *   partition), as NodeLabel.md describes;
@@ -55,15 +53,20 @@ export function nodePartition(labels: readonly string[]): string {
   return labels[0] ?? '';
 }
 
-export function placementPort(
-  policy: PlacementPolicy<unknown>,
+/**
+ * Wrap the simulator's placement port (src/sim/policies.ts: any registry policy) with the
+ * partition and queue-maximum rules above. `orderKeys` is what the inner port's `orderKeyMs`
+ * must read: filled here before each call.
+ */
+export function labelledPlacement(
+  inner: PlacementPort,
+  orderKeys: Map<string, number>,
   bind: () => PlacementBindings,
 ): PlacementPort {
-  let state = policy.initialState();
   return {
-    name: policy.name,
-    jobAdded: () => undefined,
-    jobRemoved: () => undefined,
+    name: inner.name,
+    jobAdded: (job, now) => inner.jobAdded(job, now),
+    jobRemoved: (id, now) => inner.jobRemoved(id, now),
     assignMaps(node: NodeView, queue: readonly JobView[], now: number): MapAssignment[] {
       const b = bind();
       const partition = nodePartition(node.labels);
@@ -83,44 +86,20 @@ export function placementPort(
       // The policies order by arrival; the engine's queue is already in the RM's order (priority,
       // then submission). Lower each arrival to below its successor's so that a raised priority
       // moves a job ahead in the policy's FIFO order too, without changing anyone else's place.
-      const arrivals = eligible.map((j) => j.spec.arrival * 1000);
-      for (let i = arrivals.length - 2; i >= 0; i--) {
-        arrivals[i] = Math.min(arrivals[i]!, arrivals[i + 1]! - 1);
-      }
-      const jobs: PlacementJob[] = eligible.map((j, i) => ({
-        jobId: j.id,
-        arrivalMs: arrivals[i]!,
-        kind: j.spec.type,
-        pendingTasks: j.pendingMaps.map((m) => ({
-          taskId: String(m),
-          replicaNodes: j.mapReplicas(m).map((r) => b.nodeId(r)),
-        })),
-        runningTasks: j.runningMaps + j.runningReduces,
-        user: b.job(j.id)?.user ?? '',
-        totalTasks: j.spec.maps,
-        remainingReduceWork: j.pendingReduces + j.runningReduces,
-      }));
-      const result = policy.onHeartbeat(state, {
-        node: {
-          nodeId: node.id,
-          nodeClass: node.className,
-          labels: node.labels,
-          free: { cpu: node.freeCpu, gpu: node.freeGpu },
-          capacity: { cpu: node.capacityCpu, gpu: node.capacityGpu },
-        },
-        jobs,
-        nowMs: now * 1000,
-      });
-      state = result.state;
+      const keys = eligible.map((j) => j.spec.arrival * 1000);
+      for (let i = keys.length - 2; i >= 0; i--) keys[i] = Math.min(keys[i]!, keys[i + 1]! - 1);
+      orderKeys.clear();
+      eligible.forEach((j, i) => orderKeys.set(j.id, keys[i]!));
+      const proposed = inner.assignMaps(node, eligible, now);
       // A queue at its maximum keeps it within this heartbeat too.
       const out: MapAssignment[] = [];
-      for (const a of result.assignments) {
+      for (const a of proposed) {
         if (out.length >= node.freeMapSlots) break;
         const info = b.job(a.jobId)!;
-        const now = held.get(info.queue) ?? 0;
-        if (now >= b.maxContainers(info.queue, partition)) continue;
-        held.set(info.queue, now + 1);
-        out.push({ jobId: a.jobId, mapIndex: Number(a.taskId), containerKind: a.containerKind });
+        const count = held.get(info.queue) ?? 0;
+        if (count >= b.maxContainers(info.queue, partition)) continue;
+        held.set(info.queue, count + 1);
+        out.push(a);
       }
       b.started(node.id, out);
       return out;

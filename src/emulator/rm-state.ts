@@ -1,5 +1,4 @@
 import { remoteRejection, textRejection } from '../errors/emulated-rm-rejection';
-import { defaultRegistry } from '../core/registry';
 import { Engine, type EngineSnapshot, type TaskRecord } from '../sim/engine';
 import { MB, type JobType, type TraceJob } from '../sim/model';
 import type { MapAssignment } from '../sim/policy-port';
@@ -7,7 +6,8 @@ import { formatExpiryTime, isRmExpiryFormat, parseExpiryTime } from '../yarn/exp
 import { queueLeaf } from '../yarn/ids';
 import type { SimTime } from './clock';
 import { checkEmulatorConfig, type EmulatorConfig, type QueueConfig } from './config';
-import { admitAllPort, nodePartition, placementPort, type JobPlacementInfo } from './ports';
+import { placementPort as simPlacementPort } from '../sim/policies';
+import { admitAllPort, labelledPlacement, nodePartition, type JobPlacementInfo } from './ports';
 
 /**
  * The ResourceManager's state over the simulator: applications and their ids, queues, priority
@@ -209,8 +209,17 @@ export class EmulatedRm {
     this.time = time;
     this.clusterTimestamp = time.startEpochMs;
     this.queues = new Map(config.queues.map((q) => [q.name, q]));
-    const policy = defaultRegistry().createPlacement(config.placementPolicy, config.placementArgs);
-    const port = placementPort(policy, () => ({
+    const orderKeys = new Map<string, number>();
+    const inner = simPlacementPort(
+      config.placementPolicy,
+      (config.placementArgs ?? {}) as Record<string, unknown>,
+      config.cluster,
+      {
+        nodeId: (i) => this.engine.nodeId(i),
+        orderKeyMs: (job) => orderKeys.get(job.id) ?? job.spec.arrival * 1000,
+      },
+    );
+    const port = labelledPlacement(inner, orderKeys, () => ({
       nodeId: (i) => this.engine.nodeId(i),
       job: (id) => this.placementInfo(id),
       maxContainers: (q, p) => this.maxContainers(q, p),
