@@ -95,6 +95,8 @@ export class Controls {
   private current: FaultSettings;
   private readonly rng: Rng;
   readonly writeLog: WriteRecord[] = [];
+  /** Requests answered with an injected failure, reads and writes alike. */
+  injectedFailures = 0;
 
   constructor(
     seed: number,
@@ -218,6 +220,7 @@ export class Controls {
       if (f.latencyMs > 0) await this.delay(f.latencyMs);
       if (f.failShare > 0 && this.rng.next() < f.failShare) {
         if (record) record.injected = true;
+        this.injectedFailures++;
         const status = f.failStatuses[Math.floor(this.rng.next() * f.failStatuses.length)]!;
         if (f.failBody === 'remote-exception') {
           res
