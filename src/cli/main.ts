@@ -1,5 +1,6 @@
 import { Command } from 'commander';
 import { demoCommand } from './demo';
+import { fixtureDemoCommand } from './fixture-demo';
 import { emulatorCommand } from './emulator';
 import { probeCommand } from './probe';
 import { simulateCommand } from './simulate';
@@ -16,6 +17,7 @@ export function buildProgram(): Command {
     .version(require('../../package.json').version as string);
   program.addCommand(probeCommand());
   program.addCommand(demoCommand());
+  program.addCommand(fixtureDemoCommand());
   program.addCommand(emulatorCommand());
   program.addCommand(simulateCommand());
   program.addCommand(startCommand());

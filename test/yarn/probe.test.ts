@@ -4,7 +4,7 @@
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { runDemo } from '../../src/cli/demo';
+import { runDemo } from '../../src/cli/fixture-demo';
 import {
   DEFAULT_PARTITION,
   formatSummary,
