@@ -109,16 +109,17 @@ export function mountDashboard(app: express.Express, options: DashboardOptions =
     res.json({ pollIntervalMs, apiBase: '/api/v1' });
   });
 
-  app.use(
-    '/dashboard',
-    secure,
-    express.static(assetsDir, {
-      index: false,
-      dotfiles: 'ignore',
-      fallthrough: true,
-      // Revalidate on each load: an upgraded sidecar must not serve an old script.
-      cacheControl: true,
-      maxAge: 0,
-    }),
-  );
+  // Only the listed files are served: nothing else in the folder (type declarations for
+  // the tests) nor outside it can be reached through this route.
+  const served = new Set<string>(DASHBOARD_FILES.filter((f) => f !== 'index.html'));
+  app.get('/dashboard/:file', secure, (req, res, next) => {
+    const file = String(req.params.file);
+    if (!served.has(file)) {
+      next();
+      return;
+    }
+    // Revalidate on each load: an upgraded sidecar must not run an old script.
+    res.set('Cache-Control', 'no-cache');
+    res.sendFile(join(assetsDir, file));
+  });
 }

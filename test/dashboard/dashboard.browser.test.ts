@@ -269,9 +269,12 @@ describe('the dashboard in Chromium', () => {
     await page.focus('#jobs tbody tr[data-job-id="dl-001"]');
     const polls = await refreshes(page);
     await waitForRefreshes(page, polls + 2);
-    expect(await page.$eval('#detail-actions li.action[data-kind="submit-app"] details', (d) => d.open)).toBe(
-      true,
-    );
+    expect(
+      await page.$eval(
+        '#detail-actions li.action[data-kind="submit-app"] details',
+        (d) => (d as HTMLDetailsElement).open,
+      ),
+    ).toBe(true);
     expect(
       await page.$eval('#detail-actions li.action[data-kind="submit-app"] details pre', (p) => p.textContent),
     ).toBe(JSON.stringify({ queue: 'realtime', tags: ['yss-id:dl-001'] }, null, 2));

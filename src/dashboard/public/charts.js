@@ -31,16 +31,19 @@
   function niceTicks(min, max, count) {
     if (!Number.isFinite(min) || !Number.isFinite(max)) return [];
     if (max < min) [min, max] = [max, min];
-    if (max === min) {
-      // A flat series still gets an axis: widen around the value.
-      const pad = min === 0 ? 1 : Math.abs(min) * 0.1;
+    if (!(max - min > 1e-12 * Math.max(1, Math.abs(min), Math.abs(max)))) {
+      // A flat series (or one flat to within rounding) still gets an axis: widen around it.
+      const magnitude = Math.max(Math.abs(min), Math.abs(max));
+      const pad = magnitude < 1e-6 ? 1 : magnitude * 0.1;
       min -= pad;
       max += pad;
     }
     const raw = (max - min) / Math.max(1, count);
     const power = Math.pow(10, Math.floor(Math.log10(raw)));
     const step = [1, 2, 5, 10].map((m) => m * power).find((s) => s >= raw) || 10 * power;
-    const first = Math.floor(min / step) * step;
+    let first = Math.floor(min / step) * step;
+    // min / step can underflow to -0 for a tiny negative min: step down once more.
+    if (first > min) first -= step;
     const ticks = [];
     // Multiply rather than accumulate, so no rounding error piles up along the axis.
     for (let i = 0; first + i * step <= max + step * 1e-9; i++) ticks.push(roundTo(first + i * step, step));

@@ -1,0 +1,177 @@
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { request, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { createApiApp } from '../../src/api/app';
+import { SidecarMetrics } from '../../src/api/metrics';
+import { DASHBOARD_FILES, findPackageRoot, locateDashboardAssets, mountDashboard } from '../../src/dashboard';
+import { DashboardAssetsMissingError } from '../../src/errors/dashboard-assets';
+import { silentLogger } from '../../src/log';
+import { Ledger } from '../../src/store/ledger';
+import { LedgerService } from './ledger-service';
+import { NOW } from './seed';
+
+const ROOT = resolve(__dirname, '..', '..');
+const PUBLIC = join(ROOT, 'src', 'dashboard', 'public');
+
+describe('locating the dashboard files', () => {
+  let tmp: string;
+  beforeEach(() => {
+    tmp = mkdtempSync(join(tmpdir(), 'yss-dashboard-'));
+  });
+  afterEach(() => rmSync(tmp, { recursive: true, force: true }));
+
+  it('finds them beside the code when run from the sources', () => {
+    expect(locateDashboardAssets()).toBe(PUBLIC);
+  });
+
+  it('finds them under the package root when run from dist/ (tsc copies no assets)', () => {
+    expect(locateDashboardAssets(join(ROOT, 'dist', 'dashboard'))).toBe(PUBLIC);
+  });
+
+  it("walks past another package's manifest to this package's root", () => {
+    const pkg = join(tmp, 'app');
+    const inner = join(pkg, 'node_modules', 'other', 'lib');
+    mkdirSync(inner, { recursive: true });
+    writeFileSync(join(pkg, 'package.json'), JSON.stringify({ name: 'yarn-sched-sidecar' }));
+    writeFileSync(join(pkg, 'node_modules', 'other', 'package.json'), JSON.stringify({ name: 'other' }));
+    expect(findPackageRoot(inner)).toBe(pkg);
+    mkdirSync(join(pkg, 'src', 'dashboard', 'public'), { recursive: true });
+    for (const f of DASHBOARD_FILES) writeFileSync(join(pkg, 'src', 'dashboard', 'public', f), '');
+    expect(locateDashboardAssets(inner)).toBe(join(pkg, 'src', 'dashboard', 'public'));
+  });
+
+  it('fails with a typed error naming where it looked when the files are missing', () => {
+    const dir = join(tmp, 'dist', 'dashboard');
+    mkdirSync(dir, { recursive: true });
+    let caught: unknown;
+    try {
+      locateDashboardAssets(dir);
+    } catch (err) {
+      caught = err;
+    }
+    expect(caught).toBeInstanceOf(DashboardAssetsMissingError);
+    const err = caught as DashboardAssetsMissingError;
+    expect(err.code).toBe('DASHBOARD_ASSETS_MISSING');
+    expect(err.message).toContain(join(dir, 'public'));
+    expect(err.context).toEqual({ candidates: [join(dir, 'public')] });
+  });
+
+  it('refuses a folder that lacks one of the files, and a nonsense poll interval', () => {
+    const app = createApiApp(appOptions(false, () => undefined));
+    const partial = join(tmp, 'public');
+    mkdirSync(partial);
+    writeFileSync(join(partial, 'index.html'), '');
+    expect(() => mountDashboard(app, { assetsDir: partial })).toThrow(DashboardAssetsMissingError);
+    expect(() => mountDashboard(app, { pollIntervalMs: 0 })).toThrow(RangeError);
+    expect(() => mountDashboard(app, { pollIntervalMs: 2.5 })).toThrow(
+      'dashboard pollIntervalMs must be a whole number from 100 to 3600000, got 2.5',
+    );
+  });
+});
+
+describe('the files themselves', () => {
+  const html = readFileSync(join(PUBLIC, 'index.html'), 'utf8');
+
+  it('load only from this server: every script and stylesheet is a /dashboard/ file that exists', () => {
+    const refs = [...html.matchAll(/(?:src|href)="([^"]+)"/g)].map((m) => m[1]!);
+    expect(refs.sort()).toEqual([
+      '/dashboard/charts.js',
+      '/dashboard/dashboard.css',
+      '/dashboard/dashboard.js',
+    ]);
+    for (const r of refs) expect(DASHBOARD_FILES).toContain(r.replace('/dashboard/', ''));
+    expect(html).not.toMatch(/https?:\/\//);
+  });
+
+  it.each(['charts.js', 'dashboard.js'])('%s never turns data into markup', (file) => {
+    const js = readFileSync(join(PUBLIC, file), 'utf8');
+    for (const sink of [
+      'innerHTML',
+      'outerHTML',
+      'insertAdjacentHTML',
+      'document.write',
+      'eval(',
+      'new Function',
+    ]) {
+      expect(js).not.toContain(sink);
+    }
+  });
+});
+
+function appOptions(protectReads: boolean, extra: (app: import('express').Express) => void) {
+  const ledger = Ledger.open(':memory:', { clock: () => NOW });
+  return {
+    service: new LedgerService(ledger, () => NOW),
+    metrics: new SidecarMetrics(),
+    logger: silentLogger(),
+    tokens: [{ name: 'operator', token: 'mount-test-token-0123456789' }],
+    protectReads,
+    maxBodyBytes: 65_536,
+    now: () => NOW,
+    extraRoutes: extra,
+  };
+}
+
+describe('the routes', () => {
+  let server: Server;
+  let port: number;
+  beforeAll(async () => {
+    const app = createApiApp(appOptions(true, (a) => mountDashboard(a, { pollIntervalMs: 1500 })));
+    server = app.listen(0, '127.0.0.1');
+    await new Promise((r) => server.once('listening', r));
+    port = (server.address() as AddressInfo).port;
+  });
+  afterAll(async () => {
+    await new Promise((r) => server.close(r));
+  });
+
+  /** A raw request, so the path is sent exactly as written (fetch would normalise `..`). */
+  function get(path: string): Promise<{ status: number; headers: Record<string, unknown>; body: string }> {
+    return new Promise((done, fail) => {
+      const req = request({ host: '127.0.0.1', port, path, method: 'GET' }, (res) => {
+        let body = '';
+        res.setEncoding('utf8');
+        res.on('data', (c: string) => (body += c));
+        res.on('end', () => done({ status: res.statusCode!, headers: res.headers, body }));
+      });
+      req.on('error', fail);
+      req.end();
+    });
+  }
+
+  it('serves the page at / with a strict content security policy, even when reads need a token', async () => {
+    const res = await get('/');
+    expect(res.status).toBe(200);
+    expect(res.headers['content-type']).toMatch(/^text\/html/);
+    expect(res.body).toBe(readFileSync(join(PUBLIC, 'index.html'), 'utf8'));
+    expect(res.headers['content-security-policy']).toContain("script-src 'self'");
+    expect(res.headers['content-security-policy']).toContain("connect-src 'self'");
+    expect(res.headers['content-security-policy']).not.toContain('unsafe-inline');
+    expect(res.headers['x-content-type-options']).toBe('nosniff');
+    // The data behind it does need the token.
+    expect((await get('/api/v1/jobs')).status).toBe(401);
+  });
+
+  it('serves the scripts and stylesheet with their types, and the page settings', async () => {
+    const js = await get('/dashboard/dashboard.js');
+    expect(js.status).toBe(200);
+    expect(js.headers['content-type']).toMatch(/javascript/);
+    expect((await get('/dashboard/dashboard.css')).headers['content-type']).toMatch(/^text\/css/);
+    const config = await get('/dashboard/config.json');
+    expect(JSON.parse(config.body)).toEqual({ pollIntervalMs: 1500, apiBase: '/api/v1' });
+    expect(config.headers['cache-control']).toBe('no-store');
+  });
+
+  it.each([
+    '/dashboard/missing.js',
+    '/dashboard/%2e%2e/%2e%2e/package.json',
+    '/dashboard/charts.d.ts',
+    '/dashboard/index.html',
+  ])('answers %s with the API 404 and serves nothing outside the folder', async (path) => {
+    const res = await get(path);
+    expect(res.status).toBe(404);
+    expect(res.body).not.toContain('yarn-sched-sidecar"');
+  });
+});
