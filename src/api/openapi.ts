@@ -55,7 +55,7 @@ export const openApiDocument = {
             ],
           },
           maps: { type: 'integer', minimum: 1 },
-          reduces: { type: 'integer', minimum: 0 },
+          reduces: { type: 'integer', minimum: 1 },
           inputBytes: { type: 'number', minimum: 0 },
           splitBytes: { type: 'array', items: { type: 'number', minimum: 0 }, description: 'one per map' },
           jobType: { enum: ['cpu', 'gpu', 'adaptive'], default: 'cpu' },

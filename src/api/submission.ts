@@ -25,7 +25,12 @@ export const submissionSchema = z
       .regex(/^[A-Za-z0-9._@-]+$/, 'may hold letters, digits and . _ @ - only'),
     deadline: z.union([isoTime, z.number().positive('must be positive (seconds from now)').finite()]),
     maps: z.number().int('must be a whole number').min(1).max(1_000_000),
-    reduces: z.number().int('must be a whole number').min(0).max(100_000),
+    // The admission model (the papers') has at least one reduce; map-only jobs are not supported yet.
+    reduces: z
+      .number()
+      .int('must be a whole number')
+      .min(1, 'must be at least 1 (map-only jobs are not supported yet)')
+      .max(100_000),
     inputBytes: z.number().finite().min(0),
     /** Per-map split sizes in bytes; when given, one per map, adding up to inputBytes. */
     splitBytes: z.array(z.number().finite().min(0)).optional(),

@@ -260,3 +260,12 @@ describe('the write API without configured tokens', () => {
     await new Promise((r) => s.close(r));
   });
 });
+
+describe('submission limits', () => {
+  it('refuses a map-only job, naming the field and why', async () => {
+    const { parseSubmission } = await import('../../src/api/submission');
+    expect(() => parseSubmission({ ...goodJob, reduces: 0 }, NOW)).toThrow(
+      'reduces: must be at least 1 (map-only jobs are not supported yet)',
+    );
+  });
+});
