@@ -8,6 +8,7 @@ import { looksLikeSls, parseSlsTrace } from '../sim/formats/sls';
 import { parseTraceFile } from '../sim/formats/trace-file';
 import type { ClusterSpec, TraceJob } from '../sim/model';
 import { parsePolicyList, type PolicySpec } from '../sim/policies';
+import { findChromium, renderPngs } from '../sim/png';
 import { aggregate, writeReport } from '../sim/report';
 
 /**
@@ -155,7 +156,8 @@ export function simulateCommand(): Command {
       positive,
     )
     .option('--out <dir>', 'output directory', 'sim-out')
-    .action((opts: SimulateOptions) => {
+    .option('--no-png', 'do not render PNG copies of the plots even if a browser is available')
+    .action(async (opts: SimulateOptions & { png: boolean }) => {
       let plan: SimulationPlan;
       if (opts.experiment) {
         if (opts.cluster || opts.trace || opts.policies)
@@ -198,5 +200,20 @@ export function simulateCommand(): Command {
       const seeds = Array.from({ length: opts.runs }, (_, i) => opts.seed + i);
       const files = runPlan(plan, seeds, opts.out, (line) => process.stderr.write(`${line}\n`));
       process.stdout.write(`wrote ${files.length} files to ${opts.out}: ${files.join(', ')}\n`);
+      if (opts.png) {
+        const browser = findChromium();
+        if (!browser)
+          process.stdout.write(
+            'no PNG copies: no Chromium found on PATH (set CHROMIUM_PATH); the SVGs open in any browser\n',
+          );
+        else {
+          const pngs = await renderPngs(
+            opts.out,
+            files.filter((f) => f.endsWith('.svg')),
+            browser,
+          );
+          process.stdout.write(`rendered ${pngs.length} PNG copies with ${browser}\n`);
+        }
+      }
     });
 }

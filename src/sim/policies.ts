@@ -307,36 +307,61 @@ export function placementPort(
   const withLabel = needsProfile ? args : { gpuLabel: cluster.gpuLabel, ...args };
   const policy = registry.createPlacement(name, withLabel, ctx) as PlacementPolicy<unknown>;
   let state = policy.initialState();
-  const cache = new Map<string, { version: number; tasks: PendingTask[] }>();
+  // Per job: one PendingTask object per map (built once), and the pending list for the
+  // current version of the job's pendingMaps (rebuilt only when it changed, and only when a
+  // policy reads it: pendingTasks is a lazy getter).
+  const cache = new Map<
+    string,
+    { byIndex: Array<PendingTask | undefined>; version: number; pending: PendingTask[] | null }
+  >();
   const pendingTasks = (j: JobView): PendingTask[] => {
-    const hit = cache.get(j.id);
-    if (hit && hit.version === j.version) return hit.tasks;
-    const tasks = j.pendingMaps.map((i) => ({
-      taskId: String(i),
-      replicaNodes: j.mapReplicas(i).map(options.nodeId),
-    }));
-    cache.set(j.id, { version: j.version, tasks });
-    return tasks;
+    let c = cache.get(j.id);
+    if (!c)
+      cache.set(
+        j.id,
+        (c = { byIndex: new Array<PendingTask | undefined>(j.spec.maps), version: -1, pending: null }),
+      );
+    if (c.version === j.version && c.pending) return c.pending;
+    const byIndex = c.byIndex;
+    c.pending = j.pendingMaps.map((i) => {
+      let t = byIndex[i];
+      if (!t) byIndex[i] = t = { taskId: String(i), replicaNodes: j.mapReplicas(i).map(options.nodeId) };
+      return t;
+    });
+    c.version = j.version;
+    return c.pending;
   };
+  // One live PlacementJob per job: its fields are getters over the engine's state.
+  const views = new Map<string, PlacementJob>();
+  const placementJob = (j: JobView): PlacementJob => ({
+    jobId: j.id,
+    get arrivalMs() {
+      return options.orderKeyMs(j);
+    },
+    kind: j.spec.type,
+    get pendingTasks() {
+      return pendingTasks(j);
+    },
+    get runningTasks() {
+      return j.runningMaps + j.runningReduces;
+    },
+    user: j.spec.user,
+    totalTasks: j.spec.maps,
+  });
   return {
     name,
     jobAdded: () => undefined,
     jobRemoved(jobId) {
       cache.delete(jobId);
+      views.delete(jobId);
     },
     assignMaps(node: NodeView, queue: readonly JobView[], now: number): MapAssignment[] {
       const jobs: PlacementJob[] = [];
       for (const j of queue) {
         if (j.pendingMaps.length === 0) continue;
-        jobs.push({
-          jobId: j.id,
-          arrivalMs: options.orderKeyMs(j),
-          kind: j.spec.type,
-          pendingTasks: pendingTasks(j),
-          runningTasks: j.runningMaps + j.runningReduces,
-          user: j.spec.user,
-          totalTasks: j.spec.maps,
-        });
+        let pj = views.get(j.id);
+        if (!pj) views.set(j.id, (pj = placementJob(j)));
+        jobs.push(pj);
       }
       if (jobs.length === 0) return [];
       const result = policy.onHeartbeat(state, {
