@@ -372,11 +372,30 @@ export class Sidecar implements SidecarService {
 
     let status: number;
     let body: Record<string, unknown>;
+    // What differs between an admission and a rejection; the recording below is shared.
+    let fields: Pick<
+      JobRecord,
+      | 'decision'
+      | 'reason'
+      | 'estimatedFinishMs'
+      | 'earliestDeadlineMs'
+      | 'label'
+      | 'priority'
+      | 'state'
+      | 'energyJoules'
+    >;
+    let policyName: string;
+    let detail: Record<string, unknown>;
+    /** Inside the transaction: the RM writes the decision calls for. */
+    let enqueue: () => void = () => undefined;
+    /** After it committed: the in-memory admission state. */
+    let adopt: () => void = () => undefined;
     if (outcome.lane && outcome.result.admitted) {
       const { lane, result } = outcome;
       const label = lane.label === '' ? null : lane.label;
       const priority = this.priorityAt(result.position);
       const estimatedFinishMs = Math.round(result.estimatedFinish * 1000);
+      const energyJoules = this.energyJoules(s.jobType, lane.label, s.maps);
       status = 201;
       body = {
         id,
@@ -388,54 +407,30 @@ export class Sidecar implements SidecarService {
         queue,
         priority,
         label,
-        energyJoules: this.energyJoules(s.jobType, lane.label, s.maps),
+        energyJoules,
         dryRun: s.dryRun,
       };
-      if (!s.dryRun) {
+      fields = {
+        decision: 'admitted',
+        reason: null,
+        estimatedFinishMs,
+        earliestDeadlineMs: null,
+        label,
+        priority,
+        state: 'accepted',
+        energyJoules,
+      };
+      policyName = lane.policy.name;
+      detail = {
+        lane: lane.key,
+        position: result.position,
+        estimatedFinish: body.estimatedFinish,
+        estimates: this.estimates,
+      };
+      enqueue = () => this.enqueueEnforcement(id, s, queue, label, priority);
+      adopt = () => {
         lane.state = result.state;
-        ledger.transaction(() => {
-          ledger.insertJob({
-            ...record,
-            name: s.name,
-            user: s.user,
-            submitter: ctx.submitter,
-            source: 'api',
-            jobType: s.jobType,
-            decision: 'admitted',
-            reason: null,
-            estimatedFinishMs,
-            earliestDeadlineMs: null,
-            queue,
-            label,
-            priority,
-            appId: null,
-            state: 'accepted',
-            outcome: null,
-            finishedMs: null,
-            energyJoules: body.energyJoules as number | null,
-          });
-          ledger.recordDecision(id, lane.policy.name, 'admitted', {
-            lane: lane.key,
-            position: result.position,
-            estimatedFinish: body.estimatedFinish,
-            estimates: this.estimates,
-          });
-          this.enqueueEnforcement(id, s, queue, label, priority);
-          if (ctx.idempotencyKey !== undefined)
-            ledger.saveIdempotent(ctx.submitter, ctx.idempotencyKey, {
-              requestHash: ctx.requestHash,
-              jobId: id,
-              status,
-              response: body,
-            });
-        });
-        metrics.decisions.inc({ outcome: 'admitted', source: 'api' });
-        metrics.queueDepth.set(ledger.openAdmittedJobs().length);
-        // Enforce in the background: the answer does not wait for the RM.
-        void this.enforcer
-          .drain()
-          .catch((err) => this.log.warn('enforcement failed', { error: String(err) }));
-      }
+      };
     } else {
       const reason = outcome.lane ? this.reasonOf(outcome.result, outcome.lane.label, id) : outcome.reason;
       const eD = outcome.lane ? earliest(outcome.result) : null;
@@ -450,46 +445,53 @@ export class Sidecar implements SidecarService {
           earliestDeadlineMs === null ? null : new Date(earliestDeadlineMs).toISOString(),
         dryRun: s.dryRun,
       };
-      if (!s.dryRun) {
-        ledger.transaction(() => {
-          ledger.insertJob({
-            ...record,
-            name: s.name,
-            user: s.user,
-            submitter: ctx.submitter,
-            source: 'api',
-            jobType: s.jobType,
-            decision: 'rejected',
-            reason,
-            estimatedFinishMs: null,
-            earliestDeadlineMs,
-            queue,
-            label: null,
-            priority: null,
-            appId: null,
-            state: 'rejected',
-            outcome: null,
-            finishedMs: null,
-            energyJoules: null,
-          });
-          ledger.recordDecision(
-            id,
-            outcome.lane?.policy.name ?? this.deps.config.admission.policy,
-            'rejected',
-            {
-              reason,
-              earliestAdmissibleDeadline: body.earliestAdmissibleDeadline,
-            },
-          );
-          if (ctx.idempotencyKey !== undefined)
-            ledger.saveIdempotent(ctx.submitter, ctx.idempotencyKey, {
-              requestHash: ctx.requestHash,
-              jobId: id,
-              status,
-              response: body,
-            });
+      fields = {
+        decision: 'rejected',
+        reason,
+        estimatedFinishMs: null,
+        earliestDeadlineMs,
+        label: null,
+        priority: null,
+        state: 'rejected',
+        energyJoules: null,
+      };
+      policyName = outcome.lane?.policy.name ?? config.admission.policy;
+      detail = { reason, earliestAdmissibleDeadline: body.earliestAdmissibleDeadline };
+    }
+    if (!s.dryRun) {
+      // The decision, its RM actions and the idempotent answer land together, before the answer.
+      ledger.transaction(() => {
+        ledger.insertJob({
+          ...record,
+          ...fields,
+          name: s.name,
+          user: s.user,
+          submitter: ctx.submitter,
+          source: 'api',
+          jobType: s.jobType,
+          queue,
+          appId: null,
+          outcome: null,
+          finishedMs: null,
         });
-        metrics.decisions.inc({ outcome: 'rejected', source: 'api' });
+        ledger.recordDecision(id, policyName, fields.decision, detail);
+        enqueue();
+        if (ctx.idempotencyKey !== undefined)
+          ledger.saveIdempotent(ctx.submitter, ctx.idempotencyKey, {
+            requestHash: ctx.requestHash,
+            jobId: id,
+            status,
+            response: body,
+          });
+      });
+      adopt();
+      metrics.decisions.inc({ outcome: fields.decision, source: 'api' });
+      if (fields.decision === 'admitted') {
+        metrics.queueDepth.set(ledger.openAdmittedJobs().length);
+        // Enforce in the background: the answer does not wait for the RM.
+        void this.enforcer
+          .drain()
+          .catch((err) => this.log.warn('enforcement failed', { error: String(err) }));
       }
     }
     this.log.info('decided', {
