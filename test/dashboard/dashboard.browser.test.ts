@@ -5,6 +5,11 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { createApiApp } from '../../src/api/app';
+import type { JobView, StatsSample } from '../../src/api/views';
+import { buildConfig } from '../../src/config/load';
+import { ManualClock } from '../../src/emulator/clock';
+import { startEmulator, type RunningEmulator } from '../../src/emulator/server';
+import { startSidecar, type RunningSidecar } from '../../src/loop/service';
 import { SidecarMetrics } from '../../src/api/metrics';
 import { mountDashboard } from '../../src/dashboard';
 import { silentLogger } from '../../src/log';
@@ -173,6 +178,10 @@ describe('the dashboard in Chromium', () => {
       ['(default)', '4', '40.0 GiB / 64.0 GiB', '20 / 32', '0 / 0', '62.5%'],
       ['gpu', '1', '12.0 GiB / 16.0 GiB', '6 / 8', '2 / 2', '75.0%'],
     ]);
+    expect(await page.textContent('#cluster-meta')).toBe(
+      'read from the RM at 2026-11-22 08:00:00Z · RM http://rm1.example:8088, http://rm2.example:8088 · ACTIVE · Hadoop 3.3.6 · admission policy rtmr · 2 admitted jobs queued',
+    );
+    expect(await page.isHidden('#shadow-badge')).toBe(true);
     await page.screenshot({ path: join(SHOTS, '01-overview.png'), fullPage: true });
   });
 
@@ -429,6 +438,19 @@ describe('the dashboard in Chromium', () => {
     await page.screenshot({ path: join(SHOTS, '08-live-update.png') });
   });
 
+  it('says so when the sidecar runs in shadow mode', async () => {
+    service.shadow = true;
+    try {
+      await page.waitForSelector('#shadow-badge:not([hidden])', { timeout: 5000 });
+      expect(await page.innerText('#shadow-badge')).toBe(
+        'Shadow mode: decisions are computed, recorded and shown here, and nothing is written to the ResourceManager.',
+      );
+    } finally {
+      service.shadow = false;
+    }
+    await page.waitForSelector('#shadow-badge', { state: 'hidden', timeout: 5000 });
+  });
+
   it('says when the API fails, keeps the last data on screen, and recovers by itself', async () => {
     const cluster = service.cluster.bind(service);
     service.cluster = () => {
@@ -482,5 +504,184 @@ describe('the dashboard in Chromium', () => {
   it('raised no script error and no dialog on the whole run', () => {
     expect(pageErrors).toEqual([]);
     expect(dialogs).toEqual([]);
+  });
+});
+
+/**
+ * The same page against the real thing: the emulated RM and JobHistory server, and the live
+ * sidecar (src/loop/) with the dashboard mounted, started here. The emulator runs on a manual
+ * clock the test moves; the sidecar polls when the test says so. Jobs go in through the public
+ * write API and come back out through the page.
+ */
+describe('the dashboard of the live sidecar beside the emulated RM', () => {
+  const MB = 1024 * 1024;
+  const LIVE_TOKEN = 'live-dashboard-token-0123456789';
+  let clock: ManualClock;
+  let emulator: RunningEmulator;
+  let running: RunningSidecar;
+  let livePage: Page;
+  const answers: Array<{
+    id: string;
+    decision: string;
+    reason?: { message: string; kind: string };
+    earliestAdmissibleDeadline?: string;
+  }> = [];
+
+  async function cycle(): Promise<void> {
+    await running.sidecar.runOnce();
+    await running.sidecar.runOnceSettled();
+  }
+
+  beforeAll(async () => {
+    clock = new ManualClock(Date.UTC(2026, 10, 22, 8));
+    emulator = await startEmulator({ clock, speed: 10, seed: 7 });
+    const config = buildConfig({
+      rm: { addresses: [emulator.url], jobHistoryAddress: emulator.jhsUrl, timeoutMs: 5000 },
+      // At or above the emulated task times (docs/emulator.md), so admitted jobs meet their deadlines.
+      admission: { initialEstimates: { eta: 1, mapSecondsPerMb: 0.1, reduceSecondsPerMb: 0.1 } },
+      auth: { tokens: [{ name: 'ci', token: LIVE_TOKEN }] },
+      server: { port: 0, host: '127.0.0.1' },
+      ledger: { path: ':memory:' },
+    });
+    running = await startSidecar(config, {
+      logger: silentLogger(),
+      now: () => emulator.time.nowEpochMs(),
+      manualPolling: true,
+      extraRoutes: (a) => mountDashboard(a, { pollIntervalMs: POLL_MS }),
+    });
+    await cycle();
+    const submit = async (body: Record<string, unknown>) => {
+      const res = await fetch(`${running.url}/api/v1/jobs`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${LIVE_TOKEN}`, 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+      answers.push((await res.json()) as (typeof answers)[number]);
+    };
+    await submit({
+      name: 'hourly-report',
+      user: 'alice',
+      deadline: 600,
+      maps: 8,
+      reduces: 1,
+      inputBytes: 8 * 128 * MB,
+    });
+    await submit({
+      name: HOSTILE_NAME,
+      user: 'mallory',
+      deadline: 900,
+      maps: 4,
+      reduces: 1,
+      inputBytes: 4 * 128 * MB,
+    });
+    await submit({
+      name: 'fraud-scoring',
+      user: 'bob',
+      deadline: 700,
+      maps: 6,
+      reduces: 1,
+      inputBytes: 6 * 128 * MB,
+      jobType: 'gpu',
+    });
+    // 32 tasks of 12.8 s estimated cannot end within 5 s: rejected, with a later deadline offered.
+    await submit({
+      name: 'too-tight',
+      user: 'carol',
+      deadline: 5,
+      maps: 30,
+      reduces: 2,
+      inputBytes: 30 * 128 * MB,
+    });
+    await running.sidecar.runOnceSettled();
+    // Ten real seconds at 10x is 100 simulated seconds a step: the jobs run and end.
+    for (let i = 0; i < 8; i++) {
+      clock.advance(10_000);
+      await cycle();
+    }
+    const ctx = await browser.newContext({ viewport: { width: 1400, height: 1000 } });
+    livePage = await ctx.newPage();
+    livePage.on('dialog', (d) => {
+      dialogs.push(d.message());
+      void d.dismiss();
+    });
+    livePage.on('pageerror', (e) => pageErrors.push(e.message));
+    await livePage.goto(`${running.url}/`);
+  });
+
+  afterAll(async () => {
+    await livePage?.context().close();
+    await running?.close();
+    await emulator?.close();
+  });
+
+  it('shows every submitted job with the decision the API answered, and the outcomes', async () => {
+    expect(answers.map((a) => a.decision)).toEqual(['admitted', 'admitted', 'admitted', 'rejected']);
+    await waitForIds(
+      livePage,
+      answers.map((a) => a.id),
+    );
+    const api = (await (await fetch(`${running.url}/api/v1/jobs`)).json()) as { jobs: JobView[] };
+    for (const job of api.jobs) {
+      expect(await cellText(livePage, job.id, 'name')).toBe(job.name);
+      expect(await cellText(livePage, job.id, 'decision')).toBe(job.decision);
+      expect(await cellText(livePage, job.id, 'state')).toBe(job.state);
+      expect(await cellText(livePage, job.id, 'outcome')).toBe(job.outcome ?? '');
+    }
+    // Every admitted job ran on the emulated cluster and met its deadline.
+    expect(api.jobs.filter((j) => j.decision === 'admitted').map((j) => [j.state, j.outcome])).toEqual([
+      ['finished', 'met'],
+      ['finished', 'met'],
+      ['finished', 'met'],
+    ]);
+    expect(await livePage.locator('img').count()).toBe(0);
+    expect(await cellText(livePage, answers[1]!.id, 'name')).toBe(HOSTILE_NAME);
+    await livePage.screenshot({ path: join(SHOTS, '11-live-sidecar.png'), fullPage: true });
+  });
+
+  it("shows the rejected job's reason and earliest admissible deadline exactly as the API gave them", async () => {
+    const rejected = answers[3]!;
+    await livePage.click(`#jobs tbody tr[data-job-id="${rejected.id}"]`);
+    await livePage.waitForFunction(
+      (id) => document.querySelector('#detail')?.getAttribute('data-job-id') === id,
+      rejected.id,
+    );
+    expect(await livePage.textContent('#detail-reason')).toBe(
+      `${rejected.reason!.message} (${rejected.reason!.kind})`,
+    );
+    expect(await livePage.textContent('#detail-earliest')).toMatch(
+      new RegExp(`^${rejected.earliestAdmissibleDeadline!.replace('T', ' ').replace(/\.\d+Z$/, 'Z')} \\(\\+`),
+    );
+    await livePage.locator('#detail').screenshot({ path: join(SHOTS, '12-live-rejected-job.png') });
+  });
+
+  it("filters the live jobs and draws the sidecar's own samples", async () => {
+    await livePage.selectOption('#f-decision', 'rejected');
+    await waitForIds(livePage, [answers[3]!.id]);
+    await livePage.click('#f-reset');
+    await livePage.selectOption('#f-label', 'gpu');
+    await waitForIds(livePage, [answers[2]!.id]);
+    await livePage.click('#f-reset');
+    await waitForIds(
+      livePage,
+      answers.map((a) => a.id),
+    );
+    const { samples } = (await (await fetch(`${running.url}/api/v1/stats`)).json()) as {
+      samples: StatsSample[];
+    };
+    expect(samples.length).toBeGreaterThan(1);
+    await livePage.waitForFunction(
+      (n) => document.querySelectorAll('#chart-accept circle.point').length === n,
+      samples.filter((x) => x.acceptRatio !== null).length,
+    );
+    expect(
+      await livePage.$$eval('#chart-utilization g.series', (g) =>
+        g.map((x) => x.getAttribute('data-series')),
+      ),
+    ).toEqual(['(default)', 'gpu']);
+    expect(
+      await livePage.$$eval('#chart-slack rect.bar', (r) => r.map((b) => b.getAttribute('class'))),
+    ).toEqual(['bar met', 'bar met', 'bar met']);
+    expect(dialogs).toEqual([]);
+    expect(pageErrors).toEqual([]);
   });
 });

@@ -90,12 +90,29 @@ export class LedgerService implements SidecarService {
     };
   }
 
+  /** Shadow mode as the live sidecar reports it in /api/v1/cluster. */
+  shadow = false;
+
+  /** The shape the live sidecar answers (src/loop/sidecar.ts), with this test's values. */
   cluster(): unknown {
+    const queued = this.ledger.openAdmittedJobs().length;
     return {
-      rm: { url: 'http://rm1.example:8088', haState: 'ACTIVE' },
+      rm: {
+        addresses: ['http://rm1.example:8088', 'http://rm2.example:8088'],
+        haState: 'ACTIVE',
+        version: '3.3.6',
+        reachable: true,
+      },
       partitions: this.partitions,
       queues: [{ name: 'realtime' }, { name: 'best-effort' }, { name: 'default' }],
-      admission: { policy: 'rtmr', queued: this.ledger.openAdmittedJobs().length },
+      admission: {
+        policy: 'rtmr',
+        shadow: this.shadow,
+        lanes: [
+          { queue: 'realtime', label: '', containers: 12, queued: queued - 1 },
+          { queue: 'realtime', label: 'gpu', containers: 8, queued: 1 },
+        ],
+      },
       polledAt: new Date(this.now()).toISOString(),
     };
   }

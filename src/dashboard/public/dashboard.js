@@ -460,18 +460,25 @@
       tr.appendChild(td);
       tbody.appendChild(tr);
     }
+    // Fields beyond `partitions` are optional in the contract: each is shown when present.
     const meta = [];
+    const rm = cluster && cluster.rm && typeof cluster.rm === 'object' ? cluster.rm : {};
+    const admission =
+      cluster && cluster.admission && typeof cluster.admission === 'object' ? cluster.admission : {};
     if (cluster && cluster.polledAt) meta.push(`read from the RM at ${fmtTime(cluster.polledAt)}`);
-    if (cluster && cluster.rm && typeof cluster.rm === 'object') {
-      if (typeof cluster.rm.url === 'string') meta.push(`RM ${cluster.rm.url}`);
-      if (typeof cluster.rm.haState === 'string') meta.push(cluster.rm.haState);
-    }
-    if (cluster && cluster.admission && typeof cluster.admission === 'object') {
-      if (typeof cluster.admission.policy === 'string')
-        meta.push(`admission policy ${cluster.admission.policy}`);
-      if (Number.isFinite(cluster.admission.queued))
-        meta.push(`${cluster.admission.queued} admitted jobs queued`);
-    }
+    if (Array.isArray(rm.addresses))
+      meta.push(`RM ${rm.addresses.filter((a) => typeof a === 'string').join(', ')}`);
+    else if (typeof rm.url === 'string') meta.push(`RM ${rm.url}`);
+    if (typeof rm.haState === 'string') meta.push(rm.haState);
+    if (typeof rm.version === 'string') meta.push(`Hadoop ${rm.version}`);
+    if (rm.reachable === false) meta.push('RM unreachable now');
+    if (typeof admission.policy === 'string') meta.push(`admission policy ${admission.policy}`);
+    const queued = Array.isArray(admission.lanes)
+      ? admission.lanes.reduce((n, l) => n + (l && Number.isFinite(l.queued) ? l.queued : 0), 0)
+      : admission.queued;
+    if (Number.isFinite(queued)) meta.push(`${queued} admitted jobs queued`);
+    // Shadow mode decides and records but writes nothing to the RM: say so where it shows.
+    $('shadow-badge').hidden = admission.shadow !== true;
     setText('cluster-meta', meta.join(' · '));
   }
 
