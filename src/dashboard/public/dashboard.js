@@ -15,8 +15,8 @@
   const TOKEN_KEY = 'yss-dashboard-token';
   const DEFAULT_LABEL = '(default)';
   const JOB_LIMIT = 1000;
-  const CHART_W = 360;
-  const CHART_H = 170;
+  const CHART_W = 560;
+  const CHART_H = 220;
   const KNOWN_DECISIONS = ['admitted', 'rejected'];
   const KNOWN_OUTCOMES = ['met', 'missed'];
 
