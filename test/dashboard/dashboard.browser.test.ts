@@ -435,7 +435,7 @@ describe('the dashboard in Chromium', () => {
     expect(await page.evaluate(() => (window as unknown as { notReloaded?: boolean }).notReloaded)).toBe(
       true,
     );
-    await page.screenshot({ path: join(SHOTS, '08-live-update.png') });
+    await page.screenshot({ path: join(SHOTS, '08-live-update.png'), fullPage: true });
   });
 
   it('says so when the sidecar runs in shadow mode', async () => {
@@ -463,6 +463,7 @@ describe('the dashboard in Chromium', () => {
       );
       expect(await page.textContent('#status-text')).toBe('API unreachable');
       expect((await shownIds(page)).length).toBe(SEED_JOBS.length + 1);
+      await page.evaluate(() => window.scrollTo(0, 0));
       await page.screenshot({ path: join(SHOTS, '09-api-error.png') });
     } finally {
       service.cluster = cluster;
