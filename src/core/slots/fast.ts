@@ -1,187 +1,393 @@
 import { mapLane, reduceLane, type JobWork, type Lanes, type Placement, type SlotModel } from './model';
 
 /**
- * One change of one lane's sorted vector: its `consumed` smallest values were taken by tasks and
- * replaced by `added` (sorted). A job's effect on the vectors is a short list of these, so a
- * queue of a thousand jobs on 20,000 slots need not keep a thousand full vectors.
- * A `full` step replaces the vectors outright (SATU's result, Alg. 5.6).
+ * The fast engine's representation of one lane's sorted vector T (Alg. 5.2/5.3): the same
+ * multiset of slot times, held as a min-heap of immutable, sorted, run-length encoded batches.
+ *
+ * Why this shape: Alg. 5.2/5.3 only ever read the smallest values of T and write back values
+ * that are at least as large. So a job's placement is "take the k smallest, add k new values",
+ * and the k new values come out sorted (see `fill`). Keeping them as one sorted batch, and T as
+ * a heap of such batches keyed by each batch's smallest remaining value, makes a placement cost
+ * O(runs it takes * log batches) instead of the O(slots) of re-merging a flat sorted array. Equal
+ * slot times form one run (value, count): on a cluster where many slots are free at the same
+ * instant, M equal tasks are placed in a handful of steps, not M.
+ *
+ * The sorted vector the pseudo-code speaks of is the sorted list of this multiset (`toSorted`),
+ * and every slot value is computed by the same float operations in the same order as the
+ * literal loop, so the vectors are bit-identical (engines.test.ts checks it).
+ */
+export interface Batch {
+  // Plain arrays, not typed ones: most batches hold one or two runs, and a small typed array
+  // costs several times more to allocate (and collect) than the placement that fills it.
+  /** Run values, ascending. */
+  readonly values: readonly number[];
+  /** Run lengths (> 0), parallel to `values`. */
+  readonly counts: readonly number[];
+  /** Per-run hash of the value (see `valueHash`), parallel to `values`. */
+  readonly hashes: readonly number[];
+  /** Sum of `counts`. */
+  readonly total: number;
+  /** Sum over runs of count * hash, modulo 2^32: the batch's share of the lane fingerprint. */
+  readonly fingerprint: number;
+}
+
+/**
+ * One change of one lane: its `consumed` smallest values were taken by tasks and replaced by
+ * the values of `added` (as many slots as were taken). A job's effect on the vectors is one or
+ * two of these, so a queue of a thousand jobs on 20,000 slots need not keep a thousand full
+ * vectors. A `full` step replaces the vectors outright (SATU's result, Alg. 5.6).
  */
 export type Step =
-  | { readonly kind: 'delta'; readonly lane: number; readonly consumed: number; readonly added: Float64Array }
+  | { readonly kind: 'delta'; readonly lane: number; readonly consumed: number; readonly added: Batch }
   | { readonly kind: 'full'; readonly lanes: Lanes };
 
+const hashBuf = new Float64Array(1);
+const hashBits = new Uint32Array(hashBuf.buffer);
+
 /**
- * Water-filling `count` equal tasks of `seconds` onto the sorted vector `src`, none starting
- * before `release`: exactly what Alg. 5.2 lines 2-8 (or 5.3 lines 3-9) compute, in O(count).
- *
- * Why it is exact: the literal loop always takes the smallest value, so the values it takes are
- * non-decreasing, and so are the values it writes back (max(t, release) + seconds is monotone in
- * t). The written values therefore form a sorted FIFO, and "the smallest value of the vector" is
- * always the smaller of the next untouched slot and the head of that FIFO. Each slot's value is
- * computed by the same float operations in the same order as in the literal loop, so the
- * resulting multiset is bit-for-bit the literal one.
+ * A 32-bit hash of a slot time, equal for equal (===) values: the fingerprint of a lane is the
+ * sum of the hashes of its values, so two lanes holding the same multiset have equal
+ * fingerprints whatever their batches look like. Used only as a filter before an exact check.
  */
-export function waterFill(
-  src: Float64Array,
-  count: number,
-  seconds: number,
-  release: number,
-): { consumed: number; added: Float64Array; last: number } {
-  const n = src.length;
-  if (count <= 0 || n === 0) return { consumed: 0, added: new Float64Array(0), last: -Infinity };
-  const cap = Math.min(count, n);
-  if (scratch.length < cap) scratch = new Float64Array(Math.max(cap, scratch.length * 2));
-  const ring = scratch;
-  let head = 0;
-  let size = 0;
-  let ptr = 0;
-  let last = -Infinity;
-  for (let k = 0; k < count; k++) {
-    let t: number;
-    if (ptr < n && (size === 0 || src[ptr]! <= ring[head]!)) t = src[ptr++]!;
-    else {
-      t = ring[head]!;
-      head = head + 1 === cap ? 0 : head + 1;
-      size--;
+export function valueHash(v: number): number {
+  hashBuf[0] = v + 0; // -0 -> +0: they compare equal
+  let h = Math.imul(hashBits[0]! ^ 0x9e3779b9, 0x85ebca6b) ^ Math.imul(hashBits[1]! + 0x7f4a7c15, 0xc2b2ae35);
+  h ^= h >>> 16;
+  h = Math.imul(h, 0x27d4eb2d);
+  h ^= h >>> 15;
+  return h | 0;
+}
+
+function makeBatch(values: number[], counts: number[]): Batch {
+  const hashes: number[] = [];
+  let total = 0;
+  let fp = 0;
+  for (let i = 0; i < values.length; i++) {
+    const h = valueHash(values[i]!);
+    hashes.push(h);
+    total += counts[i]!;
+    fp = (fp + Math.imul(counts[i]!, h)) | 0;
+  }
+  return { values, counts, hashes, total, fingerprint: fp };
+}
+
+/** A batch from a sorted dense vector: equal neighbours become one run. */
+export function batchFromSorted(v: ArrayLike<number>): Batch {
+  const values: number[] = [];
+  const counts: number[] = [];
+  for (let i = 0; i < v.length; i++) {
+    if (i === 0 || v[i] !== v[i - 1]) {
+      values.push(v[i]!);
+      counts.push(1);
+    } else counts[counts.length - 1]++;
+  }
+  return makeBatch(values, counts);
+}
+
+const EMPTY_BATCH = makeBatch([], []);
+
+/** Result of water-filling one job's tasks of one stage onto a lane. */
+export interface Fill {
+  /** Slots taken from the lane as it was before (the k smallest). */
+  readonly consumed: number;
+  /** The taken slots' new values. */
+  readonly added: Batch;
+  /** Value written by the last task (e^m of Alg. 5.2 line 6, e of Alg. 5.3 line 7); -Infinity if none. */
+  readonly last: number;
+  /** Some slot's value changed (false only for zero-length tasks on slots at or after the release). */
+  readonly raised: boolean;
+}
+
+// Reused FIFO storage for `fill`: allocating per placement costs more than the placement.
+let fifoValues = new Float64Array(256);
+let fifoCounts = new Float64Array(256);
+
+/** A lane: a min-heap of batches, each with a cursor on its first remaining run. */
+export class RunLane {
+  /** Heap entries: batch, index of its current run, slots left in that run, that run's value. */
+  private hb: Batch[] = [];
+  private hi: number[] = [];
+  private hr: number[] = [];
+  private hk: number[] = [];
+  private len = 0;
+  private fp = 0;
+
+  /** Slots in the lane (constant). */
+  constructor(readonly size: number) {}
+
+  static fromSorted(v: ArrayLike<number>): RunLane {
+    const lane = new RunLane(v.length);
+    lane.push(batchFromSorted(v));
+    return lane;
+  }
+
+  clone(): RunLane {
+    const c = new RunLane(this.size);
+    c.hb = this.hb.slice(0, this.len);
+    c.hi = this.hi.slice(0, this.len);
+    c.hr = this.hr.slice(0, this.len);
+    c.hk = this.hk.slice(0, this.len);
+    c.len = this.len;
+    c.fp = this.fp;
+    return c;
+  }
+
+  /** The smallest slot time (u_1 of the pseudo-code). */
+  min(): number {
+    return this.len > 0 ? this.hk[0]! : Infinity;
+  }
+
+  /** Number of batches in the heap (for benches and tests). */
+  batches(): number {
+    return this.len;
+  }
+
+  /** Sum of value hashes modulo 2^32 (equal multisets have equal fingerprints). */
+  fingerprint(): number {
+    return this.fp;
+  }
+
+  push(b: Batch): void {
+    if (b.total === 0) return;
+    let i = this.len++;
+    const key = b.values[0]!;
+    // Sift up.
+    while (i > 0) {
+      const p = (i - 1) >> 1;
+      if (this.hk[p]! <= key) break;
+      this.hb[i] = this.hb[p]!;
+      this.hi[i] = this.hi[p]!;
+      this.hr[i] = this.hr[p]!;
+      this.hk[i] = this.hk[p]!;
+      i = p;
     }
-    t = Math.max(t, release);
-    t += seconds;
-    last = t;
-    let tail = head + size;
-    if (tail >= cap) tail -= cap;
-    ring[tail] = t;
-    size++;
+    this.hb[i] = b;
+    this.hi[i] = 0;
+    this.hr[i] = b.counts[0]!;
+    this.hk[i] = key;
+    this.fp = (this.fp + b.fingerprint) | 0;
   }
-  // size === ptr: every touched slot holds exactly one value in the FIFO.
-  const added = new Float64Array(size);
-  for (let i = 0; i < size; i++) {
-    const j = head + i;
-    added[i] = ring[j >= cap ? j - cap : j]!;
+
+  private siftDown(i: number): void {
+    const n = this.len;
+    const hk = this.hk;
+    const b = this.hb[i]!;
+    const idx = this.hi[i]!;
+    const r = this.hr[i]!;
+    const key = hk[i]!;
+    for (;;) {
+      let c = 2 * i + 1;
+      if (c >= n) break;
+      if (c + 1 < n && hk[c + 1]! < hk[c]!) c++;
+      if (hk[c]! >= key) break;
+      this.hb[i] = this.hb[c]!;
+      this.hi[i] = this.hi[c]!;
+      this.hr[i] = this.hr[c]!;
+      hk[i] = hk[c]!;
+      i = c;
+    }
+    this.hb[i] = b;
+    this.hi[i] = idx;
+    this.hr[i] = r;
+    hk[i] = key;
   }
-  return { consumed: ptr, added, last };
+
+  /** Removes k (1 <= k <= slots left in it) slots of the smallest run. */
+  private takeTop(k: number): void {
+    const b = this.hb[0]!;
+    const idx = this.hi[0]!;
+    this.fp = (this.fp - Math.imul(k, b.hashes[idx]!)) | 0;
+    const left = this.hr[0]! - k;
+    if (left > 0) {
+      this.hr[0] = left;
+      return;
+    }
+    if (idx + 1 < b.values.length) {
+      // The batch's next run becomes its head; it is larger, so it can only sink.
+      this.hi[0] = idx + 1;
+      this.hr[0] = b.counts[idx + 1]!;
+      this.hk[0] = b.values[idx + 1]!;
+    } else {
+      const last = --this.len;
+      this.hb[0] = this.hb[last]!;
+      this.hi[0] = this.hi[last]!;
+      this.hr[0] = this.hr[last]!;
+      this.hk[0] = this.hk[last]!;
+    }
+    if (this.len > 1) this.siftDown(0);
+  }
+
+  /** Removes the `count` smallest slot times (replaying a recorded step). */
+  drop(count: number): void {
+    let left = count;
+    while (left > 0) {
+      const k = Math.min(left, this.hr[0]!);
+      this.takeTop(k);
+      left -= k;
+    }
+  }
+
+  /**
+   * Water-filling `count` equal tasks of `seconds`, none starting before `release`: exactly what
+   * Alg. 5.2 lines 2-8 (or Alg. 5.3 lines 3-9) compute, run by run instead of task by task.
+   *
+   * Why it is exact: the literal loop always takes the smallest value t and writes back
+   * max(t, release) + seconds >= t (lines 3-5). The values it takes are therefore
+   * non-decreasing, and so are the values it writes (the map t -> max(t, release) + seconds is
+   * monotone), so the written values form a sorted FIFO and "the smallest value of T" is always
+   * the smaller of the lane's smallest untaken run and the FIFO head. When that smallest value
+   * t is shared by c slots, the literal loop takes those c slots one after another (nothing it
+   * writes meanwhile is smaller than t), writing the same value each time: one step here takes
+   * min(c, tasks left) of them at once. Each written value comes from the same float operations
+   * as in the literal loop, so the resulting multiset, and the last value written, are
+   * bit-for-bit the literal ones.
+   */
+  fill(count: number, seconds: number, release: number): Fill {
+    if (count <= 0) return { consumed: 0, added: EMPTY_BATCH, last: -Infinity, raised: false };
+    let fh = 0;
+    let ft = 0;
+    let left = count;
+    let consumed = 0;
+    let last = -Infinity;
+    let raised = false;
+    while (left > 0) {
+      let t: number;
+      let k: number;
+      if (this.len > 0 && (fh === ft || this.hk[0]! <= fifoValues[fh]!)) {
+        t = this.hk[0]!;
+        k = Math.min(left, this.hr[0]!);
+        this.takeTop(k);
+        consumed += k;
+      } else {
+        t = fifoValues[fh]!;
+        k = Math.min(left, fifoCounts[fh]!);
+        fifoCounts[fh] = fifoCounts[fh]! - k;
+        if (fifoCounts[fh] === 0) fh++;
+      }
+      // Alg. 5.2 lines 4-5 (Alg. 5.3 lines 5-6), in the same order of operations.
+      let w = Math.max(t, release);
+      w += seconds;
+      if (w !== t) raised = true;
+      last = w;
+      left -= k;
+      if (ft > fh && fifoValues[ft - 1] === w) fifoCounts[ft - 1] = fifoCounts[ft - 1]! + k;
+      else {
+        if (ft === fifoValues.length) {
+          const v = new Float64Array(ft * 2);
+          v.set(fifoValues);
+          fifoValues = v;
+          const c = new Float64Array(ft * 2);
+          c.set(fifoCounts);
+          fifoCounts = c;
+        }
+        fifoValues[ft] = w;
+        fifoCounts[ft] = k;
+        ft++;
+      }
+    }
+    // Every taken slot holds exactly one value in the FIFO (its last one).
+    const values: number[] = [];
+    const counts: number[] = [];
+    for (let i = fh; i < ft; i++) {
+      values.push(fifoValues[i]!);
+      counts.push(fifoCounts[i]!);
+    }
+    const added = makeBatch(values, counts);
+    this.push(added);
+    return { consumed, added, last, raised };
+  }
+
+  /** The lane as the sorted vector of the pseudo-code. */
+  toSorted(): Float64Array {
+    const out = new Float64Array(this.size);
+    let o = 0;
+    for (let h = 0; h < this.len; h++) {
+      const b = this.hb[h]!;
+      let idx = this.hi[h]!;
+      for (let c = this.hr[h]!; c > 0; c--) out[o++] = b.values[idx]!;
+      for (idx++; idx < b.values.length; idx++)
+        for (let c = b.counts[idx]!; c > 0; c--) out[o++] = b.values[idx]!;
+    }
+    return out.sort();
+  }
+
+  /** Same multiset of slot times: fingerprints first, then an exact comparison. */
+  sameAs(other: RunLane): boolean {
+    if (this.size !== other.size || this.fp !== other.fp || this.min() !== other.min()) return false;
+    const a = this.toSorted();
+    const b = other.toSorted();
+    for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+    return true;
+  }
 }
 
-/** Reused FIFO storage: allocating a typed array per placement costs more than the placement. */
-let scratch = new Float64Array(1024);
-
-/** First index in [lo, hi) with src[index] > x (galloping, then binary search). */
-function upperBound(src: Float64Array, lo: number, hi: number, x: number): number {
-  if (lo >= hi || src[lo]! > x) return lo;
-  let step = 1;
-  let prev = lo;
-  let probe = lo + 1;
-  while (probe < hi && src[probe]! <= x) {
-    prev = probe;
-    step *= 2;
-    probe = lo + step;
-  }
-  let a = prev + 1;
-  let b = Math.min(probe, hi);
-  while (a < b) {
-    const mid = (a + b) >>> 1;
-    if (src[mid]! <= x) a = mid + 1;
-    else b = mid;
-  }
-  return a;
-}
-
-const BULK = 48;
-
-/** dst = sorted(src[consumed..] + added); dst.length === src.length. */
-export function applyDelta(
-  src: Float64Array,
-  consumed: number,
-  added: Float64Array,
-  dst: Float64Array,
-): void {
-  const n = src.length;
-  let i = consumed;
-  let o = 0;
-  for (let a = 0; a < added.length; a++) {
-    const x = added[a]!;
-    const j = upperBound(src, i, n, x);
-    const len = j - i;
-    if (len > BULK) dst.set(src.subarray(i, j), o);
-    else for (let k = 0; k < len; k++) dst[o + k] = src[i + k]!;
-    o += len;
-    i = j;
-    dst[o++] = x;
-  }
-  const rest = n - i;
-  if (rest > BULK) dst.set(src.subarray(i, n), o);
-  else for (let k = 0; k < rest; k++) dst[o + k] = src[i + k]!;
-}
-
-/**
- * A working copy of the vectors that jobs are placed onto one after another, with two buffers
- * per lane so a placement costs no allocation beyond the small `added` runs.
- */
-export class VectorCursor {
-  private cur: Float64Array[];
-  private spare: Float64Array[];
-
-  constructor(
+/** The vectors of a slot model (one RunLane per lane) that jobs are placed onto in turn. */
+export class RunLanes {
+  private constructor(
     private readonly model: SlotModel,
-    start: Lanes,
-  ) {
-    this.cur = start.map((l) => Float64Array.from(l));
-    this.spare = start.map((l) => new Float64Array(l.length));
+    readonly lanes: RunLane[],
+  ) {}
+
+  static fromSorted(model: SlotModel, start: Lanes): RunLanes {
+    return new RunLanes(
+      model,
+      start.map((l) => RunLane.fromSorted(l)),
+    );
   }
 
-  lanes(): Float64Array[] {
-    return this.cur.map((l) => Float64Array.from(l));
-  }
-
-  /** The current vectors without copying; valid until the next change. */
-  view(): Lanes {
-    return this.cur;
+  clone(): RunLanes {
+    return new RunLanes(
+      this.model,
+      this.lanes.map((l) => l.clone()),
+    );
   }
 
   apply(step: Step): void {
     if (step.kind === 'full') {
-      step.lanes.forEach((l, i) => this.cur[i]!.set(l));
+      step.lanes.forEach((l, i) => (this.lanes[i] = RunLane.fromSorted(l)));
       return;
     }
-    if (step.consumed === 0 && step.added.length === 0) return;
-    const lane = step.lane;
-    applyDelta(this.cur[lane]!, step.consumed, step.added, this.spare[lane]!);
-    const t = this.cur[lane]!;
-    this.cur[lane] = this.spare[lane]!;
-    this.spare[lane] = t;
+    const lane = this.lanes[step.lane]!;
+    lane.drop(step.consumed);
+    lane.push(step.added);
   }
 
   applyAll(steps: readonly Step[]): void {
     for (const s of steps) this.apply(s);
   }
 
-  /** Alg. 5.2 + 5.3 on the current vectors; advances the cursor past the job. */
-  place(work: JobWork, now: number): Placement & { steps: Step[] } {
+  /**
+   * Alg. 5.2 then Alg. 5.3 on the current vectors; advances past the job. `raised` is false
+   * exactly when the vectors came out unchanged (every write is >= the value it replaces, so
+   * the multiset is unchanged if and only if no write was larger).
+   */
+  place(work: JobWork, now: number): Placement & { steps: Step[]; firstPick: number; raised: boolean } {
     const ml = mapLane(this.model);
     const rl = reduceLane(this.model);
-    const m = waterFill(this.cur[ml]!, work.pendingMaps, work.mapSeconds, now);
-    const mapStep: Step = { kind: 'delta', lane: ml, consumed: m.consumed, added: m.added };
-    this.apply(mapStep);
+    const firstPick = work.pendingMaps > 0 ? this.lanes[ml]!.min() : Infinity;
+    const m = this.lanes[ml]!.fill(work.pendingMaps, work.mapSeconds, now);
     const mapEnd = Math.max(m.last, work.mapsBusyUntil, now);
-    const r = waterFill(this.cur[rl]!, work.pendingReduces, work.reduceSeconds, mapEnd);
-    const redStep: Step = { kind: 'delta', lane: rl, consumed: r.consumed, added: r.added };
-    this.apply(redStep);
+    const r = this.lanes[rl]!.fill(work.pendingReduces, work.reduceSeconds, mapEnd);
     const finish = Math.max(r.last, work.reducesBusyUntil, mapEnd);
-    return { mapEnd, finish, steps: [mapStep, redStep] };
+    const steps: Step[] = [
+      { kind: 'delta', lane: ml, consumed: m.consumed, added: m.added },
+      { kind: 'delta', lane: rl, consumed: r.consumed, added: r.added },
+    ];
+    return { mapEnd, finish, steps, firstPick, raised: m.raised || r.raised };
   }
 
-  equals(other: Lanes): boolean {
-    for (let l = 0; l < this.cur.length; l++) {
-      const a = this.cur[l]!;
-      const b = other[l]!;
-      for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
-    }
-    return true;
+  toSorted(): Float64Array[] {
+    return this.lanes.map((l) => l.toSorted());
+  }
+
+  sameAs(other: RunLanes): boolean {
+    return this.lanes.every((l, i) => l.sameAs(other.lanes[i]!));
   }
 }
 
-/** Vectors after applying steps to a start, as a fresh copy (for tests and snapshots). */
+/** Vectors after applying steps to a start, as fresh sorted arrays (for tests and snapshots). */
 export function applySteps(model: SlotModel, start: Lanes, steps: readonly Step[]): Float64Array[] {
-  const c = new VectorCursor(model, start);
+  const c = RunLanes.fromSorted(model, start);
   c.applyAll(steps);
-  return c.lanes();
+  return c.toSorted();
 }

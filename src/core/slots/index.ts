@@ -1,3 +1,12 @@
 export * from './model';
 export { literalPlace, satu } from './literal';
-export { waterFill, applyDelta, applySteps, VectorCursor, type Step } from './fast';
+export {
+  RunLane,
+  RunLanes,
+  batchFromSorted,
+  valueHash,
+  applySteps,
+  type Batch,
+  type Fill,
+  type Step,
+} from './fast';

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { rtmr, rtmrFifo, vectorsAfter, type RtmrPolicy, type RtmrState } from '../../../src/core/admission';
 import { literalPlace } from '../../../src/core/slots/literal';
-import { applyDelta, waterFill } from '../../../src/core/slots/fast';
+import { RunLane } from '../../../src/core/slots/fast';
 import type { DeadlineJob } from '../../../src/core/job';
 import { EST, modelArb } from './helpers';
 
@@ -39,37 +39,82 @@ function allVectors(s: RtmrState): number[][][] {
 }
 
 describe('(a) fast and literal implementations agree on every decision and every vector', () => {
-  it('waterFill + applyDelta equal the literal Alg. 5.2 loop on random sorted vectors', () => {
+  const literalFill = (v: Float64Array, count: number, secs: number, release: number) =>
+    literalPlace(
+      { name: 'unified', containers: v.length },
+      [v],
+      {
+        pendingMaps: count,
+        mapSeconds: secs,
+        mapsBusyUntil: -Infinity,
+        pendingReduces: 0,
+        reduceSeconds: 0,
+        reducesBusyUntil: -Infinity,
+      },
+      release,
+    );
+  // Slot times with many ties (runs) as well as arbitrary doubles; zero-length tasks included.
+  const timeArb = fc.oneof(fc.integer({ min: 0, max: 6 }), fc.double({ min: 0, max: 100, noNaN: true }));
+  const secsArb = fc.oneof(
+    fc.constant(0),
+    fc.integer({ min: 1, max: 4 }),
+    fc.double({ min: 0, max: 20, noNaN: true }),
+  );
+  const fillArb = fc.record({
+    count: fc.integer({ min: 0, max: 90 }),
+    secs: secsArb,
+    release: fc.oneof(fc.integer({ min: 0, max: 8 }), fc.double({ min: 0, max: 100, noNaN: true })),
+  });
+
+  it('run-length water-filling equals the literal Alg. 5.2 loop, fill after fill, on random sorted vectors', () => {
     fc.assert(
       fc.property(
-        fc.array(fc.double({ min: 0, max: 100, noNaN: true }), { minLength: 1, maxLength: 40 }),
-        fc.integer({ min: 0, max: 90 }),
-        fc.double({ min: 0, max: 20, noNaN: true }),
-        fc.double({ min: 0, max: 100, noNaN: true }),
-        (vals, count, secs, now) => {
-          const v = Float64Array.from(vals).sort();
-          const lit = literalPlace(
-            { name: 'unified', containers: v.length },
-            [v],
-            {
-              pendingMaps: count,
-              mapSeconds: secs,
-              mapsBusyUntil: -Infinity,
-              pendingReduces: 0,
-              reduceSeconds: 0,
-              reducesBusyUntil: -Infinity,
-            },
-            now,
-          );
-          const wf = waterFill(v, count, secs, now);
-          const out = new Float64Array(v.length);
-          applyDelta(v, wf.consumed, wf.added, out);
-          expect(Array.from(out)).toEqual(Array.from(lit.lanes[0]!));
-          if (count > 0) expect(Math.max(wf.last, now)).toBe(lit.mapEnd);
+        fc.array(timeArb, { minLength: 1, maxLength: 40 }),
+        fc.array(fillArb, { minLength: 1, maxLength: 6 }),
+        (vals, fills) => {
+          let dense: Float64Array = Float64Array.from(vals).sort();
+          const lane = RunLane.fromSorted(dense);
+          for (const f of fills) {
+            const before = lane.clone();
+            const lit = literalFill(dense, f.count, f.secs, f.release);
+            const r = lane.fill(f.count, f.secs, f.release);
+            const after = lane.toSorted();
+            // The vector, bit for bit, and the last value written (e^m of line 6).
+            expect(Array.from(after)).toEqual(Array.from(lit.lanes[0]!));
+            if (f.count > 0) expect(Math.max(r.last, f.release)).toBe(lit.mapEnd);
+            else expect(r.last).toBe(-Infinity);
+            // `raised` is false exactly when the vector is unchanged.
+            expect(r.raised).toBe(!Array.from(after).every((x, i) => x === dense[i]));
+            // The recorded step replays to the same vector: drop the consumed smallest, add the batch.
+            expect(r.added.total).toBe(r.consumed);
+            expect(r.consumed).toBeLessThanOrEqual(Math.min(f.count, dense.length));
+            expect(r.consumed > 0).toBe(f.count > 0);
+            before.drop(r.consumed);
+            before.push(r.added);
+            expect(Array.from(before.toSorted())).toEqual(Array.from(after));
+            // The incremental fingerprint is that of the multiset, however it is split in batches.
+            expect(lane.fingerprint()).toBe(RunLane.fromSorted(after).fingerprint());
+            expect(lane.sameAs(RunLane.fromSorted(after))).toBe(true);
+            expect(lane.min()).toBe(after[0]);
+            dense = lit.lanes[0]!;
+          }
         },
       ),
-      { numRuns: 1000 },
+      { numRuns: 400 },
     );
+  });
+
+  it('sameAs tells apart lanes that differ in one slot, and in how a tie is split', () => {
+    const a = RunLane.fromSorted([0, 1, 1, 2]);
+    expect(a.sameAs(RunLane.fromSorted([0, 1, 1, 2]))).toBe(true);
+    expect(a.sameAs(RunLane.fromSorted([0, 1, 2, 2]))).toBe(false);
+    expect(a.sameAs(RunLane.fromSorted([0, 1, 1, 3]))).toBe(false);
+    // Same multiset reached through different batches.
+    const b = RunLane.fromSorted([0, 0, 0, 2]);
+    b.fill(2, 1, 0); // two slots 0 -> 1
+    expect(b.batches()).toBe(2);
+    expect(b.sameAs(a)).toBe(true);
+    expect(Array.from(b.toSorted())).toEqual([0, 1, 1, 2]);
   });
 
   for (const order of ['edf', 'fifo'] as const) {

@@ -12,7 +12,9 @@ import {
   keepCheckpoints,
   newWalker,
   rtmrStateFromSnapshot,
+  runLanesBefore,
   vectorsBefore,
+  walkerBefore,
   walkSuccessors,
   type ClusterSnapshot,
   type QueueOrder,
@@ -106,8 +108,7 @@ type Decision =
 /** Alg. 5.1: admission controller. A rejected job changes nothing: the old state is returned. */
 function decide(state: RtmrState, job: DeadlineJob, now: number, acceptAll: boolean): Decision {
   const p = insertionIndex(state, job);
-  const pred = vectorsBefore(state, p);
-  const walker = newWalker(state, pred); // lines 1-3
+  const walker = walkerBefore(state, p); // lines 1-3
   const work = freshWork(state.estimates, job);
   const r = walker.place(work, now); // lines 4-6
   const deadline = absoluteDeadline(job);
@@ -135,9 +136,17 @@ function decide(state: RtmrState, job: DeadlineJob, now: number, acceptAll: bool
     computedAt: now,
     mapFirstPick: r.firstPick,
   };
-  // lines 10-21; a no-op placement (zero-length tasks on slots after now) may let the walk stop early.
-  const unchanged = state.engine === 'fast' && p < state.entries.length && walker.equals(pred);
-  const w = walkSuccessors(state, p, walker, now, !acceptAll, unchanged ? () => pred : undefined);
+  // lines 10-21; a no-op placement (zero-length tasks on slots after now) may let the walk stop
+  // early: the successors' old vectors are then compared as the walk goes.
+  const unchanged = state.engine === 'fast' && p < state.entries.length && !r.raised;
+  const w = walkSuccessors(
+    state,
+    p,
+    walker,
+    now,
+    !acceptAll,
+    unchanged ? () => runLanesBefore(state, p) : undefined,
+  );
   if (w.miss) {
     const d = absoluteDeadline(w.miss.entry.job);
     return {
@@ -213,7 +222,7 @@ export function createRtmrPolicy(name: string, input: RtmrOptionsInput): RtmrPol
         };
       let earliest: number | null = null;
       if (opts.searchEarliest !== false) {
-        const tail = newWalker(state, vectorsBefore(state, state.entries.length)).place(
+        const tail = walkerBefore(state, state.entries.length).place(
           freshWork(state.estimates, job),
           now,
         ).finish;
@@ -271,7 +280,7 @@ export function createRtmrPolicy(name: string, input: RtmrOptionsInput): RtmrPol
         };
         const walker = newWalker(state, u);
         // lines 12-19, stopping once a successor's vectors come out unchanged.
-        const w = walkSuccessors(state, i + 1, walker, now, false, () => vectorsBefore(state, i + 1));
+        const w = walkSuccessors(state, i + 1, walker, now, false, () => runLanesBefore(state, i + 1));
         s = {
           ...state,
           entries: [...state.entries.slice(0, i), updated, ...w.entries],

@@ -2,7 +2,7 @@ import { ValidationError, type ValidationIssue } from '../../../errors/validatio
 import type { Estimates } from '../../estimates';
 import { taskEstimates } from '../../estimates';
 import { absoluteDeadline, validateJob, type DeadlineJob } from '../../job';
-import { VectorCursor, type Step } from '../../slots/fast';
+import { RunLanes, type Step } from '../../slots/fast';
 import { literalPlace } from '../../slots/literal';
 import {
   freeLanes,
@@ -47,7 +47,7 @@ export interface RtmrState {
    * Memo (not state): vectors before entry c, for c a multiple of CHECKPOINT_EVERY, filled on
    * demand so that materialising a predecessor's vectors replays at most that many entries.
    */
-  readonly checkpoints: Map<number, Lanes>;
+  readonly checkpoints: Map<number, RunLanes>;
 }
 
 export const CHECKPOINT_EVERY = 32;
@@ -85,10 +85,11 @@ export function freshWork(estimates: Estimates, job: DeadlineJob): JobWork {
 
 /** Places jobs one after another on a working copy of the vectors, with either engine. */
 export interface Walker {
-  place(work: JobWork, now: number): Placement & { steps: Step[]; firstPick: number };
-  apply(steps: readonly Step[]): void;
-  view(): Lanes;
-  equals(other: Lanes): boolean;
+  /**
+   * Alg. 5.2 + 5.3 for one job on the current vectors, advancing past it. `raised` is false
+   * exactly when the vectors came out unchanged.
+   */
+  place(work: JobWork, now: number): Placement & { steps: Step[]; firstPick: number; raised: boolean };
 }
 
 class LiteralWalker implements Walker {
@@ -99,46 +100,26 @@ class LiteralWalker implements Walker {
   ) {
     this.cur = start.map((l) => Float64Array.from(l));
   }
-  place(work: JobWork, now: number): Placement & { steps: Step[]; firstPick: number } {
+  place(work: JobWork, now: number): Placement & { steps: Step[]; firstPick: number; raised: boolean } {
     const firstPick = work.pendingMaps > 0 ? this.cur[mapLane(this.model)]![0]! : Infinity;
     const r = literalPlace(this.model, this.cur, work, now);
+    const raised = !lanesEqual(this.cur, r.lanes);
     this.cur = r.lanes;
-    return { mapEnd: r.mapEnd, finish: r.finish, steps: [{ kind: 'full', lanes: r.lanes }], firstPick };
-  }
-  apply(steps: readonly Step[]): void {
-    if (steps.length === 0) return;
-    const c = new VectorCursor(this.model, this.cur);
-    c.applyAll(steps);
-    this.cur = c.lanes();
-  }
-  view(): Lanes {
-    return this.cur;
-  }
-  equals(other: Lanes): boolean {
-    return lanesEqual(this.cur, other);
+    return {
+      mapEnd: r.mapEnd,
+      finish: r.finish,
+      steps: [{ kind: 'full', lanes: r.lanes }],
+      firstPick,
+      raised,
+    };
   }
 }
 
-class FastWalker implements Walker {
-  private readonly c: VectorCursor;
-  constructor(
-    private readonly model: SlotModel,
-    start: Lanes,
-  ) {
-    this.c = new VectorCursor(model, start);
-  }
-  place(work: JobWork, now: number): Placement & { steps: Step[]; firstPick: number } {
-    const firstPick = work.pendingMaps > 0 ? this.c.view()[mapLane(this.model)]![0]! : Infinity;
-    return { ...this.c.place(work, now), firstPick };
-  }
-  apply(steps: readonly Step[]): void {
-    this.c.applyAll(steps);
-  }
-  view(): Lanes {
-    return this.c.view();
-  }
-  equals(other: Lanes): boolean {
-    return this.c.equals(other);
+/** The fast engine's walker: run-length batches in a heap per lane (see slots/fast.ts). */
+export class FastWalker implements Walker {
+  constructor(readonly lanes: RunLanes) {}
+  place(work: JobWork, now: number): Placement & { steps: Step[]; firstPick: number; raised: boolean } {
+    return this.lanes.place(work, now);
   }
 }
 
@@ -153,10 +134,18 @@ export function lanesEqual(a: Lanes, b: Lanes): boolean {
   return true;
 }
 
+/** A walker starting from explicit sorted vectors (a rebuilt cluster, SATU's result). */
 export function newWalker(state: Pick<RtmrState, 'model' | 'engine'>, start: Lanes): Walker {
   return state.engine === 'literal'
     ? new LiteralWalker(state.model, start)
-    : new FastWalker(state.model, start);
+    : new FastWalker(RunLanes.fromSorted(state.model, start));
+}
+
+/** A walker starting from the vectors before entry `index` (after its predecessor). */
+export function walkerBefore(state: RtmrState, index: number): Walker {
+  return state.engine === 'literal'
+    ? new LiteralWalker(state.model, vectorsBefore(state, index))
+    : new FastWalker(runLanesBefore(state, index));
 }
 
 /** Index of the last step replacing the vectors outright, or -1. */
@@ -166,37 +155,54 @@ function lastFull(steps: readonly Step[]): number {
 }
 
 /**
- * The vectors before entry `index` (after its predecessor; T_p of Alg. 5.1 lines 2-3), as a
- * fresh copy. Starts from the nearest full record or memoised checkpoint, replays the rest.
+ * The vectors before entry `index` (after its predecessor; T_p of Alg. 5.1 lines 2-3) in the
+ * fast engine's form, as a fresh copy. Starts from the nearest full record or memoised
+ * checkpoint, replays the records in between (each a drop of its consumed slots and a push of
+ * its added batch), and memoises the checkpoints it passes.
  */
-export function vectorsBefore(state: RtmrState, index: number): Float64Array[] {
+export function runLanesBefore(state: RtmrState, index: number): RunLanes {
+  const cps = state.checkpoints;
   // Nearest full record at or before index-1.
   let j = index - 1;
   while (j >= 0 && lastFull(state.entries[j]!.steps) < 0) j--;
+  // Nearest memoised checkpoint at or after it (a checkpoint c holds the vectors before entry c).
   let c = Math.floor(index / CHECKPOINT_EVERY) * CHECKPOINT_EVERY;
-  while (c > 0 && c > j + 1 && !state.checkpoints.has(c)) c -= CHECKPOINT_EVERY;
-  let cursor: VectorCursor;
+  while (c >= j + 1 && !cps.has(c)) c -= CHECKPOINT_EVERY;
+  let lanes: RunLanes;
   let from: number;
-  if (c > j + 1 && state.checkpoints.has(c)) {
-    cursor = new VectorCursor(state.model, state.checkpoints.get(c)!);
+  if (c >= j + 1) {
+    lanes = cps.get(c)!.clone();
     from = c;
   } else if (j >= 0) {
     const steps = state.entries[j]!.steps;
     const k = lastFull(steps);
-    cursor = new VectorCursor(state.model, (steps[k] as { lanes: Lanes }).lanes);
-    cursor.applyAll(steps.slice(k + 1));
+    lanes = RunLanes.fromSorted(state.model, (steps[k] as { lanes: Lanes }).lanes);
+    lanes.applyAll(steps.slice(k + 1));
     from = j + 1;
   } else {
-    cursor = new VectorCursor(state.model, state.base);
+    lanes = RunLanes.fromSorted(state.model, state.base);
+    if (state.engine === 'fast') cps.set(0, lanes.clone());
     from = 0;
   }
   for (let i = from; i < index; i++) {
-    if (state.engine === 'fast' && i > 0 && i % CHECKPOINT_EVERY === 0 && !state.checkpoints.has(i)) {
-      state.checkpoints.set(i, cursor.lanes());
-    }
-    cursor.applyAll(state.entries[i]!.steps);
+    if (state.engine === 'fast' && i > 0 && i % CHECKPOINT_EVERY === 0 && !cps.has(i))
+      cps.set(i, lanes.clone());
+    lanes.applyAll(state.entries[i]!.steps);
   }
-  return cursor.lanes();
+  return lanes;
+}
+
+/** The vectors before entry `index` as sorted arrays (for mr1 `[T^m, T^r]`, for unified `[T]`). */
+export function vectorsBefore(state: RtmrState, index: number): Float64Array[] {
+  if (state.engine === 'literal') {
+    // Every literal record is a full vector: no replay needed.
+    const prev = index > 0 ? state.entries[index - 1]!.steps : [];
+    const k = lastFull(prev);
+    if (k === prev.length - 1 && k >= 0)
+      return (prev[k] as { lanes: Lanes }).lanes.map((l) => Float64Array.from(l));
+    if (index === 0) return state.base.map((l) => Float64Array.from(l));
+  }
+  return runLanesBefore(state, index).toSorted();
 }
 
 /** J.T^m and J.T^r of entry `index` (for mr1 `[T^m, T^r]`, for unified `[T]`). */
@@ -205,8 +211,8 @@ export function vectorsAfter(state: RtmrState, index: number): Float64Array[] {
 }
 
 /** Checkpoints of `state` still valid for a new entry list that differs only from `index` on. */
-export function keepCheckpoints(state: RtmrState, index: number): Map<number, Lanes> {
-  const m = new Map<number, Lanes>();
+export function keepCheckpoints(state: RtmrState, index: number): Map<number, RunLanes> {
+  const m = new Map<number, RunLanes>();
   for (const [k, v] of state.checkpoints) if (k <= index) m.set(k, v);
   return m;
 }
@@ -266,23 +272,25 @@ export function walkSuccessors(
   walker: Walker,
   now: number,
   stopAtMiss: boolean,
-  oldBefore?: () => Lanes,
+  oldBefore?: () => RunLanes,
 ): WalkOutcome {
   const es = state.entries;
   const out: RtmrEntry[] = [];
-  let oldCursor: VectorCursor | undefined;
+  let old: RunLanes | undefined;
   let allStableAfter = -1;
-  if (state.engine === 'fast' && oldBefore !== undefined && from < es.length) {
+  if (walker instanceof FastWalker && oldBefore !== undefined && from < es.length) {
     // Suffix index from which every record is stable at now.
     allStableAfter = es.length;
     while (allStableAfter > from && stableAt(es[allStableAfter - 1]!, now)) allStableAfter--;
-    if (allStableAfter < es.length) oldCursor = new VectorCursor(state.model, oldBefore());
+    if (allStableAfter < es.length) old = oldBefore();
   }
   for (let s = from; s < es.length; s++) {
-    const old = es[s]!;
-    const r = walker.place(old.work, now);
+    const prev = es[s]!;
+    const r = walker.place(prev.work, now);
     const next: RtmrEntry = {
-      ...old,
+      job: prev.job,
+      work: prev.work,
+      started: prev.started,
       mapEnd: r.mapEnd,
       finish: r.finish,
       steps: r.steps,
@@ -290,11 +298,12 @@ export function walkSuccessors(
       mapFirstPick: r.firstPick,
     };
     out.push(next);
-    if (stopAtMiss && r.finish > absoluteDeadline(old.job))
-      return { entries: out, miss: { index: s, entry: old, finish: r.finish } };
-    if (oldCursor !== undefined) {
-      oldCursor.applyAll(old.steps);
-      if (s + 1 >= allStableAfter && walker.equals(oldCursor.view())) {
+    if (stopAtMiss && r.finish > absoluteDeadline(prev.job))
+      return { entries: out, miss: { index: s, entry: prev, finish: r.finish } };
+    if (old !== undefined) {
+      old.applyAll(prev.steps);
+      // Fingerprints rule out almost every unequal pair in O(1); equal ones are then compared exactly.
+      if (s + 1 >= allStableAfter && (walker as FastWalker).lanes.sameAs(old)) {
         for (let u = s + 1; u < es.length; u++) out.push(es[u]!);
         return { entries: out };
       }
