@@ -17,15 +17,13 @@ import { mapLane, reduceLane, type JobWork, type Lanes, type Placement, type Slo
  * literal loop, so the vectors are bit-identical (engines.test.ts checks it).
  */
 export interface Batch {
-  // Plain arrays, not typed ones: most batches hold one or two runs, and a small typed array
-  // costs several times more to allocate (and collect) than the placement that fills it.
-  /** Run values, ascending. */
-  readonly values: readonly number[];
-  /** Run lengths (> 0), parallel to `values`. */
-  readonly counts: readonly number[];
-  /** Per-run hash of the value (see `valueHash`), parallel to `values`. */
-  readonly hashes: readonly number[];
-  /** Sum of `counts`. */
+  /**
+   * The runs as flat triples (value, count, hash of the value; see `valueHash`), values
+   * ascending, counts > 0. One plain array, not typed ones: most batches hold one or two runs,
+   * and allocating (and collecting) small typed arrays cost more than the placement itself.
+   */
+  readonly runs: readonly number[];
+  /** Sum of the counts. */
   readonly total: number;
   /** Sum over runs of count * hash, modulo 2^32: the batch's share of the lane fingerprint. */
   readonly fingerprint: number;
@@ -33,13 +31,18 @@ export interface Batch {
 
 /**
  * One change of one lane: its `consumed` smallest values were taken by tasks and replaced by
- * the values of `added` (as many slots as were taken). A job's effect on the vectors is one or
+ * the values of the step's runs (as many slots as were taken). A job's effect on the vectors is one or
  * two of these, so a queue of a thousand jobs on 20,000 slots need not keep a thousand full
  * vectors. A `full` step replaces the vectors outright (SATU's result, Alg. 5.6).
  */
-export type Step =
-  | { readonly kind: 'delta'; readonly lane: number; readonly consumed: number; readonly added: Batch }
-  | { readonly kind: 'full'; readonly lanes: Lanes };
+export type Step = DeltaStep | { readonly kind: 'full'; readonly lanes: Lanes };
+
+/** A delta step is itself the batch of values it added (one object per placement, not two). */
+export interface DeltaStep extends Batch {
+  readonly kind: 'delta';
+  readonly lane: number;
+  readonly consumed: number;
+}
 
 const hashBuf = new Float64Array(1);
 const hashBits = new Uint32Array(hashBuf.buffer);
@@ -58,40 +61,25 @@ export function valueHash(v: number): number {
   return h | 0;
 }
 
-function makeBatch(values: number[], counts: number[]): Batch {
-  const hashes: number[] = [];
-  let total = 0;
-  let fp = 0;
-  for (let i = 0; i < values.length; i++) {
-    const h = valueHash(values[i]!);
-    hashes.push(h);
-    total += counts[i]!;
-    fp = (fp + Math.imul(counts[i]!, h)) | 0;
-  }
-  return { values, counts, hashes, total, fingerprint: fp };
-}
-
 /** A batch from a sorted dense vector: equal neighbours become one run. */
 export function batchFromSorted(v: ArrayLike<number>): Batch {
-  const values: number[] = [];
-  const counts: number[] = [];
+  const runs: number[] = [];
+  let total = 0;
+  let fp = 0;
   for (let i = 0; i < v.length; i++) {
-    if (i === 0 || v[i] !== v[i - 1]) {
-      values.push(v[i]!);
-      counts.push(1);
-    } else counts[counts.length - 1]++;
+    if (i === 0 || v[i] !== v[i - 1]) runs.push(v[i]!, 0, valueHash(v[i]!));
+    runs[runs.length - 2] = runs[runs.length - 2]! + 1;
+    total++;
+    fp = (fp + runs[runs.length - 1]!) | 0;
   }
-  return makeBatch(values, counts);
+  return { runs, total, fingerprint: fp };
 }
 
-const EMPTY_BATCH = makeBatch([], []);
-
-/** Result of water-filling one job's tasks of one stage onto a lane. */
-export interface Fill {
-  /** Slots taken from the lane as it was before (the k smallest). */
-  readonly consumed: number;
-  /** The taken slots' new values. */
-  readonly added: Batch;
+/**
+ * Result of water-filling one job's tasks of one stage onto a lane: the step to record (the
+ * `consumed` smallest slots taken, their new values as the batch) and what the pseudo-code reads.
+ */
+export interface Fill extends DeltaStep {
   /** Value written by the last task (e^m of Alg. 5.2 line 6, e of Alg. 5.3 line 7); -Infinity if none. */
   readonly last: number;
   /** Some slot's value changed (false only for zero-length tasks on slots at or after the release). */
@@ -112,17 +100,20 @@ export class RunLane {
   private len = 0;
   private fp = 0;
 
-  /** Slots in the lane (constant). */
-  constructor(readonly size: number) {}
+  /** `index`: which lane of the slot model this is (recorded in the steps); `size`: its slots. */
+  constructor(
+    readonly index: number,
+    readonly size: number,
+  ) {}
 
-  static fromSorted(v: ArrayLike<number>): RunLane {
-    const lane = new RunLane(v.length);
+  static fromSorted(v: ArrayLike<number>, index = 0): RunLane {
+    const lane = new RunLane(index, v.length);
     lane.push(batchFromSorted(v));
     return lane;
   }
 
   clone(): RunLane {
-    const c = new RunLane(this.size);
+    const c = new RunLane(this.index, this.size);
     c.hb = this.hb.slice(0, this.len);
     c.hi = this.hi.slice(0, this.len);
     c.hr = this.hr.slice(0, this.len);
@@ -150,7 +141,7 @@ export class RunLane {
   push(b: Batch): void {
     if (b.total === 0) return;
     let i = this.len++;
-    const key = b.values[0]!;
+    const key = b.runs[0]!;
     // Sift up.
     while (i > 0) {
       const p = (i - 1) >> 1;
@@ -163,7 +154,7 @@ export class RunLane {
     }
     this.hb[i] = b;
     this.hi[i] = 0;
-    this.hr[i] = b.counts[0]!;
+    this.hr[i] = b.runs[1]!;
     this.hk[i] = key;
     this.fp = (this.fp + b.fingerprint) | 0;
   }
@@ -196,17 +187,17 @@ export class RunLane {
   private takeTop(k: number): void {
     const b = this.hb[0]!;
     const idx = this.hi[0]!;
-    this.fp = (this.fp - Math.imul(k, b.hashes[idx]!)) | 0;
+    this.fp = (this.fp - Math.imul(k, b.runs[idx + 2]!)) | 0;
     const left = this.hr[0]! - k;
     if (left > 0) {
       this.hr[0] = left;
       return;
     }
-    if (idx + 1 < b.values.length) {
+    if (idx + 3 < b.runs.length) {
       // The batch's next run becomes its head; it is larger, so it can only sink.
-      this.hi[0] = idx + 1;
-      this.hr[0] = b.counts[idx + 1]!;
-      this.hk[0] = b.values[idx + 1]!;
+      this.hi[0] = idx + 3;
+      this.hr[0] = b.runs[idx + 4]!;
+      this.hk[0] = b.runs[idx + 3]!;
     } else {
       const last = --this.len;
       this.hb[0] = this.hb[last]!;
@@ -243,7 +234,17 @@ export class RunLane {
    * bit-for-bit the literal ones.
    */
   fill(count: number, seconds: number, release: number): Fill {
-    if (count <= 0) return { consumed: 0, added: EMPTY_BATCH, last: -Infinity, raised: false };
+    if (count <= 0)
+      return {
+        kind: 'delta',
+        lane: this.index,
+        consumed: 0,
+        runs: [],
+        total: 0,
+        fingerprint: 0,
+        last: -Infinity,
+        raised: false,
+      };
     let fh = 0;
     let ft = 0;
     let left = count;
@@ -286,15 +287,25 @@ export class RunLane {
       }
     }
     // Every taken slot holds exactly one value in the FIFO (its last one).
-    const values: number[] = [];
-    const counts: number[] = [];
+    const runs: number[] = [];
+    let fp = 0;
     for (let i = fh; i < ft; i++) {
-      values.push(fifoValues[i]!);
-      counts.push(fifoCounts[i]!);
+      const h = valueHash(fifoValues[i]!);
+      runs.push(fifoValues[i]!, fifoCounts[i]!, h);
+      fp = (fp + Math.imul(fifoCounts[i]!, h)) | 0;
     }
-    const added = makeBatch(values, counts);
-    this.push(added);
-    return { consumed, added, last, raised };
+    const step: Fill = {
+      kind: 'delta',
+      lane: this.index,
+      consumed,
+      runs,
+      total: consumed,
+      fingerprint: fp,
+      last,
+      raised,
+    };
+    this.push(step);
+    return step;
   }
 
   /** The lane as the sorted vector of the pseudo-code. */
@@ -302,11 +313,10 @@ export class RunLane {
     const out = new Float64Array(this.size);
     let o = 0;
     for (let h = 0; h < this.len; h++) {
-      const b = this.hb[h]!;
+      const r = this.hb[h]!.runs;
       let idx = this.hi[h]!;
-      for (let c = this.hr[h]!; c > 0; c--) out[o++] = b.values[idx]!;
-      for (idx++; idx < b.values.length; idx++)
-        for (let c = b.counts[idx]!; c > 0; c--) out[o++] = b.values[idx]!;
+      for (let c = this.hr[h]!; c > 0; c--) out[o++] = r[idx]!;
+      for (idx += 3; idx < r.length; idx += 3) for (let c = r[idx + 1]!; c > 0; c--) out[o++] = r[idx]!;
     }
     return out.sort();
   }
@@ -324,32 +334,35 @@ export class RunLane {
 /** The vectors of a slot model (one RunLane per lane) that jobs are placed onto in turn. */
 export class RunLanes {
   private constructor(
-    private readonly model: SlotModel,
+    private readonly ml: number,
+    private readonly rl: number,
     readonly lanes: RunLane[],
   ) {}
 
   static fromSorted(model: SlotModel, start: Lanes): RunLanes {
     return new RunLanes(
-      model,
-      start.map((l) => RunLane.fromSorted(l)),
+      mapLane(model),
+      reduceLane(model),
+      start.map((l, i) => RunLane.fromSorted(l, i)),
     );
   }
 
   clone(): RunLanes {
     return new RunLanes(
-      this.model,
+      this.ml,
+      this.rl,
       this.lanes.map((l) => l.clone()),
     );
   }
 
   apply(step: Step): void {
     if (step.kind === 'full') {
-      step.lanes.forEach((l, i) => (this.lanes[i] = RunLane.fromSorted(l)));
+      step.lanes.forEach((l, i) => (this.lanes[i] = RunLane.fromSorted(l, i)));
       return;
     }
     const lane = this.lanes[step.lane]!;
     lane.drop(step.consumed);
-    lane.push(step.added);
+    lane.push(step);
   }
 
   applyAll(steps: readonly Step[]): void {
@@ -362,18 +375,12 @@ export class RunLanes {
    * the multiset is unchanged if and only if no write was larger).
    */
   place(work: JobWork, now: number): Placement & { steps: Step[]; firstPick: number; raised: boolean } {
-    const ml = mapLane(this.model);
-    const rl = reduceLane(this.model);
-    const firstPick = work.pendingMaps > 0 ? this.lanes[ml]!.min() : Infinity;
-    const m = this.lanes[ml]!.fill(work.pendingMaps, work.mapSeconds, now);
+    const firstPick = work.pendingMaps > 0 ? this.lanes[this.ml]!.min() : Infinity;
+    const m = this.lanes[this.ml]!.fill(work.pendingMaps, work.mapSeconds, now);
     const mapEnd = Math.max(m.last, work.mapsBusyUntil, now);
-    const r = this.lanes[rl]!.fill(work.pendingReduces, work.reduceSeconds, mapEnd);
+    const r = this.lanes[this.rl]!.fill(work.pendingReduces, work.reduceSeconds, mapEnd);
     const finish = Math.max(r.last, work.reducesBusyUntil, mapEnd);
-    const steps: Step[] = [
-      { kind: 'delta', lane: ml, consumed: m.consumed, added: m.added },
-      { kind: 'delta', lane: rl, consumed: r.consumed, added: r.added },
-    ];
-    return { mapEnd, finish, steps, firstPick, raised: m.raised || r.raised };
+    return { mapEnd, finish, steps: [m, r], firstPick, raised: m.raised || r.raised };
   }
 
   toSorted(): Float64Array[] {
