@@ -189,6 +189,9 @@ export class Engine {
   private activeViews: JobView[] = [];
   private orderDirty = false;
   private attemptSeq = 0;
+  /** Map tasks waiting in all active jobs, and reduces ready (their job's maps done) but not started. */
+  private pendingMapTotal = 0;
+  private readyReduceTotal = 0;
   private settled = 0;
   private eventsProcessed = 0;
   private _now = 0;
@@ -358,6 +361,10 @@ export class Engine {
     if (job.status === 'finished' || job.status === 'killed' || job.status === 'rejected') return;
     const wasActive = job.status === 'admitted' || job.status === 'running';
     job.status = 'killed';
+    if (wasActive) {
+      this.pendingMapTotal -= job.pendingMaps.length;
+      if (job.finishedMaps === job.spec.maps) this.readyReduceTotal -= job.pendingReduces;
+    }
     job.pendingMaps.length = 0;
     job.version++;
     job.pendingReduces = 0;
@@ -493,6 +500,7 @@ export class Engine {
     job.admittedAt = this._now;
     job.pendingMaps = Array.from({ length: job.spec.maps }, (_, i) => i);
     job.version++;
+    this.pendingMapTotal += job.spec.maps;
     job.pendingReduces = job.spec.reduces;
     job.reduceStarts = new Array<number>(job.spec.reduces).fill(Number.NaN);
     job.reduceFinishes = new Array<number>(job.spec.reduces).fill(Number.NaN);
@@ -512,7 +520,7 @@ export class Engine {
     } else {
       // Reduces first: they gate job completion, and their slots are separate in mr1.
       this.assignReduces(node, queue);
-      if (this.freeFor(node, 'map') > 0 && queue.some((j) => j.pendingMaps.length > 0)) {
+      if (this.freeFor(node, 'map') > 0 && this.pendingMapTotal > 0) {
         const assignments = this.placement.assignMaps(this.nodeView(node), queue, this._now);
         this.applyMapAssignments(node, assignments);
       }
@@ -576,6 +584,7 @@ export class Engine {
       job.runningMaps--;
       job.finishedMaps++;
       job.mapFinishes[ev.index] = this._now;
+      if (job.finishedMaps === job.spec.maps) this.readyReduceTotal += job.pendingReduces;
     } else {
       job.runningReduces--;
       job.finishedReduces++;
@@ -596,9 +605,11 @@ export class Engine {
         job.runningMaps--;
         job.pendingMaps.push(t.index);
         job.version++;
+        this.pendingMapTotal++;
       } else {
         job.runningReduces--;
         job.pendingReduces++;
+        this.readyReduceTotal++;
       }
     }
     this.queue.push(this._now + this.cluster.failures.repairSeconds, { kind: 'repair', node: node.index });
@@ -676,10 +687,12 @@ export class Engine {
     let seconds: number;
     if (kind === 'map') {
       job.runningMaps++;
+      this.pendingMapTotal--;
       job.mapStarts[index] = this._now;
       seconds = this.mapSeconds(job, index, node, container);
     } else {
       job.pendingReduces--;
+      this.readyReduceTotal--;
       job.runningReduces++;
       job.reduceStarts[index] = this._now;
       seconds = this.reduceSeconds(job, index, node, container);
@@ -817,11 +830,7 @@ export class Engine {
     const freeMap = this.freeFor(node, 'map');
     const freeReduce = this.freeFor(node, 'reduce');
     if (freeMap === 0 && freeReduce === 0) return false;
-    for (const j of this.active) {
-      if (freeMap > 0 && j.pendingMaps.length > 0) return true;
-      if (freeReduce > 0 && j.pendingReduces > 0 && j.finishedMaps === j.spec.maps) return true;
-    }
-    return false;
+    return (freeMap > 0 && this.pendingMapTotal > 0) || (freeReduce > 0 && this.readyReduceTotal > 0);
   }
 
   /** Schedule the node's next heartbeat on its own phase, strictly after `after`. */
