@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import { rtmr, rtmrFifo, vectorsAfter, type RtmrPolicy, type RtmrState } from '../../../src/core/admission';
+import { CHECKPOINT_EVERY } from '../../../src/core/admission/rtmr/state';
 import { literalPlace } from '../../../src/core/slots/literal';
 import { RunLane } from '../../../src/core/slots/fast';
 import type { DeadlineJob } from '../../../src/core/job';
@@ -178,4 +179,105 @@ describe('(a) fast and literal implementations agree on every decision and every
       );
     });
   }
+});
+
+describe('(a) on long queues: checkpoints, many batches, departures and feedback walks', () => {
+  // Queues longer than CHECKPOINT_EVERY, so the fast engine memoises checkpoints, reuses them
+  // across states after insertions, and replays records from them; jobs leave (records folded
+  // into their successors) and complete (SATU, then a walk that may stop on unchanged vectors).
+  const longOps = fc.array(
+    fc.oneof(
+      {
+        weight: 8,
+        arbitrary: fc.record({
+          kind: fc.constant('admit' as const),
+          dt: fc.integer({ min: 0, max: 3 }),
+          maps: fc.integer({ min: 1, max: 30 }),
+          reduces: fc.integer({ min: 1, max: 12 }),
+          split: fc.oneof(fc.constant(2), fc.constant(3), fc.double({ min: 0.5, max: 6, noNaN: true })),
+          deadline: fc.integer({ min: 20, max: 4000 }),
+        }),
+      },
+      { weight: 1, arbitrary: fc.record({ kind: fc.constant('start' as const), pick: fc.nat() }) },
+      { weight: 1, arbitrary: fc.record({ kind: fc.constant('leave' as const), pick: fc.nat() }) },
+      {
+        weight: 1,
+        arbitrary: fc.record({
+          kind: fc.constant('complete' as const),
+          pick: fc.nat(),
+          frac: fc.double({ min: 0.2, max: 1, noNaN: true }),
+        }),
+      },
+    ),
+    { minLength: 60, maxLength: 140 },
+  );
+  const bigModel = fc.oneof(
+    fc.record({
+      name: fc.constant('mr1' as const),
+      mapSlots: fc.integer({ min: 3, max: 24 }),
+      reduceSlots: fc.integer({ min: 2, max: 10 }),
+    }),
+    fc.record({ name: fc.constant('unified' as const), containers: fc.integer({ min: 4, max: 40 }) }),
+  );
+
+  it('same decisions, finishes and vectors as the literal engine', () => {
+    let longest = 0;
+    fc.assert(
+      fc.property(bigModel, longOps, (model, ops) => {
+        const make = (engine: 'fast' | 'literal'): RtmrPolicy =>
+          rtmr({ slotModel: model, estimates: EST, engine, feedbackThresholdSeconds: 2 });
+        const pf = make('fast');
+        const pl = make('literal');
+        let sf = pf.initialState(0);
+        let sl = pl.initialState(0);
+        let now = 0;
+        let n = 0;
+        for (const op of ops) {
+          if (op.kind === 'admit') {
+            now += op.dt;
+            const j: DeadlineJob = {
+              id: `j${n++}`,
+              arrival: now,
+              deadline: op.deadline,
+              maps: op.maps,
+              reduces: op.reduces,
+              inputSize: op.split * op.maps,
+            };
+            const rf = pf.admit(sf, j, now, { searchEarliest: false });
+            const rl = pl.admit(sl, j, now, { searchEarliest: false });
+            expect({ ...rf, state: undefined }).toEqual({ ...rl, state: undefined });
+            sf = rf.state;
+            sl = rl.state;
+          } else if (sf.entries.length > 0) {
+            const e = sf.entries[op.pick % sf.entries.length]!;
+            if (op.kind === 'start') {
+              sf = pf.markStarted(sf, e.job.id);
+              sl = pl.markStarted(sl, e.job.id);
+            } else if (op.kind === 'leave') {
+              sf = pf.leave(sf, e.job.id);
+              sl = pl.leave(sl, e.job.id);
+            } else {
+              const fin = Math.max(now, e.job.arrival + (e.finish - e.job.arrival) * op.frac);
+              now = fin;
+              const actuals = {
+                mapFinishTimes: Array.from({ length: e.job.maps }, (_, k) => fin - (k % 4)),
+                reduceFinishTimes: Array.from({ length: e.job.reduces }, () => fin),
+                finishedAt: fin,
+              };
+              sf = pf.complete(sf, e.job.id, actuals, now);
+              sl = pl.complete(sl, e.job.id, actuals, now);
+            }
+          }
+          longest = Math.max(longest, sf.entries.length);
+          expect(sf.entries.map((e) => [e.job.id, e.finish, e.mapEnd])).toEqual(
+            sl.entries.map((e) => [e.job.id, e.finish, e.mapEnd]),
+          );
+        }
+        expect(allVectors(sf)).toEqual(allVectors(sl));
+      }),
+      { numRuns: 25 },
+    );
+    // The generator does build queues long enough to need checkpoints.
+    expect(longest).toBeGreaterThan(2 * CHECKPOINT_EVERY);
+  });
 });
