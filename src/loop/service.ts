@@ -114,8 +114,11 @@ export async function startSidecar(
     haDetection: false,
     component: 'jhs-client',
   });
-  const ledger = Ledger.open(config.ledger.path === ':memory:' ? ':memory:' : resolve(config.ledger.path));
   const now = options.now ?? (() => Date.now());
+  // The ledger stamps rows with the same clock as the decisions (the emulated one in the demo).
+  const ledger = Ledger.open(config.ledger.path === ':memory:' ? ':memory:' : resolve(config.ledger.path), {
+    clock: now,
+  });
   const sidecar = new Sidecar({
     config,
     rm,
