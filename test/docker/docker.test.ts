@@ -5,6 +5,7 @@ import { basename, dirname, join, posix } from 'node:path';
 import fc from 'fast-check';
 import YAML from 'yaml';
 import { loadConfigFile } from '../../src/config/load';
+import { DASHBOARD_FILES } from '../../src/dashboard';
 import type { SidecarConfig } from '../../src/config/schema';
 import {
   accessibleLabels,
@@ -391,6 +392,15 @@ describe('docker/Dockerfile', () => {
     expect(text).toContain(`http://127.0.0.1:${dockerConfig.server.port}/healthz`);
     expect(runtime).toContain(`VOLUME ["${dirname(dockerConfig.ledger.path)}"]`);
     expect(runtime).toContain('ENTRYPOINT ["node", "bin/yarn-sched-sidecar.js"]');
+  });
+
+  it('ships every file the dashboard needs at start, where the compiled code looks for them', () => {
+    // `start` mounts the dashboard, which refuses to start without its assets.
+    expect(runtime).toContain(
+      'COPY --from=build --chown=root:root /app/src/dashboard/public ./src/dashboard/public',
+    );
+    for (const f of DASHBOARD_FILES)
+      expect(existsSync(join(dockerDir, '..', 'src', 'dashboard', 'public', f))).toBe(true);
   });
 });
 
