@@ -287,12 +287,23 @@ export class RunLane {
       }
     }
     // Every taken slot holds exactly one value in the FIFO (its last one).
-    const runs: number[] = [];
-    let fp = 0;
-    for (let i = fh; i < ft; i++) {
-      const h = valueHash(fifoValues[i]!);
-      runs.push(fifoValues[i]!, fifoCounts[i]!, h);
-      fp = (fp + Math.imul(fifoCounts[i]!, h)) | 0;
+    // Exact-size run array (most placements write one run): growing by push over-allocates.
+    let runs: number[];
+    let fp: number;
+    if (ft - fh === 1) {
+      const h = valueHash(fifoValues[fh]!);
+      runs = [fifoValues[fh]!, fifoCounts[fh]!, h];
+      fp = Math.imul(fifoCounts[fh]!, h);
+    } else {
+      runs = new Array<number>(3 * (ft - fh));
+      fp = 0;
+      for (let i = fh, o = 0; i < ft; i++, o += 3) {
+        const h = valueHash(fifoValues[i]!);
+        runs[o] = fifoValues[i]!;
+        runs[o + 1] = fifoCounts[i]!;
+        runs[o + 2] = h;
+        fp = (fp + Math.imul(fifoCounts[i]!, h)) | 0;
+      }
     }
     const step: Fill = {
       kind: 'delta',

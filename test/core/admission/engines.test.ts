@@ -254,8 +254,8 @@ describe('(a) on long queues: checkpoints, many batches, departures and feedback
               sf = pf.markStarted(sf, e.job.id);
               sl = pl.markStarted(sl, e.job.id);
             } else if (op.kind === 'leave') {
-              sf = pf.leave(sf, e.job.id);
-              sl = pl.leave(sl, e.job.id);
+              sf = pf.leave(sf, e.job.id, now);
+              sl = pl.leave(sl, e.job.id, now);
             } else {
               const fin = Math.max(now, e.job.arrival + (e.finish - e.job.arrival) * op.frac);
               now = fin;

@@ -50,7 +50,7 @@ export interface RtmrState {
   readonly checkpoints: Map<number, RunLanes>;
 }
 
-export const CHECKPOINT_EVERY = 32;
+export const CHECKPOINT_EVERY = 16;
 
 export function emptyRtmrState(
   model: SlotModel,
