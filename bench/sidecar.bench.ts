@@ -336,7 +336,7 @@ async function oneRun(t: Templates) {
 
 export default async function bench(): Promise<void> {
   const t = await captureTemplates();
-  const runs = [];
+  const runs: Array<Awaited<ReturnType<typeof oneRun>>> = [];
   for (let r = 0; r < RUNS; r++) runs.push(await oneRun(t));
   const m = (f: (x: (typeof runs)[number]) => number) => median(runs.map(f));
   const f1 = (x: number) => x.toFixed(1);
