@@ -116,7 +116,7 @@ export class Sidecar implements SidecarService {
     // Decide at once after a restart, even with the RM down: the last capacity seen is kept.
     const saved = ledger.getValue<CapacityView>(CAPACITY_KEY);
     if (saved) this.applyCapacity(saved);
-    this.deps.metrics.queueDepth.set(ledger.openAdmittedJobs().length);
+    this.deps.metrics.queueDepth.set(ledger.countOpenAdmittedJobs());
   }
 
   // ------------------------------------------------------------------ admission lanes
@@ -487,7 +487,7 @@ export class Sidecar implements SidecarService {
       adopt();
       metrics.decisions.inc({ outcome: fields.decision, source: 'api' });
       if (fields.decision === 'admitted') {
-        metrics.queueDepth.set(ledger.openAdmittedJobs().length);
+        metrics.queueDepth.set(ledger.countOpenAdmittedJobs());
         // Enforce in the background: the answer does not wait for the RM.
         void this.enforcer
           .drain()
@@ -635,7 +635,7 @@ export class Sidecar implements SidecarService {
     }
     await this.step('enforce', () => this.enforcer.drain());
     await this.step('stats', () => this.sample());
-    metrics.queueDepth.set(ledger.openAdmittedJobs().length);
+    metrics.queueDepth.set(ledger.countOpenAdmittedJobs());
     end();
   }
 

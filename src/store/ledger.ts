@@ -279,6 +279,21 @@ export class Ledger {
     ).map(jobFromRow);
   }
 
+  /**
+   * How many admitted jobs have not ended: the queue depth, counted on the (decision, state)
+   * index instead of reading and decoding every open job (that read made each submission cost
+   * time in proportion to the queue).
+   */
+  countOpenAdmittedJobs(): number {
+    return (
+      this.db
+        .prepare(
+          "SELECT COUNT(*) AS n FROM jobs WHERE decision = 'admitted' AND state IN ('accepted', 'submitted', 'running')",
+        )
+        .get() as { n: number }
+    ).n;
+  }
+
   countJobs(): { decision: Decision; state: JobState; outcome: Outcome | null; n: number }[] {
     return this.db
       .prepare('SELECT decision, state, outcome, COUNT(*) AS n FROM jobs GROUP BY decision, state, outcome')

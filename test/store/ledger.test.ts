@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import fc from 'fast-check';
 import { Ledger } from '../../src/store/ledger';
 import { jobRecord } from './builders';
 
@@ -72,6 +73,31 @@ describe('ledger', () => {
     ]);
     expect(ledger.listJobs({ state: 'rejected' }).jobs.map((j) => j.id)).toEqual(['b']);
     expect(ledger.openAdmittedJobs().map((j) => j.id)).toEqual(['c', 'e', 'a']);
+    expect(ledger.countOpenAdmittedJobs()).toBe(3);
+  });
+
+  it('counts the open admitted jobs exactly as many as it lists, for any mix of decisions and states', () => {
+    const states = ['rejected', 'accepted', 'submitted', 'running', 'finished', 'failed', 'killed'] as const;
+    fc.assert(
+      fc.property(
+        fc.array(fc.record({ admitted: fc.boolean(), state: fc.constantFrom(...states) }), { maxLength: 30 }),
+        (jobs) => {
+          const { ledger } = memoryLedger();
+          jobs.forEach((j, i) =>
+            ledger.insertJob(
+              jobRecord(`j${i}`, { decision: j.admitted ? 'admitted' : 'rejected', state: j.state }),
+            ),
+          );
+          const open = jobs.filter(
+            (j) => j.admitted && (j.state === 'accepted' || j.state === 'submitted' || j.state === 'running'),
+          ).length;
+          expect(ledger.countOpenAdmittedJobs()).toBe(open);
+          expect(ledger.countOpenAdmittedJobs()).toBe(ledger.openAdmittedJobs().length);
+          ledger.close();
+        },
+      ),
+      { numRuns: 50 },
+    );
   });
 
   it('keeps actions pending until confirmed, and refuses to confirm twice', () => {
