@@ -194,10 +194,14 @@ export class RunLane {
       return;
     }
     if (idx + 3 < b.runs.length) {
-      // The batch's next run becomes its head; it is larger, so it can only sink.
+      // The batch's next run becomes its head; it is larger, so it can only sink. Mostly it
+      // stays on top (a batch's runs are consecutive slot times): check that before sifting.
+      const key = b.runs[idx + 3]!;
       this.hi[0] = idx + 3;
       this.hr[0] = b.runs[idx + 4]!;
-      this.hk[0] = b.runs[idx + 3]!;
+      this.hk[0] = key;
+      const n = this.len;
+      if (n < 2 || (key <= this.hk[1]! && (n < 3 || key <= this.hk[2]!))) return;
     } else {
       const last = --this.len;
       this.hb[0] = this.hb[last]!;
