@@ -128,7 +128,7 @@ export default async function (): Promise<void> {
       }
       if (tl.length < Math.min(LITERAL_MAX, candidates.length))
         notes.push(
-          `${queue} jobs x ${slots} slots: literal sampled ${tl.length} of ${candidates.length} decisions (budget ${LITERAL_BUDGET_MS / 1000} s)`,
+          `${queue} jobs x ${slots}${busy ? '*' : ''} slots: literal sampled ${tl.length} of ${candidates.length} decisions (budget ${LITERAL_BUDGET_MS / 1000} s)`,
         );
       if (disagreements > 0)
         notes.push(`${queue} x ${slots}: ${disagreements} DISAGREEMENTS between engines`);
