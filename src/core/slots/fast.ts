@@ -67,7 +67,8 @@ export function batchFromSorted(v: ArrayLike<number>): Batch {
   let total = 0;
   let fp = 0;
   for (let i = 0; i < v.length; i++) {
-    if (i === 0 || v[i] !== v[i - 1]) runs.push(v[i]!, 0, valueHash(v[i]!));
+    // Object.is: a -0 next to a 0 stays its own run, so the multiset is kept bit for bit.
+    if (i === 0 || !Object.is(v[i], v[i - 1])) runs.push(v[i]!, 0, valueHash(v[i]!));
     runs[runs.length - 2] = runs[runs.length - 2]! + 1;
     total++;
     fp = (fp + runs[runs.length - 1]!) | 0;
