@@ -1,5 +1,6 @@
 import { ValidationError } from '../errors/validation';
-import { dc, fifoAll, rtmr, rtmrNoFeedback, type AdmissionPolicy } from './admission';
+import { dc, fifoAll, rtmr, rtmrFifo, rtmrNoFeedback, type AdmissionPolicy } from './admission';
+import { createYarnGreedy } from './admission/yarn-greedy';
 import type { EnergyProfile } from './energy/profile';
 import { createAsrpt } from './placement/asrpt';
 import { createDelay } from './placement/delay';
@@ -121,8 +122,7 @@ export type AnyAdmissionPolicy = AdmissionPolicy<any>;
 
 /**
  * The admission policies of src/core/admission, one line each. Each factory validates its own
- * arguments (a ValidationError names each bad field); `yarn-greedy` joins here once the
- * admission module exports it.
+ * arguments (a ValidationError names each bad field).
  */
 export const admissionEntries: Readonly<Record<string, PolicyEntry<AnyAdmissionPolicy>>> = Object.freeze({
   rtmr: entry('RTMR: EDF admission on slot vectors, with feedback (seed 000)', (a) =>
@@ -132,8 +132,14 @@ export const admissionEntries: Readonly<Record<string, PolicyEntry<AnyAdmissionP
     rtmrNoFeedback(a as Parameters<typeof rtmrNoFeedback>[0]),
   ),
   dc: entry('Deadline Constraint scheduler, a baseline (seed 001)', (a) => dc(a as Parameters<typeof dc>[0])),
+  'rtmr-fifo': entry('RTMR admission on a FIFO queue instead of EDF', (a) =>
+    rtmrFifo(a as Parameters<typeof rtmrFifo>[0]),
+  ),
   'fifo-all': entry('admit every job, FIFO, with estimated finish times', (a) =>
     fifoAll(a as Parameters<typeof fifoAll>[0]),
+  ),
+  'yarn-greedy': entry("YARN ReservationSystem's GreedyReservationAgent as an admission test", (a) =>
+    createYarnGreedy(a),
   ),
 });
 

@@ -3,8 +3,7 @@ import type { AdmissionPolicy } from '../core/admission/types';
 import { parseEnergyProfile, type EnergyProfile } from '../core/energy/profile';
 import type { Estimates } from '../core/estimates';
 import type { DeadlineJob } from '../core/job';
-import { createYarnGreedy } from '../core/admission/yarn-greedy';
-import { admissionEntries, buildRegistry, entry, type PolicyRegistry } from '../core/registry';
+import { defaultRegistry, type PolicyRegistry } from '../core/registry';
 import type { PlacementJob, PlacementPolicy, PendingTask } from '../core/placement/types';
 import type { SlotModel } from '../core/slots/model';
 import { ValidationError } from '../errors/validation';
@@ -17,18 +16,9 @@ import type { AdmissionPort, JobView, MapAssignment, NodeView, PlacementPort } f
  * through every call. Nothing here decides anything a policy decides.
  */
 
-/**
- * The registry the simulator runs with: the shared one, plus `yarn-greedy` while the shared
- * registry does not list it yet (the line belongs in src/core/registry.ts).
- */
+/** The registry the simulator runs with: the shared one, every policy by name. */
 export function simulatorRegistry(): PolicyRegistry {
-  if ('yarn-greedy' in admissionEntries) return buildRegistry(admissionEntries);
-  return buildRegistry({
-    ...admissionEntries,
-    'yarn-greedy': entry("YARN ReservationSystem's GreedyReservationAgent as an admission test", (a) =>
-      createYarnGreedy(a),
-    ),
-  });
+  return defaultRegistry();
 }
 
 /** One run's policies: admission (or none) and placement, each with its arguments. */

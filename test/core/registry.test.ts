@@ -47,7 +47,7 @@ describe('policy registry', () => {
       'placement.policy: unknown placement policy "fiffo"; known: asrpt, delay, efh, efh-no-ae, fair-delay, fair-matchmaking, fifo, ideal-energy, job-size, matchmaking',
     );
     expect(() => registry.createAdmission('edf')).toThrow(
-      /admission\.policy: unknown admission policy "edf"; known: dc, fifo-all, rtmr, rtmr-no-feedback/,
+      /admission\.policy: unknown admission policy "edf"; known: dc, fifo-all, rtmr, rtmr-fifo, rtmr-no-feedback, yarn-greedy/,
     );
     expect(() => buildRegistry().createAdmission('rtmr')).toThrow(/known: \(none registered\)/);
   });
@@ -64,9 +64,29 @@ describe('policy registry', () => {
   });
 
   it('holds the admission policies, each built by the admission core with its arguments validated', () => {
-    expect(registry.names('admission')).toEqual(['dc', 'fifo-all', 'rtmr', 'rtmr-no-feedback']);
+    expect(registry.names('admission')).toEqual([
+      'dc',
+      'fifo-all',
+      'rtmr',
+      'rtmr-fifo',
+      'rtmr-no-feedback',
+      'yarn-greedy',
+    ]);
     expect(() => registry.createAdmission('rtmr', {})).toThrow(ValidationError);
   });
+
+  it.each(['dc', 'fifo-all', 'rtmr', 'rtmr-fifo', 'rtmr-no-feedback', 'yarn-greedy'])(
+    'builds %s from the arguments the live sidecar passes, and it admits a small job on an empty cluster',
+    (name) => {
+      const policy = registry.createAdmission(name, {
+        slotModel: { name: 'unified', containers: 8 },
+        estimates: { eta: 1, mapCostMax: 0.1, reduceCostMax: 0.1 },
+        feedbackThresholdSeconds: 30,
+      });
+      const job = { id: 'j', arrival: 0, deadline: 600, maps: 4, reduces: 1, inputSize: 512 };
+      expect(policy.admit(policy.initialState(0), job, 0).admitted).toBe(true);
+    },
+  );
 
   it('is frozen: building it has no side effects on another registry', () => {
     expect(Object.isFrozen(registry)).toBe(true);
