@@ -631,7 +631,7 @@ export class Sidecar implements SidecarService {
     // Each part runs even if another failed; its error is logged, not thrown.
     if (this.lastPollError === undefined) {
       await this.step('track apps', () => this.trackApps(apps));
-      await this.step('priorities', () => this.reconcilePriorities(apps));
+      await this.step('priorities', () => ledger.transaction(() => this.reconcilePriorities(apps)));
     }
     await this.step('enforce', () => this.enforcer.drain());
     await this.step('stats', () => this.sample());
@@ -652,31 +652,38 @@ export class Sidecar implements SidecarService {
 
   private async trackApps(apps: readonly AppReport[]): Promise<void> {
     const { ledger } = this.deps;
-    for (const app of apps) {
-      const tags = decodeTags(app.applicationTags);
-      const job =
-        (tags.sidecarId !== undefined ? ledger.getJob(tags.sidecarId) : undefined) ??
-        ledger.getJobByAppId(app.id);
-      if (job) {
+    const ended: Array<{ job: JobRecord; app: AppReport }> = [];
+    // The cycle's bookkeeping in one transaction: one disk sync instead of one per row.
+    ledger.transaction(() => {
+      for (const app of apps) {
+        const tags = decodeTags(app.applicationTags);
+        const job =
+          (tags.sidecarId !== undefined ? ledger.getJob(tags.sidecarId) : undefined) ??
+          ledger.getJobByAppId(app.id);
+        if (!job) {
+          if (tags.deadlineMs !== undefined && !ENDED_APP_STATES.has(app.state)) this.discover(app, tags);
+          continue;
+        }
         if (job.appId === null) ledger.updateJob(job.id, { appId: app.id });
-        await this.follow(job, app);
-      } else if (tags.deadlineMs !== undefined && !ENDED_APP_STATES.has(app.state)) {
-        this.discover(app, tags);
+        if (job.decision !== 'admitted' || !OPEN_STATES.has(job.state)) continue;
+        if (ENDED_APP_STATES.has(app.state)) ended.push({ job, app });
+        else if (app.state === 'RUNNING' && job.state !== 'running') this.markRunning(job, app);
       }
-    }
+    });
+    // Ended jobs read the JobHistory server first, so they are handled one by one after it.
+    for (const { job, app } of ended) await this.finish(job, app);
   }
 
-  /** Moves a known job along with its app: running, then ended with its outcome. */
-  private async follow(job: JobRecord, app: AppReport): Promise<void> {
-    if (job.decision !== 'admitted' || !OPEN_STATES.has(job.state)) return;
+  private markRunning(job: JobRecord, app: AppReport): void {
+    this.deps.ledger.updateJob(job.id, { state: 'running', appId: app.id });
+    const lane = this.lanes.get(`${job.queue ?? ''}|${job.label ?? ''}`);
+    if (lane) lane.state = lane.policy.markStarted(lane.state, job.id);
+  }
+
+  /** An admitted job whose app ended: its outcome, learning, feedback, and its lane freed. */
+  private async finish(job: JobRecord, app: AppReport): Promise<void> {
     const { ledger, metrics } = this.deps;
     const lane = this.lanes.get(`${job.queue ?? ''}|${job.label ?? ''}`);
-    if (app.state === 'RUNNING' && job.state !== 'running') {
-      ledger.updateJob(job.id, { state: 'running', appId: app.id });
-      if (lane) lane.state = lane.policy.markStarted(lane.state, job.id);
-      return;
-    }
-    if (!ENDED_APP_STATES.has(app.state)) return;
     const finishedMs = app.finishedTime > 0 ? app.finishedTime : this.deps.now();
     const state =
       app.state === 'FINISHED' && app.finalStatus !== 'FAILED'
