@@ -84,6 +84,15 @@ export const LOADGEN_COST: TaskCostSpec = {
   jitter: [0.6, 1.0],
 };
 
+/**
+ * A typical map task's run time (seconds) for `cost` on a speed-1 slot with local data: one
+ * 128 MB block at the middle of the jitter range. Seed 000 V sets the feedback threshold
+ * DeltaT "to be a typical map task execution time"; this is that figure for our cost model.
+ */
+export function typicalMapSeconds(cost: TaskCostSpec, blockMB = 128): number {
+  return (cost.mapFixedSeconds + cost.mapSecondsPerMB * blockMB) * ((cost.jitter[0] + cost.jitter[1]) / 2);
+}
+
 function cls(partial: Partial<NodeClassSpec> & Pick<NodeClassSpec, 'name' | 'count'>): NodeClassSpec {
   return {
     mapSlots: 0,
@@ -99,9 +108,12 @@ function cls(partial: Partial<NodeClassSpec> & Pick<NodeClassSpec, 'name' | 'cou
 }
 
 /**
- * Seed 000 Table I / seed 004 Table 5.4: 20 dual-core nodes with 4 map + 1 reduce slots,
- * 10 single-core nodes with 2 map + 1 reduce slots. In `unified`, each node's slots
- * become one pool of containers (5 and 3).
+ * Seed 000 Table I / seed 004 Table 5.4: 20 nodes with 2 dual-core 2.2 GHz Opteron-275 CPUs,
+ * 4 map + 1 reduce slots; 10 nodes with 2 single-core 2.2 GHz Opteron-64 CPUs, 2 map + 1
+ * reduce slots ("we make the number of map slots in a worker node equal to the number of CPU
+ * cores ... one reduce slot per worker node", seed 000 V). Both types run their cores at the
+ * same 2.2 GHz, so a slot is equally fast on either: the heterogeneity is in slots per node,
+ * not in per-slot speed. In `unified`, each node's slots become one pool of containers (5 and 3).
  */
 export function rtmrCluster(slotModel: SlotModel = 'mr1'): ClusterSpec {
   return {
@@ -125,7 +137,8 @@ export function rtmrCluster(slotModel: SlotModel = 'mr1'): ClusterSpec {
         mapSlots: 2,
         reduceSlots: 1,
         containers: 3,
-        speed: { cpu: 0.8, gpu: 0.8, gpuOnCpu: 0.8 },
+        // Same 2.2 GHz clock as the Opteron-275 (Table I): same per-slot speed.
+        speed: { cpu: 1, gpu: 1, gpuOnCpu: 1 },
       }),
     ],
     costs: { cpu: LOADGEN_COST, gpu: LOADGEN_COST },
@@ -150,6 +163,33 @@ export function localityCluster(): ClusterSpec {
     energyWindowSeconds: null,
   };
 }
+
+/**
+ * MD simulation map times, derived from the seed's own measurements because it states none
+ * (seed 004 6.3.2 says only that 1,800 s "guarantees the job can finish"). The workload has
+ * on average 2,409 / 2 MD maps (Table 6.7 bins, half the jobs MD). Three of the seed's
+ * turnaround figures each involve one unknown:
+ *  - IDEAL (Table 6.12, 16.73 h) runs every MD map on the most efficient container, the
+ *    Geforce 210's (factor 1.52, Table 6.9), one at a time: 16.73 h / 1,204.5 maps = 50 s.
+ *  - EFH w/o AE (Table 6.11, 4.84 h) runs MD maps only on the two GPU containers:
+ *    1,204.5 / (4.84 h) = 1 / t_9800 + 1 / 50 s, so t_9800 = 20 s.
+ *  - FIFO (Table 6.11, 4.54 h) spreads MD maps over all 52 containers, nearly all CPU:
+ *    4.54 h x 52 / 1,204.5 = 706 s on a CPU core; we use 700 s.
+ * These come from the turnaround times only, never from the energy figures under test.
+ */
+export const MD_MAP_SECONDS = Object.freeze({ cpu: 700, gpu9800gt: 20, gpu210: 50 });
+
+/** The arithmetic of MD_MAP_SECONDS, from the seed's turnaround hours; kept to be checked. */
+export function mdMapSecondsFromSeed(): { cpu: number; gpu9800gt: number; gpu210: number } {
+  const mdMaps = EFH_BINS_SEED_TOTAL_MAPS / 2;
+  const gpu210 = (16.73 * 3600) / mdMaps;
+  const gpu9800gt = 1 / (mdMaps / (4.84 * 3600) - 1 / gpu210);
+  const cpu = (4.54 * 3600 * 52) / mdMaps;
+  return { cpu, gpu9800gt, gpu210 };
+}
+
+/** Maps of the seed's 87-job EFH workload: Table 6.6 counts of bins 1-6 with one fewer one-map job. */
+export const EFH_BINS_SEED_TOTAL_MAPS = 2409;
 
 /**
  * Seed 004 Table 6.5: 6 CPU servers (8 cores) and 2 GPU servers (2 cores; Geforce
@@ -186,7 +226,8 @@ export function efhCluster(): ClusterSpec {
         reduceSlots: 1,
         gpuContainers: 1,
         labels: ['gpu'],
-        speed: { cpu: 1, gpu: 2, gpuOnCpu: 1 },
+        // GPU code on the 9800-gt: MD_MAP_SECONDS; CPU code on its 2.2 GHz Opteron cores: as a CPU server's.
+        speed: { cpu: 1, gpu: MD_MAP_SECONDS.cpu / MD_MAP_SECONDS.gpu9800gt, gpuOnCpu: 1 },
         idleWatts: 78,
         // Tables 6.9 / 6.10: efficiency factors relative to the CPU server (energy = 1 / factor).
         taskEnergyKWh: { cpu: loadgenCpu / 1.04, gpu: mdCpu / 1.41, gpuOnCpu: mdCpu / 1.23 },
@@ -199,21 +240,22 @@ export function efhCluster(): ClusterSpec {
         reduceSlots: 1,
         gpuContainers: 1,
         labels: ['gpu'],
-        speed: { cpu: 1, gpu: 1.5, gpuOnCpu: 1 },
+        speed: { cpu: 1, gpu: MD_MAP_SECONDS.cpu / MD_MAP_SECONDS.gpu210, gpuOnCpu: 1 },
         idleWatts: 68,
         taskEnergyKWh: { cpu: loadgenCpu / 1.05, gpu: mdCpu / 1.52, gpuOnCpu: mdCpu / 1.4 },
       }),
     ],
     costs: {
       cpu: LOADGEN_COST,
-      // MD simulation: compute-bound, input ~60 KB (6.3.1); 240 s a map on a CPU core (ours).
+      // MD simulation: compute-bound, input ~60 KB (6.3.1); a map on a CPU core: MD_MAP_SECONDS.
       gpu: {
-        mapFixedSeconds: 240,
+        mapFixedSeconds: MD_MAP_SECONDS.cpu,
         mapSecondsPerMB: 0,
         reduceFixedSeconds: 20,
         reduceSecondsPerMB: 0,
         shuffleRatio: 1,
-        jitter: [0.8, 1.0],
+        // Centred on 1 so MD_MAP_SECONDS (derived from measured turnarounds) is the mean (ours).
+        jitter: [0.9, 1.1],
       },
     },
     hdfs: { blockMB: 128, replication: 3, blocks: 200 },
