@@ -135,6 +135,7 @@ function decide(state: RtmrState, job: DeadlineJob, now: number, acceptAll: bool
     steps: r.steps,
     computedAt: now,
     mapFirstPick: r.firstPick,
+    absorbed: false,
   };
   // lines 10-21; a no-op placement (zero-length tasks on slots after now) may let the walk stop
   // early: the successors' old vectors are then compared as the walk goes.
@@ -177,10 +178,12 @@ function removeAt(state: RtmrState, i: number): RtmrState {
   const next = es[i + 1];
   // The successor keeps its vectors: they are recorded relative to the departing job's, so its
   // steps absorb the departed ones. Without feedback nothing is recomputed (seed: vectors are
-  // only changed by admission and by the feedback controller).
+  // only changed by admission and by the feedback controller). The next walk through it
+  // (Alg. 5.1 lines 12-14, Alg. 5.5 lines 14-16) recomputes it from its new predecessor, which
+  // drops the departed steps; `absorbed` keeps the fast engine's early stop from skipping that.
   const entries = [
     ...es.slice(0, i),
-    ...(next ? [{ ...next, steps: [...gone.steps, ...next.steps] }] : []),
+    ...(next ? [{ ...next, steps: [...gone.steps, ...next.steps], absorbed: true }] : []),
     ...es.slice(i + 2),
   ];
   return { ...state, entries, checkpoints: keepCheckpoints(state, i) };

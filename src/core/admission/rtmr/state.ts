@@ -32,6 +32,13 @@ export interface RtmrEntry {
   /** `now` of the calculation that produced `steps`, and the first slot time its maps took. */
   readonly computedAt: number;
   readonly mapFirstPick: number;
+  /**
+   * Its steps also carry the records of jobs that left the queue just before it (see `removeAt`
+   * in policy.ts). Alg. 5.1 lines 12-14 and Alg. 5.5 lines 14-16 recompute a successor from its
+   * predecessor in the queue, where a departed job no longer is: the recomputed record drops
+   * the departed steps, so this record is not what recomputing it gives, whatever `now` is.
+   */
+  readonly absorbed: boolean;
 }
 
 export interface RtmrState {
@@ -248,6 +255,9 @@ export function insertionIndex(state: RtmrState, job: DeadlineJob): number {
  * or after both instants (or the computation was at this very instant).
  */
 export function stableAt(e: RtmrEntry, now: number): boolean {
+  // A record holding a departed job's steps changes when recomputed (the departed reservation
+  // goes), even on unchanged predecessor vectors: the walk must reach it.
+  if (e.absorbed) return false;
   if (e.computedAt === now) return true;
   const t = Math.max(now, e.computedAt);
   return e.work.pendingMaps > 0 ? e.mapFirstPick >= t : e.work.mapsBusyUntil >= t;
@@ -296,6 +306,7 @@ export function walkSuccessors(
       steps: r.steps,
       computedAt: now,
       mapFirstPick: r.firstPick,
+      absorbed: false,
     };
     out.push(next);
     if (stopAtMiss && r.finish > absoluteDeadline(prev.job))
@@ -432,6 +443,7 @@ export function rtmrStateFromSnapshot(
       steps: r.steps,
       computedAt: snap.now,
       mapFirstPick: r.firstPick,
+      absorbed: false,
     };
   });
   return { ...state, entries };
