@@ -39,6 +39,17 @@ type SimEvent =
   | { kind: 'fail'; node: number }
   | { kind: 'repair'; node: number };
 
+/**
+ * The engine's job views also carry its index of pending maps by replica node, so a
+ * placement adapter can find a node's local tasks without walking the job's pending list.
+ */
+export interface IndexedJobView extends JobView {
+  /** Pending map indices with a replica on node `node`, in pendingMaps order. Live: do not mutate. */
+  pendingMapsOn(node: number): readonly number[];
+}
+
+const NO_MAPS: readonly number[] = Object.freeze([]);
+
 export type JobStatus = 'waiting' | 'rejected' | 'admitted' | 'running' | 'finished' | 'killed';
 
 export type ContainerKind = 'cpu' | 'gpu';
@@ -94,6 +105,12 @@ interface JobRt {
   reason: string | null;
   estimatedFinish: number | null;
   pendingMaps: number[];
+  /**
+   * Pending map tasks indexed by replica node: node index -> the pending maps with a replica
+   * of their block on that node, in pendingMaps order (both only ever lose entries or gain
+   * one at the end). Built when the job is admitted, dropped when it leaves.
+   */
+  localPending: Map<number, number[]> | null;
   runningMaps: number;
   finishedMaps: number;
   pendingReduces: number;
@@ -282,6 +299,7 @@ export class Engine {
       reason: null,
       estimatedFinish: null,
       pendingMaps: [],
+      localPending: null,
       runningMaps: 0,
       finishedMaps: 0,
       pendingReduces: 0,
@@ -366,6 +384,7 @@ export class Engine {
       if (job.finishedMaps === job.spec.maps) this.readyReduceTotal -= job.pendingReduces;
     }
     job.pendingMaps.length = 0;
+    job.localPending = null;
     job.version++;
     job.pendingReduces = 0;
     for (const node of this.nodes) {
@@ -499,6 +518,8 @@ export class Engine {
     job.status = 'admitted';
     job.admittedAt = this._now;
     job.pendingMaps = Array.from({ length: job.spec.maps }, (_, i) => i);
+    job.localPending = new Map();
+    for (let i = 0; i < job.spec.maps; i++) this.indexPendingMap(job, i);
     job.version++;
     this.pendingMapTotal += job.spec.maps;
     job.pendingReduces = job.spec.reduces;
@@ -604,6 +625,7 @@ export class Engine {
       if (t.task === 'map') {
         job.runningMaps--;
         job.pendingMaps.push(t.index);
+        this.indexPendingMap(job, t.index);
         job.version++;
         this.pendingMapTotal++;
       } else {
@@ -675,6 +697,7 @@ export class Engine {
         );
       }
       job.pendingMaps.splice(pos, 1);
+      this.unindexPendingMap(job, a.mapIndex);
       job.version++;
       this.startTask(node, job, 'map', a.mapIndex, kind);
     }
@@ -715,6 +738,7 @@ export class Engine {
   private finishJob(job: JobRt): void {
     job.status = 'finished';
     job.finish = this._now;
+    job.localPending = null;
     this.settled++;
     this.removeActive(job);
     this.placement.jobRemoved(job.spec.id, this._now);
@@ -906,13 +930,34 @@ export class Engine {
     this.blockReplicas.set(id, [...chosen]);
   }
 
+  /** Appends map `i` to the local lists of its block's replica nodes (it is last in pendingMaps). */
+  private indexPendingMap(job: JobRt, i: number): void {
+    const index = job.localPending;
+    if (!index) return;
+    for (const r of this.blockReplicas.get(job.blocks[i] as string) as number[]) {
+      const list = index.get(r);
+      if (list) list.push(i);
+      else index.set(r, [i]);
+    }
+  }
+
+  private unindexPendingMap(job: JobRt, i: number): void {
+    const index = job.localPending;
+    if (!index) return;
+    for (const r of this.blockReplicas.get(job.blocks[i] as string) as number[]) {
+      const list = index.get(r) as number[];
+      const at = list.indexOf(i);
+      if (at >= 0) list.splice(at, 1);
+    }
+  }
+
   private isLocal(job: JobRt, mapIndex: number, node: number): boolean {
     return (this.blockReplicas.get(job.blocks[mapIndex] as string) as number[]).includes(node);
   }
 
   // ---------------------------------------------------------------- views
 
-  private makeView(job: JobRt): JobView {
+  private makeView(job: JobRt): IndexedJobView {
     // eslint-disable-next-line @typescript-eslint/no-this-alias -- the view reads live engine state
     const engine = this;
     return {
@@ -959,6 +1004,7 @@ export class Engine {
       },
       mapBlock: (i) => job.blocks[i] as string,
       mapReplicas: (i) => engine.replicasOf(job.blocks[i] as string),
+      pendingMapsOn: (node) => job.localPending?.get(node) ?? NO_MAPS,
     };
   }
 

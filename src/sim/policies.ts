@@ -4,9 +4,11 @@ import { parseEnergyProfile, type EnergyProfile } from '../core/energy/profile';
 import type { Estimates } from '../core/estimates';
 import type { DeadlineJob } from '../core/job';
 import { defaultRegistry, type PolicyRegistry } from '../core/registry';
+import type { IndexedPlacementJob, PendingTaskIndex } from '../core/placement/common';
 import type { PlacementJob, PlacementPolicy, PendingTask } from '../core/placement/types';
 import type { SlotModel } from '../core/slots/model';
 import { ValidationError } from '../errors/validation';
+import type { IndexedJobView } from './engine';
 import { MB, slotTotals, type ClusterSpec, type TraceJob } from './model';
 import type { AdmissionPort, JobView, MapAssignment, NodeView, PlacementPort } from './policy-port';
 
@@ -297,52 +299,77 @@ export function placementPort(
   const withLabel = needsProfile ? args : { gpuLabel: cluster.gpuLabel, ...args };
   const policy = registry.createPlacement(name, withLabel, ctx) as PlacementPolicy<unknown>;
   let state = policy.initialState();
-  // Per job: one PendingTask object per map (built once), and the pending list for the
-  // current version of the job's pendingMaps (rebuilt only when it changed, and only when a
-  // policy reads it: pendingTasks is a lazy getter).
-  const cache = new Map<
-    string,
-    { byIndex: Array<PendingTask | undefined>; version: number; pending: PendingTask[] | null }
-  >();
-  const pendingTasks = (j: JobView): PendingTask[] => {
-    let c = cache.get(j.id);
-    if (!c)
-      cache.set(
-        j.id,
-        (c = { byIndex: new Array<PendingTask | undefined>(j.spec.maps), version: -1, pending: null }),
-      );
-    if (c.version === j.version && c.pending) return c.pending;
-    const byIndex = c.byIndex;
-    c.pending = j.pendingMaps.map((i) => {
-      let t = byIndex[i];
-      if (!t) byIndex[i] = t = { taskId: String(i), replicaNodes: j.mapReplicas(i).map(options.nodeId) };
-      return t;
-    });
-    c.version = j.version;
-    return c.pending;
+  // Per job: one PendingTask object per map, built the first time a policy looks at it, so a
+  // task's id string and replica list are made once per run, not once per heartbeat.
+  const tasks = new Map<string, Array<PendingTask | undefined>>();
+  const taskOf = (j: JobView, i: number): PendingTask => {
+    let byIndex = tasks.get(j.id);
+    if (!byIndex) tasks.set(j.id, (byIndex = new Array<PendingTask | undefined>(j.spec.maps)));
+    let t = byIndex[i];
+    if (!t) byIndex[i] = t = { taskId: String(i), replicaNodes: j.mapReplicas(i).map(options.nodeId) };
+    return t;
   };
-  // One live PlacementJob per job: its fields are getters over the engine's state.
+  // The full pending list, for policies that read it whole (EFH, ASRPT's workload): rebuilt
+  // only when the job's pendingMaps changed, and only when read (pendingTasks is a getter).
+  const lists = new Map<string, { version: number; pending: PendingTask[] }>();
+  const pendingTasks = (j: JobView): PendingTask[] => {
+    const c = lists.get(j.id);
+    if (c && c.version === j.version) return c.pending;
+    const pending = j.pendingMaps.map((i) => taskOf(j, i));
+    lists.set(j.id, { version: j.version, pending });
+    return pending;
+  };
+  // Node ids of the nodes that have heartbeated, to the engine's node index (the index the
+  // engine's per-node lists of pending maps are keyed by).
+  const nodeIndex = new Map<string, number>();
+  const NO_TASKS: readonly PendingTask[] = Object.freeze([]);
+  // One live PlacementJob per job: its fields are getters over the engine's state. With the
+  // engine's index of pending maps by replica node it also carries PendingTaskIndex, so the
+  // policies' heartbeat work (src/core/placement/common.ts, HeartbeatTally) looks only at the
+  // tasks local to the heartbeating node instead of walking every pending task.
   const views = new Map<string, PlacementJob>();
-  const placementJob = (j: JobView): PlacementJob => ({
-    jobId: j.id,
-    get arrivalMs() {
-      return options.orderKeyMs(j);
-    },
-    kind: j.spec.type,
-    get pendingTasks() {
-      return pendingTasks(j);
-    },
-    get runningTasks() {
-      return j.runningMaps + j.runningReduces;
-    },
-    user: j.spec.user,
-    totalTasks: j.spec.maps,
-  });
+  const placementJob = (j: JobView): PlacementJob => {
+    const base: PlacementJob = {
+      jobId: j.id,
+      get arrivalMs() {
+        return options.orderKeyMs(j);
+      },
+      kind: j.spec.type,
+      get pendingTasks() {
+        return pendingTasks(j);
+      },
+      get runningTasks() {
+        return j.runningMaps + j.runningReduces;
+      },
+      user: j.spec.user,
+      totalTasks: j.spec.maps,
+    };
+    const indexed = j as Partial<IndexedJobView>;
+    if (typeof indexed.pendingMapsOn !== 'function') return base;
+    const pendingMapsOn = indexed.pendingMapsOn.bind(j);
+    const index: PendingTaskIndex = {
+      get pendingCount() {
+        return j.pendingMaps.length;
+      },
+      pendingTaskAt: (i) => taskOf(j, j.pendingMaps[i] as number),
+      pendingLocalTo(nodeId) {
+        const n = nodeIndex.get(nodeId);
+        if (n === undefined) return pendingTasks(j).filter((t) => t.replicaNodes.includes(nodeId));
+        const maps = pendingMapsOn(n);
+        if (maps.length === 0) return NO_TASKS;
+        const out = new Array<PendingTask>(maps.length);
+        for (let k = 0; k < maps.length; k++) out[k] = taskOf(j, maps[k] as number);
+        return out;
+      },
+    };
+    return Object.defineProperties(base, Object.getOwnPropertyDescriptors(index)) as IndexedPlacementJob;
+  };
   return {
     name,
     jobAdded: () => undefined,
     jobRemoved(jobId) {
-      cache.delete(jobId);
+      tasks.delete(jobId);
+      lists.delete(jobId);
       views.delete(jobId);
     },
     assignMaps(node: NodeView, queue: readonly JobView[], now: number): MapAssignment[] {
@@ -354,6 +381,7 @@ export function placementPort(
         jobs.push(pj);
       }
       if (jobs.length === 0) return [];
+      nodeIndex.set(node.id, node.index);
       const result = policy.onHeartbeat(state, {
         node: {
           nodeId: node.id,

@@ -77,9 +77,44 @@ export function isLocal(task: PendingTask, nodeId: string): boolean {
   return task.replicaNodes.includes(nodeId);
 }
 
-/** FIFO order: submission time, then job id so equal times still give one order. */
-export function fifoOrder(jobs: readonly PlacementJob[]): PlacementJob[] {
-  return [...jobs].sort((a, b) => a.arrivalMs - b.arrivalMs || compareIds(a.jobId, b.jobId));
+/**
+ * Accessors a driver may add to a PlacementJob so that a heartbeat costs what it assigns, not
+ * the length of every job's pending list (the simulator's adapter keeps pending map tasks
+ * indexed by replica node). Each must agree exactly with `pendingTasks`:
+ *  - `pendingCount === pendingTasks.length`;
+ *  - `pendingTaskAt(i) === pendingTasks[i]`;
+ *  - `pendingLocalTo(nodeId)` lists `pendingTasks.filter((t) => isLocal(t, nodeId))`, in that order.
+ * Policies never read them directly: HeartbeatTally uses them when present and scans
+ * `pendingTasks` otherwise, so both give the same decisions (test/core/placement/indexed.test.ts).
+ */
+export interface PendingTaskIndex {
+  readonly pendingCount: number;
+  pendingTaskAt(i: number): PendingTask;
+  pendingLocalTo(nodeId: string): readonly PendingTask[];
+}
+
+export type IndexedPlacementJob = PlacementJob & PendingTaskIndex;
+
+function indexOf(job: PlacementJob): PendingTaskIndex | undefined {
+  return typeof (job as Partial<PendingTaskIndex>).pendingLocalTo === 'function'
+    ? (job as IndexedPlacementJob)
+    : undefined;
+}
+
+function byFifo(a: PlacementJob, b: PlacementJob): number {
+  return a.arrivalMs - b.arrivalMs || compareIds(a.jobId, b.jobId);
+}
+
+/**
+ * FIFO order: submission time, then job id so equal times still give one order. A driver
+ * usually hands the queue in this order already; then the input itself is returned (one
+ * pass to check, no copy), which is what the same sort would give.
+ */
+export function fifoOrder(jobs: readonly PlacementJob[]): readonly PlacementJob[] {
+  for (let i = 1; i < jobs.length; i++) {
+    if (byFifo(jobs[i - 1] as PlacementJob, jobs[i] as PlacementJob) > 0) return [...jobs].sort(byFifo);
+  }
+  return jobs;
 }
 
 /**
@@ -103,29 +138,66 @@ export function compareIds(a: string, b: string): number {
 /**
  * Book-keeping shared by the heartbeat policies: which tasks were taken in this heartbeat
  * (a task must not be assigned twice) and how many each job got (for fair order).
+ *
+ * Lookups never copy a job's pending list: they walk it (or the driver's per-node index,
+ * PendingTaskIndex) and skip the few tasks taken in this heartbeat, so a heartbeat costs the
+ * tasks it looks at rather than every pending task of every job it considers.
  */
 export class HeartbeatTally {
   readonly assignments: Assignment[] = [];
   readonly perJob = new Map<string, number>();
-  private readonly taken = new Set<string>();
+  /** Task ids taken in this heartbeat, per job id. */
+  private readonly taken = new Map<string, Set<string>>();
 
   constructor(readonly nodeId: string) {}
 
+  /** The job's pending tasks not taken in this heartbeat (a copy; prefer hasPending / firstLocal / firstAny). */
   pending(job: PlacementJob): PendingTask[] {
-    return job.pendingTasks.filter((t) => !this.taken.has(key(job.jobId, t.taskId)));
+    const taken = this.taken.get(job.jobId);
+    return taken ? job.pendingTasks.filter((t) => !taken.has(t.taskId)) : job.pendingTasks.slice();
   }
 
+  /** Whether the job has a pending task not taken in this heartbeat. */
+  hasPending(job: PlacementJob): boolean {
+    return this.firstAny(job) !== undefined;
+  }
+
+  /** The first pending task, in the job's own order, with a replica on this node. */
   firstLocal(job: PlacementJob): PendingTask | undefined {
-    return this.pending(job).find((t) => isLocal(t, this.nodeId));
+    const taken = this.taken.get(job.jobId);
+    const index = indexOf(job);
+    if (index) {
+      for (const t of index.pendingLocalTo(this.nodeId)) if (!taken?.has(t.taskId)) return t;
+      return undefined;
+    }
+    for (const t of job.pendingTasks) if (!taken?.has(t.taskId) && isLocal(t, this.nodeId)) return t;
+    return undefined;
   }
 
   /** The next pending task in the job's own list, local or not (Hadoop's non-local pick). */
   firstAny(job: PlacementJob): PendingTask | undefined {
-    return this.pending(job)[0];
+    const taken = this.taken.get(job.jobId);
+    const index = indexOf(job);
+    if (index) {
+      const n = index.pendingCount;
+      if (!taken) return n > 0 ? index.pendingTaskAt(0) : undefined;
+      // At most taken.size + 1 steps: everything skipped was taken in this heartbeat.
+      for (let i = 0; i < n; i++) {
+        const t = index.pendingTaskAt(i);
+        if (!taken.has(t.taskId)) return t;
+      }
+      return undefined;
+    }
+    const tasks = job.pendingTasks;
+    if (!taken) return tasks[0];
+    for (const t of tasks) if (!taken.has(t.taskId)) return t;
+    return undefined;
   }
 
   assign(job: PlacementJob, task: PendingTask, kind: ContainerKind): void {
-    this.taken.add(key(job.jobId, task.taskId));
+    let taken = this.taken.get(job.jobId);
+    if (!taken) this.taken.set(job.jobId, (taken = new Set()));
+    taken.add(task.taskId);
     this.perJob.set(job.jobId, (this.perJob.get(job.jobId) ?? 0) + 1);
     this.assignments.push({
       jobId: job.jobId,
@@ -135,8 +207,4 @@ export class HeartbeatTally {
       local: isLocal(task, this.nodeId),
     });
   }
-}
-
-function key(jobId: string, taskId: string): string {
-  return `${jobId}\u0000${taskId}`;
 }

@@ -32,9 +32,7 @@ export function createAsrpt(rawArgs: unknown = {}): PlacementPolicy<AsrptState> 
       );
       while (free.total > 0) {
         const job = order.find(
-          (j) =>
-            tally.pending(j).length > 0 &&
-            free.firstAvailable(relevantKinds(j.kind, input.node, args.gpuLabel)),
+          (j) => tally.hasPending(j) && free.firstAvailable(relevantKinds(j.kind, input.node, args.gpuLabel)),
         );
         if (!job) break;
         const kind = free.firstAvailable(relevantKinds(job.kind, input.node, args.gpuLabel))!;

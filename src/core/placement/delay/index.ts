@@ -52,11 +52,13 @@ export function createDelay(rawArgs: unknown = {}, order: JobOrder = 'fifo'): Pl
       const skipped = new Map(Object.entries(state.skippedSinceMs).filter(([id]) => present.has(id)));
 
       const kindFor = (j: PlacementJob) => free.firstAvailable(relevantKinds(j.kind, node, args.gpuLabel));
+      // FIFO order does not change within a heartbeat; fair order does (it counts this heartbeat's assignments).
+      const fifo = order === 'fifo' ? fifoOrder(input.jobs) : null;
       slots: while (free.total > 0) {
-        const jobs = order === 'fifo' ? fifoOrder(input.jobs) : fairOrder(input.jobs, tally.perJob);
+        const jobs = fifo ?? fairOrder(input.jobs, tally.perJob);
         for (const job of jobs) {
           const kind = kindFor(job);
-          if (!kind || tally.pending(job).length === 0) continue;
+          if (!kind || !tally.hasPending(job)) continue;
           const local = tally.firstLocal(job);
           if (local) {
             tally.assign(job, local, kind);

@@ -30,9 +30,7 @@ export function createFifo(rawArgs: unknown = {}): PlacementPolicy<FifoState> {
       let nonLocalGiven = false;
       while (free.total > 0) {
         const head = order.find(
-          (j) =>
-            tally.pending(j).length > 0 &&
-            free.firstAvailable(relevantKinds(j.kind, input.node, args.gpuLabel)),
+          (j) => tally.hasPending(j) && free.firstAvailable(relevantKinds(j.kind, input.node, args.gpuLabel)),
         );
         if (!head) break;
         const kind = free.firstAvailable(relevantKinds(head.kind, input.node, args.gpuLabel))!;

@@ -72,7 +72,7 @@ export function createIdealEnergy(
       };
       const order = fifoOrder(input.jobs);
       while (free.total > 0) {
-        const job = order.find((j) => tally.pending(j).length > 0 && idealKind(j) !== undefined);
+        const job = order.find((j) => tally.hasPending(j) && idealKind(j) !== undefined);
         if (!job) break;
         const kind = idealKind(job)!;
         tally.assign(job, tally.firstLocal(job) ?? tally.firstAny(job)!, kind);

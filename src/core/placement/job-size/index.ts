@@ -140,7 +140,7 @@ export function createJobSize(rawArgs: unknown = {}): PlacementPolicy<JobSizeSta
       const running = new Map<string, number>();
       for (const j of input.jobs) running.set(userOf(j), (running.get(userOf(j)) ?? 0) + j.runningTasks);
       const usable = (j: PlacementJob) =>
-        tally.pending(j).length > 0 && free.firstAvailable(relevantKinds(j.kind, input.node, args.gpuLabel));
+        tally.hasPending(j) && free.firstAvailable(relevantKinds(j.kind, input.node, args.gpuLabel));
 
       while (free.total > 0) {
         const deficit = (u: string) =>

@@ -60,9 +60,11 @@ export function createMatchmaking(
       const tally = new HeartbeatTally(node.nodeId);
       const kindFor = (j: PlacementJob) => free.firstAvailable(relevantKinds(j.kind, node, args.gpuLabel));
 
+      // FIFO order does not change within a heartbeat; fair order does (it counts this heartbeat's assignments).
+      const fifo = order === 'fifo' ? fifoOrder(input.jobs) : null;
       while (free.total > 0) {
         const previousMarker = markers.get(node.nodeId); // Alg. 1 line 6
-        const jobs = order === 'fifo' ? fifoOrder(input.jobs) : fairOrder(input.jobs, tally.perJob);
+        const jobs = fifo ?? fairOrder(input.jobs, tally.perJob);
         let hit = false;
         for (const job of jobs) {
           const kind = kindFor(job);
@@ -81,7 +83,7 @@ export function createMatchmaking(
           break;
         }
         // Line 23 (second miss in a row): one non-local task from the first job that can run here.
-        const first = jobs.find((j) => kindFor(j) && tally.pending(j).length > 0);
+        const first = jobs.find((j) => kindFor(j) && tally.hasPending(j));
         if (first) {
           const kind = kindFor(first)!;
           tally.assign(first, tally.firstAny(first)!, kind);
