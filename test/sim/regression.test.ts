@@ -1,0 +1,351 @@
+import { createHash } from 'node:crypto';
+import { runPolicies } from '../../src/sim/driver';
+import type { ClusterSpec, TraceJob } from '../../src/sim/model';
+import type { PolicySpec } from '../../src/sim/policies';
+import { cluster, nodeClass, traceJob } from './doubles';
+
+/**
+ * Pins the figures of small seeded runs, so a change meant only to make the simulator faster
+ * (placement bookkeeping, the engine's indexes) shows at once if it changed any decision. The
+ * figures were recorded with the simulator as it was before the speed work (heartbeat
+ * policies that copied every pending list and sorted the queue on each heartbeat); they hold
+ * each policy's summary and a digest of every job's outcome (admission, start, finish, local
+ * maps). The cluster and trace are built here, not by the built-in workload generators, so a
+ * change to those generators' modelling does not move these figures.
+ */
+
+/** Three node classes (one GPU-labelled), mixed slot counts and speeds, jitter on. */
+function testCluster(over: Partial<ClusterSpec> = {}): ClusterSpec {
+  const base = cluster();
+  return cluster({
+    heartbeatSeconds: 3,
+    remoteReadPenalty: 0.5,
+    nodeClasses: [
+      nodeClass('a', 6, { mapSlots: 2, reduceSlots: 1, containers: 3 }),
+      nodeClass('b', 4, {
+        mapSlots: 3,
+        reduceSlots: 1,
+        containers: 4,
+        speed: { cpu: 1.5, gpu: 1, gpuOnCpu: 1.2 },
+      }),
+      nodeClass('g', 2, {
+        mapSlots: 2,
+        reduceSlots: 1,
+        containers: 3,
+        gpuContainers: 1,
+        labels: ['gpu'],
+        speed: { cpu: 1, gpu: 3, gpuOnCpu: 1 },
+        taskEnergyKWh: { cpu: 0.002, gpu: 0.001, gpuOnCpu: 0.003 },
+      }),
+    ],
+    costs: {
+      cpu: { ...base.costs.cpu, mapFixedSeconds: 2, jitter: [0.9, 1.1] },
+      gpu: { ...base.costs.gpu, mapFixedSeconds: 3, jitter: [0.9, 1.1] },
+    },
+    ...over,
+  });
+}
+
+/** 24 jobs: sizes 1-40 maps, bursts of arrivals, a few adaptive and one GPU-only job. */
+function testTrace(): TraceJob[] {
+  const jobs: TraceJob[] = [];
+  let arrival = 0;
+  for (let i = 0; i < 24; i++) {
+    const maps = 1 + ((i * 17 + 5) % 40);
+    arrival += (i * 7) % 5 === 0 ? 0 : 3 + ((i * 11) % 13);
+    jobs.push(
+      traceJob(`j${String(i).padStart(2, '0')}`, {
+        arrival,
+        deadline: 60 + ((i * 29) % 7) * 40 + maps * 6,
+        maps,
+        reduces: i % 4,
+        inputBytes: maps * (40 + ((i * 13) % 90)) * 1024 * 1024,
+        type: i === 9 ? 'gpu' : i % 5 === 2 ? 'adaptive' : 'cpu',
+        user: `u${i % 3}`,
+      }),
+    );
+  }
+  return jobs;
+}
+
+function figures(c: ClusterSpec, specs: PolicySpec[], seed: number, jobs: TraceJob[] = testTrace()) {
+  const round = (x: number | null) => (x === null ? null : Math.round(x * 1e6) / 1e6);
+  return Object.fromEntries(
+    runPolicies({ cluster: c, jobs, specs, seed }).map((r) => [
+      r.spec.label,
+      {
+        events: r.events,
+        accepted: r.summary.accepted,
+        succeeded: r.summary.succeeded,
+        makespanSeconds: round(r.summary.makespanSeconds),
+        utilization: round(r.summary.utilization),
+        localityRate: round(r.summary.localityRate),
+        meanMapResponseSeconds: round(r.summary.meanMapResponseSeconds),
+        outcomes: createHash('sha1').update(JSON.stringify(r.outcomes)).digest('hex').slice(0, 16),
+      },
+    ]),
+  );
+}
+
+const placementOnly = (names: string[]): PolicySpec[] =>
+  names.map((p) => ({ label: p, admission: null, placement: p }));
+
+describe('pinned figures of small seeded runs', () => {
+  it('mr1 slots: every heartbeat placement policy, and the admission policies under FIFO placement', () => {
+    const specs = [
+      ...placementOnly(['fifo', 'matchmaking', 'fair-matchmaking', 'job-size', 'asrpt', 'ideal-energy']),
+      { label: 'delay', admission: null, placement: 'delay', placementArgs: { maxDelayMs: 4500 } },
+      {
+        label: 'fair-delay:D=9',
+        admission: null,
+        placement: 'fair-delay',
+        placementArgs: { maxDelayMs: 9000 },
+      },
+      { label: 'rtmr', admission: 'rtmr', placement: 'fifo' },
+      { label: 'dc', admission: 'dc', placement: 'fifo' },
+      { label: 'yarn-greedy', admission: 'yarn-greedy', placement: 'fifo' },
+      { label: 'fifo-all+matchmaking', admission: 'fifo-all', placement: 'matchmaking' },
+    ];
+    expect(figures(testCluster(), specs, 11)).toEqual(PINNED.mr1);
+  });
+
+  it('node failures: lost maps go back to the end of their job pending list', () => {
+    const c = testCluster({ failures: { meanTimeBetweenSeconds: 150, repairSeconds: 40 } });
+    const specs = placementOnly(['fifo', 'delay', 'matchmaking', 'fair-matchmaking', 'job-size', 'asrpt']);
+    expect(figures(c, specs, 5)).toEqual(PINNED.failures);
+  });
+
+  it('unified containers: RTMR dispatches container by container, placement picks the task', () => {
+    const c = testCluster({ slotModel: 'unified' });
+    const specs: PolicySpec[] = [
+      { label: 'rtmr', admission: 'rtmr', placement: 'fifo' },
+      { label: 'rtmr+matchmaking', admission: 'rtmr', placement: 'matchmaking' },
+      { label: 'fifo', admission: null, placement: 'fifo' },
+    ];
+    // Without the GPU-only job: RTMR's container dispatcher offers a GPU job one container of a
+    // node at a time, CPU first, so a GPU-only job at the head of its queue is never placed
+    // on a node with a CPU container free (a known gap, not a speed matter).
+    const jobs = testTrace().map((j) => (j.type === 'gpu' ? { ...j, type: 'adaptive' as const } : j));
+    expect(figures(c, specs, 2, jobs)).toEqual(PINNED.unified);
+  });
+});
+
+/** Recorded with the simulator before the speed work (see the comment at the top). */
+const PINNED = {
+  mr1: {
+    fifo: {
+      events: 1100,
+      accepted: 24,
+      succeeded: 24,
+      makespanSeconds: 233.866316,
+      utilization: 0.521809,
+      localityRate: 0.75,
+      meanMapResponseSeconds: 28.791201,
+      outcomes: 'bf2eadfb920983e1',
+    },
+    matchmaking: {
+      events: 1302,
+      accepted: 24,
+      succeeded: 24,
+      makespanSeconds: 263.039742,
+      utilization: 0.423444,
+      localityRate: 0.910853,
+      meanMapResponseSeconds: 26.34573,
+      outcomes: '8d6c04bf3bca844f',
+    },
+    'fair-matchmaking': {
+      events: 1283,
+      accepted: 24,
+      succeeded: 24,
+      makespanSeconds: 260.642982,
+      utilization: 0.431449,
+      localityRate: 0.899225,
+      meanMapResponseSeconds: 26.765061,
+      outcomes: '2812923906348b00',
+    },
+    'job-size': {
+      events: 1104,
+      accepted: 24,
+      succeeded: 24,
+      makespanSeconds: 230.272062,
+      utilization: 0.529187,
+      localityRate: 0.717054,
+      meanMapResponseSeconds: 28.446554,
+      outcomes: 'e54529f94eb834af',
+    },
+    asrpt: {
+      events: 1098,
+      accepted: 24,
+      succeeded: 24,
+      makespanSeconds: 227.828289,
+      utilization: 0.539402,
+      localityRate: 0.732558,
+      meanMapResponseSeconds: 29.877388,
+      outcomes: 'c171c4690a89c01b',
+    },
+    'ideal-energy': {
+      events: 1152,
+      accepted: 24,
+      succeeded: 24,
+      makespanSeconds: 245.866316,
+      utilization: 0.492428,
+      localityRate: 0.732558,
+      meanMapResponseSeconds: 34.520922,
+      outcomes: '69e1f187255bb41a',
+    },
+    delay: {
+      events: 1174,
+      accepted: 24,
+      succeeded: 24,
+      makespanSeconds: 230.642982,
+      utilization: 0.48966,
+      localityRate: 0.916667,
+      meanMapResponseSeconds: 26.506899,
+      outcomes: '991271626662ae81',
+    },
+    'fair-delay:D=9': {
+      events: 1179,
+      accepted: 24,
+      succeeded: 24,
+      makespanSeconds: 233.866316,
+      utilization: 0.481739,
+      localityRate: 0.943798,
+      meanMapResponseSeconds: 27.155285,
+      outcomes: '75a1176246c1e6c4',
+    },
+    rtmr: {
+      events: 818,
+      accepted: 19,
+      succeeded: 19,
+      makespanSeconds: 203.348151,
+      utilization: 0.413116,
+      localityRate: 0.786932,
+      meanMapResponseSeconds: 13.261692,
+      outcomes: '9183bae7636a01b2',
+    },
+    dc: {
+      events: 854,
+      accepted: 19,
+      succeeded: 19,
+      makespanSeconds: 206.654013,
+      utilization: 0.423671,
+      localityRate: 0.784,
+      meanMapResponseSeconds: 13.221752,
+      outcomes: '9cd2a6a6d5b76757',
+    },
+    'yarn-greedy': {
+      events: 688,
+      accepted: 15,
+      succeeded: 15,
+      makespanSeconds: 206.708129,
+      utilization: 0.313735,
+      localityRate: 0.785455,
+      meanMapResponseSeconds: 12.49415,
+      outcomes: 'bd4dada0acd7708a',
+    },
+    'fifo-all+matchmaking': {
+      events: 1302,
+      accepted: 24,
+      succeeded: 24,
+      makespanSeconds: 263.039742,
+      utilization: 0.423444,
+      localityRate: 0.910853,
+      meanMapResponseSeconds: 26.34573,
+      outcomes: '0d7f69282a5b7776',
+    },
+  },
+  failures: {
+    fifo: {
+      events: 1229,
+      accepted: 24,
+      succeeded: 22,
+      makespanSeconds: 316.308854,
+      utilization: 0.394346,
+      localityRate: 0.633721,
+      meanMapResponseSeconds: 78.515792,
+      outcomes: '4bd7ed992acdae63',
+    },
+    delay: {
+      events: 1225,
+      accepted: 24,
+      succeeded: 23,
+      makespanSeconds: 309.980936,
+      utilization: 0.370363,
+      localityRate: 0.872093,
+      meanMapResponseSeconds: 67.686378,
+      outcomes: 'c673d6aade5fc72d',
+    },
+    matchmaking: {
+      events: 1210,
+      accepted: 24,
+      succeeded: 23,
+      makespanSeconds: 291.797325,
+      utilization: 0.379145,
+      localityRate: 0.908915,
+      meanMapResponseSeconds: 63.242892,
+      outcomes: 'afa17c8e2eb3ec33',
+    },
+    'fair-matchmaking': {
+      events: 1217,
+      accepted: 24,
+      succeeded: 24,
+      makespanSeconds: 292.695336,
+      utilization: 0.381015,
+      localityRate: 0.885659,
+      meanMapResponseSeconds: 63.021634,
+      outcomes: '29745719741531ad',
+    },
+    'job-size': {
+      events: 1226,
+      accepted: 24,
+      succeeded: 22,
+      makespanSeconds: 310.504447,
+      utilization: 0.392197,
+      localityRate: 0.620155,
+      meanMapResponseSeconds: 73.690317,
+      outcomes: 'b602e7db64474e7b',
+    },
+    asrpt: {
+      events: 1223,
+      accepted: 24,
+      succeeded: 24,
+      makespanSeconds: 313.815156,
+      utilization: 0.395093,
+      localityRate: 0.664729,
+      meanMapResponseSeconds: 78.682798,
+      outcomes: 'd2acd0a381c10b26',
+    },
+  },
+  unified: {
+    rtmr: {
+      events: 764,
+      accepted: 19,
+      succeeded: 19,
+      makespanSeconds: 202.844347,
+      utilization: 0.475521,
+      localityRate: 0.634667,
+      meanMapResponseSeconds: 12.077738,
+      outcomes: 'acdad7a74c2b661f',
+    },
+    'rtmr+matchmaking': {
+      events: 872,
+      accepted: 19,
+      succeeded: 19,
+      makespanSeconds: 202.350075,
+      utilization: 0.43761,
+      localityRate: 0.906667,
+      meanMapResponseSeconds: 11.633519,
+      outcomes: '5702a6ca4afc581d',
+    },
+    fifo: {
+      events: 1016,
+      accepted: 24,
+      succeeded: 24,
+      makespanSeconds: 202.860169,
+      utilization: 0.627395,
+      localityRate: 0.76938,
+      meanMapResponseSeconds: 16.206216,
+      outcomes: '92f35604a2c606d5',
+    },
+  },
+};
