@@ -117,6 +117,8 @@ interface JobRt {
   runningReduces: number;
   finishedReduces: number;
   blocks: string[];
+  /** Replica nodes of each map's block (the arrays blockReplicas holds, looked up once). */
+  replicas: number[][];
   splitBytes: number[];
   mapStarts: number[];
   mapFinishes: number[];
@@ -205,6 +207,9 @@ export class Engine {
   private active: JobRt[] = [];
   private activeViews: JobView[] = [];
   private orderDirty = false;
+  /** The active jobs with pending maps, in dispatch order: what the placement port is shown. */
+  private mapQueueViews: JobView[] = [];
+  private mapQueueDirty = true;
   private attemptSeq = 0;
   /** Map tasks waiting in all active jobs, and reduces ready (their job's maps done) but not started. */
   private pendingMapTotal = 0;
@@ -288,6 +293,7 @@ export class Engine {
     const splitBytes = spec.splits ?? evenSplits(spec.inputBytes, spec.maps);
     const blocks = spec.blocks ?? splitBytes.map((_, i) => `${spec.id}/blk_${i}`);
     for (const b of blocks) this.ensureBlock(b);
+    const replicas = blocks.map((b) => this.blockReplicas.get(b) as number[]);
     const rt: JobRt = {
       index,
       spec,
@@ -306,6 +312,7 @@ export class Engine {
       runningReduces: 0,
       finishedReduces: 0,
       blocks,
+      replicas,
       splitBytes,
       mapStarts: new Array<number>(spec.maps).fill(Number.NaN),
       mapFinishes: new Array<number>(spec.maps).fill(Number.NaN),
@@ -385,6 +392,7 @@ export class Engine {
     }
     job.pendingMaps.length = 0;
     job.localPending = null;
+    this.mapQueueDirty = true;
     job.version++;
     job.pendingReduces = 0;
     for (const node of this.nodes) {
@@ -523,6 +531,8 @@ export class Engine {
     job.version++;
     this.pendingMapTotal += job.spec.maps;
     job.pendingReduces = job.spec.reduces;
+    // A job without maps has its reduces ready at once (onTaskEnd never sees its map stage end).
+    if (job.spec.maps === 0) this.readyReduceTotal += job.pendingReduces;
     job.reduceStarts = new Array<number>(job.spec.reduces).fill(Number.NaN);
     job.reduceFinishes = new Array<number>(job.spec.reduces).fill(Number.NaN);
     this.active.push(job);
@@ -542,7 +552,7 @@ export class Engine {
       // Reduces first: they gate job completion, and their slots are separate in mr1.
       this.assignReduces(node, queue);
       if (this.freeFor(node, 'map') > 0 && this.pendingMapTotal > 0) {
-        const assignments = this.placement.assignMaps(this.nodeView(node), queue, this._now);
+        const assignments = this.placement.assignMaps(this.nodeView(node), this.mapQueue(), this._now);
         this.applyMapAssignments(node, assignments);
       }
     }
@@ -626,6 +636,7 @@ export class Engine {
         job.runningMaps--;
         job.pendingMaps.push(t.index);
         this.indexPendingMap(job, t.index);
+        if (job.pendingMaps.length === 1) this.mapQueueDirty = true;
         job.version++;
         this.pendingMapTotal++;
       } else {
@@ -661,6 +672,8 @@ export class Engine {
         const choice = dispatch('reduce', queue, this.clusterFree('reduce'));
         if (choice && choice.kind === 'reduce') job = this.mustJob(choice.jobId);
       } else {
+        // readyReduceTotal is the sum this walk would find non-zero: skip the walk when it is 0.
+        if (this.readyReduceTotal === 0) return;
         const view = queue.find((v) => v.mapsDone && v.pendingReduces > 0);
         if (view) job = this.jobs[view.index] as JobRt;
       }
@@ -698,6 +711,7 @@ export class Engine {
       }
       job.pendingMaps.splice(pos, 1);
       this.unindexPendingMap(job, a.mapIndex);
+      if (job.pendingMaps.length === 0) this.mapQueueDirty = true;
       job.version++;
       this.startTask(node, job, 'map', a.mapIndex, kind);
     }
@@ -883,8 +897,25 @@ export class Engine {
         return j.view;
       });
       this.orderDirty = false;
+      this.mapQueueDirty = true;
     }
     return this.activeViews;
+  }
+
+  /**
+   * The dispatch-order queue without the jobs that have no pending map: placement has nothing
+   * to give from those, and skipping them here spares every heartbeat a walk over jobs that
+   * are only waiting for their reduces. Rebuilt (as a new array) only when the order changes
+   * or a job's pending maps run out or come back (a lost attempt).
+   */
+  private mapQueue(): readonly JobView[] {
+    this.orderedQueue();
+    if (this.mapQueueDirty) {
+      this.mapQueueViews = [];
+      for (const j of this.active) if (j.pendingMaps.length > 0) this.mapQueueViews.push(j.view);
+      this.mapQueueDirty = false;
+    }
+    return this.mapQueueViews;
   }
 
   /** Position of an admitted, unfinished job in dispatch order (0 = head). */
@@ -934,7 +965,7 @@ export class Engine {
   private indexPendingMap(job: JobRt, i: number): void {
     const index = job.localPending;
     if (!index) return;
-    for (const r of this.blockReplicas.get(job.blocks[i] as string) as number[]) {
+    for (const r of job.replicas[i] as number[]) {
       const list = index.get(r);
       if (list) list.push(i);
       else index.set(r, [i]);
@@ -944,7 +975,7 @@ export class Engine {
   private unindexPendingMap(job: JobRt, i: number): void {
     const index = job.localPending;
     if (!index) return;
-    for (const r of this.blockReplicas.get(job.blocks[i] as string) as number[]) {
+    for (const r of job.replicas[i] as number[]) {
       const list = index.get(r) as number[];
       const at = list.indexOf(i);
       if (at >= 0) list.splice(at, 1);
@@ -952,14 +983,12 @@ export class Engine {
   }
 
   private isLocal(job: JobRt, mapIndex: number, node: number): boolean {
-    return (this.blockReplicas.get(job.blocks[mapIndex] as string) as number[]).includes(node);
+    return (job.replicas[mapIndex] as number[]).includes(node);
   }
 
   // ---------------------------------------------------------------- views
 
   private makeView(job: JobRt): IndexedJobView {
-    // eslint-disable-next-line @typescript-eslint/no-this-alias -- the view reads live engine state
-    const engine = this;
     return {
       get id() {
         return job.spec.id;
@@ -1003,7 +1032,7 @@ export class Engine {
         return job.version;
       },
       mapBlock: (i) => job.blocks[i] as string,
-      mapReplicas: (i) => engine.replicasOf(job.blocks[i] as string),
+      mapReplicas: (i) => job.replicas[i] as number[],
       pendingMapsOn: (node) => job.localPending?.get(node) ?? NO_MAPS,
     };
   }
