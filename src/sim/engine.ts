@@ -575,14 +575,21 @@ export class Engine {
         this.startTask(node, job, 'reduce', job.spec.reduces - job.pendingReduces, 'cpu');
         continue;
       }
-      const view = {
-        ...this.nodeView(node),
-        freeMapSlots: 1,
-        freeCpu: Math.min(1, this.freeKind(node, 'cpu')),
-        freeGpu: Math.min(1, this.freeKind(node, 'gpu')),
-      };
-      if (view.freeCpu > 0 && view.freeGpu > 0) view.freeGpu = 0;
-      const assignments = this.placement.assignMaps(view, [job.view], this._now).slice(0, 1);
+      // One container is offered at a time: a CPU one first, and a GPU one when the job can
+      // use no CPU container (a GPU-only job), so such a job is not left waiting forever
+      // beside a free GPU container.
+      const base = { ...this.nodeView(node), freeMapSlots: 1 };
+      const cpu = Math.min(1, this.freeKind(node, 'cpu'));
+      const gpu = Math.min(1, this.freeKind(node, 'gpu'));
+      let assignments: readonly MapAssignment[] = [];
+      const cpuUsable = job.spec.type !== 'gpu';
+      if (cpu > 0 && cpuUsable) {
+        assignments = this.placement.assignMaps({ ...base, freeCpu: cpu, freeGpu: 0 }, [job.view], this._now);
+      }
+      if (gpu > 0 && (cpu === 0 || !cpuUsable)) {
+        assignments = this.placement.assignMaps({ ...base, freeCpu: 0, freeGpu: gpu }, [job.view], this._now);
+      }
+      assignments = assignments.slice(0, 1);
       if (assignments.length === 0) return;
       this.applyMapAssignments(node, assignments);
     }

@@ -122,11 +122,28 @@ describe('pinned figures of small seeded runs', () => {
       { label: 'rtmr+matchmaking', admission: 'rtmr', placement: 'matchmaking' },
       { label: 'fifo', admission: null, placement: 'fifo' },
     ];
-    // Without the GPU-only job: RTMR's container dispatcher offers a GPU job one container of a
-    // node at a time, CPU first, so a GPU-only job at the head of its queue is never placed
-    // on a node with a CPU container free (a known gap, not a speed matter).
+    // Pinned without the GPU-only job (its figures were recorded before GPU-only jobs could run
+    // under RTMR's container dispatcher; the test below covers them).
     const jobs = testTrace().map((j) => (j.type === 'gpu' ? { ...j, type: 'adaptive' as const } : j));
     expect(figures(c, specs, 2, jobs)).toEqual(PINNED.unified);
+  });
+
+  it('unified containers: a GPU-only job is offered the GPU container beside a free CPU one, and every admitted job ends', () => {
+    // Before: RTMR's dispatcher offered the CPU container first and gave up, so a GPU-only job
+    // at the head of the queue waited forever beside a free GPU container.
+    const c = testCluster({ slotModel: 'unified' });
+    const jobs = testTrace();
+    const gpuOnly = jobs.filter((j) => j.type === 'gpu').map((j) => j.id);
+    expect(gpuOnly.length).toBeGreaterThan(0);
+    const [run] = runPolicies({
+      cluster: c,
+      jobs,
+      seed: 2,
+      specs: [{ label: 'rtmr', admission: 'rtmr', placement: 'fifo' }],
+    });
+    const admitted = run!.outcomes.filter((o) => o.admitted);
+    expect(admitted.some((o) => gpuOnly.includes(o.id))).toBe(true);
+    for (const o of admitted) expect([o.id, o.status]).toEqual([o.id, 'finished']);
   });
 });
 
