@@ -114,6 +114,8 @@ interface JobRt {
   runningMaps: number;
   finishedMaps: number;
   pendingReduces: number;
+  /** Reduce indices whose attempt was lost with a failed node, to run again. */
+  lostReduces: number[];
   runningReduces: number;
   finishedReduces: number;
   blocks: string[];
@@ -309,6 +311,7 @@ export class Engine {
       runningMaps: 0,
       finishedMaps: 0,
       pendingReduces: 0,
+      lostReduces: [],
       runningReduces: 0,
       finishedReduces: 0,
       blocks,
@@ -531,6 +534,7 @@ export class Engine {
     job.version++;
     this.pendingMapTotal += job.spec.maps;
     job.pendingReduces = job.spec.reduces;
+    job.lostReduces = [];
     // A job without maps has its reduces ready at once (onTaskEnd never sees its map stage end).
     if (job.spec.maps === 0) this.readyReduceTotal += job.pendingReduces;
     job.reduceStarts = new Array<number>(job.spec.reduces).fill(Number.NaN);
@@ -572,7 +576,7 @@ export class Engine {
       const job = this.mustJob(choice.jobId);
       if (choice.kind === 'reduce') {
         if (this.freeFor(node, 'reduce') <= 0 || job.pendingReduces === 0) return;
-        this.startTask(node, job, 'reduce', job.spec.reduces - job.pendingReduces, 'cpu');
+        this.startTask(node, job, 'reduce', this.nextReduceIndex(job), 'cpu');
         continue;
       }
       // One container is offered at a time: a CPU one first, and a GPU one when the job can
@@ -633,6 +637,14 @@ export class Engine {
     if (ev.task === 'map' && job.finishedMaps === job.spec.maps && job.spec.reduces > 0) this.wakeAll();
   }
 
+  /**
+   * The index of the next reduce to start: a lost one again, else the next never started (while
+   * none is lost, `reduces - pendingReduces` of them have been started).
+   */
+  private nextReduceIndex(job: JobRt): number {
+    return job.lostReduces.pop() ?? job.spec.reduces - job.pendingReduces;
+  }
+
   private onFail(node: NodeRt): void {
     if (!this.cluster.failures || this.settled === this.jobs.length) return;
     node.alive = false;
@@ -649,6 +661,7 @@ export class Engine {
       } else {
         job.runningReduces--;
         job.pendingReduces++;
+        job.lostReduces.push(t.index);
         this.readyReduceTotal++;
       }
     }
@@ -685,7 +698,7 @@ export class Engine {
         if (view) job = this.jobs[view.index] as JobRt;
       }
       if (!job || job.pendingReduces === 0) return;
-      this.startTask(node, job, 'reduce', job.spec.reduces - job.pendingReduces, 'cpu');
+      this.startTask(node, job, 'reduce', this.nextReduceIndex(job), 'cpu');
     }
   }
 

@@ -115,6 +115,34 @@ describe('pinned figures of small seeded runs', () => {
     expect(figures(c, specs, 5)).toEqual(PINNED.failures);
   });
 
+  it('node failures under RTMR: a lost reduce runs again under its own index, and every admitted job ends with all its finish times', () => {
+    // Before: a re-run reduce took the next fresh index, so one index never finished and the
+    // feedback controller refused the job's finish times ("must be a finite time").
+    const c = cluster({
+      heartbeatSeconds: 3,
+      failures: { meanTimeBetweenSeconds: 30, repairSeconds: 20 },
+      nodeClasses: [nodeClass('a', 6, { mapSlots: 2, reduceSlots: 2, containers: 3 })],
+    });
+    const jobs = Array.from({ length: 12 }, (_, i) =>
+      traceJob(`j${i}`, {
+        arrival: i * 5,
+        deadline: 2000,
+        maps: 6,
+        reduces: 4,
+        inputBytes: 6 * 64 * 1024 * 1024,
+      }),
+    );
+    const [run] = runPolicies({
+      cluster: c,
+      jobs,
+      seed: 1,
+      specs: [{ label: 'rtmr', admission: 'rtmr', placement: 'fifo' }],
+    });
+    const admitted = run!.outcomes.filter((o) => o.admitted);
+    expect(admitted.length).toBeGreaterThan(0);
+    for (const o of admitted) expect([o.id, o.status]).toEqual([o.id, 'finished']);
+  });
+
   it('unified containers: RTMR dispatches container by container, placement picks the task', () => {
     const c = testCluster({ slotModel: 'unified' });
     const specs: PolicySpec[] = [
