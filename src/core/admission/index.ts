@@ -20,4 +20,13 @@ export {
 } from './dispatch';
 export { replay, type ReplayJob, type ReplayOutcome, type ReplayResult } from './replay';
 export { searchEarliestDeadline } from './earliest';
-export { dc, dcPlan, DC_DEFAULTS, type DcOptions, type DcState } from './dc';
+export {
+  dc,
+  dcPlan,
+  dcNextTask,
+  dcReduceSlots,
+  DC_DEFAULTS,
+  type DcDispatchJob,
+  type DcOptions,
+  type DcState,
+} from './dc';

@@ -180,3 +180,5 @@ export function dc(
   };
   return Object.freeze(policy);
 }
+
+export { dcNextTask, dcReduceSlots, type DcDispatchJob } from './dispatch';
