@@ -551,32 +551,62 @@ export class Engine {
     const queue = this.orderedQueue();
     if (queue.length === 0) return;
     if (this.admission.dispatch && this.cluster.slotModel === 'unified') {
-      this.dispatchContainers(node, queue);
+      if (this.admission.containerLanes) {
+        // Each kind of container is its own admission lane: offer each kind apart.
+        this.dispatchContainers(node, queue, 'container', 'cpu');
+        this.dispatchContainers(node, queue, 'container', 'gpu');
+      } else this.dispatchContainers(node, queue, 'container');
     } else {
       // Reduces first: they gate job completion, and their slots are separate in mr1.
       this.assignReduces(node, queue);
       if (this.freeFor(node, 'map') > 0 && this.pendingMapTotal > 0) {
-        const assignments = this.placement.assignMaps(this.nodeView(node), this.mapQueue(), this._now);
-        this.applyMapAssignments(node, assignments);
+        if (this.admission.dispatch && this.admission.dispatchesMapSlots) {
+          this.dispatchContainers(node, queue, 'map');
+        } else {
+          const assignments = this.placement.assignMaps(this.nodeView(node), this.mapQueue(), this._now);
+          this.applyMapAssignments(node, assignments);
+        }
       }
     }
     if (this.worthHeartbeating(node)) this.scheduleHeartbeat(node, this._now);
   }
 
   /**
-   * unified slots under a policy with its own dispatcher: container by container, the
-   * dispatcher names the job (and map or reduce); for a map, the placement policy picks the
-   * task of that job (locality) as it would with that job alone in the queue.
+   * unified slots (or mr1 map slots, `lane` 'map') under a policy with its own dispatcher:
+   * container by container, the dispatcher names the job (and map or reduce); for a map, the
+   * placement policy picks the task of that job (locality) as it would with that job alone in
+   * the queue. With `kind` (admission lanes by container kind), only containers of that kind
+   * are offered, and the job's reduces run in them too.
    */
-  private dispatchContainers(node: NodeRt, queue: readonly JobView[]): void {
+  private dispatchContainers(
+    node: NodeRt,
+    queue: readonly JobView[],
+    lane: 'container' | 'map',
+    kind?: ContainerKind,
+  ): void {
     const dispatch = this.admission.dispatch as NonNullable<AdmissionPort['dispatch']>;
-    while (this.freeFor(node, 'map') > 0) {
-      const choice = dispatch('container', queue, this.clusterFree('map'));
+    while (kind ? this.freeKind(node, kind) > 0 : this.freeFor(node, 'map') > 0) {
+      const free = kind ? this.clusterFreeKind(kind) : this.clusterFree('map');
+      const choice = dispatch(lane, queue, free, this._now, kind);
       if (!choice) return;
       const job = this.mustJob(choice.jobId);
       if (choice.kind === 'reduce') {
-        if (this.freeFor(node, 'reduce') <= 0 || job.pendingReduces === 0) return;
-        this.startTask(node, job, 'reduce', this.nextReduceIndex(job), 'cpu');
+        if (lane === 'map' || job.pendingReduces === 0) return;
+        if (!kind && this.freeFor(node, 'reduce') <= 0) return;
+        this.startTask(node, job, 'reduce', this.nextReduceIndex(job), kind ?? 'cpu');
+        continue;
+      }
+      if (kind) {
+        const offer = { ...this.nodeView(node), freeMapSlots: 1 };
+        const assignments = this.placement
+          .assignMaps(
+            kind === 'gpu' ? { ...offer, freeCpu: 0, freeGpu: 1 } : { ...offer, freeCpu: 1, freeGpu: 0 },
+            [job.view],
+            this._now,
+          )
+          .slice(0, 1);
+        if (assignments.length === 0) return;
+        this.applyMapAssignments(node, assignments);
         continue;
       }
       // One container is offered at a time: a CPU one first, and a GPU one when the job can
@@ -689,7 +719,7 @@ export class Engine {
       let job: JobRt | undefined;
       if (dispatch) {
         // Alg. 5.4 lines 6-21: the policy's reservation rule picks the job, or none.
-        const choice = dispatch('reduce', queue, this.clusterFree('reduce'));
+        const choice = dispatch('reduce', queue, this.clusterFree('reduce'), this._now);
         if (choice && choice.kind === 'reduce') job = this.mustJob(choice.jobId);
       } else {
         // readyReduceTotal is the sum this walk would find non-zero: skip the walk when it is 0.
@@ -848,15 +878,24 @@ export class Engine {
 
   private freeFor(node: NodeRt, kind: TaskKind): number {
     if (!node.alive) return 0;
-    // Reduces run in CPU containers; in unified they share the pool with maps.
+    // Reduces run in CPU containers; in unified they share the pool with maps. With admission
+    // lanes by container kind, a GPU lane's reduces run in its GPU containers.
     if (this.cluster.slotModel === 'unified')
-      return kind === 'map' ? node.freeShared : node.freeShared - node.freeGpu;
+      return kind === 'map' || this.admission.containerLanes
+        ? node.freeShared
+        : node.freeShared - node.freeGpu;
     return kind === 'map' ? node.freeMap : node.freeReduce;
   }
 
   private clusterFree(kind: TaskKind): number {
     let n = 0;
     for (const node of this.nodes) n += this.freeFor(node, kind);
+    return n;
+  }
+
+  private clusterFreeKind(kind: ContainerKind): number {
+    let n = 0;
+    for (const node of this.nodes) n += this.freeKind(node, kind);
     return n;
   }
 
@@ -1127,20 +1166,24 @@ export function worstMapSecondsOn(cluster: ClusterSpec, job: TraceJob): number {
   return worst;
 }
 
-/** The seeds' eps^r: the longest a reduce task of this job can take (reduces run in CPU containers). */
+/**
+ * The seeds' eps^r: the longest a reduce task of this job can take. Reduces run in CPU
+ * containers, and a GPU or adaptive job's reduces also in GPU containers (where a GPU
+ * admission lane runs them, unified slots).
+ */
 export function worstReduceSecondsOn(cluster: ClusterSpec, job: TraceJob): number {
   if (job.reduces === 0) return 0;
   if (job.replay) return Math.max(...job.replay.reduceSeconds);
   const c = cluster.costs[job.type === 'cpu' ? 'cpu' : 'gpu'];
   const mb = (c.shuffleRatio * job.inputBytes) / MB / job.reduces;
+  const nominal = c.reduceFixedSeconds + c.reduceSecondsPerMB * mb;
   let worst = 0;
   for (const cls of cluster.nodeClasses) {
     if (cls.count === 0) continue;
-    worst = Math.max(
-      worst,
-      ((c.reduceFixedSeconds + c.reduceSecondsPerMB * mb) / cls.speed[runKind(job.type, 'cpu')]) *
-        c.jitter[1],
-    );
+    worst = Math.max(worst, (nominal / cls.speed[runKind(job.type, 'cpu')]) * c.jitter[1]);
+    const gpuLane =
+      cluster.slotModel === 'unified' && cls.gpuContainers > 0 && cls.labels.includes(cluster.gpuLabel);
+    if (job.type !== 'cpu' && gpuLane) worst = Math.max(worst, (nominal / cls.speed.gpu) * c.jitter[1]);
   }
   return worst;
 }

@@ -1,3 +1,10 @@
+import {
+  dcNextTask,
+  dcReduceSlots,
+  type DcDispatchJob,
+  type DcOptions,
+  type DcState,
+} from '../core/admission/dc';
 import { nextContainerTask, nextReduceTask, type DispatchJobView } from '../core/admission/dispatch';
 import type { AdmissionPolicy } from '../core/admission/types';
 import { parseEnergyProfile, type EnergyProfile } from '../core/energy/profile';
@@ -33,7 +40,7 @@ export interface PolicySpec {
   placementArgs?: Record<string, unknown>;
 }
 
-/** Admission policies that bring their own dispatcher (Alg. 5.4). */
+/** Admission policies that bring RTMR's reservation-based dispatcher (Alg. 5.4). */
 const RESERVATION_DISPATCH = new Set(['rtmr', 'rtmr-no-feedback', 'rtmr-fifo']);
 
 /**
@@ -159,6 +166,70 @@ export function noAdmission(): AdmissionPort {
   };
 }
 
+/** One admission lane: a policy instance sized to its containers, with its own state. */
+interface AdmissionLane {
+  /** The kind of container the lane owns (null: the whole cluster, no lanes). */
+  readonly kind: 'cpu' | 'gpu' | null;
+  readonly policy: AdmissionPolicy<unknown>;
+  state: unknown;
+  /** Each admitted job's position in the lane's queue. */
+  rank: Map<string, number>;
+}
+
+/**
+ * The admission lanes of a unified cluster with GPU containers, for a policy with its own
+ * dispatcher: the GPU containers and the other containers, each with its count. The live
+ * sidecar admits per (queue, label partition) for the same reason (src/loop/sidecar.ts): a
+ * GPU-only job can only run in GPU containers, so admitting it against the whole pool counts
+ * containers it can never use. Null when there is one pool (mr1, or no GPU containers).
+ */
+export function containerLanesOf(
+  cluster: ClusterSpec,
+): Array<{ kind: 'cpu' | 'gpu'; containers: number }> | null {
+  if (cluster.slotModel !== 'unified') return null;
+  let gpu = 0;
+  let all = 0;
+  for (const c of cluster.nodeClasses) {
+    all += c.count * c.containers;
+    if (c.labels.includes(cluster.gpuLabel)) gpu += c.count * c.gpuContainers;
+  }
+  if (gpu === 0) return null;
+  return [
+    { kind: 'cpu', containers: all - gpu },
+    { kind: 'gpu', containers: gpu },
+  ];
+}
+
+/**
+ * The lanes a job may be admitted in, in the order tried: a CPU job in the CPU lane, a GPU-only
+ * job in the GPU lane, an adaptive job first where one of its maps costs the least energy, then
+ * in the other (as the live sidecar orders partitions; CPU first on a tie or without a power
+ * model).
+ */
+export function lanesForJob(cluster: ClusterSpec, type: TraceJob['type']): Array<'cpu' | 'gpu'> {
+  if (type === 'cpu') return ['cpu'];
+  if (type === 'gpu') return ['gpu'];
+  let eCpu = Number.POSITIVE_INFINITY;
+  let eGpu = Number.POSITIVE_INFINITY;
+  for (const c of cluster.nodeClasses) {
+    if (c.count === 0) continue;
+    if (c.containers > c.gpuContainers) eCpu = Math.min(eCpu, c.taskEnergyKWh.gpuOnCpu);
+    if (c.gpuContainers > 0 && c.labels.includes(cluster.gpuLabel))
+      eGpu = Math.min(eGpu, c.taskEnergyKWh.gpu);
+  }
+  return eGpu < eCpu ? ['gpu', 'cpu'] : ['cpu', 'gpu'];
+}
+
+/**
+ * The registry's admission policy `name` as the engine's port.
+ *
+ * Policies with their own dispatcher (RTMR's Alg. 5.4, DC's minimum-task assignment) run on a
+ * unified cluster with GPU containers as two lanes (containerLanesOf), each an instance of the
+ * policy sized to its containers: a job is admitted in one lane, and the engine runs all its
+ * tasks, maps and reduces, in that lane's containers, so each lane is a cluster of its own and
+ * RTMR's guarantee holds per lane. The other policies (yarn-greedy, fifo-all) have no
+ * dispatcher that could keep a job in its lane, and admit against the whole pool.
+ */
 export function admissionPort(
   name: string,
   args: Record<string, unknown>,
@@ -166,22 +237,41 @@ export function admissionPort(
   estimates: Estimates,
   registry: PolicyRegistry = simulatorRegistry(),
 ): AdmissionPort {
-  // DC (seed 001) takes unit costs of its own; it gets the same worst-case figures RTMR does.
-  const base =
-    name === 'dc'
-      ? {
-          slotModel: coreSlotModel(cluster),
-          filterRatio: estimates.eta,
-          mapCost: estimates.mapCostMax,
-          reduceCost: estimates.reduceCostMax,
-          transferCost: 0,
-        }
-      : { slotModel: coreSlotModel(cluster), estimates };
-  const policy = registry.createAdmission(name, { ...base, ...args }) as AdmissionPolicy<unknown>;
-  let state = policy.initialState(0);
-  let rank = new Map<string, number>();
-  const rerank = () => {
-    rank = new Map(policy.queue(state).map((j, i) => [j.id, i]));
+  const isDc = name === 'dc';
+  const ownDispatch = RESERVATION_DISPATCH.has(name) || isDc;
+  const laneSpecs = ownDispatch ? containerLanesOf(cluster) : null;
+  const makePolicy = (slotModel: SlotModel) =>
+    registry.createAdmission(
+      name,
+      // DC (seed 001) takes unit costs of its own; it gets the same worst-case figures RTMR does.
+      {
+        ...(isDc
+          ? {
+              slotModel,
+              filterRatio: estimates.eta,
+              mapCost: estimates.mapCostMax,
+              reduceCost: estimates.reduceCostMax,
+              transferCost: 0,
+            }
+          : { slotModel, estimates }),
+        ...args,
+      },
+    ) as AdmissionPolicy<unknown>;
+  const lanes: AdmissionLane[] = (
+    laneSpecs
+      ? laneSpecs
+          .filter((l) => l.containers > 0)
+          .map((l) => ({ kind: l.kind, model: { name: 'unified', containers: l.containers } as SlotModel }))
+      : [{ kind: null, model: coreSlotModel(cluster) }]
+  ).map(({ kind, model }) => {
+    const policy = makePolicy(model);
+    return { kind, policy, state: policy.initialState(0), rank: new Map<string, number>() };
+  });
+  const laneIndex = new Map(lanes.map((l, i) => [l.kind, i]));
+  /** Each admitted job's lane (index into lanes). */
+  const laneOf = new Map<string, number>();
+  const rerank = (lane: AdmissionLane) => {
+    lane.rank = new Map(lane.policy.queue(lane.state).map((j, i) => [j.id, i]));
   };
   const toDispatchView = (v: JobView): DispatchJobView => ({
     id: v.id,
@@ -189,58 +279,139 @@ export function admissionPort(
     runningMaps: v.runningMaps,
     pendingReduces: v.pendingReduces,
   });
+  const candidateLanes = (job: TraceJob): number[] => {
+    if (!laneSpecs) return [0];
+    const out: number[] = [];
+    for (const k of lanesForJob(cluster, job.type)) {
+      const i = laneIndex.get(k);
+      if (i !== undefined) out.push(i);
+    }
+    return out;
+  };
+  /** The lanes a call about `jobId` concerns: its own, or every lane for a job never admitted. */
+  const lanesOfJob = (jobId: string): AdmissionLane[] => {
+    const i = laneOf.get(jobId);
+    return i === undefined ? lanes : [lanes[i] as AdmissionLane];
+  };
+  // DC's minimum task counts per admitted job (seed 001 III.B): n_m^min from its plan at
+  // admission, n_r^min once its maps are done (dcReduceSlots).
+  const dcJobs = new Map<string, { job: DeadlineJob; mapSlots: number; reduceSlots: number | null }>();
   const port: AdmissionPort = {
     name,
     promisesDeadlines: name !== 'fifo-all',
     decide(job, now) {
       if (job.deadline === null && name !== 'fifo-all') return { admit: false, reason: 'no deadline' };
-      let result;
-      try {
-        result = policy.admit(state, toDeadlineJob(job), now, { searchEarliest: false });
-      } catch (e) {
-        if (e instanceof ValidationError)
-          return { admit: false, reason: `invalid for admission: ${e.message}` };
-        throw e;
+      const tried = candidateLanes(job);
+      if (tried.length === 0) return { admit: false, reason: `no ${job.type} containers to admit it in` };
+      let firstReason: string | null = null;
+      for (const i of tried) {
+        const lane = lanes[i] as AdmissionLane;
+        const dj = toDeadlineJob(job);
+        let result;
+        try {
+          result = lane.policy.admit(lane.state, dj, now, { searchEarliest: false });
+        } catch (e) {
+          if (e instanceof ValidationError)
+            return { admit: false, reason: `invalid for admission: ${e.message}` };
+          throw e;
+        }
+        lane.state = result.state;
+        if (!result.admitted) {
+          const r = result.reason;
+          firstReason ??= `${lane.kind ? `${lane.kind} lane: ` : ''}${r.kind}: ${r.jobId}${r.lateBySeconds !== null ? ` late by ${r.lateBySeconds.toFixed(1)} s` : ''}`;
+          continue;
+        }
+        laneOf.set(job.id, i);
+        rerank(lane);
+        if (isDc) {
+          const entry = (lane.state as DcState).entries.find((e) => e.job.id === job.id);
+          // Never below 1: a job with no input would otherwise never get a slot.
+          dcJobs.set(job.id, { job: dj, mapSlots: Math.max(1, entry?.mapSlots ?? 1), reduceSlots: null });
+        }
+        return { admit: true, estimatedFinish: result.estimatedFinish };
       }
-      state = result.state;
-      if (!result.admitted) {
-        const r = result.reason;
-        return {
-          admit: false,
-          reason: `${r.kind}: ${r.jobId}${r.lateBySeconds !== null ? ` late by ${r.lateBySeconds.toFixed(1)} s` : ''}`,
-        };
-      }
-      rerank();
-      return { admit: true, estimatedFinish: result.estimatedFinish };
+      return { admit: false, reason: firstReason ?? 'not admitted' };
     },
-    compare: (a, b) =>
-      (rank.get(a.id) ?? Number.MAX_SAFE_INTEGER) - (rank.get(b.id) ?? Number.MAX_SAFE_INTEGER),
+    // Queue position within the job's lane; jobs of different lanes never compete for a
+    // container, so across lanes the order only has to be total: position, then lane.
+    compare: (a, b) => {
+      const la = laneOf.get(a.id);
+      const lb = laneOf.get(b.id);
+      const ra =
+        la === undefined ? Number.MAX_SAFE_INTEGER : (lanes[la]?.rank.get(a.id) ?? Number.MAX_SAFE_INTEGER);
+      const rb =
+        lb === undefined ? Number.MAX_SAFE_INTEGER : (lanes[lb]?.rank.get(b.id) ?? Number.MAX_SAFE_INTEGER);
+      return ra - rb || (la ?? 0) - (lb ?? 0);
+    },
     jobStarted(jobId) {
-      state = policy.markStarted(state, jobId);
+      for (const lane of lanesOfJob(jobId)) lane.state = lane.policy.markStarted(lane.state, jobId);
     },
     jobFinished(record, now) {
-      state = policy.complete(
-        state,
-        record.job.id,
-        {
-          mapFinishTimes: record.mapFinishes,
-          reduceFinishTimes: record.reduceFinishes,
-          finishedAt: record.finish,
-        },
-        now,
-      );
-      rerank();
+      for (const lane of lanesOfJob(record.job.id)) {
+        lane.state = lane.policy.complete(
+          lane.state,
+          record.job.id,
+          {
+            mapFinishTimes: record.mapFinishes,
+            reduceFinishTimes: record.reduceFinishes,
+            finishedAt: record.finish,
+          },
+          now,
+        );
+        rerank(lane);
+      }
+      laneOf.delete(record.job.id);
+      dcJobs.delete(record.job.id);
     },
     jobKilled(jobId, now) {
-      state = policy.leave(state, jobId, now);
-      rerank();
+      for (const lane of lanesOfJob(jobId)) {
+        lane.state = lane.policy.leave(lane.state, jobId, now);
+        rerank(lane);
+      }
+      laneOf.delete(jobId);
+      dcJobs.delete(jobId);
     },
   };
+  /** The queue's jobs in the lane of `container` (every job without lanes). */
+  const inLane = (queue: readonly JobView[], container: 'cpu' | 'gpu' | undefined): readonly JobView[] => {
+    if (!laneSpecs || container === undefined) return queue;
+    const i = laneIndex.get(container);
+    return queue.filter((v) => laneOf.get(v.id) === i);
+  };
+  if (laneSpecs) port.containerLanes = true;
   if (RESERVATION_DISPATCH.has(name)) {
-    port.dispatch = (lane, queue, free) =>
-      lane === 'reduce'
-        ? nextReduceTask(queue.map(toDispatchView), free)
-        : nextContainerTask(queue.map(toDispatchView), free);
+    port.dispatch = (lane, queue, free, _now, container) => {
+      const views = inLane(queue, container).map(toDispatchView);
+      return lane === 'reduce' ? nextReduceTask(views, free) : nextContainerTask(views, free);
+    };
+  } else if (isDc) {
+    port.dispatchesMapSlots = true;
+    // The unit costs DC was built with (the same in every lane; only the slot model differs).
+    const dcOptions = (lanes[0]?.policy as unknown as { options: DcOptions }).options;
+    const toDcView = (v: JobView, now: number): DcDispatchJob => {
+      const d = dcJobs.get(v.id);
+      let reduceSlots = v.pendingReduces + v.runningReduces;
+      if (d && v.mapsDone) {
+        // n_r^min is computed when the scheduler first sees the map stage done (seed 001 III.A).
+        d.reduceSlots ??= dcReduceSlots(dcOptions, d.job, now);
+        reduceSlots = d.reduceSlots;
+      }
+      return {
+        id: v.id,
+        pendingMaps: v.pendingMaps.length,
+        runningMaps: v.runningMaps,
+        pendingReduces: v.pendingReduces,
+        runningReduces: v.runningReduces,
+        mapsDone: v.mapsDone,
+        mapSlots: d?.mapSlots ?? v.spec.maps,
+        reduceSlots,
+      };
+    };
+    port.dispatch = (lane, queue, _free, now, container) =>
+      dcNextTask(
+        lane,
+        inLane(queue, container).map((v) => toDcView(v, now)),
+      );
   }
   return port;
 }

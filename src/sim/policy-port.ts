@@ -90,16 +90,32 @@ export interface AdmissionPort {
   jobFinished(record: FinishedJobRecord, now: number): void;
   jobKilled(jobId: string, now: number): void;
   /**
-   * The policy's own dispatcher, when it has one (RTMR's reservation-based Alg. 5.4): for one
-   * free slot of `lane` ('reduce' slots in mr1, 'container' in unified), which job gets it and
-   * for which kind of task; null leaves the slot free. Without it, reduces take free slots in
-   * queue order and the placement policy fills map slots.
+   * The policy's own dispatcher, when it has one (RTMR's reservation-based Alg. 5.4, DC's
+   * minimum-task assignment): for one free slot of `lane` ('reduce' slots in mr1, 'map' slots
+   * in mr1 when `dispatchesMapSlots`, 'container' in unified), which job gets it and for which
+   * kind of task; null leaves the slot free. `freeInLane` counts the lane's free slots in the
+   * whole cluster (with `containerLanes`, only the free containers of kind `container`).
+   * Without it, reduces take free slots in queue order and the placement policy fills map slots.
    */
   dispatch?(
-    lane: 'reduce' | 'container',
+    lane: 'map' | 'reduce' | 'container',
     queue: readonly JobView[],
     freeInLane: number,
+    now: number,
+    container?: 'cpu' | 'gpu',
   ): { jobId: string; kind: 'map' | 'reduce' } | null;
+  /**
+   * mr1: the dispatcher also names the job for each free map slot (DC gives each job at most
+   * its minimum), and the placement policy only picks that job's task. Otherwise the placement
+   * policy sees the whole queue (RTMR's maps follow the queue order, Alg. 5.4 lines 4-5).
+   */
+  dispatchesMapSlots?: boolean;
+  /**
+   * unified: GPU containers and the other containers are separate admission lanes. The engine
+   * then offers each kind of container apart (dispatch's `container`), and runs every task a
+   * job's lane names, maps and reduces, in a container of that kind.
+   */
+  containerLanes?: boolean;
 }
 
 export interface PlacementPort {
