@@ -604,6 +604,8 @@ export class Engine {
             [job.view],
             this._now,
           )
+          // Only a container of the lane's kind: a job never leaves its lane.
+          .filter((a) => (a.containerKind ?? 'cpu') === kind)
           .slice(0, 1);
         if (assignments.length === 0) return;
         this.applyMapAssignments(node, assignments);
