@@ -22,7 +22,9 @@ const H = '/ws/v1/history';
 export interface TaskEntry {
   id: string;
   type: 'MAP' | 'REDUCE';
-  state: 'SUCCEEDED' | 'KILLED';
+  /** RUNNING and SCHEDULED only while the job runs (the AM's view, am-proxy.ts). */
+  state: 'SUCCEEDED' | 'KILLED' | 'RUNNING' | 'SCHEDULED';
+  /** -1 when it never started (HistoryServerRest.md). */
   startTime: number;
   finishTime: number;
   successfulAttempt: string;
@@ -69,11 +71,22 @@ export function jobTasks(rm: EmulatedRm, rec: AppRecord): TaskEntry[] {
   return out;
 }
 
-function taskContent(t: TaskEntry): Content {
+/**
+ * A task as the JobHistory server and the AM render it. Elapsed time is finish - start once
+ * both are set and, for a RUNNING task, `nowMs` - start (INDEX.md section 12, `Times.elapsed`).
+ * The simulator does not model how far a running attempt has got: its progress reads 0.
+ */
+export function taskContent(t: TaskEntry, nowMs = 0): Content {
+  const elapsed =
+    t.state === 'RUNNING'
+      ? Math.max(0, nowMs - t.startTime)
+      : t.startTime >= 0 && t.finishTime > 0
+        ? t.finishTime - t.startTime
+        : 0;
   return {
     startTime: t.startTime,
     finishTime: t.finishTime,
-    elapsedTime: t.startTime >= 0 && t.finishTime > 0 ? t.finishTime - t.startTime : 0,
+    elapsedTime: elapsed,
     progress: t.state === 'SUCCEEDED' ? 100 : 0,
     id: t.id,
     state: t.state,

@@ -5,6 +5,7 @@ import { silentLogger, type Logger } from '../log';
 import { SimTime, systemClock, type RealClock } from './clock';
 import { defaultEmulatorConfig, type EmulatorConfig } from './config';
 import { CONTROL_PREFIX, Controls, type FaultSettings } from './controls';
+import { buildAmProxy } from './am-proxy';
 import { buildJhsApp } from './jhs-app';
 import { buildRmApp } from './rm-app';
 import { EmulatedRm } from './rm-state';
@@ -180,6 +181,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
     void rmListener.stop().then(() => setTimeout(() => void rmListener.resume(), ms));
   };
   rmOuter.use(CONTROL_PREFIX, controlRouter(rm, controls, time, refuse));
+  rmOuter.use(buildAmProxy(rm, controls, log, () => `http://${host}:${jhsListener.port}`));
   rmOuter.use(buildRmApp(rm, controls, log));
   jhsOuter.use(CONTROL_PREFIX, controlRouter(rm, controls, time, refuse));
   jhsOuter.use(buildJhsApp(rm, controls, log));

@@ -492,6 +492,17 @@ export class Engine {
     return this.tasks;
   }
 
+  /** The attempts of one job running now, with their start (what a MapReduce AM reports). */
+  runningTasksOf(jobId: string): Array<{ kind: TaskKind; index: number; start: number; node: string }> {
+    const idx = this.jobIndex.get(jobId);
+    const out: Array<{ kind: TaskKind; index: number; start: number; node: string }> = [];
+    if (idx === undefined) return out;
+    for (const n of this.nodes)
+      for (const t of n.running.values())
+        if (t.job === idx) out.push({ kind: t.task, index: t.index, start: t.start, node: n.id });
+    return out;
+  }
+
   /** Idle energy: each node's idle power over [0, until], kWh (down time excluded). */
   idleEnergyKWh(from: number, until: number): number {
     let wattSeconds = 0;

@@ -1,0 +1,236 @@
+import express, { type NextFunction, type Request, type Response } from 'express';
+import { remoteRejection } from '../errors/emulated-rm-rejection';
+import type { Logger } from '../log';
+import type { Controls } from './controls';
+import { answer, handle, query } from './http';
+import { jobTasks, taskContent, type TaskEntry } from './jhs-app';
+import type { Content } from './render';
+import type { AppRecord, AppView, EmulatedRm } from './rm-state';
+
+/**
+ * The RM's web proxy in front of each app's MapReduce AM (INDEX.md section 12, A1-A2):
+ * `/proxy/{appid}/ws/v1/mapreduce/jobs`, `…/jobs/{jobid}`, `…/jobs/{jobid}/tasks` (with
+ * `type=m|r`) and `…/jobs/{jobid}/tasks/{taskid}`, in JSON or XML by Accept, from the
+ * simulated job: finished tasks SUCCEEDED with their times, running ones RUNNING since their
+ * attempt started (finishTime 0), the rest SCHEDULED (startTime -1). Task attempts and the
+ * attempt state endpoint (A3-A5) are not served.
+ *
+ * What the proxy does when there is no AM to reach, as Hadoop's WebAppProxyServlet does:
+ * - unknown app: 404, "Application … could not be found in RM or history server";
+ * - ended app (FINISHED, FAILED, KILLED): 302 to its final tracking URL plus the rest of the
+ *   path and the query. A MapReduce app's final tracking URL is its job page on the history
+ *   server (`{jhs}/jobhistory/job/{jobid}`), so the REST path lands on a page that is not a
+ *   REST resource there: a client reads the JobHistory REST API instead. An app that never
+ *   ran, or is not MapReduce, goes to the RM's app page (`/cluster/app/{appid}`);
+ * - app not running yet (its AM has not registered, no tracking URL): 302 to the RM's app page;
+ * - running app whose AM is not a MapReduce AM (applicationType other than MAPREDUCE): the AM's
+ *   web server has no such path, 404 plain text.
+ */
+
+const AM = '/proxy/:appId/ws/v1/mapreduce';
+const FINAL = new Set(['FINISHED', 'FAILED', 'KILLED']);
+
+/**
+ * Every task of a running job, maps then reduces: finished ones as the JobHistory server shows
+ * them, the attempts running now with their start, the rest waiting.
+ */
+export function runningJobTasks(rm: EmulatedRm, rec: AppRecord): TaskEntry[] {
+  const running = new Map<string, number>();
+  for (const t of rm.engine.runningTasksOf(rec.id)) running.set(`${t.kind}/${t.index}`, t.start);
+  return jobTasks(rm, rec).map((t, i) => {
+    if (t.state === 'SUCCEEDED') return t;
+    const index = t.type === 'MAP' ? i : i - rec.maps;
+    const start = running.get(`${t.type === 'MAP' ? 'map' : 'reduce'}/${index}`);
+    if (start !== undefined) {
+      // A task that lost an attempt keeps the start of its first one.
+      const startMs = rm.epoch(start);
+      return {
+        ...t,
+        state: 'RUNNING',
+        startTime: t.startTime >= 0 ? Math.min(t.startTime, startMs) : startMs,
+        finishTime: 0,
+      };
+    }
+    return { ...t, state: 'SCHEDULED', finishTime: 0 };
+  });
+}
+
+function jobContent(rec: AppRecord, v: AppView, tasks: readonly TaskEntry[], nowMs: number): Content {
+  const count = (type: TaskEntry['type'], state: TaskEntry['state']) =>
+    tasks.filter((t) => t.type === type && t.state === state).length;
+  const started = tasks.filter((t) => t.startTime >= 0).map((t) => t.startTime);
+  const startTime = started.length > 0 ? Math.min(...started) : v.startedTime;
+  const mapsCompleted = count('MAP', 'SUCCEEDED');
+  const reducesCompleted = count('REDUCE', 'SUCCEEDED');
+  const pct = (done: number, total: number) => (total === 0 ? 100 : Math.round((10000 * done) / total) / 100);
+  return {
+    startTime,
+    finishTime: 0,
+    elapsedTime: Math.max(0, nowMs - startTime),
+    id: `job_${rec.id.slice('application_'.length)}`,
+    name: rec.name,
+    user: rec.user,
+    state: 'RUNNING',
+    mapsTotal: rec.maps,
+    mapsCompleted,
+    reducesTotal: rec.reduces,
+    reducesCompleted,
+    mapProgress: pct(mapsCompleted, rec.maps),
+    reduceProgress: pct(reducesCompleted, rec.reduces),
+    mapsPending: count('MAP', 'SCHEDULED'),
+    mapsRunning: count('MAP', 'RUNNING'),
+    reducesPending: count('REDUCE', 'SCHEDULED'),
+    reducesRunning: count('REDUCE', 'RUNNING'),
+    uberized: false,
+    diagnostics: '',
+  };
+}
+
+/** The Location of a redirect: a base, the rest of the proxied path, and the query as sent. */
+function redirect(req: Request, res: Response, target: string): void {
+  const q = req.originalUrl.indexOf('?');
+  const location = q < 0 ? target : `${target}${req.originalUrl.slice(q)}`;
+  res
+    .status(302)
+    .set('Location', location)
+    .type('text/html')
+    .send(
+      `<html><head><title>Moved</title></head><body><h1>Moved</h1><div>Content has moved <a href="${location}">here</a></div></body></html>`,
+    );
+}
+
+/**
+ * The proxy's router, mounted on the RM's app before its own routes: it handles `/proxy/…`
+ * only and lets every other path through untouched. `jhsBase` gives the history server's
+ * address (known once it listens).
+ */
+export function buildAmProxy(
+  rm: EmulatedRm,
+  controls: Controls,
+  log: Logger,
+  jhsBase: () => string,
+): express.Router {
+  const r = express.Router();
+  r.use((req: Request, _res: Response, next: NextFunction) =>
+    req.path.startsWith('/proxy/') ? next() : next('router'),
+  );
+  r.use(express.text({ type: () => true, limit: '1mb' }));
+  r.use(controls.middleware(true));
+  r.use((_req, _res, next) => {
+    rm.sync();
+    next();
+  });
+
+  /** The app behind the path, if its MapReduce AM can answer; otherwise the proxy has answered. */
+  const reach = (req: Request, res: Response): { rec: AppRecord; view: AppView } | undefined => {
+    const appId = String(req.params.appId);
+    const view = rm.allViews().find((v) => v.rec.id === appId);
+    const rmBase = `http://${req.get('host') ?? 'localhost'}`;
+    const rest = req.path.slice(`/proxy/${appId}`.length);
+    if (!view) {
+      res
+        .status(404)
+        .type('text/html')
+        .send(
+          `<html><body><h1>Not Found</h1>Application ${appId} could not be found in RM or history server</body></html>`,
+        );
+      return undefined;
+    }
+    const mapreduce = view.rec.applicationType.toUpperCase() === 'MAPREDUCE';
+    if (FINAL.has(view.state)) {
+      const target =
+        mapreduce && view.rec.inEngine
+          ? `${jhsBase()}/jobhistory/job/job_${appId.slice('application_'.length)}${rest}`
+          : `${rmBase}/cluster/app/${appId}`;
+      redirect(req, res, target);
+      return undefined;
+    }
+    if (view.state !== 'RUNNING') {
+      redirect(req, res, `${rmBase}/cluster/app/${appId}`);
+      return undefined;
+    }
+    if (!mapreduce) {
+      res.status(404).type('text/plain').send('Not Found');
+      return undefined;
+    }
+    return { rec: view.rec, view };
+  };
+
+  const mustJob = (req: Request, rec: AppRecord): void => {
+    const id = String(req.params.jobId);
+    if (!/^job_\d+_\d+$/.test(id))
+      throw remoteRejection(
+        404,
+        'NotFoundException',
+        `java.lang.Exception: JobId string : ${id} is not properly formed`,
+      );
+    if (id !== `job_${rec.id.slice('application_'.length)}`)
+      throw remoteRejection(404, 'NotFoundException', `java.lang.Exception: job, ${id}, is not found`);
+  };
+  const h = (fn: (req: Request, res: Response) => void) => handle(log, fn);
+  const nowMs = () => rm.time.nowEpochMs();
+
+  r.get(
+    `${AM}/jobs`,
+    h((req, res) => {
+      const found = reach(req, res);
+      if (!found) return;
+      const tasks = runningJobTasks(rm, found.rec);
+      answer(req, res, 'jobs', { job: [jobContent(found.rec, found.view, tasks, nowMs())] });
+    }),
+  );
+  r.get(
+    `${AM}/jobs/:jobId`,
+    h((req, res) => {
+      const found = reach(req, res);
+      if (!found) return;
+      mustJob(req, found.rec);
+      answer(req, res, 'job', jobContent(found.rec, found.view, runningJobTasks(rm, found.rec), nowMs()));
+    }),
+  );
+  r.get(
+    `${AM}/jobs/:jobId/tasks`,
+    h((req, res) => {
+      const found = reach(req, res);
+      if (!found) return;
+      mustJob(req, found.rec);
+      const type = query(req, 'type');
+      if (type !== undefined && type !== 'm' && type !== 'r')
+        throw remoteRejection(
+          400,
+          'BadRequestException',
+          'java.lang.Exception: tasktype must be either m or r',
+        );
+      const now = nowMs();
+      const task = runningJobTasks(rm, found.rec)
+        .filter((t) => type === undefined || (type === 'm') === (t.type === 'MAP'))
+        .map((t) => taskContent(t, now));
+      answer(req, res, 'tasks', { task });
+    }),
+  );
+  r.get(
+    `${AM}/jobs/:jobId/tasks/:taskId`,
+    h((req, res) => {
+      const found = reach(req, res);
+      if (!found) return;
+      mustJob(req, found.rec);
+      const t = runningJobTasks(rm, found.rec).find((x) => x.id === req.params.taskId);
+      if (!t)
+        throw remoteRejection(
+          404,
+          'NotFoundException',
+          `java.lang.Exception: task not found with id ${String(req.params.taskId)}`,
+        );
+      answer(req, res, 'task', taskContent(t, nowMs()));
+    }),
+  );
+  // Any other path of a running MapReduce AM: Jersey's own 404, not a RemoteException.
+  r.all(
+    '/proxy/:appId/*rest',
+    h((req, res) => {
+      if (!reach(req, res)) return;
+      res.status(404).type('text/plain').send('Not Found');
+    }),
+  );
+  return r;
+}
