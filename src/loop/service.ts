@@ -123,6 +123,8 @@ export async function startSidecar(
     config,
     rm,
     jobHistory,
+    // A running job's tasks from its AM, through the active RM's web proxy.
+    runningAppTasks: (appId) => JobHistoryClient.forRunningApp(rm.transport, appId).tasksOfApp(appId),
     ledger,
     registry: defaultRegistry(),
     energyProfile: loadEnergyProfile(config),

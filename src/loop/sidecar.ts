@@ -12,6 +12,15 @@ import {
 } from '../api/views';
 import type { SidecarConfig } from '../config/schema';
 import type { AdmissionResult, JobActuals } from '../core/admission';
+import {
+  committedSlotSeconds,
+  progressOf,
+  remainingWork,
+  snapshotFromProgress,
+  wholeWork,
+  type TaskProgress,
+} from '../core/admission/progress';
+import type { RtmrState } from '../core/admission/rtmr/state';
 import { learnFromFinishedJob, validateEstimates, type Estimates } from '../core/estimates';
 import type { DeadlineJob } from '../core/job';
 import { mapTaskEnergy } from '../core/energy/fitness';
@@ -26,7 +35,7 @@ import type { Logger } from '../log';
 import type { JobQuery, JobRecord, Ledger } from '../store/ledger';
 import type { ResourceManagerApi } from '../yarn/api';
 import type { JobHistoryClient } from '../yarn/jobhistory';
-import type { AppReport, ClusterInfo } from '../yarn/model';
+import type { AppReport, ClusterInfo, TaskReport } from '../yarn/model';
 import { buildCapacityView, type CapacityView } from './snapshot';
 import { decodeTags, encodeTags } from './tags';
 
@@ -48,6 +57,18 @@ const ESTIMATES_KEY = 'estimates';
 const CAPACITY_KEY = 'capacity';
 const STATS_KEY = 'stats';
 const MAX_SAMPLES = 720;
+/** AMs read at once when lanes are rebuilt: a slow AM holds one of these, not the whole cycle. */
+const AM_READS_AT_ONCE = 4;
+
+/** What the last rebuild of a lane counted (shown under /api/v1/cluster). */
+interface LaneRebuild {
+  at: string;
+  jobs: number;
+  /** Jobs whose running tasks were read from their AM; the others count whole. */
+  fromProgress: number;
+  remainingSlotSeconds: number;
+  wholeSlotSeconds: number;
+}
 
 interface Lane {
   key: string;
@@ -56,12 +77,34 @@ interface Lane {
   containers: number;
   policy: AnyAdmissionPolicy;
   state: unknown;
+  rebuild: LaneRebuild;
+}
+
+type SnapshotPolicy = AnyAdmissionPolicy & { fromSnapshot: (s: unknown) => unknown };
+
+function takesSnapshot(p: AnyAdmissionPolicy): p is SnapshotPolicy {
+  return typeof (p as { fromSnapshot?: unknown }).fromSnapshot === 'function';
+}
+
+/** An AM task report in core terms: SUCCEEDED is done, RUNNING runs since its start, the rest wait. */
+function taskProgress(t: TaskReport): TaskProgress {
+  return {
+    kind: t.type === 'MAP' ? 'map' : 'reduce',
+    state: t.state === 'SUCCEEDED' ? 'done' : t.state === 'RUNNING' ? 'running' : 'pending',
+    start: t.startTime > 0 ? t.startTime / 1000 : -1,
+  };
 }
 
 export interface SidecarDeps {
   config: SidecarConfig;
   rm: ResourceManagerApi;
   jobHistory?: JobHistoryClient;
+  /**
+   * The tasks of a running MapReduce app, from its AM through the RM's web proxy
+   * (`/proxy/{appid}/ws/v1/mapreduce/jobs/{jobid}/tasks`). Without it, rebuilt lanes count
+   * every admitted job whole.
+   */
+  runningAppTasks?: (appId: string) => Promise<readonly TaskReport[]>;
   ledger: Ledger;
   registry: PolicyRegistry<AnyAdmissionPolicy>;
   energyProfile?: EnergyProfile;
@@ -93,6 +136,10 @@ export class Sidecar implements SidecarService {
   readonly enforcer: Enforcer;
   private readonly log: Logger;
   private submitting: Promise<unknown> = Promise.resolve();
+  /** Lanes rebuilt without their running jobs' progress, to refine once the AMs are read. */
+  private readonly lanesToRead = new Set<string>();
+  /** Jobs whose AM could not be read, logged once each. */
+  private readonly progressUnavailable = new Set<string>();
 
   constructor(private readonly deps: SidecarDeps) {
     const { config, ledger } = deps;
@@ -157,47 +204,112 @@ export class Sidecar implements SidecarService {
   }
 
   /**
-   * A lane's state from the ledger's open admitted jobs: each one's whole work still to come,
-   * from now. The RM does not report per-task progress, so this over-estimates the load (safe:
-   * it can only make later admissions stricter) until those jobs finish.
+   * A lane's state from the ledger's open admitted jobs. With `tasks` (a job's task list read
+   * from its AM), a job counts only the work still to come: finished tasks not again, a running
+   * one its estimate minus what it has run, pending ones their whole estimate (see
+   * core/admission/progress.ts). A job without one counts its whole work from now, which can
+   * only over-estimate the load (safe: it makes later admissions stricter). A lane rebuilt
+   * without reading the AMs is marked, and the next cycle reads them and rebuilds it again.
    */
-  private rebuildLane(queue: string, label: string, containers: number): void {
+  private rebuildLane(
+    queue: string,
+    label: string,
+    containers: number,
+    tasks?: ReadonlyMap<string, readonly TaskProgress[]>,
+  ): void {
     const nowS = this.deps.now() / 1000;
+    const key = `${queue}|${label}`;
     const policy = this.createPolicy(containers);
     const open = this.deps.ledger
       .openAdmittedJobs()
       .filter((j) => (j.queue ?? '') === queue && (j.label ?? '') === label);
+    const jobs = open.map((j) => {
+      const job = this.deadlineJob(j);
+      const read = tasks?.get(j.id);
+      return { job, progress: read ? progressOf(job, read, nowS) : undefined };
+    });
     let state: unknown;
-    const withSnapshot = policy as AnyAdmissionPolicy & { fromSnapshot?: (s: unknown) => unknown };
-    if (typeof withSnapshot.fromSnapshot === 'function') {
-      const slotModel = this.slotModel(containers);
-      const lanes = slotModel.name === 'unified' ? [containers] : [slotModel.mapSlots, slotModel.reduceSlots];
-      state = withSnapshot.fromSnapshot({
-        now: nowS,
-        slots: lanes.map((n) => new Array<number>(n).fill(nowS)),
-        queue: open.map((j) => ({
-          job: this.deadlineJob(j),
-          mapsDone: 0,
-          mapsRunning: [],
-          reducesDone: 0,
-          reducesRunning: [],
-        })),
-      });
+    if (takesSnapshot(policy)) {
+      state = policy.fromSnapshot(
+        snapshotFromProgress(this.slotModel(containers), this.estimates, nowS, jobs),
+      );
+      if (tasks === undefined) this.lanesToRead.add(key);
     } else {
+      // Policies without a snapshot rebuild (dc, yarn-greedy) re-admit each job whole.
       state = policy.initialState(nowS);
-      for (const j of open) {
-        const r = policy.admit(state, this.deadlineJob(j), nowS, { searchEarliest: false });
-        state = r.state;
-      }
+      for (const { job } of jobs) state = policy.admit(state, job, nowS, { searchEarliest: false }).state;
     }
-    this.lanes.set(`${queue}|${label}`, {
-      key: `${queue}|${label}`,
+    const sum = (f: (x: (typeof jobs)[number]) => number) => jobs.reduce((a, x) => a + f(x), 0);
+    this.lanes.set(key, {
+      key,
       queue,
       label,
       containers,
       policy,
       state,
+      rebuild: {
+        at: new Date(this.deps.now()).toISOString(),
+        jobs: jobs.length,
+        fromProgress: jobs.filter((x) => x.progress !== undefined).length,
+        wholeSlotSeconds: sum((x) => wholeWork(this.estimates, x.job).total),
+        remainingSlotSeconds: sum((x) =>
+          x.progress
+            ? remainingWork(this.estimates, x.job, x.progress, nowS).total
+            : wholeWork(this.estimates, x.job).total,
+        ),
+      },
     });
+  }
+
+  /**
+   * Rebuilds the lanes marked since the last cycle with their running jobs' progress: for each
+   * open admitted job the RM reports RUNNING, its tasks from the AM. When an AM cannot be read
+   * (404, a proxy redirect because the app just ended, a timeout, a non-MapReduce app), the job
+   * counts whole, and that is logged once per job.
+   */
+  private async readLaneProgress(apps: readonly AppReport[]): Promise<void> {
+    const reader = this.deps.runningAppTasks;
+    if (this.lanesToRead.size === 0) return;
+    const keys = new Set(this.lanesToRead);
+    this.lanesToRead.clear();
+    if (!reader) return;
+    const tasks = new Map<string, readonly TaskProgress[]>();
+    const byId = new Map(apps.map((a) => [a.id, a]));
+    const running = this.deps.ledger
+      .openAdmittedJobs()
+      .filter((j) => keys.has(`${j.queue ?? ''}|${j.label ?? ''}`))
+      .map((j) => ({ job: j, app: j.appId === null ? undefined : byId.get(j.appId) }))
+      .filter((x): x is { job: JobRecord; app: AppReport } => x.app?.state === 'RUNNING');
+    const read = async ({ job, app }: { job: JobRecord; app: AppReport }): Promise<void> => {
+      let reason: string;
+      if (app.applicationType.toUpperCase() !== 'MAPREDUCE') {
+        reason = `not a MapReduce app (${app.applicationType})`;
+      } else {
+        try {
+          tasks.set(job.id, (await reader(app.id)).map(taskProgress));
+          return;
+        } catch (err) {
+          reason = err instanceof SidecarError ? `${err.code}: ${err.message}` : String(err);
+        }
+      }
+      if (this.progressUnavailable.has(job.id)) return;
+      this.progressUnavailable.add(job.id);
+      this.log.info('task progress unavailable; the job counts whole', {
+        job: job.id,
+        app: app.id,
+        reason,
+      });
+    };
+    for (let i = 0; i < running.length; i += AM_READS_AT_ONCE)
+      await Promise.all(running.slice(i, i + AM_READS_AT_ONCE).map(read));
+    // Rebuilt from the ledger as it is now: jobs admitted while the AMs were read are included.
+    for (const key of keys) {
+      const lane = this.lanes.get(key);
+      if (!lane || !takesSnapshot(lane.policy)) continue;
+      this.rebuildLane(lane.queue, lane.label, lane.containers, tasks);
+      const r = this.lanes.get(key)!.rebuild;
+      if (r.jobs > 0) this.log.info('lane rebuilt from task progress', { lane: key, ...r });
+    }
   }
 
   private deadlineJob(
@@ -631,6 +743,7 @@ export class Sidecar implements SidecarService {
     // Each part runs even if another failed; its error is logged, not thrown.
     if (this.lastPollError === undefined) {
       await this.step('track apps', () => this.trackApps(apps));
+      await this.step('lane progress', () => this.readLaneProgress(apps));
       await this.step('priorities', () => ledger.transaction(() => this.reconcilePriorities(apps)));
     }
     await this.step('enforce', () => this.enforcer.drain());
@@ -683,7 +796,6 @@ export class Sidecar implements SidecarService {
   /** An admitted job whose app ended: its outcome, learning, feedback, and its lane freed. */
   private async finish(job: JobRecord, app: AppReport): Promise<void> {
     const { ledger, metrics } = this.deps;
-    const lane = this.lanes.get(`${job.queue ?? ''}|${job.label ?? ''}`);
     const finishedMs = app.finishedTime > 0 ? app.finishedTime : this.deps.now();
     const state =
       app.state === 'FINISHED' && app.finalStatus !== 'FAILED'
@@ -694,12 +806,15 @@ export class Sidecar implements SidecarService {
     const outcome = state === 'finished' && finishedMs <= job.deadlineMs ? 'met' : 'missed';
     const actuals = state === 'finished' ? await this.learn(job, app) : undefined;
     const nowS = this.deps.now() / 1000;
+    // Looked up after learning: growing estimates rebuild every lane.
+    const lane = this.lanes.get(`${job.queue ?? ''}|${job.label ?? ''}`);
     if (lane) {
       lane.state = actuals
         ? lane.policy.complete(lane.state, job.id, actuals, nowS)
         : lane.policy.leave(lane.state, job.id, nowS);
     }
     ledger.updateJob(job.id, { state, outcome, finishedMs });
+    this.progressUnavailable.delete(job.id);
     metrics.deadlines.inc({ outcome });
     this.log.info('job ended', {
       job: job.id,
@@ -959,6 +1074,11 @@ export class Sidecar implements SidecarService {
           label: l.label,
           containers: l.containers,
           queued: l.policy.queue(l.state).length,
+          committedSlotSeconds:
+            (l.state as { kind?: string }).kind === 'rtmr'
+              ? committedSlotSeconds(l.state as RtmrState, this.deps.now() / 1000)
+              : null,
+          lastRebuild: l.rebuild,
         })),
       },
       polledAt: this.lastPollOkMs === undefined ? null : new Date(this.lastPollOkMs).toISOString(),
