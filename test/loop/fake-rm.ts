@@ -9,7 +9,8 @@ export class FakeRm {
   private seq = 0;
 
   constructor(
-    private readonly cpuNodes = 4,
+    /** Nodes the RM reports; change them to change every queue's capacity. */
+    public cpuNodes = 4,
     private readonly gpuNodes = 1,
   ) {}
 
@@ -148,7 +149,7 @@ export class FakeRm {
         ],
       },
     };
-    const nodes = [
+    const nodes = () => [
       ...Array.from({ length: this.cpuNodes }, (_, i) => this.node(`cpu-${i + 1}`, [])),
       ...Array.from({ length: this.gpuNodes }, (_, i) => this.node(`gpu-${i + 1}`, ['gpu'])),
     ];
@@ -164,7 +165,7 @@ export class FakeRm {
           hadoopVersion: '3.3.6',
         };
       },
-      nodes: async () => (this.check(), nodes),
+      nodes: async () => (this.check(), nodes()),
       scheduler: async () => (this.check(), scheduler),
       apps: async () => (this.check(), [...this.apps.values()]),
       app: async (id: string) => {

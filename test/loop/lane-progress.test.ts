@@ -1,0 +1,228 @@
+/**
+ * How a rebuilt lane takes its running jobs' task progress, against the in-memory RM: the
+ * figures by hand, and every way the AM read can fail leaving the job whole, logged once per
+ * job, with the rest of the cycle carried out.
+ */
+import { Writable } from 'node:stream';
+import winston from 'winston';
+import { SidecarMetrics } from '../../src/api/metrics';
+import { parseSubmission } from '../../src/api/submission';
+import { buildConfig } from '../../src/config/load';
+import { defaultRegistry } from '../../src/core/registry';
+import { RmHttpError } from '../../src/errors/rm-http';
+import { RmTimeoutError } from '../../src/errors/rm-timeout';
+import { Sidecar } from '../../src/loop/sidecar';
+import { Ledger } from '../../src/store/ledger';
+import type { TaskReport } from '../../src/yarn/model';
+import { FakeRm } from './fake-rm';
+
+const T0 = Date.parse('2026-11-22T08:00:00Z');
+const MB = 1024 * 1024;
+// 8 maps over 1024 MB at 0.1 s/MB: eps^m = 12.8 s; one reduce over 1024 MB: eps^r = 102.4 s.
+const WHOLE = 8 * 12.8 + 102.4;
+const UNAVAILABLE = 'task progress unavailable; the job counts whole';
+
+interface LaneView {
+  queue: string;
+  label: string;
+  containers: number;
+  committedSlotSeconds: number | null;
+  lastRebuild: { jobs: number; fromProgress: number; remainingSlotSeconds: number; wholeSlotSeconds: number };
+}
+
+function capturingLogger() {
+  const records: Array<Record<string, unknown>> = [];
+  const stream = new Writable({
+    write(chunk: Buffer, _enc, done) {
+      records.push(JSON.parse(chunk.toString()) as Record<string, unknown>);
+      done();
+    },
+  });
+  const logger = winston.createLogger({
+    level: 'info',
+    format: winston.format.json(),
+    transports: [new winston.transports.Stream({ stream })],
+  });
+  return { logger, records };
+}
+
+const task = (
+  type: 'm' | 'r',
+  i: number,
+  state: 'SUCCEEDED' | 'RUNNING' | 'SCHEDULED',
+  startTime: number,
+): TaskReport => ({
+  id: `task_1_0001_${type}_${String(i).padStart(6, '0')}`,
+  type: type === 'm' ? 'MAP' : 'REDUCE',
+  state,
+  startTime,
+  finishTime: state === 'SUCCEEDED' ? startTime + 10_000 : 0,
+  elapsedTime: 0,
+  progress: state === 'SUCCEEDED' ? 100 : 0,
+  successfulAttempt: '',
+});
+
+/** One admitted job running on the RM at T0 + 30 s, and a restart on its ledger. */
+async function runningJob(policy = 'rtmr') {
+  let now = T0;
+  const config = buildConfig({
+    admission: { policy, initialEstimates: { eta: 1, mapSecondsPerMb: 0.1, reduceSecondsPerMb: 0.1 } },
+  });
+  const rm = new FakeRm();
+  const ledger = Ledger.open(':memory:', { clock: () => now });
+  const make = (reader?: (appId: string) => Promise<readonly TaskReport[]>) => {
+    const { logger, records } = capturingLogger();
+    const sidecar = new Sidecar({
+      config,
+      rm: rm.api(),
+      ledger,
+      ...(reader ? { runningAppTasks: reader } : {}),
+      registry: defaultRegistry(),
+      metrics: new SidecarMetrics(),
+      logger,
+      now: () => now,
+      newId: () => 'dl-1',
+    });
+    const lane = (): LaneView =>
+      (sidecar.cluster() as { admission: { lanes: LaneView[] } }).admission.lanes.find(
+        (l) => l.queue === 'realtime' && l.label === '',
+      )!;
+    return { sidecar, records, lane };
+  };
+  const first = make();
+  await first.sidecar.runOnce();
+  await first.sidecar.submit(
+    parseSubmission(
+      { name: 'r', user: 'alice', maps: 8, reduces: 1, inputBytes: 1024 * MB, deadline: 600 },
+      now,
+    ),
+    { submitter: 'ci', requestHash: 'x' },
+  );
+  await first.sidecar.runOnceSettled();
+  const appId = ledger.getJob('dl-1')!.appId!;
+  rm.run(appId);
+  now += 30_000;
+  await first.sidecar.runOnce();
+  expect(ledger.getJob('dl-1')!.state).toBe('running');
+  return { rm, appId, make, now: () => now };
+}
+
+describe('a rebuilt lane and its running jobs’ task progress', () => {
+  it('counts what is left by hand: 3 maps done, 2 running for 5 s and 20 s, 3 maps and the reduce pending', async () => {
+    const { appId, make, now } = await runningJob();
+    const asked: string[] = [];
+    const restarted = make(async (id) => {
+      asked.push(id);
+      const t = now();
+      return [
+        task('m', 0, 'SUCCEEDED', T0 + 1000),
+        task('m', 1, 'SUCCEEDED', T0 + 1000),
+        task('m', 2, 'SUCCEEDED', T0 + 2000),
+        task('m', 3, 'RUNNING', t - 5000),
+        task('m', 4, 'RUNNING', t - 20_000),
+        task('m', 5, 'SCHEDULED', -1),
+        task('m', 6, 'SCHEDULED', -1),
+        task('m', 7, 'SCHEDULED', -1),
+        task('r', 0, 'SCHEDULED', -1),
+      ];
+    });
+    // At start, from the saved capacity: the whole job.
+    expect(restarted.lane().lastRebuild).toMatchObject({
+      jobs: 1,
+      fromProgress: 0,
+      remainingSlotSeconds: WHOLE,
+    });
+    await restarted.sidecar.runOnce();
+    expect(asked).toEqual([appId]);
+    // 0 for the finished maps; 12.8 - 5 = 7.8 and max(0, 12.8 - 20) = 0 for the running ones;
+    // 3 · 12.8 = 38.4 for the pending maps; 102.4 for the reduce.
+    const rest = 7.8 + 38.4 + 102.4;
+    expect(restarted.lane().lastRebuild).toMatchObject({ jobs: 1, fromProgress: 1, wholeSlotSeconds: WHOLE });
+    expect(restarted.lane().lastRebuild.remainingSlotSeconds).toBeCloseTo(rest, 4);
+    expect(restarted.lane().committedSlotSeconds).toBeCloseTo(rest, 4);
+    expect(restarted.records.filter((r) => r.message === UNAVAILABLE)).toEqual([]);
+    // Nothing marks the lane again: no AM is read on the next cycle.
+    await restarted.sidecar.runOnce();
+    expect(asked).toHaveLength(1);
+  });
+
+  it.each([
+    [
+      'a 404 from the proxy',
+      new RmHttpError({ status: 404, text: 'Not Found', url: 'u' }),
+      'RM_HTTP_ERROR: RM answered 404: Not Found',
+    ],
+    [
+      'the proxy’s redirect once the app has ended',
+      new RmHttpError({ status: 302, text: '<html>Moved</html>', url: 'u' }),
+      'RM_HTTP_ERROR: RM answered 302: <html>Moved</html>',
+    ],
+    [
+      'a timeout',
+      new RmTimeoutError({ url: 'u', method: 'GET', timeoutMs: 3000 }),
+      'RM_TIMEOUT: RM did not answer GET u within 3000 ms',
+    ],
+  ])(
+    '%s leaves the job whole, is logged once per job, and the cycle goes on',
+    async (_name, error, reason) => {
+      const { rm, appId, make } = await runningJob();
+      let calls = 0;
+      const restarted = make(async () => {
+        calls++;
+        throw error;
+      });
+      await restarted.sidecar.runOnce();
+      expect(calls).toBe(1);
+      expect(restarted.lane().lastRebuild).toMatchObject({
+        jobs: 1,
+        fromProgress: 0,
+        remainingSlotSeconds: WHOLE,
+      });
+      expect(restarted.lane().committedSlotSeconds).toBeCloseTo(WHOLE, 6);
+      expect(restarted.records.filter((r) => r.message === UNAVAILABLE)).toEqual([
+        expect.objectContaining({ level: 'info', component: 'sidecar', job: 'dl-1', app: appId, reason }),
+      ]);
+      // Not a failed step: the rest of the cycle ran, and the sidecar is ready.
+      expect(restarted.records.filter((r) => r.message === 'cycle step failed')).toEqual([]);
+      expect(restarted.sidecar.readiness().ready).toBe(true);
+      expect(restarted.sidecar.stats().samples.length).toBeGreaterThan(0);
+      // A capacity change rebuilds the lane and reads the AM again; the reason is not logged twice.
+      rm.cpuNodes = 5;
+      await restarted.sidecar.runOnce();
+      expect(restarted.lane().containers).toBe(10);
+      expect(calls).toBe(2);
+      expect(restarted.records.filter((r) => r.message === UNAVAILABLE)).toHaveLength(1);
+    },
+  );
+
+  it('reads nothing for an app the RM reports is not MapReduce, and says why', async () => {
+    const { rm, appId, make } = await runningJob();
+    rm.apps.set(appId, { ...rm.apps.get(appId)!, applicationType: 'SPARK' });
+    let calls = 0;
+    const restarted = make(async () => {
+      calls++;
+      return [];
+    });
+    await restarted.sidecar.runOnce();
+    expect(calls).toBe(0);
+    expect(restarted.records.find((r) => r.message === UNAVAILABLE)).toMatchObject({
+      reason: 'not a MapReduce app (SPARK)',
+    });
+    expect(restarted.lane().lastRebuild.remainingSlotSeconds).toBe(WHOLE);
+  });
+
+  it('with a policy that has no snapshot rebuild (dc), re-admits its jobs whole and reads no AM', async () => {
+    const { make } = await runningJob('dc');
+    let calls = 0;
+    const restarted = make(async () => {
+      calls++;
+      return [];
+    });
+    await restarted.sidecar.runOnce();
+    expect(calls).toBe(0);
+    expect(restarted.lane()).toMatchObject({
+      committedSlotSeconds: null,
+      lastRebuild: { jobs: 1, fromProgress: 0, remainingSlotSeconds: WHOLE },
+    });
+  });
+});
