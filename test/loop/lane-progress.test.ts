@@ -11,9 +11,12 @@ import { buildConfig } from '../../src/config/load';
 import { defaultRegistry } from '../../src/core/registry';
 import { RmHttpError } from '../../src/errors/rm-http';
 import { RmTimeoutError } from '../../src/errors/rm-timeout';
+import { startFixtureServer } from '../../src/fixtures/server';
 import { Sidecar } from '../../src/loop/sidecar';
 import { Ledger } from '../../src/store/ledger';
+import { JobHistoryClient } from '../../src/yarn/jobhistory';
 import type { TaskReport } from '../../src/yarn/model';
+import { HttpTransport } from '../../src/yarn/transport';
 import { FakeRm } from './fake-rm';
 
 const T0 = Date.parse('2026-11-22T08:00:00Z');
@@ -145,6 +148,28 @@ describe('a rebuilt lane and its running jobs’ task progress', () => {
     await restarted.sidecar.runOnce();
     expect(asked).toHaveLength(1);
   });
+
+  it.each(['json', 'xml'] as const)(
+    'reads Hadoop’s AM sample through the proxy (%s): one map done, the reduce running since 2012',
+    async (format) => {
+      const { appId, make } = await runningJob();
+      const server = await startFixtureServer();
+      try {
+        const transport = new HttpTransport({ urls: [server.url], format, maxAttempts: 1 });
+        const restarted = make((id) => JobHistoryClient.forRunningApp(transport, id).tasksOfApp(id));
+        await restarted.sidecar.runOnce();
+        expect(server.requests.at(-1)!.path).toBe(
+          `/proxy/${appId}/ws/v1/mapreduce/jobs/${appId.replace('application_', 'job_')}/tasks`,
+        );
+        // am-job-tasks.response: the map SUCCEEDED; the reduce RUNNING since 1326238777460 has
+        // long outrun its 102.4 s estimate (0 left). The other 7 maps are pending: 7 · 12.8.
+        expect(restarted.lane().lastRebuild).toMatchObject({ jobs: 1, fromProgress: 1 });
+        expect(restarted.lane().lastRebuild.remainingSlotSeconds).toBeCloseTo(7 * 12.8, 6);
+      } finally {
+        await server.close();
+      }
+    },
+  );
 
   it.each([
     [
