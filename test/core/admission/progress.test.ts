@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { rtmr } from '../../../src/core/admission';
 import {
   committedSlotSeconds,
+  hasStarted,
   NO_PROGRESS,
   progressOf,
   remainingWork,
@@ -216,7 +217,7 @@ describe('properties', () => {
               : running[0]! + running[1]! <= model.containers;
           if (fits) expect(Math.abs(committedSlotSeconds(rebuilt, now) - restSum)).toBeLessThanOrEqual(tol);
           // With no task started anywhere, the rebuild is the whole-work one, finish for finish.
-          if (rebuilt.entries.every((x) => !x.started))
+          if (jobs.every(({ progress }) => !hasStarted(progress)))
             rebuilt.entries.forEach((e, i) => expect(e.finish).toBeCloseTo(whole.entries[i]!.finish, 6));
         },
       ),
