@@ -2,6 +2,7 @@ import { EventQueue } from './event-queue';
 import { MB, slotTotals, type ClusterSpec, type NodeClassSpec, type RunKind, type TraceJob } from './model';
 import type {
   AdmissionPort,
+  ContainerAssignment,
   FinishedJobRecord,
   JobView,
   MapAssignment,
@@ -279,6 +280,11 @@ export class Engine {
   /** Node ids by index (the index policies receive). */
   nodeId(index: number): string {
     return (this.nodes[index] as NodeRt).id;
+  }
+
+  /** Whether node `index` is up (not failed). */
+  nodeAlive(index: number): boolean {
+    return (this.nodes[index] as NodeRt).alive;
   }
 
   /** Replicas of a block, by node index. */
@@ -567,6 +573,8 @@ export class Engine {
         this.dispatchContainers(node, queue, 'container', 'cpu');
         this.dispatchContainers(node, queue, 'container', 'gpu');
       } else this.dispatchContainers(node, queue, 'container');
+    } else if (this.placement.assignContainer && !this.admission.dispatch) {
+      this.fillContainers(node);
     } else {
       // Reduces first: they gate job completion, and their slots are separate in mr1.
       this.assignReduces(node, queue);
@@ -639,6 +647,36 @@ export class Engine {
       assignments = assignments.slice(0, 1);
       if (assignments.length === 0) return;
       this.applyMapAssignments(node, assignments);
+    }
+  }
+
+  /**
+   * A placement port that hands out containers one at a time (PlacementPort.assignContainer):
+   * each answer is started before the next question, so the port always sees current views.
+   */
+  private fillContainers(node: NodeRt): void {
+    const next = this.placement.assignContainer as NonNullable<PlacementPort['assignContainer']>;
+    for (;;) {
+      const mapsWanted = this.freeFor(node, 'map') > 0 && this.pendingMapTotal > 0;
+      const reducesWanted = this.freeFor(node, 'reduce') > 0 && this.readyReduceTotal > 0;
+      if (!mapsWanted && !reducesWanted) return;
+      const a: ContainerAssignment | null = next(this.nodeView(node), this.orderedQueue(), this._now);
+      if (!a) return;
+      if (a.kind === 'map') {
+        this.applyMapAssignments(node, [a]);
+        continue;
+      }
+      const job = this.mustJob(a.jobId);
+      if (
+        this.freeFor(node, 'reduce') <= 0 ||
+        job.finishedMaps !== job.spec.maps ||
+        job.pendingReduces === 0
+      ) {
+        throw new Error(
+          `placement ${this.placement.name} assigned a reduce of ${a.jobId} that cannot start on node ${node.id}`,
+        );
+      }
+      this.startTask(node, job, 'reduce', this.nextReduceIndex(job), 'cpu');
     }
   }
 

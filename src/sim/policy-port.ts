@@ -55,6 +55,13 @@ export interface MapAssignment {
   containerKind?: 'cpu' | 'gpu';
 }
 
+/**
+ * One container of a node's heartbeat, as a per-container placement port hands it out: a map
+ * task (as in MapAssignment) or a reduce of a job whose maps are all done (the engine picks
+ * which of its reduces).
+ */
+export type ContainerAssignment = ({ kind: 'map' } & MapAssignment) | { kind: 'reduce'; jobId: string };
+
 export interface AdmissionDecision {
   admit: boolean;
   reason?: string;
@@ -124,4 +131,14 @@ export interface PlacementPort {
   jobRemoved(jobId: string, now: number): void;
   /** Map tasks to start on `node` at this heartbeat; at most `node.freeMapSlots` of them. */
   assignMaps(node: NodeView, queue: readonly JobView[], now: number): MapAssignment[];
+  /**
+   * Optional, for a scheduler that decides maps and reduces together and must know the node a
+   * reduce would run on (the emulated RM: partitions, queue capacities, reservations). When
+   * present, and the admission policy has no dispatcher of its own, the engine fills a
+   * heartbeating node one container at a time: it asks for the next container, starts it (so
+   * the views are current), and asks again until this answers null or nothing fits. `queue`
+   * holds every active job in dispatch order, including those with only reduces left. Absent
+   * (the simulator's policies), the engine's own reduce walk and `assignMaps` apply unchanged.
+   */
+  assignContainer?(node: NodeView, queue: readonly JobView[], now: number): ContainerAssignment | null;
 }
