@@ -1,4 +1,11 @@
-import type { AdmissionPort, JobView, MapAssignment, NodeView, PlacementPort } from '../sim/policy-port';
+import type {
+  AdmissionPort,
+  ContainerAssignment,
+  JobView,
+  MapAssignment,
+  NodeView,
+  PlacementPort,
+} from '../sim/policy-port';
 
 /**
  * How the emulated RM plugs the project's policies into the simulator's engine.
@@ -9,12 +16,26 @@ import type { AdmissionPort, JobView, MapAssignment, NodeView, PlacementPort } f
  * before asking `compare`), then submission order (CapacityScheduler.md, "Application priority").
  *
  * Placement: any placement policy of the registry, through the simulator's own adapter
- * (src/sim/policies.ts `placementPort`), with what a YARN scheduler adds around it:
- * - node labels: a job's map tasks are offered only to nodes of its partition (an exclusive
- *   partition serves only apps that ask for its label; unlabelled nodes form the default
- *   partition), as NodeLabel.md describes;
- * - queue maximum capacity: a queue already holding its maximum share of a partition's
- *   containers gets no more map containers there.
+ * (src/sim/policies.ts `placementPort`), which picks the map task (locality, container kind).
+ * Around it, this port is the capacity scheduler's part. A heartbeating node is filled one
+ * container at a time (PlacementPort.assignContainer), maps and reduces alike:
+ * - node labels: a job's containers, maps and reduces, go only to nodes of its partition (an
+ *   exclusive partition serves only apps that ask for its label; unlabelled nodes form the
+ *   default partition), as NodeLabel.md describes;
+ * - queue order: among the queues with work in the node's partition, the one using the least
+ *   of its guaranteed capacity there (used / guaranteed containers) is offered the container
+ *   first, as the parent queue's default `utilization` ordering does
+ *   (PriorityUtilizationQueueOrderingPolicy); a queue that takes nothing passes the offer on;
+ * - within a queue, its apps in the RM's order (priority, then submission): an app whose maps
+ *   are done takes a reduce, an app with pending maps lets the placement policy choose among
+ *   the queue's apps from it on;
+ * - queue maximum capacity: a queue never holds more containers of a partition than its
+ *   maximum share of it;
+ * - reservations: during an allocation's window, the containers a reservation holds that its
+ *   own apps are not using are kept free for them; no other app (of another reservation or
+ *   none) may take them, and they count against the reservation's queue maximum. Outside the
+ *   window they are free for anyone. There is no preemption: a container busy when a window
+ *   opens is handed to the reservation when its task ends.
  */
 
 export interface JobPlacementInfo {
@@ -23,6 +44,14 @@ export interface JobPlacementInfo {
   /** Leaf queue name. */
   queue: string;
   user: string;
+  /** The reservation the app was submitted with, or null. */
+  reservationId: string | null;
+}
+
+/** Containers a reservation holds now in a partition, and the queue it was planned in. */
+export interface Hold {
+  containers: number;
+  queue: string;
 }
 
 export interface PlacementBindings {
@@ -30,8 +59,14 @@ export interface PlacementBindings {
   nodeId(index: number): string;
   /** Label facts of a job, by its id (the application id). */
   job(jobId: string): JobPlacementInfo | undefined;
+  /** Containers of a partition on live nodes. */
+  partitionContainers(partition: string): number;
+  /** Containers a queue is guaranteed in a partition (its capacity); 0 when it has none there. */
+  guaranteedContainers(queue: string, partition: string): number;
   /** Containers a queue may hold in a partition at most (its maximum capacity), or Infinity. */
   maxContainers(queue: string, partition: string): number;
+  /** Reservations holding containers of a partition at simulated second `now`, by id. */
+  holds(partition: string, now: number): ReadonlyMap<string, Hold>;
   /** Told of every map the engine will start (the engine throws rather than drop one). */
   started(nodeId: string, assignments: readonly MapAssignment[]): void;
 }
@@ -53,56 +88,164 @@ export function nodePartition(labels: readonly string[]): string {
   return labels[0] ?? '';
 }
 
+const reduceReady = (j: JobView): boolean => j.mapsDone && j.pendingReduces > 0;
+
+/** One queue's apps with work in the partition, and what the queue holds there. */
+interface QueueLoad {
+  name: string;
+  used: number;
+  /** Containers its reservations hold but do not use now. */
+  withheld: number;
+  guaranteed: number;
+  max: number;
+  jobs: Array<{ view: JobView; info: JobPlacementInfo }>;
+}
+
 /**
  * Wrap the simulator's placement port (src/sim/policies.ts: any registry policy) with the
- * partition and queue-maximum rules above. `orderKeys` is what the inner port's `orderKeyMs`
- * must read: filled here before each call.
+ * capacity scheduler's rules above. `orderKeys` is what the inner port's `orderKeyMs` must
+ * read: filled here before each call.
  */
-export function labelledPlacement(
+export function capacityScheduler(
   inner: PlacementPort,
   orderKeys: Map<string, number>,
   bind: () => PlacementBindings,
 ): PlacementPort {
+  /** The inner policy's choice of one map task among `jobs` (RM order) for one container. */
+  const offerMap = (node: NodeView, jobs: readonly JobView[], now: number): MapAssignment | null => {
+    // The policies order by arrival; `jobs` is already in the RM's order (priority, then
+    // submission). Lower each arrival to below its successor's so that a raised priority
+    // moves a job ahead in the policy's FIFO order too, without changing anyone else's place.
+    const keys = jobs.map((j) => j.spec.arrival * 1000);
+    for (let i = keys.length - 2; i >= 0; i--) keys[i] = Math.min(keys[i]!, keys[i + 1]! - 1);
+    orderKeys.clear();
+    jobs.forEach((j, i) => orderKeys.set(j.id, keys[i]!));
+    // One container is offered: at most one of each kind, so the policy's kind preference
+    // (a GPU container for an adaptive job) still decides; its first choice is taken.
+    const one: NodeView = {
+      ...node,
+      freeMapSlots: 1,
+      freeCpu: Math.min(1, node.freeCpu),
+      freeGpu: Math.min(1, node.freeGpu),
+    };
+    return inner.assignMaps(one, jobs, now)[0] ?? null;
+  };
+
+  const choose = (
+    node: NodeView,
+    queue: readonly JobView[],
+    now: number,
+    reduces: boolean,
+  ): ContainerAssignment | null => {
+    const b = bind();
+    const partition = nodePartition(node.labels);
+    const loads = new Map<string, QueueLoad>();
+    const load = (name: string): QueueLoad => {
+      let l = loads.get(name);
+      if (!l) {
+        l = {
+          name,
+          used: 0,
+          withheld: 0,
+          guaranteed: b.guaranteedContainers(name, partition),
+          max: b.maxContainers(name, partition),
+          jobs: [],
+        };
+        loads.set(name, l);
+      }
+      return l;
+    };
+    // What each queue and reservation holds in this partition now (maps and reduces alike).
+    let usedTotal = 0;
+    const usedByReservation = new Map<string, number>();
+    let demand = false;
+    for (const view of queue) {
+      const info = b.job(view.id);
+      if (!info || info.partition !== partition) continue;
+      const running = view.runningMaps + view.runningReduces;
+      const l = load(info.queue);
+      l.used += running;
+      usedTotal += running;
+      if (info.reservationId !== null)
+        usedByReservation.set(info.reservationId, (usedByReservation.get(info.reservationId) ?? 0) + running);
+      if (view.pendingMaps.length > 0 || (reduces && reduceReady(view))) {
+        l.jobs.push({ view, info });
+        demand = true;
+      }
+    }
+    if (!demand) return null;
+    const holds = b.holds(partition, now);
+    let withheld = 0;
+    for (const [id, h] of holds) {
+      const unused = Math.max(0, h.containers - (usedByReservation.get(id) ?? 0));
+      withheld += unused;
+      load(h.queue).withheld += unused;
+    }
+    // Containers of the partition that no reservation keeps: what apps outside a hold may take.
+    const open = b.partitionContainers(partition) - usedTotal - withheld;
+    const withinHold = (info: JobPlacementInfo): boolean => {
+      if (info.reservationId === null) return false;
+      const h = holds.get(info.reservationId);
+      return h !== undefined && (usedByReservation.get(info.reservationId) ?? 0) < h.containers;
+    };
+    const mayTake = (l: QueueLoad, info: JobPlacementInfo): boolean =>
+      withinHold(info)
+        ? // A held container is already counted against the queue (as withheld): only the
+          // hard bound applies.
+          l.used + 1 <= l.max
+        : open > 0 && l.used + l.withheld + 1 <= l.max;
+
+    // PriorityUtilizationQueueOrderingPolicy: least used relative to its guarantee first; a
+    // queue without a guarantee in this partition comes after those with one.
+    const ratio = (l: QueueLoad): number => (l.guaranteed > 0 ? l.used / l.guaranteed : 1e9 + l.used);
+    const ordered = [...loads.values()]
+      .filter((l) => l.jobs.length > 0)
+      .sort((x, y) => ratio(x) - ratio(y) || (x.name < y.name ? -1 : x.name > y.name ? 1 : 0));
+
+    for (const l of ordered) {
+      const jobs = l.jobs.filter((j) => mayTake(l, j.info)).map((j) => j.view);
+      for (let i = 0; i < jobs.length; i++) {
+        const j = jobs[i]!;
+        if (reduces && reduceReady(j) && node.freeReduceSlots > 0) return { kind: 'reduce', jobId: j.id };
+        if (j.pendingMaps.length === 0 || node.freeMapSlots <= 0) continue;
+        const a = offerMap(
+          node,
+          jobs.slice(i).filter((v) => v.pendingMaps.length > 0),
+          now,
+        );
+        if (a) return { kind: 'map', ...a };
+        // The policy passed over every map of this queue at this node (locality, container
+        // kind): a later app's reduce may still take the container.
+        if (reduces && node.freeReduceSlots > 0) {
+          const r = jobs.slice(i + 1).find(reduceReady);
+          if (r) return { kind: 'reduce', jobId: r.id };
+        }
+        break;
+      }
+    }
+    return null;
+  };
+
   return {
     name: inner.name,
     jobAdded: (job, now) => inner.jobAdded(job, now),
     jobRemoved: (id, now) => inner.jobRemoved(id, now),
-    assignMaps(node: NodeView, queue: readonly JobView[], now: number): MapAssignment[] {
-      const b = bind();
-      const partition = nodePartition(node.labels);
-      // Containers each queue holds now in this partition (maps and reduces alike).
-      const held = new Map<string, number>();
-      for (const j of queue) {
-        const info = b.job(j.id);
-        if (!info || info.partition !== partition) continue;
-        held.set(info.queue, (held.get(info.queue) ?? 0) + j.runningMaps + j.runningReduces);
-      }
-      const eligible = queue.filter((j) => {
-        const info = b.job(j.id);
-        if (!info || info.partition !== partition || j.pendingMaps.length === 0) return false;
-        return (held.get(info.queue) ?? 0) < b.maxContainers(info.queue, partition);
-      });
-      if (eligible.length === 0) return [];
-      // The policies order by arrival; the engine's queue is already in the RM's order (priority,
-      // then submission). Lower each arrival to below its successor's so that a raised priority
-      // moves a job ahead in the policy's FIFO order too, without changing anyone else's place.
-      const keys = eligible.map((j) => j.spec.arrival * 1000);
-      for (let i = keys.length - 2; i >= 0; i--) keys[i] = Math.min(keys[i]!, keys[i + 1]! - 1);
-      orderKeys.clear();
-      eligible.forEach((j, i) => orderKeys.set(j.id, keys[i]!));
-      const proposed = inner.assignMaps(node, eligible, now);
-      // A queue at its maximum keeps it within this heartbeat too.
-      const out: MapAssignment[] = [];
-      for (const a of proposed) {
-        if (out.length >= node.freeMapSlots) break;
-        const info = b.job(a.jobId)!;
-        const count = held.get(info.queue) ?? 0;
-        if (count >= b.maxContainers(info.queue, partition)) continue;
-        held.set(info.queue, count + 1);
-        out.push(a);
-      }
-      b.started(node.id, out);
-      return out;
+    assignContainer(node, queue, now) {
+      const a = choose(node, queue, now, true);
+      if (a?.kind === 'map') bind().started(node.id, [a]);
+      return a;
+    },
+    /**
+     * For a driver that knows only assignMaps: one map container by the same rules (the
+     * engine calls assignContainer instead).
+     */
+    assignMaps(node, queue, now) {
+      const a = choose(node, queue, now, false);
+      if (a?.kind !== 'map') return [];
+      const out: MapAssignment = { jobId: a.jobId, mapIndex: a.mapIndex };
+      if (a.containerKind) out.containerKind = a.containerKind;
+      bind().started(node.id, [out]);
+      return [out];
     },
   };
 }

@@ -7,7 +7,7 @@ import { queueLeaf } from '../yarn/ids';
 import type { SimTime } from './clock';
 import { checkEmulatorConfig, type EmulatorConfig, type QueueConfig } from './config';
 import { placementPort as simPlacementPort } from '../sim/policies';
-import { admitAllPort, labelledPlacement, nodePartition, type JobPlacementInfo } from './ports';
+import { admitAllPort, capacityScheduler, nodePartition, type Hold, type JobPlacementInfo } from './ports';
 
 /**
  * The ResourceManager's state over the simulator: applications and their ids, queues, priority
@@ -200,6 +200,8 @@ export class EmulatedRm {
   private tasksSeen = 0;
   private readonly lifetimeHandled = new Set<string>();
   private readonly nodeHosts: string[] = [];
+  /** Partition of each node, by the engine's node index. */
+  private readonly nodePartitions: string[] = [];
   private readonly nodeClassOf = new Map<string, { containers: number; gpus: number }>();
 
   constructor(config: EmulatorConfig, time: SimTime, seed: number) {
@@ -219,12 +221,16 @@ export class EmulatedRm {
         orderKeyMs: (job) => orderKeys.get(job.id) ?? job.spec.arrival * 1000,
       },
     );
-    const port = labelledPlacement(inner, orderKeys, () => ({
-      nodeId: (i) => this.engine.nodeId(i),
-      job: (id) => this.placementInfo(id),
-      maxContainers: (q, p) => this.maxContainers(q, p),
-      started: (nodeId, as) => this.noteStarted(nodeId, as),
-    }));
+    const bindings = {
+      nodeId: (i: number) => this.engine.nodeId(i),
+      job: (id: string) => this.placementInfo(id),
+      partitionContainers: (p: string) => this.partitionContainers(p),
+      guaranteedContainers: (q: string, p: string) => this.queueContainers(q, p, 'capacity'),
+      maxContainers: (q: string, p: string) => this.queueContainers(q, p, 'max'),
+      holds: (p: string, now: number) => this.holds(p, now),
+      started: (nodeId: string, as: readonly MapAssignment[]) => this.noteStarted(nodeId, as),
+    };
+    const port = capacityScheduler(inner, orderKeys, () => bindings);
     this.engine = new Engine(config.cluster, { seed, admission: admitAllPort(), placement: port });
     const unified = config.cluster.slotModel === 'unified';
     for (const cls of config.cluster.nodeClasses) {
@@ -233,6 +239,8 @@ export class EmulatedRm {
           containers: unified ? cls.containers : cls.mapSlots + cls.reduceSlots,
           gpus: cls.gpuContainers,
         });
+        // The engine numbers nodes in this same order (class by class).
+        this.nodePartitions.push(nodePartition(cls.labels));
       }
     }
     for (let i = 0; i < this.engine.nodeCount; i++) this.nodeHosts.push(this.engine.nodeId(i));
@@ -294,15 +302,36 @@ export class EmulatedRm {
 
   private placementInfo(id: string): JobPlacementInfo | undefined {
     const rec = this.apps.get(id);
-    return rec ? { partition: rec.partition, queue: rec.queue, user: rec.user } : undefined;
+    return rec
+      ? { partition: rec.partition, queue: rec.queue, user: rec.user, reservationId: rec.reservationId }
+      : undefined;
   }
 
   /** Containers of a partition on live nodes. */
   partitionContainers(partition: string): number {
     let n = 0;
-    for (const node of this.nodeUsage())
-      if (node.alive && nodePartition(node.labels) === partition) n += node.containers;
+    for (let i = 0; i < this.nodeHosts.length; i++) {
+      if (this.nodePartitions[i] !== partition || !this.engine.nodeAlive(i)) continue;
+      n += this.nodeClassOf.get(this.nodeHosts[i]!)!.containers;
+    }
     return n;
+  }
+
+  /**
+   * Reservations holding containers of a partition at simulated second `now`: the containers
+   * of their allocations whose window [startTime, endTime) contains it. Reservations are
+   * planned in the default partition only (see plan).
+   */
+  holds(partition: string, now: number): ReadonlyMap<string, Hold> {
+    const out = new Map<string, Hold>();
+    if (partition !== '' || this.reservations.size === 0) return out;
+    const t = this.epoch(now);
+    for (const r of this.reservations.values()) {
+      let containers = 0;
+      for (const a of r.allocations) if (a.startTime <= t && t < a.endTime) containers += a.containers;
+      if (containers > 0) out.set(r.id, { containers, queue: r.queue });
+    }
+    return out;
   }
 
   /** Percent of a partition a queue is guaranteed (capacity) or may use at most. */
@@ -313,12 +342,15 @@ export class EmulatedRm {
     return which === 'capacity' ? (q.labelCapacity[partition] ?? 0) : 100;
   }
 
-  private maxContainers(queue: string, partition: string): number {
+  /**
+   * Containers a queue is guaranteed (capacity) or may hold at most (max) in a partition. The
+   * guarantee is fractional (40% of 32 is 12.8): the queue ordering compares shares, not counts.
+   */
+  private queueContainers(queue: string, partition: string, which: 'capacity' | 'max'): number {
     const q = this.queues.get(queue);
     if (!q) return 0;
-    return Math.floor(
-      (this.partitionContainers(partition) * this.queueShare(q, partition, 'max')) / 100 + 1e-9,
-    );
+    const exact = (this.partitionContainers(partition) * this.queueShare(q, partition, which)) / 100;
+    return which === 'max' ? Math.floor(exact + 1e-9) : exact;
   }
 
   mustApp(appId: string): AppRecord {

@@ -141,8 +141,8 @@ describe.each(['json', 'xml'] as const)('20 apps through the client (%s)', (form
         expect(task.startTime).toBe(emu.epoch(sim.start));
         expect(task.finishTime).toBe(emu.epoch(sim.end));
         expect(task.elapsedTime).toBe(task.finishTime - task.startTime);
-        // Node labels: maps of GPU apps ran on the gpu partition, the others' off it.
-        if (kind === 'map') expect(sim.nodeClass).toBe(isGpu(i) ? 'gpu' : 'cpu');
+        // Node labels: maps and reduces of GPU apps ran on the gpu partition, the others' off it.
+        expect(sim.nodeClass).toBe(isGpu(i) ? 'gpu' : 'cpu');
       }
       expect((await jhs.tasksOfApp(id, 'REDUCE')).map((t) => t.type)).toEqual(['REDUCE']);
     }
