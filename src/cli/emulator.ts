@@ -42,6 +42,7 @@ interface EmulatorCliOptions {
   failStatus: string;
   truncateShare: number;
   corruptShare: number;
+  loseAnswerShare: number;
   verbose?: boolean;
 }
 
@@ -79,6 +80,12 @@ export function emulatorCommand(): Command {
     .option('--fail-status <list>', 'statuses of injected failures, comma-separated', '500,503')
     .option('--truncate-share <x>', 'share of answers cut in half', number(0, 1), 0)
     .option('--corrupt-share <x>', 'share of answers with a corrupted body', number(0, 1), 0)
+    .option(
+      '--lose-answer-share <x>',
+      'share of writes applied whose answer is lost (connection closed)',
+      number(0, 1),
+      0,
+    )
     .option('--verbose', 'debug logging')
     .action(async (o: EmulatorCliOptions) => {
       const logger = createLogger({ level: o.verbose ? 'debug' : 'info', format: 'pretty', stderr: true });
@@ -89,6 +96,7 @@ export function emulatorCommand(): Command {
         failStatuses: o.failStatus.split(',').map(Number),
         truncateShare: o.truncateShare,
         corruptShare: o.corruptShare,
+        loseAnswerShare: o.loseAnswerShare,
       };
       const emu = await startEmulator({
         config: emulatorConfigFrom(o),

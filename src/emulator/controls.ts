@@ -29,6 +29,12 @@ export interface FaultSettings {
   corruptShare: number;
   /** Destroy the connection of every request without answering (ECONNRESET at the client). */
   dropConnections: boolean;
+  /**
+   * Share of write requests (0..1) that the RM handles in full, state change and all, whose
+   * answer is then lost: the connection is closed instead of answered (ECONNRESET at the
+   * client). The case a client cannot tell from a write that never arrived, except by reading.
+   */
+  loseAnswerShare: number;
 }
 
 export const NO_FAULTS: Readonly<FaultSettings> = Object.freeze({
@@ -40,6 +46,7 @@ export const NO_FAULTS: Readonly<FaultSettings> = Object.freeze({
   truncateShare: 0,
   corruptShare: 0,
   dropConnections: false,
+  loseAnswerShare: 0,
 });
 
 export interface WriteRecord {
@@ -52,6 +59,11 @@ export interface WriteRecord {
   status?: number;
   /** True when a control answered instead of the RM (standby redirect, injected failure). */
   injected: boolean;
+  /**
+   * Set when the RM handled the write but its answer was lost (`loseAnswerShare`): the status
+   * it would have answered. `status` stays undefined, as for any closed connection.
+   */
+  lostStatus?: number;
 }
 
 export const CONTROL_PREFIX = '/_emulator';
@@ -155,6 +167,9 @@ export class Controls {
           if (typeof v !== 'boolean') throw new RangeError('dropConnections must be true or false');
           next.dropConnections = v;
           break;
+        case 'loseAnswerShare':
+          next.loseAnswerShare = checkShare(key, v);
+          break;
         default:
           throw new RangeError(`unknown fault setting ${key}`);
       }
@@ -242,6 +257,17 @@ export class Controls {
             .send(status === 503 ? 'Service Unavailable' : 'Internal Server Error');
         }
         return;
+      }
+      if (record && f.loseAnswerShare > 0 && this.rng.next() < f.loseAnswerShare) {
+        // The write goes through to the RM; only its answer is replaced by a closed connection.
+        // Handlers answer synchronously after changing the state, so by `end` it has changed.
+        const r = record;
+        res.end = ((..._ignored: unknown[]) => {
+          r.lostStatus = res.statusCode;
+          req.socket.destroy();
+          return res;
+        }) as Response['end'];
+        return next();
       }
       const truncate = f.truncateShare > 0 && this.rng.next() < f.truncateShare;
       const corrupt = !truncate && f.corruptShare > 0 && this.rng.next() < f.corruptShare;

@@ -187,3 +187,82 @@ describe('latency, bodies and connections', () => {
     );
   });
 });
+
+describe('a write applied whose answer is lost', () => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await harness();
+  });
+  afterAll(() => h.emu.close());
+  afterEach(() => h.emu.controls.reset());
+
+  const lost = (endpoint: string) =>
+    h.emu.controls.writeLog.filter((w) => w.endpoint === endpoint && w.lostStatus !== undefined);
+
+  it('changes the state, closes the connection, and the client reports it once, unsent again', async () => {
+    const rm = client(h.emu.url, 'json', { maxAttempts: 10 });
+    const { applicationId } = await rm.newApplication();
+    h.emu.controls.clearWrites();
+    h.emu.controls.set({ loseAnswerShare: 1 });
+    const err = await rm
+      .submitApp({
+        applicationId,
+        name: 'lost',
+        amResource: { memoryMB: 1024, vcores: 1 },
+        commands: ['true'],
+      })
+      .catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(RmUnavailableError);
+    expect((err as RmUnavailableError).code).toBe('RM_UNAVAILABLE');
+    expect((err as RmUnavailableError).context.reason).toBe('ECONNRESET');
+    // Sent once, handled by the RM (202), answer never delivered.
+    expect(h.emu.controls.writeCounts()).toEqual({ 'POST /ws/v1/cluster/apps': 1 });
+    expect(lost('/ws/v1/cluster/apps').map((w) => [w.lostStatus, w.status, w.injected])).toEqual([
+      [202, undefined, false],
+    ]);
+    // Reads are answered as usual, and show the app the client was told nothing about.
+    const app = await rm.app(applicationId);
+    expect(app.name).toBe('lost');
+    expect(['SUBMITTED', 'ACCEPTED', 'RUNNING']).toContain(app.state);
+  });
+
+  it('applies a lost kill, a lost move and a lost new-application too', async () => {
+    const rm = client(h.emu.url);
+    const { applicationId } = await rm.newApplication();
+    await rm.submitApp({
+      applicationId,
+      name: 'k',
+      amResource: { memoryMB: 1024, vcores: 1 },
+      commands: ['x'],
+    });
+    h.advance(1);
+    h.emu.controls.set({ loseAnswerShare: 1 });
+    await expect(rm.moveApp(applicationId, 'besteffort')).rejects.toBeInstanceOf(RmUnavailableError);
+    await expect(rm.killApp(applicationId)).rejects.toBeInstanceOf(RmUnavailableError);
+    const before = h.emu.rm.newApplication();
+    await expect(rm.newApplication()).rejects.toBeInstanceOf(RmUnavailableError);
+    h.emu.controls.reset();
+    expect(await rm.appState(applicationId)).toBe('KILLED');
+    expect((await rm.app(applicationId)).queue).toBe('besteffort');
+    // The lost new-application consumed an id: the next one skips it.
+    const seq = (id: string) => Number(id.slice(id.lastIndexOf('_') + 1));
+    expect(seq((await rm.newApplication()).applicationId)).toBe(seq(before) + 2);
+  });
+
+  it('leaves reads and the other faults alone, and is set and checked at the control endpoint', async () => {
+    h.emu.controls.set({ loseAnswerShare: 1 });
+    expect((await client(h.emu.url).clusterInfo()).haState).toBe('ACTIVE');
+    const put = (body: unknown) =>
+      fetch(`${h.emu.url}/_emulator/faults`, {
+        method: 'PUT',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+    expect(
+      ((await (await put({ loseAnswerShare: 0.25 })).json()) as { loseAnswerShare: number }).loseAnswerShare,
+    ).toBe(0.25);
+    const bad = await put({ loseAnswerShare: -1 });
+    expect(bad.status).toBe(400);
+    expect(await bad.json()).toEqual({ error: 'loseAnswerShare must be a number in [0, 1]' });
+  });
+});
