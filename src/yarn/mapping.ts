@@ -13,6 +13,7 @@ import type {
   ClusterInfo,
   ClusterMetrics,
   ContainerReport,
+  FileStatus,
   JobSummary,
   LabelMapping,
   NewApplication,
@@ -657,6 +658,27 @@ export function mapBlockLocations(tree: Tree): BlockLocation[] {
       cachedHosts: n.get('cachedHosts').strings(),
       corrupt: n.get('corrupt').boolOr(false),
     }));
+}
+
+function mapFileStatusNode(n: Node): FileStatus {
+  return {
+    pathSuffix: n.get('pathSuffix').strOr(''),
+    type: n.req('type').str(),
+    length: n.req('length').num(),
+    blockSize: n.get('blockSize').numOr(0),
+    replication: n.get('replication').numOr(0),
+    modificationTime: n.get('modificationTime').numOr(0),
+  };
+}
+
+/** `GETFILESTATUS`: one `FileStatus` object (INDEX.md section 12, W1). */
+export function mapFileStatus(tree: Tree): FileStatus {
+  return mapFileStatusNode(root(tree).req('FileStatus'));
+}
+
+/** `LISTSTATUS`: always an array, one entry with `pathSuffix: ""` when the path is a file (W2). */
+export function mapFileStatuses(tree: Tree): FileStatus[] {
+  return root(tree).req('FileStatuses').listOf('FileStatus').map(mapFileStatusNode);
 }
 
 // --- request bodies --------------------------------------------------------------------------

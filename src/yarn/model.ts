@@ -331,6 +331,18 @@ export interface TaskAttemptReport {
 
 // --- WebHDFS --------------------------------------------------------------------------------
 
+/** One entry of WebHDFS `GETFILESTATUS` (`FileStatus`) or `LISTSTATUS` (`FileStatuses.FileStatus[]`). */
+export interface FileStatus {
+  /** The name under the listed directory; `""` for GETFILESTATUS, and for LISTSTATUS of a file. */
+  pathSuffix: string;
+  type: 'FILE' | 'DIRECTORY' | 'SYMLINK' | string;
+  /** Bytes; 0 for a directory. */
+  length: number;
+  blockSize: number;
+  replication: number;
+  modificationTime: number;
+}
+
 export interface BlockLocation {
   offset: number;
   length: number;
