@@ -31,7 +31,11 @@ export const submissionSchema = z
       .int('must be a whole number')
       .min(1, 'must be at least 1 (map-only jobs are not supported yet)')
       .max(100_000),
-    inputBytes: z.number().finite().min(0),
+    /**
+     * Bytes of input. May be left out when `inputPaths` are given: the sidecar then reads the
+     * files' lengths from WebHDFS (and refuses the job when it cannot).
+     */
+    inputBytes: z.number().finite().min(0).optional(),
     /** Per-map split sizes in bytes; when given, one per map, adding up to inputBytes. */
     splitBytes: z.array(z.number().finite().min(0)).optional(),
     jobType: z.enum(['cpu', 'gpu', 'adaptive']).default('cpu'),
@@ -48,7 +52,16 @@ export const submissionSchema = z
   })
   .strict()
   .superRefine((job, ctx) => {
-    if (job.splitBytes) {
+    if (job.inputBytes === undefined && !(job.inputPaths && job.inputPaths.length > 0)) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['inputBytes'],
+        message: 'is required unless inputPaths are given (their lengths are then read from WebHDFS)',
+      });
+    }
+    if (job.splitBytes && job.inputBytes === undefined) {
+      ctx.addIssue({ code: 'custom', path: ['splitBytes'], message: 'needs inputBytes beside it' });
+    } else if (job.splitBytes && job.inputBytes !== undefined) {
       if (job.splitBytes.length !== job.maps) {
         ctx.addIssue({
           code: 'custom',

@@ -72,6 +72,13 @@ const placement = z
     defaultNodeClass: z.string().default('cpu'),
     /** EFH's long-waiting threshold T. */
     longWaitThresholdSeconds: z.number().positive().default(300),
+    /**
+     * WebHDFS reads of a submission's input paths (rm.webHdfsAddress): one time budget for the
+     * whole read, and at most this many files and blocks; past any of them dop is uniform.
+     */
+    localityTimeoutMs: z.number().int().min(50).max(60_000).default(2_000),
+    localityMaxFiles: z.number().int().min(1).max(100_000).default(100),
+    localityMaxBlocks: z.number().int().min(1).max(10_000_000).default(10_000),
   })
   .strict();
 

@@ -15,6 +15,7 @@ import { createLogger, type Logger } from '../log';
 import { Ledger } from '../store/ledger';
 import { HttpResourceManagerClient } from '../yarn/client';
 import { JobHistoryClient } from '../yarn/jobhistory';
+import { WebHdfsClient } from '../yarn/webhdfs';
 import { Sidecar } from './sidecar';
 
 /** The package root: config/ and the dashboard's assets are found from here, in src/ or dist/. */
@@ -125,6 +126,18 @@ export async function startSidecar(
     jobHistory,
     // A running job's tasks from its AM, through the active RM's web proxy.
     runningAppTasks: (appId) => JobHistoryClient.forRunningApp(rm.transport, appId).tasksOfApp(appId),
+    // Input block locations for dop: no retry, the submission's time budget bounds every call.
+    webHdfs: config.rm.webHdfsAddress
+      ? new WebHdfsClient({
+          ...transportOptions,
+          urls: [config.rm.webHdfsAddress],
+          timeoutMs: config.placement.localityTimeoutMs,
+          maxAttempts: 1,
+          component: 'webhdfs-client',
+          // One metrics label for every HDFS path: paths are unbounded.
+          onCall: (c) => onCall({ ...c, path: '/webhdfs/v1/{path}' }),
+        })
+      : undefined,
     ledger,
     registry: defaultRegistry(),
     energyProfile: loadEnergyProfile(config),

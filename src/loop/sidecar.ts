@@ -25,6 +25,14 @@ import { learnFromFinishedJob, validateEstimates, type Estimates } from '../core
 import type { DeadlineJob } from '../core/job';
 import { mapTaskEnergy } from '../core/energy/fitness';
 import type { EnergyProfile } from '../core/energy/profile';
+import {
+  hostPartitionsOf,
+  partitionDop,
+  rankPartitions,
+  uniformLocality,
+  type PartitionLocality,
+  type RankedPartition,
+} from '../core/placement/locality';
 import type { AnyAdmissionPolicy, PolicyRegistry } from '../core/registry';
 import type { SlotModel } from '../core/slots/model';
 import { Enforcer, type SubmitPayload } from '../enforce/enforcer';
@@ -36,6 +44,7 @@ import type { JobQuery, JobRecord, Ledger } from '../store/ledger';
 import type { ResourceManagerApi } from '../yarn/api';
 import type { JobHistoryClient } from '../yarn/jobhistory';
 import type { AppReport, ClusterInfo, TaskReport } from '../yarn/model';
+import { readInput, type InputRead, type InputReader } from './locality';
 import { buildCapacityView, type CapacityView } from './snapshot';
 import { decodeTags, encodeTags } from './tags';
 
@@ -45,10 +54,14 @@ import { decodeTags, encodeTags } from './tags';
  * Admission runs per (queue, label partition): each pair has its own admission state sized
  * by the queue's guaranteed containers in that partition. A CPU job is decided in the default
  * partition, a GPU job in the `gpu` one, and an adaptive job in the partition where its map
- * tasks cost the least energy (EFH's energy fitness, from the profile), then the other.
+ * tasks fit best by EFH's fitness h = ef * dop at partition level (energy from the profile,
+ * dop from the input's WebHDFS block locations when known, else uniform), then the other.
  *
  * Time in the core is epoch seconds; data sizes are MB.
  */
+
+/** A submission whose input size is known: given, or read from its input paths. */
+type ResolvedSubmission = Submission & { inputBytes: number };
 
 const MB = 1024 * 1024;
 const OPEN_STATES = new Set(['accepted', 'submitted', 'running']);
@@ -105,6 +118,11 @@ export interface SidecarDeps {
    * every admitted job whole.
    */
   runningAppTasks?: (appId: string) => Promise<readonly TaskReport[]>;
+  /**
+   * WebHDFS (rm.webHdfsAddress), to read a submission's input paths for data locality. Without
+   * it, dop is uniform and a submission with input paths must give inputBytes.
+   */
+  webHdfs?: InputReader;
   ledger: Ledger;
   registry: PolicyRegistry<AnyAdmissionPolicy>;
   energyProfile?: EnergyProfile;
@@ -140,6 +158,8 @@ export class Sidecar implements SidecarService {
   private readonly lanesToRead = new Set<string>();
   /** Jobs whose AM could not be read, logged once each. */
   private readonly progressUnavailable = new Set<string>();
+  /** Host name to label partition of each RUNNING node, from the last RM poll (for dop). */
+  private hostPartitions: ReadonlyMap<string, string> | undefined;
 
   constructor(private readonly deps: SidecarDeps) {
     const { config, ledger } = deps;
@@ -328,15 +348,25 @@ export class Sidecar implements SidecarService {
     };
   }
 
-  /** Partitions to try for a job type, best first. */
-  private partitionsFor(jobType: string): string[] {
+  /** The label partitions a job type may use: an adaptive job either, the default one first. */
+  private candidatePartitions(jobType: string): string[] {
     const gpu = this.deps.config.yarn.gpuLabel;
     if (jobType === 'cpu') return [''];
     if (jobType === 'gpu') return [gpu];
-    const eCpu = this.mapEnergy('adaptive', '');
-    const eGpu = this.mapEnergy('adaptive', gpu);
-    if (eGpu !== undefined && (eCpu === undefined || eGpu < eCpu)) return [gpu, ''];
     return ['', gpu];
+  }
+
+  /**
+   * Partitions to try for a job type, best first by EFH's fitness at partition level,
+   * h = ef * dop (seed 004 eq. 6.1; core/placement/locality.ts). With uniform dop this is the
+   * energy order: the partition whose map task costs less energy first.
+   */
+  private partitionsFor(jobType: string, locality?: PartitionLocality): RankedPartition[] {
+    const labels = this.candidatePartitions(jobType);
+    return rankPartitions(
+      labels.map((label) => ({ label, mapEnergy: this.mapEnergy(jobType, label) })),
+      locality ?? uniformLocality(labels),
+    );
   }
 
   /** Energy of one map task of a job type in a partition, from the profile (kWh or relative units). */
@@ -368,10 +398,11 @@ export class Sidecar implements SidecarService {
     job: DeadlineJob,
     queue: string,
     jobType: string,
+    locality?: PartitionLocality,
   ): { lane: Lane; result: AdmissionResult<unknown> } | { lane: undefined; reason: RejectionReason } {
     const nowS = this.deps.now() / 1000;
     const tried: Array<{ lane: Lane; result: AdmissionResult<unknown> }> = [];
-    for (const label of this.partitionsFor(jobType)) {
+    for (const { label } of this.partitionsFor(jobType, locality)) {
       const lane = this.lanes.get(`${queue}|${label}`);
       if (!lane) continue;
       const result = lane.policy.admit(lane.state, job, nowS);
@@ -379,7 +410,7 @@ export class Sidecar implements SidecarService {
       tried.push({ lane, result });
     }
     if (tried.length === 0) {
-      const labels = this.partitionsFor(jobType).map((l) =>
+      const labels = this.candidatePartitions(jobType).map((l) =>
         l === '' ? 'the default partition' : `label '${l}'`,
       );
       return {
@@ -432,14 +463,80 @@ export class Sidecar implements SidecarService {
     submission: Submission,
     context: { submitter: string; idempotencyKey?: string; requestHash: string },
   ): Promise<{ status: number; body: unknown }> {
-    const run = this.submitting.then(() => this.submitNow(submission, context));
+    // The input is read from WebHDFS at once, beside the decisions queued before this one.
+    const input = this.startInputRead(submission, context);
+    const run = this.submitting.then(() => this.submitNow(submission, context, input));
     this.submitting = run.catch(() => undefined);
     return run;
   }
 
-  private async submitNow(
+  /** Starts reading a submission's input paths (bounded; never rejects), unless there is nothing to read. */
+  private startInputRead(
     s: Submission,
+    ctx: { submitter: string; idempotencyKey?: string },
+  ): Promise<InputRead> | undefined {
+    const paths = s.inputPaths ?? [];
+    if (paths.length === 0) return undefined;
+    // A retry is answered from the ledger: nothing to read.
+    if (
+      ctx.idempotencyKey !== undefined &&
+      this.deps.ledger.findIdempotent(ctx.submitter, ctx.idempotencyKey)
+    )
+      return undefined;
+    const reader = this.deps.webHdfs;
+    if (!reader) {
+      return Promise.resolve({
+        files: null,
+        blocks: null,
+        unavailable: 'rm.webHdfsAddress is not configured',
+        missing: [],
+      });
+    }
+    const { placement } = this.deps.config;
+    return readInput(reader, paths, {
+      timeoutMs: placement.localityTimeoutMs,
+      maxFiles: placement.localityMaxFiles,
+      maxBlocks: placement.localityMaxBlocks,
+    });
+  }
+
+  /**
+   * dop per candidate partition from what was read, and how the answer describes it:
+   * `known`, `uniform (...)` when there is nothing to go by, or `unavailable (<reason>)` when
+   * WebHDFS failed, timed out or the input is past the bounds (logged once, at info).
+   */
+  private localityOf(
+    id: string,
+    jobType: string,
+    read: InputRead | undefined,
+  ): { locality: PartitionLocality; note: string; input?: Record<string, number> } {
+    const labels = this.candidatePartitions(jobType);
+    if (read === undefined) return { locality: uniformLocality(labels), note: 'uniform (no input paths)' };
+    const files = read.files ?? [];
+    const summary = { files: files.length, bytes: files.reduce((a, f) => a + f.length, 0) };
+    let reason: string | null = read.unavailable;
+    if (reason === null && !this.hostPartitions) reason = 'no node list from the RM yet';
+    if (reason !== null || read.blocks === null || !this.hostPartitions) {
+      const why = reason ?? 'block locations not read';
+      this.log.info('input locality unavailable; dop is uniform', { job: id, reason: why });
+      return {
+        locality: uniformLocality(labels),
+        note: `unavailable (${why})`,
+        ...(read.files ? { input: summary } : {}),
+      };
+    }
+    const locality = partitionDop(read.blocks, this.hostPartitions, labels);
+    return {
+      locality,
+      note: locality.known ? 'known' : 'uniform (no replica on a node the RM reports)',
+      input: { ...summary, blocks: read.blocks.length, locatedBytes: locality.locatedBytes },
+    };
+  }
+
+  private async submitNow(
+    submission: Submission,
     ctx: { submitter: string; idempotencyKey?: string; requestHash: string },
+    input: Promise<InputRead> | undefined,
   ): Promise<{ status: number; body: unknown }> {
     const { ledger, config, metrics } = this.deps;
     if (ctx.idempotencyKey !== undefined) {
@@ -456,7 +553,7 @@ export class Sidecar implements SidecarService {
     if (!this.capacity) {
       throw new NotReadyError('the sidecar has not read the cluster from the RM yet; retry shortly');
     }
-    const queue = s.queue ?? config.yarn.realtimeQueue;
+    const queue = submission.queue ?? config.yarn.realtimeQueue;
     if (!this.knownQueue(queue)) {
       throw new ValidationError([
         {
@@ -465,9 +562,45 @@ export class Sidecar implements SidecarService {
         },
       ]);
     }
+    const read = await input;
+    // A missing input is the submitter's mistake (the job would fail at once on YARN): refuse it.
+    if (read && read.missing.length > 0) {
+      throw new ValidationError(
+        read.missing.map((p) => ({
+          path: 'inputPaths',
+          message: `${p} does not exist (WebHDFS: FileNotFoundException)`,
+        })),
+      );
+    }
+    let inputBytes = submission.inputBytes;
+    if (inputBytes === undefined) {
+      if (!read?.files) {
+        throw new ValidationError([
+          {
+            path: 'inputBytes',
+            message: `is required: the input paths' lengths could not be read (${read?.unavailable ?? 'no input paths'})`,
+          },
+        ]);
+      }
+      inputBytes = read.files.reduce((a, f) => a + f.length, 0);
+    }
+    const s: ResolvedSubmission = { ...submission, inputBytes };
     const started = process.hrtime.bigint();
     const nowMs = this.deps.now();
     const id = this.deps.newId?.() ?? `dl-${randomBytes(6).toString('hex')}`;
+    const { locality, note, input: inputSummary } = this.localityOf(id, s.jobType, read);
+    // Why a partition was chosen, shown in the answer and kept with the decision.
+    const placement = {
+      locality: note,
+      partitions: this.partitionsFor(s.jobType, locality).map((r) => ({
+        label: r.label === '' ? null : r.label,
+        dop: r.dop,
+        ef: r.ef,
+        h: r.h,
+      })),
+      ...(inputSummary ? { input: inputSummary } : {}),
+    };
+    const derived = submission.inputBytes === undefined ? { inputBytes, inputBytesFrom: 'inputPaths' } : {};
     const arrivalMs = nowMs;
     const record = {
       id,
@@ -479,7 +612,7 @@ export class Sidecar implements SidecarService {
       spec: { ...s, deadline: new Date(s.deadlineMs).toISOString() },
     };
     const job = this.deadlineJob(record);
-    const outcome = this.decide(job, queue, s.jobType);
+    const outcome = this.decide(job, queue, s.jobType, locality);
     metrics.admissionSeconds.observe(Number(process.hrtime.bigint() - started) / 1e9);
 
     let status: number;
@@ -520,6 +653,8 @@ export class Sidecar implements SidecarService {
         priority,
         label,
         energyJoules,
+        placement,
+        ...derived,
         dryRun: s.dryRun,
       };
       fields = {
@@ -538,6 +673,7 @@ export class Sidecar implements SidecarService {
         position: result.position,
         estimatedFinish: body.estimatedFinish,
         estimates: this.estimates,
+        placement,
       };
       enqueue = () => this.enqueueEnforcement(id, s, queue, label, priority);
       adopt = () => {
@@ -555,6 +691,8 @@ export class Sidecar implements SidecarService {
         reason,
         earliestAdmissibleDeadline:
           earliestDeadlineMs === null ? null : new Date(earliestDeadlineMs).toISOString(),
+        placement,
+        ...derived,
         dryRun: s.dryRun,
       };
       fields = {
@@ -568,7 +706,7 @@ export class Sidecar implements SidecarService {
         energyJoules: null,
       };
       policyName = outcome.lane?.policy.name ?? config.admission.policy;
-      detail = { reason, earliestAdmissibleDeadline: body.earliestAdmissibleDeadline };
+      detail = { reason, earliestAdmissibleDeadline: body.earliestAdmissibleDeadline, placement };
     }
     if (!s.dryRun) {
       // The decision, its RM actions and the idempotent answer land together, before the answer.
@@ -619,7 +757,7 @@ export class Sidecar implements SidecarService {
   /** The RM writes an admitted API job needs, recorded in the decision's transaction. */
   private enqueueEnforcement(
     id: string,
-    s: Submission,
+    s: ResolvedSubmission,
     queue: string,
     label: string | null,
     priority: number,
@@ -723,6 +861,7 @@ export class Sidecar implements SidecarService {
       ]);
       this.clusterInfo = info;
       apps = appList;
+      this.hostPartitions = hostPartitionsOf(nodes.filter((n) => n.state === 'RUNNING'));
       const view = buildCapacityView(nodes, scheduler, {
         memoryMb: config.admission.containerMemoryMb,
         vcores: config.admission.containerVcores,

@@ -46,7 +46,7 @@ export class LedgerService implements SidecarService {
       jobType: submission.jobType,
       maps: submission.maps,
       reduces: submission.reduces,
-      inputBytes: submission.inputBytes,
+      inputBytes: submission.inputBytes ?? 0,
       arrivalMs: now,
       deadlineMs: submission.deadlineMs,
       decision: admitted ? 'admitted' : 'rejected',
