@@ -9,6 +9,7 @@ import { buildAmProxy } from './am-proxy';
 import { buildJhsApp } from './jhs-app';
 import { buildRmApp } from './rm-app';
 import { EmulatedRm } from './rm-state';
+import { buildWebHdfsApp, emulatedHdfsOf, type HdfsFileOption } from './webhdfs-app';
 
 /**
  * Starts the emulated ResourceManager and JobHistory server on two ports over one simulated
@@ -33,6 +34,8 @@ export interface EmulatorOptions {
   port?: number;
   jhsPort?: number;
   faults?: Partial<FaultSettings>;
+  /** Files of the emulated HDFS, served over WebHDFS on the RM's port (none by default). */
+  hdfsFiles?: readonly HdfsFileOption[];
   /** How injected latency waits (tests pass one that does not sleep). */
   delay?: (ms: number) => Promise<void>;
   logger?: Logger;
@@ -181,6 +184,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
     void rmListener.stop().then(() => setTimeout(() => void rmListener.resume(), ms));
   };
   rmOuter.use(CONTROL_PREFIX, controlRouter(rm, controls, time, refuse));
+  rmOuter.use(buildWebHdfsApp(emulatedHdfsOf(rm, options.hdfsFiles ?? [])));
   rmOuter.use(buildAmProxy(rm, controls, log, () => `http://${host}:${jhsListener.port}`));
   rmOuter.use(buildRmApp(rm, controls, log));
   jhsOuter.use(CONTROL_PREFIX, controlRouter(rm, controls, time, refuse));
