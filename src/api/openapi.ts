@@ -43,7 +43,7 @@ export const openApiDocument = {
       Error: error,
       Submission: {
         type: 'object',
-        required: ['name', 'user', 'deadline', 'maps', 'reduces', 'inputBytes'],
+        required: ['name', 'user', 'deadline', 'maps', 'reduces'],
         additionalProperties: false,
         properties: {
           name: { type: 'string', maxLength: 256 },
@@ -56,11 +56,21 @@ export const openApiDocument = {
           },
           maps: { type: 'integer', minimum: 1 },
           reduces: { type: 'integer', minimum: 1 },
-          inputBytes: { type: 'number', minimum: 0 },
+          inputBytes: {
+            type: 'number',
+            minimum: 0,
+            description:
+              "required unless inputPaths are given: then it may be left out and is read from the files' lengths (WebHDFS)",
+          },
           splitBytes: { type: 'array', items: { type: 'number', minimum: 0 }, description: 'one per map' },
           jobType: { enum: ['cpu', 'gpu', 'adaptive'], default: 'cpu' },
           queue: { type: 'string', description: 'defaults to the real-time queue' },
-          inputPaths: { type: 'array', items: { type: 'string' } },
+          inputPaths: {
+            type: 'array',
+            items: { type: 'string' },
+            description:
+              'absolute HDFS paths (files, or directories read one level down); with WebHDFS configured, their block locations give the data locality (dop) of each partition; a path that does not exist is a 400',
+          },
           tags: { type: 'array', items: { type: 'string' } },
           yarnSubmission: {
             type: 'object',
@@ -87,6 +97,13 @@ export const openApiDocument = {
             description: 'why a job was rejected: which job would miss its deadline, and by how much',
           },
           earliestAdmissibleDeadline: { type: ['string', 'null'], format: 'date-time' },
+          placement: {
+            type: 'object',
+            description:
+              'why the partition was chosen: `locality` (`known`, `uniform (...)` or `unavailable (<reason>)`), and per partition tried, best first, `label`, `dop` (share of the input with a replica there), `ef` (1 / energy of a map task; null without an energy profile) and `h` = ef * dop; `input` summarises what WebHDFS listed',
+          },
+          inputBytes: { type: 'number', description: "only when read from the input files' lengths" },
+          inputBytesFrom: { enum: ['inputPaths'], description: 'present when inputBytes was derived' },
           dryRun: { type: 'boolean' },
         },
       },
