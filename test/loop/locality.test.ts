@@ -223,6 +223,24 @@ describe('dop from WebHDFS block locations orders the partitions (h = ef * dop)'
     expect(ledger.listJobs({}).total).toBe(0);
   });
 
+  it('a rejected job carries the same placement in its answer and decision record', async () => {
+    const { submit, sidecar } = await setup({ webHdfsUrl: hdfs.url });
+    // 8 maps of 64 MB (6.4 s each) and a 512 MB reduce (51.2 s) cannot finish within 10 s.
+    const { status, body } = await submit({
+      inputBytes: 512 * MB,
+      inputPaths: ['/data/events'],
+      deadline: 10,
+    });
+    expect(status).toBe(200);
+    expect(body.decision).toBe('rejected');
+    expect(body.placement.partitions.map((p) => [p.label, p.dop])).toEqual([
+      ['gpu', 0.75],
+      [null, 0.5],
+    ]);
+    const detail = sidecar.getJob(body.id)!.decisions[0]!.detail as { placement: Placement };
+    expect(detail.placement).toEqual(body.placement);
+  });
+
   it('past the file bound dop is uniform, but the listed lengths still give inputBytes', async () => {
     const { submit, unavailableLogs } = await setup({
       webHdfsUrl: hdfs.url,
