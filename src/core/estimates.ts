@@ -82,10 +82,24 @@ export function learnFromFinishedJob(est: Estimates, obs: FinishedJobObservation
     bad(`observation.reduceTasks[${i}].seconds`, t.seconds);
   });
   if (issues.length > 0) throw new ValidationError(issues);
-  let { eta, mapCostMax, reduceCostMax } = est;
+  let { eta } = est;
   if (obs.inputSize > 0) eta = Math.max(eta, obs.intermediateSize / obs.inputSize);
-  for (const t of obs.mapTasks) if (t.size > 0) mapCostMax = Math.max(mapCostMax, t.seconds / t.size);
-  for (const t of obs.reduceTasks)
-    if (t.size > 0) reduceCostMax = Math.max(reduceCostMax, t.seconds / t.size);
-  return Object.freeze({ eta, mapCostMax, reduceCostMax });
+  const unit = unitCosts(obs);
+  return Object.freeze({
+    eta,
+    // A loop rather than Math.max(...spread): a job may have more tasks than a call has arguments.
+    mapCostMax: unit.map.reduce((a, b) => Math.max(a, b), est.mapCostMax),
+    reduceCostMax: unit.reduce.reduce((a, b) => Math.max(a, b), est.reduceCostMax),
+  });
+}
+
+/**
+ * The unit costs eps_i / delta_i of a finished job's tasks (seconds per unit of data), the
+ * observations c^max is the maximum of: tasks with no data are skipped, as in learning.
+ * The observed distribution (cost-distribution.ts) is fed exactly these.
+ */
+export function unitCosts(obs: FinishedJobObservation): { map: number[]; reduce: number[] } {
+  const per = (ts: FinishedJobObservation['mapTasks']) =>
+    ts.filter((t) => t.size > 0).map((t) => t.seconds / t.size);
+  return { map: per(obs.mapTasks), reduce: per(obs.reduceTasks) };
 }
