@@ -26,6 +26,8 @@ export interface SidecarService {
   listJobs(query: JobQuery): { jobs: unknown[]; total: number };
   getJob(id: string): unknown | undefined;
   cluster(): unknown;
+  /** The learned worst-case task costs beside the observed distribution (EstimatesView). */
+  taskCosts(): unknown;
   /** Samples over time for the dashboard's charts (see StatsSample in views.ts). */
   stats(): { samples: unknown[] };
   readiness(): { ready: boolean; reason?: string; [key: string]: unknown };
@@ -149,6 +151,10 @@ export function createApiApp(options: ApiOptions): express.Express {
 
   app.get('/api/v1/cluster', readGuard, (_req, res) => {
     res.json(service.cluster() ?? null);
+  });
+
+  app.get('/api/v1/estimates', readGuard, (_req, res) => {
+    res.json(service.taskCosts());
   });
 
   app.get('/api/v1/stats', readGuard, (_req, res) => {

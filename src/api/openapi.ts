@@ -43,7 +43,7 @@ export const openApiDocument = {
       Error: error,
       Submission: {
         type: 'object',
-        required: ['name', 'user', 'deadline', 'maps', 'reduces'],
+        required: ['name', 'user', 'maps', 'reduces'],
         additionalProperties: false,
         properties: {
           name: { type: 'string', maxLength: 256 },
@@ -53,6 +53,8 @@ export const openApiDocument = {
               { type: 'string', format: 'date-time', description: 'absolute deadline' },
               { type: 'number', exclusiveMinimum: 0, description: 'seconds from now' },
             ],
+            description:
+              "required unless the job's queue has a default deadline (admission.queueDefaults); without one a missing deadline is a 400 naming this field",
           },
           maps: { type: 'integer', minimum: 1 },
           reduces: { type: 'integer', minimum: 1 },
@@ -104,7 +106,70 @@ export const openApiDocument = {
           },
           inputBytes: { type: 'number', description: "only when read from the input files' lengths" },
           inputBytesFrom: { enum: ['inputPaths'], description: 'present when inputBytes was derived' },
+          deadlineSource: {
+            enum: ['request', 'queue-default'],
+            description: "whether the deadline came from the request or from the queue's default",
+          },
+          defaultDeadlineSeconds: {
+            type: 'number',
+            description:
+              "the queue's default applied (seconds from arrival), with deadlineSource queue-default",
+          },
           dryRun: { type: 'boolean' },
+        },
+      },
+      CostDistribution: {
+        type: 'object',
+        description:
+          'Observed unit costs of one stage (seconds per MB), quantiles within quantileRelativeError of the exact nearest-rank ones',
+        properties: {
+          count: { type: 'integer' },
+          min: { type: ['number', 'null'] },
+          max: { type: ['number', 'null'] },
+          mean: { type: ['number', 'null'] },
+          p50: { type: ['number', 'null'] },
+          p90: { type: ['number', 'null'] },
+          p99: { type: ['number', 'null'] },
+          zeros: { type: 'integer', description: 'tasks that took no measurable time' },
+          histogram: {
+            type: 'array',
+            description: 'log-spaced bins, at most 24',
+            items: {
+              type: 'object',
+              properties: {
+                from: { type: 'number', description: 'exclusive' },
+                to: { type: 'number', description: 'inclusive' },
+                count: { type: 'integer' },
+              },
+            },
+          },
+        },
+      },
+      StageCosts: {
+        type: 'object',
+        properties: {
+          learnedWorstCase: { type: 'number', description: 'c^max, what admission plans each task with' },
+          observed: { $ref: '#/components/schemas/CostDistribution' },
+          worstCaseOverP50: {
+            type: ['number', 'null'],
+            description: 'how far the worst case sits above the median task',
+          },
+          observedMaxOverP50: {
+            type: ['number', 'null'],
+            description: 'the slowest task over the median one',
+          },
+        },
+      },
+      Estimates: {
+        type: 'object',
+        properties: {
+          scope: { const: 'cluster' },
+          unit: { const: 'seconds per MB' },
+          quantileRelativeError: { type: 'number' },
+          jobs: { type: 'integer', description: 'finished jobs observed' },
+          eta: { type: 'number', description: 'learned intermediate/input ratio' },
+          map: { $ref: '#/components/schemas/StageCosts' },
+          reduce: { $ref: '#/components/schemas/StageCosts' },
         },
       },
     },
@@ -166,6 +231,18 @@ export const openApiDocument = {
       get: {
         summary: 'The cluster as last read from the RM, per label partition',
         responses: { '200': { description: 'snapshot' } },
+      },
+    },
+    '/api/v1/estimates': {
+      get: {
+        summary:
+          'The learned worst-case task costs beside the observed distribution of finished tasks (cluster-wide)',
+        responses: {
+          '200': {
+            description: 'estimates',
+            content: { 'application/json': { schema: { $ref: '#/components/schemas/Estimates' } } },
+          },
+        },
       },
     },
     '/api/v1/stats': {

@@ -23,7 +23,10 @@ export const submissionSchema = z
       .min(1)
       .max(128)
       .regex(/^[A-Za-z0-9._@-]+$/, 'may hold letters, digits and . _ @ - only'),
-    deadline: z.union([isoTime, z.number().positive('must be positive (seconds from now)').finite()]),
+    /** Optional only where the queue has a default (admission.queueDefaults); see resolveDeadline. */
+    deadline: z
+      .union([isoTime, z.number().positive('must be positive (seconds from now)').finite()])
+      .optional(),
     maps: z.number().int('must be a whole number').min(1).max(1_000_000),
     // The admission model (the papers') has at least one reduce; map-only jobs are not supported yet.
     reduces: z
@@ -93,9 +96,52 @@ export const submissionSchema = z
   });
 
 export type SubmissionInput = z.input<typeof submissionSchema>;
-export type Submission = z.output<typeof submissionSchema> & { deadlineMs: number };
+/** A checked request; `deadlineMs` is null when it gave no deadline (a queue default may apply). */
+export type Submission = z.output<typeof submissionSchema> & { deadlineMs: number | null };
 
-/** Validate a request body; `nowMs` turns a relative deadline into an absolute one. */
+/** Where a decided submission's deadline came from. */
+export type DeadlineSource = 'request' | 'queue-default';
+
+export type SubmissionWithDeadline = Submission & {
+  deadlineMs: number;
+  deadlineSource: DeadlineSource;
+  /** The queue default applied, in seconds from arrival (only for `queue-default`). */
+  defaultDeadlineSeconds?: number;
+};
+
+/**
+ * The submission with its deadline settled: its own, or else the queue's default from its
+ * arrival. `queueDefault` is what admission.queueDefaults holds for the queue (by name, path
+ * or `*`); without one, a submission with no deadline is a ValidationError naming the field.
+ */
+export function resolveDeadline(
+  s: Submission,
+  queue: string,
+  queueDefault: { key: string; deadlineSeconds: number } | undefined,
+  nowMs: number,
+): SubmissionWithDeadline {
+  if (s.deadlineMs !== null) return { ...s, deadlineMs: s.deadlineMs, deadlineSource: 'request' };
+  if (queueDefault === undefined) {
+    throw new ValidationError([
+      {
+        path: 'deadline',
+        message: `is required: queue '${queue}' has no default deadline configured (admission.queueDefaults)`,
+      },
+    ]);
+  }
+  return {
+    ...s,
+    deadlineMs: nowMs + queueDefault.deadlineSeconds * 1000,
+    deadlineSource: 'queue-default',
+    defaultDeadlineSeconds: queueDefault.deadlineSeconds,
+  };
+}
+
+/**
+ * Validate a request body; `nowMs` turns a relative deadline into an absolute one. A body
+ * without `deadline` passes with `deadlineMs: null`: whether its queue has a default is the
+ * sidecar's to say (resolveDeadline).
+ */
 export function parseSubmission(body: unknown, nowMs: number): Submission {
   const parsed = submissionSchema.safeParse(body);
   if (!parsed.success) {
@@ -107,6 +153,7 @@ export function parseSubmission(body: unknown, nowMs: number): Submission {
     );
   }
   const job = parsed.data;
+  if (job.deadline === undefined) return { ...job, deadlineMs: null };
   const deadlineMs =
     typeof job.deadline === 'number' ? nowMs + job.deadline * 1000 : Date.parse(job.deadline);
   if (deadlineMs <= nowMs) {

@@ -1,3 +1,12 @@
+import {
+  histogramBins,
+  summarize,
+  type CostSketch,
+  type HistogramBin,
+  type ObservedCosts,
+  type SketchSummary,
+} from '../core/cost-distribution';
+import type { Estimates } from '../core/estimates';
 import type { ActionRecord, DecisionRecord, JobRecord } from '../store/ledger';
 
 /**
@@ -42,6 +51,11 @@ export interface JobView {
   energyJoules: number | null;
   /** 1-based place in the EDF queue, for admitted jobs not yet ended. */
   position: number | null;
+  /**
+   * Where the deadline came from: the request, the queue's default (admission.queueDefaults),
+   * or a `deadline:` tag of an app found on the RM.
+   */
+  deadlineSource: 'request' | 'queue-default' | 'tag';
 }
 
 export interface ActionView {
@@ -120,6 +134,12 @@ export function jobView(job: JobRecord, position: number | null = null): JobView
     earliestAdmissibleDeadline: iso(job.earliestDeadlineMs),
     energyJoules: job.energyJoules,
     position,
+    deadlineSource:
+      job.source === 'discovered'
+        ? 'tag'
+        : (job.spec as { deadlineSource?: string } | null)?.deadlineSource === 'queue-default'
+          ? 'queue-default'
+          : 'request',
   };
 }
 
@@ -139,4 +159,60 @@ export function actionView(a: ActionRecord): ActionView {
 
 export function decisionView(d: DecisionRecord): DecisionView {
   return { at: iso(d.atMs)!, policy: d.policy, decision: d.decision, detail: d.detail };
+}
+
+/** One stage's learned worst case beside the observed distribution (seconds per MB). */
+export interface StageCostView {
+  /** c^max: what admission plans every task of this stage with. */
+  learnedWorstCase: number;
+  observed: SketchSummary & {
+    /** Tasks that took no measurable time (not drawn on the log axis). */
+    zeros: number;
+    histogram: HistogramBin[];
+  };
+  /** How pessimistic admission is: the worst case over the median task; null before any task. */
+  worstCaseOverP50: number | null;
+  /** The spread seen: the slowest task over the median one. */
+  observedMaxOverP50: number | null;
+}
+
+/** GET /api/v1/estimates. */
+export interface EstimatesView {
+  /** One distribution for the whole cluster, as the learned estimates are one for all lanes. */
+  scope: 'cluster';
+  unit: 'seconds per MB';
+  /** Quantiles are within this fraction of the exact ones (relative). */
+  quantileRelativeError: number;
+  /** Finished jobs the distribution holds. */
+  jobs: number;
+  /** The learned ratio of intermediate to input data (eta). */
+  eta: number;
+  map: StageCostView;
+  reduce: StageCostView;
+}
+
+const HISTOGRAM_BINS = 24;
+
+function stageView(worst: number, sketch: CostSketch): StageCostView {
+  const summary = summarize(sketch);
+  const ratio = (x: number | null) =>
+    x === null || summary.p50 === null || summary.p50 <= 0 ? null : x / summary.p50;
+  return {
+    learnedWorstCase: worst,
+    observed: { ...summary, zeros: sketch.zeroCount, histogram: histogramBins(sketch, HISTOGRAM_BINS) },
+    worstCaseOverP50: ratio(worst),
+    observedMaxOverP50: ratio(summary.max),
+  };
+}
+
+export function estimatesView(estimates: Estimates, observed: ObservedCosts): EstimatesView {
+  return {
+    scope: 'cluster',
+    unit: 'seconds per MB',
+    quantileRelativeError: observed.map.relativeAccuracy,
+    jobs: observed.jobs,
+    eta: estimates.eta,
+    map: stageView(estimates.mapCostMax, observed.map),
+    reduce: stageView(estimates.reduceCostMax, observed.reduce),
+  };
 }

@@ -27,6 +27,11 @@ export const ENV_OVERRIDES: ReadonlyArray<{
   { env: 'YSS_POLL_CRON', path: ['loop', 'pollCron'], parse: (v) => v },
   { env: 'YSS_ADMISSION_POLICY', path: ['admission', 'policy'], parse: (v) => v },
   { env: 'YSS_TOKENS', path: ['auth', 'tokens'], parse: parseTokens },
+  {
+    env: 'YSS_QUEUE_DEFAULT_DEADLINES',
+    path: ['admission', 'queueDefaults'],
+    parse: parseQueueDeadlines,
+  },
 ];
 
 function splitList(v: string): string[] {
@@ -53,6 +58,21 @@ function parseTokens(v: string): unknown {
     const at = pair.indexOf(':');
     return at < 0 ? { name: pair, token: '' } : { name: pair.slice(0, at), token: pair.slice(at + 1) };
   });
+}
+
+/**
+ * `queue:seconds,queue2:seconds` (`*` for any other queue) -> admission.queueDefaults; the
+ * whole map is replaced, as YSS_TOKENS replaces the token list. A pair without `:` keeps an
+ * empty value, so validation names the queue.
+ */
+function parseQueueDeadlines(v: string): unknown {
+  const out: Record<string, { deadlineSeconds: unknown }> = {};
+  for (const pair of splitList(v)) {
+    const at = pair.lastIndexOf(':');
+    const queue = at < 0 ? pair : pair.slice(0, at).trim();
+    out[queue] = { deadlineSeconds: at < 0 ? '' : parseNumber(pair.slice(at + 1).trim()) };
+  }
+  return out;
 }
 
 export interface LoadOptions {

@@ -40,6 +40,16 @@ const yarn = z
   })
   .strict();
 
+const queueDefault = z
+  .object({
+    deadlineSeconds: z
+      .number({ error: 'must be a number of seconds (e.g. 7200 for two hours)' })
+      .positive('must be more than 0 seconds')
+      .finite()
+      .max(366 * 24 * 3600, 'must be at most a year (31622400 seconds)'),
+  })
+  .strict();
+
 const admission = z
   .object({
     policy: z.string().min(1).default('rtmr'),
@@ -59,6 +69,12 @@ const admission = z
       })
       .strict()
       .default({ eta: 1, mapSecondsPerMb: 0.5, reduceSecondsPerMb: 0.5 }),
+    /**
+     * Per-queue defaults for submissions, by queue name or path (`*`: any queue without its
+     * own entry). A submission without `deadline` to a queue with `deadlineSeconds` gets
+     * that many seconds from its arrival; without one it is refused.
+     */
+    queueDefaults: z.record(z.string().min(1), queueDefault).default({}),
   })
   .strict();
 

@@ -1,11 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import type { SidecarService } from '../api/app';
 import type { SidecarMetrics } from '../api/metrics';
-import type { Submission } from '../api/submission';
+import { resolveDeadline, type Submission, type SubmissionWithDeadline } from '../api/submission';
 import {
   actionView,
   decisionView,
+  estimatesView,
   jobView,
+  type EstimatesView,
   type JobDetailView,
   type RejectionReason,
   type StatsSample,
@@ -21,7 +23,13 @@ import {
   type TaskProgress,
 } from '../core/admission/progress';
 import type { RtmrState } from '../core/admission/rtmr/state';
-import { learnFromFinishedJob, validateEstimates, type Estimates } from '../core/estimates';
+import {
+  emptyObservedCosts,
+  observeJob,
+  validateObservedCosts,
+  type ObservedCosts,
+} from '../core/cost-distribution';
+import { learnFromFinishedJob, unitCosts, validateEstimates, type Estimates } from '../core/estimates';
 import type { DeadlineJob } from '../core/job';
 import { mapTaskEnergy } from '../core/energy/fitness';
 import type { EnergyProfile } from '../core/energy/profile';
@@ -60,13 +68,18 @@ import { decodeTags, encodeTags } from './tags';
  * Time in the core is epoch seconds; data sizes are MB.
  */
 
-/** A submission whose input size is known: given, or read from its input paths. */
-type ResolvedSubmission = Submission & { inputBytes: number };
+/**
+ * A submission whose deadline (given, or its queue's default) and input size (given, or read
+ * from its input paths) are known.
+ */
+type ResolvedSubmission = SubmissionWithDeadline & { inputBytes: number };
 
 const MB = 1024 * 1024;
 const OPEN_STATES = new Set(['accepted', 'submitted', 'running']);
 const ENDED_APP_STATES = new Set(['FINISHED', 'FAILED', 'KILLED']);
 const ESTIMATES_KEY = 'estimates';
+/** The observed distribution of task unit costs (cost-distribution.ts), beside the estimates. */
+const OBSERVED_KEY = 'observedCosts';
 const CAPACITY_KEY = 'capacity';
 const STATS_KEY = 'stats';
 const MAX_SAMPLES = 720;
@@ -146,6 +159,7 @@ interface Readiness {
 export class Sidecar implements SidecarService {
   private readonly lanes = new Map<string, Lane>();
   private estimates: Estimates;
+  private observed: ObservedCosts;
   private capacity: CapacityView | undefined;
   private clusterInfo: ClusterInfo | undefined;
   private lastPollOkMs: number | undefined;
@@ -172,6 +186,8 @@ export class Sidecar implements SidecarService {
         reduceCostMax: init.reduceSecondsPerMb,
       },
     );
+    this.observed = this.loadObserved();
+    this.publishEstimates();
     this.enforcer = new Enforcer({
       rm: deps.rm,
       ledger,
@@ -458,6 +474,19 @@ export class Sidecar implements SidecarService {
     return this.capacity?.queues.some((q) => q.name === name || q.path === name) ?? false;
   }
 
+  /**
+   * admission.queueDefaults for a queue as a submission names it: its own entry (by the name
+   * given, the queue's short name, or its path), else `*`, else none.
+   */
+  private queueDefault(name: string): { key: string; deadlineSeconds: number } | undefined {
+    const defaults = this.deps.config.admission.queueDefaults;
+    const q = this.capacity?.queues.find((x) => x.name === name || x.path === name);
+    for (const key of [name, q?.name, q?.path, '*']) {
+      if (key !== undefined && Object.hasOwn(defaults, key)) return { key, ...defaults[key]! };
+    }
+    return undefined;
+  }
+
   /** POST /api/v1/jobs. Decisions are serialised: each sees the state the previous one left. */
   submit(
     submission: Submission,
@@ -584,9 +613,17 @@ export class Sidecar implements SidecarService {
       }
       inputBytes = read.files.reduce((a, f) => a + f.length, 0);
     }
-    const s: ResolvedSubmission = { ...submission, inputBytes };
     const started = process.hrtime.bigint();
     const nowMs = this.deps.now();
+    const s: ResolvedSubmission = {
+      ...resolveDeadline(submission, queue, this.queueDefault(queue), nowMs),
+      inputBytes,
+    };
+    // Said in the answer, the job's spec and the decision: where the deadline came from.
+    const deadlineFrom = {
+      deadlineSource: s.deadlineSource,
+      ...(s.defaultDeadlineSeconds === undefined ? {} : { defaultDeadlineSeconds: s.defaultDeadlineSeconds }),
+    };
     const id = this.deps.newId?.() ?? `dl-${randomBytes(6).toString('hex')}`;
     const { locality, note, input: inputSummary } = this.localityOf(id, s.jobType, read);
     // Why a partition was chosen, shown in the answer and kept with the decision.
@@ -655,6 +692,7 @@ export class Sidecar implements SidecarService {
         energyJoules,
         placement,
         ...derived,
+        ...deadlineFrom,
         dryRun: s.dryRun,
       };
       fields = {
@@ -674,6 +712,7 @@ export class Sidecar implements SidecarService {
         estimatedFinish: body.estimatedFinish,
         estimates: this.estimates,
         placement,
+        ...deadlineFrom,
       };
       enqueue = () => this.enqueueEnforcement(id, s, queue, label, priority);
       adopt = () => {
@@ -693,6 +732,7 @@ export class Sidecar implements SidecarService {
           earliestDeadlineMs === null ? null : new Date(earliestDeadlineMs).toISOString(),
         placement,
         ...derived,
+        ...deadlineFrom,
         dryRun: s.dryRun,
       };
       fields = {
@@ -706,7 +746,12 @@ export class Sidecar implements SidecarService {
         energyJoules: null,
       };
       policyName = outcome.lane?.policy.name ?? config.admission.policy;
-      detail = { reason, earliestAdmissibleDeadline: body.earliestAdmissibleDeadline, placement };
+      detail = {
+        reason,
+        earliestAdmissibleDeadline: body.earliestAdmissibleDeadline,
+        placement,
+        ...deadlineFrom,
+      };
     }
     if (!s.dryRun) {
       // The decision, its RM actions and the idempotent answer land together, before the answer.
@@ -978,7 +1023,7 @@ export class Sidecar implements SidecarService {
       if (maps.length === 0) return undefined;
       const inputMb = job.inputBytes / MB;
       const before = this.estimates;
-      this.estimates = learnFromFinishedJob(this.estimates, {
+      const observation = {
         inputSize: inputMb,
         // The intermediate size is not reported by the task list; eta is kept as configured.
         intermediateSize: this.estimates.eta * inputMb,
@@ -990,8 +1035,18 @@ export class Sidecar implements SidecarService {
           size: (this.estimates.eta * inputMb) / Math.max(1, job.reduces),
           seconds: (t.finishTime - t.startTime) / 1000,
         })),
+      };
+      this.estimates = learnFromFinishedJob(this.estimates, observation);
+      // The same unit costs c^max is the maximum of, kept as a distribution beside it.
+      const unit = unitCosts(observation);
+      this.observed = observeJob(this.observed, unit);
+      this.deps.ledger.transaction(() => {
+        this.deps.ledger.setValue(ESTIMATES_KEY, this.estimates);
+        this.deps.ledger.setValue(OBSERVED_KEY, this.observed);
       });
-      this.deps.ledger.setValue(ESTIMATES_KEY, this.estimates);
+      for (const v of unit.map) this.deps.metrics.taskUnitCost.observe({ stage: 'map' }, v);
+      for (const v of unit.reduce) this.deps.metrics.taskUnitCost.observe({ stage: 'reduce' }, v);
+      this.publishEstimates();
       if (JSON.stringify(before) !== JSON.stringify(this.estimates)) {
         this.log.info('estimates grew', { before, after: this.estimates });
         this.deps.ledger.recordDecision(job.id, 'estimates', 'learned', { before, after: this.estimates });
@@ -1007,6 +1062,28 @@ export class Sidecar implements SidecarService {
       this.log.warn('could not read the job history', { job: job.id, app: app.id, error: String(err) });
       return undefined;
     }
+  }
+
+  /**
+   * The saved distribution, or an empty one. A stored value that does not read back is logged
+   * and replaced: it is shown to operators, admission does not depend on it.
+   */
+  private loadObserved(): ObservedCosts {
+    const saved = this.deps.ledger.getValue<unknown>(OBSERVED_KEY);
+    if (saved === undefined) return emptyObservedCosts();
+    try {
+      return validateObservedCosts(saved);
+    } catch (err) {
+      this.log.warn('the saved task cost distribution is unreadable; starting a new one', {
+        error: err instanceof ValidationError ? err.issues : String(err),
+      });
+      return emptyObservedCosts();
+    }
+  }
+
+  private publishEstimates(): void {
+    this.deps.metrics.learnedUnitCost.set({ stage: 'map' }, this.estimates.mapCostMax);
+    this.deps.metrics.learnedUnitCost.set({ stage: 'reduce' }, this.estimates.reduceCostMax);
   }
 
   /** An app with a deadline tag that did not come through the API: same admission, then a move. */
@@ -1222,6 +1299,10 @@ export class Sidecar implements SidecarService {
       },
       polledAt: this.lastPollOkMs === undefined ? null : new Date(this.lastPollOkMs).toISOString(),
     };
+  }
+
+  taskCosts(): EstimatesView {
+    return estimatesView(this.estimates, this.observed);
   }
 
   stats(): { samples: StatsSample[] } {

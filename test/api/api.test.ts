@@ -31,6 +31,9 @@ class RecordingService implements SidecarService {
   stats() {
     return { samples: [{ at: '2026-11-22T08:00:00.000Z', accepted: 1 }] };
   }
+  taskCosts() {
+    return { scope: 'cluster', jobs: 2, map: { learnedWorstCase: 0.5 } };
+  }
   ready = true;
   readiness() {
     return this.ready ? { ready: true } : { ready: false, reason: 'RM unreachable since 08:00:00Z' };
@@ -198,6 +201,11 @@ describe('the HTTP API', () => {
     expect(await fetch(`${base}/api/v1/stats`).then((r) => r.json())).toEqual({
       samples: [{ at: '2026-11-22T08:00:00.000Z', accepted: 1 }],
     });
+    expect(await fetch(`${base}/api/v1/estimates`).then((r) => r.json())).toEqual({
+      scope: 'cluster',
+      jobs: 2,
+      map: { learnedWorstCase: 0.5 },
+    });
   });
 
   it('reports readiness from the service', async () => {
@@ -217,6 +225,7 @@ describe('the HTTP API', () => {
       [
         '/',
         '/api/v1/cluster',
+        '/api/v1/estimates',
         '/api/v1/jobs',
         '/api/v1/jobs/{id}',
         '/api/v1/openapi.json',
@@ -258,6 +267,36 @@ describe('the write API without configured tokens', () => {
     expect(res.status).toBe(401);
     expect(((await res.json()) as { error: { message: string } }).error.message).toContain('YSS_TOKENS');
     await new Promise((r) => s.close(r));
+  });
+});
+
+describe('a submission without a deadline', () => {
+  it('passes the parser with no deadline, for the sidecar to settle by its queue', async () => {
+    const { parseSubmission, resolveDeadline } = await import('../../src/api/submission');
+    const { deadline: _omitted, ...noDeadline } = goodJob;
+    const s = parseSubmission(noDeadline, NOW);
+    expect(s.deadlineMs).toBeNull();
+    expect(resolveDeadline(s, 'adhoc', { key: 'adhoc', deadlineSeconds: 7200 }, NOW)).toMatchObject({
+      deadlineMs: NOW + 7_200_000,
+      deadlineSource: 'queue-default',
+      defaultDeadlineSeconds: 7200,
+    });
+    expect(() => resolveDeadline(s, 'adhoc', undefined, NOW)).toThrow(
+      "deadline: is required: queue 'adhoc' has no default deadline configured (admission.queueDefaults)",
+    );
+    // A deadline of its own wins over any default.
+    const own = parseSubmission(goodJob, NOW);
+    expect(resolveDeadline(own, 'adhoc', { key: '*', deadlineSeconds: 7200 }, NOW)).toMatchObject({
+      deadlineMs: NOW + 600_000,
+      deadlineSource: 'request',
+    });
+  });
+
+  it('reaches the service (which decides whether a default applies)', async () => {
+    const { deadline: _omitted, ...noDeadline } = goodJob;
+    const res = await post(noDeadline);
+    expect(res.status).toBe(201);
+    expect(service.submitted[0]!.submission.deadlineMs).toBeNull();
   });
 });
 

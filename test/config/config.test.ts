@@ -106,6 +106,70 @@ describe('configuration', () => {
     ]);
   });
 
+  it('reads per-queue default deadlines, in seconds, by queue name, path or *', () => {
+    const config = buildConfig({
+      admission: {
+        queueDefaults: {
+          realtime: { deadlineSeconds: 3600 },
+          'root.adhoc': { deadlineSeconds: 1.5 },
+          '*': { deadlineSeconds: 86400 },
+        },
+      },
+    });
+    expect(config.admission.queueDefaults).toEqual({
+      realtime: { deadlineSeconds: 3600 },
+      'root.adhoc': { deadlineSeconds: 1.5 },
+      '*': { deadlineSeconds: 86400 },
+    });
+    expect(Object.isFrozen(config.admission.queueDefaults.realtime)).toBe(true);
+    expect(buildConfig({}).admission.queueDefaults).toEqual({});
+  });
+
+  it('names every bad queue default: a duration with a unit, zero, negative, too long, unknown keys', () => {
+    expect(
+      issuesOf(() =>
+        buildConfig({
+          admission: {
+            queueDefaults: {
+              a: { deadlineSeconds: '2h' },
+              b: { deadlineSeconds: 0 },
+              c: { deadlineSeconds: -60 },
+              d: { deadlineSeconds: 400 * 24 * 3600 },
+              e: { deadline: 3600 },
+              f: 3600,
+            },
+          },
+        }),
+      ),
+    ).toEqual([
+      'admission.queueDefaults.a.deadlineSeconds: must be a number of seconds (e.g. 7200 for two hours)',
+      'admission.queueDefaults.b.deadlineSeconds: must be more than 0 seconds',
+      'admission.queueDefaults.c.deadlineSeconds: must be more than 0 seconds',
+      'admission.queueDefaults.d.deadlineSeconds: must be at most a year (31622400 seconds)',
+      'admission.queueDefaults.e.deadlineSeconds: must be a number of seconds (e.g. 7200 for two hours)',
+      'admission.queueDefaults.e: unknown key(s) deadline',
+      'admission.queueDefaults.f: Invalid input: expected object, received number',
+    ]);
+  });
+
+  it('takes per-queue default deadlines from YSS_QUEUE_DEFAULT_DEADLINES, replacing the file’s map', () => {
+    const config = buildConfig(
+      { admission: { queueDefaults: { old: { deadlineSeconds: 5 } } } },
+      { env: { YSS_QUEUE_DEFAULT_DEADLINES: 'realtime:3600, root.adhoc:7200,*:86400' } },
+    );
+    expect(config.admission.queueDefaults).toEqual({
+      realtime: { deadlineSeconds: 3600 },
+      'root.adhoc': { deadlineSeconds: 7200 },
+      '*': { deadlineSeconds: 86400 },
+    });
+    expect(
+      issuesOf(() => buildConfig({}, { env: { YSS_QUEUE_DEFAULT_DEADLINES: 'realtime:2h,adhoc' } })),
+    ).toEqual([
+      'admission.queueDefaults.realtime.deadlineSeconds: must be a number of seconds (e.g. 7200 for two hours)',
+      'admission.queueDefaults.adhoc.deadlineSeconds: must be a number of seconds (e.g. 7200 for two hours)',
+    ]);
+  });
+
   it('reports a YAML syntax error with its file and line, and a missing file', () => {
     const err = (() => {
       try {

@@ -1,8 +1,11 @@
 import type { SidecarService } from '../../src/api/app';
-import type { Submission } from '../../src/api/submission';
+import { resolveDeadline, type Submission } from '../../src/api/submission';
+import { emptyObservedCosts, type ObservedCosts } from '../../src/core/cost-distribution';
+import type { Estimates } from '../../src/core/estimates';
 import {
   actionView,
   decisionView,
+  estimatesView,
   jobView,
   type JobDetailView,
   type PartitionView,
@@ -29,10 +32,12 @@ export class LedgerService implements SidecarService {
   ) {}
 
   async submit(
-    submission: Submission,
+    input: Submission,
     context: { submitter: string; idempotencyKey?: string; requestHash: string },
   ): Promise<{ status: number; body: unknown }> {
     const now = this.now();
+    // No queue defaults here: a submission without a deadline is refused, as the sidecar does.
+    const submission = resolveDeadline(input, input.queue ?? 'realtime', undefined, now);
     const id = `dl-new-${String(this.next++).padStart(3, '0')}`;
     const finish = now + (submission.maps + submission.reduces) * this.secondsPerTask * 1000;
     const admitted = finish <= submission.deadlineMs;
@@ -115,6 +120,14 @@ export class LedgerService implements SidecarService {
       },
       polledAt: new Date(this.now()).toISOString(),
     };
+  }
+
+  /** The learned estimates and the observed task costs, as the live sidecar keeps them. */
+  estimates: Estimates = { eta: 1, mapCostMax: 0.5, reduceCostMax: 0.5 };
+  observed: ObservedCosts = emptyObservedCosts();
+
+  taskCosts(): unknown {
+    return estimatesView(this.estimates, this.observed);
   }
 
   stats(): { samples: StatsSample[] } {

@@ -1,0 +1,299 @@
+/**
+ * The observed distribution of task unit costs beside the learned worst case: a sidecar learns
+ * from finished jobs' JobHistory task reports, keeps every unit cost in the bounded sketch,
+ * persists it in the ledger, serves it at GET /api/v1/estimates and as Prometheus metrics,
+ * and a restarted sidecar on the same ledger shows the same figures.
+ */
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Writable } from 'node:stream';
+import winston from 'winston';
+import { createApiApp } from '../../src/api/app';
+import { SidecarMetrics } from '../../src/api/metrics';
+import { parseSubmission } from '../../src/api/submission';
+import type { EstimatesView } from '../../src/api/views';
+import { buildConfig } from '../../src/config/load';
+import { defaultRegistry } from '../../src/core/registry';
+import { silentLogger } from '../../src/log';
+import { Sidecar } from '../../src/loop/sidecar';
+import { Ledger } from '../../src/store/ledger';
+import type { JobHistoryClient } from '../../src/yarn/jobhistory';
+import type { TaskReport } from '../../src/yarn/model';
+import { FakeRm } from './fake-rm';
+
+const T0 = Date.parse('2026-11-22T08:00:00Z');
+const MB = 1024 * 1024;
+const ALPHA = 0.01;
+
+/** A JobHistory server that knows the tasks of the apps a test finished. */
+class FakeJobHistory {
+  readonly tasks = new Map<string, TaskReport[]>();
+  reads = 0;
+  /** Tasks of `seconds` each, all starting at T0. */
+  report(appId: string, maps: number[], reduces: number[]): void {
+    const task = (type: 'MAP' | 'REDUCE', s: number, i: number): TaskReport => ({
+      id: `task_${type}_${i}`,
+      type,
+      state: 'SUCCEEDED',
+      startTime: T0,
+      finishTime: T0 + Math.round(s * 1000),
+      elapsedTime: Math.round(s * 1000),
+      progress: 100,
+      successfulAttempt: `attempt_${type}_${i}`,
+    });
+    this.tasks.set(appId, [
+      ...maps.map((s, i) => task('MAP', s, i)),
+      ...reduces.map((s, i) => task('REDUCE', s, i)),
+    ]);
+  }
+  client(): JobHistoryClient {
+    return {
+      tasksOfApp: async (appId: string) => {
+        this.reads++;
+        const t = this.tasks.get(appId);
+        if (!t) throw new Error(`404 ${appId}`);
+        return t;
+      },
+    } as unknown as JobHistoryClient;
+  }
+}
+
+function sidecarOn(
+  ledger: Ledger,
+  rm: FakeRm,
+  jhs: FakeJobHistory,
+  metrics = new SidecarMetrics(),
+  logger: winston.Logger = silentLogger(),
+) {
+  let now = T0;
+  let n = 0;
+  const sidecar = new Sidecar({
+    config: buildConfig({
+      admission: { initialEstimates: { eta: 1, mapSecondsPerMb: 0.1, reduceSecondsPerMb: 0.1 } },
+    }),
+    rm: rm.api(),
+    jobHistory: jhs.client(),
+    ledger,
+    registry: defaultRegistry(),
+    metrics,
+    logger,
+    now: () => now,
+    newId: () => `dl-${ledger.listJobs({}).total + ++n}`,
+  });
+  const submit = (body: Record<string, unknown>) =>
+    sidecar.submit(parseSubmission({ name: 'report', user: 'alice', reduces: 1, ...body }, now), {
+      submitter: 'ci',
+      requestHash: JSON.stringify(body),
+    });
+  return { sidecar, metrics, submit, advance: (s: number) => (now += s * 1000) };
+}
+
+/** Submit a job, let it run and finish on the fake RM with the given task times. */
+async function runJob(
+  s: ReturnType<typeof sidecarOn>,
+  rm: FakeRm,
+  jhs: FakeJobHistory,
+  ledger: Ledger,
+  job: { maps: number; inputMb: number; mapSeconds: number[]; reduceSeconds: number[] },
+): Promise<void> {
+  const res = await s.submit({ deadline: 3600, maps: job.maps, inputBytes: job.inputMb * MB });
+  expect(res.status).toBe(201);
+  await s.sidecar.runOnce();
+  const appId = ledger.getJob((res.body as { id: string }).id)!.appId!;
+  jhs.report(appId, job.mapSeconds, job.reduceSeconds);
+  rm.run(appId);
+  s.advance(60);
+  await s.sidecar.runOnce();
+  rm.finish(appId, T0 + 300_000);
+  s.advance(300);
+  await s.sidecar.runOnce();
+}
+
+const within = (got: number | null, want: number) => {
+  expect(got).not.toBeNull();
+  expect(Math.abs(got! - want) / want).toBeLessThanOrEqual(ALPHA + 1e-12);
+};
+
+/**
+ * Job A: 8 maps of 128 MB taking 6.4 s (x4), 12.8 s (x2), 19.2 s, 25.6 s: unit costs 0.05 (x4),
+ * 0.1 (x2), 0.15, 0.2 s/MB; one reduce of 1024 MB (eta 1) taking 153.6 s: 0.15 s/MB.
+ */
+const JOB_A = {
+  maps: 8,
+  inputMb: 1024,
+  mapSeconds: [6.4, 6.4, 6.4, 6.4, 12.8, 12.8, 19.2, 25.6],
+  reduceSeconds: [153.6],
+};
+
+describe('the observed task costs of a live sidecar', () => {
+  let ledger: Ledger;
+  let rm: FakeRm;
+  let jhs: FakeJobHistory;
+  beforeEach(() => {
+    ledger = Ledger.open(':memory:');
+    rm = new FakeRm();
+    jhs = new FakeJobHistory();
+  });
+  afterEach(() => ledger.close());
+
+  it('is empty before any job finished, beside the configured worst case', async () => {
+    const { sidecar } = sidecarOn(ledger, rm, jhs);
+    const view = sidecar.taskCosts();
+    expect(view).toMatchObject({ scope: 'cluster', jobs: 0, eta: 1, quantileRelativeError: ALPHA });
+    expect(view.map).toEqual({
+      learnedWorstCase: 0.1,
+      observed: {
+        count: 0,
+        min: null,
+        max: null,
+        mean: null,
+        p50: null,
+        p90: null,
+        p99: null,
+        zeros: 0,
+        histogram: [],
+      },
+      worstCaseOverP50: null,
+      observedMaxOverP50: null,
+    });
+  });
+
+  it('holds every unit cost learning saw, and shows how far the learned worst case sits above the median', async () => {
+    const s = sidecarOn(ledger, rm, jhs);
+    await s.sidecar.runOnce();
+    await runJob(s, rm, jhs, ledger, JOB_A);
+    expect(jhs.reads).toBe(1);
+    const view = s.sidecar.taskCosts();
+    expect(view.jobs).toBe(1);
+    // Learned upward: c_m^max 0.1 -> 0.2, c_r^max 0.1 -> 0.15.
+    expect(view.map.learnedWorstCase).toBeCloseTo(0.2, 12);
+    expect(view.reduce.learnedWorstCase).toBeCloseTo(0.15, 12);
+    const m = view.map.observed;
+    expect(m.count).toBe(8);
+    expect(m.min).toBeCloseTo(0.05, 12);
+    expect(m.max).toBeCloseTo(0.2, 12);
+    expect(m.mean).toBeCloseTo((4 * 0.05 + 2 * 0.1 + 0.15 + 0.2) / 8, 12);
+    within(m.p50, 0.05); // the 4th of 8
+    within(m.p90, 0.2); // the 8th
+    within(m.p99, 0.2);
+    // The worst case admission plans with is about four median maps.
+    expect(view.map.worstCaseOverP50).toBeCloseTo(view.map.learnedWorstCase / m.p50!, 12);
+    within(view.map.worstCaseOverP50, 4);
+    expect(view.map.observedMaxOverP50).toBeCloseTo(m.max! / m.p50!, 12);
+    expect(m.histogram.reduce((n, b) => n + b.count, 0)).toBe(8);
+    expect(m.histogram.length).toBeLessThanOrEqual(24);
+    // The learned worst case is the observed maximum here (it only grows from 0.1).
+    expect(view.map.learnedWorstCase).toBe(m.max);
+    expect(view.reduce.observed).toMatchObject({ count: 1, zeros: 0 });
+    expect(view.reduce.observed.max).toBeCloseTo(0.15, 12);
+    expect(view.reduce.worstCaseOverP50).toBe(1);
+  });
+
+  it('serves the same figures at GET /api/v1/estimates and as Prometheus metrics', async () => {
+    const s = sidecarOn(ledger, rm, jhs);
+    await s.sidecar.runOnce();
+    await runJob(s, rm, jhs, ledger, JOB_A);
+    const app = createApiApp({
+      service: s.sidecar,
+      metrics: s.metrics,
+      logger: silentLogger(),
+      tokens: [],
+      protectReads: false,
+      maxBodyBytes: 1024 * 1024,
+      now: () => T0,
+    });
+    const server: Server = app.listen(0, '127.0.0.1');
+    await new Promise((r) => server.once('listening', r));
+    try {
+      const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      const body = (await (await fetch(`${base}/api/v1/estimates`)).json()) as EstimatesView;
+      expect(body).toEqual(JSON.parse(JSON.stringify(s.sidecar.taskCosts())));
+      const text = await (await fetch(`${base}/metrics`)).text();
+      expect(text).toContain('# TYPE yss_task_unit_cost_seconds_per_mb histogram');
+      expect(text).toContain('yss_task_unit_cost_seconds_per_mb_count{stage="map"} 8');
+      expect(text).toContain('yss_task_unit_cost_seconds_per_mb_count{stage="reduce"} 1');
+      // Four maps at 0.05 s/MB and none cheaper: the 0.05 bucket holds exactly four.
+      expect(text).toContain('yss_task_unit_cost_seconds_per_mb_bucket{le="0.025",stage="map"} 0');
+      expect(text).toContain('yss_task_unit_cost_seconds_per_mb_bucket{le="0.05",stage="map"} 4');
+      expect(text).toContain('yss_task_unit_cost_seconds_per_mb_bucket{le="0.25",stage="map"} 8');
+      expect(text).toMatch(/yss_learned_unit_cost_seconds_per_mb\{stage="map"\} 0\.2\b/);
+      expect(text).toMatch(/yss_learned_unit_cost_seconds_per_mb\{stage="reduce"\} 0\.15\b/);
+    } finally {
+      await new Promise((r) => server.close(r));
+    }
+  });
+
+  it('keeps the distribution across a restart, and adds the next job to it', async () => {
+    const first = sidecarOn(ledger, rm, jhs);
+    await first.sidecar.runOnce();
+    await runJob(first, rm, jhs, ledger, JOB_A);
+    const before = first.sidecar.taskCosts();
+
+    const second = sidecarOn(ledger, rm, jhs);
+    expect(second.sidecar.taskCosts()).toEqual(before);
+    // The learned gauge is published at start, before any job of this process ended.
+    expect(
+      (await second.metrics.learnedUnitCost.get()).values.find((v) => v.labels.stage === 'map')?.value,
+    ).toBe(before.map.learnedWorstCase);
+
+    await second.sidecar.runOnce();
+    // Job B: 4 maps of 64 MB taking 3.2 s each (0.05 s/MB), one reduce of 256 MB in 12.8 s (0.05 s/MB).
+    await runJob(second, rm, jhs, ledger, {
+      maps: 4,
+      inputMb: 256,
+      mapSeconds: [3.2, 3.2, 3.2, 3.2],
+      reduceSeconds: [12.8],
+    });
+    const after = second.sidecar.taskCosts();
+    expect(after.jobs).toBe(2);
+    expect(after.map.observed.count).toBe(12);
+    within(after.map.observed.p50, 0.05); // the 6th of 12: eight values of 0.05 now
+    expect(after.map.observed.max).toBe(before.map.observed.max);
+    expect(after.reduce.observed.count).toBe(2);
+    expect(after.reduce.observed.min).toBeCloseTo(0.05, 12);
+    // Learned estimates never shrink: the cheaper job left them where they were.
+    expect(after.map.learnedWorstCase).toBe(before.map.learnedWorstCase);
+  });
+
+  it('starts a new distribution, and says so, when the stored one cannot be read', async () => {
+    ledger.setValue('observedCosts', { jobs: 3, map: { count: 'many' }, reduce: null });
+    const records: Array<Record<string, unknown>> = [];
+    const logger = winston.createLogger({
+      format: winston.format.json(),
+      transports: [
+        new winston.transports.Stream({
+          stream: new Writable({
+            write(chunk: Buffer, _enc, done) {
+              records.push(JSON.parse(chunk.toString()) as Record<string, unknown>);
+              done();
+            },
+          }),
+        }),
+      ],
+    });
+    const { sidecar } = sidecarOn(ledger, rm, jhs, new SidecarMetrics(), logger);
+    expect(records).toEqual([
+      expect.objectContaining({
+        level: 'warn',
+        component: 'sidecar',
+        message: 'the saved task cost distribution is unreadable; starting a new one',
+        error: expect.arrayContaining([expect.objectContaining({ path: 'observedCosts.map.count' })]),
+      }),
+    ]);
+    expect(sidecar.taskCosts().jobs).toBe(0);
+    expect(sidecar.taskCosts().map.observed.count).toBe(0);
+  });
+
+  it('observes nothing for a job whose history cannot be read', async () => {
+    const s = sidecarOn(ledger, rm, jhs);
+    await s.sidecar.runOnce();
+    const res = await s.submit({ deadline: 3600, maps: 2, inputBytes: 256 * MB });
+    await s.sidecar.runOnce();
+    const appId = ledger.getJob((res.body as { id: string }).id)!.appId!;
+    rm.finish(appId, T0 + 100_000);
+    await s.sidecar.runOnce();
+    expect(jhs.reads).toBe(1);
+    expect(s.sidecar.taskCosts()).toMatchObject({ jobs: 0, map: { observed: { count: 0 } } });
+    expect(ledger.getJob((res.body as { id: string }).id)!.state).toBe('finished');
+  });
+});
