@@ -199,7 +199,12 @@ function stageView(worst: number, sketch: CostSketch): StageCostView {
     x === null || summary.p50 === null || summary.p50 <= 0 ? null : x / summary.p50;
   return {
     learnedWorstCase: worst,
-    observed: { ...summary, zeros: sketch.zeroCount, histogram: histogramBins(sketch, HISTOGRAM_BINS) },
+    observed: {
+      ...summary,
+      zeros: sketch.zeroCount,
+      // Binned for an axis that reaches the worst case, as the dashboard draws it.
+      histogram: histogramBins(sketch, HISTOGRAM_BINS, worst),
+    },
     worstCaseOverP50: ratio(worst),
     observedMaxOverP50: ratio(summary.max),
   };

@@ -219,8 +219,10 @@ export interface HistogramBin {
  * At most `maxBins` log-spaced bins over the occupied buckets, for drawing: runs of adjacent
  * buckets are merged, so every bin spans the same ratio and the counts add up to the count of
  * non-zero values. Zeros are not drawn on a log axis (they are in `zeroCount`).
+ * `spanTo` (e.g. the learned worst case, drawn on the same axis) widens the span the bin width
+ * is chosen for, so bins stay readable when the axis reaches far beyond the values.
  */
-export function histogramBins(sketch: CostSketch, maxBins = 24): HistogramBin[] {
+export function histogramBins(sketch: CostSketch, maxBins = 24, spanTo?: number): HistogramBin[] {
   if (!(Number.isInteger(maxBins) && maxBins >= 1)) {
     throw new ValidationError([{ path: 'maxBins', message: 'must be a whole number >= 1' }]);
   }
@@ -228,14 +230,16 @@ export function histogramBins(sketch: CostSketch, maxBins = 24): HistogramBin[] 
   if (b.length === 0) return [];
   const lo = b[0]![0];
   const hi = b[b.length - 1]![0];
-  const width = Math.max(1, Math.ceil((hi - lo + 1) / maxBins));
+  const alpha = sketch.relativeAccuracy;
+  const spanHi = spanTo !== undefined && spanTo > 0 && Number.isFinite(spanTo) ? indexOf(spanTo, alpha) : hi;
+  const spanLo = spanTo !== undefined && spanTo > 0 && Number.isFinite(spanTo) ? Math.min(lo, spanHi) : lo;
+  const width = Math.max(1, Math.ceil((Math.max(hi, spanHi) - spanLo + 1) / maxBins));
   const bins = new Map<number, number>();
   for (const [i, n] of b) {
     const k = Math.floor((i - lo) / width);
     bins.set(k, (bins.get(k) ?? 0) + n);
   }
   const nBins = Math.floor((hi - lo) / width) + 1;
-  const alpha = sketch.relativeAccuracy;
   return Array.from({ length: nBins }, (_, k) => ({
     from: bucketBounds(lo + k * width, alpha).from,
     to: bucketBounds(lo + (k + 1) * width - 1, alpha).to,

@@ -205,6 +205,18 @@ describe('the observed cost sketch', () => {
     );
   });
 
+  it('bins for an axis reaching the worst case: wider bins, the same counts', () => {
+    // 0.05 .. 0.06 s/MB under a worst case of 0.5: bins sized for a decade, not for 20 %.
+    const s = sketchOf([0.05, 0.052, 0.055, 0.06]);
+    const narrow = histogramBins(s, 24);
+    const wide = histogramBins(s, 24, 0.5);
+    expect(narrow.length).toBeGreaterThan(wide.length);
+    expect(wide.reduce((n, b) => n + b.count, 0)).toBe(4);
+    // A decade at 1 % is about 116 buckets: 24 bins of 5 buckets each.
+    expect(Math.log(wide[0]!.to / wide[0]!.from) / Math.log(1.01 / 0.99)).toBeCloseTo(5, 6);
+    expect(histogramBins(s, 24, 0.05)).toEqual(narrow);
+  });
+
   it('puts 0.1 s/MB in the bucket whose bounds hold it', () => {
     const s = sketchOf([0.1]);
     const [[i]] = s.buckets as Array<[number, number]>;

@@ -3,7 +3,9 @@ import {
   barLayout,
   formatNumber,
   formatTimeTick,
+  histogramLayout,
   lineLayout,
+  logTicks,
   linearScale,
   niceTicks,
   timeTicks,
@@ -226,5 +228,76 @@ describe('formatNumber', () => {
     [-3, '-3'],
   ])('%d -> %s', (v, s) => {
     expect(formatNumber(v)).toBe(s);
+  });
+});
+
+describe('logTicks', () => {
+  it('puts ticks on powers of ten over several decades, and on 1-2-5 over a narrow range', () => {
+    expect(logTicks(0.004, 3)).toEqual([0.01, 0.1, 1]);
+    expect(logTicks(0.03, 0.4)).toEqual([0.05, 0.1, 0.2]);
+    expect(logTicks(0.5, 0.5)).toEqual([0.5]);
+  });
+});
+
+describe('histogramLayout', () => {
+  const bins = [
+    { from: 0.04, to: 0.08, count: 4 },
+    { from: 0.08, to: 0.16, count: 2 },
+    { from: 0.16, to: 0.32, count: 2 },
+  ];
+
+  it('spans bins and the learned-worst-case mark on a log axis, heights in proportion to counts', () => {
+    const l = histogramLayout(bins, {
+      width: 500,
+      height: 200,
+      marks: [{ key: 'learned', label: 'learned worst case', value: 2 }],
+    });
+    // Equal ratios, equal widths on a log axis.
+    expect(l.bars[0]!.w).toBeCloseTo(l.bars[1]!.w, 9);
+    expect(l.bars[1]!.w).toBeCloseTo(l.bars[2]!.w, 9);
+    expect(l.bars[0]!.h).toBeCloseTo(2 * l.bars[1]!.h, 9);
+    // The mark sits right of every bar, inside the plot.
+    const mark = l.marks[0]!;
+    expect(mark.px).toBeGreaterThan(l.bars[2]!.x + l.bars[2]!.w);
+    expect(mark.px).toBeLessThan(l.plot.right);
+    // Only two powers of ten inside the axis (0.04/1.26 .. 2*1.26): 1-2-5 ticks.
+    expect(l.xTicks.map((t) => t.label)).toEqual(['0.05', '0.1', '0.2', '0.5', '1', '2']);
+  });
+
+  it('property: bars and marks stay in the plot, bars in value order, the top tick at or above the largest count', () => {
+    const bin = fc
+      .tuple(
+        fc.double({ min: -6, max: 4, noNaN: true }),
+        fc.double({ min: 0.01, max: 2, noNaN: true }),
+        fc.nat(1000),
+      )
+      .map(([e, span, count]) => ({ from: Math.pow(10, e), to: Math.pow(10, e + span), count }));
+    fc.assert(
+      fc.property(
+        fc.array(bin, { minLength: 1, maxLength: 30 }),
+        fc.double({ min: 1e-6, max: 1e6, noNaN: true }),
+        (raw, markValue) => {
+          const sorted = [...raw].sort((a, b) => a.from - b.from);
+          const l = histogramLayout(sorted, {
+            width: 400,
+            height: 180,
+            marks: [{ key: 'learned', label: 'w', value: markValue }],
+          });
+          for (const b of l.bars) {
+            expect(b.x).toBeGreaterThanOrEqual(l.plot.left - 1e-6);
+            expect(b.x + b.w).toBeLessThanOrEqual(l.plot.right + 1 + 1e-6);
+            expect(b.y).toBeGreaterThanOrEqual(l.plot.top - 1e-6);
+            expect(b.y + b.h).toBeCloseTo(l.plot.bottom, 6);
+          }
+          for (let i = 1; i < l.bars.length; i++)
+            expect(l.bars[i]!.x).toBeGreaterThanOrEqual(l.bars[i - 1]!.x);
+          const px = l.marks[0]!.px;
+          expect(px).toBeGreaterThanOrEqual(l.plot.left);
+          expect(px).toBeLessThanOrEqual(l.plot.right);
+          expect(l.yTicks.at(-1)!.value).toBeGreaterThanOrEqual(Math.max(...sorted.map((b) => b.count)));
+        },
+      ),
+      { numRuns: 150 },
+    );
   });
 });

@@ -5,7 +5,8 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { createApiApp } from '../../src/api/app';
-import type { JobView, StatsSample } from '../../src/api/views';
+import type { EstimatesView, JobView, StatsSample } from '../../src/api/views';
+import { emptyObservedCosts, observeJob } from '../../src/core/cost-distribution';
 import { buildConfig } from '../../src/config/load';
 import { ManualClock } from '../../src/emulator/clock';
 import { startEmulator, type RunningEmulator } from '../../src/emulator/server';
@@ -64,6 +65,15 @@ beforeAll(async () => {
   service = new LedgerService(ledger, () => NOW);
   service.samples = seedSamples();
   service.partitions = SEED_PARTITIONS;
+  // Two finished jobs' unit costs (s/MB); the learned worst cases sit above every one of them.
+  service.estimates = { eta: 1.2, mapCostMax: 0.4, reduceCostMax: 0.3 };
+  service.observed = observeJob(
+    observeJob(emptyObservedCosts(), {
+      map: [0.05, 0.05, 0.06, 0.07, 0.08, 0.1, 0.12, 0.2],
+      reduce: [0.1, 0.12],
+    }),
+    { map: [0.05, 0.055, 0.06, 0.3], reduce: [0.09] },
+  );
   base = await listen(false);
   protectedBase = await listen(true);
   browser = await chromium.launch({
@@ -137,6 +147,71 @@ async function refreshes(p: Page): Promise<number> {
 
 async function cellText(p: Page, id: string, column: string): Promise<string> {
   return p.$eval(`#jobs tbody tr[data-job-id="${id}"] td.c-${column}`, (td) => td.textContent ?? '');
+}
+
+/** The text the dashboard shows for a cost (three significant digits) or a ratio. */
+const costText = (v: number | null) => (v === null ? '–' : String(Number(v.toPrecision(3))));
+const ratioText = (v: number | null) => (v === null ? '–' : `${Number(v.toPrecision(3))}×`);
+
+/**
+ * The task costs panel against GET /api/v1/estimates: per stage, the table row's figures (text
+ * and exact value), one histogram bar per bin with the bin's count, and the learned worst case
+ * drawn as a mark to the right of every bar at or below it.
+ */
+async function expectCostsPanel(p: Page, url: string): Promise<EstimatesView> {
+  const est = (await (await fetch(`${url}/api/v1/estimates`)).json()) as EstimatesView;
+  await p.waitForFunction(
+    (n) =>
+      document.querySelector('#costs tr[data-stage="map"] td[data-k="count"]')?.textContent === String(n),
+    est.map.observed.count,
+    { timeout: 5000 },
+  );
+  for (const stage of ['map', 'reduce'] as const) {
+    const s = est[stage];
+    const cells = await p.$$eval(`#costs tr[data-stage="${stage}"] td`, (tds) =>
+      tds.map((td) => [
+        (td as HTMLElement).dataset.k,
+        td.textContent,
+        (td as HTMLElement).dataset.value ?? null,
+      ]),
+    );
+    const o = s.observed;
+    const num = (v: number | null) => (v === null ? null : String(v));
+    expect(cells).toEqual([
+      ['stage', stage, null],
+      ['count', String(o.count), String(o.count)],
+      ['p50', costText(o.p50), num(o.p50)],
+      ['p90', costText(o.p90), num(o.p90)],
+      ['p99', costText(o.p99), num(o.p99)],
+      ['max', costText(o.max), num(o.max)],
+      ['learned', costText(s.learnedWorstCase), String(s.learnedWorstCase)],
+      ['ratio', ratioText(s.worstCaseOverP50), num(s.worstCaseOverP50)],
+    ]);
+    const bars = await p.$$eval(`#chart-cost-${stage} rect.bar.hist`, (r) =>
+      r.map((b) => ({
+        from: Number(b.getAttribute('data-from')),
+        to: Number(b.getAttribute('data-to')),
+        count: Number(b.getAttribute('data-count')),
+        x: Number(b.getAttribute('x')),
+        w: Number(b.getAttribute('width')),
+        h: Number(b.getAttribute('height')),
+      })),
+    );
+    expect(bars.map(({ from, to, count }) => ({ from, to, count }))).toEqual(o.histogram);
+    const tallest = Math.max(...bars.map((b) => b.h));
+    for (const b of bars)
+      expect(b.h).toBeCloseTo((tallest * b.count) / Math.max(...bars.map((x) => x.count)), 0);
+    const mark = await p.$eval(`#chart-cost-${stage} g.mark[data-key="learned"]`, (g) => ({
+      value: Number(g.getAttribute('data-value')),
+      x: Number(g.querySelector('line')!.getAttribute('x1')),
+      label: g.querySelector('text')!.textContent,
+    }));
+    expect(mark.value).toBe(s.learnedWorstCase);
+    expect(mark.label).toBe(`learned worst case ${costText(s.learnedWorstCase)} s/MB`);
+    for (const b of bars.filter((x) => x.to <= s.learnedWorstCase))
+      expect(mark.x).toBeGreaterThanOrEqual(b.x + b.w - 0.1);
+  }
+  return est;
 }
 
 async function clearFilters(p: Page): Promise<void> {
@@ -400,6 +475,17 @@ describe('the dashboard in Chromium', () => {
     await page.locator('#charts-title').scrollIntoViewIfNeeded();
     await page.locator('section:has(#charts-title)').screenshot({ path: join(SHOTS, '06-charts.png') });
     await page.locator('section:has(#slack-title)').screenshot({ path: join(SHOTS, '07-slack-per-job.png') });
+  });
+
+  it('shows the observed task costs beside the learned worst case, per stage, as the API gives them', async () => {
+    const est = await expectCostsPanel(page, base);
+    expect(est).toMatchObject({ jobs: 2, eta: 1.2, map: { learnedWorstCase: 0.4 } });
+    expect(est.map.observed.count).toBe(12);
+    expect(await page.textContent('#costs-meta')).toBe(
+      '2 finished jobs observed, cluster-wide · quantiles within ±1% · learned eta 1.2 · admission plans every task at the learned worst case (seconds per MB)',
+    );
+    await page.locator('#costs-title').scrollIntoViewIfNeeded();
+    await page.locator('section:has(#costs-title)').screenshot({ path: join(SHOTS, '14-task-costs.png') });
   });
 
   it('shows a job submitted through the API, and a new sample, without reloading', async () => {
@@ -684,5 +770,17 @@ describe('the dashboard of the live sidecar beside the emulated RM', () => {
     ).toEqual(['bar met', 'bar met', 'bar met']);
     expect(dialogs).toEqual([]);
     expect(pageErrors).toEqual([]);
+  });
+
+  it('shows the task costs the sidecar learned from the emulated JobHistory server', async () => {
+    const est = await expectCostsPanel(livePage, running.url);
+    // Three admitted jobs finished: 18 maps and 3 reduces observed.
+    expect(est.jobs).toBe(3);
+    expect(est.map.observed.count).toBe(18);
+    expect(est.reduce.observed.count).toBe(3);
+    expect(est.map.learnedWorstCase).toBeGreaterThanOrEqual(est.map.observed.max!);
+    await livePage
+      .locator('section:has(#costs-title)')
+      .screenshot({ path: join(SHOTS, '13-live-task-costs.png') });
   });
 });

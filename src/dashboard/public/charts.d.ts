@@ -81,3 +81,31 @@ export function barLayout(
   bars: BarInput[],
   options: { width: number; height: number; margin?: Partial<Margin>; yTickCount?: number },
 ): BarLayout;
+
+export interface HistogramBinInput {
+  from: number;
+  to: number;
+  count: number;
+}
+
+export interface HistogramLayout {
+  width: number;
+  height: number;
+  plot: Plot;
+  xTicks: Array<{ value: number; px: number; label: string }>;
+  yTicks: Array<{ value: number; py: number; label: string }>;
+  bars: Array<{ from: number; to: number; count: number; x: number; y: number; w: number; h: number }>;
+  marks: Array<{ key: string; label: string; value: number; px: number }>;
+}
+
+export function logTicks(lo: number, hi: number): number[];
+export function histogramLayout(
+  bins: HistogramBinInput[],
+  options: {
+    width: number;
+    height: number;
+    margin?: Partial<Margin>;
+    yTickCount?: number;
+    marks?: Array<{ key: string; label: string; value: number }>;
+  },
+): HistogramLayout;

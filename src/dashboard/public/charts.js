@@ -233,6 +233,76 @@
     };
   }
 
+  /**
+   * Ticks for a log axis over [lo, hi] (both > 0): the powers of ten inside it, with 2x and 5x
+   * added when fewer than three powers fall inside (a narrow range still gets labels).
+   */
+  function logTicks(lo, hi) {
+    if (!(lo > 0 && hi > lo)) return Number.isFinite(lo) && lo > 0 ? [lo] : [];
+    const out = [];
+    const first = Math.floor(Math.log10(lo));
+    const last = Math.ceil(Math.log10(hi));
+    const powers = [];
+    for (let e = first; e <= last; e++) powers.push(e);
+    const inside = powers.filter((e) => Math.pow(10, e) >= lo && Math.pow(10, e) <= hi).length;
+    const steps = inside >= 3 ? [1] : [1, 2, 5];
+    for (const e of powers) {
+      for (const m of steps) {
+        const v = Number((m * Math.pow(10, e)).toPrecision(12));
+        if (v >= lo && v <= hi) out.push(v);
+      }
+    }
+    return out;
+  }
+
+  /**
+   * Geometry of a histogram over a log-scaled value axis, with vertical marks (the learned
+   * worst case). bins: [{from, to, count}] with 0 < from < to, in order; marks: [{key, label,
+   * value}]. The x axis spans the bins and the marks, so a mark far above every bin still shows.
+   * Returns {width, height, plot, xTicks, yTicks, bars: [{from, to, count, x, y, w, h}],
+   * marks: [{key, label, value, px}]}.
+   */
+  function histogramLayout(bins, options) {
+    const width = options.width;
+    const height = options.height;
+    const m = Object.assign({}, DEFAULT_MARGIN, options.margin || {});
+    const plot = { left: m.left, right: width - m.right, top: m.top, bottom: height - m.bottom };
+    const good = bins.filter((b) => b.from > 0 && b.to > b.from && Number.isFinite(b.to));
+    const marks = (options.marks || []).filter((k) => Number.isFinite(k.value) && k.value > 0);
+    const xs = good.flatMap((b) => [b.from, b.to]).concat(marks.map((k) => k.value));
+    let lo = xs.length ? Math.min(...xs) : 0.1;
+    let hi = xs.length ? Math.max(...xs) : 1;
+    // A little room either side (5 % of the log span, at least a tenth of a decade).
+    const pad = Math.max(0.1, 0.05 * (Math.log10(hi) - Math.log10(lo)));
+    lo = Math.pow(10, Math.log10(lo) - pad);
+    hi = Math.pow(10, Math.log10(hi) + pad);
+    const sxLog = linearScale(Math.log10(lo), Math.log10(hi), plot.left, plot.right);
+    const sx = (v) => sxLog(Math.log10(v));
+    const yTicks = niceTicks(0, Math.max(1, ...good.map((b) => b.count)), options.yTickCount || 4);
+    const sy = linearScale(0, yTicks[yTicks.length - 1], plot.bottom, plot.top);
+    return {
+      width,
+      height,
+      plot,
+      xTicks: logTicks(lo, hi).map((v) => ({ value: v, px: sx(v), label: formatNumber(v) })),
+      yTicks: yTicks.map((v) => ({ value: v, py: sy(v), label: formatNumber(v) })),
+      bars: good.map((b) => {
+        const x0 = sx(b.from);
+        const y = sy(b.count);
+        return {
+          from: b.from,
+          to: b.to,
+          count: b.count,
+          x: x0,
+          y,
+          w: Math.max(1, sx(b.to) - x0),
+          h: plot.bottom - y,
+        };
+      }),
+      marks: marks.map((k) => ({ key: k.key, label: k.label, value: k.value, px: sx(k.value) })),
+    };
+  }
+
   // --- DOM ------------------------------------------------------------------------------
 
   function el(doc, name, attrs) {
@@ -387,6 +457,57 @@
   }
 
   /**
+   * Draw a histogram into `container`. spec: {label, bins, marks, width, height, valueFormat?,
+   * emptyMessage?}. Each bin is a <rect class="bar hist" data-from data-to data-count> with a
+   * <title>; each mark a <g class="mark" data-key data-value> with a line, a label and a title.
+   */
+  function renderHistogram(doc, container, spec) {
+    if (!spec.bins.some((b) => b.count > 0)) {
+      emptyNote(doc, container, spec.emptyMessage || 'nothing observed yet');
+      return null;
+    }
+    const layout = histogramLayout(spec.bins, spec);
+    const svg = svgRoot(doc, layout, spec.label);
+    axes(doc, svg, layout);
+    const fmt = spec.valueFormat || formatNumber;
+    const g = el(doc, 'g', { class: 'bars' });
+    for (const b of layout.bars) {
+      const r = el(doc, 'rect', {
+        class: 'bar hist',
+        x: b.x.toFixed(1),
+        y: b.y.toFixed(1),
+        width: b.w.toFixed(1),
+        height: b.h.toFixed(1),
+        'data-from': b.from,
+        'data-to': b.to,
+        'data-count': b.count,
+      });
+      r.appendChild(text(doc, 'title', {}, `${fmt(b.from)} – ${fmt(b.to)}: ${b.count}`));
+      g.appendChild(r);
+    }
+    svg.appendChild(g);
+    for (const k of layout.marks) {
+      const mg = el(doc, 'g', { class: 'mark', 'data-key': k.key, 'data-value': k.value });
+      mg.appendChild(el(doc, 'line', { x1: k.px, x2: k.px, y1: layout.plot.top, y2: layout.plot.bottom }));
+      // Labelled on the side with more room, so a long label is not clipped.
+      const anchor = k.px > (layout.plot.left + layout.plot.right) / 2 ? 'end' : 'start';
+      const dx = anchor === 'end' ? -3 : 3;
+      mg.appendChild(
+        text(
+          doc,
+          'text',
+          { x: k.px + dx, y: layout.plot.top + 9, 'text-anchor': anchor },
+          `${k.label} ${fmt(k.value)}`,
+        ),
+      );
+      mg.appendChild(text(doc, 'title', {}, `${k.label}: ${fmt(k.value)}`));
+      svg.appendChild(mg);
+    }
+    mount(container, svg, null);
+    return layout;
+  }
+
+  /**
    * A job's times on one axis: arrival, estimated finish, actual finish, deadline and the
    * earliest admissible deadline, as labelled markers. marks: [{key, label, ms}] (null ms
    * skipped).
@@ -452,8 +573,11 @@
     formatNumber,
     lineLayout,
     barLayout,
+    logTicks,
+    histogramLayout,
     renderLineChart,
     renderBarChart,
+    renderHistogram,
     renderTimeline,
   };
 });

@@ -6,6 +6,7 @@
  *   GET /api/v1/jobs/:id                                    the job panel
  *   GET /api/v1/cluster                                     the partitions table
  *   GET /api/v1/stats                                       the charts over time
+ *   GET /api/v1/estimates                                   the task costs panel
  * and polls them every few seconds. Every value that comes from the API reaches the page
  * through textContent, an attribute or a form control's value, never through markup.
  */
@@ -482,6 +483,75 @@
     setText('cluster-meta', meta.join(' · '));
   }
 
+  let lastCostsKey = null;
+  const STAGES = ['map', 'reduce'];
+
+  /** s/MB to three significant digits; '–' when there is no value yet. */
+  function fmtCost(v) {
+    return v === null || v === undefined || !Number.isFinite(v) ? '–' : String(Number(v.toPrecision(3)));
+  }
+
+  function fmtTimes(r) {
+    return r === null || r === undefined || !Number.isFinite(r) ? '–' : `${Number(r.toPrecision(3))}×`;
+  }
+
+  /** The learned worst case beside the observed distribution, per stage (GET /api/v1/estimates). */
+  function renderCosts(est) {
+    const key = JSON.stringify(est);
+    if (key === lastCostsKey) return;
+    lastCostsKey = key;
+    const tbody = $('costs').tBodies[0];
+    clear(tbody);
+    const ok = est && typeof est === 'object';
+    for (const stage of STAGES) {
+      const s = ok && est[stage] && typeof est[stage] === 'object' ? est[stage] : {};
+      const o = s.observed && typeof s.observed === 'object' ? s.observed : {};
+      const tr = document.createElement('tr');
+      tr.dataset.stage = stage;
+      const cells = [
+        ['stage', stage, null],
+        ['count', Number.isFinite(o.count) ? String(o.count) : '–', o.count],
+        ['p50', fmtCost(o.p50), o.p50],
+        ['p90', fmtCost(o.p90), o.p90],
+        ['p99', fmtCost(o.p99), o.p99],
+        ['max', fmtCost(o.max), o.max],
+        ['learned', fmtCost(s.learnedWorstCase), s.learnedWorstCase],
+        ['ratio', fmtTimes(s.worstCaseOverP50), s.worstCaseOverP50],
+      ];
+      for (const [k, textValue, raw] of cells) {
+        const td = node('td', textValue);
+        td.dataset.k = k;
+        if (typeof raw === 'number' && Number.isFinite(raw)) td.dataset.value = String(raw);
+        tr.appendChild(td);
+      }
+      tbody.appendChild(tr);
+      const bins = Array.isArray(o.histogram)
+        ? o.histogram.filter(
+            (b) => b && Number.isFinite(b.from) && Number.isFinite(b.to) && Number.isFinite(b.count),
+          )
+        : [];
+      YssCharts.renderHistogram(document, $(`chart-cost-${stage}`), {
+        label: `${stage} task costs, seconds per MB`,
+        bins,
+        marks: Number.isFinite(s.learnedWorstCase)
+          ? [{ key: 'learned', label: 'learned worst case', value: s.learnedWorstCase }]
+          : [],
+        width: CHART_W,
+        height: CHART_H,
+        valueFormat: (v) => `${fmtCost(v)} s/MB`,
+        emptyMessage: `no finished ${stage} task observed yet`,
+      });
+    }
+    const meta = [];
+    if (ok && Number.isFinite(est.jobs))
+      meta.push(`${plural(est.jobs, 'finished job')} observed, cluster-wide`);
+    if (ok && Number.isFinite(est.quantileRelativeError))
+      meta.push(`quantiles within ±${Number((est.quantileRelativeError * 100).toPrecision(3))}%`);
+    if (ok && Number.isFinite(est.eta)) meta.push(`learned eta ${fmtCost(est.eta)}`);
+    meta.push('admission plans every task at the learned worst case (seconds per MB)');
+    setText('costs-meta', meta.join(' · '));
+  }
+
   function field(dl, key, value) {
     if (value === null || value === undefined || value === '') return;
     const pair = document.createElement('div');
@@ -658,7 +728,7 @@
     const f = filters();
     const selected = state.selectedId;
     try {
-      const [jobs, cluster, stats, detail] = await Promise.all([
+      const [jobs, cluster, stats, detail, costs] = await Promise.all([
         api(jobsQuery(f)),
         api('/cluster'),
         api('/stats'),
@@ -667,6 +737,7 @@
               err.status === 404 ? null : Promise.reject(err),
             )
           : Promise.resolve(undefined),
+        api('/estimates'),
       ]);
       // A newer refresh (a filter changed meanwhile) owns the page.
       if (generation !== state.generation) return;
@@ -676,6 +747,7 @@
       renderJobs();
       renderStats(stats);
       renderCluster(cluster);
+      renderCosts(costs);
       if (selected && selected === state.selectedId) renderDetail(detail || null);
       $('error-banner').hidden = true;
       state.refreshes++;
