@@ -11,11 +11,17 @@ export class RmHttpError extends SidecarError {
   readonly status: number;
   readonly text: string;
 
-  constructor(details: { status: number; text: string; url: string }, options: SidecarErrorOptions = {}) {
-    super(`RM answered ${details.status}${details.text ? `: ${details.text}` : ' with no body'}`, {
-      ...options,
-      context: { ...options.context, ...details },
-    });
+  constructor(
+    details: { status: number; text: string; url: string; service?: string },
+    options: SidecarErrorOptions = {},
+  ) {
+    super(
+      `${details.service ?? 'RM'} answered ${details.status}${details.text ? `: ${details.text}` : ' with no body'}`,
+      {
+        ...options,
+        context: { ...options.context, ...details },
+      },
+    );
     this.status = details.status;
     this.text = details.text;
   }

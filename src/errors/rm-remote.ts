@@ -14,10 +14,17 @@ export class RmRemoteError extends SidecarError {
   readonly remoteMessage: string;
 
   constructor(
-    details: { status: number; exception: string; javaClassName: string; message: string; url: string },
+    details: {
+      status: number;
+      exception: string;
+      javaClassName: string;
+      message: string;
+      url: string;
+      service?: string;
+    },
     options: SidecarErrorOptions = {},
   ) {
-    super(`RM answered ${details.status} ${details.exception}: ${details.message}`, {
+    super(`${details.service ?? 'RM'} answered ${details.status} ${details.exception}: ${details.message}`, {
       ...options,
       context: { ...options.context, ...details },
     });

@@ -8,13 +8,16 @@ export class RmUnavailableError extends SidecarError {
   readonly code = 'RM_UNAVAILABLE';
   readonly httpStatus = 503;
   readonly addresses: readonly string[];
+  /** True when a write reached the server before the connection failed: it may have been applied. */
+  readonly outcomeUnknown: boolean;
 
   constructor(
     message: string,
-    details: { addresses: readonly string[]; reason?: string },
+    details: { addresses: readonly string[]; reason?: string; outcomeUnknown?: boolean },
     options: SidecarErrorOptions = {},
   ) {
     super(message, { ...options, context: { ...options.context, ...details } });
     this.addresses = details.addresses;
+    this.outcomeUnknown = details.outcomeUnknown ?? false;
   }
 }

@@ -33,7 +33,12 @@ export class JobHistoryClient {
     const t =
       options instanceof HttpTransport
         ? options
-        : new HttpTransport({ component: 'jobhistory-client', haDetection: false, ...options });
+        : new HttpTransport({
+            component: 'jobhistory-client',
+            service: 'JobHistory server',
+            haDetection: false,
+            ...options,
+          });
     return new JobHistoryClient(t, '/ws/v1/history/mapreduce');
   }
 

@@ -43,6 +43,8 @@ export interface TransportOptions {
   haDetection?: boolean;
   logger?: Logger;
   component?: string;
+  /** What the server is called in error messages: 'RM' unless told ('JobHistory server', 'NameNode'). */
+  service?: string;
   /**
    * Called after every attempt with its outcome, for metrics: `status` for an HTTP answer,
    * `error` ('timeout' or the network error code) otherwise.
@@ -129,6 +131,7 @@ export class HttpTransport {
   private readonly now: () => number;
   private readonly user: string | undefined;
   private readonly log: Logger;
+  private readonly service: string;
   private readonly onCall: TransportOptions['onCall'];
   private readonly http: AxiosInstance;
   private activeIndex = 0;
@@ -151,6 +154,7 @@ export class HttpTransport {
     this.user = options.user;
     this.onCall = options.onCall;
     this.log = (options.logger ?? silentLogger()).child({ component: options.component ?? 'rm-client' });
+    this.service = options.service ?? 'RM';
     this.activeKnown = this.urls.length === 1 || !this.opts.haDetection;
     const httpsAgent = options.caFile ? new https.Agent({ ca: fs.readFileSync(options.caFile) }) : undefined;
     this.http = axios.create({ httpsAgent });
@@ -324,12 +328,18 @@ export class HttpTransport {
           continue;
         }
         const remote = readRemoteException(res.text);
-        if (remote) throw new RmRemoteError({ status: res.status, ...remote, url: res.url });
+        if (remote)
+          throw new RmRemoteError({ status: res.status, ...remote, url: res.url, service: this.service });
         if (res.status >= 500 && idempotent && canRetry) {
           await this.sleep(this.backoffDelay(attempt));
           continue;
         }
-        throw new RmHttpError({ status: res.status, text: res.text.trim().slice(0, 500), url: res.url });
+        throw new RmHttpError({
+          status: res.status,
+          text: res.text.trim().slice(0, 500),
+          url: res.url,
+          service: this.service,
+        });
       }
 
       if (out.kind === 'timeout') {
@@ -349,6 +359,14 @@ export class HttpTransport {
         this.switchToNext(base, out.code);
         await this.sleep(this.backoffDelay(attempt));
         continue;
+      }
+      if (!idempotent && !neverArrived) {
+        // The request may have reached the server before the connection failed (a reset, a
+        // closed socket): its effect is unknown, and the caller must look before sending again.
+        throw new RmUnavailableError(
+          `${req.method} ${out.url}: the connection failed after the request was sent (${out.code} ${out.message}); the write may have been applied`,
+          { addresses: this.urls, reason: out.code, outcomeUnknown: true },
+        );
       }
       throw new RmUnavailableError(`cannot reach ${out.url}: ${out.code} ${out.message}`, {
         addresses: this.urls,

@@ -16,7 +16,13 @@ export class WebHdfsClient {
     this.transport =
       options instanceof HttpTransport
         ? options
-        : new HttpTransport({ component: 'webhdfs-client', haDetection: false, ...options, format: 'json' });
+        : new HttpTransport({
+            component: 'webhdfs-client',
+            service: 'NameNode',
+            haDetection: false,
+            ...options,
+            format: 'json',
+          });
   }
 
   private async get<T>(

@@ -215,6 +215,11 @@ describe('a write applied whose answer is lost', () => {
     expect(err).toBeInstanceOf(RmUnavailableError);
     expect((err as RmUnavailableError).code).toBe('RM_UNAVAILABLE');
     expect((err as RmUnavailableError).context.reason).toBe('ECONNRESET');
+    // The client says the write may have happened, so a caller looks before it sends again.
+    expect((err as RmUnavailableError).outcomeUnknown).toBe(true);
+    expect((err as Error).message).toMatch(
+      /^POST http:\/\/127\.0\.0\.1:\d+\/ws\/v1\/cluster\/apps.*: the connection failed after the request was sent \(ECONNRESET .*\); the write may have been applied$/,
+    );
     // Sent once, handled by the RM (202), answer never delivered.
     expect(h.emu.controls.writeCounts()).toEqual({ 'POST /ws/v1/cluster/apps': 1 });
     expect(lost('/ws/v1/cluster/apps').map((w) => [w.lostStatus, w.status, w.injected])).toEqual([

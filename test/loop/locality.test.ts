@@ -359,7 +359,7 @@ describe("against the fixture server's Hadoop WebHDFS samples", () => {
     const { status, body } = await submit({ inputBytes: MB, inputPaths: ['/forbidden/input'] });
     expect(status).toBe(201);
     expect(body.placement.locality).toMatch(
-      /^unavailable \(LISTSTATUS \/forbidden\/input: RM_REMOTE_EXCEPTION: RM answered 403 AccessControlException/,
+      /^unavailable \(LISTSTATUS \/forbidden\/input: RM_REMOTE_EXCEPTION: NameNode answered 403 AccessControlException/,
     );
   });
 });

@@ -21,6 +21,7 @@ import { RmRemoteError } from '../../src/errors/rm-remote';
 import { RmTimeoutError } from '../../src/errors/rm-timeout';
 import { RmUnavailableError } from '../../src/errors/rm-unavailable';
 import { HttpResourceManagerClient } from '../../src/yarn/client';
+import { JobHistoryClient } from '../../src/yarn/jobhistory';
 import { HttpTransport } from '../../src/yarn/transport';
 
 interface TestServer {
@@ -361,7 +362,22 @@ describe('bad inputs: each is a typed error', () => {
       .clusterInfo()
       .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(RmUnavailableError);
-    expect(err).toMatchObject({ context: { reason: 'ECONNREFUSED' } });
+    expect(err).toMatchObject({ context: { reason: 'ECONNREFUSED' }, outcomeUnknown: false });
+  });
+
+  it('names the server that answered: a JobHistory server error is not said to come from the RM', async () => {
+    const server = await rawServer((_req, res) => {
+      res.writeHead(500, { 'content-type': 'text/plain' });
+      res.end('history store offline');
+    });
+    try {
+      const jhs = JobHistoryClient.forHistoryServer({ urls: [server.url], maxAttempts: 1 });
+      const err = await jhs.jobs().catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(RmHttpError);
+      expect((err as Error).message).toBe('JobHistory server answered 500: history store offline');
+    } finally {
+      await server.close();
+    }
   });
 
   it('a hang longer than the timeout', async () => {
