@@ -264,6 +264,11 @@ describe('histogramLayout', () => {
     expect(l.xTicks.map((t) => t.label)).toEqual(['0.05', '0.1', '0.2', '0.5', '1', '2']);
   });
 
+  it('counts one task at most: whole-number ticks only (0 and 1, not 0.5)', () => {
+    const l = histogramLayout([{ from: 0.1, to: 0.2, count: 1 }], { width: 400, height: 180 });
+    expect(l.yTicks.map((t) => t.value)).toEqual([0, 1]);
+  });
+
   it('property: bars and marks stay in the plot, bars in value order, the top tick at or above the largest count', () => {
     const bin = fc
       .tuple(
@@ -295,6 +300,7 @@ describe('histogramLayout', () => {
           expect(px).toBeGreaterThanOrEqual(l.plot.left);
           expect(px).toBeLessThanOrEqual(l.plot.right);
           expect(l.yTicks.at(-1)!.value).toBeGreaterThanOrEqual(Math.max(...sorted.map((b) => b.count)));
+          for (const t of l.yTicks) expect(Number.isInteger(t.value)).toBe(true);
         },
       ),
       { numRuns: 150 },

@@ -278,7 +278,10 @@
     hi = Math.pow(10, Math.log10(hi) + pad);
     const sxLog = linearScale(Math.log10(lo), Math.log10(hi), plot.left, plot.right);
     const sx = (v) => sxLog(Math.log10(v));
-    const yTicks = niceTicks(0, Math.max(1, ...good.map((b) => b.count)), options.yTickCount || 4);
+    // Counts are whole numbers: no tick at half a task.
+    const yTicks = niceTicks(0, Math.max(1, ...good.map((b) => b.count)), options.yTickCount || 4).filter(
+      (v) => Number.isInteger(v),
+    );
     const sy = linearScale(0, yTicks[yTicks.length - 1], plot.bottom, plot.top);
     return {
       width,
