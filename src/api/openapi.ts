@@ -94,6 +94,11 @@ export const openApiDocument = {
           queue: { type: 'string' },
           priority: { type: 'integer' },
           label: { type: ['string', 'null'] },
+          energyJoules: {
+            type: ['number', 'null'],
+            description:
+              "estimated energy of the job's map tasks in the chosen partition, from the energy profile; null without a profile whose energies are in kWh",
+          },
           reason: {
             type: 'object',
             description: 'why a job was rejected: which job would miss its deadline, and by how much',
@@ -195,11 +200,11 @@ export const openApiDocument = {
         },
         responses: {
           '201': {
-            description: 'admitted',
+            description: 'admitted (a dry run too)',
             content: { 'application/json': { schema: { $ref: '#/components/schemas/Answer' } } },
           },
           '200': {
-            description: 'rejected (or a dry run)',
+            description: 'rejected (a dry run too)',
             content: { 'application/json': { schema: { $ref: '#/components/schemas/Answer' } } },
           },
           '400': errorResponse('invalid JSON or invalid fields; `issues` names each field'),

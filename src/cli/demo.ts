@@ -67,6 +67,9 @@ export async function startDemo(o: DemoOptions): Promise<RunningDemo> {
     now: () => emulator.time.nowEpochMs(),
     extraRoutes: (app) => mountDashboard(app),
   });
+  // The sidecar answers 503 NOT_READY until its first poll has read the cluster; wait for that
+  // poll (startSidecar has already begun it) so the first demo job gets a decision.
+  await sidecar.sidecar.runOnce();
   o.out(
     `Emulated YARN ResourceManager: ${emulator.url} (JobHistory ${emulator.jhsUrl}), ${o.speed}x real time`,
   );
