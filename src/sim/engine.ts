@@ -1,4 +1,4 @@
-import { EventQueue } from './event-queue';
+import { CodeQueue } from './event-queue';
 import { MB, slotTotals, type ClusterSpec, type NodeClassSpec, type RunKind, type TraceJob } from './model';
 import type {
   AdmissionPort,
@@ -11,6 +11,7 @@ import type {
   RunContext,
 } from './policy-port';
 import { mulberry32, type Rng } from './rng';
+import { TASK_COMPLETED, TASK_GPU, TASK_LOCAL, TASK_MAP, TaskLog, type EndedTasks } from './task-log';
 
 /**
  * The discrete-event cluster engine. Virtual time only; randomness only from the seed.
@@ -33,12 +34,20 @@ import { mulberry32, type Rng } from './rng';
 
 type TaskKind = 'map' | 'reduce';
 
-type SimEvent =
-  | { kind: 'arrive'; job: number }
-  | { kind: 'heartbeat'; node: number }
-  | { kind: 'taskEnd'; node: number; job: number; task: TaskKind; index: number; attempt: number }
-  | { kind: 'fail'; node: number }
-  | { kind: 'repair'; node: number };
+/**
+ * An event is one number on the agenda: subject * EV_KINDS + kind, the subject being a job
+ * index (arrive), a node index (heartbeat, fail, repair) or a task-log row (taskEnd), whose
+ * row holds the rest (node, job, task, start). No object is made per event.
+ */
+const EV_ARRIVE = 0;
+const EV_HEARTBEAT = 1;
+const EV_TASK_END = 2;
+const EV_FAIL = 3;
+const EV_REPAIR = 4;
+const EV_KINDS = 8;
+
+/** Marks a map index that is not in its job's pending list (pendingPrev). */
+const NOT_PENDING = -2;
 
 /**
  * The engine's job views also carry its index of pending maps by replica node, so a
@@ -47,6 +56,13 @@ type SimEvent =
 export interface IndexedJobView extends JobView {
   /** Pending map indices with a replica on node `node`, in pendingMaps order. Live: do not mutate. */
   pendingMapsOn(node: number): readonly number[];
+  /** pendingMaps.length, without building the pendingMaps array. */
+  readonly pendingMapCount: number;
+  /**
+   * pendingMaps[i], without building the array: O(1) for i = 0 and for i one past the
+   * previous call's (the walk HeartbeatTally.firstAny makes), O(i) otherwise.
+   */
+  pendingMapAt(i: number): number;
 }
 
 const NO_MAPS: readonly number[] = Object.freeze([]);
@@ -54,15 +70,6 @@ const NO_MAPS: readonly number[] = Object.freeze([]);
 export type JobStatus = 'waiting' | 'rejected' | 'admitted' | 'running' | 'finished' | 'killed';
 
 export type ContainerKind = 'cpu' | 'gpu';
-
-interface RunningTask {
-  job: number;
-  task: TaskKind;
-  index: number;
-  start: number;
-  attempt: number;
-  container: ContainerKind;
-}
 
 interface NodeRt {
   index: number;
@@ -77,7 +84,8 @@ interface NodeRt {
   alive: boolean;
   phase: number;
   parked: boolean;
-  running: Map<number, RunningTask>;
+  /** Task-log rows of the attempts running here, in the order they started (a few slots' worth). */
+  running: number[];
 }
 
 export interface TaskRecord {
@@ -105,13 +113,29 @@ interface JobRt {
   queue: string;
   reason: string | null;
   estimatedFinish: number | null;
-  pendingMaps: number[];
   /**
-   * Pending map tasks indexed by replica node: node index -> the pending maps with a replica
-   * of their block on that node, in pendingMaps order (both only ever lose entries or gain
-   * one at the end). Built when the job is admitted, dropped when it leaves.
+   * The pending map tasks, in order, as a doubly linked list over map indices: a map leaves
+   * the middle (a local pick) in O(1) where an array's indexOf + splice cost the job's whole
+   * pending count, on every assignment. Lost maps rejoin at the tail. pendingPrev[i] is
+   * NOT_PENDING for a map that is not in the list.
    */
-  localPending: Map<number, number[]> | null;
+  pendingNext: Int32Array;
+  pendingPrev: Int32Array;
+  pendingHead: number;
+  pendingTail: number;
+  pendingCount: number;
+  /** The list as an array (JobView.pendingMaps), built when read, dropped when the list changes. */
+  pendingArray: number[] | null;
+  /** pendingMapAt's place in the list: (position, map) of its last answer, valid until the list changes. */
+  cursorPos: number;
+  cursorMap: number;
+  /**
+   * Pending map tasks indexed by replica node: node index -> the maps with a replica of their
+   * block on that node, in pending order. A map that starts is not removed at once: the list
+   * drops it the next time it is read (pendingMapsOn), so each entry is removed once, for O(1)
+   * per start. Built when the job is admitted, dropped when it leaves.
+   */
+  localPending: Array<number[] | undefined> | null;
   runningMaps: number;
   finishedMaps: number;
   pendingReduces: number;
@@ -119,14 +143,17 @@ interface JobRt {
   lostReduces: number[];
   runningReduces: number;
   finishedReduces: number;
-  blocks: string[];
-  /** Replica nodes of each map's block (the arrays blockReplicas holds, looked up once). */
-  replicas: number[][];
+  /** The trace's block ids, or null when they are the generated `${id}/blk_${i}`. */
+  blocks: readonly string[] | null;
+  /** Replica nodes of map i's block: replicas[i * replication .. (i + 1) * replication). */
+  replicas: Int32Array;
   splitBytes: number[];
-  mapStarts: number[];
-  mapFinishes: number[];
+  mapStarts: Float64Array;
+  mapFinishes: Float64Array;
   reduceStarts: number[];
   reduceFinishes: number[];
+  /** Completed map tasks that read a local replica (JobOutcome.localMaps). */
+  localMapsDone: number;
   started: boolean;
   finish: number | null;
   slotSeconds: number;
@@ -195,25 +222,37 @@ export interface EngineSnapshot {
 export class Engine {
   readonly cluster: ClusterSpec;
   readonly context: RunContext;
-  private readonly queue = new EventQueue<SimEvent>();
+  private readonly queue = new CodeQueue();
   private readonly nodes: NodeRt[] = [];
   private readonly jobs: JobRt[] = [];
   private readonly jobIndex = new Map<string, number>();
+  /**
+   * Replicas of the blocks with a name of their own: the cluster's blocks and those a trace
+   * names. A job without block ids keeps its generated blocks' replicas in its own array
+   * (JobRt.replicas) instead: millions of `${id}/blk_${i}` keys were a large share of a big
+   * run's memory and time. explicitJobPrefixes holds X for every named block "X/blk_N", so a
+   * job X's generated block still finds a replica set a trace named before (and the reverse is
+   * found through jobIndex), exactly as one shared table would.
+   */
   private readonly blockReplicas = new Map<string, number[]>();
+  private readonly explicitJobPrefixes = new Set<string>();
+  /** Replicas per block: min(hdfs.replication, nodes), the same for every block. */
+  private readonly replication: number;
   private readonly admission: AdmissionPort;
   private readonly placement: PlacementPort;
   private readonly rngJitter: Rng;
   private readonly rngBlocks: Rng;
   private readonly rngFail: Rng;
   private readonly onProgress: EngineOptions['onProgress'];
-  private readonly tasks: TaskRecord[] = [];
+  private readonly log = new TaskLog();
+  /** TaskRecord objects of the first records.length ended attempts, made when asked for. */
+  private readonly records: TaskRecord[] = [];
   private active: JobRt[] = [];
   private activeViews: JobView[] = [];
   private orderDirty = false;
   /** The active jobs with pending maps, in dispatch order: what the placement port is shown. */
   private mapQueueViews: JobView[] = [];
   private mapQueueDirty = true;
-  private attemptSeq = 0;
   /** Map tasks waiting in all active jobs, and reduces ready (their job's maps done) but not started. */
   private pendingMapTotal = 0;
   private readyReduceTotal = 0;
@@ -232,6 +271,9 @@ export class Engine {
     this.rngBlocks = root.fork('block-placement');
     this.rngFail = root.fork('failures');
     const unified = cluster.slotModel === 'unified';
+    let nodeCount = 0;
+    for (const cls of cluster.nodeClasses) nodeCount += cls.count;
+    this.replication = Math.min(cluster.hdfs.replication, nodeCount);
     for (const cls of cluster.nodeClasses) {
       for (let i = 0; i < cls.count; i++) {
         const index = this.nodes.length;
@@ -246,17 +288,17 @@ export class Engine {
           alive: true,
           phase: rngPhase.uniform(0, cluster.heartbeatSeconds),
           parked: true,
-          running: new Map(),
+          running: [],
         });
       }
     }
     this.placeClusterBlocks();
     if (cluster.failures) {
       for (const n of this.nodes)
-        this.queue.push(this.rngFail.exponential(cluster.failures.meanTimeBetweenSeconds), {
-          kind: 'fail',
-          node: n.index,
-        });
+        this.queue.push(
+          this.rngFail.exponential(cluster.failures.meanTimeBetweenSeconds),
+          n.index * EV_KINDS + EV_FAIL,
+        );
     }
     this.context = {
       cluster,
@@ -271,6 +313,11 @@ export class Engine {
 
   get events(): number {
     return this.eventsProcessed;
+  }
+
+  /** Jobs submitted so far (outcomes() lists them all). */
+  get jobCount(): number {
+    return this.jobs.length;
   }
 
   get nodeCount(): number {
@@ -289,7 +336,10 @@ export class Engine {
 
   /** Replicas of a block, by node index. */
   replicasOf(blockId: string): readonly number[] {
-    return this.blockReplicas.get(blockId) ?? [];
+    const named = this.blockReplicas.get(blockId);
+    if (named) return named;
+    const g = this.generatedBlock(blockId);
+    return g ? replicasAt(g.job, g.index, this.replication) : [];
   }
 
   // ---------------------------------------------------------------- public controls
@@ -299,9 +349,21 @@ export class Engine {
     if (this.jobIndex.has(spec.id)) throw new RangeError(`job ${spec.id} was already submitted`);
     const index = this.jobs.length;
     const splitBytes = spec.splits ?? evenSplits(spec.inputBytes, spec.maps);
-    const blocks = spec.blocks ?? splitBytes.map((_, i) => `${spec.id}/blk_${i}`);
-    for (const b of blocks) this.ensureBlock(b);
-    const replicas = blocks.map((b) => this.blockReplicas.get(b) as number[]);
+    const blocks = spec.blocks ?? null;
+    const k = this.replication;
+    const nBlocks = blocks ? blocks.length : splitBytes.length;
+    const replicas = new Int32Array(nBlocks * k);
+    // Blocks are placed in map order, drawing from the block stream only for a block not seen before.
+    const checkNamed = !blocks && this.explicitJobPrefixes.has(spec.id);
+    for (let i = 0; i < nBlocks; i++) {
+      const named = blocks
+        ? this.namedBlock(blocks[i] as string)
+        : checkNamed
+          ? this.blockReplicas.get(`${spec.id}/blk_${i}`)
+          : undefined;
+      if (named) for (let r = 0; r < k; r++) replicas[i * k + r] = named[r] as number;
+      else this.drawReplicas(replicas, i * k);
+    }
     const rt: JobRt = {
       index,
       spec,
@@ -312,7 +374,14 @@ export class Engine {
       queue: spec.queue,
       reason: null,
       estimatedFinish: null,
-      pendingMaps: [],
+      pendingNext: NO_INDICES,
+      pendingPrev: NO_INDICES,
+      pendingHead: -1,
+      pendingTail: -1,
+      pendingCount: 0,
+      pendingArray: null,
+      cursorPos: -1,
+      cursorMap: -1,
       localPending: null,
       runningMaps: 0,
       finishedMaps: 0,
@@ -323,10 +392,11 @@ export class Engine {
       blocks,
       replicas,
       splitBytes,
-      mapStarts: new Array<number>(spec.maps).fill(Number.NaN),
-      mapFinishes: new Array<number>(spec.maps).fill(Number.NaN),
+      mapStarts: new Float64Array(spec.maps).fill(Number.NaN),
+      mapFinishes: new Float64Array(spec.maps).fill(Number.NaN),
       reduceStarts: [],
       reduceFinishes: [],
+      localMapsDone: 0,
       started: false,
       finish: null,
       slotSeconds: 0,
@@ -337,7 +407,7 @@ export class Engine {
     rt.view = this.makeView(rt);
     this.jobs.push(rt);
     this.jobIndex.set(spec.id, index);
-    this.queue.push(Math.max(spec.arrival, this._now), { kind: 'arrive', job: index });
+    this.queue.push(Math.max(spec.arrival, this._now), index * EV_KINDS + EV_ARRIVE);
   }
 
   /** Process every event at or before `t`, then set the clock to `t`. */
@@ -353,11 +423,30 @@ export class Engine {
 
   /** Process one event; false when nothing is left. */
   step(): boolean {
-    const item = this.queue.pop();
-    if (!item) return false;
-    this._now = item.time;
+    const q = this.queue;
+    if (!q.pop()) return false;
+    this._now = q.time;
     this.eventsProcessed++;
-    this.handle(item.event);
+    const code = q.code;
+    const kind = code % EV_KINDS;
+    const subject = (code - kind) / EV_KINDS;
+    switch (kind) {
+      case EV_ARRIVE:
+        this.onArrive(this.jobs[subject] as JobRt);
+        break;
+      case EV_HEARTBEAT:
+        this.onHeartbeat(this.nodes[subject] as NodeRt);
+        break;
+      case EV_TASK_END:
+        this.onTaskEnd(subject);
+        break;
+      case EV_FAIL:
+        this.onFail(this.nodes[subject] as NodeRt);
+        break;
+      case EV_REPAIR:
+        this.onRepair(this.nodes[subject] as NodeRt);
+        break;
+    }
     return true;
   }
 
@@ -396,18 +485,18 @@ export class Engine {
     const wasActive = job.status === 'admitted' || job.status === 'running';
     job.status = 'killed';
     if (wasActive) {
-      this.pendingMapTotal -= job.pendingMaps.length;
+      this.pendingMapTotal -= job.pendingCount;
       if (job.finishedMaps === job.spec.maps) this.readyReduceTotal -= job.pendingReduces;
     }
-    job.pendingMaps.length = 0;
+    clearPending(job);
     job.localPending = null;
     this.mapQueueDirty = true;
     job.version++;
     job.pendingReduces = 0;
     for (const node of this.nodes) {
-      for (const [attempt, t] of node.running) {
-        if (t.job !== job.index) continue;
-        this.loseAttempt(node, attempt, t);
+      for (const row of node.running.slice()) {
+        if (this.log.jobIndex(row) !== job.index) continue;
+        this.loseAttempt(node, row);
       }
     }
     job.runningMaps = 0;
@@ -432,7 +521,7 @@ export class Engine {
         alive: n.alive,
         freeMapSlots: this.freeFor(n, 'map'),
         freeReduceSlots: this.freeFor(n, 'reduce'),
-        runningTasks: n.running.size,
+        runningTasks: n.running.length,
       })),
       jobs: this.jobs.map((j) => ({
         id: j.spec.id,
@@ -441,7 +530,7 @@ export class Engine {
         priority: j.priority,
         arrival: j.spec.arrival,
         absDeadline: j.absDeadline,
-        mapsPending: j.pendingMaps.length,
+        mapsPending: j.pendingCount,
         mapsRunning: j.runningMaps,
         mapsDone: j.finishedMaps,
         reducesPending: j.pendingReduces,
@@ -454,9 +543,6 @@ export class Engine {
 
   /** Every job's outcome, in submission order. */
   outcomes(): JobOutcome[] {
-    const localByJob = new Map<string, number>();
-    for (const t of this.tasks)
-      if (t.completed && t.kind === 'map' && t.local) localByJob.set(t.job, (localByJob.get(t.job) ?? 0) + 1);
     return this.jobs.map((j) => {
       const admitted = j.status !== 'rejected' && j.status !== 'waiting';
       const start = j.mapStarts.reduce(
@@ -488,14 +574,59 @@ export class Engine {
               ? null
               : false,
         slotSeconds: j.slotSeconds,
-        localMaps: localByJob.get(j.spec.id) ?? 0,
+        localMaps: j.localMapsDone,
       };
     });
   }
 
-  /** Every task attempt, completed or lost, in the order they ended. */
+  /**
+   * Every task attempt, completed or lost, in the order they ended. The objects are made on
+   * the first call that reaches them and kept, so a caller that reads the list again (the
+   * emulator, after every advance) pays only for what ended since.
+   */
   taskRecords(): readonly TaskRecord[] {
-    return this.tasks;
+    const log = this.log;
+    for (let k = this.records.length; k < log.length; k++) {
+      const row = log.row(k);
+      const flags = log.flags(row);
+      const job = this.jobs[log.jobIndex(row)] as JobRt;
+      const node = this.nodes[log.nodeIndex(row)] as NodeRt;
+      const container: ContainerKind = flags & TASK_GPU ? 'gpu' : 'cpu';
+      const completed = (flags & TASK_COMPLETED) !== 0;
+      this.records.push({
+        job: job.spec.id,
+        kind: flags & TASK_MAP ? 'map' : 'reduce',
+        index: log.taskIndex(row),
+        node: node.id,
+        nodeClass: node.cls.name,
+        start: log.start(row),
+        end: log.end(row),
+        local: (flags & TASK_LOCAL) !== 0,
+        container,
+        completed,
+        energyKWh: completed ? node.cls.taskEnergyKWh[runKind(job.spec.type, container)] : 0,
+      });
+    }
+    return this.records;
+  }
+
+  /**
+   * The same attempts as taskRecords(), read by column without making an object per attempt
+   * (the metrics of a large run). Rows: jobIndex is the submission index, nodeIndex the
+   * node's; flags are the TASK_* bits of task-log.ts.
+   */
+  endedTasks(): EndedTasks {
+    return this.log;
+  }
+
+  /** Energy of a completed attempt (its node class's per-task figure for how it ran). */
+  taskEnergyKWh(row: number): number {
+    const log = this.log;
+    if ((log.flags(row) & TASK_COMPLETED) === 0) return 0;
+    const job = this.jobs[log.jobIndex(row)] as JobRt;
+    const node = this.nodes[log.nodeIndex(row)] as NodeRt;
+    const container: ContainerKind = log.flags(row) & TASK_GPU ? 'gpu' : 'cpu';
+    return node.cls.taskEnergyKWh[runKind(job.spec.type, container)];
   }
 
   /** The attempts of one job running now, with their start (what a MapReduce AM reports). */
@@ -503,9 +634,16 @@ export class Engine {
     const idx = this.jobIndex.get(jobId);
     const out: Array<{ kind: TaskKind; index: number; start: number; node: string }> = [];
     if (idx === undefined) return out;
+    const log = this.log;
     for (const n of this.nodes)
-      for (const t of n.running.values())
-        if (t.job === idx) out.push({ kind: t.task, index: t.index, start: t.start, node: n.id });
+      for (const row of n.running)
+        if (log.jobIndex(row) === idx)
+          out.push({
+            kind: log.flags(row) & TASK_MAP ? 'map' : 'reduce',
+            index: log.taskIndex(row),
+            start: log.start(row),
+            node: n.id,
+          });
     return out;
   }
 
@@ -517,21 +655,6 @@ export class Engine {
   }
 
   // ---------------------------------------------------------------- event handling
-
-  private handle(ev: SimEvent): void {
-    switch (ev.kind) {
-      case 'arrive':
-        return this.onArrive(this.jobs[ev.job] as JobRt);
-      case 'heartbeat':
-        return this.onHeartbeat(this.nodes[ev.node] as NodeRt);
-      case 'taskEnd':
-        return this.onTaskEnd(ev);
-      case 'fail':
-        return this.onFail(this.nodes[ev.node] as NodeRt);
-      case 'repair':
-        return this.onRepair(this.nodes[ev.node] as NodeRt);
-    }
-  }
 
   private onArrive(job: JobRt): void {
     if (job.status !== 'waiting') return; // killed before arrival
@@ -545,8 +668,8 @@ export class Engine {
     }
     job.status = 'admitted';
     job.admittedAt = this._now;
-    job.pendingMaps = Array.from({ length: job.spec.maps }, (_, i) => i);
-    job.localPending = new Map();
+    initPending(job, job.spec.maps);
+    job.localPending = new Array<number[] | undefined>(this.nodes.length);
     for (let i = 0; i < job.spec.maps; i++) this.indexPendingMap(job, i);
     job.version++;
     this.pendingMapTotal += job.spec.maps;
@@ -680,42 +803,33 @@ export class Engine {
     }
   }
 
-  private onTaskEnd(ev: Extract<SimEvent, { kind: 'taskEnd' }>): void {
-    const node = this.nodes[ev.node] as NodeRt;
-    const t = node.running.get(ev.attempt);
-    if (!t) return; // the attempt was lost (failure or kill)
-    node.running.delete(ev.attempt);
-    this.release(node, ev.task, t.container);
-    const job = this.jobs[ev.job] as JobRt;
-    const duration = this._now - t.start;
+  private onTaskEnd(row: number): void {
+    const log = this.log;
+    if (!log.isRunning(row)) return; // the attempt was lost (failure or kill)
+    const node = this.nodes[log.nodeIndex(row)] as NodeRt;
+    const flags = log.flags(row);
+    const isMap = (flags & TASK_MAP) !== 0;
+    const index = log.taskIndex(row);
+    removeRunning(node, row);
+    this.release(node, isMap ? 'map' : 'reduce', flags & TASK_GPU ? 'gpu' : 'cpu');
+    const job = this.jobs[log.jobIndex(row)] as JobRt;
+    const duration = this._now - log.start(row);
     job.slotSeconds += duration;
-    const run = runKind(job.spec.type, t.container);
-    this.tasks.push({
-      job: job.spec.id,
-      kind: ev.task,
-      index: ev.index,
-      node: node.id,
-      nodeClass: node.cls.name,
-      start: t.start,
-      end: this._now,
-      local: ev.task === 'map' ? this.isLocal(job, ev.index, node.index) : true,
-      container: t.container,
-      completed: true,
-      energyKWh: node.cls.taskEnergyKWh[run],
-    });
-    if (ev.task === 'map') {
+    log.close(row, this._now, true);
+    if (isMap) {
       job.runningMaps--;
       job.finishedMaps++;
-      job.mapFinishes[ev.index] = this._now;
+      job.mapFinishes[index] = this._now;
+      if (flags & TASK_LOCAL) job.localMapsDone++;
       if (job.finishedMaps === job.spec.maps) this.readyReduceTotal += job.pendingReduces;
     } else {
       job.runningReduces--;
       job.finishedReduces++;
-      job.reduceFinishes[ev.index] = this._now;
+      job.reduceFinishes[index] = this._now;
     }
     if (job.finishedMaps === job.spec.maps && job.finishedReduces === job.spec.reduces) this.finishJob(job);
     if (this.worthHeartbeating(node)) this.scheduleHeartbeat(node, this._now);
-    if (ev.task === 'map' && job.finishedMaps === job.spec.maps && job.spec.reduces > 0) this.wakeAll();
+    if (isMap && job.finishedMaps === job.spec.maps && job.spec.reduces > 0) this.wakeAll();
   }
 
   /**
@@ -729,24 +843,28 @@ export class Engine {
   private onFail(node: NodeRt): void {
     if (!this.cluster.failures || this.settled === this.jobs.length) return;
     node.alive = false;
-    for (const [attempt, t] of node.running) {
-      const job = this.jobs[t.job] as JobRt;
-      this.loseAttempt(node, attempt, t);
-      if (t.task === 'map') {
+    const log = this.log;
+    for (const row of node.running.slice()) {
+      const job = this.jobs[log.jobIndex(row)] as JobRt;
+      const index = log.taskIndex(row);
+      this.loseAttempt(node, row);
+      if (log.flags(row) & TASK_MAP) {
         job.runningMaps--;
-        job.pendingMaps.push(t.index);
-        this.indexPendingMap(job, t.index);
-        if (job.pendingMaps.length === 1) this.mapQueueDirty = true;
+        // The lost map rejoins the pending list at its tail (and its replica nodes' lists).
+        this.unindexStale(job, index);
+        appendPending(job, index);
+        this.indexPendingMap(job, index);
+        if (job.pendingCount === 1) this.mapQueueDirty = true;
         job.version++;
         this.pendingMapTotal++;
       } else {
         job.runningReduces--;
         job.pendingReduces++;
-        job.lostReduces.push(t.index);
+        job.lostReduces.push(index);
         this.readyReduceTotal++;
       }
     }
-    this.queue.push(this._now + this.cluster.failures.repairSeconds, { kind: 'repair', node: node.index });
+    this.queue.push(this._now + this.cluster.failures.repairSeconds, node.index * EV_KINDS + EV_REPAIR);
     this.wakeAll();
   }
 
@@ -754,10 +872,10 @@ export class Engine {
     if (!this.cluster.failures) return;
     node.alive = true;
     if (this.settled < this.jobs.length) {
-      this.queue.push(this._now + this.rngFail.exponential(this.cluster.failures.meanTimeBetweenSeconds), {
-        kind: 'fail',
-        node: node.index,
-      });
+      this.queue.push(
+        this._now + this.rngFail.exponential(this.cluster.failures.meanTimeBetweenSeconds),
+        node.index * EV_KINDS + EV_FAIL,
+      );
     }
     if (this.worthHeartbeating(node)) this.scheduleHeartbeat(node, this._now);
   }
@@ -795,8 +913,7 @@ export class Engine {
       if (idx === undefined)
         throw new Error(`placement ${this.placement.name} assigned a task of unknown job ${a.jobId}`);
       const job = this.jobs[idx] as JobRt;
-      const pos = job.pendingMaps.indexOf(a.mapIndex);
-      if (pos < 0)
+      if (!isPending(job, a.mapIndex))
         throw new Error(
           `placement ${this.placement.name} assigned map ${a.mapIndex} of ${a.jobId}, which is not pending`,
         );
@@ -810,9 +927,9 @@ export class Engine {
           `placement ${this.placement.name} put CPU job ${a.jobId} in a GPU container (node ${node.id})`,
         );
       }
-      job.pendingMaps.splice(pos, 1);
-      this.unindexPendingMap(job, a.mapIndex);
-      if (job.pendingMaps.length === 0) this.mapQueueDirty = true;
+      // The replica nodes' local lists drop the map when next read (pendingMapsOn).
+      removePending(job, a.mapIndex);
+      if (job.pendingCount === 0) this.mapQueueDirty = true;
       job.version++;
       this.startTask(node, job, 'map', a.mapIndex, kind);
     }
@@ -820,14 +937,16 @@ export class Engine {
 
   private startTask(node: NodeRt, job: JobRt, kind: TaskKind, index: number, container: ContainerKind): void {
     this.take(node, kind, container);
-    const attempt = ++this.attemptSeq;
-    node.running.set(attempt, { job: job.index, task: kind, index, start: this._now, attempt, container });
     let seconds: number;
+    // A reduce counts as local in the task records (it reads its map outputs wherever they are).
+    let flags = container === 'gpu' ? TASK_GPU | TASK_LOCAL : TASK_LOCAL;
     if (kind === 'map') {
       job.runningMaps++;
       this.pendingMapTotal--;
       job.mapStarts[index] = this._now;
-      seconds = this.mapSeconds(job, index, node, container);
+      const local = this.isLocal(job, index, node.index);
+      flags = (container === 'gpu' ? TASK_GPU : 0) | TASK_MAP | (local ? TASK_LOCAL : 0);
+      seconds = this.mapSeconds(job, index, node, container, local);
     } else {
       job.pendingReduces--;
       this.readyReduceTotal--;
@@ -835,19 +954,14 @@ export class Engine {
       job.reduceStarts[index] = this._now;
       seconds = this.reduceSeconds(job, index, node, container);
     }
+    const row = this.log.open(job.index, index, node.index, this._now, flags);
+    node.running.push(row);
     if (!job.started) {
       job.started = true;
       job.status = 'running';
       this.admission.jobStarted(job.spec.id, this._now);
     }
-    this.queue.push(this._now + seconds, {
-      kind: 'taskEnd',
-      node: node.index,
-      job: job.index,
-      task: kind,
-      index,
-      attempt,
-    });
+    this.queue.push(this._now + seconds, row * EV_KINDS + EV_TASK_END);
   }
 
   private finishJob(job: JobRt): void {
@@ -861,37 +975,30 @@ export class Engine {
       job: job.spec,
       admittedAt: job.admittedAt,
       finish: this._now,
-      mapStarts: job.mapStarts.slice(),
-      mapFinishes: job.mapFinishes.slice(),
+      mapStarts: Array.from(job.mapStarts),
+      mapFinishes: Array.from(job.mapFinishes),
       reduceStarts: job.reduceStarts.slice(),
       reduceFinishes: job.reduceFinishes.slice(),
     };
     this.admission.jobFinished(record, this._now);
   }
 
-  private loseAttempt(node: NodeRt, attempt: number, t: RunningTask): void {
-    node.running.delete(attempt);
-    this.release(node, t.task, t.container);
-    const job = this.jobs[t.job] as JobRt;
-    this.tasks.push({
-      job: job.spec.id,
-      kind: t.task,
-      index: t.index,
-      node: node.id,
-      nodeClass: node.cls.name,
-      start: t.start,
-      end: this._now,
-      local: t.task === 'map' ? this.isLocal(job, t.index, node.index) : true,
-      container: t.container,
-      completed: false,
-      energyKWh: 0,
-    });
+  private loseAttempt(node: NodeRt, row: number): void {
+    removeRunning(node, row);
+    const flags = this.log.flags(row);
+    this.release(node, flags & TASK_MAP ? 'map' : 'reduce', flags & TASK_GPU ? 'gpu' : 'cpu');
+    this.log.close(row, this._now, false);
   }
 
   // ---------------------------------------------------------------- timing model
 
-  private mapSeconds(job: JobRt, index: number, node: NodeRt, container: ContainerKind): number {
-    const local = this.isLocal(job, index, node.index);
+  private mapSeconds(
+    job: JobRt,
+    index: number,
+    node: NodeRt,
+    container: ContainerKind,
+    local: boolean,
+  ): number {
     const penalty = local ? 1 : 1 + this.cluster.remoteReadPenalty;
     const replay = job.spec.replay;
     if (replay) return (replay.mapSeconds[index] as number) * penalty;
@@ -987,7 +1094,7 @@ export class Engine {
     node.parked = false;
     const h = this.cluster.heartbeatSeconds;
     const k = Math.floor((after - node.phase) / h) + 1;
-    this.queue.push(node.phase + Math.max(0, k) * h, { kind: 'heartbeat', node: node.index });
+    this.queue.push(node.phase + Math.max(0, k) * h, node.index * EV_KINDS + EV_HEARTBEAT);
   }
 
   private wakeAll(): void {
@@ -1022,7 +1129,7 @@ export class Engine {
     this.orderedQueue();
     if (this.mapQueueDirty) {
       this.mapQueueViews = [];
-      for (const j of this.active) if (j.pendingMaps.length > 0) this.mapQueueViews.push(j.view);
+      for (const j of this.active) if (j.pendingCount > 0) this.mapQueueViews.push(j.view);
       this.mapQueueDirty = false;
     }
     return this.mapQueueViews;
@@ -1062,38 +1169,92 @@ export class Engine {
     }
   }
 
-  private ensureBlock(id: string): void {
-    if (this.blockReplicas.has(id)) return;
+  /**
+   * A new block's replicas, written to out[at .. at + replication): distinct nodes drawn
+   * uniformly, in the order drawn (a redrawn duplicate is skipped, as a set would).
+   */
+  private drawReplicas(out: Int32Array, at: number): void {
     const n = this.nodes.length;
-    const k = Math.min(this.cluster.hdfs.replication, n);
-    const chosen = new Set<number>();
-    while (chosen.size < k) chosen.add(this.rngBlocks.int(0, n - 1));
-    this.blockReplicas.set(id, [...chosen]);
+    const k = this.replication;
+    let chosen = 0;
+    while (chosen < k) {
+      const node = this.rngBlocks.int(0, n - 1);
+      let seen = false;
+      for (let r = 0; r < chosen; r++) if (out[at + r] === node) seen = true;
+      if (!seen) out[at + chosen++] = node;
+    }
   }
 
-  /** Appends map `i` to the local lists of its block's replica nodes (it is last in pendingMaps). */
+  /** Replicas of a block the trace names: the same set every time the name comes up. */
+  private namedBlock(id: string): readonly number[] {
+    const known = this.blockReplicas.get(id);
+    if (known) return known;
+    const g = this.generatedBlock(id);
+    if (g) return replicasAt(g.job, g.index, this.replication);
+    const drawn = new Int32Array(this.replication);
+    this.drawReplicas(drawn, 0);
+    const replicas = Array.from(drawn);
+    this.blockReplicas.set(id, replicas);
+    const at = id.lastIndexOf('/blk_');
+    if (at >= 0) this.explicitJobPrefixes.add(id.slice(0, at));
+    return replicas;
+  }
+
+  /** The submitted job and map whose generated block id (`${job}/blk_${i}`) this is, if any. */
+  private generatedBlock(id: string): { job: JobRt; index: number } | null {
+    const at = id.lastIndexOf('/blk_');
+    if (at < 0) return null;
+    const jobIdx = this.jobIndex.get(id.slice(0, at));
+    if (jobIdx === undefined) return null;
+    const job = this.jobs[jobIdx] as JobRt;
+    const digits = id.slice(at + 5);
+    const index = Number(digits);
+    if (job.blocks || !/^(0|[1-9][0-9]*)$/.test(digits) || index >= job.splitBytes.length) return null;
+    return { job, index };
+  }
+
+  /** Appends map `i` to the local lists of its block's replica nodes (it is last in pending order). */
   private indexPendingMap(job: JobRt, i: number): void {
     const index = job.localPending;
     if (!index) return;
-    for (const r of job.replicas[i] as number[]) {
-      const list = index.get(r);
+    const k = this.replication;
+    for (let r = i * k; r < (i + 1) * k; r++) {
+      const node = job.replicas[r] as number;
+      const list = index[node];
       if (list) list.push(i);
-      else index.set(r, [i]);
+      else index[node] = [i];
     }
   }
 
-  private unindexPendingMap(job: JobRt, i: number): void {
+  /** Removes map `i` from its replica nodes' local lists where it still waits to be dropped. */
+  private unindexStale(job: JobRt, i: number): void {
     const index = job.localPending;
     if (!index) return;
-    for (const r of job.replicas[i] as number[]) {
-      const list = index.get(r) as number[];
-      const at = list.indexOf(i);
-      if (at >= 0) list.splice(at, 1);
+    const k = this.replication;
+    for (let r = i * k; r < (i + 1) * k; r++) {
+      const list = index[job.replicas[r] as number];
+      const at = list ? list.indexOf(i) : -1;
+      if (at >= 0) (list as number[]).splice(at, 1);
     }
+  }
+
+  /** The job's pending maps local to `node`, in pending order (stale entries dropped here). */
+  private pendingMapsOn(job: JobRt, node: number): readonly number[] {
+    const list = job.localPending?.[node];
+    if (!list) return NO_MAPS;
+    let w = 0;
+    for (let r = 0; r < list.length; r++) {
+      const m = list[r] as number;
+      if (job.pendingPrev[m] !== NOT_PENDING) list[w++] = m;
+    }
+    list.length = w;
+    return list;
   }
 
   private isLocal(job: JobRt, mapIndex: number, node: number): boolean {
-    return (job.replicas[mapIndex] as number[]).includes(node);
+    const k = this.replication;
+    for (let r = mapIndex * k; r < (mapIndex + 1) * k; r++) if (job.replicas[r] === node) return true;
+    return false;
   }
 
   // ---------------------------------------------------------------- views
@@ -1118,8 +1279,12 @@ export class Engine {
         return job.queue;
       },
       get pendingMaps() {
-        return job.pendingMaps;
+        return pendingArrayOf(job);
       },
+      get pendingMapCount() {
+        return job.pendingCount;
+      },
+      pendingMapAt: (i) => pendingMapAt(job, i),
       get runningMaps() {
         return job.runningMaps;
       },
@@ -1141,9 +1306,9 @@ export class Engine {
       get version() {
         return job.version;
       },
-      mapBlock: (i) => job.blocks[i] as string,
-      mapReplicas: (i) => job.replicas[i] as number[],
-      pendingMapsOn: (node) => job.localPending?.get(node) ?? NO_MAPS,
+      mapBlock: (i) => (job.blocks ? (job.blocks[i] as string) : `${job.spec.id}/blk_${i}`),
+      mapReplicas: (i) => replicasAt(job, i, this.replication),
+      pendingMapsOn: (node) => this.pendingMapsOn(job, node),
     };
   }
 
@@ -1254,4 +1419,103 @@ function eligibleRuns(cluster: ClusterSpec, job: TraceJob): Array<[NodeClassSpec
     }
   }
   return out;
+}
+
+// ---------------------------------------------------------------- job bookkeeping helpers
+
+const NO_INDICES = new Int32Array(0);
+
+function replicasAt(job: JobRt, i: number, k: number): number[] {
+  const out = new Array<number>(k);
+  for (let r = 0; r < k; r++) out[r] = job.replicas[i * k + r] as number;
+  return out;
+}
+
+/** The pending list holds maps 0..n-1 in order (a job just admitted). */
+function initPending(job: JobRt, n: number): void {
+  job.pendingNext = new Int32Array(n);
+  job.pendingPrev = new Int32Array(n);
+  for (let i = 0; i < n; i++) {
+    job.pendingNext[i] = i + 1 < n ? i + 1 : -1;
+    job.pendingPrev[i] = i - 1;
+  }
+  job.pendingHead = n > 0 ? 0 : -1;
+  job.pendingTail = n - 1;
+  job.pendingCount = n;
+  pendingChanged(job);
+}
+
+function clearPending(job: JobRt): void {
+  job.pendingPrev.fill(NOT_PENDING);
+  job.pendingHead = -1;
+  job.pendingTail = -1;
+  job.pendingCount = 0;
+  pendingChanged(job);
+}
+
+function isPending(job: JobRt, i: number): boolean {
+  return Number.isInteger(i) && i >= 0 && i < job.pendingPrev.length && job.pendingPrev[i] !== NOT_PENDING;
+}
+
+function removePending(job: JobRt, i: number): void {
+  const prev = job.pendingPrev[i] as number;
+  const next = job.pendingNext[i] as number;
+  if (prev >= 0) job.pendingNext[prev] = next;
+  else job.pendingHead = next;
+  if (next >= 0) job.pendingPrev[next] = prev;
+  else job.pendingTail = prev;
+  job.pendingPrev[i] = NOT_PENDING;
+  job.pendingCount--;
+  pendingChanged(job);
+}
+
+function appendPending(job: JobRt, i: number): void {
+  job.pendingPrev[i] = job.pendingTail;
+  job.pendingNext[i] = -1;
+  if (job.pendingTail >= 0) job.pendingNext[job.pendingTail] = i;
+  else job.pendingHead = i;
+  job.pendingTail = i;
+  job.pendingCount++;
+  pendingChanged(job);
+}
+
+function pendingChanged(job: JobRt): void {
+  job.pendingArray = null;
+  job.cursorPos = -1;
+}
+
+/** JobView.pendingMaps: the list as an array, rebuilt only after it changed. */
+function pendingArrayOf(job: JobRt): number[] {
+  if (job.pendingArray) return job.pendingArray;
+  const out = new Array<number>(job.pendingCount);
+  for (let m = job.pendingHead, k = 0; m >= 0; m = job.pendingNext[m] as number) out[k++] = m;
+  return (job.pendingArray = out);
+}
+
+/** The i-th pending map (pendingMaps[i]); a walk 0, 1, 2, ... costs O(1) a step. */
+function pendingMapAt(job: JobRt, i: number): number {
+  if (!(i >= 0 && i < job.pendingCount))
+    throw new RangeError(`no pending map at ${i} of ${job.pendingCount}`);
+  let pos: number;
+  let m: number;
+  if (job.cursorPos >= 0 && job.cursorPos <= i) {
+    pos = job.cursorPos;
+    m = job.cursorMap;
+  } else {
+    pos = 0;
+    m = job.pendingHead;
+  }
+  for (; pos < i; pos++) m = job.pendingNext[m] as number;
+  job.cursorPos = pos;
+  job.cursorMap = m;
+  return m;
+}
+
+/** Drops an attempt from its node's running list, keeping the others in start order. */
+function removeRunning(node: NodeRt, row: number): void {
+  const list = node.running;
+  const at = list.indexOf(row);
+  if (at < 0) return;
+  for (let i = at + 1; i < list.length; i++) list[i - 1] = list[i] as number;
+  list.pop();
 }

@@ -1,4 +1,5 @@
-import type { Engine, JobOutcome, TaskRecord } from './engine';
+import type { Engine, JobOutcome } from './engine';
+import { TASK_COMPLETED, TASK_LOCAL, TASK_MAP } from './task-log';
 
 /**
  * The figures of summary.json, per policy. Formulas (docs/simulator.md, "Metrics"), from
@@ -37,7 +38,8 @@ export function summarize(
   outcomes: readonly JobOutcome[],
   promisesDeadlines: boolean,
 ): PolicySummary {
-  const tasks: readonly TaskRecord[] = engine.taskRecords();
+  // Read by column: a large run ends millions of attempts, too many to make an object each.
+  const tasks = engine.endedTasks();
   const jobs = outcomes.length;
   const accepted = outcomes.filter((o) => o.admitted).length;
   const succeededJobs = outcomes.filter((o) => o.admitted && o.metDeadline === true);
@@ -54,18 +56,24 @@ export function summarize(
   const slotSeconds = counted.reduce((s, o) => s + o.slotSeconds, 0);
   const utilization = makespan && makespan > 0 ? slotSeconds / (engine.totalSlots * makespan) : null;
 
-  const arrivalOf = new Map(outcomes.map((o) => [o.id, o.arrival]));
+  // engine.outcomes() lists every job in submission order, so a task's job index finds its outcome.
+  if (outcomes.length !== engine.jobCount)
+    throw new RangeError(
+      `summarize needs every job's outcome (engine.outcomes()), got ${outcomes.length} of ${engine.jobCount}`,
+    );
   let mapCount = 0;
   let localCount = 0;
   let responseSum = 0;
   let taskEnergy = 0;
-  for (const t of tasks) {
-    if (!t.completed) continue;
-    taskEnergy += t.energyKWh;
-    if (t.kind !== 'map') continue;
+  for (let k = 0; k < tasks.length; k++) {
+    const row = tasks.row(k);
+    const flags = tasks.flags(row);
+    if ((flags & TASK_COMPLETED) === 0) continue;
+    taskEnergy += engine.taskEnergyKWh(row);
+    if ((flags & TASK_MAP) === 0) continue;
     mapCount++;
-    if (t.local) localCount++;
-    responseSum += t.end - (arrivalOf.get(t.job) as number);
+    if (flags & TASK_LOCAL) localCount++;
+    responseSum += tasks.end(row) - (outcomes[tasks.jobIndex(row)] as JobOutcome).arrival;
   }
   const hasPower = engine.cluster.nodeClasses.some(
     (c) => c.idleWatts > 0 || c.taskEnergyKWh.cpu > 0 || c.taskEnergyKWh.gpu > 0,

@@ -470,35 +470,45 @@ export function placementPort(
   const withLabel = needsProfile ? args : { gpuLabel: cluster.gpuLabel, ...args };
   const policy = registry.createPlacement(name, withLabel, ctx) as PlacementPolicy<unknown>;
   let state = policy.initialState();
+  // Per-job caches below are arrays by the engine's job index (JobView.index), not maps by id:
+  // they are read for every job in the queue on every heartbeat.
+  const indexById = new Map<string, number>();
   // Per job: one PendingTask object per map, built the first time a policy looks at it, so a
   // task's id string and replica list are made once per run, not once per heartbeat.
-  const tasks = new Map<string, Array<PendingTask | undefined>>();
+  const tasks: Array<Array<PendingTask | undefined> | undefined> = [];
   const taskOf = (j: JobView, i: number): PendingTask => {
-    let byIndex = tasks.get(j.id);
-    if (!byIndex) tasks.set(j.id, (byIndex = new Array<PendingTask | undefined>(j.spec.maps)));
+    let byIndex = tasks[j.index];
+    if (!byIndex) tasks[j.index] = byIndex = new Array<PendingTask | undefined>(j.spec.maps);
     let t = byIndex[i];
     if (!t) byIndex[i] = t = { taskId: String(i), replicaNodes: j.mapReplicas(i).map(options.nodeId) };
     return t;
   };
   // The full pending list, for policies that read it whole (EFH, ASRPT's workload): rebuilt
   // only when the job's pendingMaps changed, and only when read (pendingTasks is a getter).
-  const lists = new Map<string, { version: number; pending: PendingTask[] }>();
+  const lists: Array<{ version: number; pending: PendingTask[] } | undefined> = [];
   const pendingTasks = (j: JobView): PendingTask[] => {
-    const c = lists.get(j.id);
+    const c = lists[j.index];
     if (c && c.version === j.version) return c.pending;
     const pending = j.pendingMaps.map((i) => taskOf(j, i));
-    lists.set(j.id, { version: j.version, pending });
+    lists[j.index] = { version: j.version, pending };
     return pending;
   };
-  // Node ids of the nodes that have heartbeated, to the engine's node index (the index the
-  // engine's per-node lists of pending maps are keyed by).
-  const nodeIndex = new Map<string, number>();
+  // The engine's views count and walk the pending maps without building the pendingMaps array.
+  const pendingCount = (j: JobView): number => {
+    const n = (j as Partial<IndexedJobView>).pendingMapCount;
+    return n === undefined ? j.pendingMaps.length : n;
+  };
+  // The heartbeating node's id and engine index (the index the engine's per-node lists of
+  // pending maps are keyed by). A policy asking about another node gets the same answer from
+  // the pending list itself (PendingTaskIndex's contract).
+  let currentNodeId: string | null = null;
+  let currentNodeIndex = -1;
   const NO_TASKS: readonly PendingTask[] = Object.freeze([]);
   // One live PlacementJob per job: its fields are getters over the engine's state. With the
   // engine's index of pending maps by replica node it also carries PendingTaskIndex, so the
   // policies' heartbeat work (src/core/placement/common.ts, HeartbeatTally) looks only at the
   // tasks local to the heartbeating node instead of walking every pending task.
-  const views = new Map<string, PlacementJob>();
+  const views: Array<PlacementJob | undefined> = [];
   const placementJob = (j: JobView): PlacementJob => {
     const base: PlacementJob = {
       jobId: j.id,
@@ -516,17 +526,18 @@ export function placementPort(
       totalTasks: j.spec.maps,
     };
     const indexed = j as Partial<IndexedJobView>;
-    if (typeof indexed.pendingMapsOn !== 'function') return base;
+    if (typeof indexed.pendingMapsOn !== 'function' || typeof indexed.pendingMapAt !== 'function')
+      return base;
     const pendingMapsOn = indexed.pendingMapsOn.bind(j);
+    const pendingMapAt = indexed.pendingMapAt.bind(j);
     const index: PendingTaskIndex = {
       get pendingCount() {
-        return j.pendingMaps.length;
+        return pendingCount(j);
       },
-      pendingTaskAt: (i) => taskOf(j, j.pendingMaps[i] as number),
+      pendingTaskAt: (i) => taskOf(j, pendingMapAt(i)),
       pendingLocalTo(nodeId) {
-        const n = nodeIndex.get(nodeId);
-        if (n === undefined) return pendingTasks(j).filter((t) => t.replicaNodes.includes(nodeId));
-        const maps = pendingMapsOn(n);
+        if (nodeId !== currentNodeId) return pendingTasks(j).filter((t) => t.replicaNodes.includes(nodeId));
+        const maps = pendingMapsOn(currentNodeIndex);
         if (maps.length === 0) return NO_TASKS;
         const out = new Array<PendingTask>(maps.length);
         for (let k = 0; k < maps.length; k++) out[k] = taskOf(j, maps[k] as number);
@@ -539,20 +550,27 @@ export function placementPort(
     name,
     jobAdded: () => undefined,
     jobRemoved(jobId) {
-      tasks.delete(jobId);
-      lists.delete(jobId);
-      views.delete(jobId);
+      const i = indexById.get(jobId);
+      if (i === undefined) return;
+      indexById.delete(jobId);
+      tasks[i] = undefined;
+      lists[i] = undefined;
+      views[i] = undefined;
     },
     assignMaps(node: NodeView, queue: readonly JobView[], now: number): MapAssignment[] {
       const jobs: PlacementJob[] = [];
       for (const j of queue) {
-        if (j.pendingMaps.length === 0) continue;
-        let pj = views.get(j.id);
-        if (!pj) views.set(j.id, (pj = placementJob(j)));
+        if (pendingCount(j) === 0) continue;
+        let pj = views[j.index];
+        if (!pj) {
+          views[j.index] = pj = placementJob(j);
+          indexById.set(j.id, j.index);
+        }
         jobs.push(pj);
       }
       if (jobs.length === 0) return [];
-      nodeIndex.set(node.id, node.index);
+      currentNodeId = node.id;
+      currentNodeIndex = node.index;
       const result = policy.onHeartbeat(state, {
         node: {
           nodeId: node.id,
