@@ -59,6 +59,7 @@ export function runPolicies(req: RunRequest): RunResult[] {
       {
         nodeId: (i) => (engineRef as Engine).nodeId(i),
         orderKeyMs: (j) => (byArrival ? j.spec.arrival * 1000 : queueRank(engineRef as Engine, j.id)),
+        orderKeyFixed: byArrival,
       },
       registry,
     );

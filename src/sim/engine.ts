@@ -407,6 +407,7 @@ export class Engine {
     rt.view = this.makeView(rt);
     this.jobs.push(rt);
     this.jobIndex.set(spec.id, index);
+    this.log.expect(spec.maps + spec.reduces);
     this.queue.push(Math.max(spec.arrival, this._now), index * EV_KINDS + EV_ARRIVE);
   }
 

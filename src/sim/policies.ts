@@ -455,6 +455,11 @@ export interface PlacementPortOptions {
    * queue's head (Alg. 5.4 line 5: maps follow the queue order).
    */
   orderKeyMs(job: JobView): number;
+  /**
+   * True when a job's order key never changes (arrival order): it is then read once per job
+   * instead of on every comparison of every heartbeat's FIFO order check.
+   */
+  orderKeyFixed?: boolean;
 }
 
 export function placementPort(
@@ -512,9 +517,7 @@ export function placementPort(
   const placementJob = (j: JobView): PlacementJob => {
     const base: PlacementJob = {
       jobId: j.id,
-      get arrivalMs() {
-        return options.orderKeyMs(j);
-      },
+      arrivalMs: 0,
       kind: j.spec.type,
       get pendingTasks() {
         return pendingTasks(j);
@@ -525,6 +528,8 @@ export function placementPort(
       user: j.spec.user,
       totalTasks: j.spec.maps,
     };
+    if (options.orderKeyFixed) Object.defineProperty(base, 'arrivalMs', { value: options.orderKeyMs(j) });
+    else Object.defineProperty(base, 'arrivalMs', { get: () => options.orderKeyMs(j), enumerable: true });
     const indexed = j as Partial<IndexedJobView>;
     if (typeof indexed.pendingMapsOn !== 'function' || typeof indexed.pendingMapAt !== 'function')
       return base;

@@ -37,6 +37,8 @@ export class TaskLog implements EndedTasks {
   private rows = 0;
   private endOrder = new Int32Array(1024);
   private ended = 0;
+  /** Rows the run is expected to need; the columns grow straight to it rather than by doubling. */
+  private expected = 0;
 
   get length(): number {
     return this.ended;
@@ -45,6 +47,11 @@ export class TaskLog implements EndedTasks {
   /** Attempts started so far (rows). */
   get started(): number {
     return this.rows;
+  }
+
+  /** Announces `rows` more attempts to come (the tasks of a submitted job). */
+  expect(rows: number): void {
+    this.expected += rows;
   }
 
   /** A new running attempt; returns its row. */
@@ -69,7 +76,7 @@ export class TaskLog implements EndedTasks {
     const f = (this.flagBits[row] as number) & ~TASK_RUNNING;
     this.flagBits[row] = completed ? f | TASK_COMPLETED : f;
     this.ends[row] = time;
-    if (this.ended === this.endOrder.length) this.endOrder = grown(this.endOrder, Int32Array);
+    if (this.ended === this.endOrder.length) this.endOrder = grown(this.endOrder, Int32Array, this.expected);
     this.endOrder[this.ended++] = row;
   }
 
@@ -102,19 +109,21 @@ export class TaskLog implements EndedTasks {
   }
 
   private growRows(): void {
-    this.jobs = grown(this.jobs, Int32Array);
-    this.indices = grown(this.indices, Int32Array);
-    this.nodes = grown(this.nodes, Int32Array);
-    this.starts = grown(this.starts, Float64Array);
-    this.ends = grown(this.ends, Float64Array);
-    this.flagBits = grown(this.flagBits, Uint8Array);
+    const e = this.expected;
+    this.jobs = grown(this.jobs, Int32Array, e);
+    this.indices = grown(this.indices, Int32Array, e);
+    this.nodes = grown(this.nodes, Int32Array, e);
+    this.starts = grown(this.starts, Float64Array, e);
+    this.ends = grown(this.ends, Float64Array, e);
+    this.flagBits = grown(this.flagBits, Uint8Array, e);
   }
 }
 
 type TypedArray = Int32Array | Float64Array | Uint8Array;
 
-function grown<T extends TypedArray>(a: T, ctor: new (n: number) => T): T {
-  const b = new ctor(a.length * 2);
+/** A longer copy of a full column: the expected size if still ahead, else half as long again. */
+function grown<T extends TypedArray>(a: T, ctor: new (n: number) => T, expected: number): T {
+  const b = new ctor(Math.max(expected, Math.ceil(a.length * 1.5)));
   b.set(a);
   return b;
 }
