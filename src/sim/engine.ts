@@ -1239,19 +1239,6 @@ export class Engine {
     }
   }
 
-  /** The job's pending maps local to `node`, in pending order (stale entries dropped here). */
-  private pendingMapsOn(job: JobRt, node: number): readonly number[] {
-    const list = job.localPending?.[node];
-    if (!list) return NO_MAPS;
-    let w = 0;
-    for (let r = 0; r < list.length; r++) {
-      const m = list[r] as number;
-      if (job.pendingPrev[m] !== NOT_PENDING) list[w++] = m;
-    }
-    list.length = w;
-    return list;
-  }
-
   private isLocal(job: JobRt, mapIndex: number, node: number): boolean {
     const k = this.replication;
     for (let r = mapIndex * k; r < (mapIndex + 1) * k; r++) if (job.replicas[r] === node) return true;
@@ -1261,56 +1248,7 @@ export class Engine {
   // ---------------------------------------------------------------- views
 
   private makeView(job: JobRt): IndexedJobView {
-    return {
-      get id() {
-        return job.spec.id;
-      },
-      index: job.index,
-      spec: job.spec,
-      get absDeadline() {
-        return job.absDeadline;
-      },
-      get admittedAt() {
-        return job.admittedAt;
-      },
-      get priority() {
-        return job.priority;
-      },
-      get queue() {
-        return job.queue;
-      },
-      get pendingMaps() {
-        return pendingArrayOf(job);
-      },
-      get pendingMapCount() {
-        return job.pendingCount;
-      },
-      pendingMapAt: (i) => pendingMapAt(job, i),
-      get runningMaps() {
-        return job.runningMaps;
-      },
-      get finishedMaps() {
-        return job.finishedMaps;
-      },
-      get pendingReduces() {
-        return job.pendingReduces;
-      },
-      get runningReduces() {
-        return job.runningReduces;
-      },
-      get finishedReduces() {
-        return job.finishedReduces;
-      },
-      get mapsDone() {
-        return job.finishedMaps === job.spec.maps;
-      },
-      get version() {
-        return job.version;
-      },
-      mapBlock: (i) => (job.blocks ? (job.blocks[i] as string) : `${job.spec.id}/blk_${i}`),
-      mapReplicas: (i) => replicasAt(job, i, this.replication),
-      pendingMapsOn: (node) => this.pendingMapsOn(job, node),
-    };
+    return new EngineJobView(job, this.replication);
   }
 
   private nodeView(node: NodeRt): NodeView {
@@ -1422,6 +1360,82 @@ function eligibleRuns(cluster: ClusterSpec, job: TraceJob): Array<[NodeClassSpec
   return out;
 }
 
+// ---------------------------------------------------------------- job views
+
+/**
+ * The live view of a job that policies read. A class rather than an object literal of
+ * getters per job: every view then shares one shape, and the placement adapter reads these
+ * on every heartbeat.
+ */
+class EngineJobView implements IndexedJobView {
+  readonly index: number;
+  readonly spec: TraceJob;
+
+  constructor(
+    private readonly job: JobRt,
+    private readonly replication: number,
+  ) {
+    this.index = job.index;
+    this.spec = job.spec;
+  }
+
+  get id(): string {
+    return this.spec.id;
+  }
+  get absDeadline(): number | null {
+    return this.job.absDeadline;
+  }
+  get admittedAt(): number {
+    return this.job.admittedAt;
+  }
+  get priority(): number {
+    return this.job.priority;
+  }
+  get queue(): string {
+    return this.job.queue;
+  }
+  get pendingMaps(): readonly number[] {
+    return pendingArrayOf(this.job);
+  }
+  get pendingMapCount(): number {
+    return this.job.pendingCount;
+  }
+  pendingMapAt(i: number): number {
+    return pendingMapAt(this.job, i);
+  }
+  get runningMaps(): number {
+    return this.job.runningMaps;
+  }
+  get finishedMaps(): number {
+    return this.job.finishedMaps;
+  }
+  get pendingReduces(): number {
+    return this.job.pendingReduces;
+  }
+  get runningReduces(): number {
+    return this.job.runningReduces;
+  }
+  get finishedReduces(): number {
+    return this.job.finishedReduces;
+  }
+  get mapsDone(): boolean {
+    return this.job.finishedMaps === this.spec.maps;
+  }
+  get version(): number {
+    return this.job.version;
+  }
+  mapBlock(i: number): string {
+    const blocks = this.job.blocks;
+    return blocks ? (blocks[i] as string) : `${this.spec.id}/blk_${i}`;
+  }
+  mapReplicas(i: number): readonly number[] {
+    return replicasAt(this.job, i, this.replication);
+  }
+  pendingMapsOn(node: number): readonly number[] {
+    return localPendingOn(this.job, node);
+  }
+}
+
 // ---------------------------------------------------------------- job bookkeeping helpers
 
 const NO_INDICES = new Int32Array(0);
@@ -1510,6 +1524,19 @@ function pendingMapAt(job: JobRt, i: number): number {
   job.cursorPos = pos;
   job.cursorMap = m;
   return m;
+}
+
+/** The job's pending maps local to `node`, in pending order (stale entries dropped here). */
+function localPendingOn(job: JobRt, node: number): readonly number[] {
+  const list = job.localPending?.[node];
+  if (!list) return NO_MAPS;
+  let w = 0;
+  for (let r = 0; r < list.length; r++) {
+    const m = list[r] as number;
+    if (job.pendingPrev[m] !== NOT_PENDING) list[w++] = m;
+  }
+  if (w < list.length) list.length = w;
+  return list;
 }
 
 /** Drops an attempt from its node's running list, keeping the others in start order. */

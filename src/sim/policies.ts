@@ -11,7 +11,7 @@ import { parseEnergyProfile, type EnergyProfile } from '../core/energy/profile';
 import type { Estimates } from '../core/estimates';
 import type { DeadlineJob } from '../core/job';
 import { defaultRegistry, type PolicyRegistry } from '../core/registry';
-import type { IndexedPlacementJob, PendingTaskIndex } from '../core/placement/common';
+import type { IndexedPlacementJob } from '../core/placement/common';
 import type { PlacementJob, PlacementPolicy, PendingTask } from '../core/placement/types';
 import type { SlotModel } from '../core/slots/model';
 import { ValidationError } from '../errors/validation';
@@ -514,42 +514,59 @@ export function placementPort(
   // policies' heartbeat work (src/core/placement/common.ts, HeartbeatTally) looks only at the
   // tasks local to the heartbeating node instead of walking every pending task.
   const views: Array<PlacementJob | undefined> = [];
+  // Classes rather than object literals with getters per job, so every job the policies see
+  // has one shape; they are read many times on every heartbeat.
+  class AdapterJob implements PlacementJob {
+    readonly jobId: string;
+    readonly kind: PlacementJob['kind'];
+    readonly user: string;
+    readonly totalTasks: number;
+    /** The order key, when it never changes (options.orderKeyFixed). */
+    private readonly fixedKey: number | undefined;
+
+    constructor(readonly view: JobView) {
+      this.jobId = view.id;
+      this.kind = view.spec.type;
+      this.user = view.spec.user;
+      this.totalTasks = view.spec.maps;
+      this.fixedKey = options.orderKeyFixed ? options.orderKeyMs(view) : undefined;
+    }
+
+    get arrivalMs(): number {
+      return this.fixedKey ?? options.orderKeyMs(this.view);
+    }
+    get pendingTasks(): readonly PendingTask[] {
+      return pendingTasks(this.view);
+    }
+    get runningTasks(): number {
+      return this.view.runningMaps + this.view.runningReduces;
+    }
+  }
+  class IndexedAdapterJob extends AdapterJob implements IndexedPlacementJob {
+    constructor(readonly indexed: IndexedJobView) {
+      super(indexed);
+    }
+
+    get pendingCount(): number {
+      return this.indexed.pendingMapCount;
+    }
+    pendingTaskAt(i: number): PendingTask {
+      return taskOf(this.indexed, this.indexed.pendingMapAt(i));
+    }
+    pendingLocalTo(nodeId: string): readonly PendingTask[] {
+      if (nodeId !== currentNodeId) return this.pendingTasks.filter((t) => t.replicaNodes.includes(nodeId));
+      const maps = this.indexed.pendingMapsOn(currentNodeIndex);
+      if (maps.length === 0) return NO_TASKS;
+      const out = new Array<PendingTask>(maps.length);
+      for (let k = 0; k < maps.length; k++) out[k] = taskOf(this.indexed, maps[k] as number);
+      return out;
+    }
+  }
   const placementJob = (j: JobView): PlacementJob => {
-    const base: PlacementJob = {
-      jobId: j.id,
-      arrivalMs: 0,
-      kind: j.spec.type,
-      get pendingTasks() {
-        return pendingTasks(j);
-      },
-      get runningTasks() {
-        return j.runningMaps + j.runningReduces;
-      },
-      user: j.spec.user,
-      totalTasks: j.spec.maps,
-    };
-    if (options.orderKeyFixed) Object.defineProperty(base, 'arrivalMs', { value: options.orderKeyMs(j) });
-    else Object.defineProperty(base, 'arrivalMs', { get: () => options.orderKeyMs(j), enumerable: true });
     const indexed = j as Partial<IndexedJobView>;
-    if (typeof indexed.pendingMapsOn !== 'function' || typeof indexed.pendingMapAt !== 'function')
-      return base;
-    const pendingMapsOn = indexed.pendingMapsOn.bind(j);
-    const pendingMapAt = indexed.pendingMapAt.bind(j);
-    const index: PendingTaskIndex = {
-      get pendingCount() {
-        return pendingCount(j);
-      },
-      pendingTaskAt: (i) => taskOf(j, pendingMapAt(i)),
-      pendingLocalTo(nodeId) {
-        if (nodeId !== currentNodeId) return pendingTasks(j).filter((t) => t.replicaNodes.includes(nodeId));
-        const maps = pendingMapsOn(currentNodeIndex);
-        if (maps.length === 0) return NO_TASKS;
-        const out = new Array<PendingTask>(maps.length);
-        for (let k = 0; k < maps.length; k++) out[k] = taskOf(j, maps[k] as number);
-        return out;
-      },
-    };
-    return Object.defineProperties(base, Object.getOwnPropertyDescriptors(index)) as IndexedPlacementJob;
+    return typeof indexed.pendingMapsOn === 'function' && typeof indexed.pendingMapAt === 'function'
+      ? new IndexedAdapterJob(j as IndexedJobView)
+      : new AdapterJob(j);
   };
   return {
     name,
