@@ -153,6 +153,15 @@ export function toDeadlineJob(j: TraceJob, minReduces = 1): DeadlineJob {
   };
 }
 
+/**
+ * A job's pending map count. The engine's views count them without building the pendingMaps
+ * array, which they build only when it is read after a change.
+ */
+function pendingMapCount(v: JobView): number {
+  const n = (v as Partial<IndexedJobView>).pendingMapCount;
+  return n === undefined ? v.pendingMaps.length : n;
+}
+
 /** Every job accepted, queue in arrival order: the runs that compare placement alone. */
 export function noAdmission(): AdmissionPort {
   return {
@@ -275,7 +284,7 @@ export function admissionPort(
   };
   const toDispatchView = (v: JobView): DispatchJobView => ({
     id: v.id,
-    pendingMaps: v.pendingMaps.length,
+    pendingMaps: pendingMapCount(v),
     runningMaps: v.runningMaps,
     pendingReduces: v.pendingReduces,
   });
@@ -398,7 +407,7 @@ export function admissionPort(
       }
       return {
         id: v.id,
-        pendingMaps: v.pendingMaps.length,
+        pendingMaps: pendingMapCount(v),
         runningMaps: v.runningMaps,
         pendingReduces: v.pendingReduces,
         runningReduces: v.runningReduces,
@@ -498,11 +507,6 @@ export function placementPort(
     lists[j.index] = { version: j.version, pending };
     return pending;
   };
-  // The engine's views count and walk the pending maps without building the pendingMaps array.
-  const pendingCount = (j: JobView): number => {
-    const n = (j as Partial<IndexedJobView>).pendingMapCount;
-    return n === undefined ? j.pendingMaps.length : n;
-  };
   // The heartbeating node's id and engine index (the index the engine's per-node lists of
   // pending maps are keyed by). A policy asking about another node gets the same answer from
   // the pending list itself (PendingTaskIndex's contract).
@@ -582,7 +586,7 @@ export function placementPort(
     assignMaps(node: NodeView, queue: readonly JobView[], now: number): MapAssignment[] {
       const jobs: PlacementJob[] = [];
       for (const j of queue) {
-        if (pendingCount(j) === 0) continue;
+        if (pendingMapCount(j) === 0) continue;
         let pj = views[j.index];
         if (!pj) {
           views[j.index] = pj = placementJob(j);
