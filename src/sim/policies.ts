@@ -153,6 +153,13 @@ export function toDeadlineJob(j: TraceJob, minReduces = 1): DeadlineJob {
   };
 }
 
+const TASK_IDS: string[] = [];
+
+/** Map index i as a PendingTask id: one string per index for the whole process. */
+function taskIdOf(i: number): string {
+  return (TASK_IDS[i] ??= String(i));
+}
+
 /**
  * A job's pending map count. The engine's views count them without building the pendingMaps
  * array, which they build only when it is read after a change.
@@ -487,14 +494,16 @@ export function placementPort(
   // Per-job caches below are arrays by the engine's job index (JobView.index), not maps by id:
   // they are read for every job in the queue on every heartbeat.
   const indexById = new Map<string, number>();
-  // Per job: one PendingTask object per map, built the first time a policy looks at it, so a
-  // task's id string and replica list are made once per run, not once per heartbeat.
+  // Per job: one PendingTask object per pending map, built the first time a policy looks at
+  // it, so a task's replica list is made once, not once per heartbeat; dropped when the task is
+  // assigned (a lost attempt's map gets a new, equal one). Task ids are the map indices as
+  // strings, shared by all jobs.
   const tasks: Array<Array<PendingTask | undefined> | undefined> = [];
   const taskOf = (j: JobView, i: number): PendingTask => {
     let byIndex = tasks[j.index];
     if (!byIndex) tasks[j.index] = byIndex = new Array<PendingTask | undefined>(j.spec.maps);
     let t = byIndex[i];
-    if (!t) byIndex[i] = t = { taskId: String(i), replicaNodes: j.mapReplicas(i).map(options.nodeId) };
+    if (!t) byIndex[i] = t = { taskId: taskIdOf(i), replicaNodes: j.mapReplicas(i).map(options.nodeId) };
     return t;
   };
   // The full pending list, for policies that read it whole (EFH, ASRPT's workload): rebuilt
@@ -609,11 +618,15 @@ export function placementPort(
         nowMs: now * 1000,
       });
       state = result.state;
-      return result.assignments.map((a) => ({
-        jobId: a.jobId,
-        mapIndex: Number(a.taskId),
-        containerKind: a.containerKind,
-      }));
+      const out = new Array<MapAssignment>(result.assignments.length);
+      for (let k = 0; k < out.length; k++) {
+        const a = result.assignments[k] as (typeof result.assignments)[number];
+        const mapIndex = Number(a.taskId);
+        const byIndex = tasks[indexById.get(a.jobId) ?? -1];
+        if (byIndex) byIndex[mapIndex] = undefined;
+        out[k] = { jobId: a.jobId, mapIndex, containerKind: a.containerKind };
+      }
+      return out;
     },
   };
 }
