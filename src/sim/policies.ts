@@ -153,6 +153,122 @@ export function toDeadlineJob(j: TraceJob, minReduces = 1): DeadlineJob {
   };
 }
 
+/**
+ * What a placement port keeps between heartbeats about the jobs it shows its policy. Per job:
+ * one PendingTask object per pending map, built the first time a policy looks at it, so a
+ * task's replica list is made once, not once per heartbeat, and dropped when the task is
+ * assigned (a lost attempt's map gets a new, equal one); and the full pending list, for
+ * policies that read it whole (EFH, ASRPT's workload), rebuilt only when the job's pending
+ * maps changed and only when read.
+ */
+class AdapterCaches {
+  private readonly tasks: Array<Array<PendingTask | undefined> | undefined> = [];
+  private readonly lists: Array<{ version: number; pending: PendingTask[] } | undefined> = [];
+  /**
+   * The heartbeating node's id and engine index (the index the engine's per-node lists of
+   * pending maps are keyed by). A policy asking about another node gets the same answer from
+   * the pending list itself (PendingTaskIndex's contract).
+   */
+  nodeId: string | null = null;
+  nodeIndex = -1;
+
+  constructor(readonly options: PlacementPortOptions) {}
+
+  taskOf(j: JobView, i: number): PendingTask {
+    let byIndex = this.tasks[j.index];
+    if (!byIndex) this.tasks[j.index] = byIndex = new Array<PendingTask | undefined>(j.spec.maps);
+    let t = byIndex[i];
+    if (!t) byIndex[i] = t = { taskId: taskIdOf(i), replicaNodes: j.mapReplicas(i).map(this.options.nodeId) };
+    return t;
+  }
+
+  pendingTasks(j: JobView): PendingTask[] {
+    const c = this.lists[j.index];
+    if (c && c.version === j.version) return c.pending;
+    const pending = j.pendingMaps.map((i) => this.taskOf(j, i));
+    this.lists[j.index] = { version: j.version, pending };
+    return pending;
+  }
+
+  assigned(jobIndex: number, mapIndex: number): void {
+    const byIndex = this.tasks[jobIndex];
+    if (byIndex) byIndex[mapIndex] = undefined;
+  }
+
+  forget(jobIndex: number): void {
+    this.tasks[jobIndex] = undefined;
+    this.lists[jobIndex] = undefined;
+  }
+}
+
+const NO_TASKS: readonly PendingTask[] = Object.freeze([]);
+
+/**
+ * One live PlacementJob per job: its fields read the engine's view. Classes at module level
+ * rather than object literals of getters (or classes made per port): every job of every run
+ * then has the same shape, so the policies' property reads stay fast from one run to the next.
+ */
+class AdapterJob implements PlacementJob {
+  readonly jobId: string;
+  readonly kind: PlacementJob['kind'];
+  readonly user: string;
+  readonly totalTasks: number;
+  /** The order key, when it never changes (options.orderKeyFixed). */
+  private readonly fixedKey: number | undefined;
+
+  constructor(
+    readonly view: JobView,
+    protected readonly caches: AdapterCaches,
+  ) {
+    this.jobId = view.id;
+    this.kind = view.spec.type;
+    this.user = view.spec.user;
+    this.totalTasks = view.spec.maps;
+    this.fixedKey = caches.options.orderKeyFixed ? caches.options.orderKeyMs(view) : undefined;
+  }
+
+  get arrivalMs(): number {
+    return this.fixedKey ?? this.caches.options.orderKeyMs(this.view);
+  }
+  get pendingTasks(): readonly PendingTask[] {
+    return this.caches.pendingTasks(this.view);
+  }
+  get runningTasks(): number {
+    return this.view.runningMaps + this.view.runningReduces;
+  }
+}
+
+/**
+ * With the engine's index of pending maps by replica node, a job also carries
+ * PendingTaskIndex, so the policies' heartbeat work (src/core/placement/common.ts,
+ * HeartbeatTally) looks only at the tasks local to the heartbeating node instead of walking
+ * every pending task.
+ */
+class IndexedAdapterJob extends AdapterJob implements IndexedPlacementJob {
+  constructor(
+    readonly indexed: IndexedJobView,
+    caches: AdapterCaches,
+  ) {
+    super(indexed, caches);
+  }
+
+  get pendingCount(): number {
+    return this.indexed.pendingMapCount;
+  }
+  pendingTaskAt(i: number): PendingTask {
+    return this.caches.taskOf(this.indexed, this.indexed.pendingMapAt(i));
+  }
+  pendingLocalTo(nodeId: string): readonly PendingTask[] {
+    const c = this.caches;
+    if (nodeId !== c.nodeId) return this.pendingTasks.filter((t) => t.replicaNodes.includes(nodeId));
+    const maps = this.indexed.pendingMapsOn(c.nodeIndex);
+    if (maps.length === 0) return NO_TASKS;
+    const out = new Array<PendingTask>(maps.length);
+    for (let k = 0; k < maps.length; k++) out[k] = c.taskOf(this.indexed, maps[k] as number);
+    return out;
+  }
+}
+
 const TASK_IDS: string[] = [];
 
 /** Map index i as a PendingTask id: one string per index for the whole process. */
@@ -491,95 +607,16 @@ export function placementPort(
   const withLabel = needsProfile ? args : { gpuLabel: cluster.gpuLabel, ...args };
   const policy = registry.createPlacement(name, withLabel, ctx) as PlacementPolicy<unknown>;
   let state = policy.initialState();
-  // Per-job caches below are arrays by the engine's job index (JobView.index), not maps by id:
-  // they are read for every job in the queue on every heartbeat.
+  const caches = new AdapterCaches(options);
+  // Per-job caches are arrays by the engine's job index (JobView.index), not maps by id: they
+  // are read for every job in the queue on every heartbeat.
   const indexById = new Map<string, number>();
-  // Per job: one PendingTask object per pending map, built the first time a policy looks at
-  // it, so a task's replica list is made once, not once per heartbeat; dropped when the task is
-  // assigned (a lost attempt's map gets a new, equal one). Task ids are the map indices as
-  // strings, shared by all jobs.
-  const tasks: Array<Array<PendingTask | undefined> | undefined> = [];
-  const taskOf = (j: JobView, i: number): PendingTask => {
-    let byIndex = tasks[j.index];
-    if (!byIndex) tasks[j.index] = byIndex = new Array<PendingTask | undefined>(j.spec.maps);
-    let t = byIndex[i];
-    if (!t) byIndex[i] = t = { taskId: taskIdOf(i), replicaNodes: j.mapReplicas(i).map(options.nodeId) };
-    return t;
-  };
-  // The full pending list, for policies that read it whole (EFH, ASRPT's workload): rebuilt
-  // only when the job's pendingMaps changed, and only when read (pendingTasks is a getter).
-  const lists: Array<{ version: number; pending: PendingTask[] } | undefined> = [];
-  const pendingTasks = (j: JobView): PendingTask[] => {
-    const c = lists[j.index];
-    if (c && c.version === j.version) return c.pending;
-    const pending = j.pendingMaps.map((i) => taskOf(j, i));
-    lists[j.index] = { version: j.version, pending };
-    return pending;
-  };
-  // The heartbeating node's id and engine index (the index the engine's per-node lists of
-  // pending maps are keyed by). A policy asking about another node gets the same answer from
-  // the pending list itself (PendingTaskIndex's contract).
-  let currentNodeId: string | null = null;
-  let currentNodeIndex = -1;
-  const NO_TASKS: readonly PendingTask[] = Object.freeze([]);
-  // One live PlacementJob per job: its fields are getters over the engine's state. With the
-  // engine's index of pending maps by replica node it also carries PendingTaskIndex, so the
-  // policies' heartbeat work (src/core/placement/common.ts, HeartbeatTally) looks only at the
-  // tasks local to the heartbeating node instead of walking every pending task.
   const views: Array<PlacementJob | undefined> = [];
-  // Classes rather than object literals with getters per job, so every job the policies see
-  // has one shape; they are read many times on every heartbeat.
-  class AdapterJob implements PlacementJob {
-    readonly jobId: string;
-    readonly kind: PlacementJob['kind'];
-    readonly user: string;
-    readonly totalTasks: number;
-    /** The order key, when it never changes (options.orderKeyFixed). */
-    private readonly fixedKey: number | undefined;
-
-    constructor(readonly view: JobView) {
-      this.jobId = view.id;
-      this.kind = view.spec.type;
-      this.user = view.spec.user;
-      this.totalTasks = view.spec.maps;
-      this.fixedKey = options.orderKeyFixed ? options.orderKeyMs(view) : undefined;
-    }
-
-    get arrivalMs(): number {
-      return this.fixedKey ?? options.orderKeyMs(this.view);
-    }
-    get pendingTasks(): readonly PendingTask[] {
-      return pendingTasks(this.view);
-    }
-    get runningTasks(): number {
-      return this.view.runningMaps + this.view.runningReduces;
-    }
-  }
-  class IndexedAdapterJob extends AdapterJob implements IndexedPlacementJob {
-    constructor(readonly indexed: IndexedJobView) {
-      super(indexed);
-    }
-
-    get pendingCount(): number {
-      return this.indexed.pendingMapCount;
-    }
-    pendingTaskAt(i: number): PendingTask {
-      return taskOf(this.indexed, this.indexed.pendingMapAt(i));
-    }
-    pendingLocalTo(nodeId: string): readonly PendingTask[] {
-      if (nodeId !== currentNodeId) return this.pendingTasks.filter((t) => t.replicaNodes.includes(nodeId));
-      const maps = this.indexed.pendingMapsOn(currentNodeIndex);
-      if (maps.length === 0) return NO_TASKS;
-      const out = new Array<PendingTask>(maps.length);
-      for (let k = 0; k < maps.length; k++) out[k] = taskOf(this.indexed, maps[k] as number);
-      return out;
-    }
-  }
   const placementJob = (j: JobView): PlacementJob => {
     const indexed = j as Partial<IndexedJobView>;
     return typeof indexed.pendingMapsOn === 'function' && typeof indexed.pendingMapAt === 'function'
-      ? new IndexedAdapterJob(j as IndexedJobView)
-      : new AdapterJob(j);
+      ? new IndexedAdapterJob(j as IndexedJobView, caches)
+      : new AdapterJob(j, caches);
   };
   return {
     name,
@@ -588,8 +625,7 @@ export function placementPort(
       const i = indexById.get(jobId);
       if (i === undefined) return;
       indexById.delete(jobId);
-      tasks[i] = undefined;
-      lists[i] = undefined;
+      caches.forget(i);
       views[i] = undefined;
     },
     assignMaps(node: NodeView, queue: readonly JobView[], now: number): MapAssignment[] {
@@ -604,8 +640,8 @@ export function placementPort(
         jobs.push(pj);
       }
       if (jobs.length === 0) return [];
-      currentNodeId = node.id;
-      currentNodeIndex = node.index;
+      caches.nodeId = node.id;
+      caches.nodeIndex = node.index;
       const result = policy.onHeartbeat(state, {
         node: {
           nodeId: node.id,
@@ -622,8 +658,7 @@ export function placementPort(
       for (let k = 0; k < out.length; k++) {
         const a = result.assignments[k] as (typeof result.assignments)[number];
         const mapIndex = Number(a.taskId);
-        const byIndex = tasks[indexById.get(a.jobId) ?? -1];
-        if (byIndex) byIndex[mapIndex] = undefined;
+        caches.assigned(indexById.get(a.jobId) ?? -1, mapIndex);
         out[k] = { jobId: a.jobId, mapIndex, containerKind: a.containerKind };
       }
       return out;
