@@ -34,6 +34,25 @@ export function validateEstimates(input: unknown, path = 'estimates'): Estimates
   });
 }
 
+/**
+ * A workload class name: lower-case letters, digits, `.`, `_`, `-`, at most 64 characters,
+ * starting with a letter or digit. Lower case because YARN lower-cases application tags and a
+ * class travels as the tag `class:NAME` (src/loop/tags.ts): a name must read back the same.
+ */
+export const WORKLOAD_CLASS_PATTERN = /^[a-z0-9][a-z0-9._-]{0,63}$/;
+
+export function validateWorkloadClass(input: unknown, path = 'workloadClass'): string {
+  if (typeof input !== 'string' || !WORKLOAD_CLASS_PATTERN.test(input)) {
+    throw new ValidationError([
+      {
+        path,
+        message: 'must be 1-64 characters of a-z, 0-9, ".", "_" or "-", starting with a letter or digit',
+      },
+    ]);
+  }
+  return input;
+}
+
 /** Per-task estimates of one job, in seconds. */
 export interface TaskEstimates {
   /** eps^m = c_m^max * max_i delta_i^m (Alg. 5.2 line 1). */
@@ -42,7 +61,14 @@ export interface TaskEstimates {
   readonly reduceSeconds: number;
 }
 
-export function taskEstimates(est: Estimates, job: DeadlineJob): TaskEstimates {
+/**
+ * The job's per-task estimates from its own class's figures (`job.estimates`) when it carries
+ * them, else from `defaults` (the policy's, i.e. the default class). Every policy derives
+ * per-task estimates here and nowhere else, so one code path serves every class: Alg. 5.2/5.3
+ * run unchanged, each job with the c^max of its class.
+ */
+export function taskEstimates(defaults: Estimates, job: DeadlineJob): TaskEstimates {
+  const est = job.estimates ?? defaults;
   return {
     mapSeconds: est.mapCostMax * largestSplit(job),
     reduceSeconds: (est.reduceCostMax * est.eta * job.inputSize) / job.reduces,

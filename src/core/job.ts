@@ -1,4 +1,5 @@
 import { ValidationError, type ValidationIssue } from '../errors/validation';
+import { validateEstimates, validateWorkloadClass, type Estimates } from './estimates';
 
 /**
  * A deadline job J = (A, D, M, R, delta) of seed 000 section IV.A.
@@ -21,6 +22,17 @@ export interface DeadlineJob {
   readonly inputSize: number;
   /** delta_i^m: per-map split sizes; when absent the input is split evenly over the M maps. */
   readonly mapSplits?: readonly number[];
+  /**
+   * The workload class whose estimates the job is judged with (e.g. `cpu`, or a recurring
+   * job's own name); informative for the core, which reads only `estimates`.
+   */
+  readonly workloadClass?: string;
+  /**
+   * The worst-case estimates of the job's class (eta, c_m^max, c_r^max). When present they
+   * replace the policy's own for this job: the seeds' model then holds within each class,
+   * and a compute-bound class cannot inflate every other job's per-task estimates.
+   */
+  readonly estimates?: Estimates;
 }
 
 /** The absolute deadline A + D. */
@@ -65,7 +77,7 @@ export function validateJob(input: unknown, path = 'job'): DeadlineJob {
     if (!Number.isInteger(v)) issues.push({ path: at(f), message: 'must be a whole number of tasks' });
     else if (v < 1) issues.push({ path: at(f), message: 'must be at least 1' });
   };
-  const { id, arrival, deadline, maps, reduces, inputSize, mapSplits } = input;
+  const { id, arrival, deadline, maps, reduces, inputSize, mapSplits, workloadClass, estimates } = input;
   if (typeof id !== 'string' || id.length === 0)
     issues.push({ path: at('id'), message: 'must be a non-empty string' });
   if (finite('arrival', arrival) && arrival < 0)
@@ -104,6 +116,24 @@ export function validateJob(input: unknown, path = 'job'): DeadlineJob {
       }
     }
   }
+  let cls: string | undefined;
+  if (workloadClass !== undefined) {
+    try {
+      cls = validateWorkloadClass(workloadClass, at('workloadClass'));
+    } catch (e) {
+      if (e instanceof ValidationError) issues.push(...e.issues);
+      else throw e;
+    }
+  }
+  let est: Estimates | undefined;
+  if (estimates !== undefined) {
+    try {
+      est = validateEstimates(estimates, at('estimates'));
+    } catch (e) {
+      if (e instanceof ValidationError) issues.push(...e.issues);
+      else throw e;
+    }
+  }
   if (issues.length > 0) throw new ValidationError(issues);
   const job: DeadlineJob = {
     id: id as string,
@@ -113,6 +143,8 @@ export function validateJob(input: unknown, path = 'job'): DeadlineJob {
     reduces: reduces as number,
     inputSize: inputSize as number,
     ...(splits === undefined ? {} : { mapSplits: Object.freeze(splits) }),
+    ...(cls === undefined ? {} : { workloadClass: cls }),
+    ...(est === undefined ? {} : { estimates: est }),
   };
   return Object.freeze(job);
 }

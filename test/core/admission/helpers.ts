@@ -5,6 +5,8 @@ import type { SlotModel } from '../../../src/core/slots/model';
 import type { ReplayJob } from '../../../src/core/admission/replay';
 
 export const EST: Estimates = { eta: 1, mapCostMax: 1, reduceCostMax: 1 };
+/** A compute-bound class: 25 times the seconds per unit of EST, and more intermediate data. */
+export const HEAVY: Estimates = { eta: 2, mapCostMax: 25, reduceCostMax: 10 };
 
 export function job(id: string, o: Partial<DeadlineJob> & { arrival?: number }): DeadlineJob {
   return { id, arrival: 0, deadline: 100, maps: 1, reduces: 1, inputSize: 10, ...o };
@@ -19,8 +21,16 @@ export const modelArb: fc.Arbitrary<SlotModel> = fc.oneof(
   fc.record({ name: fc.constant('unified' as const), containers: fc.integer({ min: 1, max: 8 }) }),
 );
 
-/** Jobs with integer arrivals and sizes; actual task times are a fraction (0..1] of the estimate. */
-export const workloadArb = (maxJobs = 8): fc.Arbitrary<{ jobs: ReplayJob[] }> =>
+/**
+ * Jobs with integer arrivals and sizes; actual task times are a fraction (0..1] of the estimate.
+ * With `classes`, each job belongs to one of them (workloadClass `c<k>`), carries that class's
+ * estimates, and its tasks take at most that class's per-task estimates; without, every job is
+ * judged with the policy's own estimates, which tests pass as EST.
+ */
+export const workloadArb = (
+  maxJobs = 8,
+  classes?: readonly Estimates[],
+): fc.Arbitrary<{ jobs: ReplayJob[] }> =>
   fc
     .array(
       fc.record({
@@ -28,6 +38,7 @@ export const workloadArb = (maxJobs = 8): fc.Arbitrary<{ jobs: ReplayJob[] }> =>
         maps: fc.integer({ min: 1, max: 8 }),
         reduces: fc.integer({ min: 1, max: 6 }),
         split: fc.integer({ min: 1, max: 8 }),
+        cls: fc.nat({ max: Math.max(0, (classes?.length ?? 1) - 1) }),
         deadline: fc.integer({ min: 3, max: 90 }),
         fractions: fc.array(fc.oneof(fc.constant(4), fc.constant(4), fc.integer({ min: 1, max: 4 })), {
           minLength: 14,
@@ -40,17 +51,21 @@ export const workloadArb = (maxJobs = 8): fc.Arbitrary<{ jobs: ReplayJob[] }> =>
       let t = 0;
       const jobs = specs.map((s, i) => {
         t += s.gap;
+        const est = classes?.[s.cls];
         const j: DeadlineJob = {
           id: `j${i}`,
           arrival: t,
-          deadline: s.deadline,
+          // A heavier class needs proportionally longer deadlines to be admitted at all.
+          deadline: s.deadline * (est ? Math.max(est.mapCostMax, est.eta * est.reduceCostMax) : 1),
           maps: s.maps,
           reduces: s.reduces,
           inputSize: s.split * s.maps,
+          ...(est ? { workloadClass: `c${s.cls}`, estimates: est } : {}),
         };
-        // Estimates with EST: eps_m = split, eps_r = inputSize / R.
-        const epsM = s.split;
-        const epsR = (s.split * s.maps) / s.reduces;
+        // eps_m = c_m^max * split, eps_r = c_r^max * eta * inputSize / R (EST: split, inputSize / R).
+        const e = est ?? EST;
+        const epsM = e.mapCostMax * s.split;
+        const epsR = (e.reduceCostMax * e.eta * s.split * s.maps) / s.reduces;
         const frac = (k: number): number => s.fractions[k % s.fractions.length]! / 4;
         return {
           job: j,

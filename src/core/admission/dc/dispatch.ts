@@ -1,5 +1,6 @@
 import { absoluteDeadline, type DeadlineJob } from '../../job';
 import type { DispatchChoice } from '../dispatch';
+import { dcCosts } from './costs';
 import type { DcOptions } from './index';
 
 /**
@@ -66,8 +67,10 @@ export function dcNextTask(
  * No time left (maps done at or after the point where even R reduces cannot make it) gives R.
  */
 export function dcReduceSlots(o: DcOptions, job: DeadlineJob, mapsDoneAt: number): number {
-  const fd = o.filterRatio * job.inputSize;
-  const left = absoluteDeadline(job) - mapsDoneAt - fd * o.transferCost;
+  // The job's class's unit costs when it carries them (dcCosts), as in its plan.
+  const c = dcCosts(o, job);
+  const fd = c.filterRatio * job.inputSize;
+  const left = absoluteDeadline(job) - mapsDoneAt - fd * c.transferCost;
   if (!(left > 0)) return job.reduces;
-  return Math.min(job.reduces, Math.max(1, Math.ceil((fd * o.reduceCost) / left)));
+  return Math.min(job.reduces, Math.max(1, Math.ceil((fd * c.reduceCost) / left)));
 }

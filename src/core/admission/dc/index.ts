@@ -2,6 +2,7 @@ import { ValidationError, type ValidationIssue } from '../../../errors/validatio
 import { absoluteDeadline, validateJob, type DeadlineJob } from '../../job';
 import { validateSlotModel, type SlotModel } from '../../slots/model';
 import { searchEarliestDeadline } from '../earliest';
+import { dcCosts } from './costs';
 import type { AdmissionPolicy, AdmissionResult, RejectReason } from '../types';
 
 /**
@@ -76,9 +77,10 @@ export interface DcPlan {
 }
 
 export function dcPlan(o: DcOptions, job: DeadlineJob): DcPlan {
-  const fd = o.filterRatio * job.inputSize;
-  const reduceStart = absoluteDeadline(job) - (fd * o.reduceCost) / job.reduces - fd * o.transferCost;
-  const mapSlotsNeeded = Math.ceil((job.inputSize * o.mapCost) / (reduceStart - job.arrival));
+  const c = dcCosts(o, job);
+  const fd = c.filterRatio * job.inputSize;
+  const reduceStart = absoluteDeadline(job) - (fd * c.reduceCost) / job.reduces - fd * c.transferCost;
+  const mapSlotsNeeded = Math.ceil((job.inputSize * c.mapCost) / (reduceStart - job.arrival));
   return { reduceStart, mapSlotsNeeded };
 }
 
@@ -182,3 +184,4 @@ export function dc(
 }
 
 export { dcNextTask, dcReduceSlots, type DcDispatchJob } from './dispatch';
+export { dcCosts } from './costs';

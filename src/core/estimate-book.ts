@@ -1,0 +1,93 @@
+import { ValidationError, type ValidationIssue } from '../errors/validation';
+import {
+  learnFromFinishedJob,
+  validateEstimates,
+  validateWorkloadClass,
+  type Estimates,
+  type FinishedJobObservation,
+} from './estimates';
+import type { DeadlineJob } from './job';
+
+/**
+ * Worst-case estimates per workload class. Seed 000 section IV.A learns one triple
+ * (eta, c_m^max, c_r^max) for the whole cluster; its guarantee needs only that each task runs
+ * within its own job's per-task estimate (Alg. 5.2 line 1, Alg. 5.3 line 2). Keeping one triple
+ * per class keeps that premise: a job's tasks are bounded by its class's maxima, which are
+ * learned from that class's jobs alone. A compute-bound class (high seconds per MB) then no
+ * longer inflates the estimates of every other job.
+ */
+export interface EstimateBook {
+  /** The figures of any class without an entry of its own (before it has learned anything). */
+  readonly default: Estimates;
+  /** Per class, its own figures. */
+  readonly classes: Readonly<Record<string, Estimates>>;
+}
+
+export type JobType = 'cpu' | 'gpu' | 'adaptive';
+
+/** A book where every class starts from `est`. */
+export function bookOf(est: Estimates, classes: Readonly<Record<string, Estimates>> = {}): EstimateBook {
+  return Object.freeze({ default: est, classes: Object.freeze({ ...classes }) });
+}
+
+/** The class of a job: its own `workloadClass` when given (recurring jobs), else its job type. */
+export function classOf(jobType: JobType, workloadClass?: string | null): string {
+  return workloadClass ?? jobType;
+}
+
+/** The figures `cls` is judged with: its own, or the default. */
+export function estimatesOf(book: EstimateBook, cls: string): Estimates {
+  // Own properties only: a class named like an Object.prototype member must not read it.
+  return Object.hasOwn(book.classes, cls) ? (book.classes[cls] as Estimates) : book.default;
+}
+
+/** The job with its class and that class's figures attached (what every policy then reads). */
+export function withClass(job: DeadlineJob, cls: string, book: EstimateBook): DeadlineJob {
+  return { ...job, workloadClass: cls, estimates: estimatesOf(book, cls) };
+}
+
+/**
+ * Learning (seed 000 IV.A: eta and c^max only grow) confined to the finished job's class: the
+ * other classes, and the default, are left as they are.
+ */
+export function learnForClass(book: EstimateBook, cls: string, obs: FinishedJobObservation): EstimateBook {
+  const learned = learnFromFinishedJob(estimatesOf(book, cls), obs);
+  return bookOf(book.default, { ...book.classes, [cls]: learned });
+}
+
+/**
+ * A book from an untrusted value (a ledger entry, a config section). A bare triple
+ * `{eta, mapCostMax, reduceCostMax}`, the shape of the single cluster-wide estimates stored
+ * before there were classes, loads as the default with no class of its own: what it learned
+ * keeps applying to every job until each class learns its own.
+ */
+export function validateEstimateBook(input: unknown, path = 'estimates'): EstimateBook {
+  if (typeof input !== 'object' || input === null || Array.isArray(input))
+    throw new ValidationError([{ path, message: 'must be an object' }]);
+  const rec = input as Record<string, unknown>;
+  if (!('default' in rec) && !('classes' in rec)) return bookOf(validateEstimates(rec, path));
+  const issues: ValidationIssue[] = [];
+  const collect = <T>(f: () => T): T | undefined => {
+    try {
+      return f();
+    } catch (e) {
+      if (e instanceof ValidationError) issues.push(...e.issues);
+      else throw e;
+      return undefined;
+    }
+  };
+  const def = collect(() => validateEstimates(rec.default, `${path}.default`));
+  const classes: Record<string, Estimates> = {};
+  const raw = rec.classes ?? {};
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
+    issues.push({ path: `${path}.classes`, message: 'must be an object of class name to estimates' });
+  } else {
+    for (const [name, v] of Object.entries(raw as Record<string, unknown>)) {
+      const cls = collect(() => validateWorkloadClass(name, `${path}.classes.${name}`));
+      const est = collect(() => validateEstimates(v, `${path}.classes.${name}`));
+      if (cls !== undefined && est !== undefined) classes[cls] = est;
+    }
+  }
+  if (issues.length > 0 || def === undefined) throw new ValidationError(issues);
+  return bookOf(def, classes);
+}
