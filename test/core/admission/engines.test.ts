@@ -5,7 +5,7 @@ import { literalPlace } from '../../../src/core/slots/literal';
 import { RunLane } from '../../../src/core/slots/fast';
 import type { DeadlineJob } from '../../../src/core/job';
 import type { SlotModel } from '../../../src/core/slots/model';
-import { EST, modelArb } from './helpers';
+import { EST, HEAVY, modelArb } from './helpers';
 
 const RUNS = 300;
 
@@ -20,6 +20,8 @@ const opArb = fc.array(
         reduces: fc.integer({ min: 1, max: 7 }),
         split: fc.double({ min: 0.1, max: 9, noNaN: true }),
         deadline: fc.integer({ min: 1, max: 120 }),
+        // A job of a second workload class, with figures of its own (job.estimates).
+        heavy: fc.boolean(),
       }),
     },
     { weight: 1, arbitrary: fc.record({ kind: fc.constant('start' as const), pick: fc.nat() }) },
@@ -146,6 +148,7 @@ describe('(a) fast and literal implementations agree on every decision and every
                 maps: op.maps,
                 reduces: op.reduces,
                 inputSize: op.split * op.maps,
+                ...(op.heavy ? { workloadClass: 'heavy', estimates: HEAVY } : {}),
               };
               const rf = pf.admit(sf, j, now);
               const rl = pl.admit(sl, j, now);
