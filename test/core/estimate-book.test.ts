@@ -225,10 +225,7 @@ describe('every policy reads the class figures on one code path', () => {
     // With its class figures: S_r^max = 600 - 256 * 0.5 / 2 = 536, n_m^min = ceil(128 / 536) = 1.
     const r1 = p.admit(p.initialState(0), { ...light, estimates: LIGHT }, 0);
     expect(r1.admitted).toBe(true);
-    if (r1.admitted)
-      expect(
-        (r1.state as { entries: Array<{ mapSlots: number; reduceStart: number }> }).entries[0],
-      ).toMatchObject({ mapSlots: 1, reduceStart: 536 });
+    if (r1.admitted) expect(r1.state.entries[0]).toMatchObject({ mapSlots: 1, reduceStart: 536 });
   });
 
   it('yarn-greedy and rtmr judge a job with class figures as if they were the policy own', () => {
