@@ -98,6 +98,11 @@ export interface TraceJob {
   /** Per-map split sizes in bytes (sum = inputBytes); evenly split when absent. */
   splits: number[] | null;
   type: JobType;
+  /**
+   * The workload class whose admission estimates the job is judged with (a recurring job's
+   * name, say); its type when absent (src/sim/policies.ts, worstCaseEstimates).
+   */
+  workloadClass?: string | undefined;
   user: string;
   queue: string;
   /** Input block ids, one per map task; generated and placed when absent. */

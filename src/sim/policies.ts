@@ -8,6 +8,7 @@ import {
 import { nextContainerTask, nextReduceTask, type DispatchJobView } from '../core/admission/dispatch';
 import type { AdmissionPolicy } from '../core/admission/types';
 import { parseEnergyProfile, type EnergyProfile } from '../core/energy/profile';
+import { bookOf, classOf, withClass, type EstimateBook } from '../core/estimate-book';
 import type { Estimates } from '../core/estimates';
 import type { DeadlineJob } from '../core/job';
 import { defaultRegistry, type PolicyRegistry } from '../core/registry';
@@ -104,39 +105,58 @@ export function coreSlotModel(cluster: ClusterSpec): SlotModel {
     : { name: 'unified', containers: t.containers };
 }
 
+/** A trace job's workload class: its `class` field when the trace gives one, else its type. */
+export function traceClassOf(j: TraceJob): string {
+  return classOf(j.type, j.workloadClass);
+}
+
 /**
  * Worst-case unit costs for the admission estimates (seed 000 IV.A: c_m^max, c_r^max, eta),
- * taken over the jobs of the trace on this cluster: per MB of the largest split, the longest
- * a map can take anywhere it may run (remote read, slowest class, top of the jitter range).
- * An operator would configure these; deriving them from the model keeps the guarantee's
- * premise (actual <= estimate) true by construction. One heartbeat interval is added to each
- * task: a freed slot is only reused at its node's next heartbeat, so from the vectors' point of
- * view a task holds its slot for up to its run time plus one heartbeat.
+ * one triple per workload class (traceClassOf), each taken over that class's jobs on this
+ * cluster: per MB of the largest split, the longest a map can take anywhere it may run (remote
+ * read, slowest class, top of the jitter range). An operator would configure these; deriving
+ * them from the model keeps the guarantee's premise (actual <= its own class's estimate) true
+ * by construction. One heartbeat interval is added to each task: a freed slot is only reused
+ * at its node's next heartbeat, so from the vectors' point of view a task holds its slot for
+ * up to its run time plus one heartbeat. The default (for a class the trace does not have) is
+ * the maximum over every job, the single cluster-wide triple used before there were classes.
+ * eta is the same for every class (the largest shuffle ratio): the reduce estimate is
+ * c_r^max * eta * delta / R with c_r^max derived with that same eta, so eta cancels out.
  */
 export function worstCaseEstimates(
   jobs: readonly TraceJob[],
   worstMapSeconds: (j: TraceJob) => number,
   worstReduceSeconds: (j: TraceJob) => number,
   cluster: ClusterSpec,
-): Estimates {
+): EstimateBook {
   const eta = Math.max(cluster.costs.cpu.shuffleRatio, cluster.costs.gpu.shuffleRatio, 1e-9);
-  let mapCostMax = 0;
-  let reduceCostMax = 0;
+  const all = { map: 0, reduce: 0 };
+  const perClass = new Map<string, { map: number; reduce: number }>();
   for (const j of jobs) {
+    const cls = traceClassOf(j);
+    let c = perClass.get(cls);
+    if (!c) perClass.set(cls, (c = { map: 0, reduce: 0 }));
     const d = toDeadlineJob(j, 1);
     const largest = d.mapSplits ? Math.max(...d.mapSplits) : d.inputSize / d.maps;
-    if (largest > 0)
-      mapCostMax = Math.max(mapCostMax, (worstMapSeconds(j) + cluster.heartbeatSeconds) / largest);
+    if (largest > 0) {
+      const m = (worstMapSeconds(j) + cluster.heartbeatSeconds) / largest;
+      c.map = Math.max(c.map, m);
+      all.map = Math.max(all.map, m);
+    }
     const reduceInput = (eta * d.inputSize) / Math.max(1, j.reduces);
     if (reduceInput > 0 && j.reduces > 0) {
-      reduceCostMax = Math.max(
-        reduceCostMax,
-        (worstReduceSeconds(j) + cluster.heartbeatSeconds) / reduceInput,
-      );
+      const r = (worstReduceSeconds(j) + cluster.heartbeatSeconds) / reduceInput;
+      c.reduce = Math.max(c.reduce, r);
+      all.reduce = Math.max(all.reduce, r);
     }
   }
   // Tiny relative margin so floating-point rounding never puts an actual above its estimate.
-  return { eta, mapCostMax: mapCostMax * (1 + 1e-9), reduceCostMax: reduceCostMax * (1 + 1e-9) };
+  const triple = (c: { map: number; reduce: number }): Estimates => ({
+    eta,
+    mapCostMax: c.map * (1 + 1e-9),
+    reduceCostMax: c.reduce * (1 + 1e-9),
+  });
+  return bookOf(triple(all), Object.fromEntries([...perClass].map(([cls, c]) => [cls, triple(c)])));
 }
 
 /** Trace job -> the core's J = (A, D, M, R, delta), sizes in MB. */
@@ -366,9 +386,12 @@ export function admissionPort(
   name: string,
   args: Record<string, unknown>,
   cluster: ClusterSpec,
-  estimates: Estimates,
+  book: EstimateBook,
   registry: PolicyRegistry = simulatorRegistry(),
 ): AdmissionPort {
+  // The policy's own figures are the default; every job carries its class's (withClass), which
+  // every policy reads first (taskEstimates, dcCosts).
+  const estimates = book.default;
   const isDc = name === 'dc';
   const ownDispatch = RESERVATION_DISPATCH.has(name) || isDc;
   const laneSpecs = ownDispatch ? containerLanesOf(cluster) : null;
@@ -438,7 +461,7 @@ export function admissionPort(
       let firstReason: string | null = null;
       for (const i of tried) {
         const lane = lanes[i] as AdmissionLane;
-        const dj = toDeadlineJob(job);
+        const dj = withClass(toDeadlineJob(job), traceClassOf(job), book);
         let result;
         try {
           result = lane.policy.admit(lane.state, dj, now, { searchEarliest: false });

@@ -70,6 +70,25 @@ describe('trace file (JSON Lines)', () => {
     );
   });
 
+  it('the optional workload class: read, written back, and checked like the API field', () => {
+    const text = `${good}\n{"id":"m","arrival":5,"deadline":900,"maps":1,"reduces":1,"inputBytes":61440,"class":"md-run"}\n`;
+    const jobs = parseTraceFile(text, 't.jsonl', cluster);
+    expect(jobs.map((j) => j.workloadClass)).toEqual([undefined, 'md-run']);
+    expect(parseTraceFile(formatTrace(jobs), 't.jsonl', cluster).map((j) => j.workloadClass)).toEqual([
+      undefined,
+      'md-run',
+    ]);
+    const bad = `{"id":"m","arrival":5,"deadline":900,"maps":1,"reduces":1,"inputBytes":1,"class":"MD Run"}`;
+    expect(issuesOf(() => parseTraceFile(bad, 'trace.jsonl', cluster))).toEqual([
+      {
+        path: 'class',
+        message: 'must be 1-64 characters of a-z, 0-9, ".", "_" or "-", starting with a letter or digit',
+        file: 'trace.jsonl',
+        line: 1,
+      },
+    ]);
+  });
+
   it('a line with a missing field: file, line and field', () => {
     const text = `${good}\n{"id":"b","arrival":5,"deadline":300,"reduces":1,"inputBytes":1000}\n`;
     expect(issuesOf(() => parseTraceFile(text, 'trace.jsonl', cluster))).toEqual([

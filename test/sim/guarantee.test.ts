@@ -56,9 +56,9 @@ const jobArb = fc.record({
   slack: fc.double({ min: 1.2, max: 6, noNaN: true }),
 });
 
-function workload(
-  raw: Array<{ gap: number; maps: number; reduces: number; mb: number; slack: number }>,
-): TraceJob[] {
+type JobRaw = { gap: number; maps: number; reduces: number; mb: number; slack: number };
+
+function workload(raw: JobRaw[]): TraceJob[] {
   let t = 0;
   return raw.map((r, i) => {
     t += r.gap;
@@ -207,6 +207,67 @@ describe('the RTMR guarantee in the simulator', () => {
     expect(admittedByType.cpu).toBeGreaterThan(30);
     expect(admittedByType.gpu).toBeGreaterThan(10);
     expect(admittedByType.adaptive).toBeGreaterThan(10);
+  });
+
+  it('two workload classes 50x apart in seconds per MB: both are admitted, none misses (mr1, unified)', () => {
+    // Maps cost 15 s fixed plus 0.2 s/MB. Class `md` (the trace's `class` field): 50 KB per map,
+    // so about 300 s per MB, like examples/ md-run; class `bulk`: 16-128 MB per map, at most
+    // 1.2 s per MB. Each class's estimates are the worst case of its own jobs
+    // (worstCaseEstimates), so every task is within its class's estimate and the guarantee
+    // holds per job. With one triple for both (every job in one class) a bulk map would be
+    // estimated at ~300 s/MB x its split, and bulk jobs are (almost) never admitted.
+    const withFixed = (slotModel: SlotModel): ClusterSpec => {
+      const c = testCluster(slotModel);
+      return { ...c, costs: { ...c.costs, cpu: { ...c.costs.cpu, mapFixedSeconds: 15 } } };
+    };
+    const KB = 1024;
+    const twoClass = (raw: Array<{ job: JobRaw; md: boolean }>, oneClass: boolean): TraceJob[] => {
+      let t = 0;
+      return raw.map(({ job: r, md }, i) => {
+        t += r.gap;
+        const maps = md ? Math.min(r.maps, 4) : r.maps;
+        const perMapMb = md ? 50 / 1024 : r.mb;
+        const alone =
+          (Math.ceil(maps / 10) * (15 + perMapMb * 0.2)) / 0.6 + (maps * perMapMb * 0.1) / r.reduces;
+        return traceJob(`j${i}`, {
+          arrival: t,
+          maps,
+          reduces: r.reduces,
+          inputBytes: md ? maps * 50 * KB : maps * r.mb * 1024 * 1024,
+          deadline: Math.max(40, Math.round(alone * r.slack)),
+          workloadClass: oneClass ? 'all' : md ? 'md' : 'bulk',
+        });
+      });
+    };
+    for (const slotModel of ['mr1', 'unified'] as const) {
+      const admitted = { perClass: { md: 0, bulk: 0 }, oneClass: { md: 0, bulk: 0 } };
+      fc.assert(
+        fc.property(
+          fc.array(fc.record({ job: jobArb, md: fc.boolean() }), { minLength: 5, maxLength: 20 }),
+          fc.integer({ min: 0, max: 1e6 }),
+          (raw, seed) => {
+            for (const one of [false, true]) {
+              const jobs = twoClass(raw, one);
+              const [r] = runPolicies({ cluster: withFixed(slotModel), jobs, specs: [specs[0]!], seed });
+              const missed = r!.outcomes.filter((o) => o.admitted && o.metDeadline === false);
+              expect(missed.map((o) => `${o.id} finished ${o.finish} > ${o.absDeadline}`)).toEqual([]);
+              const tally = one ? admitted.oneClass : admitted.perClass;
+              r!.outcomes.forEach((o, i) => {
+                if (o.admitted) tally[raw[i]!.md ? 'md' : 'bulk']++;
+              });
+            }
+          },
+        ),
+        { numRuns: 12, seed: slotModel === 'mr1' ? 21 : 22 },
+      );
+      // Not vacuous: both classes admitted side by side, and many more bulk jobs than with one
+      // cluster-wide triple.
+      expect(admitted.perClass.md).toBeGreaterThan(20);
+      expect(admitted.perClass.bulk).toBeGreaterThan(20);
+      // (Seeded runs: per class 38 md and 32 bulk admitted on mr1, 37 and 46 on unified; with
+      // one triple no bulk job at all.)
+      expect(admitted.oneClass.bulk).toBeLessThan(5);
+    }
   });
 
   it('seed 000 section III in the simulator (mr1): DC accepts a pair and one misses; RTMR refuses the second', () => {

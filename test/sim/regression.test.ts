@@ -87,6 +87,14 @@ function figures(c: ClusterSpec, specs: PolicySpec[], seed: number, jobs: TraceJ
   );
 }
 
+/**
+ * The trace with every job in one workload class: the admission estimates are then one triple
+ * for the whole trace, as they were when PINNED.mr1 and PINNED.unified were recorded. The trace
+ * mixes cpu, adaptive and gpu jobs, so with the default classes (the job type) each type gets
+ * its own, smaller figures and the admission policies decide differently: PINNED.perType.
+ */
+const oneClass = (jobs: TraceJob[]): TraceJob[] => jobs.map((j) => ({ ...j, workloadClass: 'all' }));
+
 const placementOnly = (names: string[]): PolicySpec[] =>
   names.map((p) => ({ label: p, admission: null, placement: p }));
 
@@ -106,7 +114,7 @@ describe('pinned figures of small seeded runs', () => {
       { label: 'yarn-greedy', admission: 'yarn-greedy', placement: 'fifo' },
       { label: 'fifo-all+matchmaking', admission: 'fifo-all', placement: 'matchmaking' },
     ];
-    expect(figures(testCluster(), specs, 11)).toEqual(PINNED.mr1);
+    expect(figures(testCluster(), specs, 11, oneClass(testTrace()))).toEqual(PINNED.mr1);
   });
 
   it('node failures: lost maps go back to the end of their job pending list', () => {
@@ -153,7 +161,24 @@ describe('pinned figures of small seeded runs', () => {
     // Pinned without the GPU-only job (its figures were recorded before GPU-only jobs could run
     // under RTMR's container dispatcher; the test below covers them).
     const jobs = testTrace().map((j) => (j.type === 'gpu' ? { ...j, type: 'adaptive' as const } : j));
-    expect(figures(c, specs, 2, jobs)).toEqual(PINNED.unified);
+    expect(figures(c, specs, 2, oneClass(jobs))).toEqual(PINNED.unified);
+  });
+
+  it('workload classes: with per-type estimates the admission policies judge each type by its own figures', () => {
+    const specs: PolicySpec[] = [
+      { label: 'rtmr', admission: 'rtmr', placement: 'fifo' },
+      { label: 'dc', admission: 'dc', placement: 'fifo' },
+      { label: 'yarn-greedy', admission: 'yarn-greedy', placement: 'fifo' },
+    ];
+    const got = figures(testCluster(), specs, 11);
+    expect(got).toEqual(PINNED.perType);
+    // Each type's figures are at most the one-class triple, so each policy admits more of this
+    // trace (RTMR 22 of 24 instead of 19, DC 19 instead of 18, yarn-greedy 16 instead of 15),
+    // and every admitted job still succeeds.
+    for (const [label, f] of Object.entries(got)) {
+      expect(f.accepted).toBeGreaterThan(PINNED.mr1[label as keyof typeof PINNED.mr1].accepted);
+      expect(f.succeeded).toBe(f.accepted);
+    }
   });
 
   it('unified containers: a GPU-only job is offered the GPU container beside a free CPU one, and every admitted job ends', () => {
@@ -371,6 +396,38 @@ const PINNED = {
   // and runs each job only in its lane's containers, where before it admitted against all 40
   // and let any job take the GPU containers (events 764 and 872, locality 0.634667 and
   // 0.906667; the same 19 jobs accepted, all met).
+  perType: {
+    rtmr: {
+      events: 1032,
+      accepted: 22,
+      succeeded: 22,
+      makespanSeconds: 216.044985,
+      utilization: 0.49548,
+      localityRate: 0.733925,
+      meanMapResponseSeconds: 22.65207,
+      outcomes: '20e237039514735d',
+    },
+    dc: {
+      events: 1364,
+      accepted: 19,
+      succeeded: 19,
+      makespanSeconds: 289.448475,
+      utilization: 0.31601,
+      localityRate: 0.68883,
+      meanMapResponseSeconds: 36.792165,
+      outcomes: '7fb3386b781051b1',
+    },
+    'yarn-greedy': {
+      events: 972,
+      accepted: 16,
+      succeeded: 16,
+      makespanSeconds: 209.381415,
+      utilization: 0.369902,
+      localityRate: 0.728324,
+      meanMapResponseSeconds: 21.983888,
+      outcomes: '533e3af25347c69c',
+    },
+  },
   unified: {
     rtmr: {
       events: 783,

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { ValidationError, type ValidationIssue } from '../../errors/validation';
+import { WORKLOAD_CLASS_PATTERN } from '../../core/estimates';
 import { labelsInCluster, type ClusterSpec, type TraceJob } from '../model';
 import { pathText } from './source-lines';
 
@@ -22,6 +23,14 @@ export const traceJobSchema = z.strictObject({
   inputBytes: z.number().finite().nonnegative(),
   splits: z.array(z.number().finite().nonnegative()).optional(),
   type: z.enum(['cpu', 'gpu', 'adaptive']).default('cpu'),
+  /** The workload class for admission estimates (default: the type); same names as the API's. */
+  class: z
+    .string()
+    .regex(
+      WORKLOAD_CLASS_PATTERN,
+      'must be 1-64 characters of a-z, 0-9, ".", "_" or "-", starting with a letter or digit',
+    )
+    .optional(),
   user: z.string().min(1).default('default'),
   queue: z.string().min(1).default('default'),
   blocks: z.array(z.string().min(1)).optional(),
@@ -118,6 +127,7 @@ export function parseTraceFile(text: string, file: string, cluster: ClusterSpec 
       inputBytes: d.inputBytes,
       splits: d.splits ?? null,
       type: d.type,
+      ...(d.class === undefined ? {} : { workloadClass: d.class }),
       user: d.user,
       queue: d.queue,
       blocks: d.blocks ?? null,
@@ -150,6 +160,7 @@ export function formatTrace(jobs: readonly TraceJob[]): string {
       user: j.user,
       queue: j.queue,
     };
+    if (j.workloadClass !== undefined) o.class = j.workloadClass;
     if (j.splits) o.splits = j.splits;
     if (j.blocks) o.blocks = j.blocks;
     out.push(JSON.stringify(o));
