@@ -66,6 +66,12 @@ export const openApiDocument = {
           },
           splitBytes: { type: 'array', items: { type: 'number', minimum: 0 }, description: 'one per map' },
           jobType: { enum: ['cpu', 'gpu', 'adaptive'], default: 'cpu' },
+          workloadClass: {
+            type: 'string',
+            pattern: '^[a-z0-9][a-z0-9._-]{0,63}$',
+            description:
+              'the workload class whose worst-case estimates judge the job (default: its jobType); for recurring jobs whose cost per MB differs from the rest of their type. Sent to the RM as the tag class:NAME',
+          },
           queue: { type: 'string', description: 'defaults to the real-time queue' },
           inputPaths: {
             type: 'array',
@@ -120,7 +126,24 @@ export const openApiDocument = {
             description:
               "the queue's default applied (seconds from arrival), with deadlineSource queue-default",
           },
+          workloadClass: {
+            type: 'string',
+            description: 'the workload class the job was judged with: its workloadClass, else its jobType',
+          },
+          estimates: {
+            $ref: '#/components/schemas/Triple',
+            description: "that class's worst-case figures at the decision",
+          },
           dryRun: { type: 'boolean' },
+        },
+      },
+      Triple: {
+        type: 'object',
+        description: 'worst-case estimates of one workload class (seed 000 IV.A)',
+        properties: {
+          eta: { type: 'number', description: 'intermediate/input ratio' },
+          mapCostMax: { type: 'number', description: 'c_m^max, seconds per MB of a map task' },
+          reduceCostMax: { type: 'number', description: 'c_r^max, seconds per MB of a reduce task' },
         },
       },
       CostDistribution: {
@@ -172,9 +195,26 @@ export const openApiDocument = {
           unit: { const: 'seconds per MB' },
           quantileRelativeError: { type: 'number' },
           jobs: { type: 'integer', description: 'finished jobs observed' },
-          eta: { type: 'number', description: 'learned intermediate/input ratio' },
-          map: { $ref: '#/components/schemas/StageCosts' },
+          eta: { type: 'number', description: 'the largest learned intermediate/input ratio of any class' },
+          map: {
+            $ref: '#/components/schemas/StageCosts',
+            description: 'the cluster-wide distribution beside the largest learned figure of any class',
+          },
           reduce: { $ref: '#/components/schemas/StageCosts' },
+          classes: {
+            type: 'array',
+            description:
+              'the figures admission plans with, per workload class: the default (`*`, every class without its own) first, then by name',
+            items: {
+              type: 'object',
+              properties: {
+                workloadClass: { type: 'string' },
+                eta: { type: 'number' },
+                mapSecondsPerMb: { type: 'number' },
+                reduceSecondsPerMb: { type: 'number' },
+              },
+            },
+          },
         },
       },
     },
@@ -235,13 +275,18 @@ export const openApiDocument = {
     '/api/v1/cluster': {
       get: {
         summary: 'The cluster as last read from the RM, per label partition',
-        responses: { '200': { description: 'snapshot' } },
+        responses: {
+          '200': {
+            description:
+              'snapshot; admission.estimates holds the worst-case figures per workload class: `default` (every class without its own) and `classes` (name to {eta, mapCostMax, reduceCostMax})',
+          },
+        },
       },
     },
     '/api/v1/estimates': {
       get: {
         summary:
-          'The learned worst-case task costs beside the observed distribution of finished tasks (cluster-wide)',
+          'The learned worst-case task costs per workload class, beside the observed distribution of finished tasks (cluster-wide)',
         responses: {
           '200': {
             description: 'estimates',

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { WORKLOAD_CLASS_PATTERN } from '../core/estimates';
 import { ValidationError } from '../errors/validation';
 
 /**
@@ -42,6 +43,18 @@ export const submissionSchema = z
     /** Per-map split sizes in bytes; when given, one per map, adding up to inputBytes. */
     splitBytes: z.array(z.number().finite().min(0)).optional(),
     jobType: z.enum(['cpu', 'gpu', 'adaptive']).default('cpu'),
+    /**
+     * The workload class whose worst-case estimates judge the job (default: its jobType), for
+     * recurring jobs whose cost per MB differs from the rest of their type. Lower case: it
+     * travels as an RM application tag, which YARN lower-cases.
+     */
+    workloadClass: z
+      .string()
+      .regex(
+        WORKLOAD_CLASS_PATTERN,
+        'must be 1-64 characters of a-z, 0-9, ".", "_" or "-", starting with a letter or digit',
+      )
+      .optional(),
     queue: z.string().min(1).max(256).optional(),
     inputPaths: z
       .array(z.string().min(1).startsWith('/', 'must be an absolute HDFS path'))

@@ -6,6 +6,7 @@ import {
   type ObservedCosts,
   type SketchSummary,
 } from '../core/cost-distribution';
+import type { EstimateBook } from '../core/estimate-book';
 import type { Estimates } from '../core/estimates';
 import type { ActionRecord, DecisionRecord, JobRecord } from '../store/ledger';
 
@@ -176,19 +177,34 @@ export interface StageCostView {
   observedMaxOverP50: number | null;
 }
 
+/** One workload class's figures (GET /api/v1/estimates `classes`). */
+export interface ClassEstimatesView {
+  /** The class name; `*` for the default, which judges every class without figures of its own. */
+  workloadClass: string;
+  eta: number;
+  mapSecondsPerMb: number;
+  reduceSecondsPerMb: number;
+}
+
 /** GET /api/v1/estimates. */
 export interface EstimatesView {
-  /** One distribution for the whole cluster, as the learned estimates are one for all lanes. */
+  /**
+   * The observed distribution is one for the whole cluster (every class's tasks together); the
+   * learned figures admission plans with are per workload class (`classes`). `map` and `reduce`
+   * show the distribution against the largest learned figure of any class.
+   */
   scope: 'cluster';
   unit: 'seconds per MB';
   /** Quantiles are within this fraction of the exact ones (relative). */
   quantileRelativeError: number;
   /** Finished jobs the distribution holds. */
   jobs: number;
-  /** The learned ratio of intermediate to input data (eta). */
+  /** The largest learned ratio of intermediate to input data (eta) of any class. */
   eta: number;
   map: StageCostView;
   reduce: StageCostView;
+  /** The figures per workload class, the default (`*`) first, then by name. */
+  classes: ClassEstimatesView[];
 }
 
 const HISTOGRAM_BINS = 24;
@@ -210,14 +226,32 @@ function stageView(worst: number, sketch: CostSketch): StageCostView {
   };
 }
 
-export function estimatesView(estimates: Estimates, observed: ObservedCosts): EstimatesView {
+export function estimatesView(book: EstimateBook, observed: ObservedCosts): EstimatesView {
+  const named = Object.keys(book.classes).sort();
+  const all: Array<[string, Estimates]> = [
+    ['*', book.default],
+    ...named.map((c): [string, Estimates] => [c, book.classes[c] as Estimates]),
+  ];
+  const max = (f: (e: Estimates) => number) => all.reduce((a, [, e]) => Math.max(a, f(e)), 0);
   return {
     scope: 'cluster',
     unit: 'seconds per MB',
     quantileRelativeError: observed.map.relativeAccuracy,
     jobs: observed.jobs,
-    eta: estimates.eta,
-    map: stageView(estimates.mapCostMax, observed.map),
-    reduce: stageView(estimates.reduceCostMax, observed.reduce),
+    eta: max((e) => e.eta),
+    map: stageView(
+      max((e) => e.mapCostMax),
+      observed.map,
+    ),
+    reduce: stageView(
+      max((e) => e.reduceCostMax),
+      observed.reduce,
+    ),
+    classes: all.map(([workloadClass, e]) => ({
+      workloadClass,
+      eta: e.eta,
+      mapSecondsPerMb: e.mapCostMax,
+      reduceSecondsPerMb: e.reduceCostMax,
+    })),
   };
 }

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { WORKLOAD_CLASS_PATTERN } from '../core/estimates';
 
 /**
  * The sidecar's configuration: what an operator writes (YAML), checked strictly (unknown
@@ -50,6 +51,14 @@ const queueDefault = z
   })
   .strict();
 
+const estimatesTriple = z
+  .object({
+    eta: z.number().min(0).default(1),
+    mapSecondsPerMb: z.number().positive().default(0.5),
+    reduceSecondsPerMb: z.number().positive().default(0.5),
+  })
+  .strict();
+
 const admission = z
   .object({
     policy: z.string().min(1).default('rtmr'),
@@ -60,15 +69,26 @@ const admission = z
     containerVcores: z.number().int().min(1).default(1),
     /** Feedback threshold DeltaT (Alg. 5.5): rebuild a job's vectors when off by more than this. */
     feedbackThresholdSeconds: z.number().min(0).default(30),
-    /** Starting worst-case estimates, before any job has finished (learned upward from then on). */
-    initialEstimates: z
-      .object({
-        eta: z.number().min(0).default(1),
-        mapSecondsPerMb: z.number().positive().default(0.5),
-        reduceSecondsPerMb: z.number().positive().default(0.5),
-      })
-      .strict()
-      .default({ eta: 1, mapSecondsPerMb: 0.5, reduceSecondsPerMb: 0.5 }),
+    /**
+     * Starting worst-case estimates, before any job has finished (learned upward from then on):
+     * those of every workload class without an entry in `classEstimates`.
+     */
+    initialEstimates: estimatesTriple.default({ eta: 1, mapSecondsPerMb: 0.5, reduceSecondsPerMb: 0.5 }),
+    /**
+     * Starting estimates per workload class (a submission's `workloadClass`, else its job type
+     * `cpu`, `gpu`, `adaptive`), each learned upward from that class's finished jobs only.
+     */
+    classEstimates: z
+      .record(
+        z
+          .string()
+          .regex(
+            WORKLOAD_CLASS_PATTERN,
+            'must be 1-64 characters of a-z, 0-9, ".", "_" or "-", starting with a letter or digit',
+          ),
+        estimatesTriple,
+      )
+      .default({}),
     /**
      * Per-queue defaults for submissions, by queue name or path (`*`: any queue without its
      * own entry). A submission without `deadline` to a queue with `deadlineSeconds` gets

@@ -56,16 +56,32 @@ export function learnForClass(book: EstimateBook, cls: string, obs: FinishedJobO
 }
 
 /**
- * A book from an untrusted value (a ledger entry, a config section). A bare triple
+ * What has been learned, as a ledger stores it: per class, and a `default` only where an old
+ * ledger held the single cluster-wide triple. Configured figures are not part of it, so a
+ * changed configuration applies to every class that has not learned yet.
+ */
+export interface LearnedEstimates {
+  readonly default?: Estimates;
+  readonly classes: Readonly<Record<string, Estimates>>;
+}
+
+/** The configured book with what was learned over it: learned figures win, class by class. */
+export function withLearned(configured: EstimateBook, learned: LearnedEstimates): EstimateBook {
+  return bookOf(learned.default ?? configured.default, { ...configured.classes, ...learned.classes });
+}
+
+/**
+ * Learned estimates from an untrusted value (a ledger entry). A bare triple
  * `{eta, mapCostMax, reduceCostMax}`, the shape of the single cluster-wide estimates stored
  * before there were classes, loads as the default with no class of its own: what it learned
- * keeps applying to every job until each class learns its own.
+ * keeps applying to every class until that class learns its own (or is configured).
  */
-export function validateEstimateBook(input: unknown, path = 'estimates'): EstimateBook {
+export function validateLearnedEstimates(input: unknown, path = 'estimates'): LearnedEstimates {
   if (typeof input !== 'object' || input === null || Array.isArray(input))
     throw new ValidationError([{ path, message: 'must be an object' }]);
   const rec = input as Record<string, unknown>;
-  if (!('default' in rec) && !('classes' in rec)) return bookOf(validateEstimates(rec, path));
+  if (!('default' in rec) && !('classes' in rec))
+    return Object.freeze({ default: validateEstimates(rec, path), classes: Object.freeze({}) });
   const issues: ValidationIssue[] = [];
   const collect = <T>(f: () => T): T | undefined => {
     try {
@@ -76,7 +92,8 @@ export function validateEstimateBook(input: unknown, path = 'estimates'): Estima
       return undefined;
     }
   };
-  const def = collect(() => validateEstimates(rec.default, `${path}.default`));
+  const def =
+    rec.default === undefined ? undefined : collect(() => validateEstimates(rec.default, `${path}.default`));
   const classes: Record<string, Estimates> = {};
   const raw = rec.classes ?? {};
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
@@ -88,6 +105,14 @@ export function validateEstimateBook(input: unknown, path = 'estimates'): Estima
       if (cls !== undefined && est !== undefined) classes[cls] = est;
     }
   }
-  if (issues.length > 0 || def === undefined) throw new ValidationError(issues);
-  return bookOf(def, classes);
+  if (issues.length > 0) throw new ValidationError(issues);
+  return Object.freeze({ ...(def === undefined ? {} : { default: def }), classes: Object.freeze(classes) });
+}
+
+/** A full book (a default and classes) from an untrusted value; a bare triple is the default. */
+export function validateEstimateBook(input: unknown, path = 'estimates'): EstimateBook {
+  const learned = validateLearnedEstimates(input, path);
+  if (learned.default === undefined)
+    throw new ValidationError([{ path: `${path}.default`, message: 'must be an object' }]);
+  return bookOf(learned.default, learned.classes);
 }

@@ -29,7 +29,19 @@ import {
   validateObservedCosts,
   type ObservedCosts,
 } from '../core/cost-distribution';
-import { learnFromFinishedJob, unitCosts, validateEstimates, type Estimates } from '../core/estimates';
+import {
+  bookOf,
+  classOf,
+  estimatesOf,
+  learnForClass,
+  validateLearnedEstimates,
+  withClass,
+  withLearned,
+  type EstimateBook,
+  type JobType,
+  type LearnedEstimates,
+} from '../core/estimate-book';
+import { taskEstimates, unitCosts, type Estimates } from '../core/estimates';
 import type { DeadlineJob } from '../core/job';
 import { mapTaskEnergy } from '../core/energy/fitness';
 import type { EnergyProfile } from '../core/energy/profile';
@@ -77,6 +89,10 @@ type ResolvedSubmission = SubmissionWithDeadline & { inputBytes: number };
 const MB = 1024 * 1024;
 const OPEN_STATES = new Set(['accepted', 'submitted', 'running']);
 const ENDED_APP_STATES = new Set(['FINISHED', 'FAILED', 'KILLED']);
+/**
+ * The learned estimates per workload class (LearnedEstimates). Before there were classes the
+ * same key held one triple; it still loads, as the default (validateLearnedEstimates).
+ */
 const ESTIMATES_KEY = 'estimates';
 /** The observed distribution of task unit costs (cost-distribution.ts), beside the estimates. */
 const OBSERVED_KEY = 'observedCosts';
@@ -158,7 +174,10 @@ interface Readiness {
 
 export class Sidecar implements SidecarService {
   private readonly lanes = new Map<string, Lane>();
-  private estimates: Estimates;
+  /** The configured estimates with the learned ones over them: what admission reads. */
+  private book: EstimateBook;
+  /** What was learned (and is kept in the ledger), class by class. */
+  private learned: LearnedEstimates;
   private observed: ObservedCosts;
   private capacity: CapacityView | undefined;
   private clusterInfo: ClusterInfo | undefined;
@@ -178,14 +197,18 @@ export class Sidecar implements SidecarService {
   constructor(private readonly deps: SidecarDeps) {
     const { config, ledger } = deps;
     this.log = deps.logger.child({ component: 'sidecar' });
-    const init = config.admission.initialEstimates;
-    this.estimates = validateEstimates(
-      ledger.getValue<Estimates>(ESTIMATES_KEY) ?? {
-        eta: init.eta,
-        mapCostMax: init.mapSecondsPerMb,
-        reduceCostMax: init.reduceSecondsPerMb,
-      },
+    const triple = (e: { eta: number; mapSecondsPerMb: number; reduceSecondsPerMb: number }): Estimates => ({
+      eta: e.eta,
+      mapCostMax: e.mapSecondsPerMb,
+      reduceCostMax: e.reduceSecondsPerMb,
+    });
+    const configured = bookOf(
+      triple(config.admission.initialEstimates),
+      Object.fromEntries(Object.entries(config.admission.classEstimates).map(([c, e]) => [c, triple(e)])),
     );
+    const saved = ledger.getValue<unknown>(ESTIMATES_KEY);
+    this.learned = saved === undefined ? { classes: {} } : validateLearnedEstimates(saved);
+    this.book = withLearned(configured, this.learned);
     this.observed = this.loadObserved();
     this.publishEstimates();
     this.enforcer = new Enforcer({
@@ -197,8 +220,8 @@ export class Sidecar implements SidecarService {
       maxWritesPerCycle: config.enforcement.maxWritesPerCycle,
     });
     // Decide at once after a restart, even with the RM down: the last capacity seen is kept.
-    const saved = ledger.getValue<CapacityView>(CAPACITY_KEY);
-    if (saved) this.applyCapacity(saved);
+    const capacity = ledger.getValue<CapacityView>(CAPACITY_KEY);
+    if (capacity) this.applyCapacity(capacity);
     this.deps.metrics.queueDepth.set(ledger.countOpenAdmittedJobs());
   }
 
@@ -218,7 +241,8 @@ export class Sidecar implements SidecarService {
     const { config, registry } = this.deps;
     return registry.createAdmission(config.admission.policy, {
       slotModel: this.slotModel(containers),
-      estimates: this.estimates,
+      // The default class's; every job carries its own class's (deadlineJob), read first.
+      estimates: this.book.default,
       feedbackThresholdSeconds: config.admission.feedbackThresholdSeconds,
     });
   }
@@ -267,7 +291,7 @@ export class Sidecar implements SidecarService {
     let state: unknown;
     if (takesSnapshot(policy)) {
       state = policy.fromSnapshot(
-        snapshotFromProgress(this.slotModel(containers), this.estimates, nowS, jobs),
+        snapshotFromProgress(this.slotModel(containers), this.book.default, nowS, jobs),
       );
       if (tasks === undefined) this.lanesToRead.add(key);
     } else {
@@ -287,11 +311,11 @@ export class Sidecar implements SidecarService {
         at: new Date(this.deps.now()).toISOString(),
         jobs: jobs.length,
         fromProgress: jobs.filter((x) => x.progress !== undefined).length,
-        wholeSlotSeconds: sum((x) => wholeWork(this.estimates, x.job).total),
+        wholeSlotSeconds: sum((x) => wholeWork(this.book.default, x.job).total),
         remainingSlotSeconds: sum((x) =>
           x.progress
-            ? remainingWork(this.estimates, x.job, x.progress, nowS).total
-            : wholeWork(this.estimates, x.job).total,
+            ? remainingWork(this.book.default, x.job, x.progress, nowS).total
+            : wholeWork(this.book.default, x.job).total,
         ),
       },
     });
@@ -348,12 +372,25 @@ export class Sidecar implements SidecarService {
     }
   }
 
+  /**
+   * A job's workload class: the `workloadClass` its spec holds (from the submission, or an RM
+   * app's `class:` tag), else its job type.
+   */
+  private classOfRecord(j: Pick<JobRecord, 'jobType' | 'spec'>): string {
+    const own = (j.spec as { workloadClass?: unknown } | null)?.workloadClass;
+    return classOf(j.jobType as JobType, typeof own === 'string' ? own : undefined);
+  }
+
+  /** The core's job, carrying its class and its class's current estimates (withClass). */
   private deadlineJob(
-    j: Pick<JobRecord, 'id' | 'arrivalMs' | 'deadlineMs' | 'maps' | 'reduces' | 'inputBytes' | 'spec'>,
+    j: Pick<
+      JobRecord,
+      'id' | 'arrivalMs' | 'deadlineMs' | 'maps' | 'reduces' | 'inputBytes' | 'spec' | 'jobType'
+    >,
   ): DeadlineJob {
     const splits = (j.spec as { splitBytes?: number[] } | null)?.splitBytes;
     const arrival = j.arrivalMs / 1000;
-    return {
+    const job: DeadlineJob = {
       id: j.id,
       arrival,
       deadline: Math.max(1e-3, j.deadlineMs / 1000 - arrival),
@@ -362,6 +399,7 @@ export class Sidecar implements SidecarService {
       inputSize: j.inputBytes / MB,
       ...(splits ? { mapSplits: splits.map((b) => b / MB) } : {}),
     };
+    return withClass(job, this.classOfRecord(j), this.book);
   }
 
   /** The label partitions a job type may use: an adaptive job either, the default one first. */
@@ -646,9 +684,12 @@ export class Sidecar implements SidecarService {
       maps: s.maps,
       reduces: s.reduces,
       inputBytes: s.inputBytes,
+      jobType: s.jobType,
       spec: { ...s, deadline: new Date(s.deadlineMs).toISOString() },
     };
     const job = this.deadlineJob(record);
+    // Said in the answer and kept with the decision: the class and the figures it was judged with.
+    const judgedWith = { workloadClass: job.workloadClass, estimates: job.estimates };
     const outcome = this.decide(job, queue, s.jobType, locality);
     metrics.admissionSeconds.observe(Number(process.hrtime.bigint() - started) / 1e9);
 
@@ -691,6 +732,7 @@ export class Sidecar implements SidecarService {
         label,
         energyJoules,
         placement,
+        ...judgedWith,
         ...derived,
         ...deadlineFrom,
         dryRun: s.dryRun,
@@ -710,7 +752,7 @@ export class Sidecar implements SidecarService {
         lane: lane.key,
         position: result.position,
         estimatedFinish: body.estimatedFinish,
-        estimates: this.estimates,
+        ...judgedWith,
         placement,
         ...deadlineFrom,
       };
@@ -731,6 +773,7 @@ export class Sidecar implements SidecarService {
         earliestAdmissibleDeadline:
           earliestDeadlineMs === null ? null : new Date(earliestDeadlineMs).toISOString(),
         placement,
+        ...judgedWith,
         ...derived,
         ...deadlineFrom,
         dryRun: s.dryRun,
@@ -749,6 +792,7 @@ export class Sidecar implements SidecarService {
       detail = {
         reason,
         earliestAdmissibleDeadline: body.earliestAdmissibleDeadline,
+        ...judgedWith,
         placement,
         ...deadlineFrom,
       };
@@ -794,6 +838,7 @@ export class Sidecar implements SidecarService {
       decision: body.decision,
       queue,
       jobType: s.jobType,
+      workloadClass: judgedWith.workloadClass,
       dryRun: s.dryRun,
     });
     return { status, body };
@@ -817,12 +862,13 @@ export class Sidecar implements SidecarService {
         maps: s.maps,
         reduces: s.reduces,
         inputBytes: s.inputBytes,
+        jobType: s.jobType,
         spec: s,
       });
-      const mapMs = Math.ceil(this.estimates.mapCostMax * (t.inputSize / t.maps) * 1000);
-      const reduceMs = Math.ceil(
-        ((this.estimates.reduceCostMax * this.estimates.eta * t.inputSize) / t.reduces) * 1000,
-      );
+      // The job's class's per-task estimates (t carries them), as admission planned them.
+      const est = taskEstimates(this.book.default, t);
+      const mapMs = Math.ceil(est.mapSeconds * 1000);
+      const reduceMs = Math.ceil(est.reduceSeconds * 1000);
       const capability = {
         memoryMB: config.admission.containerMemoryMb,
         vcores: config.admission.containerVcores,
@@ -865,6 +911,7 @@ export class Sidecar implements SidecarService {
           reduces: s.reduces,
           inputBytes: s.inputBytes,
           jobType: s.jobType,
+          ...(s.workloadClass === undefined ? {} : { workloadClass: s.workloadClass }),
         }),
         ...(s.tags ?? []),
       ],
@@ -1022,34 +1069,42 @@ export class Sidecar implements SidecarService {
       const reduces = tasks.filter((t) => t.type === 'REDUCE' && t.finishTime > 0);
       if (maps.length === 0) return undefined;
       const inputMb = job.inputBytes / MB;
-      const before = this.estimates;
+      // Learning is confined to the finished job's class (seed 000 IV.A, per class).
+      const cls = this.classOfRecord(job);
+      const before = estimatesOf(this.book, cls);
       const observation = {
         inputSize: inputMb,
         // The intermediate size is not reported by the task list; eta is kept as configured.
-        intermediateSize: this.estimates.eta * inputMb,
+        intermediateSize: before.eta * inputMb,
         mapTasks: maps.map((t) => ({
           size: inputMb / job.maps,
           seconds: (t.finishTime - t.startTime) / 1000,
         })),
         reduceTasks: reduces.map((t) => ({
-          size: (this.estimates.eta * inputMb) / Math.max(1, job.reduces),
+          size: (before.eta * inputMb) / Math.max(1, job.reduces),
           seconds: (t.finishTime - t.startTime) / 1000,
         })),
       };
-      this.estimates = learnFromFinishedJob(this.estimates, observation);
+      const after = estimatesOf(learnForClass(this.book, cls, observation), cls);
+      this.learned = { ...this.learned, classes: { ...this.learned.classes, [cls]: after } };
+      this.book = bookOf(this.book.default, { ...this.book.classes, [cls]: after });
       // The same unit costs c^max is the maximum of, kept as a distribution beside it.
       const unit = unitCosts(observation);
       this.observed = observeJob(this.observed, unit);
       this.deps.ledger.transaction(() => {
-        this.deps.ledger.setValue(ESTIMATES_KEY, this.estimates);
+        this.deps.ledger.setValue(ESTIMATES_KEY, this.learned);
         this.deps.ledger.setValue(OBSERVED_KEY, this.observed);
       });
       for (const v of unit.map) this.deps.metrics.taskUnitCost.observe({ stage: 'map' }, v);
       for (const v of unit.reduce) this.deps.metrics.taskUnitCost.observe({ stage: 'reduce' }, v);
       this.publishEstimates();
-      if (JSON.stringify(before) !== JSON.stringify(this.estimates)) {
-        this.log.info('estimates grew', { before, after: this.estimates });
-        this.deps.ledger.recordDecision(job.id, 'estimates', 'learned', { before, after: this.estimates });
+      if (JSON.stringify(before) !== JSON.stringify(after)) {
+        this.log.info('estimates grew', { workloadClass: cls, before, after });
+        this.deps.ledger.recordDecision(job.id, 'estimates', 'learned', {
+          workloadClass: cls,
+          before,
+          after,
+        });
         for (const lane of [...this.lanes.values()])
           this.rebuildLane(lane.queue, lane.label, lane.containers);
       }
@@ -1081,9 +1136,18 @@ export class Sidecar implements SidecarService {
     }
   }
 
+  /** The gauge keeps one series per stage: the largest figure of any class (and the default). */
   private publishEstimates(): void {
-    this.deps.metrics.learnedUnitCost.set({ stage: 'map' }, this.estimates.mapCostMax);
-    this.deps.metrics.learnedUnitCost.set({ stage: 'reduce' }, this.estimates.reduceCostMax);
+    const all = [this.book.default, ...Object.values(this.book.classes)];
+    const max = (f: (e: Estimates) => number) => all.reduce((a, e) => Math.max(a, f(e)), 0);
+    this.deps.metrics.learnedUnitCost.set(
+      { stage: 'map' },
+      max((e) => e.mapCostMax),
+    );
+    this.deps.metrics.learnedUnitCost.set(
+      { stage: 'reduce' },
+      max((e) => e.reduceCostMax),
+    );
   }
 
   /** An app with a deadline tag that did not come through the API: same admission, then a move. */
@@ -1101,7 +1165,12 @@ export class Sidecar implements SidecarService {
       maps: tags.maps ?? 1,
       reduces: Math.max(1, tags.reduces ?? 1),
       inputBytes: tags.inputBytes ?? 0,
-      spec: { appId: app.id, tags: app.applicationTags },
+      jobType,
+      spec: {
+        appId: app.id,
+        tags: app.applicationTags,
+        ...(tags.workloadClass === undefined ? {} : { workloadClass: tags.workloadClass }),
+      },
     };
     const queue = config.yarn.realtimeQueue;
     const outcome =
@@ -1283,7 +1352,8 @@ export class Sidecar implements SidecarService {
       admission: {
         policy: config.admission.policy,
         slotModel: config.admission.slotModel,
-        estimates: this.estimates,
+        // Per workload class; a class not listed is judged with the default.
+        estimates: { default: this.book.default, classes: this.book.classes },
         shadow: config.enforcement.shadow,
         lanes: [...this.lanes.values()].map((l) => ({
           queue: l.queue,
@@ -1302,7 +1372,7 @@ export class Sidecar implements SidecarService {
   }
 
   taskCosts(): EstimatesView {
-    return estimatesView(this.estimates, this.observed);
+    return estimatesView(this.book, this.observed);
   }
 
   stats(): { samples: StatsSample[] } {

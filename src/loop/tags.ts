@@ -1,3 +1,5 @@
+import { WORKLOAD_CLASS_PATTERN } from '../core/estimates';
+
 /**
  * Application tags the sidecar writes and reads. YARN lower-cases tags, so every value is
  * read case-insensitively: `deadline:2026-11-22T09:00:00.000Z` comes back as
@@ -10,10 +12,15 @@ export interface DeadlineTags {
   reduces?: number;
   inputBytes?: number;
   jobType?: 'cpu' | 'gpu' | 'adaptive';
+  /** `class:NAME`: the workload class whose estimates judge the app (default: its type). */
+  workloadClass?: string;
 }
 
 export function encodeTags(
-  t: Required<Pick<DeadlineTags, 'sidecarId' | 'deadlineMs' | 'maps' | 'reduces' | 'inputBytes' | 'jobType'>>,
+  t: Required<
+    Pick<DeadlineTags, 'sidecarId' | 'deadlineMs' | 'maps' | 'reduces' | 'inputBytes' | 'jobType'>
+  > &
+    Pick<DeadlineTags, 'workloadClass'>,
 ): string[] {
   return [
     `sidecar-id:${t.sidecarId}`,
@@ -22,6 +29,7 @@ export function encodeTags(
     `reduces:${t.reduces}`,
     `input-bytes:${Math.round(t.inputBytes)}`,
     `type:${t.jobType}`,
+    ...(t.workloadClass === undefined ? [] : [`class:${t.workloadClass}`]),
   ];
 }
 
@@ -56,6 +64,12 @@ export function decodeTags(tags: readonly string[]): DeadlineTags {
       case 'input-bytes':
         out.inputBytes = wholeNumber(value);
         break;
+      case 'class': {
+        // Lower-cased as YARN does; a name the API would refuse is ignored like any bad tag.
+        const v = value.toLowerCase();
+        if (WORKLOAD_CLASS_PATTERN.test(v)) out.workloadClass = v;
+        break;
+      }
       case 'type': {
         const v = value.toLowerCase();
         if (v === 'cpu' || v === 'gpu' || v === 'adaptive') out.jobType = v;

@@ -7,7 +7,9 @@ import {
   estimatesOf,
   learnForClass,
   validateEstimateBook,
+  validateLearnedEstimates,
   withClass,
+  withLearned,
 } from '../../src/core/estimate-book';
 import { taskEstimates, type Estimates, type FinishedJobObservation } from '../../src/core/estimates';
 import { validateJob, type DeadlineJob } from '../../src/core/job';
@@ -154,6 +156,25 @@ describe('EstimateBook', () => {
     expect(b.default).toEqual(old);
     expect(b.classes).toEqual({});
     expect(estimatesOf(b, 'cpu')).toEqual(old);
+  });
+
+  it('learned figures win over configured ones class by class; only a legacy triple sets the default', () => {
+    const configured = bookOf(LIGHT, { gpu: HEAVY, cpu: LIGHT });
+    const learned = validateLearnedEstimates({
+      classes: { cpu: { eta: 1, mapCostMax: 0.7, reduceCostMax: 0.5 } },
+    });
+    expect(learned.default).toBeUndefined();
+    const b = withLearned(configured, learned);
+    expect(b.default).toBe(LIGHT);
+    expect(estimatesOf(b, 'gpu')).toBe(HEAVY);
+    expect(estimatesOf(b, 'cpu').mapCostMax).toBe(0.7);
+    const legacy = validateLearnedEstimates({ eta: 1, mapCostMax: 4096, reduceCostMax: 2000 });
+    expect(withLearned(configured, legacy).default).toEqual({
+      eta: 1,
+      mapCostMax: 4096,
+      reduceCostMax: 2000,
+    });
+    expect(estimatesOf(withLearned(configured, legacy), 'gpu')).toBe(HEAVY);
   });
 
   it('round trip through JSON (the ledger stores it so), and errors name their path', () => {

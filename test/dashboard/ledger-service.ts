@@ -2,6 +2,7 @@ import type { SidecarService } from '../../src/api/app';
 import { resolveDeadline, type Submission } from '../../src/api/submission';
 import { emptyObservedCosts, type ObservedCosts } from '../../src/core/cost-distribution';
 import type { Estimates } from '../../src/core/estimates';
+import { bookOf } from '../../src/core/estimate-book';
 import {
   actionView,
   decisionView,
@@ -124,10 +125,12 @@ export class LedgerService implements SidecarService {
 
   /** The learned estimates and the observed task costs, as the live sidecar keeps them. */
   estimates: Estimates = { eta: 1, mapCostMax: 0.5, reduceCostMax: 0.5 };
+  /** Figures of classes of their own, beside the default (`estimates`). */
+  classEstimates: Record<string, Estimates> = {};
   observed: ObservedCosts = emptyObservedCosts();
 
   taskCosts(): unknown {
-    return estimatesView(this.estimates, this.observed);
+    return estimatesView(bookOf(this.estimates, this.classEstimates), this.observed);
   }
 
   stats(): { samples: StatsSample[] } {
