@@ -488,6 +488,27 @@ describe('the dashboard in Chromium', () => {
     await page.locator('section:has(#costs-title)').screenshot({ path: join(SHOTS, '14-task-costs.png') });
   });
 
+  it('lists the learned figures per workload class when a class has its own', async () => {
+    service.classEstimates = { 'md-run': { eta: 1, mapCostMax: 4096, reduceCostMax: 2000 } };
+    try {
+      await page.reload();
+      await page.waitForFunction(
+        () => /per class/.test(document.querySelector('#costs-meta')?.textContent ?? ''),
+        undefined,
+        {
+          timeout: 5000,
+        },
+      );
+      expect(await page.textContent('#costs-meta')).toBe(
+        "2 finished jobs observed, cluster-wide · quantiles within ±1% · largest learned eta 1.2 · per class, map / reduce: default 0.4 / 0.3, md-run 4100 / 2000 · admission plans every task at its class's learned worst case (seconds per MB); the chart marks the largest",
+      );
+      expect(await page.textContent('#costs tr[data-stage="map"] td[data-k="learned"]')).toBe('4100');
+    } finally {
+      service.classEstimates = {};
+      await page.reload();
+    }
+  });
+
   it('shows a job submitted through the API, and a new sample, without reloading', async () => {
     await page.evaluate(() => {
       (window as unknown as { notReloaded: boolean }).notReloaded = true;

@@ -547,8 +547,26 @@
       meta.push(`${plural(est.jobs, 'finished job')} observed, cluster-wide`);
     if (ok && Number.isFinite(est.quantileRelativeError))
       meta.push(`quantiles within ±${Number((est.quantileRelativeError * 100).toPrecision(3))}%`);
-    if (ok && Number.isFinite(est.eta)) meta.push(`learned eta ${fmtCost(est.eta)}`);
-    meta.push('admission plans every task at the learned worst case (seconds per MB)');
+    // Per workload class (GET /api/v1/estimates `classes`): listed when any class has its own.
+    const classes =
+      ok && Array.isArray(est.classes) ? est.classes.filter((c) => c && typeof c === 'object') : [];
+    if (classes.length > 1) {
+      if (Number.isFinite(est.eta)) meta.push(`largest learned eta ${fmtCost(est.eta)}`);
+      meta.push(
+        `per class, map / reduce: ${classes
+          .map(
+            (c) =>
+              `${c.workloadClass === '*' ? 'default' : String(c.workloadClass)} ${fmtCost(c.mapSecondsPerMb)} / ${fmtCost(c.reduceSecondsPerMb)}`,
+          )
+          .join(', ')}`,
+      );
+      meta.push(
+        "admission plans every task at its class's learned worst case (seconds per MB); the chart marks the largest",
+      );
+    } else {
+      if (ok && Number.isFinite(est.eta)) meta.push(`learned eta ${fmtCost(est.eta)}`);
+      meta.push('admission plans every task at the learned worst case (seconds per MB)');
+    }
     setText('costs-meta', meta.join(' · '));
   }
 
