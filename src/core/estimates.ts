@@ -1,5 +1,5 @@
 import { ValidationError, type ValidationIssue } from '../errors/validation';
-import { largestSplit, type DeadlineJob } from './job';
+import type { DeadlineJob } from './job';
 
 /**
  * The learned estimates of seed 000 section IV.A / seed 004 eq. 4.2-4.4:
@@ -54,6 +54,14 @@ export function validateWorkloadClass(input: unknown, path = 'workloadClass'): s
 }
 
 /** Per-task estimates of one job, in seconds. */
+/** The largest map split, max_i delta_i^m (Alg. 5.2 line 1). */
+export function largestSplit(job: DeadlineJob): number {
+  if (job.mapSplits === undefined) return job.inputSize / job.maps;
+  let max = 0;
+  for (const s of job.mapSplits) if (s > max) max = s;
+  return max;
+}
+
 export interface TaskEstimates {
   /** eps^m = c_m^max * max_i delta_i^m (Alg. 5.2 line 1). */
   readonly mapSeconds: number;

@@ -40,14 +40,6 @@ export function absoluteDeadline(job: DeadlineJob): number {
   return job.arrival + job.deadline;
 }
 
-/** The largest map split, max_i delta_i^m (Alg. 5.2 line 1). */
-export function largestSplit(job: DeadlineJob): number {
-  if (job.mapSplits === undefined) return job.inputSize / job.maps;
-  let max = 0;
-  for (const s of job.mapSplits) if (s > max) max = s;
-  return max;
-}
-
 function isRecord(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
