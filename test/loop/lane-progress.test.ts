@@ -3,8 +3,6 @@
  * figures by hand, and every way the AM read can fail leaving the job whole, logged once per
  * job, with the rest of the cycle carried out.
  */
-import { Writable } from 'node:stream';
-import winston from 'winston';
 import { SidecarMetrics } from '../../src/api/metrics';
 import { parseSubmission } from '../../src/api/submission';
 import { buildConfig } from '../../src/config/load';
@@ -18,6 +16,7 @@ import { JobHistoryClient } from '../../src/yarn/jobhistory';
 import type { TaskReport } from '../../src/yarn/model';
 import { HttpTransport } from '../../src/yarn/transport';
 import { FakeRm } from './fake-rm';
+import { capturingLogger } from '../log-capture';
 
 const T0 = Date.parse('2026-11-22T08:00:00Z');
 const MB = 1024 * 1024;
@@ -31,22 +30,6 @@ interface LaneView {
   containers: number;
   committedSlotSeconds: number | null;
   lastRebuild: { jobs: number; fromProgress: number; remainingSlotSeconds: number; wholeSlotSeconds: number };
-}
-
-function capturingLogger() {
-  const records: Array<Record<string, unknown>> = [];
-  const stream = new Writable({
-    write(chunk: Buffer, _enc, done) {
-      records.push(JSON.parse(chunk.toString()) as Record<string, unknown>);
-      done();
-    },
-  });
-  const logger = winston.createLogger({
-    level: 'info',
-    format: winston.format.json(),
-    transports: [new winston.transports.Stream({ stream })],
-  });
-  return { logger, records };
 }
 
 const task = (
@@ -74,7 +57,7 @@ async function runningJob(policy = 'rtmr') {
   const rm = new FakeRm();
   const ledger = Ledger.open(':memory:', { clock: () => now });
   const make = (reader?: (appId: string) => Promise<readonly TaskReport[]>) => {
-    const { logger, records } = capturingLogger();
+    const { logger, records } = capturingLogger('info');
     const sidecar = new Sidecar({
       config,
       rm: rm.api(),

@@ -11,9 +11,7 @@
  */
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { Writable } from 'node:stream';
 import express from 'express';
-import winston from 'winston';
 import { SidecarMetrics } from '../../src/api/metrics';
 import { parseSubmission } from '../../src/api/submission';
 import { buildConfig } from '../../src/config/load';
@@ -26,6 +24,7 @@ import { loadEnergyProfile } from '../../src/loop/service';
 import { Ledger } from '../../src/store/ledger';
 import { WebHdfsClient } from '../../src/yarn/webhdfs';
 import { FakeRm } from './fake-rm';
+import { capturingLogger } from '../log-capture';
 
 const T0 = Date.parse('2026-11-22T08:00:00Z');
 const MB = 1024 * 1024;
@@ -62,22 +61,6 @@ async function close(server: Server): Promise<void> {
   await new Promise<void>((ok) => server.close(() => ok()));
 }
 
-function capturingLogger() {
-  const records: Array<Record<string, unknown>> = [];
-  const stream = new Writable({
-    write(chunk: Buffer, _enc, done) {
-      records.push(JSON.parse(chunk.toString()) as Record<string, unknown>);
-      done();
-    },
-  });
-  const logger = winston.createLogger({
-    level: 'info',
-    format: winston.format.json(),
-    transports: [new winston.transports.Stream({ stream })],
-  });
-  return { logger, records };
-}
-
 interface Placement {
   locality: string;
   partitions: Array<{ label: string | null; dop: number; ef: number | null; h: number }>;
@@ -104,7 +87,7 @@ async function setup(
     placement: { ...opts.locality },
   });
   const ledger = Ledger.open(':memory:', { clock: () => T0 });
-  const { logger, records } = capturingLogger();
+  const { logger, records } = capturingLogger('info');
   let n = 0;
   const sidecar = new Sidecar({
     config,

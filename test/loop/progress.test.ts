@@ -8,7 +8,6 @@
  * yet), then, after one cycle, the MapReduce job's finished maps not at all and its running ones
  * for what is left of their estimate; the other app counts whole, logged once.
  */
-import { Writable } from 'node:stream';
 import winston from 'winston';
 import { SidecarMetrics } from '../../src/api/metrics';
 import { parseSubmission } from '../../src/api/submission';
@@ -20,6 +19,7 @@ import { HttpResourceManagerClient } from '../../src/yarn/client';
 import { JobHistoryClient } from '../../src/yarn/jobhistory';
 import type { TaskReport } from '../../src/yarn/model';
 import { harness, type Harness } from '../emulator/helpers';
+import { capturingLogger } from '../log-capture';
 
 const MB = 1024 * 1024;
 /** 0.1 s per MB: a 512 MB map is estimated at 51.2 s, the 4096 MB job's reduce at 409.6 s. */
@@ -28,22 +28,6 @@ const EPS_R = 409.6;
 const WHOLE = 8 * EPS_M + EPS_R;
 /** The non-MapReduce app: 2 maps of 2048 MB (204.8 s each), one reduce of 409.6 s. */
 const OTHER_WHOLE = 2 * 204.8 + 409.6;
-
-function capturingLogger() {
-  const records: Array<Record<string, unknown>> = [];
-  const stream = new Writable({
-    write(chunk: Buffer, _enc, done) {
-      records.push(JSON.parse(chunk.toString()) as Record<string, unknown>);
-      done();
-    },
-  });
-  const logger = winston.createLogger({
-    level: 'info',
-    format: winston.format.json(),
-    transports: [new winston.transports.Stream({ stream })],
-  });
-  return { logger, records };
-}
 
 interface LaneView {
   queue: string;
@@ -95,7 +79,7 @@ describe('a lane rebuilt after a restart, against the emulator', () => {
   });
 
   it('counts the finished maps of a running job no more, and its running ones for what is left', async () => {
-    const first = sidecar(capturingLogger().logger, 'dl-wide');
+    const first = sidecar(capturingLogger('info').logger, 'dl-wide');
     await first.runOnce();
     const answer = await first.submit(
       parseSubmission(
@@ -139,7 +123,7 @@ describe('a lane rebuilt after a restart, against the emulator', () => {
     expect(ledger.getJob('dl-wide')!.state).toBe('running');
 
     // The restart: the saved capacity gives the lane at once, every job whole.
-    const { logger, records } = capturingLogger();
+    const { logger, records } = capturingLogger('info');
     const second = sidecar(logger, 'dl-next');
     expect(lane(second).lastRebuild).toMatchObject({
       jobs: 2,

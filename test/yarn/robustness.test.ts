@@ -10,10 +10,8 @@ import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { Writable } from 'node:stream';
 import fc from 'fast-check';
 import express from 'express';
-import winston from 'winston';
 import { buildFixtureApp } from '../../src/fixtures/server';
 import { RmHttpError } from '../../src/errors/rm-http';
 import { RmMalformedResponseError } from '../../src/errors/rm-malformed';
@@ -23,6 +21,7 @@ import { RmUnavailableError } from '../../src/errors/rm-unavailable';
 import { HttpResourceManagerClient } from '../../src/yarn/client';
 import { JobHistoryClient } from '../../src/yarn/jobhistory';
 import { HttpTransport } from '../../src/yarn/transport';
+import { capturingLogger } from '../log-capture';
 
 interface TestServer {
   url: string;
@@ -54,22 +53,6 @@ async function rawServer(
         server.close(() => resolve());
       }),
   };
-}
-
-function capturingLogger(): { logger: winston.Logger; records: Array<Record<string, unknown>> } {
-  const records: Array<Record<string, unknown>> = [];
-  const stream = new Writable({
-    write(chunk: Buffer, _enc, done) {
-      records.push(JSON.parse(chunk.toString()) as Record<string, unknown>);
-      done();
-    },
-  });
-  const logger = winston.createLogger({
-    level: 'debug',
-    format: winston.format.json(),
-    transports: [new winston.transports.Stream({ stream })],
-  });
-  return { logger, records };
 }
 
 /** An RM whose role can be switched between active and standby-of-a-peer while it runs. */

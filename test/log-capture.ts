@@ -1,0 +1,22 @@
+import { Writable } from 'node:stream';
+import winston from 'winston';
+
+/** A JSON logger whose records the test can read back, at `level` and above. */
+export function capturingLogger(level = 'debug'): {
+  logger: winston.Logger;
+  records: Array<Record<string, unknown>>;
+} {
+  const records: Array<Record<string, unknown>> = [];
+  const stream = new Writable({
+    write(chunk: Buffer, _enc, done) {
+      records.push(JSON.parse(chunk.toString()) as Record<string, unknown>);
+      done();
+    },
+  });
+  const logger = winston.createLogger({
+    level,
+    format: winston.format.json(),
+    transports: [new winston.transports.Stream({ stream })],
+  });
+  return { logger, records };
+}
