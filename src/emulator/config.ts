@@ -139,29 +139,91 @@ export function defaultEmulatorConfig(over: Partial<EmulatorConfig> = {}): Emula
   };
 }
 
-/** Every problem of a configuration, as `path: message`; empty when it is usable. */
-export function checkEmulatorConfig(c: EmulatorConfig): string[] {
-  const problems: string[] = [];
-  const labels = new Set(c.cluster.nodeClasses.flatMap((n) => n.labels));
-  const sum = c.queues.reduce((s, q) => s + q.capacity, 0);
-  if (Math.abs(sum - 100) > 1e-6) problems.push(`queues: capacities add up to ${sum}, not 100`);
-  const names = new Set<string>();
+/** One problem of a configuration: the path of the field at fault, and what is wrong. */
+export interface EmulatorConfigIssue {
+  path: Array<string | number>;
+  message: string;
+}
+
+/** Labels carried by at least one node (a class with count 0 has no nodes). */
+export function clusterLabels(c: EmulatorConfig['cluster']): Set<string> {
+  return new Set(c.nodeClasses.filter((n) => n.count > 0).flatMap((n) => n.labels));
+}
+
+const PERCENT_TOLERANCE = 1e-6;
+
+/**
+ * Every problem of a configuration, with the path of the field it concerns; empty when it is
+ * usable. The queue rules are the CapacityScheduler's: the children of a parent (here root,
+ * the only parent) have capacities adding up to 100 in every partition (ParentQueue refuses
+ * "Illegal capacity ... for children of queue root for label=..."), a queue's maximum is not
+ * below its capacity, a queue has a capacity only in labels it may access, and its default
+ * label expression is one of those.
+ */
+export function emulatorConfigIssues(c: EmulatorConfig): EmulatorConfigIssue[] {
+  const out: EmulatorConfigIssue[] = [];
+  const add = (path: Array<string | number>, message: string) => out.push({ path, message });
+  const labels = clusterLabels(c.cluster);
+  const percent = (path: Array<string | number>, v: number) => {
+    if (!(v >= 0 && v <= 100)) add(path, `${v} is not a percentage in [0, 100]`);
+  };
+  if (c.queues.length === 0) add(['queues'], 'at least one queue');
+  const seen = new Map<string, number>();
   c.queues.forEach((q, i) => {
-    if (names.has(q.name)) problems.push(`queues[${i}].name: ${q.name} appears twice`);
-    names.add(q.name);
-    if (!/^[A-Za-z0-9_-]+$/.test(q.name)) problems.push(`queues[${i}].name: not a leaf queue name`);
-    if (q.maxCapacity < q.capacity) problems.push(`queues[${i}].maxCapacity: below capacity`);
-    for (const l of q.accessibleNodeLabels)
-      if (!labels.has(l)) problems.push(`queues[${i}].accessibleNodeLabels: no node has label ${l}`);
+    const first = seen.get(q.name);
+    if (first !== undefined)
+      add(['queues', i, 'name'], `duplicate queue name ${q.name} (also queues[${first}])`);
+    else seen.set(q.name, i);
+    if (!/^[A-Za-z0-9_-]+$/.test(q.name))
+      add(['queues', i, 'name'], `${JSON.stringify(q.name)} is not a leaf queue name`);
+    percent(['queues', i, 'capacity'], q.capacity);
+    percent(['queues', i, 'maxCapacity'], q.maxCapacity);
+    if (q.maxCapacity < q.capacity)
+      add(['queues', i, 'maxCapacity'], `maximum ${q.maxCapacity} is below the capacity ${q.capacity}`);
+    q.accessibleNodeLabels.forEach((l, k) => {
+      if (!labels.has(l)) add(['queues', i, 'accessibleNodeLabels', k], `no node has label ${l}`);
+    });
+    for (const [l, v] of Object.entries(q.labelCapacity)) {
+      percent(['queues', i, 'labelCapacity', l], v);
+      if (!q.accessibleNodeLabels.includes(l))
+        add(['queues', i, 'labelCapacity', l], `a capacity in label ${l}, which the queue cannot access`);
+    }
+    const d = q.defaultNodeLabelExpression;
+    if (d !== '' && !q.accessibleNodeLabels.includes(d))
+      add(['queues', i, 'defaultNodeLabelExpression'], `label ${d} is not accessible to the queue`);
   });
-  for (const l of labels) {
-    const s = c.queues.reduce((acc, q) => acc + (q.labelCapacity[l] ?? 0), 0);
-    if (Math.abs(s - 100) > 1e-6)
-      problems.push(`queues: capacities of partition ${l} add up to ${s}, not 100`);
+  if (c.queues.length > 0) {
+    const sum = c.queues.reduce((s, q) => s + q.capacity, 0);
+    if (Math.abs(sum - 100) > PERCENT_TOLERANCE)
+      add(['queues'], `children's capacities in the default partition add up to ${sum}, not 100`);
+    for (const l of [...labels].sort()) {
+      const s = c.queues.reduce((acc, q) => acc + (q.labelCapacity[l] ?? 0), 0);
+      if (Math.abs(s - 100) > PERCENT_TOLERANCE)
+        add(['queues'], `children's capacities in the partition ${l} add up to ${s}, not 100`);
+    }
   }
   if (!Number.isInteger(c.maxApplicationPriority) || c.maxApplicationPriority < 0)
-    problems.push('maxApplicationPriority: a non-negative integer');
-  if (c.defaultJob.maps < 1) problems.push('defaultJob.maps: at least 1');
-  if (c.defaultJob.reduces < 0) problems.push('defaultJob.reduces: not negative');
-  return problems;
+    add(['maxApplicationPriority'], 'a non-negative integer');
+  if (!Number.isInteger(c.defaultJob.maps) || c.defaultJob.maps < 1)
+    add(['defaultJob', 'maps'], 'an integer, at least 1');
+  if (!Number.isInteger(c.defaultJob.reduces) || c.defaultJob.reduces < 0)
+    add(['defaultJob', 'reduces'], 'a non-negative integer');
+  if (!(c.defaultJob.inputBytes >= 0)) add(['defaultJob', 'inputBytes'], 'not negative');
+  if (!Number.isInteger(c.containerMemoryMB) || c.containerMemoryMB < 1)
+    add(['containerMemoryMB'], 'a positive integer');
+  if (!Number.isInteger(c.containerVcores) || c.containerVcores < 1)
+    add(['containerVcores'], 'a positive integer');
+  return out;
+}
+
+/** `queues[1].maxCapacity`: a path as the error messages write it. */
+export function issuePath(path: ReadonlyArray<string | number>): string {
+  let text = '';
+  for (const p of path) text += typeof p === 'number' ? `[${p}]` : text ? `.${p}` : p;
+  return text || '(root)';
+}
+
+/** Every problem of a configuration, as `path: message`; empty when it is usable. */
+export function checkEmulatorConfig(c: EmulatorConfig): string[] {
+  return emulatorConfigIssues(c).map((i) => `${issuePath(i.path)}: ${i.message}`);
 }

@@ -6,6 +6,7 @@ import type {
   NodeView,
   PlacementPort,
 } from '../sim/policy-port';
+import { pendingMapCount } from '../sim/policies';
 
 /**
  * How the emulated RM plugs the project's policies into the simulator's engine.
@@ -168,7 +169,7 @@ export function capacityScheduler(
       usedTotal += running;
       if (info.reservationId !== null)
         usedByReservation.set(info.reservationId, (usedByReservation.get(info.reservationId) ?? 0) + running);
-      if (view.pendingMaps.length > 0 || (reduces && reduceReady(view))) {
+      if (pendingMapCount(view) > 0 || (reduces && reduceReady(view))) {
         l.jobs.push({ view, info });
         demand = true;
       }
@@ -207,10 +208,10 @@ export function capacityScheduler(
       for (let i = 0; i < jobs.length; i++) {
         const j = jobs[i]!;
         if (reduces && reduceReady(j) && node.freeReduceSlots > 0) return { kind: 'reduce', jobId: j.id };
-        if (j.pendingMaps.length === 0 || node.freeMapSlots <= 0) continue;
+        if (pendingMapCount(j) === 0 || node.freeMapSlots <= 0) continue;
         const a = offerMap(
           node,
-          jobs.slice(i).filter((v) => v.pendingMaps.length > 0),
+          jobs.slice(i).filter((v) => pendingMapCount(v) > 0),
           now,
         );
         if (a) return { kind: 'map', ...a };

@@ -300,7 +300,7 @@ function taskIdOf(i: number): string {
  * A job's pending map count. The engine's views count them without building the pendingMaps
  * array, which they build only when it is read after a change.
  */
-function pendingMapCount(v: JobView): number {
+export function pendingMapCount(v: JobView): number {
   const n = (v as Partial<IndexedJobView>).pendingMapCount;
   return n === undefined ? v.pendingMaps.length : n;
 }
