@@ -1,6 +1,14 @@
 import fs from 'node:fs';
 import { Command, InvalidArgumentError } from 'commander';
-import { defaultEmulatorConfig, type EmulatorConfig } from '../emulator/config';
+import {
+  defaultEmulatorConfig,
+  emulatorConfigIssues,
+  issuePath,
+  type EmulatorConfig,
+} from '../emulator/config';
+import { loadEmulatorConfigFile } from '../emulator/config-file';
+import type { HdfsFileOption } from '../emulator/webhdfs-app';
+import { ValidationError } from '../errors/validation';
 import type { FaultSettings } from '../emulator/controls';
 import { startEmulator } from '../emulator/server';
 import { createLogger } from '../log';
@@ -25,7 +33,8 @@ const port = (value: string) => {
   return n;
 };
 
-interface EmulatorCliOptions {
+export interface EmulatorCliOptions {
+  config?: string;
   cluster?: string;
   host: string;
   port: number;
@@ -46,32 +55,99 @@ interface EmulatorCliOptions {
   verbose?: boolean;
 }
 
-export function emulatorConfigFrom(o: EmulatorCliOptions): EmulatorConfig {
-  const base = defaultEmulatorConfig();
-  const cluster = o.cluster ? parseClusterFile(fs.readFileSync(o.cluster, 'utf8'), o.cluster) : base.cluster;
+/** How the options were given: true for a flag on the command line (not its default). */
+export type GivenOnCommandLine = (option: keyof EmulatorCliOptions) => boolean;
+
+/** What the emulator runs with: the RM's configuration and its WebHDFS files. */
+export interface EmulatorSetup {
+  config: EmulatorConfig;
+  hdfsFiles: readonly HdfsFileOption[];
+}
+
+/**
+ * The configuration from the options: the `--config` file (docs/emulator.md, "Configuration
+ * file") or the built-in one, then the flags given on the command line over it. Throws a
+ * ValidationError naming every problem (file, line, field) before anything starts.
+ */
+export function emulatorSetupFrom(
+  o: EmulatorCliOptions,
+  given: GivenOnCommandLine = () => true,
+): EmulatorSetup {
+  const flagCluster = o.cluster ? parseClusterFile(fs.readFileSync(o.cluster, 'utf8'), o.cluster) : undefined;
+  let setup: EmulatorSetup;
+  if (o.config) {
+    setup = loadEmulatorConfigFile(o.config, {
+      cluster: flagCluster,
+      maxApplicationPriority: given('maxPriority') ? o.maxPriority : undefined,
+      placementPolicy: given('placement') ? o.placement : undefined,
+    });
+  } else {
+    const config = defaultEmulatorConfig({
+      ...(flagCluster ? { cluster: flagCluster } : {}),
+      maxApplicationPriority: o.maxPriority,
+      placementPolicy: o.placement,
+    });
+    // The built-in queues may not fit a cluster from --cluster (a label it lacks).
+    const issues = emulatorConfigIssues(config);
+    if (issues.length)
+      throw new ValidationError(
+        issues.map((i) => ({
+          path: issuePath(i.path),
+          message: `${i.message} (the built-in queues; give them in a --config file)`,
+          ...(o.cluster ? { file: o.cluster } : {}),
+        })),
+      );
+    setup = { config, hdfsFiles: [] };
+  }
+  const cluster = setup.config.cluster;
   const cost = (c: EmulatorConfig['cluster']['costs']['cpu']) => ({
     ...c,
     mapSecondsPerMB: o.mapSecondsPerMb ?? c.mapSecondsPerMB,
     reduceSecondsPerMB: o.reduceSecondsPerMb ?? c.reduceSecondsPerMB,
   });
-  return defaultEmulatorConfig({
-    cluster: { ...cluster, costs: { cpu: cost(cluster.costs.cpu), gpu: cost(cluster.costs.gpu) } },
-    maxApplicationPriority: o.maxPriority,
-    placementPolicy: o.placement,
-  });
+  return {
+    config: {
+      ...setup.config,
+      cluster: { ...cluster, costs: { cpu: cost(cluster.costs.cpu), gpu: cost(cluster.costs.gpu) } },
+    },
+    hdfsFiles: setup.hdfsFiles,
+  };
+}
+
+/** `file:line: path: message`, one line per problem, as `simulate` prints them. */
+export function issueLines(e: ValidationError): string[] {
+  return e.issues.map(
+    (i) => `${i.file ? `${i.file}${i.line !== undefined ? `:${i.line}` : ''}: ` : ''}${i.path}: ${i.message}`,
+  );
 }
 
 export function emulatorCommand(): Command {
   return new Command('emulator')
     .description('Run an emulated YARN ResourceManager and JobHistory server over the simulator')
-    .option('--cluster <file>', 'cluster file (docs/simulator.md); default: 4 CPU nodes and 2 GPU nodes')
+    .option(
+      '--config <file>',
+      'emulator configuration file, YAML or JSON (docs/emulator.md): cluster, queues, HDFS files...; flags given on the command line override it',
+    )
+    .option(
+      '--cluster <file>',
+      "cluster file (docs/simulator.md), in place of the configuration's; default: 4 CPU nodes and 2 GPU nodes",
+    )
     .option('--host <host>', 'address to listen on', '127.0.0.1')
     .option('--port <n>', 'ResourceManager web port', port, 8088)
     .option('--jhs-port <n>', 'JobHistory server web port', port, 19888)
     .option('--speed <n>', 'simulated seconds per real second', number(1e-3), 1)
     .option('--seed <n>', 'seed of the simulation and of injected faults', number(0), 1)
-    .option('--max-priority <n>', 'yarn.cluster.max-application-priority', number(0), 10)
-    .option('--placement <policy>', 'placement policy of the registry', 'fifo')
+    .option(
+      '--max-priority <n>',
+      "yarn.cluster.max-application-priority (when given, over the configuration's)",
+      number(0),
+      10,
+    )
+    .option(
+      '--placement <policy>',
+      "placement policy of the registry (when given, over the configuration's)",
+      'fifo',
+    )
     .option('--map-seconds-per-mb <s>', 'map task seconds per input MB (both code kinds)', number(0))
     .option('--reduce-seconds-per-mb <s>', 'reduce task seconds per shuffled MB (both code kinds)', number(0))
     .option('--standby-of <url>', 'act as a standby RM redirecting to this active RM')
@@ -87,7 +163,29 @@ export function emulatorCommand(): Command {
       0,
     )
     .option('--verbose', 'debug logging')
-    .action(async (o: EmulatorCliOptions) => {
+    .addHelpText(
+      'after',
+      '\nWith --config FILE, a flag given on the command line overrides the file: --cluster its cluster,\n' +
+        '--max-priority its maxApplicationPriority, --placement its placementPolicy, and\n' +
+        '--map-seconds-per-mb / --reduce-seconds-per-mb the per-MB costs of its cluster.\n' +
+        'An invalid file is reported one problem a line (file:line: field: problem); exit code 2.',
+    )
+    .action(async (o: EmulatorCliOptions, cmd: Command) => {
+      let setup: EmulatorSetup;
+      try {
+        setup = emulatorSetupFrom(o, (k) => cmd.getOptionValueSource(k) === 'cli');
+      } catch (e) {
+        if (e instanceof ValidationError) {
+          process.stderr.write(
+            `invalid input, emulator not started:\n${issueLines(e)
+              .map((l) => `  ${l}\n`)
+              .join('')}`,
+          );
+          process.exitCode = 2;
+          return;
+        }
+        throw e;
+      }
       const logger = createLogger({ level: o.verbose ? 'debug' : 'info', format: 'pretty', stderr: true });
       const faults: Partial<FaultSettings> = {
         standbyOf: o.standbyOf ?? null,
@@ -99,7 +197,8 @@ export function emulatorCommand(): Command {
         loseAnswerShare: o.loseAnswerShare,
       };
       const emu = await startEmulator({
-        config: emulatorConfigFrom(o),
+        config: setup.config,
+        hdfsFiles: setup.hdfsFiles,
         speed: o.speed,
         seed: o.seed,
         host: o.host,

@@ -1,0 +1,243 @@
+import { readFileSync } from 'node:fs';
+import { dirname, isAbsolute, join } from 'node:path';
+import { z } from 'zod';
+import { ValidationError, type ValidationIssue } from '../errors/validation';
+import { parseClusterFile, validateCluster } from '../sim/formats/cluster-file';
+import { parseLocated } from '../sim/formats/source-lines';
+import type { ClusterSpec } from '../sim/model';
+import { placementPort } from '../sim/policies';
+import {
+  clusterLabels,
+  defaultEmulatorCluster,
+  defaultEmulatorConfig,
+  defaultQueues,
+  emulatorConfigIssues,
+  issuePath,
+  type EmulatorConfig,
+} from './config';
+import type { HdfsFileOption } from './webhdfs-app';
+
+/**
+ * The emulator's configuration file, version 1 (docs/emulator.md, "Configuration file"): YAML
+ * or JSON with a `format`/`version` header, holding any field of EmulatorConfig plus the
+ * WebHDFS files. Parsed in one pipeline, as the cluster and trace files are: strict parse
+ * (unknown keys are errors) -> defaults (those of `defaultEmulatorConfig`) -> command-line
+ * overrides -> every cross-field rule, each problem with file, line and field path -> frozen.
+ * Nothing is started unless the whole file is good.
+ */
+
+export const EMULATOR_CONFIG_FORMAT = 'yarn-sched-sidecar-emulator';
+
+/** What a configuration file yields: the RM's configuration and the files of its HDFS. */
+export interface EmulatorFileSettings {
+  config: EmulatorConfig;
+  hdfsFiles: HdfsFileOption[];
+}
+
+/** Values from the command line; each replaces the file's before the cross-field checks. */
+export interface EmulatorConfigOverrides {
+  /** A cluster read from `--cluster FILE`, in place of the file's `cluster`. */
+  cluster?: ClusterSpec;
+  maxApplicationPriority?: number;
+  placementPolicy?: string;
+}
+
+const DEFAULTS = defaultEmulatorConfig();
+const percent = z.number().finite().min(0).max(100);
+const label = z.string().min(1);
+
+const queueSchema = z.strictObject({
+  name: z.string().min(1),
+  capacity: percent,
+  maxCapacity: percent.default(100),
+  accessibleNodeLabels: z.array(label).default([]),
+  labelCapacity: z.record(label, percent).default({}),
+  defaultNodeLabelExpression: z.string().default(''),
+  reservable: z.boolean().default(false),
+});
+
+const hdfsFileSchema = z.strictObject({
+  path: z.string().regex(/^\/.*[^/]$/, 'an absolute file path, e.g. /data/events/part-00000'),
+  bytes: z.number().int().nonnegative(),
+  label: z.string().optional(),
+});
+
+const fileSchema = z.strictObject({
+  format: z.literal(EMULATOR_CONFIG_FORMAT),
+  version: z.literal(1),
+  // A path (relative to this file) or an inline cluster; checked by the cluster file's own rules.
+  cluster: z.unknown().optional(),
+  queues: z.array(queueSchema).optional(),
+  maxApplicationPriority: z.number().int().nonnegative().default(DEFAULTS.maxApplicationPriority),
+  defaultJob: z
+    .strictObject({
+      maps: z.number().int().positive().default(DEFAULTS.defaultJob.maps),
+      reduces: z.number().int().nonnegative().default(DEFAULTS.defaultJob.reduces),
+      inputBytes: z.number().int().nonnegative().default(DEFAULTS.defaultJob.inputBytes),
+    })
+    .default(DEFAULTS.defaultJob),
+  containerMemoryMB: z.number().int().positive().default(DEFAULTS.containerMemoryMB),
+  containerVcores: z.number().int().positive().default(DEFAULTS.containerVcores),
+  defaultUser: z.string().min(1).default(DEFAULTS.defaultUser),
+  placementPolicy: z.string().min(1).default(DEFAULTS.placementPolicy),
+  placementArgs: z.record(z.string(), z.unknown()).default({}),
+  hadoopVersion: z.string().min(1).default(DEFAULTS.hadoopVersion),
+  hdfsFiles: z.array(hdfsFileSchema).default([]),
+});
+
+type Path = Array<string | number>;
+
+/** Zod's issue, one per unknown key (so each is reported at its own line). */
+function zodIssues(error: z.ZodError): Array<{ path: Path; message: string }> {
+  return error.issues.flatMap((i) => {
+    const path = i.path.map((p) => (typeof p === 'number' ? p : String(p)));
+    if (i.code === 'unrecognized_keys')
+      return i.keys.map((k) => ({ path: [...path, k], message: 'unknown key' }));
+    if (i.code === 'invalid_type' && i.input === undefined)
+      return [{ path, message: 'required field is missing' }];
+    return [{ path, message: i.message }];
+  });
+}
+
+/** `placement.args.maxDelayMs` (a policy's own ValidationError path) as a path of this file. */
+function placementPath(path: string): Path {
+  if (path === 'placement.policy') return ['placementPolicy'];
+  const rest = path.replace(/^placement\.args\.?/, '');
+  return ['placementArgs', ...(rest ? rest.split('.') : [])];
+}
+
+/**
+ * Parse and validate the text of an emulator configuration file. `readText` reads a cluster
+ * file the configuration names (a path relative to the configuration file).
+ */
+export function parseEmulatorConfigFile(
+  text: string,
+  file: string,
+  overrides: EmulatorConfigOverrides = {},
+  readText: (path: string) => string = (p) => readFileSync(p, 'utf8'),
+): EmulatorFileSettings {
+  const doc = parseLocated(text, file);
+  if (doc.syntaxIssues.length) throw new ValidationError(doc.syntaxIssues);
+  const issues: ValidationIssue[] = [];
+  const issue = (path: Path, message: string) =>
+    issues.push({ path: issuePath(path), message, file, line: doc.lineOf(path) });
+
+  const parsed = fileSchema.safeParse(doc.value);
+  if (!parsed.success) {
+    for (const i of zodIssues(parsed.error)) issue(i.path, i.message);
+    throw new ValidationError(issues);
+  }
+  const f = parsed.data;
+
+  // The cluster: the command line's, else the file's (inline or a path), else the built-in one.
+  let cluster: ClusterSpec | undefined = overrides.cluster;
+  if (!cluster && f.cluster !== undefined) {
+    try {
+      if (typeof f.cluster === 'string') {
+        const path = isAbsolute(f.cluster) ? f.cluster : join(dirname(file), f.cluster);
+        let clusterText: string;
+        try {
+          clusterText = readText(path);
+        } catch (e) {
+          issue(
+            ['cluster'],
+            `cannot read the cluster file ${path}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`,
+          );
+          throw new ValidationError(issues);
+        }
+        cluster = parseClusterFile(clusterText, path);
+      } else if (f.cluster !== null && typeof f.cluster === 'object' && !Array.isArray(f.cluster)) {
+        cluster = validateCluster(f.cluster, file, (p) => doc.lineOf(['cluster', ...p]));
+      } else {
+        issue(['cluster'], 'a cluster file path or an inline cluster (docs/simulator.md)');
+        throw new ValidationError(issues);
+      }
+    } catch (e) {
+      if (!(e instanceof ValidationError)) throw e;
+      // An inline cluster's paths are under `cluster.`; a cluster file's are its own.
+      const inline = typeof f.cluster !== 'string';
+      throw new ValidationError(
+        e.issues.map((i) =>
+          inline && i.file === file && !i.path.startsWith('cluster')
+            ? { ...i, path: i.path === '(root)' ? 'cluster' : `cluster.${i.path}` }
+            : i,
+        ),
+      );
+    }
+  }
+  cluster ??= defaultEmulatorCluster();
+
+  const config: EmulatorConfig = {
+    cluster,
+    queues: f.queues ?? defaultQueues(cluster.gpuLabel),
+    maxApplicationPriority: overrides.maxApplicationPriority ?? f.maxApplicationPriority,
+    defaultJob: { ...f.defaultJob },
+    containerMemoryMB: f.containerMemoryMB,
+    containerVcores: f.containerVcores,
+    defaultUser: f.defaultUser,
+    placementPolicy: overrides.placementPolicy ?? f.placementPolicy,
+    placementArgs: { ...f.placementArgs },
+    hadoopVersion: f.hadoopVersion,
+  };
+
+  for (const i of emulatorConfigIssues(config)) {
+    // Without a `queues` list, the problem is the built-in queues meeting this cluster.
+    const message =
+      f.queues === undefined && i.path[0] === 'queues'
+        ? `${i.message} (the built-in queues; give queues for this cluster)`
+        : i.message;
+    issue(i.path, message);
+  }
+
+  // The placement policy and its arguments, as the emulated RM will build them.
+  try {
+    placementPort(config.placementPolicy, config.placementArgs as Record<string, unknown>, cluster, {
+      nodeId: String,
+      orderKeyMs: () => 0,
+    });
+  } catch (e) {
+    if (e instanceof ValidationError) for (const i of e.issues) issue(placementPath(i.path), i.message);
+    else issue(['placementPolicy'], (e as Error).message);
+  }
+
+  const labels = clusterLabels(cluster);
+  const paths = new Map<string, number>();
+  f.hdfsFiles.forEach((h, i) => {
+    if (h.label !== undefined && h.label !== '' && !labels.has(h.label))
+      issue(['hdfsFiles', i, 'label'], `no node has label ${h.label}`);
+    if (h.label === '' && !cluster.nodeClasses.some((c) => c.count > 0 && c.labels.length === 0))
+      issue(['hdfsFiles', i, 'label'], 'the default partition has no node');
+    const first = paths.get(h.path);
+    if (first !== undefined)
+      issue(['hdfsFiles', i, 'path'], `duplicate path ${h.path} (also hdfsFiles[${first}])`);
+    paths.set(h.path, i);
+  });
+  // A file cannot also be a directory above another file (EmulatedHdfs refuses it).
+  f.hdfsFiles.forEach((h, i) => {
+    const under = f.hdfsFiles.find((o) => o.path.startsWith(`${h.path}/`));
+    if (under) issue(['hdfsFiles', i, 'path'], `${h.path} is a file and also the directory of ${under.path}`);
+  });
+
+  // In file order, as the reader goes through the file.
+  if (issues.length) throw new ValidationError([...issues].sort((a, b) => (a.line ?? 0) - (b.line ?? 0)));
+  return deepFreeze({
+    config,
+    hdfsFiles: f.hdfsFiles.map((h) => (h.label === undefined ? { path: h.path, bytes: h.bytes } : { ...h })),
+  });
+}
+
+/** Read, parse and validate an emulator configuration file. */
+export function loadEmulatorConfigFile(
+  file: string,
+  overrides: EmulatorConfigOverrides = {},
+): EmulatorFileSettings {
+  return parseEmulatorConfigFile(readFileSync(file, 'utf8'), file, overrides);
+}
+
+function deepFreeze<T>(value: T): T {
+  if (value && typeof value === 'object' && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const v of Object.values(value)) deepFreeze(v);
+  }
+  return value;
+}
