@@ -87,13 +87,21 @@ const fileSchema = z.strictObject({
 
 type Path = Array<string | number>;
 
-/** Zod's issue, one per unknown key (so each is reported at its own line). */
-function zodIssues(error: z.ZodError): Array<{ path: Path; message: string }> {
+/** The value at `path` of a parsed document, undefined when absent. */
+function valueAt(root: unknown, path: Path): unknown {
+  let v = root;
+  for (const p of path)
+    v = v !== null && typeof v === 'object' ? (v as Record<string | number, unknown>)[p] : undefined;
+  return v;
+}
+
+/** Zod's issues, one per unknown key (so each is reported at its own line). */
+function zodIssues(error: z.ZodError, root: unknown): Array<{ path: Path; message: string }> {
   return error.issues.flatMap((i) => {
     const path = i.path.map((p) => (typeof p === 'number' ? p : String(p)));
     if (i.code === 'unrecognized_keys')
       return i.keys.map((k) => ({ path: [...path, k], message: 'unknown key' }));
-    if (i.code === 'invalid_type' && i.input === undefined)
+    if ((i.code === 'invalid_type' || i.code === 'invalid_value') && valueAt(root, path) === undefined)
       return [{ path, message: 'required field is missing' }];
     return [{ path, message: i.message }];
   });
@@ -124,7 +132,7 @@ export function parseEmulatorConfigFile(
 
   const parsed = fileSchema.safeParse(doc.value);
   if (!parsed.success) {
-    for (const i of zodIssues(parsed.error)) issue(i.path, i.message);
+    for (const i of zodIssues(parsed.error, doc.value)) issue(i.path, i.message);
     throw new ValidationError(issues);
   }
   const f = parsed.data;
