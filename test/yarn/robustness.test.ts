@@ -366,10 +366,12 @@ describe('bad inputs: each is a typed error', () => {
   it('a hang longer than the timeout', async () => {
     const server = await rawServer(() => undefined); // never answers
     try {
-      const rm = new HttpResourceManagerClient({ urls: [server.url], timeoutMs: 100, maxAttempts: 1 });
+      // Long enough that a loaded machine still delivers the request before the client gives up.
+      const rm = new HttpResourceManagerClient({ urls: [server.url], timeoutMs: 500, maxAttempts: 1 });
       const err = await rm.clusterInfo().catch((e: unknown) => e);
       expect(err).toBeInstanceOf(RmTimeoutError);
-      expect(err).toMatchObject({ timeoutMs: 100 });
+      expect(err).toMatchObject({ timeoutMs: 500 });
+      expect(server.hits).toHaveLength(1);
     } finally {
       await server.close();
     }
@@ -416,7 +418,8 @@ describe('retries: idempotent calls only', () => {
         .catch((e: unknown) => e);
       expect(e1).toBeInstanceOf(RmHttpError);
       expect(failing.hits).toHaveLength(1);
-      const e2 = await new HttpResourceManagerClient({ urls: [hanging.url], ...fastRetry, timeoutMs: 100 })
+      // The hit count below needs the request to arrive before the timeout, even on a loaded machine.
+      const e2 = await new HttpResourceManagerClient({ urls: [hanging.url], ...fastRetry, timeoutMs: 500 })
         .killApp('application_1_0001')
         .catch((e: unknown) => e);
       expect(e2).toBeInstanceOf(RmTimeoutError);
