@@ -1,3 +1,4 @@
+import { classOf } from '../core/estimate-book';
 import { CodeQueue } from './event-queue';
 import { MB, slotTotals, type ClusterSpec, type NodeClassSpec, type RunKind, type TraceJob } from './model';
 import type {
@@ -170,6 +171,8 @@ export interface JobOutcome {
   maps: number;
   reduces: number;
   type: string;
+  /** The workload class whose estimates judge the job: the trace's `class`, else its type. */
+  workloadClass: string;
   user: string;
   queue: string;
   status: JobStatus;
@@ -558,6 +561,7 @@ export class Engine {
         maps: j.spec.maps,
         reduces: j.spec.reduces,
         type: j.spec.type,
+        workloadClass: classOf(j.spec.type, j.spec.workloadClass),
         user: j.spec.user,
         queue: j.queue,
         status: j.status,

@@ -111,6 +111,14 @@ export function traceClassOf(j: TraceJob): string {
 }
 
 /**
+ * Whose estimates judged a job, for its rejection reason: its class's own figures, or the
+ * default's when the class has none (`class etl estimates`, `class etl, default estimates`).
+ */
+export function judgedBy(book: EstimateBook, cls: string): string {
+  return Object.hasOwn(book.classes, cls) ? `class ${cls} estimates` : `class ${cls}, default estimates`;
+}
+
+/**
  * Worst-case unit costs for the admission estimates (seed 000 IV.A: c_m^max, c_r^max, eta),
  * one triple per workload class (traceClassOf), each taken over that class's jobs on this
  * cluster: per MB of the largest split, the longest a map can take anywhere it may run (remote
@@ -461,7 +469,8 @@ export function admissionPort(
       let firstReason: string | null = null;
       for (const i of tried) {
         const lane = lanes[i] as AdmissionLane;
-        const dj = withClass(toDeadlineJob(job), traceClassOf(job), book);
+        const cls = traceClassOf(job);
+        const dj = withClass(toDeadlineJob(job), cls, book);
         let result;
         try {
           result = lane.policy.admit(lane.state, dj, now, { searchEarliest: false });
@@ -473,7 +482,7 @@ export function admissionPort(
         lane.state = result.state;
         if (!result.admitted) {
           const r = result.reason;
-          firstReason ??= `${lane.kind ? `${lane.kind} lane: ` : ''}${r.kind}: ${r.jobId}${r.lateBySeconds !== null ? ` late by ${r.lateBySeconds.toFixed(1)} s` : ''}`;
+          firstReason ??= `${lane.kind ? `${lane.kind} lane: ` : ''}${r.kind}: ${r.jobId}${r.lateBySeconds !== null ? ` late by ${r.lateBySeconds.toFixed(1)} s` : ''} (${judgedBy(book, cls)})`;
           continue;
         }
         laneOf.set(job.id, i);
