@@ -78,16 +78,16 @@ export class SidecarMetrics {
   /** Every unit cost learning sees; the buckets bracket the learned worst case's usual range. */
   readonly taskUnitCost = new Histogram({
     name: 'yss_task_unit_cost_seconds_per_mb',
-    help: 'Finished tasks: run time per MB of data (map: its split; reduce: its input), by stage (map, reduce)',
-    labelNames: ['stage'] as const,
+    help: 'Finished tasks: run time per MB of data (map: its split; reduce: its input), by stage (map, reduce) and workload class',
+    labelNames: ['stage', 'class'] as const,
     buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
     registers: [this.registry],
   });
 
   readonly learnedUnitCost = new Gauge({
     name: 'yss_learned_unit_cost_seconds_per_mb',
-    help: 'The learned worst-case cost admission plans with (c_m^max, c_r^max), by stage (map, reduce)',
-    labelNames: ['stage'] as const,
+    help: 'The worst-case cost admission plans with (c_m^max, c_r^max), by stage (map, reduce) and workload class (* the default)',
+    labelNames: ['stage', 'class'] as const,
     registers: [this.registry],
   });
 

@@ -1,13 +1,14 @@
 import {
+  emptyObservedCosts,
   histogramBins,
+  mostObservedClass,
   summarize,
   type CostSketch,
   type HistogramBin,
-  type ObservedCosts,
+  type ObservedCostsBook,
   type SketchSummary,
 } from '../core/cost-distribution';
-import type { EstimateBook } from '../core/estimate-book';
-import type { Estimates } from '../core/estimates';
+import { estimatesOf, type EstimateBook } from '../core/estimate-book';
 import type { ActionRecord, DecisionRecord, JobRecord } from '../store/ledger';
 
 /**
@@ -177,33 +178,40 @@ export interface StageCostView {
   observedMaxOverP50: number | null;
 }
 
-/** One workload class's figures (GET /api/v1/estimates `classes`). */
+/**
+ * One workload class (GET /api/v1/estimates `classes`): the figures admission judges its jobs
+ * with, and the distribution of its own finished tasks against them.
+ */
 export interface ClassEstimatesView {
   /** The class name; `*` for the default, which judges every class without figures of its own. */
   workloadClass: string;
+  /** False when the class has no figures of its own and is judged with the default's. */
+  ownFigures: boolean;
   eta: number;
   mapSecondsPerMb: number;
   reduceSecondsPerMb: number;
+  /** Finished jobs of this class its distribution holds. */
+  jobs: number;
+  /** The class's own distribution beside its own worst case (`learnedWorstCase`). */
+  map: StageCostView;
+  reduce: StageCostView;
 }
 
 /** GET /api/v1/estimates. */
 export interface EstimatesView {
-  /**
-   * The observed distribution is one for the whole cluster (every class's tasks together); the
-   * learned figures admission plans with are per workload class (`classes`). `map` and `reduce`
-   * show the distribution against the largest learned figure of any class.
-   */
-  scope: 'cluster';
+  /** Both the learned figures and the observed distributions are per workload class. */
+  scope: 'class';
   unit: 'seconds per MB';
   /** Quantiles are within this fraction of the exact ones (relative). */
   quantileRelativeError: number;
-  /** Finished jobs the distribution holds. */
+  /** Finished jobs observed in all, including those of classes no longer kept. */
   jobs: number;
-  /** The largest learned ratio of intermediate to input data (eta) of any class. */
-  eta: number;
-  map: StageCostView;
-  reduce: StageCostView;
-  /** The figures per workload class, the default (`*`) first, then by name. */
+  /** The class with the most observed jobs (what the dashboard shows first); null before any. */
+  mostObserved: string | null;
+  /**
+   * Per class: the default (`*`) first, then by name; every class with figures or a kept
+   * distribution (the pinned classes and the most recently seen others, ClassRetention).
+   */
   classes: ClassEstimatesView[];
 }
 
@@ -226,32 +234,31 @@ function stageView(worst: number, sketch: CostSketch): StageCostView {
   };
 }
 
-export function estimatesView(book: EstimateBook, observed: ObservedCosts): EstimatesView {
-  const named = Object.keys(book.classes).sort();
-  const all: Array<[string, Estimates]> = [
-    ['*', book.default],
-    ...named.map((c): [string, Estimates] => [c, book.classes[c] as Estimates]),
-  ];
-  const max = (f: (e: Estimates) => number) => all.reduce((a, [, e]) => Math.max(a, f(e)), 0);
+export function estimatesView(book: EstimateBook, observed: ObservedCostsBook): EstimatesView {
+  const named = [...new Set([...Object.keys(book.classes), ...Object.keys(observed.classes)])]
+    .filter((c) => c !== '*')
+    .sort();
+  const alpha = Object.values(observed.classes)[0]?.map.relativeAccuracy;
+  const none = emptyObservedCosts(alpha);
   return {
-    scope: 'cluster',
+    scope: 'class',
     unit: 'seconds per MB',
-    quantileRelativeError: observed.map.relativeAccuracy,
+    quantileRelativeError: none.map.relativeAccuracy,
     jobs: observed.jobs,
-    eta: max((e) => e.eta),
-    map: stageView(
-      max((e) => e.mapCostMax),
-      observed.map,
-    ),
-    reduce: stageView(
-      max((e) => e.reduceCostMax),
-      observed.reduce,
-    ),
-    classes: all.map(([workloadClass, e]) => ({
-      workloadClass,
-      eta: e.eta,
-      mapSecondsPerMb: e.mapCostMax,
-      reduceSecondsPerMb: e.reduceCostMax,
-    })),
+    mostObserved: mostObservedClass(observed),
+    classes: ['*', ...named].map((workloadClass) => {
+      const e = estimatesOf(book, workloadClass);
+      const costs = Object.hasOwn(observed.classes, workloadClass) ? observed.classes[workloadClass]! : none;
+      return {
+        workloadClass,
+        ownFigures: workloadClass === '*' || Object.hasOwn(book.classes, workloadClass),
+        eta: e.eta,
+        mapSecondsPerMb: e.mapCostMax,
+        reduceSecondsPerMb: e.reduceCostMax,
+        jobs: costs.jobs,
+        map: stageView(e.mapCostMax, costs.map),
+        reduce: stageView(e.reduceCostMax, costs.reduce),
+      };
+    }),
   };
 }

@@ -355,3 +355,142 @@ export function validateObservedCosts(input: unknown, path = 'observedCosts'): O
   if (issues.length > 0) throw new ValidationError(issues);
   return Object.freeze({ jobs: r.jobs as number, map: map!, reduce: reduce! });
 }
+
+/** One workload class's observed costs, and when it last saw a job (for retention). */
+export interface ClassObservedCosts extends ObservedCosts {
+  /** The book's `jobs` count just after this class's latest job: larger is more recent. */
+  readonly lastJob: number;
+}
+
+/**
+ * The observed costs per workload class (the classes of the estimate book, `*` for jobs
+ * observed before there were classes). `jobs` counts every job observed, kept or not; it is
+ * also the clock recency is measured with, so no wall-clock time enters the core.
+ */
+export interface ObservedCostsBook {
+  readonly jobs: number;
+  readonly classes: Readonly<Record<string, ClassObservedCosts>>;
+}
+
+/**
+ * Which classes keep a distribution. A class name comes from a submission (or an app's
+ * `class:` tag), so the set is open; unbounded it would grow the ledger entry, the API answer
+ * and the metrics' series without limit. Kept: the `pinned` classes (the configured ones and
+ * `*`: an operator named them, they stay however rarely they run), and the `recent` others that
+ * saw a job most recently. A class dropped for a newer one loses its distribution only: its
+ * learned figures stay in the estimate book, and it starts a new distribution when it runs again.
+ */
+export interface ClassRetention {
+  readonly pinned: readonly string[];
+  readonly recent: number;
+}
+
+/** The default number of unconfigured classes that keep a distribution. */
+export const DEFAULT_RECENT_CLASSES = 16;
+
+export function emptyObservedCostsBook(): ObservedCostsBook {
+  return Object.freeze({ jobs: 0, classes: Object.freeze({}) });
+}
+
+/**
+ * The book with `retention` applied: every pinned class, and the `recent` most recently seen
+ * others (ties, which only a hand-written ledger can hold, go to the smaller name). Returns the
+ * classes dropped too, so a caller can drop what it keeps per class (metric series).
+ */
+export function retainClasses(
+  book: ObservedCostsBook,
+  retention: ClassRetention,
+): { book: ObservedCostsBook; dropped: string[] } {
+  if (!(Number.isInteger(retention.recent) && retention.recent >= 0)) {
+    throw new ValidationError([{ path: 'recent', message: 'must be a whole number >= 0' }]);
+  }
+  const pinned = new Set(retention.pinned);
+  const others = Object.keys(book.classes)
+    .filter((c) => !pinned.has(c))
+    .sort((a, b) => book.classes[b]!.lastJob - book.classes[a]!.lastJob || (a < b ? -1 : a > b ? 1 : 0));
+  const dropped = others.slice(retention.recent).sort();
+  if (dropped.length === 0) return { book, dropped };
+  const gone = new Set(dropped);
+  const kept = Object.fromEntries(Object.entries(book.classes).filter(([c]) => !gone.has(c)));
+  return { book: Object.freeze({ jobs: book.jobs, classes: Object.freeze(kept) }), dropped };
+}
+
+/** One finished job's unit costs added to its class's distribution, then `retention` applied. */
+export function observeClassJob(
+  book: ObservedCostsBook,
+  cls: string,
+  unit: { readonly map: readonly number[]; readonly reduce: readonly number[] },
+  retention: ClassRetention,
+): { book: ObservedCostsBook; dropped: string[] } {
+  const before = Object.hasOwn(book.classes, cls)
+    ? book.classes[cls]!
+    : emptyObservedCosts(Object.values(book.classes)[0]?.map.relativeAccuracy ?? DEFAULT_RELATIVE_ACCURACY);
+  const jobs = book.jobs + 1;
+  const seen = observeJob(before, unit);
+  const entry: ClassObservedCosts = Object.freeze({ ...seen, lastJob: jobs });
+  const next = Object.freeze({ jobs, classes: Object.freeze({ ...book.classes, [cls]: entry }) });
+  return retainClasses(next, retention);
+}
+
+/** The class with the most observed jobs (ties: the smaller name); null when none has any. */
+export function mostObservedClass(book: ObservedCostsBook): string | null {
+  let best: string | null = null;
+  for (const [c, v] of Object.entries(book.classes)) {
+    if (v.jobs === 0) continue;
+    const b = best === null ? undefined : book.classes[best]!;
+    if (b === undefined || v.jobs > b.jobs || (v.jobs === b.jobs && c < best!)) best = c;
+  }
+  return best;
+}
+
+/**
+ * A book read back from JSON (the ledger). The single cluster-wide distribution stored before
+ * there were classes (`{jobs, map, reduce}`) loads as the class `*`: it was kept beside the
+ * single cluster-wide estimates, which load as the book's default `*` too
+ * (validateLearnedEstimates), so the old distribution stays beside the worst case it was
+ * learned with. Class names are not checked here beyond being keys: the ledger only holds
+ * names that were validated when the job was submitted.
+ */
+export function validateObservedCostsBook(input: unknown, path = 'observedCosts'): ObservedCostsBook {
+  if (typeof input !== 'object' || input === null || Array.isArray(input))
+    throw new ValidationError([{ path, message: 'must be an object' }]);
+  const r = input as Record<string, unknown>;
+  if (!('classes' in r)) {
+    const old = validateObservedCosts(r, path);
+    return Object.freeze({
+      jobs: old.jobs,
+      classes: Object.freeze({ '*': Object.freeze({ ...old, lastJob: old.jobs }) }),
+    });
+  }
+  const issues: ValidationIssue[] = [];
+  const jobs = r.jobs;
+  if (typeof jobs !== 'number' || !Number.isInteger(jobs) || jobs < 0)
+    issues.push({ path: `${path}.jobs`, message: 'must be a whole number >= 0' });
+  const classes: Record<string, ClassObservedCosts> = {};
+  const raw = r.classes;
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
+    issues.push({ path: `${path}.classes`, message: 'must be an object of class name to costs' });
+  } else {
+    let alpha: number | undefined;
+    for (const [name, v] of Object.entries(raw as Record<string, unknown>)) {
+      const p = `${path}.classes.${name}`;
+      try {
+        const costs = validateObservedCosts(v, p);
+        const lastJob = (v as Record<string, unknown>).lastJob;
+        if (typeof lastJob !== 'number' || !Number.isInteger(lastJob) || lastJob < 0)
+          issues.push({ path: `${p}.lastJob`, message: 'must be a whole number >= 0' });
+        else if (typeof jobs === 'number' && lastJob > jobs)
+          issues.push({ path: `${p}.lastJob`, message: `is ${lastJob}, above jobs (${jobs})` });
+        else if (alpha !== undefined && costs.map.relativeAccuracy !== alpha)
+          issues.push({ path: `${p}.map.relativeAccuracy`, message: 'must equal the other classes’' });
+        else classes[name] = Object.freeze({ ...costs, lastJob });
+        alpha ??= costs.map.relativeAccuracy;
+      } catch (err) {
+        if (err instanceof ValidationError) issues.push(...err.issues);
+        else throw err;
+      }
+    }
+  }
+  if (issues.length > 0) throw new ValidationError(issues);
+  return Object.freeze({ jobs: jobs as number, classes: Object.freeze(classes) });
+}

@@ -24,10 +24,13 @@ import {
 } from '../core/admission/progress';
 import type { RtmrState } from '../core/admission/rtmr/state';
 import {
-  emptyObservedCosts,
-  observeJob,
-  validateObservedCosts,
-  type ObservedCosts,
+  DEFAULT_RECENT_CLASSES,
+  emptyObservedCostsBook,
+  observeClassJob,
+  retainClasses,
+  validateObservedCostsBook,
+  type ClassRetention,
+  type ObservedCostsBook,
 } from '../core/cost-distribution';
 import {
   bookOf,
@@ -161,6 +164,11 @@ export interface SidecarDeps {
   now: () => number;
   /** Ids of new jobs; injected for tests. */
   newId?: () => string;
+  /**
+   * How many unconfigured workload classes keep an observed cost distribution (and metric
+   * series) besides the pinned ones; DEFAULT_RECENT_CLASSES when not given.
+   */
+  recentCostClasses?: number;
 }
 
 interface Readiness {
@@ -178,7 +186,9 @@ export class Sidecar implements SidecarService {
   private book: EstimateBook;
   /** What was learned (and is kept in the ledger), class by class. */
   private learned: LearnedEstimates;
-  private observed: ObservedCosts;
+  private observed: ObservedCostsBook;
+  /** Which classes keep a distribution and metric series (ClassRetention). */
+  private readonly retention: ClassRetention;
   private capacity: CapacityView | undefined;
   private clusterInfo: ClusterInfo | undefined;
   private lastPollOkMs: number | undefined;
@@ -209,6 +219,12 @@ export class Sidecar implements SidecarService {
     const saved = ledger.getValue<unknown>(ESTIMATES_KEY);
     this.learned = saved === undefined ? { classes: {} } : validateLearnedEstimates(saved);
     this.book = withLearned(configured, this.learned);
+    // Pinned: the default, the job types (the class of every job without its own) and the
+    // configured classes, a set the operator bounds; other classes are bounded by recency.
+    this.retention = {
+      pinned: ['*', 'cpu', 'gpu', 'adaptive', ...Object.keys(config.admission.classEstimates)],
+      recent: deps.recentCostClasses ?? DEFAULT_RECENT_CLASSES,
+    };
     this.observed = this.loadObserved();
     this.publishEstimates();
     this.enforcer = new Enforcer({
@@ -1090,13 +1106,18 @@ export class Sidecar implements SidecarService {
       this.book = bookOf(this.book.default, { ...this.book.classes, [cls]: after });
       // The same unit costs c^max is the maximum of, kept as a distribution beside it.
       const unit = unitCosts(observation);
-      this.observed = observeJob(this.observed, unit);
+      const observed = observeClassJob(this.observed, cls, unit, this.retention);
+      this.observed = observed.book;
       this.deps.ledger.transaction(() => {
         this.deps.ledger.setValue(ESTIMATES_KEY, this.learned);
         this.deps.ledger.setValue(OBSERVED_KEY, this.observed);
       });
-      for (const v of unit.map) this.deps.metrics.taskUnitCost.observe({ stage: 'map' }, v);
-      for (const v of unit.reduce) this.deps.metrics.taskUnitCost.observe({ stage: 'reduce' }, v);
+      const costs = this.deps.metrics.taskUnitCost;
+      for (const v of unit.map) costs.observe({ stage: 'map', class: cls }, v);
+      for (const v of unit.reduce) costs.observe({ stage: 'reduce', class: cls }, v);
+      // A class dropped from the distributions leaves the metrics too: the series stay bounded.
+      for (const c of observed.dropped)
+        for (const stage of ['map', 'reduce']) costs.remove({ stage, class: c });
       this.publishEstimates();
       if (JSON.stringify(before) !== JSON.stringify(after)) {
         this.log.info('estimates grew', { workloadClass: cls, before, after });
@@ -1123,31 +1144,32 @@ export class Sidecar implements SidecarService {
    * The saved distribution, or an empty one. A stored value that does not read back is logged
    * and replaced: it is shown to operators, admission does not depend on it.
    */
-  private loadObserved(): ObservedCosts {
+  private loadObserved(): ObservedCostsBook {
     const saved = this.deps.ledger.getValue<unknown>(OBSERVED_KEY);
-    if (saved === undefined) return emptyObservedCosts();
+    if (saved === undefined) return emptyObservedCostsBook();
     try {
-      return validateObservedCosts(saved);
+      // The retention may have changed since it was saved (a class configured, a smaller cap).
+      return retainClasses(validateObservedCostsBook(saved), this.retention).book;
     } catch (err) {
       this.log.warn('the saved task cost distribution is unreadable; starting a new one', {
         error: err instanceof ValidationError ? err.issues : String(err),
       });
-      return emptyObservedCosts();
+      return emptyObservedCostsBook();
     }
   }
 
-  /** The gauge keeps one series per stage: the largest figure of any class (and the default). */
+  /**
+   * One gauge series per stage and class: the pinned classes and those keeping a distribution,
+   * the same bounded set as the observed costs, each with the figures admission judges it with.
+   */
   private publishEstimates(): void {
-    const all = [this.book.default, ...Object.values(this.book.classes)];
-    const max = (f: (e: Estimates) => number) => all.reduce((a, e) => Math.max(a, f(e)), 0);
-    this.deps.metrics.learnedUnitCost.set(
-      { stage: 'map' },
-      max((e) => e.mapCostMax),
-    );
-    this.deps.metrics.learnedUnitCost.set(
-      { stage: 'reduce' },
-      max((e) => e.reduceCostMax),
-    );
+    const gauge = this.deps.metrics.learnedUnitCost;
+    gauge.reset();
+    for (const cls of new Set([...this.retention.pinned, ...Object.keys(this.observed.classes)])) {
+      const e = estimatesOf(this.book, cls);
+      gauge.set({ stage: 'map', class: cls }, e.mapCostMax);
+      gauge.set({ stage: 'reduce', class: cls }, e.reduceCostMax);
+    }
   }
 
   /** An app with a deadline tag that did not come through the API: same admission, then a move. */

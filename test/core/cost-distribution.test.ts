@@ -4,14 +4,19 @@ import {
   bucketBounds,
   DEFAULT_RELATIVE_ACCURACY,
   emptyObservedCosts,
+  emptyObservedCostsBook,
   emptySketch,
   histogramBins,
   maxBuckets,
   mergeSketches,
+  mostObservedClass,
+  observeClassJob,
   observeJob,
   quantile,
+  retainClasses,
   summarize,
   validateObservedCosts,
+  validateObservedCostsBook,
   validateSketch,
   type CostSketch,
 } from '../../src/core/cost-distribution';
@@ -261,5 +266,94 @@ describe('observed costs of finished jobs', () => {
       expect(paths).toContain('observedCosts.jobs');
       expect(paths).toContain('observedCosts.map.count');
     }
+  });
+});
+
+describe('observed costs per workload class', () => {
+  const retention = (recent: number, pinned: string[] = ['*']) => ({ pinned, recent });
+
+  it('a job adds to its own class only, and the book counts every job', () => {
+    let book = emptyObservedCostsBook();
+    book = observeClassJob(book, 'etl', { map: [1, 2], reduce: [0.5] }, retention(4)).book;
+    book = observeClassJob(book, 'cpu', { map: [0.1], reduce: [] }, retention(4)).book;
+    book = observeClassJob(book, 'etl', { map: [3], reduce: [] }, retention(4)).book;
+    expect(book.jobs).toBe(3);
+    expect(book.classes.etl).toMatchObject({ jobs: 2, lastJob: 3, map: { count: 3, min: 1, max: 3 } });
+    expect(book.classes.cpu).toMatchObject({ jobs: 1, lastJob: 2, map: { count: 1 }, reduce: { count: 0 } });
+    expect(mostObservedClass(book)).toBe('etl');
+    expect(mostObservedClass(emptyObservedCostsBook())).toBeNull();
+  });
+
+  it('keeps the pinned classes and the `recent` most recently seen others, and names the dropped', () => {
+    let book = emptyObservedCostsBook();
+    const r = retention(2, ['*', 'gold']);
+    const dropped: string[][] = [];
+    for (const c of ['gold', 'a', 'b', 'gold', 'c', 'a']) {
+      const next = observeClassJob(book, c, { map: [1], reduce: [] }, r);
+      book = next.book;
+      dropped.push(next.dropped);
+    }
+    // After c: a (seen at 2) is the oldest unpinned; after a again: b goes.
+    expect(dropped).toEqual([[], [], [], [], ['a'], ['b']]);
+    expect(Object.keys(book.classes).sort()).toEqual(['a', 'c', 'gold']);
+    // gold was seen first and is kept: pinned.
+    expect(book.classes.gold).toMatchObject({ jobs: 2, lastJob: 4 });
+    // a came back after being dropped: a new distribution.
+    expect(book.classes.a).toMatchObject({ jobs: 1, lastJob: 6 });
+    expect(() => retainClasses(book, retention(-1))).toThrow(ValidationError);
+  });
+
+  it('property: never more than pinned + recent classes, and the newest class is always kept', () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.constantFrom('*', 'a', 'b', 'c', 'd', 'e', 'f'), { minLength: 1, maxLength: 40 }),
+        fc.integer({ min: 0, max: 3 }),
+        (seq, recent) => {
+          let book = emptyObservedCostsBook();
+          const r = retention(recent, ['*', 'a']);
+          for (const c of seq) {
+            book = observeClassJob(book, c, { map: [0.1], reduce: [] }, r).book;
+            const names = Object.keys(book.classes);
+            const unpinned = names.filter((n) => n !== '*' && n !== 'a');
+            expect(unpinned.length).toBeLessThanOrEqual(recent);
+            if (recent > 0 || c === '*' || c === 'a') expect(names).toContain(c);
+          }
+          expect(book.jobs).toBe(seq.length);
+          // Kept classes' jobs never exceed the total.
+          const kept = Object.values(book.classes).reduce((n, v) => n + v.jobs, 0);
+          expect(kept).toBeLessThanOrEqual(book.jobs);
+          // Round trip through JSON (the ledger).
+          expect(validateObservedCostsBook(JSON.parse(JSON.stringify(book)))).toEqual(book);
+        },
+      ),
+      { numRuns: 200 },
+    );
+  });
+
+  it('an old single cluster-wide distribution reads back as the class *', () => {
+    const old = observeJob(emptyObservedCosts(), { map: [0.1, 0.2], reduce: [0.3] });
+    const book = validateObservedCostsBook(JSON.parse(JSON.stringify(old)));
+    expect(book).toEqual({ jobs: 1, classes: { '*': { ...old, lastJob: 1 } } });
+  });
+
+  it('a bad stored book lists every problem with its path', () => {
+    const ok = observeClassJob(emptyObservedCostsBook(), 'etl', { map: [1], reduce: [] }, retention(2)).book;
+    const raw = JSON.parse(JSON.stringify(ok)) as {
+      jobs: number;
+      classes: Record<string, Record<string, unknown>>;
+    };
+    raw.classes.etl!.lastJob = 9;
+    raw.classes.bad = { jobs: 1, map: { count: 'x' }, reduce: ok.classes.etl!.reduce, lastJob: 0 };
+    try {
+      validateObservedCostsBook(raw);
+      throw new Error('accepted');
+    } catch (e) {
+      expect(e).toBeInstanceOf(ValidationError);
+      const paths = (e as ValidationError).issues.map((i) => i.path);
+      expect(paths).toContain('observedCosts.classes.etl.lastJob');
+      expect(paths).toContain('observedCosts.classes.bad.map.count');
+    }
+    expect(() => validateObservedCostsBook({ jobs: 1, classes: [] })).toThrow(ValidationError);
+    expect(() => validateObservedCostsBook(null)).toThrow(ValidationError);
   });
 });

@@ -64,6 +64,7 @@ function sidecarOn(
   jhs: FakeJobHistory,
   metrics = new SidecarMetrics(),
   logger: winston.Logger = silentLogger(),
+  recentCostClasses?: number,
 ) {
   let now = T0;
   let n = 0;
@@ -79,6 +80,7 @@ function sidecarOn(
     logger,
     now: () => now,
     newId: () => `dl-${ledger.listJobs({}).total + ++n}`,
+    ...(recentCostClasses === undefined ? {} : { recentCostClasses }),
   });
   const submit = (body: Record<string, unknown>) =>
     sidecar.submit(parseSubmission({ name: 'report', user: 'alice', reduces: 1, ...body }, now), {
@@ -94,9 +96,20 @@ async function runJob(
   rm: FakeRm,
   jhs: FakeJobHistory,
   ledger: Ledger,
-  job: { maps: number; inputMb: number; mapSeconds: number[]; reduceSeconds: number[] },
+  job: {
+    maps: number;
+    inputMb: number;
+    mapSeconds: number[];
+    reduceSeconds: number[];
+    workloadClass?: string;
+  },
 ): Promise<void> {
-  const res = await s.submit({ deadline: 3600, maps: job.maps, inputBytes: job.inputMb * MB });
+  const res = await s.submit({
+    deadline: 3600,
+    maps: job.maps,
+    inputBytes: job.inputMb * MB,
+    ...(job.workloadClass === undefined ? {} : { workloadClass: job.workloadClass }),
+  });
   expect(res.status).toBe(201);
   await s.sidecar.runOnce();
   const appId = ledger.getJob((res.body as { id: string }).id)!.appId!;
@@ -107,6 +120,13 @@ async function runJob(
   rm.finish(appId, T0 + 300_000);
   s.advance(300);
   await s.sidecar.runOnce();
+}
+
+/** One class's figures in the view; jobs without a workloadClass are of their job type, cpu. */
+function cls(view: EstimatesView, name = 'cpu') {
+  const c = view.classes.find((x) => x.workloadClass === name);
+  if (!c) throw new Error(`no class ${name} in ${view.classes.map((x) => x.workloadClass).join(', ')}`);
+  return c;
 }
 
 const within = (got: number | null, want: number) => {
@@ -139,8 +159,12 @@ describe('the observed task costs of a live sidecar', () => {
   it('is empty before any job finished, beside the configured worst case', async () => {
     const { sidecar } = sidecarOn(ledger, rm, jhs);
     const view = sidecar.taskCosts();
-    expect(view).toMatchObject({ scope: 'cluster', jobs: 0, eta: 1, quantileRelativeError: ALPHA });
-    expect(view.map).toEqual({
+    expect(view).toMatchObject({ scope: 'class', jobs: 0, mostObserved: null, quantileRelativeError: ALPHA });
+    // Only the default is listed before any class has figures or observations of its own.
+    expect(view.classes.map((c) => [c.workloadClass, c.ownFigures, c.eta, c.jobs])).toEqual([
+      ['*', true, 1, 0],
+    ]);
+    expect(cls(view, '*').map).toEqual({
       learnedWorstCase: 0.1,
       observed: {
         count: 0,
@@ -165,10 +189,14 @@ describe('the observed task costs of a live sidecar', () => {
     expect(jhs.reads).toBe(1);
     const view = s.sidecar.taskCosts();
     expect(view.jobs).toBe(1);
+    expect(view.mostObserved).toBe('cpu');
+    expect(cls(view).jobs).toBe(1);
+    // The other classes saw none of it.
+    expect(cls(view, '*').map.observed.count).toBe(0);
     // Learned upward: c_m^max 0.1 -> 0.2, c_r^max 0.1 -> 0.15.
-    expect(view.map.learnedWorstCase).toBeCloseTo(0.2, 12);
-    expect(view.reduce.learnedWorstCase).toBeCloseTo(0.15, 12);
-    const m = view.map.observed;
+    expect(cls(view).map.learnedWorstCase).toBeCloseTo(0.2, 12);
+    expect(cls(view).reduce.learnedWorstCase).toBeCloseTo(0.15, 12);
+    const m = cls(view).map.observed;
     expect(m.count).toBe(8);
     expect(m.min).toBeCloseTo(0.05, 12);
     expect(m.max).toBeCloseTo(0.2, 12);
@@ -177,16 +205,16 @@ describe('the observed task costs of a live sidecar', () => {
     within(m.p90, 0.2); // the 8th
     within(m.p99, 0.2);
     // The worst case admission plans with is about four median maps.
-    expect(view.map.worstCaseOverP50).toBeCloseTo(view.map.learnedWorstCase / m.p50!, 12);
-    within(view.map.worstCaseOverP50, 4);
-    expect(view.map.observedMaxOverP50).toBeCloseTo(m.max! / m.p50!, 12);
+    expect(cls(view).map.worstCaseOverP50).toBeCloseTo(cls(view).map.learnedWorstCase / m.p50!, 12);
+    within(cls(view).map.worstCaseOverP50, 4);
+    expect(cls(view).map.observedMaxOverP50).toBeCloseTo(m.max! / m.p50!, 12);
     expect(m.histogram.reduce((n, b) => n + b.count, 0)).toBe(8);
     expect(m.histogram.length).toBeLessThanOrEqual(24);
     // The learned worst case is the observed maximum here (it only grows from 0.1).
-    expect(view.map.learnedWorstCase).toBe(m.max);
-    expect(view.reduce.observed).toMatchObject({ count: 1, zeros: 0 });
-    expect(view.reduce.observed.max).toBeCloseTo(0.15, 12);
-    expect(view.reduce.worstCaseOverP50).toBe(1);
+    expect(cls(view).map.learnedWorstCase).toBe(m.max);
+    expect(cls(view).reduce.observed).toMatchObject({ count: 1, zeros: 0 });
+    expect(cls(view).reduce.observed.max).toBeCloseTo(0.15, 12);
+    expect(cls(view).reduce.worstCaseOverP50).toBe(1);
   });
 
   it('serves the same figures at GET /api/v1/estimates and as Prometheus metrics', async () => {
@@ -210,14 +238,16 @@ describe('the observed task costs of a live sidecar', () => {
       expect(body).toEqual(JSON.parse(JSON.stringify(s.sidecar.taskCosts())));
       const text = await (await fetch(`${base}/metrics`)).text();
       expect(text).toContain('# TYPE yss_task_unit_cost_seconds_per_mb histogram');
-      expect(text).toContain('yss_task_unit_cost_seconds_per_mb_count{stage="map"} 8');
-      expect(text).toContain('yss_task_unit_cost_seconds_per_mb_count{stage="reduce"} 1');
+      expect(text).toContain('yss_task_unit_cost_seconds_per_mb_count{stage="map",class="cpu"} 8');
+      expect(text).toContain('yss_task_unit_cost_seconds_per_mb_count{stage="reduce",class="cpu"} 1');
       // Four maps at 0.05 s/MB and none cheaper: the 0.05 bucket holds exactly four.
-      expect(text).toContain('yss_task_unit_cost_seconds_per_mb_bucket{le="0.025",stage="map"} 0');
-      expect(text).toContain('yss_task_unit_cost_seconds_per_mb_bucket{le="0.05",stage="map"} 4');
-      expect(text).toContain('yss_task_unit_cost_seconds_per_mb_bucket{le="0.25",stage="map"} 8');
-      expect(text).toMatch(/yss_learned_unit_cost_seconds_per_mb\{stage="map"\} 0\.2\b/);
-      expect(text).toMatch(/yss_learned_unit_cost_seconds_per_mb\{stage="reduce"\} 0\.15\b/);
+      expect(text).toContain(
+        'yss_task_unit_cost_seconds_per_mb_bucket{le="0.025",stage="map",class="cpu"} 0',
+      );
+      expect(text).toContain('yss_task_unit_cost_seconds_per_mb_bucket{le="0.05",stage="map",class="cpu"} 4');
+      expect(text).toContain('yss_task_unit_cost_seconds_per_mb_bucket{le="0.25",stage="map",class="cpu"} 8');
+      expect(text).toMatch(/yss_learned_unit_cost_seconds_per_mb\{stage="map",class="cpu"\} 0\.2\b/);
+      expect(text).toMatch(/yss_learned_unit_cost_seconds_per_mb\{stage="reduce",class="cpu"\} 0\.15\b/);
     } finally {
       await new Promise((r) => server.close(r));
     }
@@ -233,8 +263,10 @@ describe('the observed task costs of a live sidecar', () => {
     expect(second.sidecar.taskCosts()).toEqual(before);
     // The learned gauge is published at start, before any job of this process ended.
     expect(
-      (await second.metrics.learnedUnitCost.get()).values.find((v) => v.labels.stage === 'map')?.value,
-    ).toBe(before.map.learnedWorstCase);
+      (await second.metrics.learnedUnitCost.get()).values.find(
+        (v) => v.labels.stage === 'map' && v.labels.class === 'cpu',
+      )?.value,
+    ).toBe(cls(before).map.learnedWorstCase);
 
     await second.sidecar.runOnce();
     // Job B: 4 maps of 64 MB taking 3.2 s each (0.05 s/MB), one reduce of 256 MB in 12.8 s (0.05 s/MB).
@@ -246,13 +278,13 @@ describe('the observed task costs of a live sidecar', () => {
     });
     const after = second.sidecar.taskCosts();
     expect(after.jobs).toBe(2);
-    expect(after.map.observed.count).toBe(12);
-    within(after.map.observed.p50, 0.05); // the 6th of 12: eight values of 0.05 now
-    expect(after.map.observed.max).toBe(before.map.observed.max);
-    expect(after.reduce.observed.count).toBe(2);
-    expect(after.reduce.observed.min).toBeCloseTo(0.05, 12);
+    expect(cls(after).map.observed.count).toBe(12);
+    within(cls(after).map.observed.p50, 0.05); // the 6th of 12: eight values of 0.05 now
+    expect(cls(after).map.observed.max).toBe(cls(before).map.observed.max);
+    expect(cls(after).reduce.observed.count).toBe(2);
+    expect(cls(after).reduce.observed.min).toBeCloseTo(0.05, 12);
     // Learned estimates never shrink: the cheaper job left them where they were.
-    expect(after.map.learnedWorstCase).toBe(before.map.learnedWorstCase);
+    expect(cls(after).map.learnedWorstCase).toBe(cls(before).map.learnedWorstCase);
   });
 
   it('starts a new distribution, and says so, when the stored one cannot be read', async () => {
@@ -281,7 +313,9 @@ describe('the observed task costs of a live sidecar', () => {
       }),
     ]);
     expect(sidecar.taskCosts().jobs).toBe(0);
-    expect(sidecar.taskCosts().map.observed.count).toBe(0);
+    expect(sidecar.taskCosts().classes.map((c) => [c.workloadClass, c.map.observed.count])).toEqual([
+      ['*', 0],
+    ]);
   });
 
   it('observes nothing for a job whose history cannot be read', async () => {
@@ -293,7 +327,145 @@ describe('the observed task costs of a live sidecar', () => {
     rm.finish(appId, T0 + 100_000);
     await s.sidecar.runOnce();
     expect(jhs.reads).toBe(1);
-    expect(s.sidecar.taskCosts()).toMatchObject({ jobs: 0, map: { observed: { count: 0 } } });
+    expect(s.sidecar.taskCosts().jobs).toBe(0);
+    expect(s.sidecar.taskCosts().classes.map((c) => [c.workloadClass, c.map.observed.count])).toEqual([
+      ['*', 0],
+    ]);
     expect(ledger.getJob((res.body as { id: string }).id)!.state).toBe('finished');
+  });
+});
+
+/** Job E, class etl: 2 maps of 64 MB taking 64 s each (1 s/MB), one reduce of 128 MB in 64 s (0.5 s/MB). */
+const JOB_E = { maps: 2, inputMb: 128, mapSeconds: [64, 64], reduceSeconds: [64], workloadClass: 'etl' };
+
+describe('task costs per workload class', () => {
+  let ledger: Ledger;
+  let rm: FakeRm;
+  let jhs: FakeJobHistory;
+  beforeEach(() => {
+    ledger = Ledger.open(':memory:');
+    rm = new FakeRm();
+    jhs = new FakeJobHistory();
+  });
+  afterEach(() => ledger.close());
+
+  async function gaugeOf(metrics: SidecarMetrics): Promise<Record<string, number>> {
+    const out: Record<string, number> = {};
+    for (const v of (await metrics.learnedUnitCost.get()).values)
+      out[`${String(v.labels.class)}/${String(v.labels.stage)}`] = v.value;
+    return out;
+  }
+  async function countsOf(metrics: SidecarMetrics): Promise<Record<string, number>> {
+    const out: Record<string, number> = {};
+    for (const v of (await metrics.taskUnitCost.get()).values)
+      if (v.metricName === 'yss_task_unit_cost_seconds_per_mb_count')
+        out[`${String(v.labels.class)}/${String(v.labels.stage)}`] = v.value;
+    return out;
+  }
+
+  it('each class keeps its own distribution beside its own worst case', async () => {
+    const s = sidecarOn(ledger, rm, jhs);
+    await s.sidecar.runOnce();
+    await runJob(s, rm, jhs, ledger, JOB_A);
+    await runJob(s, rm, jhs, ledger, JOB_E);
+    await runJob(s, rm, jhs, ledger, { ...JOB_E, mapSeconds: [32, 32], reduceSeconds: [32] });
+    const view = s.sidecar.taskCosts();
+    expect(view.jobs).toBe(3);
+    // etl: 2 jobs, cpu: 1.
+    expect(view.mostObserved).toBe('etl');
+    expect(view.classes.map((c) => [c.workloadClass, c.ownFigures, c.jobs])).toEqual([
+      ['*', true, 0],
+      ['cpu', true, 1],
+      ['etl', true, 2],
+    ]);
+    const etl = cls(view, 'etl');
+    expect(etl.map.observed).toMatchObject({ count: 4, min: 0.5, max: 1 });
+    expect(etl.reduce.observed).toMatchObject({ count: 2, min: 0.25, max: 0.5 });
+    // Its worst case is its own (1 s/MB), not cpu's 0.2, and the mark is drawn on its axis.
+    expect(etl.map.learnedWorstCase).toBe(1);
+    expect(etl.mapSecondsPerMb).toBe(1);
+    expect(etl.reduce.learnedWorstCase).toBe(0.5);
+    expect(cls(view).map.learnedWorstCase).toBeCloseTo(0.2, 12);
+    expect(cls(view).map.observed.count).toBe(8);
+    // The default learned nothing and holds no task.
+    expect(cls(view, '*').map).toMatchObject({ learnedWorstCase: 0.1, observed: { count: 0 } });
+    // The metrics carry the same split, one series per stage and class.
+    expect(await countsOf(s.metrics)).toEqual({
+      'cpu/map': 8,
+      'cpu/reduce': 1,
+      'etl/map': 4,
+      'etl/reduce': 2,
+    });
+    const gauge = await gaugeOf(s.metrics);
+    expect(gauge['etl/map']).toBe(1);
+    expect(gauge['etl/reduce']).toBe(0.5);
+    expect(gauge['cpu/map']).toBeCloseTo(0.2, 12);
+    // Pinned classes are published even before they ran: with the figures that would judge them.
+    expect(gauge['*/map']).toBe(0.1);
+    expect(gauge['gpu/map']).toBe(0.1);
+    expect(Object.keys(gauge).sort()).toEqual(
+      ['*', 'adaptive', 'cpu', 'etl', 'gpu'].flatMap((c) => [`${c}/map`, `${c}/reduce`]),
+    );
+  });
+
+  it('keeps the pinned classes and the most recent others: a dropped class leaves the view and the metrics', async () => {
+    // One unconfigured class kept besides the pinned ones (*, cpu, gpu, adaptive).
+    const s = sidecarOn(ledger, rm, jhs, new SidecarMetrics(), silentLogger(), 1);
+    await s.sidecar.runOnce();
+    await runJob(s, rm, jhs, ledger, JOB_A);
+    await runJob(s, rm, jhs, ledger, JOB_E);
+    await runJob(s, rm, jhs, ledger, { ...JOB_E, workloadClass: 'ml' });
+    const view = s.sidecar.taskCosts();
+    expect(view.jobs).toBe(3);
+    const kept = Object.fromEntries(view.classes.map((c) => [c.workloadClass, c.jobs]));
+    // etl's learned figures stay in the book (it is listed), its distribution is gone.
+    expect(kept).toEqual({ '*': 0, cpu: 1, etl: 0, ml: 1 });
+    expect(cls(view, 'etl').mapSecondsPerMb).toBe(1);
+    expect(await countsOf(s.metrics)).toEqual({ 'cpu/map': 8, 'cpu/reduce': 1, 'ml/map': 2, 'ml/reduce': 1 });
+    expect(Object.keys(await gaugeOf(s.metrics)).filter((k) => k.startsWith('etl/'))).toEqual([]);
+    // The ledger holds the bounded set, and a restart reads it back as it was.
+    const stored = ledger.getValue<{ classes: Record<string, unknown> }>('observedCosts')!;
+    expect(Object.keys(stored.classes).sort()).toEqual(['cpu', 'ml']);
+    expect(sidecarOn(ledger, rm, jhs, new SidecarMetrics(), silentLogger(), 1).sidecar.taskCosts()).toEqual(
+      view,
+    );
+    // Restarted with a smaller cap, the unconfigured class is dropped at load.
+    const smaller = sidecarOn(ledger, rm, jhs, new SidecarMetrics(), silentLogger(), 0).sidecar.taskCosts();
+    expect(cls(smaller, 'ml').jobs).toBe(0);
+    expect(cls(smaller).jobs).toBe(1);
+  });
+
+  it('an old ledger’s single cluster-wide distribution loads as the default class *', async () => {
+    // What a sidecar stored before there were classes: one distribution, one learned triple.
+    const first = sidecarOn(ledger, rm, jhs);
+    await first.sidecar.runOnce();
+    await runJob(first, rm, jhs, ledger, JOB_A);
+    const perClass = ledger.getValue<{ classes: Record<string, Record<string, unknown>> }>('observedCosts')!;
+    const { lastJob: _last, ...old } = perClass.classes.cpu!;
+    ledger.setValue('observedCosts', old);
+    ledger.setValue('estimates', { eta: 1, mapCostMax: 0.2, reduceCostMax: 0.15 });
+
+    const s = sidecarOn(ledger, rm, jhs);
+    const view = s.sidecar.taskCosts();
+    expect(view.jobs).toBe(1);
+    expect(view.mostObserved).toBe('*');
+    const def = cls(view, '*');
+    // Beside the old learned figures, which load as the default too.
+    expect(def).toMatchObject({ jobs: 1, mapSecondsPerMb: 0.2, reduceSecondsPerMb: 0.15 });
+    expect(def.map).toEqual(cls(first.sidecar.taskCosts()).map);
+    expect(def.reduce).toEqual(cls(first.sidecar.taskCosts()).reduce);
+    // The next job adds to its own class; the migrated one is left as it was.
+    await s.sidecar.runOnce();
+    await runJob(s, rm, jhs, ledger, JOB_E);
+    const after = s.sidecar.taskCosts();
+    expect(after.jobs).toBe(2);
+    expect(cls(after, '*').map).toEqual(def.map);
+    expect(cls(after, 'etl').jobs).toBe(1);
+    expect(
+      ledger.getValue<{ jobs: number; classes: Record<string, { lastJob: number }> }>('observedCosts'),
+    ).toMatchObject({
+      jobs: 2,
+      classes: { '*': { lastJob: 1 }, etl: { lastJob: 2 } },
+    });
   });
 });
