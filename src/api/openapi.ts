@@ -1,3 +1,5 @@
+import { DEFAULT_RECENT_CLASSES } from '../core/cost-distribution';
+
 /**
  * OpenAPI 3.1 description of the sidecar's HTTP API, served at /api/v1/openapi.json.
  * test/api/api.test.ts checks that every route the app serves is described here.
@@ -108,6 +110,17 @@ export const openApiDocument = {
           reason: {
             type: 'object',
             description: 'why a job was rejected: which job would miss its deadline, and by how much',
+            properties: {
+              kind: { type: 'string' },
+              message: { type: 'string' },
+              jobId: { type: 'string' },
+              lateBySeconds: { type: 'number' },
+              partition: {
+                type: ['string', 'null'],
+                description:
+                  'the label partition the rejection was judged in; null for the default partition (as `label`)',
+              },
+            },
           },
           earliestAdmissibleDeadline: { type: ['string', 'null'], format: 'date-time' },
           placement: {
@@ -191,27 +204,38 @@ export const openApiDocument = {
       Estimates: {
         type: 'object',
         properties: {
-          scope: { const: 'cluster' },
+          scope: { const: 'class', description: 'figures and distributions are per workload class' },
           unit: { const: 'seconds per MB' },
           quantileRelativeError: { type: 'number' },
-          jobs: { type: 'integer', description: 'finished jobs observed' },
-          eta: { type: 'number', description: 'the largest learned intermediate/input ratio of any class' },
-          map: {
-            $ref: '#/components/schemas/StageCosts',
-            description: 'the cluster-wide distribution beside the largest learned figure of any class',
+          jobs: {
+            type: 'integer',
+            description: 'finished jobs observed in all, including those of classes no longer kept',
           },
-          reduce: { $ref: '#/components/schemas/StageCosts' },
+          mostObserved: {
+            type: ['string', 'null'],
+            description:
+              'the class with the most observed jobs (the dashboard shows it first); null before any',
+          },
           classes: {
             type: 'array',
-            description:
-              'the figures admission plans with, per workload class: the default (`*`, every class without its own) first, then by name',
+            description: `per workload class, the default (\`*\`, every class without figures of its own) first, then by name: the figures admission plans with and the distribution of its own finished tasks against them. A distribution is kept for \`*\`, the job types (cpu, gpu, adaptive), the configured classes (admission.classEstimates) and the ${DEFAULT_RECENT_CLASSES} most recently seen others; a class dropped for a newer one keeps its figures and starts a new distribution when it runs again`,
             items: {
               type: 'object',
               properties: {
                 workloadClass: { type: 'string' },
+                ownFigures: {
+                  type: 'boolean',
+                  description: "false when the class is judged with the default's figures",
+                },
                 eta: { type: 'number' },
                 mapSecondsPerMb: { type: 'number' },
                 reduceSecondsPerMb: { type: 'number' },
+                jobs: { type: 'integer', description: 'finished jobs of this class in its distribution' },
+                map: {
+                  $ref: '#/components/schemas/StageCosts',
+                  description: "the class's distribution beside its own worst case",
+                },
+                reduce: { $ref: '#/components/schemas/StageCosts' },
               },
             },
           },
@@ -286,7 +310,7 @@ export const openApiDocument = {
     '/api/v1/estimates': {
       get: {
         summary:
-          'The learned worst-case task costs per workload class, beside the observed distribution of finished tasks (cluster-wide)',
+          'The learned worst-case task costs per workload class, each beside the observed distribution of its own finished tasks',
         responses: {
           '200': {
             description: 'estimates',

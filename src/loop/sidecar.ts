@@ -516,7 +516,8 @@ export class Sidecar implements SidecarService {
       deadline: new Date(r.deadline * 1000).toISOString(),
       estimatedFinish: r.estimatedFinish === null ? null : new Date(r.estimatedFinish * 1000).toISOString(),
       lateBySeconds: r.lateBySeconds ?? undefined,
-      partition: label,
+      // null for the default partition, as the job's `label` and placement's partitions say it.
+      partition: label === '' ? null : label,
     };
   }
 

@@ -32,7 +32,7 @@ class RecordingService implements SidecarService {
     return { samples: [{ at: '2026-11-22T08:00:00.000Z', accepted: 1 }] };
   }
   taskCosts() {
-    return { scope: 'cluster', jobs: 2, map: { learnedWorstCase: 0.5 } };
+    return { scope: 'class', jobs: 2, classes: [{ workloadClass: '*', map: { learnedWorstCase: 0.5 } }] };
   }
   ready = true;
   readiness() {
@@ -202,9 +202,9 @@ describe('the HTTP API', () => {
       samples: [{ at: '2026-11-22T08:00:00.000Z', accepted: 1 }],
     });
     expect(await fetch(`${base}/api/v1/estimates`).then((r) => r.json())).toEqual({
-      scope: 'cluster',
+      scope: 'class',
       jobs: 2,
-      map: { learnedWorstCase: 0.5 },
+      classes: [{ workloadClass: '*', map: { learnedWorstCase: 0.5 } }],
     });
   });
 

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { createApiApp } from '../../src/api/app';
 import type { EstimatesView, JobView, StatsSample } from '../../src/api/views';
-import { emptyObservedCosts, observeJob } from '../../src/core/cost-distribution';
+import { emptyObservedCostsBook, observeClassJob } from '../../src/core/cost-distribution';
 import { buildConfig } from '../../src/config/load';
 import { ManualClock } from '../../src/emulator/clock';
 import { startEmulator, type RunningEmulator } from '../../src/emulator/server';
@@ -65,15 +65,19 @@ beforeAll(async () => {
   service = new LedgerService(ledger, () => NOW);
   service.samples = seedSamples();
   service.partitions = SEED_PARTITIONS;
-  // Two finished jobs' unit costs (s/MB); the learned worst cases sit above every one of them.
+  // Finished jobs' unit costs (s/MB) in two classes: two cpu jobs, judged with the default's
+  // figures, and one etl job, with its own; each class's worst cases sit above its own tasks.
   service.estimates = { eta: 1.2, mapCostMax: 0.4, reduceCostMax: 0.3 };
-  service.observed = observeJob(
-    observeJob(emptyObservedCosts(), {
-      map: [0.05, 0.05, 0.06, 0.07, 0.08, 0.1, 0.12, 0.2],
-      reduce: [0.1, 0.12],
-    }),
-    { map: [0.05, 0.055, 0.06, 0.3], reduce: [0.09] },
-  );
+  service.classEstimates = { etl: { eta: 1, mapCostMax: 2.5, reduceCostMax: 1.5 } };
+  const keep = { pinned: ['*', 'cpu'], recent: 4 };
+  let observed = emptyObservedCostsBook();
+  for (const [cls, unit] of [
+    ['cpu', { map: [0.05, 0.05, 0.06, 0.07, 0.08, 0.1, 0.12, 0.2], reduce: [0.1, 0.12] }],
+    ['etl', { map: [0.6, 0.9, 1.4, 2.2], reduce: [1.1] }],
+    ['cpu', { map: [0.05, 0.055, 0.06, 0.3], reduce: [0.09] }],
+  ] as const)
+    observed = observeClassJob(observed, cls, unit, keep).book;
+  service.observed = observed;
   base = await listen(false);
   protectedBase = await listen(true);
   browser = await chromium.launch({
@@ -154,20 +158,34 @@ const costText = (v: number | null) => (v === null ? '–' : String(Number(v.toP
 const ratioText = (v: number | null) => (v === null ? '–' : `${Number(v.toPrecision(3))}×`);
 
 /**
- * The task costs panel against GET /api/v1/estimates: per stage, the table row's figures (text
- * and exact value), one histogram bar per bin with the bin's count, and the learned worst case
- * drawn as a mark to the right of every bar at or below it.
+ * The task costs panel against GET /api/v1/estimates, for one workload class (default: the one
+ * the API names `mostObserved`, which the panel shows first): the select lists every class with
+ * `cls` chosen; per stage, the table row's figures (text and exact value), one histogram bar
+ * per bin with the bin's count, and that class's own learned worst case drawn as a mark to the
+ * right of every bar at or below it.
  */
-async function expectCostsPanel(p: Page, url: string): Promise<EstimatesView> {
+async function expectCostsPanel(
+  p: Page,
+  url: string,
+  cls?: string,
+): Promise<{ est: EstimatesView; shown: EstimatesView['classes'][number] }> {
   const est = (await (await fetch(`${url}/api/v1/estimates`)).json()) as EstimatesView;
+  const name = cls ?? est.mostObserved ?? '*';
+  const shown = est.classes.find((c) => c.workloadClass === name)!;
+  expect(shown).toBeDefined();
   await p.waitForFunction(
-    (n) =>
+    ([c, n]) =>
+      (document.querySelector('#cost-class') as HTMLSelectElement | null)?.value === c &&
       document.querySelector('#costs tr[data-stage="map"] td[data-k="count"]')?.textContent === String(n),
-    est.map.observed.count,
+    [name, shown.map.observed.count] as const,
     { timeout: 5000 },
   );
+  expect(await p.$$eval('#cost-class option', (o) => o.map((x) => (x as HTMLOptionElement).value))).toEqual(
+    est.classes.map((c) => c.workloadClass),
+  );
   for (const stage of ['map', 'reduce'] as const) {
-    const s = est[stage];
+    const s = shown[stage];
+    expect(await p.getAttribute(`#chart-cost-${stage}`, 'data-workload-class')).toBe(name);
     const cells = await p.$$eval(`#costs tr[data-stage="${stage}"] td`, (tds) =>
       tds.map((td) => [
         (td as HTMLElement).dataset.k,
@@ -201,6 +219,14 @@ async function expectCostsPanel(p: Page, url: string): Promise<EstimatesView> {
     const tallest = Math.max(...bars.map((b) => b.h));
     for (const b of bars)
       expect(b.h).toBeCloseTo((tallest * b.count) / Math.max(...bars.map((x) => x.count)), 0);
+    if (o.count === 0) {
+      // Nothing to draw: the chart says so, and the table still gives the worst case.
+      expect(bars).toEqual([]);
+      expect(await p.textContent(`#chart-cost-${stage} p.empty`)).toBe(
+        `no finished ${stage} task of this class observed yet`,
+      );
+      continue;
+    }
     const mark = await p.$eval(`#chart-cost-${stage} g.mark[data-key="learned"]`, (g) => ({
       value: Number(g.getAttribute('data-value')),
       x: Number(g.querySelector('line')!.getAttribute('x1')),
@@ -211,7 +237,7 @@ async function expectCostsPanel(p: Page, url: string): Promise<EstimatesView> {
     for (const b of bars.filter((x) => x.to <= s.learnedWorstCase))
       expect(mark.x).toBeGreaterThanOrEqual(b.x + b.w - 0.1);
   }
-  return est;
+  return { est, shown };
 }
 
 async function clearFilters(p: Page): Promise<void> {
@@ -477,35 +503,49 @@ describe('the dashboard in Chromium', () => {
     await page.locator('section:has(#slack-title)').screenshot({ path: join(SHOTS, '07-slack-per-job.png') });
   });
 
-  it('shows the observed task costs beside the learned worst case, per stage, as the API gives them', async () => {
-    const est = await expectCostsPanel(page, base);
-    expect(est).toMatchObject({ jobs: 2, eta: 1.2, map: { learnedWorstCase: 0.4 } });
-    expect(est.map.observed.count).toBe(12);
+  it('shows the observed task costs beside the learned worst case, per stage, of the class with the most jobs', async () => {
+    const { est, shown } = await expectCostsPanel(page, base);
+    expect(est).toMatchObject({ scope: 'class', jobs: 3, mostObserved: 'cpu' });
+    expect(est.classes.map((c) => [c.workloadClass, c.jobs, c.ownFigures])).toEqual([
+      ['*', 0, true],
+      ['cpu', 2, false],
+      ['etl', 1, true],
+    ]);
+    // cpu has no figures of its own: its tasks are judged, and drawn, against the default's.
+    expect(shown).toMatchObject({
+      eta: 1.2,
+      map: { learnedWorstCase: 0.4 },
+      reduce: { learnedWorstCase: 0.3 },
+    });
+    expect(shown.map.observed.count).toBe(12);
     expect(await page.textContent('#costs-meta')).toBe(
-      '2 finished jobs observed, cluster-wide · quantiles within ±1% · learned eta 1.2 · admission plans every task at the learned worst case (seconds per MB)',
+      "2 finished jobs of class cpu observed · 3 finished jobs in all · quantiles within ±1% · learned eta 1.2 · judged with the default figures (no figures of its own yet) · admission plans every task at its class's learned worst case (seconds per MB)",
     );
     await page.locator('#costs-title').scrollIntoViewIfNeeded();
     await page.locator('section:has(#costs-title)').screenshot({ path: join(SHOTS, '14-task-costs.png') });
   });
 
-  it('lists the learned figures per workload class when a class has its own', async () => {
-    service.classEstimates = { 'md-run': { eta: 1, mapCostMax: 4096, reduceCostMax: 2000 } };
+  it('switches the task costs panel to another workload class: its own distribution and worst case', async () => {
     try {
-      await page.reload();
-      await page.waitForFunction(
-        () => /per class/.test(document.querySelector('#costs-meta')?.textContent ?? ''),
-        undefined,
-        {
-          timeout: 5000,
-        },
-      );
+      await page.selectOption('#cost-class', 'etl');
+      const { shown } = await expectCostsPanel(page, base, 'etl');
+      expect(shown).toMatchObject({
+        jobs: 1,
+        map: { learnedWorstCase: 2.5 },
+        reduce: { learnedWorstCase: 1.5 },
+      });
+      expect(shown.map.observed).toMatchObject({ count: 4, min: 0.6, max: 2.2 });
+      expect(await page.textContent('#costs tr[data-stage="map"] td[data-k="learned"]')).toBe('2.5');
       expect(await page.textContent('#costs-meta')).toBe(
-        "2 finished jobs observed, cluster-wide · quantiles within ±1% · largest learned eta 1.2 · per class, map / reduce: default 0.4 / 0.3, md-run 4100 / 2000 · admission plans every task at its class's learned worst case (seconds per MB); the chart marks the largest",
+        "1 finished job of class etl observed · 3 finished jobs in all · quantiles within ±1% · learned eta 1 · admission plans every task at its class's learned worst case (seconds per MB)",
       );
-      expect(await page.textContent('#costs tr[data-stage="map"] td[data-k="learned"]')).toBe('4100');
+      // The default holds no task: an empty histogram, the default's worst case still marked.
+      await page.selectOption('#cost-class', '*');
+      const def = await expectCostsPanel(page, base, '*');
+      expect(def.shown.map).toMatchObject({ learnedWorstCase: 0.4, observed: { count: 0, histogram: [] } });
     } finally {
-      service.classEstimates = {};
-      await page.reload();
+      await page.selectOption('#cost-class', 'cpu');
+      await expectCostsPanel(page, base, 'cpu');
     }
   });
 
@@ -794,12 +834,26 @@ describe('the dashboard of the live sidecar beside the emulated RM', () => {
   });
 
   it('shows the task costs the sidecar learned from the emulated JobHistory server', async () => {
-    const est = await expectCostsPanel(livePage, running.url);
-    // Three admitted jobs finished: 18 maps and 3 reduces observed.
+    const { est, shown } = await expectCostsPanel(livePage, running.url);
+    // Three admitted jobs finished, of their job types (no workloadClass): two cpu, one gpu;
+    // 18 maps and 3 reduces between them.
     expect(est.jobs).toBe(3);
-    expect(est.map.observed.count).toBe(18);
-    expect(est.reduce.observed.count).toBe(3);
-    expect(est.map.learnedWorstCase).toBeGreaterThanOrEqual(est.map.observed.max!);
+    expect(est.mostObserved).toBe('cpu');
+    expect(shown.jobs).toBe(2);
+    const sum = (f: (c: EstimatesView['classes'][number]) => number) =>
+      est.classes.reduce((n, c) => n + f(c), 0);
+    expect(sum((c) => c.map.observed.count)).toBe(18);
+    expect(sum((c) => c.reduce.observed.count)).toBe(3);
+    for (const c of est.classes.filter((x) => x.jobs > 0)) {
+      expect(c.map.learnedWorstCase).toBeGreaterThanOrEqual(c.map.observed.max!);
+      expect(c.reduce.learnedWorstCase).toBeGreaterThanOrEqual(c.reduce.observed.max!);
+    }
+    // The gpu job's own distribution, against gpu's own worst case.
+    await livePage.selectOption('#cost-class', 'gpu');
+    const gpu = await expectCostsPanel(livePage, running.url, 'gpu');
+    expect(gpu.shown).toMatchObject({ jobs: 1, map: { observed: { count: 6 } } });
+    await livePage.selectOption('#cost-class', 'cpu');
+    await expectCostsPanel(livePage, running.url, 'cpu');
     await livePage
       .locator('section:has(#costs-title)')
       .screenshot({ path: join(SHOTS, '13-live-task-costs.png') });

@@ -1,6 +1,6 @@
 import type { SidecarService } from '../../src/api/app';
 import { resolveDeadline, type Submission } from '../../src/api/submission';
-import { emptyObservedCosts, type ObservedCosts } from '../../src/core/cost-distribution';
+import { emptyObservedCostsBook, type ObservedCostsBook } from '../../src/core/cost-distribution';
 import type { Estimates } from '../../src/core/estimates';
 import { bookOf } from '../../src/core/estimate-book';
 import {
@@ -127,7 +127,7 @@ export class LedgerService implements SidecarService {
   estimates: Estimates = { eta: 1, mapCostMax: 0.5, reduceCostMax: 0.5 };
   /** Figures of classes of their own, beside the default (`estimates`). */
   classEstimates: Record<string, Estimates> = {};
-  observed: ObservedCosts = emptyObservedCosts();
+  observed: ObservedCostsBook = emptyObservedCostsBook();
 
   taskCosts(): unknown {
     return estimatesView(bookOf(this.estimates, this.classEstimates), this.observed);

@@ -98,4 +98,15 @@ describe('docs', () => {
     expect(names.length).toBeGreaterThanOrEqual(12);
     expect(names.filter((n) => !deploy.includes(`\`${n}`))).toEqual([]);
   });
+
+  it('docs/deploy.md gives each of its own metrics with its exact label names', () => {
+    const deploy = read('docs/deploy.md');
+    const registry = new SidecarMetrics().registry;
+    const written = registry.getMetricsAsArray().map((m) => {
+      const labels = (m as unknown as { labelNames?: readonly string[] }).labelNames ?? [];
+      return `\`${m.name}${labels.length > 0 ? `{${labels.join(',')}}` : ''}\``;
+    });
+    expect(written).toContain('`yss_task_unit_cost_seconds_per_mb{stage,class}`');
+    expect(written.filter((w) => !deploy.includes(w))).toEqual([]);
+  });
 });

@@ -113,6 +113,25 @@ describe('the live sidecar', () => {
     expect(res.reason).toMatchObject({ kind: 'admitted-job-would-miss', jobId: 'dl-1' });
   });
 
+  it("a rejection's partition is null for the default partition, as the job's label is, and the label otherwise", async () => {
+    const { sidecar, ledger, submit } = setup();
+    await sidecar.runOnce();
+    const cpu = (await submit({ deadline: 60 })).body as Answer & { label: string | null };
+    expect(cpu.decision).toBe('rejected');
+    expect(cpu.reason).toMatchObject({ kind: 'new-job-misses', partition: null });
+    expect(cpu.reason!.message).not.toMatch(/partition/);
+    const gpu = (await submit({ deadline: 10, jobType: 'gpu' })).body as Answer;
+    expect(gpu.decision).toBe('rejected');
+    expect(gpu.reason).toMatchObject({ kind: 'new-job-misses', partition: 'gpu' });
+    expect(gpu.reason!.message).toMatch(/\(partition 'gpu'\)$/);
+    // The ledger's job row and decision record say the same.
+    expect(ledger.getJob(cpu.id)!.reason).toMatchObject({ partition: null });
+    expect(ledger.getJob(gpu.id)!.reason).toMatchObject({ partition: 'gpu' });
+    const detail = (id: string) => ledger.decisionsOf(id)[0]!.detail as { reason?: { partition?: unknown } };
+    expect(detail(cpu.id).reason).toMatchObject({ partition: null });
+    expect(detail(gpu.id).reason).toMatchObject({ partition: 'gpu' });
+  });
+
   it('places GPU jobs on the gpu label and refuses a queue the RM does not have', async () => {
     const { sidecar, submit } = setup();
     await sidecar.runOnce();

@@ -495,16 +495,47 @@
     return r === null || r === undefined || !Number.isFinite(r) ? '–' : `${Number(r.toPrecision(3))}×`;
   }
 
-  /** The learned worst case beside the observed distribution, per stage (GET /api/v1/estimates). */
+  /** The class the panel shows when the operator picked one; null: follow `mostObserved`. */
+  let chosenCostClass = null;
+  let lastEstimates = null;
+
+  const className = (c) => (c === '*' ? 'default (*)' : String(c));
+
+  /**
+   * One workload class's learned worst case beside its own observed distribution, per stage
+   * (GET /api/v1/estimates `classes`). The select lists every class; at first it shows the class
+   * with the most finished jobs, so the red line is the worst case that judges those tasks.
+   */
   function renderCosts(est) {
-    const key = JSON.stringify(est);
+    const key = JSON.stringify([est, chosenCostClass]);
     if (key === lastCostsKey) return;
     lastCostsKey = key;
+    lastEstimates = est;
+    const ok = est && typeof est === 'object';
+    const classes =
+      ok && Array.isArray(est.classes)
+        ? est.classes.filter((c) => c && typeof c === 'object' && typeof c.workloadClass === 'string')
+        : [];
+    const names = classes.map((c) => c.workloadClass);
+    const fallback = ok && names.includes(est.mostObserved) ? est.mostObserved : names[0];
+    const shown = chosenCostClass !== null && names.includes(chosenCostClass) ? chosenCostClass : fallback;
+    const select = $('cost-class');
+    clear(select);
+    for (const c of classes) {
+      const opt = node(
+        'option',
+        `${className(c.workloadClass)} · ${plural(Number.isFinite(c.jobs) ? c.jobs : 0, 'job')}`,
+      );
+      opt.value = c.workloadClass;
+      if (c.workloadClass === shown) opt.selected = true;
+      select.appendChild(opt);
+    }
+    select.disabled = classes.length === 0;
+    const cls = classes.find((c) => c.workloadClass === shown) || {};
     const tbody = $('costs').tBodies[0];
     clear(tbody);
-    const ok = est && typeof est === 'object';
     for (const stage of STAGES) {
-      const s = ok && est[stage] && typeof est[stage] === 'object' ? est[stage] : {};
+      const s = cls[stage] && typeof cls[stage] === 'object' ? cls[stage] : {};
       const o = s.observed && typeof s.observed === 'object' ? s.observed : {};
       const tr = document.createElement('tr');
       tr.dataset.stage = stage;
@@ -530,8 +561,10 @@
             (b) => b && Number.isFinite(b.from) && Number.isFinite(b.to) && Number.isFinite(b.count),
           )
         : [];
-      YssCharts.renderHistogram(document, $(`chart-cost-${stage}`), {
-        label: `${stage} task costs, seconds per MB`,
+      const chart = $(`chart-cost-${stage}`);
+      chart.dataset.workloadClass = shown === undefined ? '' : shown;
+      YssCharts.renderHistogram(document, chart, {
+        label: `${stage} task costs of class ${className(shown)}, seconds per MB`,
         bins,
         marks: Number.isFinite(s.learnedWorstCase)
           ? [{ key: 'learned', label: 'learned worst case', value: s.learnedWorstCase }]
@@ -539,34 +572,19 @@
         width: CHART_W,
         height: CHART_H,
         valueFormat: (v) => `${fmtCost(v)} s/MB`,
-        emptyMessage: `no finished ${stage} task observed yet`,
+        emptyMessage: `no finished ${stage} task of this class observed yet`,
       });
     }
     const meta = [];
-    if (ok && Number.isFinite(est.jobs))
-      meta.push(`${plural(est.jobs, 'finished job')} observed, cluster-wide`);
+    if (shown !== undefined && Number.isFinite(cls.jobs))
+      meta.push(`${plural(cls.jobs, 'finished job')} of class ${className(shown)} observed`);
+    if (ok && Number.isFinite(est.jobs) && classes.length > 1)
+      meta.push(`${plural(est.jobs, 'finished job')} in all`);
     if (ok && Number.isFinite(est.quantileRelativeError))
       meta.push(`quantiles within ±${Number((est.quantileRelativeError * 100).toPrecision(3))}%`);
-    // Per workload class (GET /api/v1/estimates `classes`): listed when any class has its own.
-    const classes =
-      ok && Array.isArray(est.classes) ? est.classes.filter((c) => c && typeof c === 'object') : [];
-    if (classes.length > 1) {
-      if (Number.isFinite(est.eta)) meta.push(`largest learned eta ${fmtCost(est.eta)}`);
-      meta.push(
-        `per class, map / reduce: ${classes
-          .map(
-            (c) =>
-              `${c.workloadClass === '*' ? 'default' : String(c.workloadClass)} ${fmtCost(c.mapSecondsPerMb)} / ${fmtCost(c.reduceSecondsPerMb)}`,
-          )
-          .join(', ')}`,
-      );
-      meta.push(
-        "admission plans every task at its class's learned worst case (seconds per MB); the chart marks the largest",
-      );
-    } else {
-      if (ok && Number.isFinite(est.eta)) meta.push(`learned eta ${fmtCost(est.eta)}`);
-      meta.push('admission plans every task at the learned worst case (seconds per MB)');
-    }
+    if (Number.isFinite(cls.eta)) meta.push(`learned eta ${fmtCost(cls.eta)}`);
+    if (cls.ownFigures === false) meta.push('judged with the default figures (no figures of its own yet)');
+    meta.push("admission plans every task at its class's learned worst case (seconds per MB)");
     setText('costs-meta', meta.join(' · '));
   }
 
@@ -847,6 +865,10 @@
     for (const id of ['f-decision', 'f-state', 'f-queue', 'f-user'])
       $(id).addEventListener('change', refreshNow);
     $('f-label').addEventListener('change', renderJobs);
+    $('cost-class').addEventListener('change', (ev) => {
+      chosenCostClass = ev.target.value;
+      renderCosts(lastEstimates);
+    });
     $('f-search').addEventListener('input', renderJobs);
     $('filters').addEventListener('reset', () => setTimeout(refreshNow, 0));
     $('filters').addEventListener('submit', (ev) => ev.preventDefault());
