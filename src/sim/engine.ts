@@ -89,6 +89,16 @@ interface NodeRt {
   running: number[];
 }
 
+/** An attempt running now (Engine.runningTasksOf). */
+export interface RunningAttempt {
+  kind: TaskKind;
+  index: number;
+  start: number;
+  /** Simulated second it is scheduled to end. */
+  due: number;
+  node: string;
+}
+
 export interface TaskRecord {
   job: string;
   kind: TaskKind;
@@ -345,6 +355,34 @@ export class Engine {
     return g ? replicasAt(g.job, g.index, this.replication) : [];
   }
 
+  /**
+   * Places a named block on the given nodes (distinct node indices, 1 to the replication
+   * factor of them), as HDFS placed a file's block before any job reads it: a job that names
+   * the block then reads it from exactly these nodes. A block with fewer replicas than the
+   * replication factor (a file kept to a partition smaller than it) leaves the rest of its
+   * replica row empty (NO_NODE). Refused for a block already placed (named before, or a
+   * submitted job's generated block) and for a bad node index. Draws nothing from the block
+   * stream, so a run that never calls it is unchanged.
+   */
+  placeBlock(blockId: string, nodes: readonly number[]): void {
+    if (this.blockReplicas.has(blockId) || this.generatedBlock(blockId))
+      throw new RangeError(`block ${blockId} is already placed`);
+    if (nodes.length === 0 || nodes.length > this.replication)
+      throw new RangeError(
+        `block ${blockId}: ${nodes.length} replicas; between 1 and ${this.replication} expected`,
+      );
+    const seen = new Set<number>();
+    for (const n of nodes) {
+      if (!Number.isInteger(n) || n < 0 || n >= this.nodes.length)
+        throw new RangeError(`block ${blockId}: no node with index ${n}`);
+      if (seen.has(n)) throw new RangeError(`block ${blockId}: node ${n} holds two replicas`);
+      seen.add(n);
+    }
+    this.blockReplicas.set(blockId, [...nodes]);
+    const at = blockId.lastIndexOf('/blk_');
+    if (at >= 0) this.explicitJobPrefixes.add(blockId.slice(0, at));
+  }
+
   // ---------------------------------------------------------------- public controls
 
   /** Add a job; it arrives at max(job.arrival, now). */
@@ -364,7 +402,8 @@ export class Engine {
         : checkNamed
           ? this.blockReplicas.get(`${spec.id}/blk_${i}`)
           : undefined;
-      if (named) for (let r = 0; r < k; r++) replicas[i * k + r] = named[r] as number;
+      if (named)
+        for (let r = 0; r < k; r++) replicas[i * k + r] = r < named.length ? (named[r] as number) : NO_NODE;
       else this.drawReplicas(replicas, i * k);
     }
     const rt: JobRt = {
@@ -634,10 +673,13 @@ export class Engine {
     return node.cls.taskEnergyKWh[runKind(job.spec.type, container)];
   }
 
-  /** The attempts of one job running now, with their start (what a MapReduce AM reports). */
-  runningTasksOf(jobId: string): Array<{ kind: TaskKind; index: number; start: number; node: string }> {
+  /**
+   * The attempts of one job running now, with their start and when each is scheduled to end
+   * (`due`; a node failure or a kill may end it sooner): what a MapReduce AM reports.
+   */
+  runningTasksOf(jobId: string): RunningAttempt[] {
     const idx = this.jobIndex.get(jobId);
-    const out: Array<{ kind: TaskKind; index: number; start: number; node: string }> = [];
+    const out: RunningAttempt[] = [];
     if (idx === undefined) return out;
     const log = this.log;
     for (const n of this.nodes)
@@ -647,6 +689,7 @@ export class Engine {
             kind: log.flags(row) & TASK_MAP ? 'map' : 'reduce',
             index: log.taskIndex(row),
             start: log.start(row),
+            due: log.due(row),
             node: n.id,
           });
     return out;
@@ -959,7 +1002,7 @@ export class Engine {
       job.reduceStarts[index] = this._now;
       seconds = this.reduceSeconds(job, index, node, container);
     }
-    const row = this.log.open(job.index, index, node.index, this._now, flags);
+    const row = this.log.open(job.index, index, node.index, this._now, flags, this._now + seconds);
     node.running.push(row);
     if (!job.started) {
       job.started = true;
@@ -1225,6 +1268,7 @@ export class Engine {
     const k = this.replication;
     for (let r = i * k; r < (i + 1) * k; r++) {
       const node = job.replicas[r] as number;
+      if (node === NO_NODE) continue;
       const list = index[node];
       if (list) list.push(i);
       else index[node] = [i];
@@ -1237,6 +1281,7 @@ export class Engine {
     if (!index) return;
     const k = this.replication;
     for (let r = i * k; r < (i + 1) * k; r++) {
+      if (job.replicas[r] === NO_NODE) continue;
       const list = index[job.replicas[r] as number];
       const at = list ? list.indexOf(i) : -1;
       if (at >= 0) (list as number[]).splice(at, 1);
@@ -1444,9 +1489,17 @@ class EngineJobView implements IndexedJobView {
 
 const NO_INDICES = new Int32Array(0);
 
+/** An empty place in a replica row (a block placed on fewer nodes than the replication factor). */
+const NO_NODE = -1;
+
 function replicasAt(job: JobRt, i: number, k: number): number[] {
   const out = new Array<number>(k);
-  for (let r = 0; r < k; r++) out[r] = job.replicas[i * k + r] as number;
+  let n = 0;
+  for (let r = 0; r < k; r++) {
+    const node = job.replicas[i * k + r] as number;
+    if (node !== NO_NODE) out[n++] = node;
+  }
+  out.length = n;
   return out;
 }
 

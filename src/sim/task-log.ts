@@ -54,15 +54,18 @@ export class TaskLog implements EndedTasks {
     this.expected += rows;
   }
 
-  /** A new running attempt; returns its row. */
-  open(job: number, index: number, node: number, start: number, flags: number): number {
+  /**
+   * A new running attempt; returns its row. `due` is when it is scheduled to end (the end
+   * column holds it while the attempt runs; `close` overwrites it with the actual end).
+   */
+  open(job: number, index: number, node: number, start: number, flags: number, due = Number.NaN): number {
     if (this.rows === this.jobs.length) this.growRows();
     const r = this.rows++;
     this.jobs[r] = job;
     this.indices[r] = index;
     this.nodes[r] = node;
     this.starts[r] = start;
-    this.ends[r] = Number.NaN;
+    this.ends[r] = due;
     this.flagBits[r] = flags | TASK_RUNNING;
     return r;
   }
@@ -102,6 +105,11 @@ export class TaskLog implements EndedTasks {
 
   end(row: number): number {
     return this.ends[row] as number;
+  }
+
+  /** When a running attempt is scheduled to end; NaN once it has ended. */
+  due(row: number): number {
+    return this.isRunning(row) ? (this.ends[row] as number) : Number.NaN;
   }
 
   flags(row: number): number {
