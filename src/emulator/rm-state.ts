@@ -1,4 +1,5 @@
 import { remoteRejection, textRejection } from '../errors/emulated-rm-rejection';
+import { silentLogger, type Logger } from '../log';
 import { Engine, type EngineSnapshot, type TaskRecord } from '../sim/engine';
 import { MB, type JobType, type TraceJob } from '../sim/model';
 import type { MapAssignment } from '../sim/policy-port';
@@ -150,6 +151,17 @@ export interface AppQueryFilter {
   name?: string;
 }
 
+/** A file of the emulated HDFS that a simulated job may read: its blocks, by engine block id. */
+export interface InputFile {
+  readonly path: string;
+  readonly blocks: ReadonlyArray<{ readonly id: string; readonly bytes: number }>;
+}
+
+/** `/a//b/` -> `/a/b`: the form input files are kept and looked up in. */
+function normalisePath(path: string): string {
+  return `/${path.split('/').filter(Boolean).join('/')}`;
+}
+
 export interface NodeUsage {
   id: string;
   host: string;
@@ -203,8 +215,12 @@ export class EmulatedRm {
   /** Partition of each node, by the engine's node index. */
   private readonly nodePartitions: string[] = [];
   private readonly nodeClassOf = new Map<string, { containers: number; gpus: number }>();
+  /** The HDFS files jobs can read, by lower-cased path (tags arrive lower-cased). */
+  private readonly inputFiles = new Map<string, InputFile>();
+  private readonly log: Logger;
 
-  constructor(config: EmulatorConfig, time: SimTime, seed: number) {
+  constructor(config: EmulatorConfig, time: SimTime, seed: number, log: Logger = silentLogger()) {
+    this.log = log.child({ component: 'emulated-rm' });
     const problems = checkEmulatorConfig(config);
     if (problems.length > 0) throw new RangeError(`emulator configuration: ${problems.join('; ')}`);
     this.config = config;
@@ -288,6 +304,40 @@ export class EmulatedRm {
 
   epoch(seconds: number): number {
     return this.time.toEpochMs(seconds);
+  }
+
+  // ------------------------------------------------------------------ HDFS input
+
+  /**
+   * Places a file's blocks in the simulated cluster (block i on `blocks[i].nodes`, by node
+   * index), so a job that reads the file runs its maps where HDFS keeps the data. Each block
+   * is the engine block `${path}#${i}`; the engine refuses one placed before.
+   */
+  placeInputFile(
+    path: string,
+    blocks: ReadonlyArray<{ bytes: number; nodes: readonly number[] }>,
+  ): InputFile {
+    const p = normalisePath(path);
+    const key = p.toLowerCase();
+    if (this.inputFiles.has(key)) throw new RangeError(`HDFS file ${p} is already placed`);
+    const placed = blocks.map((b, i) => {
+      const id = `${p}#${i}`;
+      this.engine.placeBlock(id, b.nodes);
+      return { id, bytes: b.bytes };
+    });
+    const file: InputFile = { path: p, blocks: placed };
+    this.inputFiles.set(key, file);
+    return file;
+  }
+
+  /** The files a path names: the file itself, or every file under a directory; in path order. */
+  inputFilesUnder(path: string): InputFile[] {
+    const p = normalisePath(path).toLowerCase();
+    const prefix = p === '/' ? '/' : `${p}/`;
+    return [...this.inputFiles.entries()]
+      .filter(([key]) => key === p || key.startsWith(prefix))
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+      .map(([, f]) => f);
   }
 
   // ------------------------------------------------------------------ lookups
@@ -599,15 +649,23 @@ export class EmulatedRm {
       }
       return n;
     };
-    const maps = sized('maps', this.config.defaultJob.maps, 1);
+    let maps = sized('maps', this.config.defaultJob.maps, 1);
     const reduces = sized('reduces', this.config.defaultJob.reduces, 0);
-    const inputBytes = sized(
+    let inputBytes = sized(
       'input-bytes',
       tag('maps') !== undefined
         ? Math.round((this.config.defaultJob.inputBytes / this.config.defaultJob.maps) * maps)
         : this.config.defaultJob.inputBytes,
       1,
     );
+    // `input:PATH` tags (one per path, as the sidecar writes them): the files' blocks become
+    // the map inputs, one map per block unless `maps:` says otherwise, and their bytes the input.
+    const input = this.resolveInput(
+      id,
+      tags.filter((t) => t.startsWith('input:')).map((t) => t.slice('input:'.length)),
+    );
+    if (input && tag('maps') === undefined) maps = input.blocks.length;
+    if (input) inputBytes = input.bytes;
     const rawType = tag('type');
     let jobType: JobType = 'cpu';
     if (rawType === 'gpu' || rawType === 'adaptive' || rawType === 'cpu') jobType = rawType;
@@ -693,16 +751,43 @@ export class EmulatedRm {
       maps,
       reduces,
       inputBytes,
-      splits: null,
+      // Map i reads block i (the blocks over again when maps outnumber them); a split is its
+      // block's bytes when there is one map per block.
+      splits: input && maps === input.blocks.length ? input.blocks.map((b) => b.bytes) : null,
       type: jobType,
       user: rec.user,
       queue: queueName,
-      blocks: null,
+      blocks: input
+        ? Array.from({ length: maps }, (_, i) => input.blocks[i % input.blocks.length]!.id)
+        : null,
     };
     this.engine.submit(job);
     if (rec.priority !== 0) this.engine.setPriority(id, rec.priority);
     rec.inEngine = true;
     return rec;
+  }
+
+  /**
+   * The blocks and bytes of the files an app's input tags name, or undefined when none names
+   * a placed file with data (the app then runs on blocks of its own, as without the tags).
+   */
+  private resolveInput(
+    appId: string,
+    paths: readonly string[],
+  ): { blocks: InputFile['blocks']; bytes: number } | undefined {
+    const blocks: Array<InputFile['blocks'][number]> = [];
+    const seen = new Set<string>();
+    for (const path of paths) {
+      const files = this.inputFilesUnder(path);
+      if (files.length === 0) this.log.debug('input path is not an emulated HDFS file', { app: appId, path });
+      for (const f of files) {
+        if (seen.has(f.path)) continue;
+        seen.add(f.path);
+        blocks.push(...f.blocks);
+      }
+    }
+    if (blocks.length === 0) return undefined;
+    return { blocks, bytes: blocks.reduce((a, b) => a + b.bytes, 0) };
   }
 
   /** PUT /apps/{id}/state: 202 while the kill runs, 200 with the final state once over. */

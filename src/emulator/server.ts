@@ -172,7 +172,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
   const log = (options.logger ?? silentLogger()).child({ component: 'emulator' });
   const time = new SimTime(options.clock ?? systemClock, options.speed ?? 1);
   const seed = options.seed ?? 1;
-  const rm = new EmulatedRm(options.config ?? defaultEmulatorConfig(), time, seed);
+  const rm = new EmulatedRm(options.config ?? defaultEmulatorConfig(), time, seed, log);
   const controls = new Controls(seed, options.faults ?? {}, options.delay);
   const host = options.host ?? '127.0.0.1';
 

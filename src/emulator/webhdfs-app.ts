@@ -251,22 +251,39 @@ export function buildWebHdfsApp(hdfs: EmulatedHdfs): express.Router {
 }
 
 /**
- * The namespace of an emulated cluster: each file laid out on the nodes of its partition (all
- * nodes when it names none), in blocks of the cluster's `hdfs.blockMB` with its replication.
+ * The namespace of an emulated cluster, and its blocks placed in the simulation: each file is
+ * laid out on the nodes of its partition (all nodes when it names none), in blocks of the
+ * cluster's `hdfs.blockMB` with its replication (layOutFile), and every block is placed in the
+ * engine on those nodes (EmulatedRm.placeInputFile), so a job that reads the file runs its maps
+ * against the same replicas. The hosts WebHDFS answers with are read back from the engine's
+ * placement (`replicasOf`): the two cannot disagree. Call once per emulated RM.
  */
 export function emulatedHdfsOf(rm: EmulatedRm, files: readonly HdfsFileOption[]): EmulatedHdfs {
   const { blockMB, replication } = rm.config.cluster.hdfs;
   const blockBytes = blockMB * 1024 * 1024;
   const nodes = rm.nodeUsage();
+  const indexOf = new Map<string, number>();
+  for (let i = 0; i < rm.engine.nodeCount; i++) indexOf.set(rm.engine.nodeId(i), i);
   return new EmulatedHdfs(
-    files.map((f) =>
-      layOutFile(
-        f.path,
+    files.map((f) => {
+      const laid = layOutFile(
+        normalise(f.path),
         f.bytes,
         nodes.filter((n) => f.label === undefined || nodePartition(n.labels) === f.label).map((n) => n.host),
         { blockBytes, replication },
-      ),
-    ),
+      );
+      const placed = rm.placeInputFile(
+        laid.path,
+        laid.blocks.map((b) => ({ bytes: b.bytes, nodes: b.hosts.map((h) => indexOf.get(h)!) })),
+      );
+      return {
+        path: laid.path,
+        blocks: placed.blocks.map((b) => ({
+          bytes: b.bytes,
+          hosts: rm.engine.replicasOf(b.id).map((i) => rm.engine.nodeId(i)),
+        })),
+      };
+    }),
     rm.clusterTimestamp,
     blockBytes,
   );

@@ -929,6 +929,7 @@ export class Sidecar implements SidecarService {
           inputBytes: s.inputBytes,
           jobType: s.jobType,
           ...(s.workloadClass === undefined ? {} : { workloadClass: s.workloadClass }),
+          ...(s.inputPaths === undefined ? {} : { inputPaths: s.inputPaths }),
         }),
         ...(s.tags ?? []),
       ],

@@ -14,13 +14,27 @@ export interface DeadlineTags {
   jobType?: 'cpu' | 'gpu' | 'adaptive';
   /** `class:NAME`: the workload class whose estimates judge the app (default: its type). */
   workloadClass?: string;
+  /** `input:PATH`, one per input path (lower-cased on the way back, as YARN stores tags). */
+  inputPaths?: string[];
+}
+
+/** YARN refuses a tag longer than this (ApplicationSubmissionContext, APPLICATION_MAX_TAG_LENGTH). */
+export const MAX_TAG_LENGTH = 100;
+
+/**
+ * One `input:PATH` tag per input path, so the RM side can tell what the app reads (the
+ * emulator runs its maps on those files' blocks). A path whose tag would be longer than YARN
+ * allows is left out rather than getting the submission refused.
+ */
+export function inputTags(paths: readonly string[]): string[] {
+  return [...new Set(paths.map((p) => `input:${p}`))].filter((t) => t.length <= MAX_TAG_LENGTH);
 }
 
 export function encodeTags(
   t: Required<
     Pick<DeadlineTags, 'sidecarId' | 'deadlineMs' | 'maps' | 'reduces' | 'inputBytes' | 'jobType'>
   > &
-    Pick<DeadlineTags, 'workloadClass'>,
+    Pick<DeadlineTags, 'workloadClass' | 'inputPaths'>,
 ): string[] {
   return [
     `sidecar-id:${t.sidecarId}`,
@@ -30,6 +44,7 @@ export function encodeTags(
     `input-bytes:${Math.round(t.inputBytes)}`,
     `type:${t.jobType}`,
     ...(t.workloadClass === undefined ? [] : [`class:${t.workloadClass}`]),
+    ...inputTags(t.inputPaths ?? []),
   ];
 }
 
@@ -70,6 +85,9 @@ export function decodeTags(tags: readonly string[]): DeadlineTags {
         if (WORKLOAD_CLASS_PATTERN.test(v)) out.workloadClass = v;
         break;
       }
+      case 'input':
+        if (value) (out.inputPaths ??= []).push(value);
+        break;
       case 'type': {
         const v = value.toLowerCase();
         if (v === 'cpu' || v === 'gpu' || v === 'adaptive') out.jobType = v;
