@@ -6,6 +6,7 @@ import { answer, handle, query } from './http';
 import { jobTasks, taskContent, type TaskEntry } from './jhs-app';
 import type { Content } from './render';
 import type { AppRecord, AppView, EmulatedRm } from './rm-state';
+import type { RunningAttempt } from '../sim/engine';
 
 /**
  * The RM's web proxy in front of each app's MapReduce AM (INDEX.md section 12, A1-A2):
@@ -35,24 +36,38 @@ const FINAL = new Set(['FINISHED', 'FAILED', 'KILLED']);
  * them, the attempts running now with their start, the rest waiting.
  */
 export function runningJobTasks(rm: EmulatedRm, rec: AppRecord): TaskEntry[] {
-  const running = new Map<string, number>();
-  for (const t of rm.engine.runningTasksOf(rec.id)) running.set(`${t.kind}/${t.index}`, t.start);
+  const running = new Map<string, RunningAttempt>();
+  for (const t of rm.engine.runningTasksOf(rec.id)) running.set(`${t.kind}/${t.index}`, t);
+  const now = rm.engine.now;
   return jobTasks(rm, rec).map((t, i) => {
     if (t.state === 'SUCCEEDED') return t;
     const index = t.type === 'MAP' ? i : i - rec.maps;
-    const start = running.get(`${t.type === 'MAP' ? 'map' : 'reduce'}/${index}`);
-    if (start !== undefined) {
+    const attempt = running.get(`${t.type === 'MAP' ? 'map' : 'reduce'}/${index}`);
+    if (attempt !== undefined) {
       // A task that lost an attempt keeps the start of its first one.
-      const startMs = rm.epoch(start);
+      const startMs = rm.epoch(attempt.start);
       return {
         ...t,
         state: 'RUNNING',
         startTime: t.startTime >= 0 ? Math.min(t.startTime, startMs) : startMs,
         finishTime: 0,
+        progress: attemptProgress(attempt, now),
       };
     }
     return { ...t, state: 'SCHEDULED', finishTime: 0 };
   });
+}
+
+/**
+ * How far a running attempt has got, 0 to 100 as Hadoop's AM reports a task's progress: the
+ * share of its run time (start to when the simulation ends it) elapsed at `now`, to two
+ * decimals like the job's map and reduce progress.
+ */
+export function attemptProgress(a: Pick<RunningAttempt, 'start' | 'due'>, now: number): number {
+  const span = a.due - a.start;
+  if (!(span > 0)) return now >= a.due ? 100 : 0;
+  const share = Math.min(1, Math.max(0, (now - a.start) / span));
+  return Math.round(10000 * share) / 100;
 }
 
 function jobContent(rec: AppRecord, v: AppView, tasks: readonly TaskEntry[], nowMs: number): Content {

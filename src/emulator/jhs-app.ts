@@ -29,6 +29,8 @@ export interface TaskEntry {
   finishTime: number;
   successfulAttempt: string;
   attempts: Array<{ id: string; record: TaskRecord; containerId: string }>;
+  /** A RUNNING task's progress, 0 to 100 (am-proxy.ts); others read 100 when SUCCEEDED, else 0. */
+  progress?: number;
 }
 
 const pad = (n: number, w: number) => String(n).padStart(w, '0');
@@ -74,7 +76,8 @@ export function jobTasks(rm: EmulatedRm, rec: AppRecord): TaskEntry[] {
 /**
  * A task as the JobHistory server and the AM render it. Elapsed time is finish - start once
  * both are set and, for a RUNNING task, `nowMs` - start (INDEX.md section 12, `Times.elapsed`).
- * The simulator does not model how far a running attempt has got: its progress reads 0.
+ * Progress is 100 for a SUCCEEDED task, the share of its run time elapsed for a RUNNING one
+ * (set by the AM view, am-proxy.ts), else 0.
  */
 export function taskContent(t: TaskEntry, nowMs = 0): Content {
   const elapsed =
@@ -87,7 +90,7 @@ export function taskContent(t: TaskEntry, nowMs = 0): Content {
     startTime: t.startTime,
     finishTime: t.finishTime,
     elapsedTime: elapsed,
-    progress: t.state === 'SUCCEEDED' ? 100 : 0,
+    progress: t.state === 'SUCCEEDED' ? 100 : (t.progress ?? 0),
     id: t.id,
     state: t.state,
     type: t.type,
