@@ -81,7 +81,13 @@ export const openApiDocument = {
             description:
               'absolute HDFS paths (files, or directories read one level down); with WebHDFS configured, their block locations give the data locality (dop) of each partition; a path that does not exist is a 400',
           },
-          tags: { type: 'array', items: { type: 'string' } },
+          tags: {
+            type: 'array',
+            description:
+              'Application tags of your own. YARN allows 10 per app and the sidecar writes 6 (7 with workloadClass), so at most 4 (3); each at most 100 printable ASCII characters, no comma.',
+            maxItems: 4,
+            items: { type: 'string', maxLength: 100 },
+          },
           yarnSubmission: {
             type: 'object',
             description: "passed to the RM's submission body (am-container-spec, resource, ...)",

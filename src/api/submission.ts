@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { WORKLOAD_CLASS_PATTERN } from '../core/estimates';
 import { ValidationError } from '../errors/validation';
+import { MAX_TAG_LENGTH, MAX_TAGS, ownTagCount, userTagBudget } from '../loop/tags';
 
 /**
  * `POST /api/v1/jobs`: a deadline-annotated MapReduce job. The deadline is an ISO-8601 time
@@ -14,7 +15,11 @@ const isoTime = z
   })
   .refine((s) => Number.isFinite(Date.parse(s)), { message: 'is not a valid time' });
 
-const tag = z.string().regex(/^[^,\s][^,]*$/, 'must be non-empty with no comma');
+const tag = z
+  .string()
+  .max(MAX_TAG_LENGTH, `may be at most ${MAX_TAG_LENGTH} characters (YARN's limit)`)
+  .regex(/^[^,\s][^,]*$/, 'must be non-empty with no comma')
+  .regex(/^[\x20-\x7e]*$/, 'may hold printable ASCII characters only (YARN refuses others)');
 
 export const submissionSchema = z
   .object({
@@ -60,7 +65,7 @@ export const submissionSchema = z
       .array(z.string().min(1).startsWith('/', 'must be an absolute HDFS path'))
       .max(1000)
       .optional(),
-    tags: z.array(tag).max(32).optional(),
+    tags: z.array(tag).max(MAX_TAGS).optional(),
     /** Passed through to the RM's submission body (am-container-spec, resource, ...). */
     yarnSubmission: z.record(z.string(), z.unknown()).optional(),
     /** Decide and answer, but record nothing and submit nothing (a feasibility check). */
@@ -68,6 +73,15 @@ export const submissionSchema = z
   })
   .strict()
   .superRefine((job, ctx) => {
+    const budget = userTagBudget(job.workloadClass !== undefined);
+    const userTags = new Set((job.tags ?? []).map((t) => t.toLowerCase()));
+    if (userTags.size > budget) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['tags'],
+        message: `has ${userTags.size} tags; YARN allows ${MAX_TAGS} per app and the sidecar writes ${ownTagCount(job.workloadClass !== undefined)} of its own${job.workloadClass !== undefined ? ' (with workloadClass)' : ''}, so at most ${budget} may be given`,
+      });
+    }
     if (job.inputBytes === undefined && !(job.inputPaths && job.inputPaths.length > 0)) {
       ctx.addIssue({
         code: 'custom',

@@ -636,6 +636,9 @@ export class EmulatedRm {
     }
     const diagnostics: string[] = [];
     // YARN stores tags lower-cased and as a set (ApplicationSubmissionContextPBImpl.setApplicationTags).
+    // The RM checks the set it was given, before lower-casing (setApplicationTags): `A` and `a`
+    // count as two there, one once stored.
+    checkApplicationTags([...new Set(s.tags.filter((t) => t.trim() !== ''))]);
     const tags = [...new Set(s.tags.map((t) => t.trim().toLowerCase()).filter((t) => t !== ''))];
     const tag = (key: string): string | undefined =>
       tags.find((t) => t.startsWith(`${key}:`))?.slice(key.length + 1);
@@ -1116,4 +1119,24 @@ function parseFailureIndex(text: string): number {
     if (p === 'd' ? !/\d/.test(c) : c !== p) return i;
   }
   return pattern.length;
+}
+
+/** YarnConfiguration.APPLICATION_MAX_TAGS and APPLICATION_MAX_TAG_LENGTH. */
+export const RM_MAX_APPLICATION_TAGS = 10;
+export const RM_MAX_TAG_LENGTH = 100;
+
+/**
+ * The RM's own check of an app's tags (ApplicationSubmissionContextPBImpl.checkTags): at most
+ * 10, each at most 100 printable ASCII characters. Its IllegalArgumentException reaches the REST
+ * answer as a 400 RemoteException (the web services' generic exception handler).
+ */
+function checkApplicationTags(tags: readonly string[]): void {
+  const illegal = (m: string) => remoteRejection(400, 'IllegalArgumentException', m);
+  if (tags.length > RM_MAX_APPLICATION_TAGS)
+    throw illegal(`Too many applicationTags, a maximum of only ${RM_MAX_APPLICATION_TAGS} are allowed!`);
+  for (const t of tags) {
+    if (t.length > RM_MAX_TAG_LENGTH)
+      throw illegal(`Tag ${t} is too long, maximum allowed length of a tag is ${RM_MAX_TAG_LENGTH}`);
+    if (!/^[\x20-\x7e]*$/.test(t)) throw illegal(`A tag can only have ASCII characters! Invalid tag - ${t}`);
+  }
 }

@@ -69,7 +69,7 @@ import type { JobHistoryClient } from '../yarn/jobhistory';
 import type { AppReport, ClusterInfo, TaskReport } from '../yarn/model';
 import { readInput, type InputRead, type InputReader } from './locality';
 import { buildCapacityView, type CapacityView } from './snapshot';
-import { decodeTags, encodeTags } from './tags';
+import { decodeTags, submissionTags } from './tags';
 
 /**
  * The live sidecar: poll the RM, decide with the admission core, enforce through the outbox.
@@ -920,8 +920,8 @@ export class Sidecar implements SidecarService {
       queue,
       priority,
       labelExpression: label,
-      tags: [
-        ...encodeTags({
+      tags: submissionTags(
+        {
           sidecarId: id,
           deadlineMs: s.deadlineMs,
           maps: s.maps,
@@ -930,9 +930,9 @@ export class Sidecar implements SidecarService {
           jobType: s.jobType,
           ...(s.workloadClass === undefined ? {} : { workloadClass: s.workloadClass }),
           ...(s.inputPaths === undefined ? {} : { inputPaths: s.inputPaths }),
-        }),
-        ...(s.tags ?? []),
-      ],
+        },
+        s.tags ?? [],
+      ),
       applicationType: config.yarn.applicationType,
       yarnSubmission: s.yarnSubmission,
     };

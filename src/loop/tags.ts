@@ -21,6 +21,19 @@ export interface DeadlineTags {
 /** YARN refuses a tag longer than this (ApplicationSubmissionContext, APPLICATION_MAX_TAG_LENGTH). */
 export const MAX_TAG_LENGTH = 100;
 
+/** YARN refuses an app with more tags than this (YarnConfiguration.APPLICATION_MAX_TAGS). */
+export const MAX_TAGS = 10;
+
+/** Tags the sidecar itself writes on every app it submits: six, and `class:` when one is named. */
+export function ownTagCount(hasWorkloadClass: boolean): number {
+  return 6 + (hasWorkloadClass ? 1 : 0);
+}
+
+/** How many tags of the user's own a submission may carry beside the sidecar's. */
+export function userTagBudget(hasWorkloadClass: boolean): number {
+  return MAX_TAGS - ownTagCount(hasWorkloadClass);
+}
+
 /**
  * One `input:PATH` tag per input path, so the RM side can tell what the app reads (the
  * emulator runs its maps on those files' blocks). A path whose tag would be longer than YARN
@@ -46,6 +59,26 @@ export function encodeTags(
     ...(t.workloadClass === undefined ? [] : [`class:${t.workloadClass}`]),
     ...inputTags(t.inputPaths ?? []),
   ];
+}
+
+/**
+ * The tags an app is submitted with: the sidecar's own (`encodeTags` without the inputs), the
+ * user's, then `input:` tags while YARN's limit of 10 leaves room. The input tags are hints (the
+ * sidecar decides locality from WebHDFS, not from them), so the ones beyond the limit are left
+ * out rather than getting the submission refused; the user's are bounded at validation.
+ */
+export function submissionTags(own: Parameters<typeof encodeTags>[0], userTags: readonly string[]): string[] {
+  // One tag per lower-cased value: YARN stores them lower-cased, but counts the set it is sent.
+  const out: string[] = [];
+  const seen = new Set<string>();
+  const add = (t: string): void => {
+    if (out.length >= MAX_TAGS || seen.has(t.toLowerCase())) return;
+    seen.add(t.toLowerCase());
+    out.push(t);
+  };
+  for (const t of [...encodeTags({ ...own, inputPaths: [] }), ...userTags]) add(t);
+  for (const t of inputTags(own.inputPaths ?? [])) add(t);
+  return out;
 }
 
 function wholeNumber(v: string): number | undefined {

@@ -40,3 +40,28 @@ describe('inputBytes and inputPaths in a submission', () => {
     ]);
   });
 });
+
+describe("a submission's own tags, within YARN's limits", () => {
+  const ok = { ...base, inputBytes: 1 };
+  it('takes up to four tags, three with a workloadClass (YARN allows 10 and the sidecar writes 6 or 7)', () => {
+    expect(issues({ ...ok, tags: ['a', 'b', 'c', 'd'] })).toEqual([]);
+    expect(issues({ ...ok, tags: ['a', 'b', 'c', 'd', 'e'] })).toEqual([
+      'tags: has 5 tags; YARN allows 10 per app and the sidecar writes 6 of its own, so at most 4 may be given',
+    ]);
+    expect(issues({ ...ok, workloadClass: 'etl', tags: ['a', 'b', 'c', 'd'] })).toEqual([
+      'tags: has 4 tags; YARN allows 10 per app and the sidecar writes 7 of its own (with workloadClass), so at most 3 may be given',
+    ]);
+    // Compared as YARN stores them: lower-cased, as a set.
+    expect(issues({ ...ok, tags: ['a', 'A', 'b', 'c', 'd'] })).toEqual([]);
+  });
+
+  it('refuses a tag over 100 characters or with characters outside printable ASCII', () => {
+    expect(issues({ ...ok, tags: ['x'.repeat(101)] })).toEqual([
+      "tags.0: may be at most 100 characters (YARN's limit)",
+    ]);
+    expect(issues({ ...ok, tags: ['x'.repeat(100)] })).toEqual([]);
+    expect(issues({ ...ok, tags: ['team:\u00e9t\u00e9'] })).toEqual([
+      'tags.0: may hold printable ASCII characters only (YARN refuses others)',
+    ]);
+  });
+});

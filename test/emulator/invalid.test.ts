@@ -2,6 +2,7 @@
  * Invalid requests get the RM's status and error body (INDEX.md sections 6, 9 and 12), and the
  * emulator stays up. Raw HTTP, so the exact bodies are visible.
  */
+import { RmRemoteError } from '../../src/errors/rm-remote';
 import { client, harness, type Harness } from './helpers';
 
 interface Case {
@@ -256,6 +257,46 @@ describe('invalid requests', () => {
     expect(await res.text()).toBe(
       '<?xml version="1.0" encoding="UTF-8" standalone="yes"?><RemoteException><exception>NotFoundException</exception><message>java.lang.Exception: app with id: application_1_9999 not found</message><javaClassName>org.apache.hadoop.yarn.webapp.NotFoundException</javaClassName></RemoteException>',
     );
+  });
+
+  it('refuses more than 10 tags, a tag over 100 characters or one not in ASCII, as the RM does', async () => {
+    const rm = client(h.emu.url);
+    const tryTags = async (tags: string[]) => {
+      const { applicationId } = await rm.newApplication();
+      const err = await rm
+        .submitApp({
+          applicationId,
+          name: 't',
+          tags,
+          amResource: { memoryMB: 1024, vcores: 1 },
+          commands: ['true'],
+        })
+        .then(() => null)
+        .catch((e: unknown) => e as RmRemoteError);
+      return { applicationId, err };
+    };
+    const eleven = Array.from({ length: 11 }, (_, i) => `t${i}`);
+    const tooMany = await tryTags(eleven);
+    expect(tooMany.err).toBeInstanceOf(RmRemoteError);
+    expect([tooMany.err!.status, tooMany.err!.exception, tooMany.err!.remoteMessage]).toEqual([
+      400,
+      'IllegalArgumentException',
+      'Too many applicationTags, a maximum of only 10 are allowed!',
+    ]);
+    expect(tooMany.err!.javaClassName).toBe('java.lang.IllegalArgumentException');
+    const long = `x:${'a'.repeat(99)}`;
+    expect((await tryTags([long])).err!.remoteMessage).toBe(
+      `Tag ${long} is too long, maximum allowed length of a tag is 100`,
+    );
+    expect((await tryTags(['team:\u00e9t\u00e9'])).err!.remoteMessage).toBe(
+      'A tag can only have ASCII characters! Invalid tag - team:\u00e9t\u00e9',
+    );
+    // The RM counts the set it is sent before lower-casing it: `T0` beside `t0` is an eleventh
+    // tag, a repeated `t0` is not; stored, they are ten.
+    expect((await tryTags([...eleven.slice(0, 10), 'T0'])).err!.remoteMessage).toMatch(/^Too many/);
+    const ok = await tryTags([...eleven.slice(0, 10), 't0']);
+    expect(ok.err).toBeNull();
+    expect((await rm.app(ok.applicationId)).applicationTags).toHaveLength(10);
   });
 
   it('accepts a submission to an unknown queue, then fails the app as the RM does', async () => {
