@@ -13,46 +13,16 @@ import { silentLogger } from '../../src/log';
 import { Sidecar } from '../../src/loop/sidecar';
 import { decodeTags, encodeTags } from '../../src/loop/tags';
 import { Ledger } from '../../src/store/ledger';
-import type { JobHistoryClient } from '../../src/yarn/jobhistory';
-import type { TaskReport } from '../../src/yarn/model';
 import { FakeRm } from './fake-rm';
+import { FakeJobHistory } from './fake-jobhistory';
 
 const T0 = Date.parse('2026-11-22T08:00:00Z');
 const MB = 1024 * 1024;
 const LIGHT = { eta: 1, mapCostMax: 0.1, reduceCostMax: 0.1 };
 
-class FakeJobHistory {
-  readonly tasks = new Map<string, TaskReport[]>();
-  report(appId: string, maps: number[], reduces: number[]): void {
-    const task = (type: 'MAP' | 'REDUCE', s: number, i: number): TaskReport => ({
-      id: `task_${type}_${i}`,
-      type,
-      state: 'SUCCEEDED',
-      startTime: T0,
-      finishTime: T0 + Math.round(s * 1000),
-      elapsedTime: Math.round(s * 1000),
-      progress: 100,
-      successfulAttempt: `attempt_${type}_${i}`,
-    });
-    this.tasks.set(appId, [
-      ...maps.map((s, i) => task('MAP', s, i)),
-      ...reduces.map((s, i) => task('REDUCE', s, i)),
-    ]);
-  }
-  client(): JobHistoryClient {
-    return {
-      tasksOfApp: async (appId: string) => {
-        const t = this.tasks.get(appId);
-        if (!t) throw new Error(`404 ${appId}`);
-        return t;
-      },
-    } as unknown as JobHistoryClient;
-  }
-}
-
 function setup(ledger: Ledger, admission: Record<string, unknown> = {}) {
   const rm = new FakeRm();
-  const jhs = new FakeJobHistory();
+  const jhs = new FakeJobHistory(T0);
   let now = T0;
   let n = 0;
   const sidecar = new Sidecar({

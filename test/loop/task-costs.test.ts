@@ -17,46 +17,12 @@ import { defaultRegistry } from '../../src/core/registry';
 import { silentLogger } from '../../src/log';
 import { Sidecar } from '../../src/loop/sidecar';
 import { Ledger } from '../../src/store/ledger';
-import type { JobHistoryClient } from '../../src/yarn/jobhistory';
-import type { TaskReport } from '../../src/yarn/model';
 import { FakeRm } from './fake-rm';
+import { FakeJobHistory } from './fake-jobhistory';
 
 const T0 = Date.parse('2026-11-22T08:00:00Z');
 const MB = 1024 * 1024;
 const ALPHA = 0.01;
-
-/** A JobHistory server that knows the tasks of the apps a test finished. */
-class FakeJobHistory {
-  readonly tasks = new Map<string, TaskReport[]>();
-  reads = 0;
-  /** Tasks of `seconds` each, all starting at T0. */
-  report(appId: string, maps: number[], reduces: number[]): void {
-    const task = (type: 'MAP' | 'REDUCE', s: number, i: number): TaskReport => ({
-      id: `task_${type}_${i}`,
-      type,
-      state: 'SUCCEEDED',
-      startTime: T0,
-      finishTime: T0 + Math.round(s * 1000),
-      elapsedTime: Math.round(s * 1000),
-      progress: 100,
-      successfulAttempt: `attempt_${type}_${i}`,
-    });
-    this.tasks.set(appId, [
-      ...maps.map((s, i) => task('MAP', s, i)),
-      ...reduces.map((s, i) => task('REDUCE', s, i)),
-    ]);
-  }
-  client(): JobHistoryClient {
-    return {
-      tasksOfApp: async (appId: string) => {
-        this.reads++;
-        const t = this.tasks.get(appId);
-        if (!t) throw new Error(`404 ${appId}`);
-        return t;
-      },
-    } as unknown as JobHistoryClient;
-  }
-}
 
 function sidecarOn(
   ledger: Ledger,
@@ -152,7 +118,7 @@ describe('the observed task costs of a live sidecar', () => {
   beforeEach(() => {
     ledger = Ledger.open(':memory:');
     rm = new FakeRm();
-    jhs = new FakeJobHistory();
+    jhs = new FakeJobHistory(T0);
   });
   afterEach(() => ledger.close());
 
@@ -345,7 +311,7 @@ describe('task costs per workload class', () => {
   beforeEach(() => {
     ledger = Ledger.open(':memory:');
     rm = new FakeRm();
-    jhs = new FakeJobHistory();
+    jhs = new FakeJobHistory(T0);
   });
   afterEach(() => ledger.close());
 
