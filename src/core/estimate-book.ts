@@ -1,4 +1,4 @@
-import { ValidationError, type ValidationIssue } from '../errors/validation';
+import { ValidationError, type ValidationIssue, issueCollector } from '../errors/validation';
 import {
   learnFromFinishedJob,
   validateEstimates,
@@ -83,15 +83,7 @@ export function validateLearnedEstimates(input: unknown, path = 'estimates'): Le
   if (!('default' in rec) && !('classes' in rec))
     return Object.freeze({ default: validateEstimates(rec, path), classes: Object.freeze({}) });
   const issues: ValidationIssue[] = [];
-  const collect = <T>(f: () => T): T | undefined => {
-    try {
-      return f();
-    } catch (e) {
-      if (e instanceof ValidationError) issues.push(...e.issues);
-      else throw e;
-      return undefined;
-    }
-  };
+  const collect = issueCollector(issues);
   const def =
     rec.default === undefined ? undefined : collect(() => validateEstimates(rec.default, `${path}.default`));
   const classes: Record<string, Estimates> = {};

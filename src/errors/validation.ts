@@ -37,3 +37,19 @@ export class ValidationError extends SidecarError {
     return this.issues.map((i) => i.path);
   }
 }
+
+/**
+ * Runs checks that throw ValidationError and gathers their issues instead of stopping at the
+ * first: `collect(f)` answers f's value, or undefined with f's issues added to `issues`.
+ */
+export function issueCollector(issues: ValidationIssue[]): <T>(f: () => T) => T | undefined {
+  return (f) => {
+    try {
+      return f();
+    } catch (e) {
+      if (e instanceof ValidationError) issues.push(...e.issues);
+      else throw e;
+      return undefined;
+    }
+  };
+}

@@ -1,4 +1,4 @@
-import { ValidationError, type ValidationIssue } from '../../../errors/validation';
+import { ValidationError, type ValidationIssue, issueCollector } from '../../../errors/validation';
 import { DEFAULT_ESTIMATES, validateEstimates, type Estimates } from '../../estimates';
 import { absoluteDeadline, validateJob, type DeadlineJob } from '../../job';
 import { satu } from '../../slots/literal';
@@ -57,15 +57,7 @@ export const RTMR_DEFAULTS = Object.freeze({
 
 export function validateRtmrOptions(input: RtmrOptionsInput): RtmrOptions {
   const issues: ValidationIssue[] = [];
-  const collect = <T>(f: () => T): T | undefined => {
-    try {
-      return f();
-    } catch (e) {
-      if (e instanceof ValidationError) issues.push(...e.issues);
-      else throw e;
-      return undefined;
-    }
-  };
+  const collect = issueCollector(issues);
   const slotModel = collect(() => validateSlotModel(input.slotModel));
   const estimates =
     input.estimates === undefined ? DEFAULT_ESTIMATES : collect(() => validateEstimates(input.estimates));
