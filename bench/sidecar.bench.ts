@@ -27,6 +27,8 @@ import { startEmulator } from '../src/emulator/server';
 import { silentLogger } from '../src/log';
 import { startSidecar, type RunningSidecar } from '../src/loop/service';
 import { HttpResourceManagerClient } from '../src/yarn/client';
+import { amCommand } from '../src/yarn/submission';
+import { SLEEP_AM } from '../test/yarn-submission';
 
 const RUNS = 3;
 const QUEUED = 1000;
@@ -59,7 +61,7 @@ async function captureTemplates(): Promise<Templates> {
       queue: 'default',
       tags: ['type:cpu'],
       amResource: { memoryMB: 1024, vcores: 1 },
-      commands: ['true'],
+      am: amCommand('true'),
     });
     const get = async (path: string) =>
       (await fetch(`${emu.url}${path}`, { headers: { accept: 'application/json' } })).text();
@@ -229,6 +231,7 @@ function job(i: number, deadlineS: number, dryRun = false) {
     maps: 4,
     reduces: 1,
     inputBytes: 4 * 128 * MB,
+    yarnSubmission: SLEEP_AM,
     jobType: 'cpu',
     ...(dryRun ? { dryRun: true } : {}),
   };

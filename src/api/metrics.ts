@@ -16,7 +16,7 @@ export class SidecarMetrics {
 
   readonly deadlines = new Counter({
     name: 'yss_deadline_outcomes_total',
-    help: 'Admitted jobs that ended, by whether they met their deadline (met, missed)',
+    help: 'Admitted jobs that ended, by whether they met their deadline (met, missed), or lost (the RM forgot their app)',
     labelNames: ['outcome'] as const,
     registers: [this.registry],
   });

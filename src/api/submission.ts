@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { WORKLOAD_CLASS_PATTERN } from '../core/estimates';
 import { ValidationError } from '../errors/validation';
 import { MAX_TAG_LENGTH, MAX_TAGS, ownTagCount, userTagBudget } from '../loop/tags';
+import { parseSubmissionRequest, type SubmissionRequest } from '../yarn/submission';
 
 /**
  * `POST /api/v1/jobs`: a deadline-annotated MapReduce job. The deadline is an ISO-8601 time
@@ -66,8 +67,18 @@ export const submissionSchema = z
       .max(1000)
       .optional(),
     tags: z.array(tag).max(MAX_TAGS).optional(),
-    /** Passed through to the RM's submission body (am-container-spec, resource, ...). */
+    /**
+     * The RM's submission context, with the RM's field names (am-container-spec, resource,
+     * max-app-attempts, log-aggregation-context, ...): everything but what the sidecar decides.
+     * Required unless dryRun: it holds the application master's command. Read by
+     * yarn/submission.ts.
+     */
     yarnSubmission: z.record(z.string(), z.unknown()).optional(),
+    /**
+     * When the RM loses the app (an RM restarted without recovery forgets its apps): decide the
+     * job again for the time left and, if admitted, submit it again. Off: the job is marked lost.
+     */
+    resubmitIfLost: z.boolean().default(false),
     /** Decide and answer, but record nothing and submit nothing (a feasibility check). */
     dryRun: z.boolean().default(false),
   })
@@ -109,22 +120,23 @@ export const submissionSchema = z
         }
       }
     }
-    if (job.yarnSubmission) {
-      for (const key of ['application-id', 'queue', 'application-tags', 'app-node-label-expression']) {
-        if (key in job.yarnSubmission) {
-          ctx.addIssue({
-            code: 'custom',
-            path: ['yarnSubmission', key],
-            message: 'is set by the sidecar; use the top-level field instead',
-          });
-        }
-      }
+    if (job.yarnSubmission === undefined && !job.dryRun) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['yarnSubmission'],
+        message:
+          "is required to submit the job: it carries the application master's launch context (am-container-spec.commands.command at least; an app without an AM command fails at once on YARN). Give dryRun: true to only ask whether the deadline would be admitted",
+      });
     }
   });
 
 export type SubmissionInput = z.input<typeof submissionSchema>;
 /** A checked request; `deadlineMs` is null when it gave no deadline (a queue default may apply). */
-export type Submission = z.output<typeof submissionSchema> & { deadlineMs: number | null };
+export type Submission = Omit<z.output<typeof submissionSchema>, 'yarnSubmission'> & {
+  deadlineMs: number | null;
+  /** The `yarnSubmission` read and checked; absent only for a dry run without one. */
+  request?: SubmissionRequest;
+};
 
 /** Where a decided submission's deadline came from. */
 export type DeadlineSource = 'request' | 'queue-default';
@@ -179,7 +191,11 @@ export function parseSubmission(body: unknown, nowMs: number): Submission {
       })),
     );
   }
-  const job = parsed.data;
+  const { yarnSubmission, ...rest } = parsed.data;
+  const job = {
+    ...rest,
+    ...(yarnSubmission === undefined ? {} : { request: parseSubmissionRequest(yarnSubmission) }),
+  };
   if (job.deadline === undefined) return { ...job, deadlineMs: null };
   const deadlineMs =
     typeof job.deadline === 'number' ? nowMs + job.deadline * 1000 : Date.parse(job.deadline);

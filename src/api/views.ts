@@ -1,3 +1,4 @@
+import { redactSubmissionRequest, type SubmissionRequest } from '../yarn/submission';
 import {
   emptyObservedCosts,
   histogramBins,
@@ -145,13 +146,32 @@ export function jobView(job: JobRecord, position: number | null = null): JobView
   };
 }
 
+/**
+ * A submit action's launch context may carry credentials (tokens, secrets): shown by name,
+ * never by value. A row from before the context was typed holds it raw, as `yarnSubmission`.
+ */
+function redactPayload(payload: unknown): unknown {
+  if (payload === null || typeof payload !== 'object') return payload;
+  const p = payload as { request?: SubmissionRequest; yarnSubmission?: Record<string, unknown> };
+  let out: Record<string, unknown> = payload as Record<string, unknown>;
+  if (p.request) out = { ...out, request: redactSubmissionRequest(p.request) };
+  const spec = p.yarnSubmission?.['am-container-spec'] as Record<string, unknown> | undefined;
+  if (spec && 'credentials' in spec) {
+    out = {
+      ...out,
+      yarnSubmission: { ...p.yarnSubmission, 'am-container-spec': { ...spec, credentials: '[redacted]' } },
+    };
+  }
+  return out;
+}
+
 export function actionView(a: ActionRecord): ActionView {
   return {
     id: a.id,
     kind: a.kind,
     status: a.status,
     attempts: a.attempts,
-    payload: a.payload,
+    payload: redactPayload(a.payload),
     result: a.result,
     error: a.error,
     createdAt: iso(a.createdMs)!,

@@ -80,7 +80,8 @@ export async function startDemo(o: DemoOptions): Promise<RunningDemo> {
     `  curl -s -X POST ${sidecar.url}/api/v1/jobs -H 'Authorization: Bearer ${token}' -H 'Content-Type: application/json' \\`,
   );
   o.out(
-    `    -d '{"name":"my-report","user":"me","deadline":300,"maps":8,"reduces":1,"inputBytes":1073741824}'`,
+    `    -d '{"name":"my-report","user":"me","deadline":300,"maps":8,"reduces":1,"inputBytes":1073741824,` +
+      `"yarnSubmission":{"am-container-spec":{"commands":{"command":"sleep 300"}}}}'`,
   );
   o.out('');
 
@@ -111,6 +112,8 @@ export async function startDemo(o: DemoOptions): Promise<RunningDemo> {
         reduces,
         inputBytes: maps * 128 * MB,
         jobType: types[Math.floor(rng.next() * types.length)],
+        // The AM command a real RM would launch; the emulated RM runs the job from its tags.
+        yarnSubmission: { 'am-container-spec': { commands: { command: 'sleep 300' } } },
       };
       try {
         const res = await fetch(`${sidecar.url}/api/v1/jobs`, {

@@ -34,8 +34,11 @@ const yarn = z
     besteffortQueue: z.string().min(1).default('besteffort'),
     defaultQueue: z.string().min(1).default('default'),
     gpuLabel: z.string().min(1).default('gpu'),
-    /** yarn.cluster.max-application-priority of the cluster: EDF ranks map onto 1..this. */
-    maxApplicationPriority: z.number().int().min(1).max(1_000_000).default(10),
+    /**
+     * yarn.cluster.max-application-priority of the cluster: EDF ranks map onto 1..this. Unset:
+     * read from the RM's /conf, and in any case lowered to what the RM answers to a capped write.
+     */
+    maxApplicationPriority: z.number().int().min(0).max(1_000_000).optional(),
     /** The application type given to apps the sidecar submits. */
     applicationType: z.string().min(1).default('MAPREDUCE'),
   })

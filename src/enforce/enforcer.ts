@@ -1,11 +1,14 @@
 import { SidecarError } from '../errors/base';
+import { RmAuthError } from '../errors/rm-auth';
 import { RmRemoteError } from '../errors/rm-remote';
 import { RmHttpError } from '../errors/rm-http';
+import { ValidationError } from '../errors/validation';
 import type { Logger } from '../log';
 import type { SidecarMetrics } from '../api/metrics';
 import type { ActionRecord, Ledger } from '../store/ledger';
 import type { ResourceManagerApi } from '../yarn/api';
-import type { AppSubmission, ReservationDefinition } from '../yarn/model';
+import type { ReservationDefinition } from '../yarn/model';
+import { parseSubmissionRequest, type AppSubmission, type SubmissionRequest } from '../yarn/submission';
 
 /**
  * The only component that writes to the ResourceManager.
@@ -27,7 +30,12 @@ export interface SubmitPayload {
   labelExpression: string | null;
   tags: string[];
   applicationType: string;
-  /** The user's pass-through part of the RM submission body. */
+  /** The submitter's part of the submission context (its `yarnSubmission`, read and checked). */
+  request?: SubmissionRequest;
+  /**
+   * Rows written before the request was typed hold the raw `yarnSubmission`; it is read (and
+   * checked) when the action runs.
+   */
   yarnSubmission?: Record<string, unknown>;
   reservationId?: string;
 }
@@ -52,6 +60,15 @@ export interface EnforcerOptions {
   /** Record and show, never write. Pending actions are marked `skipped`. */
   shadow: boolean;
   maxWritesPerCycle: number;
+  /**
+   * Called when the RM set a lower priority than the one written: it caps priorities at
+   * yarn.cluster.max-application-priority (and a queue's or user's own limit).
+   */
+  onPriorityCapped?: (appId: string, requested: number, got: number) => void;
+  /** How long writes wait after the RM refused one for want of authentication (401). */
+  authPauseMs?: number;
+  /** Monotonic ms, for the pause after a 401; injected for tests. */
+  clock?: () => number;
 }
 
 export interface DrainResult {
@@ -62,8 +79,24 @@ export interface DrainResult {
   deferred: number;
 }
 
+/** What the ledger keeps of an RM refusal beside its message: enough to tell one from another. */
+export interface RefusalRecord {
+  code: string;
+  status?: number;
+  exception?: string;
+}
+
+function refusalOf(err: unknown): RefusalRecord {
+  if (err instanceof RmRemoteError) return { code: err.code, status: err.status, exception: err.exception };
+  if (err instanceof RmHttpError) return { code: err.code, status: err.status };
+  if (err instanceof SidecarError) return { code: err.code };
+  return { code: 'UNKNOWN' };
+}
+
 /** Errors that say the RM did not take the write and never will: the action has failed. */
 function isFinalRefusal(err: unknown): boolean {
+  // A submission that cannot be built (no AM command in an old row) never will be.
+  if (err instanceof ValidationError) return true;
   if (err instanceof RmRemoteError) return err.status >= 400 && err.status < 500 ? true : err.status === 503;
   if (err instanceof RmHttpError) return err.status >= 400 && err.status < 500;
   return false;
@@ -76,6 +109,9 @@ function leaf(queue: string): string {
 
 export class Enforcer {
   private draining: Promise<DrainResult> | null = null;
+  /** Set after a 401: writes wait until then (monotonic ms), so a refused user is not a storm. */
+  private authPausedUntil: number | undefined;
+  private authError: RmAuthError | undefined;
 
   constructor(private readonly options: EnforcerOptions) {}
 
@@ -97,6 +133,11 @@ export class Enforcer {
     return this.draining;
   }
 
+  /** The RM's last 401 to a write, while writes wait for it; undefined once a write got through. */
+  get writesRefused(): RmAuthError | undefined {
+    return this.authError;
+  }
+
   /** Resolves when no drain is running. */
   async idle(): Promise<void> {
     await this.draining?.catch(() => undefined);
@@ -106,6 +147,11 @@ export class Enforcer {
     const { ledger, logger, shadow, maxWritesPerCycle, metrics } = this.options;
     const result: DrainResult = { done: 0, failed: 0, skipped: 0, deferred: 0 };
     const pending = ledger.pendingActions();
+    const clock = this.options.clock ?? (() => performance.now());
+    if (!shadow && this.authPausedUntil !== undefined && clock() < this.authPausedUntil) {
+      result.deferred = pending.length;
+      return result;
+    }
     let writes = 0;
     for (let i = 0; i < pending.length; i++) {
       const action = pending[i]!;
@@ -126,13 +172,26 @@ export class Enforcer {
       writes++;
       try {
         const outcome = await this.execute(action);
+        this.authError = undefined;
+        this.authPausedUntil = undefined;
         ledger.completeAction(action.id, 'done', outcome);
         metrics?.rmWrites.inc({ kind: action.kind, status: 'done' });
         result.done++;
       } catch (err) {
         const message = err instanceof Error ? err.message : String(err);
+        if (err instanceof RmAuthError) {
+          // Not this action's fault: every write would get the same answer. Keep them all and
+          // wait, saying once what to change.
+          ledger.noteActionError(action.id, message);
+          metrics?.rmWrites.inc({ kind: action.kind, status: 'refused' });
+          if (this.authError === undefined) logger.error('RM refuses writes', { error: message });
+          this.authError = err;
+          this.authPausedUntil = clock() + (this.options.authPauseMs ?? 60_000);
+          result.deferred += pending.length - i;
+          break;
+        }
         if (isFinalRefusal(err)) {
-          ledger.completeAction(action.id, 'failed', undefined, message);
+          ledger.completeAction(action.id, 'failed', { refusal: refusalOf(err) }, message);
           metrics?.rmWrites.inc({ kind: action.kind, status: 'failed' });
           logger.warn('RM refused an action', {
             action: action.id,
@@ -194,7 +253,8 @@ export class Enforcer {
         const priority = await rm.setAppPriority(p.appId, p.priority);
         const job = ledger.getJobByAppId(p.appId);
         if (job) ledger.updateJob(job.id, { priority });
-        return { priority };
+        if (priority < p.priority) this.options.onPriorityCapped?.(p.appId, p.priority, priority);
+        return { requested: p.priority, priority };
       }
       case 'move-queue': {
         const p = action.payload as { appId: string; queue: string };
@@ -248,22 +308,21 @@ export class Enforcer {
     }
   }
 
+  /** The whole submission context: the sidecar's decisions over the submitter's request. */
   private submission(appId: string, p: SubmitPayload): AppSubmission {
-    const extra = p.yarnSubmission ?? {};
-    const amResource = (extra.resource as { memory?: number; vCores?: number } | undefined) ?? {};
-    const commands = (extra['am-container-spec'] as { commands?: { command?: string } } | undefined)?.commands
-      ?.command;
+    const request =
+      p.request ??
+      parseSubmissionRequest(p.yarnSubmission ?? {}, `action payload (job ${p.sidecarId}).yarnSubmission`);
     return {
+      ...request,
       applicationId: appId,
       name: p.name,
       queue: p.queue,
       priority: p.priority,
-      applicationType: p.applicationType,
+      applicationType: request.applicationType ?? p.applicationType,
       tags: p.tags,
-      appNodeLabelExpression: p.labelExpression ?? undefined,
-      amResource: { memoryMB: amResource.memory ?? 1024, vcores: amResource.vCores ?? 1 },
-      commands: commands ? [commands] : [],
-      reservationId: p.reservationId,
+      ...(p.labelExpression === null ? {} : { appNodeLabelExpression: p.labelExpression }),
+      ...(p.reservationId === undefined ? {} : { reservationId: p.reservationId }),
     };
   }
 }

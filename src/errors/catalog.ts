@@ -2,6 +2,7 @@ import type { SidecarError } from './base';
 import { ValidationError } from './validation';
 import { RmRemoteError } from './rm-remote';
 import { RmHttpError } from './rm-http';
+import { RmAuthError } from './rm-auth';
 import { RmTimeoutError } from './rm-timeout';
 import { RmUnavailableError } from './rm-unavailable';
 import { RmMalformedResponseError } from './rm-malformed';
@@ -28,6 +29,7 @@ export const errorCatalog: ReadonlyArray<{ code: string; httpStatus: number; typ
   { code: 'VALIDATION_FAILED', httpStatus: 400, type: ValidationError },
   { code: 'RM_REMOTE_EXCEPTION', httpStatus: 502, type: RmRemoteError },
   { code: 'RM_HTTP_ERROR', httpStatus: 502, type: RmHttpError },
+  { code: 'RM_AUTH_REQUIRED', httpStatus: 502, type: RmAuthError },
   { code: 'RM_TIMEOUT', httpStatus: 504, type: RmTimeoutError },
   { code: 'RM_UNAVAILABLE', httpStatus: 503, type: RmUnavailableError },
   { code: 'RM_MALFORMED_RESPONSE', httpStatus: 502, type: RmMalformedResponseError },

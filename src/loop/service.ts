@@ -173,6 +173,13 @@ export async function startSidecar(
         },
         { noOverlap: true, name: 'poll' },
       );
+  if (!config.rm.user && !config.enforcement.shadow) {
+    // Said at once, not after the first refused write: the fix is in the configuration.
+    logger.warn(
+      'rm.user is not set: the RM gets anonymous calls. An RM with simple authentication refuses every one (401); a stock RM runs the apps the sidecar submits as its static web user (dr.who). Set rm.user (YSS_RM_USER) to the user jobs should run as',
+      { component: 'service' },
+    );
+  }
   if (!options.manualPolling) void sidecar.runOnce();
   logger.info('sidecar listening', {
     component: 'service',

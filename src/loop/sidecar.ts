@@ -61,6 +61,10 @@ import type { SlotModel } from '../core/slots/model';
 import { Enforcer, type SubmitPayload } from '../enforce/enforcer';
 import { IdempotencyConflictError, NotReadyError } from '../errors/api-errors';
 import { SidecarError } from '../errors/base';
+import { RmAuthError } from '../errors/rm-auth';
+import { RmHttpError } from '../errors/rm-http';
+import { RmMalformedResponseError } from '../errors/rm-malformed';
+import { RmRemoteError } from '../errors/rm-remote';
 import { ValidationError } from '../errors/validation';
 import type { Logger } from '../log';
 import type { JobQuery, JobRecord, Ledger } from '../store/ledger';
@@ -100,6 +104,10 @@ const ESTIMATES_KEY = 'estimates';
 /** The observed distribution of task unit costs (cost-distribution.ts), beside the estimates. */
 const OBSERVED_KEY = 'observedCosts';
 const CAPACITY_KEY = 'capacity';
+/** The RM's priority cap as last learned from a capped write (PriorityCap). */
+const PRIORITY_CAP_KEY = 'priorityCap';
+/** What the sidecar assumes of the cap before the RM has said: Hadoop's documented example. */
+const ASSUMED_PRIORITY_CAP = 10;
 const STATS_KEY = 'stats';
 const MAX_SAMPLES = 720;
 /** AMs read at once when lanes are rebuilt: a slow AM holds one of these, not the whole cycle. */
@@ -171,6 +179,16 @@ export interface SidecarDeps {
   recentCostClasses?: number;
 }
 
+/**
+ * yarn.cluster.max-application-priority as the sidecar knows it: configured by the operator,
+ * read from the RM's /conf, learned from a write the RM capped (the lowest wins), or assumed
+ * until one of those says.
+ */
+interface PriorityCap {
+  value: number;
+  source: 'configured' | 'rm' | 'learned' | 'assumed';
+}
+
 interface Readiness {
   [key: string]: unknown;
   ready: boolean;
@@ -193,6 +211,14 @@ export class Sidecar implements SidecarService {
   private clusterInfo: ClusterInfo | undefined;
   private lastPollOkMs: number | undefined;
   private lastPollError: string | undefined;
+  /** The typed error behind lastPollError, to say what kind of failure it is. */
+  private lastPollFailure: unknown;
+  private priorityCap: PriorityCap;
+  /** Warned once: the cap leaves no room for the EDF order. */
+  private warnedFlatPriorities = false;
+  /** When the RM's /conf was last asked for the cap without an answer (epoch ms). */
+  private capAskedMs: number | undefined;
+  private capKnownFromRm = false;
   private polling: Promise<void> | null = null;
   readonly enforcer: Enforcer;
   private readonly log: Logger;
@@ -227,6 +253,14 @@ export class Sidecar implements SidecarService {
     };
     this.observed = this.loadObserved();
     this.publishEstimates();
+    const configuredCap = config.yarn.maxApplicationPriority;
+    const learnedCap = ledger.getValue<number>(PRIORITY_CAP_KEY);
+    this.priorityCap =
+      configuredCap !== undefined
+        ? { value: Math.min(configuredCap, learnedCap ?? configuredCap), source: 'configured' }
+        : learnedCap !== undefined
+          ? { value: learnedCap, source: 'learned' }
+          : { value: ASSUMED_PRIORITY_CAP, source: 'assumed' };
     this.enforcer = new Enforcer({
       rm: deps.rm,
       ledger,
@@ -234,6 +268,7 @@ export class Sidecar implements SidecarService {
       metrics: deps.metrics,
       shadow: config.enforcement.shadow,
       maxWritesPerCycle: config.enforcement.maxWritesPerCycle,
+      onPriorityCapped: (appId, requested, got) => this.priorityCapped(appId, requested, got),
     });
     // Decide at once after a restart, even with the RM down: the last capacity seen is kept.
     const capacity = ledger.getValue<CapacityView>(CAPACITY_KEY);
@@ -521,8 +556,74 @@ export class Sidecar implements SidecarService {
     };
   }
 
+  /**
+   * The YARN priority of EDF position p (0 = first): cap - p, at least 1, within the RM's cap.
+   * With a cap of 0 (a stock Hadoop) every app runs at 0 and EDF order is not expressible.
+   */
   private priorityAt(position: number): number {
-    return Math.max(1, this.deps.config.yarn.maxApplicationPriority - position);
+    const cap = this.priorityCap.value;
+    return cap <= 0 ? 0 : Math.max(1, cap - position);
+  }
+
+  /** The RM set less than was written: it caps priorities lower than the sidecar thought. */
+  private priorityCapped(appId: string, requested: number, got: number): void {
+    if (got >= this.priorityCap.value) return;
+    const before = this.priorityCap;
+    this.priorityCap = { value: Math.max(0, got), source: 'learned' };
+    this.deps.ledger.setValue(PRIORITY_CAP_KEY, this.priorityCap.value);
+    this.log.warn('the RM caps application priorities lower than assumed; using its cap', {
+      app: appId,
+      requested,
+      got,
+      before: before.value,
+      beforeSource: before.source,
+      cap: this.priorityCap.value,
+    });
+    this.warnIfFlat();
+  }
+
+  private setPriorityCap(value: number, source: PriorityCap['source']): void {
+    const { value: was } = this.priorityCap;
+    this.priorityCap = { value, source };
+    if (value !== was) this.log.info('application priority cap', { cap: value, source, before: was });
+    this.warnIfFlat();
+  }
+
+  private warnIfFlat(): void {
+    if (this.priorityCap.value > 0 || this.warnedFlatPriorities) return;
+    this.warnedFlatPriorities = true;
+    this.log.warn(
+      'the RM caps application priorities at 0 (yarn.cluster.max-application-priority): every app runs at priority 0, so the EDF order cannot be given to YARN; set the property (e.g. to 10) in yarn-site.xml to enable it',
+      { cap: 0, source: this.priorityCap.source },
+    );
+  }
+
+  /** Reads the cap from the RM's /conf while it is only assumed; a failure leaves it assumed. */
+  private async readPriorityCap(): Promise<void> {
+    const { rm, config } = this.deps;
+    if (this.capKnownFromRm || this.priorityCap.source === 'learned' || !rm.maxApplicationPriority) return;
+    // An RM that hides /conf is asked again every ten minutes, not every cycle.
+    const nowMs = this.deps.now();
+    if (this.capAskedMs !== undefined && nowMs - this.capAskedMs < 600_000) return;
+    this.capAskedMs = nowMs;
+    let cap: number | undefined;
+    try {
+      cap = await rm.maxApplicationPriority();
+    } catch (err) {
+      cap = undefined;
+      this.log.debug('the RM did not give its priority cap', { error: String(err) });
+    }
+    if (cap === undefined) return;
+    this.capKnownFromRm = true;
+    const configured = config.yarn.maxApplicationPriority;
+    if (configured !== undefined && configured > cap) {
+      this.log.warn("yarn.maxApplicationPriority is above the RM's cap; using the RM's", {
+        configured,
+        rm: cap,
+      });
+    }
+    if (configured === undefined || cap < configured) this.setPriorityCap(cap, 'rm');
+    else if (this.priorityCap.source === 'assumed') this.setPriorityCap(configured, 'configured');
   }
 
   private knownQueue(name: string): boolean {
@@ -702,7 +803,8 @@ export class Sidecar implements SidecarService {
       reduces: s.reduces,
       inputBytes: s.inputBytes,
       jobType: s.jobType,
-      spec: { ...s, deadline: new Date(s.deadlineMs).toISOString() },
+      // The launch context stays in the submit action only: it may hold credentials.
+      spec: { ...withoutRequest(s), deadline: new Date(s.deadlineMs).toISOString() },
     };
     const job = this.deadlineJob(record);
     // Said in the answer and kept with the decision: the class and the figures it was judged with.
@@ -934,7 +1036,7 @@ export class Sidecar implements SidecarService {
         s.tags ?? [],
       ),
       applicationType: config.yarn.applicationType,
-      yarnSubmission: s.yarnSubmission,
+      ...(s.request === undefined ? {} : { request: s.request }),
     };
     Enforcer.enqueue(ledger, id, { kind: 'submit', payload });
   }
@@ -980,9 +1082,11 @@ export class Sidecar implements SidecarService {
       ledger.setValue(CAPACITY_KEY, view);
       this.lastPollOkMs = this.deps.now();
       this.lastPollError = undefined;
+      this.lastPollFailure = undefined;
       metrics.rmUp.set(1);
     } catch (err) {
       this.lastPollError = err instanceof Error ? err.message : String(err);
+      this.lastPollFailure = err;
       metrics.rmUp.set(0);
       this.log.warn('poll failed', {
         code: err instanceof SidecarError ? err.code : undefined,
@@ -993,6 +1097,7 @@ export class Sidecar implements SidecarService {
     if (this.lastPollError === undefined) {
       await this.step('track apps', () => this.trackApps(apps));
       await this.step('lane progress', () => this.readLaneProgress(apps));
+      await this.step('priority cap', () => this.readPriorityCap());
       await this.step('priorities', () => ledger.transaction(() => this.reconcilePriorities(apps)));
     }
     await this.step('enforce', () => this.enforcer.drain());
@@ -1028,12 +1133,115 @@ export class Sidecar implements SidecarService {
         }
         if (job.appId === null) ledger.updateJob(job.id, { appId: app.id });
         if (job.decision !== 'admitted' || !OPEN_STATES.has(job.state)) continue;
+        // Submitted at a priority the RM shows lower, before any write of ours: the RM capped it.
+        if (app.priority !== undefined && job.priority !== null && app.priority < job.priority) {
+          if (!ledger.actionsOf(job.id).some((a) => a.kind === 'set-priority'))
+            this.priorityCapped(app.id, job.priority, app.priority);
+        }
         if (ENDED_APP_STATES.has(app.state)) ended.push({ job, app });
         else if (app.state === 'RUNNING' && job.state !== 'running') this.markRunning(job, app);
       }
     });
     // Ended jobs read the JobHistory server first, so they are handled one by one after it.
     for (const { job, app } of ended) await this.finish(job, app);
+    await this.findLost(apps);
+  }
+
+  /**
+   * Admitted jobs on the RM whose app the RM no longer lists: an RM restarted without recovery
+   * forgets every app. Each is confirmed by asking for the app itself (404), then marked lost:
+   * its capacity is released and, where the submission asked for it (resubmitIfLost), it is
+   * decided again for the time left and, if admitted, submitted again as a new app.
+   */
+  private async findLost(apps: readonly AppReport[]): Promise<void> {
+    const { ledger, rm } = this.deps;
+    const listed = new Set(apps.map((a) => a.id));
+    const missing = ledger
+      .openAdmittedJobs()
+      .filter(
+        (j) => j.appId !== null && (j.state === 'submitted' || j.state === 'running') && !listed.has(j.appId),
+      );
+    for (const job of missing) {
+      try {
+        await rm.app(job.appId!);
+        continue; // listed again (a list taken mid-change): nothing lost
+      } catch (err) {
+        const gone =
+          (err instanceof RmRemoteError && err.status === 404) ||
+          (err instanceof RmHttpError && err.status === 404);
+        if (!gone) {
+          this.log.warn('could not confirm a missing app', {
+            job: job.id,
+            app: job.appId,
+            error: String(err),
+          });
+          continue;
+        }
+      }
+      this.lose(job);
+    }
+  }
+
+  private lose(job: JobRecord): void {
+    const { ledger, metrics } = this.deps;
+    const nowMs = this.deps.now();
+    const nowS = nowMs / 1000;
+    const lane = this.lanes.get(`${job.queue ?? ''}|${job.label ?? ''}`);
+    if (lane) lane.state = lane.policy.leave(lane.state, job.id, nowS);
+    this.progressUnavailable.delete(job.id);
+    const spec = (job.spec ?? {}) as { resubmitIfLost?: boolean };
+    const submit = ledger.actionsOf(job.id).find((a) => a.kind === 'submit');
+    const lostApp = job.appId;
+    if (spec.resubmitIfLost === true && submit !== undefined && job.deadlineMs > nowMs) {
+      // Decided again as a job arriving now with the same deadline; its old place was released.
+      const again = this.deadlineJob({ ...job, arrivalMs: nowMs });
+      const outcome = this.decide(again, job.queue ?? this.deps.config.yarn.realtimeQueue, job.jobType);
+      if (outcome.lane && outcome.result.admitted) {
+        const { lane: into, result } = outcome;
+        const label = into.label === '' ? null : into.label;
+        const priority = this.priorityAt(result.position);
+        const payload = { ...(submit.payload as SubmitPayload), priority, labelExpression: label };
+        ledger.transaction(() => {
+          ledger.updateJob(job.id, {
+            state: 'accepted',
+            appId: null,
+            label,
+            priority,
+            estimatedFinishMs: Math.round(result.estimatedFinish * 1000),
+          });
+          ledger.recordDecision(job.id, into.policy.name, 'resubmitted', {
+            lostApp,
+            lane: into.key,
+            position: result.position,
+            estimatedFinish: new Date(Math.round(result.estimatedFinish * 1000)).toISOString(),
+          });
+          Enforcer.enqueue(ledger, job.id, { kind: 'submit', payload });
+        });
+        into.state = result.state;
+        this.log.warn('the RM lost an admitted app; submitted again', { job: job.id, app: lostApp });
+        return;
+      }
+      const reason = outcome.lane
+        ? this.reasonOf(outcome.result, outcome.lane.label, job.id)
+        : outcome.reason;
+      ledger.recordDecision(job.id, this.deps.config.admission.policy, 'not-resubmitted', {
+        lostApp,
+        reason,
+      });
+    }
+    ledger.transaction(() => {
+      ledger.updateJob(job.id, { state: 'lost', finishedMs: nowMs });
+      ledger.recordDecision(job.id, 'reconcile', 'lost', {
+        app: lostApp,
+        message: `the RM no longer knows app ${lostApp ?? '?'} (restarted without recovery, or the app aged out of its list)`,
+      });
+    });
+    metrics.deadlines.inc({ outcome: 'lost' });
+    this.log.warn('the RM lost an admitted app', {
+      job: job.id,
+      app: lostApp,
+      resubmit: spec.resubmitIfLost === true,
+    });
   }
 
   private markRunning(job: JobRecord, app: AppReport): void {
@@ -1267,8 +1475,9 @@ export class Sidecar implements SidecarService {
 
   /**
    * EDF order as YARN application priorities: for each lane's queue order, the target priority
-   * of position p is max(1, maxPriority - p). A write is enqueued only where the app's priority
-   * on the RM differs and no write for it is already pending.
+   * of position p is max(1, cap - p) within the RM's cap (priorityAt). A write is enqueued only
+   * where the app's priority on the RM differs, no write for it is pending, and the last write
+   * for the app did not already ask for this target: at most one write per app per change.
    */
   private reconcilePriorities(apps: readonly AppReport[]): void {
     const { ledger, config } = this.deps;
@@ -1285,19 +1494,22 @@ export class Sidecar implements SidecarService {
         const app = byId.get(rec.appId);
         if (!app || ENDED_APP_STATES.has(app.state) || app.state === 'NEW' || app.state === 'NEW_SAVING')
           return;
+        const actions = ledger.actionsOf(rec.id);
         if (config.enforcement.priorities) {
           const target = this.priorityAt(position);
-          if (app.priority !== target && !pendingFor('set-priority', app.id)) {
+          // Once per change of target: a write the RM answered (capped or not) or refused is
+          // not sent again for the same target, whatever the RM shows since.
+          const last = actions.filter((a) => a.kind === 'set-priority' && a.status !== 'skipped').at(-1);
+          const lastTarget = (last?.payload as { priority?: number } | undefined)?.priority;
+          const shown = app.priority ?? rec.priority ?? undefined;
+          if (shown !== target && lastTarget !== target && !pendingFor('set-priority', app.id)) {
             Enforcer.enqueue(ledger, rec.id, {
               kind: 'set-priority',
               payload: { appId: app.id, priority: target },
             });
           }
         }
-        if (
-          config.enforcement.lifetimeTimeouts &&
-          !ledger.actionsOf(rec.id).some((a) => a.kind === 'set-lifetime')
-        ) {
+        if (config.enforcement.lifetimeTimeouts && !actions.some((a) => a.kind === 'set-lifetime')) {
           Enforcer.enqueue(ledger, rec.id, {
             kind: 'set-lifetime',
             payload: { appId: app.id, expiryMs: rec.deadlineMs },
@@ -1369,6 +1581,8 @@ export class Sidecar implements SidecarService {
         addresses: config.rm.addresses,
         haState: this.clusterInfo?.haState ?? null,
         version: this.clusterInfo?.hadoopVersion ?? null,
+        // yarn.cluster.max-application-priority as known, and how (configured, rm, learned, assumed).
+        priorityCap: this.priorityCap,
         reachable: this.lastPollError === undefined && this.lastPollOkMs !== undefined,
       },
       partitions: this.capacity?.partitions ?? [],
@@ -1403,23 +1617,42 @@ export class Sidecar implements SidecarService {
     return { samples: this.deps.ledger.getValue<StatsSample[]>(STATS_KEY) ?? [] };
   }
 
+  /** What kind of failure the last poll met, in the words /readyz uses. */
+  private pollFailureKind(): string {
+    const err = this.lastPollFailure;
+    if (err instanceof RmAuthError) return 'RM refuses the sidecar (authentication)';
+    if (err instanceof RmMalformedResponseError) return 'RM answer unreadable';
+    if (err instanceof RmRemoteError) return 'RM refused a read';
+    return 'RM unreachable';
+  }
+
   readiness(): Readiness {
+    // Writes refused for want of authentication: the sidecar decides, but nothing reaches YARN.
+    const refused = this.enforcer.writesRefused;
+    const writes = refused ? { writesRefused: refused.message } : {};
     if (this.lastPollOkMs === undefined) {
       return {
         ready: false,
-        reason: this.lastPollError ? `RM unreachable: ${this.lastPollError}` : 'no poll yet',
+        reason: this.lastPollError ? `${this.pollFailureKind()}: ${this.lastPollError}` : 'no poll yet',
+        ...writes,
       };
     }
     if (this.lastPollError !== undefined) {
       return {
         ready: false,
-        reason: `RM unreachable: ${this.lastPollError}`,
+        reason: `${this.pollFailureKind()}: ${this.lastPollError}`,
         lastPollOkAt: new Date(this.lastPollOkMs).toISOString(),
         lastPollError: this.lastPollError,
+        ...writes,
       };
     }
-    return { ready: true, lastPollOkAt: new Date(this.lastPollOkMs).toISOString() };
+    return { ready: true, lastPollOkAt: new Date(this.lastPollOkMs).toISOString(), ...writes };
   }
+}
+
+function withoutRequest<T extends { request?: unknown }>(s: T): Omit<T, 'request'> {
+  const { request: _request, ...rest } = s;
+  return rest;
 }
 
 function earliest(r: AdmissionResult<unknown>): number | null {

@@ -19,7 +19,8 @@ export type JobState =
   | 'running'
   | 'finished'
   | 'failed'
-  | 'killed';
+  | 'killed'
+  | 'lost'; // its app vanished from the RM (an RM restarted without recovery)
 export type Outcome = 'met' | 'missed';
 export type ActionStatus = 'pending' | 'done' | 'failed' | 'skipped';
 

@@ -2,7 +2,6 @@ import type {
   AppAttempt,
   AppReport,
   AppStatItem,
-  AppSubmission,
   AppTimeout,
   ClusterInfo,
   ClusterMetrics,
@@ -18,6 +17,7 @@ import type {
   SchedulerInfo,
   SubmissionResult,
 } from './model';
+import type { AppSubmission } from './submission';
 
 /** Filters of `GET /ws/v1/cluster/apps` (INDEX.md section 3, row 4). */
 export interface AppQuery {
@@ -65,6 +65,11 @@ export interface ResourceManagerApi {
   appQueue(appId: string): Promise<string>;
   appPriority(appId: string): Promise<number>;
   appTimeouts(appId: string): Promise<AppTimeout[]>;
+  /**
+   * yarn.cluster.max-application-priority from the RM's /conf servlet; undefined when the RM
+   * does not say (an RM that hides /conf, or a double without one).
+   */
+  maxApplicationPriority?(): Promise<number | undefined>;
   appTimeout(appId: string, type?: string): Promise<AppTimeout>;
   nodeLabels(): Promise<NodeLabel[]>;
   nodeToLabels(): Promise<Map<string, string[]>>;

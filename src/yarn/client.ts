@@ -1,4 +1,5 @@
 import type { AppQuery, ReservationQuery, ResourceManagerApi } from './api';
+import { CONF_PATH, MAX_APP_PRIORITY_KEY, mapConfValue } from './conf';
 import { formatExpiryTime } from './expiry';
 import type { Tree } from './format';
 import { sameQueue } from './ids';
@@ -7,7 +8,6 @@ import type {
   AppAttempt,
   AppReport,
   AppStatItem,
-  AppSubmission,
   AppTimeout,
   ClusterInfo,
   ClusterMetrics,
@@ -23,6 +23,7 @@ import type {
   SchedulerInfo,
   SubmissionResult,
 } from './model';
+import { submissionContent, type AppSubmission } from './submission';
 import { HttpTransport, withUrl, type HttpRequest, type TransportOptions } from './transport';
 
 const CLUSTER = '/ws/v1/cluster';
@@ -161,6 +162,14 @@ export class HttpResourceManagerClient implements ResourceManagerApi {
     return this.read({ path: `${CLUSTER}/apps/${seg(appId)}/timeouts/${seg(type)}` }, m.mapTimeout);
   }
 
+  async maxApplicationPriority(): Promise<number | undefined> {
+    const text = await this.read({ path: CONF_PATH, query: { name: MAX_APP_PRIORITY_KEY } }, (tree) =>
+      mapConfValue(tree, MAX_APP_PRIORITY_KEY),
+    );
+    const n = text === undefined ? NaN : Number(text.trim());
+    return Number.isInteger(n) ? n : undefined;
+  }
+
   nodeLabels(): Promise<NodeLabel[]> {
     return this.read({ path: `${CLUSTER}/get-node-labels` }, m.mapNodeLabels);
   }
@@ -259,12 +268,7 @@ export class HttpResourceManagerClient implements ResourceManagerApi {
     const res = await this.transport.send({
       method: 'POST',
       path: `${CLUSTER}/apps`,
-      body: m.encodeBody(
-        this.format,
-        'application-submission-context',
-        m.submissionContent(submission),
-        false,
-      ),
+      body: m.encodeBody(this.format, 'application-submission-context', submissionContent(submission), false),
     });
     return { status: res.status, location: res.location };
   }

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import https from 'node:https';
 import axios, { type AxiosInstance } from 'axios';
+import { RmAuthError } from '../errors/rm-auth';
 import { RmHttpError } from '../errors/rm-http';
 import { RmMalformedResponseError } from '../errors/rm-malformed';
 import { RmRemoteError } from '../errors/rm-remote';
@@ -326,6 +327,14 @@ export class HttpTransport {
           await this.detectActive();
           attempt--;
           continue;
+        }
+        if (res.status === 401) {
+          throw new RmAuthError({
+            url: res.url,
+            user: this.user,
+            text: res.text.trim().slice(0, 500),
+            service: this.service,
+          });
         }
         const remote = readRemoteException(res.text);
         if (remote)

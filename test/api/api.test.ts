@@ -5,6 +5,7 @@ import { SidecarMetrics } from '../../src/api/metrics';
 import { openApiDocument } from '../../src/api/openapi';
 import type { Submission } from '../../src/api/submission';
 import { silentLogger } from '../../src/log';
+import { SLEEP_AM } from '../yarn-submission';
 
 const NOW = Date.parse('2026-11-22T08:00:00Z');
 const TOKEN = 'test-token-0123456789abcdef';
@@ -66,6 +67,7 @@ afterEach(async () => {
 const goodJob = {
   name: 'hourly report',
   user: 'alice',
+  yarnSubmission: SLEEP_AM,
   deadline: 600,
   maps: 10,
   reduces: 2,
@@ -145,7 +147,7 @@ describe('the HTTP API', () => {
     ],
     [
       'a sidecar-owned YARN field',
-      { ...goodJob, yarnSubmission: { queue: 'x' } },
+      { ...goodJob, yarnSubmission: { ...SLEEP_AM, queue: 'x' } },
       400,
       'VALIDATION_FAILED',
       ['yarnSubmission.queue'],

@@ -1,8 +1,9 @@
 import { parseSubmission } from '../../src/api/submission';
 import { ValidationError } from '../../src/errors/validation';
+import { SLEEP_AM } from '../yarn-submission';
 
 const NOW = Date.parse('2026-11-22T08:00:00Z');
-const base = { name: 'r', user: 'alice', deadline: 600, maps: 2, reduces: 1 };
+const base = { name: 'r', user: 'alice', yarnSubmission: SLEEP_AM, deadline: 600, maps: 2, reduces: 1 };
 
 function issues(body: Record<string, unknown>): string[] {
   try {

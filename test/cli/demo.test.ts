@@ -1,5 +1,6 @@
 import { openApiDocument } from '../../src/api/openapi';
 import { startDemo, type RunningDemo } from '../../src/cli/demo';
+import { SLEEP_AM } from '../yarn-submission';
 
 /**
  * `npm start` (the demo) over real HTTP on ephemeral ports: every job of the stream gets a
@@ -45,7 +46,13 @@ describe('demo', () => {
   };
 
   it('answers an admitted dry run 201 with only described fields', async () => {
-    const { status, body } = await post({ name: 'roomy', deadline: 7200, maps: 2, inputBytes: 1 << 20 });
+    const { status, body } = await post({
+      name: 'roomy',
+      deadline: 7200,
+      maps: 2,
+      inputBytes: 1 << 20,
+      yarnSubmission: SLEEP_AM,
+    });
     expect(body.decision).toBe('admitted');
     expect(status).toBe(201);
     expect(openApiDocument.paths['/api/v1/jobs'].post.responses['201'].description).toMatch(/admitted/);
@@ -53,7 +60,13 @@ describe('demo', () => {
   });
 
   it('answers a rejection 200 with only described fields', async () => {
-    const { status, body } = await post({ name: 'tight', deadline: 1, maps: 500, inputBytes: 500 * 2 ** 27 });
+    const { status, body } = await post({
+      name: 'tight',
+      deadline: 1,
+      maps: 500,
+      inputBytes: 500 * 2 ** 27,
+      yarnSubmission: SLEEP_AM,
+    });
     expect(body.decision).toBe('rejected');
     expect(status).toBe(200);
     expect(openApiDocument.paths['/api/v1/jobs'].post.responses['200'].description).toMatch(/rejected/);

@@ -17,6 +17,7 @@ import { silentLogger } from '../../src/log';
 import { Ledger } from '../../src/store/ledger';
 import { LedgerService } from './ledger-service';
 import { fillLedger, HOSTILE_NAME, NOW, sample, SEED_JOBS, SEED_PARTITIONS, seedSamples } from './seed';
+import { SLEEP_AM } from '../yarn-submission';
 
 /**
  * The dashboard in a real browser (Debian's Chromium through playwright-core) against a real
@@ -563,6 +564,7 @@ describe('the dashboard in Chromium', () => {
         maps: 10,
         reduces: 2,
         inputBytes: 1e9,
+        yarnSubmission: SLEEP_AM,
       }),
     });
     expect(res.status).toBe(201);
@@ -713,6 +715,7 @@ describe('the dashboard of the live sidecar beside the emulated RM', () => {
       maps: 8,
       reduces: 1,
       inputBytes: 8 * 128 * MB,
+      yarnSubmission: SLEEP_AM,
     });
     await submit({
       name: HOSTILE_NAME,
@@ -721,6 +724,7 @@ describe('the dashboard of the live sidecar beside the emulated RM', () => {
       maps: 4,
       reduces: 1,
       inputBytes: 4 * 128 * MB,
+      yarnSubmission: SLEEP_AM,
     });
     await submit({
       name: 'fraud-scoring',
@@ -729,6 +733,7 @@ describe('the dashboard of the live sidecar beside the emulated RM', () => {
       maps: 6,
       reduces: 1,
       inputBytes: 6 * 128 * MB,
+      yarnSubmission: SLEEP_AM,
       jobType: 'gpu',
     });
     // 32 tasks of 12.8 s estimated cannot end within 5 s: rejected, with a later deadline offered.
@@ -739,6 +744,7 @@ describe('the dashboard of the live sidecar beside the emulated RM', () => {
       maps: 30,
       reduces: 2,
       inputBytes: 30 * 128 * MB,
+      yarnSubmission: SLEEP_AM,
     });
     await running.sidecar.runOnceSettled();
     // Ten real seconds at 10x is 100 simulated seconds a step: the jobs run and end.

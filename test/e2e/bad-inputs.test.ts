@@ -15,6 +15,7 @@ import {
   type EmulatorProc,
   type SidecarProc,
 } from './support/procs';
+import { SLEEP_AM } from '../yarn-submission';
 
 let emu: EmulatorProc;
 let sc: SidecarProc;
@@ -43,6 +44,7 @@ const good = () => ({
   maps: 4,
   reduces: 1,
   inputBytes: 4 * 16 * MB,
+  yarnSubmission: SLEEP_AM,
 });
 
 interface Case {

@@ -22,6 +22,7 @@ import {
   type EmulatorProc,
   type SidecarProc,
 } from './support/procs';
+import { SLEEP_AM } from '../yarn-submission';
 
 let emu: EmulatorProc;
 let tmp: ReturnType<typeof tempDir>;
@@ -47,6 +48,7 @@ function nextJob() {
     maps: 2,
     reduces: 1,
     inputBytes: 2 * 8 * MB,
+    yarnSubmission: SLEEP_AM,
     jobType: (['cpu', 'gpu', 'adaptive'] as const)[i % 3],
   };
 }

@@ -32,6 +32,7 @@ import {
   type EmulatorProc,
   type SidecarProc,
 } from './support/procs';
+import { SLEEP_AM } from '../yarn-submission';
 
 const ESTIMATES = { eta: 1, mapSecondsPerMb: 0.5, reduceSecondsPerMb: 0.5 };
 const JOBS = 50;
@@ -71,6 +72,7 @@ function plan(): Planned[] {
         maps,
         reduces,
         inputBytes: maps * splitMb * MB,
+        yarnSubmission: SLEEP_AM,
         jobType: types[i % 3]!,
       },
       splitMb,
@@ -229,7 +231,7 @@ describe('50 deadline jobs through the sidecar onto the emulated RM', () => {
             if (laneOf.get(ia) !== laneOf.get(ib) || !(deadlineOf.get(ia)! < deadlineOf.get(ib)!)) continue;
             if (b.state === 'RUNNING') continue;
             pairs++;
-            if (a.priority < b.priority) bad.push(`${ia}(${a.priority}) before ${ib}(${b.priority})`);
+            if (a.priority! < b.priority!) bad.push(`${ia}(${a.priority}) before ${ib}(${b.priority})`);
           }
         }
         // A snapshot where every app already runs compares nothing: wait for one that does.

@@ -28,6 +28,7 @@ import {
   type SidecarProc,
   type WriteRecord,
 } from './support/procs';
+import { SLEEP_AM } from '../yarn-submission';
 
 const REFUSE_MS = Number(process.env.E2E_REFUSE_MS ?? 8000);
 
@@ -63,6 +64,7 @@ function job() {
     maps: 2,
     reduces: 1,
     inputBytes: 2 * 8 * MB,
+    yarnSubmission: SLEEP_AM,
     jobType: (['cpu', 'gpu'] as const)[i % 2],
   };
 }

@@ -19,6 +19,8 @@ import {
   waitReady,
   type EmulatorProc,
 } from './support/procs';
+import { amCommand } from '../../src/yarn/submission';
+import { SLEEP_AM } from '../yarn-submission';
 
 let emu: EmulatorProc;
 let tmp: ReturnType<typeof tempDir>;
@@ -70,7 +72,7 @@ describe('shadow mode', () => {
           jobType: 'cpu',
         }).filter((t) => !t.startsWith('sidecar-id:')),
         amResource: { memoryMB: 1024, vcores: 1 },
-        commands: ['sleep 1'],
+        am: amCommand('sleep 1'),
       });
     }
     await emu.control('DELETE', '/writes');
@@ -100,6 +102,7 @@ describe('shadow mode', () => {
           maps: 2 + (i % 3),
           reduces: 1,
           inputBytes: (2 + (i % 3)) * 8 * MB,
+          yarnSubmission: SLEEP_AM,
           jobType: (['cpu', 'gpu', 'adaptive'] as const)[i % 3],
         }),
       );

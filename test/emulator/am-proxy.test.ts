@@ -11,6 +11,7 @@ import { MB } from '../../src/sim/model';
 import { JobHistoryClient } from '../../src/yarn/jobhistory';
 import { appIdToJobId } from '../../src/yarn/ids';
 import { client, harness, type Harness } from './helpers';
+import { amCommand } from '../../src/yarn/submission';
 
 const SAMPLES = path.join(__dirname, '..', 'fixtures', 'yarn-rm-api', 'jhs-samples');
 const MAPS = 60;
@@ -27,7 +28,7 @@ async function submit(rm: ReturnType<typeof client>, name: string, applicationTy
     appNodeLabelExpression: '',
     amNodeLabelExpression: '',
     amResource: { memoryMB: 1024, vcores: 1 },
-    commands: ['true'],
+    am: amCommand('true'),
   });
   return applicationId;
 }

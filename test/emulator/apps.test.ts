@@ -8,6 +8,7 @@ import { MB } from '../../src/sim/model';
 import { DEFAULT_COSTS } from '../../src/emulator/config';
 import { LIFETIME_DIAGNOSTICS } from '../../src/emulator/rm-state';
 import { client, harness, T0, type Harness } from './helpers';
+import { amCommand } from '../../src/yarn/submission';
 
 const N = 20;
 const QUEUES = ['realtime', 'besteffort', 'default'];
@@ -47,7 +48,7 @@ describe.each(['json', 'xml'] as const)('20 apps through the client (%s)', (form
         appNodeLabelExpression: isGpu(i) ? 'gpu' : '',
         amNodeLabelExpression: '',
         amResource: { memoryMB: 1024, vcores: 1 },
-        commands: ['true'],
+        am: amCommand('true'),
       });
       expect(res.status).toBe(202);
       expect(res.location).toBe(`${h.emu.url}/ws/v1/cluster/apps/${applicationId}`);

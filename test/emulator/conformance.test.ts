@@ -4,6 +4,7 @@
  */
 import { describeRmConformance } from '../yarn/conformance';
 import { client, conformanceQueues, defaultEmulatorConfig, harness } from './helpers';
+import { amCommand } from '../../src/yarn/submission';
 
 describeRmConformance('emulator', async () => {
   const h = await harness({ config: defaultEmulatorConfig({ queues: conformanceQueues() }) });
@@ -23,7 +24,7 @@ describeRmConformance('emulator', async () => {
       queue: i === 2 ? 'realtime' : 'default',
       tags,
       amResource: { memoryMB: 1024, vcores: 1 },
-      commands: ['sleep 1'],
+      am: amCommand('sleep 1'),
     });
     h.advance(i === 1 ? 120 : 1);
   }

@@ -7,6 +7,7 @@ import { RmMalformedResponseError } from '../../src/errors/rm-malformed';
 import { RmUnavailableError } from '../../src/errors/rm-unavailable';
 import { endpointOf } from '../../src/emulator/controls';
 import { client, harness, type Harness } from './helpers';
+import { amCommand } from '../../src/yarn/submission';
 
 describe('standby and failover', () => {
   let active: Harness;
@@ -78,7 +79,7 @@ describe('30% failing requests', () => {
         applicationId,
         name: `a${i}`,
         amResource: { memoryMB: 1024, vcores: 1 },
-        commands: ['true'],
+        am: amCommand('true'),
       });
     }
     h.emu.controls.clearWrites();
@@ -209,7 +210,7 @@ describe('a write applied whose answer is lost', () => {
         applicationId,
         name: 'lost',
         amResource: { memoryMB: 1024, vcores: 1 },
-        commands: ['true'],
+        am: amCommand('true'),
       })
       .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(RmUnavailableError);
@@ -238,7 +239,7 @@ describe('a write applied whose answer is lost', () => {
       applicationId,
       name: 'k',
       amResource: { memoryMB: 1024, vcores: 1 },
-      commands: ['x'],
+      am: amCommand('x'),
     });
     h.advance(1);
     h.emu.controls.set({ loseAnswerShare: 1 });

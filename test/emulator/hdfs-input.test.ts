@@ -15,6 +15,8 @@ import { Ledger } from '../../src/store/ledger';
 import { JobHistoryClient } from '../../src/yarn/jobhistory';
 import { WebHdfsClient } from '../../src/yarn/webhdfs';
 import { client, harness, T0, type Harness } from './helpers';
+import { amCommand } from '../../src/yarn/submission';
+import { SLEEP_AM } from '../yarn-submission';
 
 const MB = 1024 * 1024;
 const FILES = [
@@ -34,7 +36,7 @@ async function submit(rm: ReturnType<typeof client>, tags: string[]): Promise<st
     appNodeLabelExpression: '',
     amNodeLabelExpression: '',
     amResource: { memoryMB: 1024, vcores: 1 },
-    commands: ['true'],
+    am: amCommand('true'),
   });
   return applicationId;
 }
@@ -133,6 +135,7 @@ describe('the emulated WebHDFS files are the simulated jobs’ input', () => {
         {
           name: 'events',
           user: 'alice',
+          yarnSubmission: SLEEP_AM,
           maps: 8,
           reduces: 1,
           deadline: 36000,

@@ -4,6 +4,7 @@
  */
 import { RmRemoteError } from '../../src/errors/rm-remote';
 import { client, harness, type Harness } from './helpers';
+import { amCommand } from '../../src/yarn/submission';
 
 interface Case {
   name: string;
@@ -170,7 +171,7 @@ describe('invalid requests', () => {
         name: 'x',
         tags: [`maps:${maps}`, `input-bytes:${maps * 2 ** 36}`],
         amResource: { memoryMB: 1024, vcores: 1 },
-        commands: ['true'],
+        am: amCommand('true'),
       });
       return applicationId;
     };
@@ -181,7 +182,7 @@ describe('invalid requests', () => {
         name: 'small',
         tags: ['maps:1'],
         amResource: { memoryMB: 1024, vcores: 1 },
-        commands: ['true'],
+        am: amCommand('true'),
       });
       return applicationId;
     })();
@@ -269,7 +270,7 @@ describe('invalid requests', () => {
           name: 't',
           tags,
           amResource: { memoryMB: 1024, vcores: 1 },
-          commands: ['true'],
+          am: amCommand('true'),
         })
         .then(() => null)
         .catch((e: unknown) => e as RmRemoteError);
@@ -309,7 +310,7 @@ describe('invalid requests', () => {
           name: 'lost',
           queue: 'nosuch',
           amResource: { memoryMB: 1024, vcores: 1 },
-          commands: ['true'],
+          am: amCommand('true'),
         })
       ).status,
     ).toBe(202);

@@ -13,6 +13,7 @@ import { MB, type ClusterSpec } from '../../src/sim/model';
 import type { TaskRecord } from '../../src/sim/engine';
 import { JobHistoryClient } from '../../src/yarn/jobhistory';
 import { client, harness, T0, type Harness } from './helpers';
+import { amCommand } from '../../src/yarn/submission';
 
 const AM = { memoryMB: 1024, vcores: 1 };
 
@@ -35,7 +36,7 @@ async function submit(
     tags,
     appNodeLabelExpression: extra.label ?? '',
     amResource: AM,
-    commands: ['true'],
+    am: amCommand('true'),
     ...(extra.reservationId ? { reservationId: extra.reservationId } : {}),
   });
   return applicationId;

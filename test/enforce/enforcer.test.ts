@@ -6,6 +6,7 @@ import { Ledger } from '../../src/store/ledger';
 import type { ResourceManagerApi } from '../../src/yarn/api';
 import type { AppSubmission } from '../../src/yarn/model';
 import { jobRecord } from '../store/builders';
+import { amCommand } from '../../src/yarn/submission';
 
 /** An RM held in memory that counts writes and can be told to fail the next calls. */
 class FakeRm {
@@ -99,6 +100,7 @@ const submit = (id: string): SubmitPayload => ({
   labelExpression: 'gpu',
   tags: [`sidecar-id:${id}`, 'maps:4'],
   applicationType: 'MAPREDUCE',
+  request: { am: amCommand('sleep 300') },
 });
 
 function setup(shadow = false, maxWritesPerCycle = 100) {

@@ -15,6 +15,7 @@ import { decodeTags, encodeTags } from '../../src/loop/tags';
 import { Ledger } from '../../src/store/ledger';
 import { FakeRm } from './fake-rm';
 import { FakeJobHistory } from './fake-jobhistory';
+import { SLEEP_AM } from '../yarn-submission';
 
 const T0 = Date.parse('2026-11-22T08:00:00Z');
 const MB = 1024 * 1024;
@@ -43,7 +44,7 @@ function setup(ledger: Ledger, admission: Record<string, unknown> = {}) {
   });
   const submit = async (body: Record<string, unknown>) => {
     const res = await sidecar.submit(
-      parseSubmission({ name: 'job', user: 'alice', reduces: 1, ...body }, now),
+      parseSubmission({ name: 'job', user: 'alice', yarnSubmission: SLEEP_AM, reduces: 1, ...body }, now),
       { submitter: 'ci', requestHash: JSON.stringify(body) },
     );
     return res as { status: number; body: Record<string, unknown> & { id: string } };
@@ -200,7 +201,16 @@ describe('workload classes in the live sidecar', () => {
     let err: unknown;
     try {
       parseSubmission(
-        { name: 'x', user: 'u', maps: 1, reduces: 1, inputBytes: 1, deadline: 60, workloadClass: 'MD Run' },
+        {
+          name: 'x',
+          user: 'u',
+          maps: 1,
+          reduces: 1,
+          inputBytes: 1,
+          deadline: 60,
+          workloadClass: 'MD Run',
+          dryRun: true,
+        },
         T0,
       );
     } catch (e) {

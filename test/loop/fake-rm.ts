@@ -1,11 +1,22 @@
+import { RmAuthError } from '../../src/errors/rm-auth';
+import { RmRemoteError } from '../../src/errors/rm-remote';
 import type { ResourceManagerApi } from '../../src/yarn/api';
-import type { AppReport, AppSubmission, NodeReport, QueueInfo, SchedulerInfo } from '../../src/yarn/model';
+import type { AppReport, NodeReport, QueueInfo, SchedulerInfo } from '../../src/yarn/model';
+import type { AppSubmission } from '../../src/yarn/submission';
 
 /** A small in-memory RM for the sidecar's unit tests: nodes, three queues, apps it can finish. */
 export class FakeRm {
   apps = new Map<string, AppReport>();
   writes: string[] = [];
   down = false;
+  /** yarn.cluster.max-application-priority: a write above it is set to it, as the RM does. */
+  priorityCap = 10;
+  /** What GET /conf answers for the cap; undefined: the RM does not say. */
+  confCap: number | undefined = undefined;
+  /** Refuse every write with 401, as an RM with simple authentication does without user.name. */
+  refuseWrites = false;
+  /** Every submission as the RM received it. */
+  submissions: AppSubmission[] = [];
   private seq = 0;
 
   constructor(
@@ -79,6 +90,33 @@ export class FakeRm {
 
   private check(): void {
     if (this.down) throw Object.assign(new Error('connect ECONNREFUSED'), { code: 'RM_UNAVAILABLE' });
+  }
+
+  private checkWrite(): void {
+    this.check();
+    if (this.refuseWrites) {
+      this.writes.push('refused');
+      throw new RmAuthError({
+        url: 'http://rm/ws/v1/cluster',
+        user: undefined,
+        text: 'Authentication required',
+      });
+    }
+  }
+
+  /** An RM restarted without recovery: every app is forgotten. */
+  forgetApps(): void {
+    this.apps.clear();
+  }
+
+  private notFound(id: string): never {
+    throw new RmRemoteError({
+      status: 404,
+      exception: 'NotFoundException',
+      javaClassName: 'org.apache.hadoop.yarn.webapp.NotFoundException',
+      message: `app with id: ${id} not found`,
+      url: `http://rm/ws/v1/cluster/apps/${id}`,
+    });
   }
 
   /** Ends an app as the RM would report it. */
@@ -171,11 +209,12 @@ export class FakeRm {
       app: async (id: string) => {
         this.check();
         const a = this.apps.get(id);
-        if (!a) throw new Error('404');
+        if (!a) this.notFound(id);
         return a;
       },
+      maxApplicationPriority: async () => (this.check(), this.confCap),
       newApplication: async () => {
-        this.check();
+        this.checkWrite();
         this.writes.push('new-application');
         return {
           applicationId: `application_1_${String(++this.seq).padStart(4, '0')}`,
@@ -183,8 +222,9 @@ export class FakeRm {
         };
       },
       submitApp: async (s: AppSubmission) => {
-        this.check();
+        this.checkWrite();
         this.writes.push(`submit ${s.applicationId}`);
+        this.submissions.push(s);
         this.apps.set(
           s.applicationId,
           this.report(
@@ -193,7 +233,7 @@ export class FakeRm {
               name: s.name,
               queue: s.queue ?? 'default',
               tags: s.tags ?? [],
-              priority: s.priority ?? 0,
+              priority: Math.min(s.priority ?? 0, this.priorityCap),
               label: s.appNodeLabelExpression,
             },
             0,
@@ -202,14 +242,15 @@ export class FakeRm {
         return { status: 202, location: undefined };
       },
       setAppPriority: async (id: string, p: number) => {
-        this.check();
+        this.checkWrite();
         this.writes.push(`priority ${id} ${p}`);
-        const a = this.apps.get(id)!;
-        this.apps.set(id, { ...a, priority: p });
-        return p;
+        const a = this.apps.get(id) ?? this.notFound(id);
+        const set = Math.min(p, this.priorityCap);
+        this.apps.set(id, { ...a, priority: set });
+        return set;
       },
       moveApp: async (id: string, queue: string) => {
-        this.check();
+        this.checkWrite();
         this.writes.push(`move ${id} ${queue}`);
         const a = this.apps.get(id)!;
         this.apps.set(id, { ...a, queue: `root.${queue}` });

@@ -17,6 +17,7 @@ import type { TaskReport } from '../../src/yarn/model';
 import { HttpTransport } from '../../src/yarn/transport';
 import { FakeRm } from './fake-rm';
 import { capturingLogger } from '../log-capture';
+import { SLEEP_AM } from '../yarn-submission';
 
 const T0 = Date.parse('2026-11-22T08:00:00Z');
 const MB = 1024 * 1024;
@@ -79,7 +80,15 @@ async function runningJob(policy = 'rtmr') {
   await first.sidecar.runOnce();
   await first.sidecar.submit(
     parseSubmission(
-      { name: 'r', user: 'alice', maps: 8, reduces: 1, inputBytes: 1024 * MB, deadline: 600 },
+      {
+        name: 'r',
+        user: 'alice',
+        yarnSubmission: SLEEP_AM,
+        maps: 8,
+        reduces: 1,
+        inputBytes: 1024 * MB,
+        deadline: 600,
+      },
       now,
     ),
     { submitter: 'ci', requestHash: 'x' },

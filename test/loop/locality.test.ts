@@ -25,6 +25,7 @@ import { Ledger } from '../../src/store/ledger';
 import { WebHdfsClient } from '../../src/yarn/webhdfs';
 import { FakeRm } from './fake-rm';
 import { capturingLogger } from '../log-capture';
+import { SLEEP_AM } from '../yarn-submission';
 
 const T0 = Date.parse('2026-11-22T08:00:00Z');
 const MB = 1024 * 1024;
@@ -113,7 +114,16 @@ async function setup(
   const submit = async (body: Record<string, unknown>) => {
     const res = await sidecar.submit(
       parseSubmission(
-        { name: 'scoring', user: 'alice', maps: 8, reduces: 1, deadline: 600, jobType: 'adaptive', ...body },
+        {
+          name: 'scoring',
+          user: 'alice',
+          yarnSubmission: SLEEP_AM,
+          maps: 8,
+          reduces: 1,
+          deadline: 600,
+          jobType: 'adaptive',
+          ...body,
+        },
         T0,
       ),
       { submitter: 'ci', requestHash: JSON.stringify(body) },

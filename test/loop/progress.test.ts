@@ -20,6 +20,8 @@ import { JobHistoryClient } from '../../src/yarn/jobhistory';
 import type { TaskReport } from '../../src/yarn/model';
 import { harness, type Harness } from '../emulator/helpers';
 import { capturingLogger } from '../log-capture';
+import { amCommand } from '../../src/yarn/submission';
+import { SLEEP_AM } from '../yarn-submission';
 
 const MB = 1024 * 1024;
 /** 0.1 s per MB: a 512 MB map is estimated at 51.2 s, the 4096 MB job's reduce at 409.6 s. */
@@ -83,7 +85,15 @@ describe('a lane rebuilt after a restart, against the emulator', () => {
     await first.runOnce();
     const answer = await first.submit(
       parseSubmission(
-        { name: 'wide', user: 'alice', maps: 8, reduces: 1, inputBytes: 8 * 512 * MB, deadline: 3600 },
+        {
+          name: 'wide',
+          user: 'alice',
+          yarnSubmission: SLEEP_AM,
+          maps: 8,
+          reduces: 1,
+          inputBytes: 8 * 512 * MB,
+          deadline: 3600,
+        },
         now(),
       ),
       { submitter: 'ci', requestHash: 'wide' },
@@ -108,7 +118,7 @@ describe('a lane rebuilt after a restart, against the emulator', () => {
       appNodeLabelExpression: '',
       amNodeLabelExpression: '',
       amResource: { memoryMB: 1024, vcores: 1 },
-      commands: ['true'],
+      am: amCommand('true'),
     });
     h.advance(1);
     await first.runOnce();

@@ -6,6 +6,7 @@ import { silentLogger } from '../../src/log';
 import { Sidecar } from '../../src/loop/sidecar';
 import { Ledger } from '../../src/store/ledger';
 import { FakeRm } from './fake-rm';
+import { SLEEP_AM } from '../yarn-submission';
 
 const T0 = Date.parse('2026-11-22T08:00:00Z');
 const MB = 1024 * 1024;
@@ -33,7 +34,15 @@ function setup(opts: { ledger?: Ledger; rm?: FakeRm; shadow?: boolean; idPrefix?
   const submit = (body: Record<string, unknown>, key?: string) =>
     sidecar.submit(
       parseSubmission(
-        { name: 'report', user: 'alice', maps: 8, reduces: 1, inputBytes: 1024 * MB, ...body },
+        {
+          name: 'report',
+          user: 'alice',
+          yarnSubmission: SLEEP_AM,
+          maps: 8,
+          reduces: 1,
+          inputBytes: 1024 * MB,
+          ...body,
+        },
         clock.now(),
       ),
       {

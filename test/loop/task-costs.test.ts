@@ -19,6 +19,7 @@ import { Sidecar } from '../../src/loop/sidecar';
 import { Ledger } from '../../src/store/ledger';
 import { FakeRm } from './fake-rm';
 import { FakeJobHistory } from './fake-jobhistory';
+import { SLEEP_AM } from '../yarn-submission';
 
 const T0 = Date.parse('2026-11-22T08:00:00Z');
 const MB = 1024 * 1024;
@@ -49,10 +50,13 @@ function sidecarOn(
     ...(recentCostClasses === undefined ? {} : { recentCostClasses }),
   });
   const submit = (body: Record<string, unknown>) =>
-    sidecar.submit(parseSubmission({ name: 'report', user: 'alice', reduces: 1, ...body }, now), {
-      submitter: 'ci',
-      requestHash: JSON.stringify(body),
-    });
+    sidecar.submit(
+      parseSubmission({ name: 'report', user: 'alice', yarnSubmission: SLEEP_AM, reduces: 1, ...body }, now),
+      {
+        submitter: 'ci',
+        requestHash: JSON.stringify(body),
+      },
+    );
   return { sidecar, metrics, submit, advance: (s: number) => (now += s * 1000) };
 }
 

@@ -11,6 +11,7 @@ import { JobHistoryClient } from '../../src/yarn/jobhistory';
 import { WebHdfsClient } from '../../src/yarn/webhdfs';
 import { HttpTransport } from '../../src/yarn/transport';
 import { describeRmConformance } from './conformance';
+import { amCommand } from '../../src/yarn/submission';
 
 describeRmConformance('fixture server', () => startFixtureServer({ labelledNodes: true }));
 describeRmConformance('fixture server, Hadoop nodes sample', () => startFixtureServer());
@@ -215,8 +216,7 @@ describe.each(['json', 'xml'] as const)('client against the fixture server (%s)'
       appNodeLabelExpression: 'gpu',
       amNodeLabelExpression: '',
       amResource: { memoryMB: 2048, vcores: 1 },
-      commands: ['run.sh'],
-      environment: { A: '1' },
+      am: { ...amCommand('run.sh'), environment: { A: '1' } },
     });
     expect(res).toEqual({ status: 202, location: `/ws/v1/cluster/apps/${applicationId}` });
     if (format === 'json') {

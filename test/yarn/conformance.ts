@@ -10,6 +10,7 @@ import { RmRemoteError } from '../../src/errors/rm-remote';
 import { HttpResourceManagerClient } from '../../src/yarn/client';
 import { flattenQueues } from '../../src/yarn/mapping';
 import type { QueueInfo } from '../../src/yarn/model';
+import { amCommand } from '../../src/yarn/submission';
 
 export interface ServerUnderTest {
   url: string;
@@ -127,7 +128,7 @@ export function describeRmConformance(name: string, start: () => Promise<ServerU
         appNodeLabelExpression: '',
         amNodeLabelExpression: '',
         amResource: { memoryMB: 1024, vcores: 1 },
-        commands: ['sleep 1'],
+        am: amCommand('sleep 1'),
       });
       expect(res.status).toBe(202);
       expect(res.location).toContain(fresh.applicationId);

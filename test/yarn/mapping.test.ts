@@ -9,6 +9,7 @@ import { formatExpiryTime, isRmExpiryFormat, parseExpiryTime } from '../../src/y
 import { decodeBody, parseXml } from '../../src/yarn/format';
 import { appIdToJobId, queueLeaf, sameQueue } from '../../src/yarn/ids';
 import * as m from '../../src/yarn/mapping';
+import { amCommand, submissionContent } from '../../src/yarn/submission';
 
 const app = (id: string) => ({ id, state: 'RUNNING' });
 
@@ -240,17 +241,17 @@ describe('request bodies', () => {
       applicationId: 'application_1_0001',
       name: 'n',
       amResource: { memoryMB: 1024, vcores: 1 },
-      commands: ['a', 'b'],
+      am: amCommand('a && b'),
     };
     const json = JSON.parse(
-      m.encodeBody('json', 'application-submission-context', m.submissionContent(s), false).data,
+      m.encodeBody('json', 'application-submission-context', submissionContent(s), false).data,
     ) as Record<string, unknown>;
     expect(json['application-submission-context']).toBeUndefined();
     expect(json).toMatchObject({
       'application-id': 'application_1_0001',
       'am-container-spec': { commands: { command: 'a && b' } },
     });
-    const xml = m.encodeBody('xml', 'application-submission-context', m.submissionContent(s), false);
+    const xml = m.encodeBody('xml', 'application-submission-context', submissionContent(s), false);
     expect(xml.contentType).toBe('application/xml');
     expect(parseXml(xml.data)).toMatchObject({
       'application-submission-context': { 'application-id': 'application_1_0001' },
