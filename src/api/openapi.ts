@@ -90,7 +90,15 @@ export const openApiDocument = {
           },
           yarnSubmission: {
             type: 'object',
-            description: "passed to the RM's submission body (am-container-spec, resource, ...)",
+            description:
+              "The RM's submission context with the RM's field names (ResourceManager REST API, Submit Application): am-container-spec (commands.command required and non-empty; local-resources, environment, service-data, credentials, application-acls), resource, am-container-node-label-expression, application-type, max-app-attempts, attempt-failures-validity-interval, keep-containers-across-application-attempts, unmanaged-AM, cancel-tokens-when-complete, log-aggregation-context. Required unless dryRun. The sidecar sets application-id, application-name, queue, priority, application-tags, app-node-label-expression and reservation-id itself and refuses them here. Credentials are kept for the RM and never shown.",
+            required: ['am-container-spec'],
+          },
+          resubmitIfLost: {
+            type: 'boolean',
+            default: false,
+            description:
+              'when the RM loses the app (an RM restarted without recovery), decide the job again for the time left and submit it again if admitted; otherwise it is marked lost',
           },
           dryRun: { type: 'boolean', default: false, description: 'decide without recording or submitting' },
         },
