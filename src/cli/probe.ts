@@ -7,6 +7,7 @@ import {
   GPU_RESOURCE,
   type AppReport,
   type ClusterInfo,
+  type ClusterMetrics,
   type NodeReport,
   type SchedulerInfo,
 } from '../yarn/model';
@@ -14,15 +15,41 @@ import {
 /** The RM's own name for the partition of unlabelled nodes (INDEX.md section 4). */
 export const DEFAULT_PARTITION = '<DEFAULT_PARTITION>';
 
+/**
+ * What the probe shows, in text and in JSON alike, for a field the RM did not send (a field
+ * newer than the RM): never a default that would pass for a reported value.
+ */
+export const UNKNOWN = 'unknown';
+export type OrUnknown<T> = T | typeof UNKNOWN;
+
+const known = <T>(value: T | undefined): OrUnknown<T> => (value === undefined ? UNKNOWN : value);
+
 interface UsedTotal {
   total: number;
   used: number;
 }
 
 export interface ProbeSummary {
-  rm: { url: string; version: string; hadoopVersion: string; haState: string; clusterId: number };
+  rm: {
+    url: string;
+    version: string;
+    hadoopVersion: string;
+    /** `unknown` from an RM that does not report it (before 2.4). */
+    haState: OrUnknown<string>;
+    clusterId: number;
+  };
   scheduler: SchedulerInfo['type'];
   nodes: { total: number; byState: Record<string, number>; byLabel: Record<string, number> };
+  /** The node counts of the RM's metrics; decommissioning and shutdown are `unknown` before 2.8. */
+  nodeMetrics: {
+    active: number;
+    lost: number;
+    unhealthy: number;
+    decommissioning: OrUnknown<number>;
+    decommissioned: number;
+    rebooted: number;
+    shutdown: OrUnknown<number>;
+  };
   /** Per node label (partition): memory MB, vcores and GPUs, total and used. */
   resources: Record<string, { memoryMB: UsedTotal; vcores: UsedTotal; gpus: UsedTotal }>;
   queues: Array<{
@@ -34,8 +61,11 @@ export interface ProbeSummary {
     usedCapacity: number;
     labels: string[];
     defaultLabel: string | null;
+    /** Capacity scheduler `mode` (percentage, absolute, weight, mixed), `unknown` before 3.4. */
+    mode: OrUnknown<string>;
   }>;
-  apps: { total: number; byState: Record<string, number> };
+  /** Apps by state, and by priority (`unknown` for apps of an RM before 2.8, which has none). */
+  apps: { total: number; byState: Record<string, number>; byPriority: Record<string, number> };
 }
 
 function count<T>(items: readonly T[], key: (t: T) => string[]): Record<string, number> {
@@ -47,12 +77,14 @@ function count<T>(items: readonly T[], key: (t: T) => string[]): Record<string, 
 const labelsOf = (n: NodeReport): string[] => (n.nodeLabels.length ? n.nodeLabels : [DEFAULT_PARTITION]);
 
 /**
- * What the sidecar sees, from four reads. Resources count RUNNING nodes only: a LOST or
- * DECOMMISSIONED node's capacity cannot be scheduled.
+ * What the sidecar sees, from five reads. Resources count RUNNING nodes only: a LOST or
+ * DECOMMISSIONED node's capacity cannot be scheduled. A field the RM does not send is
+ * `unknown`.
  */
 export function summarise(
   url: string,
   info: ClusterInfo,
+  metrics: ClusterMetrics,
   nodes: readonly NodeReport[],
   scheduler: SchedulerInfo,
   apps: readonly AppReport[],
@@ -79,11 +111,20 @@ export function summarise(
       url,
       version: info.resourceManagerVersion,
       hadoopVersion: info.hadoopVersion,
-      haState: info.haState,
+      haState: known(info.haState),
       clusterId: info.id,
     },
     scheduler: scheduler.type,
     nodes: { total: nodes.length, byState: count(nodes, (n) => [n.state]), byLabel: count(nodes, labelsOf) },
+    nodeMetrics: {
+      active: metrics.activeNodes,
+      lost: metrics.lostNodes,
+      unhealthy: metrics.unhealthyNodes,
+      decommissioning: known(metrics.decommissioningNodes),
+      decommissioned: metrics.decommissionedNodes,
+      rebooted: metrics.rebootedNodes,
+      shutdown: known(metrics.shutdownNodes),
+    },
     resources,
     queues: flattenQueues(scheduler.root).map((q) => ({
       name: q.path,
@@ -94,8 +135,13 @@ export function summarise(
       usedCapacity: q.usedCapacity,
       labels: q.accessibleNodeLabels,
       defaultLabel: q.defaultNodeLabelExpression ?? null,
+      mode: known(q.capacityMode),
     })),
-    apps: { total: apps.length, byState: count(apps, (a) => [a.state]) },
+    apps: {
+      total: apps.length,
+      byState: count(apps, (a) => [a.state]),
+      byPriority: count(apps, (a) => [String(known(a.priority))]),
+    },
   };
 }
 
@@ -106,10 +152,13 @@ function pairs(rec: Record<string, number>): string {
 
 /** The operator's text view of a summary. */
 export function formatSummary(s: ProbeSummary): string {
+  const m = s.nodeMetrics;
   const lines = [
     `ResourceManager ${s.rm.url}: version ${s.rm.version}, HA state ${s.rm.haState}, cluster id ${s.rm.clusterId}`,
     `Scheduler: ${s.scheduler}`,
     `Nodes: ${s.nodes.total} (by state: ${pairs(s.nodes.byState)}; by label: ${pairs(s.nodes.byLabel)})`,
+    `Node metrics: active ${m.active}, lost ${m.lost}, unhealthy ${m.unhealthy}, decommissioning ${m.decommissioning}, ` +
+      `decommissioned ${m.decommissioned}, rebooted ${m.rebooted}, shutdown ${m.shutdown}`,
     'Resources of RUNNING nodes by label (used / total):',
   ];
   for (const [label, r] of Object.entries(s.resources)) {
@@ -117,15 +166,16 @@ export function formatSummary(s: ProbeSummary): string {
       `  ${label}: memory ${r.memoryMB.used} / ${r.memoryMB.total} MB, vcores ${r.vcores.used} / ${r.vcores.total}, GPUs ${r.gpus.used} / ${r.gpus.total}`,
     );
   }
-  lines.push('Queues (capacity %, absolute %, max %, used %; labels they can reach):');
+  lines.push('Queues (capacity %, absolute %, max %, used %; labels they can reach; capacity mode):');
   for (const q of s.queues) {
     const labels = q.labels.length ? q.labels.join(',') : '-';
     const dflt = q.defaultLabel ? `, default label ${q.defaultLabel}` : '';
     lines.push(
-      `  ${q.name} [${q.kind}]: ${q.capacity} / ${q.absoluteCapacity} / ${q.maxCapacity} / ${q.usedCapacity}; labels ${labels}${dflt}`,
+      `  ${q.name} [${q.kind}]: ${q.capacity} / ${q.absoluteCapacity} / ${q.maxCapacity} / ${q.usedCapacity}; labels ${labels}${dflt}; mode ${q.mode}`,
     );
   }
   lines.push(`Apps: ${s.apps.total} (by state: ${pairs(s.apps.byState)})`);
+  lines.push(`App priorities: ${pairs(s.apps.byPriority)}`);
   return `${lines.join('\n')}\n`;
 }
 
@@ -157,8 +207,13 @@ export async function runProbe(opts: ProbeOptions, io: ProbeIo): Promise<number>
       logger: opts.logger,
     });
     const info = await client.clusterInfo();
-    const [nodes, scheduler, apps] = await Promise.all([client.nodes(), client.scheduler(), client.apps()]);
-    const summary = summarise(client.transport.activeUrl, info, nodes, scheduler, apps);
+    const [metrics, nodes, scheduler, apps] = await Promise.all([
+      client.clusterMetrics(),
+      client.nodes(),
+      client.scheduler(),
+      client.apps(),
+    ]);
+    const summary = summarise(client.transport.activeUrl, info, metrics, nodes, scheduler, apps);
     io.out(opts.output === 'json' ? `${JSON.stringify(summary, null, 2)}\n` : formatSummary(summary));
     return 0;
   } catch (err) {
@@ -197,7 +252,8 @@ function parsePositiveInt(value: string): number {
 export function probeCommand(): Command {
   return new Command('probe')
     .description(
-      'Show what the sidecar sees of a ResourceManager: version, HA state, nodes, labels, queues, apps',
+      'Show what the sidecar sees of a ResourceManager: version, HA state, nodes, labels, queues, apps; ' +
+        '"unknown" for what the RM does not report',
     )
     .requiredOption('--rm <urls>', 'RM address(es), comma-separated for an HA pair', parseUrls)
     .option('--xml', 'talk to the RM in XML instead of JSON')

@@ -91,6 +91,15 @@ export class Node {
     return this.present && this.value !== '' ? this.num() : fallback;
   }
 
+  /**
+   * A number the RM may leave out (a field newer than the RM, or one it omits when null): the
+   * number, from a number or a string, or undefined when the member is missing, null or an
+   * empty XML element. Never a default.
+   */
+  optNum(): number | undefined {
+    return this.present && this.value !== '' ? this.num() : undefined;
+  }
+
   int(): number {
     const n = this.num();
     if (!Number.isInteger(n)) this.fail('an integer');
@@ -112,16 +121,25 @@ export class Node {
     return this.present ? this.str() : undefined;
   }
 
+  /** A boolean, or its text (`"true"`, `"false"`) as Jersey's default notation and XML write it. */
   bool(): boolean {
     const v = this.value;
     if (typeof v === 'boolean') return v;
-    if (v === 'true') return true;
-    if (v === 'false') return false;
+    if (typeof v === 'string') {
+      const t = v.trim().toLowerCase();
+      if (t === 'true') return true;
+      if (t === 'false') return false;
+    }
     return this.fail('a boolean');
   }
 
   boolOr(fallback: boolean): boolean {
     return this.present && this.value !== '' ? this.bool() : fallback;
+  }
+
+  /** A boolean the RM may leave out: undefined when missing, null or an empty XML element. */
+  optBool(): boolean | undefined {
+    return this.present && this.value !== '' ? this.bool() : undefined;
   }
 
   /** A list of strings that may also come as one string (XML `<nodeLabels>x</nodeLabels>`). */

@@ -10,6 +10,7 @@ import type {
   AppSubmission,
   AppTimeout,
   BlockLocation,
+  CapacityVector,
   ClusterInfo,
   ClusterMetrics,
   ContainerReport,
@@ -20,6 +21,7 @@ import type {
   NodeLabel,
   NodeReport,
   PartitionCapacity,
+  PartitionResources,
   QueueInfo,
   ReservationDefinition,
   ReservationInfo,
@@ -34,7 +36,9 @@ import type {
 /**
  * Every mapping between the RM's bodies (JSON or XML, already decoded by format.ts into one
  * tree) and the typed model, in both directions. A body that lacks a required field throws
- * RmMalformedResponseError naming the field; nothing here returns a partial object.
+ * RmMalformedResponseError naming the field; nothing here returns a partial object. A field
+ * that some RM versions do not send (model.ts says since which version) is read with the
+ * `opt…` helpers and stays undefined when missing: it is never replaced by a default.
  */
 
 const root = (tree: Tree): Node => Node.root(tree);
@@ -82,13 +86,14 @@ export function mapClusterInfo(tree: Tree): ClusterInfo {
     id: n.req('id').num(),
     startedOn: n.get('startedOn').numOr(0),
     state: n.get('state').strOr(''),
-    haState: n.req('haState').str(),
+    haState: n.get('haState').optStr(),
     resourceManagerVersion: n.get('resourceManagerVersion').strOr(''),
     hadoopVersion: n.get('hadoopVersion').strOr(''),
     haZooKeeperConnectionState: n.get('haZooKeeperConnectionState').optStr(),
   };
 }
 
+/** The metrics every RM since 2.7 sends (ClusterMetricsInfo of 2.7.7): a body without one is malformed. */
 const METRIC_KEYS = [
   'appsSubmitted',
   'appsCompleted',
@@ -110,9 +115,14 @@ const METRIC_KEYS = [
   'activeNodes',
   'lostNodes',
   'unhealthyNodes',
-  'decommissioningNodes',
   'decommissionedNodes',
   'rebootedNodes',
+] as const satisfies ReadonlyArray<keyof ClusterMetrics>;
+
+/** Metrics that some RMs do not send: decommissioning and shutdown nodes arrived in 2.8. */
+const OPTIONAL_METRIC_KEYS = [
+  'reservedVirtualCores',
+  'decommissioningNodes',
   'shutdownNodes',
 ] as const satisfies ReadonlyArray<keyof ClusterMetrics>;
 
@@ -120,6 +130,10 @@ export function mapClusterMetrics(tree: Tree): ClusterMetrics {
   const n = root(tree).req('clusterMetrics');
   const out = {} as ClusterMetrics;
   for (const key of METRIC_KEYS) out[key] = n.req(key).num();
+  for (const key of OPTIONAL_METRIC_KEYS) {
+    const value = n.get(key).optNum();
+    if (value !== undefined) out[key] = value;
+  }
   return out;
 }
 
@@ -184,7 +198,7 @@ function mapResourceRequest(n: Node): ResourceRequestInfo {
     // `"priority":{"priority":N}` in the apps list (INDEX.md section 5); a bare number elsewhere.
     priority: prio.get('priority').present ? prio.get('priority').num() : prio.numOr(0),
     relaxLocality: n.get('relaxLocality').boolOr(true),
-    nodeLabelExpression: n.get('nodeLabelExpression').strOr(''),
+    nodeLabelExpression: n.get('nodeLabelExpression').optStr(),
   };
 }
 
@@ -198,8 +212,9 @@ function mapAppReport(n: Node): AppReport {
     finalStatus: n.get('finalStatus').strOr('UNDEFINED'),
     progress: n.get('progress').numOr(0),
     applicationType: n.get('applicationType').strOr(''),
+    // As reported: the RM lower-cases tags, and a reader of a tag's value must allow for that.
     applicationTags: splitTags(n.get('applicationTags').strOr('')),
-    priority: n.get('priority').numOr(0),
+    priority: n.get('priority').optNum(),
     startedTime: n.get('startedTime').numOr(0),
     finishedTime: n.get('finishedTime').numOr(0),
     elapsedTime: n.get('elapsedTime').numOr(0),
@@ -210,8 +225,8 @@ function mapAppReport(n: Node): AppReport {
     trackingUrl: n.get('trackingUrl').strOr(''),
     diagnostics: n.get('diagnostics').strOr(''),
     amHostHttpAddress: n.get('amHostHttpAddress').strOr(''),
-    appNodeLabelExpression: n.get('appNodeLabelExpression').strOr(''),
-    amNodeLabelExpression: n.get('amNodeLabelExpression').strOr(''),
+    appNodeLabelExpression: n.get('appNodeLabelExpression').optStr(),
+    amNodeLabelExpression: n.get('amNodeLabelExpression').optStr(),
     resourceRequests: n.get('resourceRequests').list().map(mapResourceRequest),
   };
 }
@@ -326,6 +341,21 @@ export function mapNewApplication(tree: Tree): NewApplication {
 
 // --- scheduler -------------------------------------------------------------------------------
 
+/** `queueCapacityVectorInfo` (3.4+): `{configuredCapacityVector, capacityVectorEntries[]}`. */
+function optCapacityVector(n: Node): CapacityVector | undefined {
+  if (!n.present || n.value === '') return undefined;
+  return {
+    text: n.get('configuredCapacityVector').strOr(''),
+    entries: n
+      .get('capacityVectorEntries')
+      .list()
+      .map((e) => ({
+        resource: e.req('resourceName').str(),
+        value: e.get('resourceValue').strOr(''),
+      })),
+  };
+}
+
 function mapPartition(n: Node): PartitionCapacity {
   return {
     partition: n.get('partitionName').strOr(''),
@@ -335,6 +365,26 @@ function mapPartition(n: Node): PartitionCapacity {
     absoluteCapacity: n.get('absoluteCapacity').numOr(0),
     absoluteUsedCapacity: n.get('absoluteUsedCapacity').numOr(0),
     absoluteMaxCapacity: n.get('absoluteMaxCapacity').numOr(0),
+    maxAMLimitPercentage: n.get('maxAMLimitPercentage').optNum(),
+    weight: n.get('weight').optNum(),
+    normalizedWeight: n.get('normalizedWeight').optNum(),
+    capacityVector: optCapacityVector(n.get('queueCapacityVectorInfo')),
+    configuredMinResource: optResource(n.get('configuredMinResource')),
+    configuredMaxResource: optResource(n.get('configuredMaxResource')),
+    effectiveMinResource: optResource(n.get('effectiveMinResource')),
+    effectiveMaxResource: optResource(n.get('effectiveMaxResource')),
+  };
+}
+
+function mapPartitionResources(n: Node): PartitionResources {
+  return {
+    partition: n.get('partitionName').strOr(''),
+    used: optResource(n.get('used')),
+    reserved: optResource(n.get('reserved')),
+    pending: optResource(n.get('pending')),
+    amUsed: optResource(n.get('amUsed')),
+    amLimit: optResource(n.get('amLimit')),
+    userAmLimit: optResource(n.get('userAmLimit')),
   };
 }
 
@@ -364,6 +414,15 @@ function mapCapacityQueue(n: Node, parentPath: string | undefined): QueueInfo {
     defaultNodeLabelExpression: defaultExpr === '' ? undefined : defaultExpr,
     partitions: n.get('capacities').listOf('queueCapacitiesByPartition').map(mapPartition),
     resourcesUsed: optResource(n.get('resourcesUsed')),
+    resourcesByPartition: n.get('resources').present
+      ? n.get('resources').listOf('resourceUsagesByPartition').map(mapPartitionResources)
+      : undefined,
+    capacityMode: n.get('mode').optStr(),
+    weight: n.get('weight').optNum(),
+    normalizedWeight: n.get('normalizedWeight').optNum(),
+    capacityVector: optCapacityVector(n.get('queueCapacityVectorInfo')),
+    effectiveMinResource: optResource(n.get('minEffectiveCapacity')),
+    effectiveMaxResource: optResource(n.get('maxEffectiveCapacity')),
     children: n
       .get('queues')
       .listOf('queue')
@@ -373,6 +432,18 @@ function mapCapacityQueue(n: Node, parentPath: string | undefined): QueueInfo {
 
 function percentOf(part: number, whole: number): number {
   return whole > 0 ? (part / whole) * 100 : 0;
+}
+
+/**
+ * A fair-scheduler queue's children. Since 2.8 `childQueues` is a FairSchedulerQueueInfoList,
+ * `{"queue":[…]}` (`<childQueues><queue>…</queue></childQueues>`); before 2.8 it was the
+ * collection of queues itself, `"childQueues":[{…},{…}]` in JSON and one `<childQueues>`
+ * element per child in XML. Either may come as one bare object.
+ */
+function fairChildren(n: Node): Node[] {
+  const c = n.get('childQueues');
+  if (!Array.isArray(c.value) && c.get('queue').present) return c.listOf('queue');
+  return c.list();
 }
 
 /**
@@ -389,11 +460,18 @@ function mapFairQueue(n: Node): QueueInfo {
   const capacity = percentOf(steady, clusterMB);
   const maxCapacity = percentOf(max, clusterMB);
   const usedCapacity = percentOf(used.memoryMB, clusterMB);
-  const children = n.get('childQueues').listOf('queue').map(mapFairQueue);
+  const children = fairChildren(n).map(mapFairQueue);
+  // Leaves carry the type and their app counts; parents have neither.
+  const type = n.get('type').optStr();
+  const isLeaf =
+    type === 'fairSchedulerLeafQueueInfo' ||
+    (type === undefined &&
+      children.length === 0 &&
+      (n.get('numActiveApps').present || n.get('numPendingApps').present));
   return {
     name: path.slice(path.lastIndexOf('.') + 1),
     path,
-    kind: n.get('type').optStr() === 'fairSchedulerLeafQueueInfo' ? 'leaf' : 'parent',
+    kind: isLeaf ? 'leaf' : 'parent',
     state: 'RUNNING',
     capacity,
     absoluteCapacity: capacity,
@@ -461,6 +539,12 @@ export function flattenQueues(q: QueueInfo): QueueInfo[] {
 }
 
 // --- node labels (no Hadoop sample: shapes from the RM's DAO classes, INDEX.md section 4) -----
+//
+// The label classes are not in the RM's JAXBContextResolver, so Jersey 1 RMs (up to 3.4) write
+// them in its default notation: the root element dropped (`{"nodeLabelInfo":…}`), numbers and
+// booleans as strings (`"exclusivity":"true"`, `"memory":"4096"`) and a one-element list as a
+// bare object. Jersey 2 RMs (3.5) write real numbers and booleans and lists as arrays. The
+// mappings read both, with or without the root element.
 
 function mapNodeLabelInfo(n: Node): NodeLabel {
   // A label may be a bare name in older RMs' label lists.
@@ -471,12 +555,20 @@ function mapNodeLabelInfo(n: Node): NodeLabel {
     name: n.req('name').str(),
     exclusive: n.get('exclusivity').boolOr(true),
     resourceAvailable: optResource(n.get('partitionInfo').get('resourceAvailable')),
-    activeNMs: n.get('activeNMs').present ? n.get('activeNMs').num() : undefined,
+    activeNMs: n.get('activeNMs').optNum(),
   };
 }
 
+/**
+ * The labels of a `nodeLabelsInfo`: `nodeLabelInfo[]` objects (2.8+), or `nodeLabels[]` bare
+ * names (2.7's NodeLabelsInfo).
+ */
+function labelInfos(n: Node): Node[] {
+  return n.get('nodeLabelInfo').present ? n.listOf('nodeLabelInfo') : n.listOf('nodeLabels');
+}
+
 export function mapNodeLabels(tree: Tree): NodeLabel[] {
-  return root(tree).get('nodeLabelsInfo').listOf('nodeLabelInfo').map(mapNodeLabelInfo);
+  return labelInfos(root(tree).unwrap('nodeLabelsInfo')).map(mapNodeLabelInfo);
 }
 
 /**
@@ -489,19 +581,27 @@ function mapEntries(n: Node): Array<{ key: Node; value: Node }> {
   return n.keys().map((k) => ({ key: new Node(k, `${n.path}{key}`), value: n.get(k) }));
 }
 
+/** The root object, wrapped (`{"nodeToLabelsInfo":{…}}`, XML) or not (Jersey's default notation). */
+function wrappedOrNot(tree: Tree, rootName: string, member: string): Node {
+  const r = root(tree);
+  return r.get(member).present ? r : r.req(rootName);
+}
+
 export function mapNodeToLabels(tree: Tree): Map<string, string[]> {
   const out = new Map<string, string[]>();
-  for (const { key, value } of mapEntries(root(tree).req('nodeToLabelsInfo').get('nodeToLabels'))) {
+  const body = wrappedOrNot(tree, 'nodeToLabelsInfo', 'nodeToLabels');
+  for (const { key, value } of mapEntries(body.get('nodeToLabels'))) {
     out.set(
       key.str(),
-      value.listOf('nodeLabelInfo').map((l) => mapNodeLabelInfo(l).name),
+      labelInfos(value).map((l) => mapNodeLabelInfo(l).name),
     );
   }
   return out;
 }
 
 export function mapLabelMappings(tree: Tree): LabelMapping[] {
-  return mapEntries(root(tree).req('labelsToNodesInfo').get('labelsToNodes')).map(({ key, value }) => {
+  const body = wrappedOrNot(tree, 'labelsToNodesInfo', 'labelsToNodes');
+  return mapEntries(body.get('labelsToNodes')).map(({ key, value }) => {
     const label = mapNodeLabelInfo(key);
     // nodeIDsInfo carries the partition's resources beside the node list.
     label.resourceAvailable ??= optResource(value.get('partitionInfo').get('resourceAvailable'));

@@ -4,6 +4,13 @@
  * Free of transport types: nothing here knows whether a value came from JSON or XML, from
  * Hadoop or from the emulator. Times are epoch milliseconds (UTC), durations milliseconds,
  * memory MB, capacities percentages (0-100) as the RM reports them.
+ *
+ * A field that some RM versions do not send is optional (`| undefined`) and stays undefined
+ * when the answer lacks it: it is never filled with a default, and the probe shows it as
+ * "unknown". Each such field says since which Hadoop version the RM sends it, from the RM's
+ * web-service DAO classes of 2.7.7, 2.8.5, 3.1.3, 3.3.6 and 3.4.1. Fields every RM since 2.7
+ * sends are plain; the ones that identify a thing (an app id, a node id, an app state) are
+ * required, and a body without them is an RmMalformedResponseError naming the field.
  */
 
 /** A resource vector: memory, vcores, and any extra countable resource (e.g. `yarn.io/gpu`). */
@@ -22,9 +29,14 @@ export interface ClusterInfo {
   id: number;
   startedOn: number;
   state: string;
-  haState: HaState | string;
+  /**
+   * Sent by every RM since 2.4 (2.7's ClusterInfo always sets it), but absent from older RMs
+   * and from the 2.7 documentation's own sample, which is still the 0.23 one.
+   */
+  haState?: HaState | string;
   resourceManagerVersion: string;
   hadoopVersion: string;
+  /** In the 2.7.3 and later answers checked; earlier RMs may lack it. */
   haZooKeeperConnectionState?: string;
 }
 
@@ -39,6 +51,8 @@ export interface ClusterMetrics {
   availableMB: number;
   allocatedMB: number;
   reservedMB: number;
+  /** In the 2.6 and later answers checked; optional for the RMs before them. */
+  reservedVirtualCores?: number;
   totalVirtualCores: number;
   availableVirtualCores: number;
   allocatedVirtualCores: number;
@@ -49,10 +63,12 @@ export interface ClusterMetrics {
   activeNodes: number;
   lostNodes: number;
   unhealthyNodes: number;
-  decommissioningNodes: number;
+  /** Since Hadoop 2.8 (graceful decommission); absent from 2.7 and earlier. */
+  decommissioningNodes?: number;
   decommissionedNodes: number;
   rebootedNodes: number;
-  shutdownNodes: number;
+  /** Since Hadoop 2.8; absent from 2.7 and earlier. */
+  shutdownNodes?: number;
 }
 
 export type NodeState =
@@ -64,7 +80,12 @@ export interface NodeReport {
   rack: string;
   state: NodeState | string;
   httpAddress: string;
-  /** Node labels (partitions) of this node; empty means the default partition. */
+  /**
+   * Node labels (partitions) of this node; empty means the default partition. Every RM since
+   * 2.6 has this member and leaves it out when the list is empty (JAXB writes no element for an
+   * empty list), and RMs before labels existed have only the default partition: so a missing
+   * member is read as the default partition, not as unknown.
+   */
   nodeLabels: string[];
   numContainers: number;
   lastHealthUpdate: number;
@@ -81,7 +102,8 @@ export interface ResourceRequestInfo {
   capability: Resource;
   priority: number;
   relaxLocality: boolean;
-  nodeLabelExpression: string;
+  /** Absent when the request gave none (the RM omits a null expression) or the RM predates labels. */
+  nodeLabelExpression?: string;
 }
 
 export interface AppReport {
@@ -93,9 +115,14 @@ export interface AppReport {
   finalStatus: string;
   progress: number;
   applicationType: string;
-  /** Tags, split from the RM's comma-separated string. */
+  /**
+   * Tags, split from the RM's comma-separated string, as the RM reports them: the RM stores
+   * tags lower-cased (`deadline:2026-11-24t19:48:22z`). Every RM since 2.7 sends the member
+   * (`""` for none).
+   */
   applicationTags: string[];
-  priority: number;
+  /** Since Hadoop 2.8 (application priority); absent from 2.7 and earlier. */
+  priority?: number;
   startedTime: number;
   /** 0 while the app runs. */
   finishedTime: number;
@@ -107,12 +134,32 @@ export interface AppReport {
   trackingUrl: string;
   diagnostics: string;
   amHostHttpAddress: string;
-  /** Empty string when the app gave none. */
-  appNodeLabelExpression: string;
-  amNodeLabelExpression: string;
+  /**
+   * Since Hadoop 2.8. Absent from 2.7 and earlier, and from later RMs when the app gave none
+   * (the RM omits a null expression); `''` when the RM reports an empty one.
+   */
+  appNodeLabelExpression?: string;
+  /** Since Hadoop 2.8; absent as appNodeLabelExpression is. */
+  amNodeLabelExpression?: string;
   resourceRequests: ResourceRequestInfo[];
 }
 
+/**
+ * The capacity a queue is configured with, per resource, as the RM writes it
+ * (`queueCapacityVectorInfo`, since Hadoop 3.4): `[memory-mb=12.5%,vcores=12.5%]`,
+ * `[memory-mb=2.0w,vcores=2.0w]` or `[memory-mb=8192,vcores=8]`.
+ */
+export interface CapacityVector {
+  /** `configuredCapacityVector`, the whole vector as one string. */
+  text: string;
+  /** One entry per resource; values keep the RM's suffix (`%` percentage, `w` weight, none absolute). */
+  entries: Array<{ resource: string; value: string }>;
+}
+
+/**
+ * A queue's capacities in one partition (capacity scheduler `capacities.queueCapacitiesByPartition`,
+ * since Hadoop 2.8). The percentages are in every entry; the rest is optional.
+ */
 export interface PartitionCapacity {
   /** `''` is the default partition. */
   partition: string;
@@ -122,7 +169,42 @@ export interface PartitionCapacity {
   absoluteCapacity: number;
   absoluteUsedCapacity: number;
   absoluteMaxCapacity: number;
+  /** Percent of the partition the queue's AMs may use (every RM that sends partitions). */
+  maxAMLimitPercentage?: number;
+  /** Since Hadoop 3.4; -1 when the queue's capacity is not given as a weight. */
+  weight?: number;
+  /** Since Hadoop 3.4. */
+  normalizedWeight?: number;
+  /** Since Hadoop 3.4. */
+  capacityVector?: CapacityVector;
+  /** Since Hadoop 3.1 (absolute resources): the configured minimum and maximum. */
+  configuredMinResource?: Resource;
+  configuredMaxResource?: Resource;
+  /** Since Hadoop 3.1: what the minimum and maximum come to in resources. */
+  effectiveMinResource?: Resource;
+  effectiveMaxResource?: Resource;
 }
+
+/**
+ * A queue's resources in one partition (capacity scheduler `resources.resourceUsagesByPartition`,
+ * since Hadoop 2.8). Each resource is absent when the entry lacks it.
+ */
+export interface PartitionResources {
+  /** `''` is the default partition. */
+  partition: string;
+  used?: Resource;
+  reserved?: Resource;
+  pending?: Resource;
+  amUsed?: Resource;
+  amLimit?: Resource;
+  userAmLimit?: Resource;
+}
+
+/**
+ * How a capacity-scheduler queue's capacity is configured (`mode`, since Hadoop 3.4). The RM
+ * itself may say `unknown`.
+ */
+export type CapacityMode = 'percentage' | 'absolute' | 'weight' | 'mixed' | 'unknown';
 
 export type SchedulerType = 'capacity' | 'fair' | 'fifo';
 
@@ -142,9 +224,25 @@ export interface QueueInfo {
   numApplications: number;
   /** Labels the queue may reach (`*` = all); capacity scheduler `nodeLabels`. */
   accessibleNodeLabels: string[];
+  /** Capacity-scheduler leaves since Hadoop 2.8, every queue since 3.4; undefined when none is set. */
   defaultNodeLabelExpression: string | undefined;
+  /** Capacity scheduler since Hadoop 2.8; empty when the RM sends none (2.7, fair, fifo). */
   partitions: PartitionCapacity[];
   resourcesUsed: Resource | undefined;
+  /** Capacity scheduler since Hadoop 2.8: used, reserved, pending … per partition. */
+  resourcesByPartition?: PartitionResources[];
+  /** Capacity scheduler since Hadoop 3.4: percentage, absolute, weight or mixed. */
+  capacityMode?: CapacityMode | string;
+  /** Capacity scheduler since Hadoop 3.4; -1 when the capacity is not given as a weight. */
+  weight?: number;
+  /** Capacity scheduler since Hadoop 3.4: the weight as a share of its siblings' weights. */
+  normalizedWeight?: number;
+  /** Capacity scheduler since Hadoop 3.4, on the root only (the others carry it per partition). */
+  capacityVector?: CapacityVector;
+  /** Capacity scheduler since Hadoop 3.1 (`minEffectiveCapacity`): the guaranteed resources. */
+  effectiveMinResource?: Resource;
+  /** Capacity scheduler since Hadoop 3.1 (`maxEffectiveCapacity`): the most it may use. */
+  effectiveMaxResource?: Resource;
   children: QueueInfo[];
 }
 
@@ -199,6 +297,7 @@ export interface NewApplication {
 
 export interface NodeLabel {
   name: string;
+  /** Read as true when the RM gives a bare name (2.7's label list), as the RM's default is. */
   exclusive: boolean;
   resourceAvailable: Resource | undefined;
   activeNMs: number | undefined;

@@ -218,10 +218,14 @@ describe('bad inputs: each is a typed error', () => {
     ],
     [
       'a valid body of the wrong shape',
-      (res) => res.writeHead(200, { 'Content-Type': 'application/json' }).end('{"clusterInfo":{"id":1}}'),
+      // The cluster id identifies the RM: required. (haState is not: RMs before 2.4 lack it.)
+      (res) =>
+        res
+          .writeHead(200, { 'Content-Type': 'application/json' })
+          .end('{"clusterInfo":{"haState":"ACTIVE"}}'),
       'json',
       RmMalformedResponseError,
-      /clusterInfo\.haState should be present/,
+      /clusterInfo\.id should be present/,
     ],
     [
       'an empty body',
