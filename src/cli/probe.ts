@@ -30,6 +30,8 @@ interface UsedTotal {
 }
 
 export interface ProbeSummary {
+  /** How the sidecar's writes would fare: the user they carry, the RM's priority cap (null: unknown). */
+  writes: { user: string | null; priorityCap: number | null };
   rm: {
     url: string;
     version: string;
@@ -88,7 +90,7 @@ export function summarise(
   nodes: readonly NodeReport[],
   scheduler: SchedulerInfo,
   apps: readonly AppReport[],
-): ProbeSummary {
+): Omit<ProbeSummary, 'writes'> {
   const resources: ProbeSummary['resources'] = {};
   for (const n of nodes) {
     for (const label of labelsOf(n)) {
@@ -176,6 +178,16 @@ export function formatSummary(s: ProbeSummary): string {
   }
   lines.push(`Apps: ${s.apps.total} (by state: ${pairs(s.apps.byState)})`);
   lines.push(`App priorities: ${pairs(s.apps.byPriority)}`);
+  const cap = s.writes.priorityCap;
+  lines.push(
+    `Priority cap (yarn.cluster.max-application-priority): ${cap ?? 'unknown'}` +
+      (cap === 0 ? ' - every app runs at 0: EDF order cannot be written as priorities' : ''),
+  );
+  lines.push(
+    s.writes.user === null
+      ? 'Writes: anonymous (no --user): an RM with simple authentication refuses them (401); a stock RM runs submitted apps as dr.who. Set rm.user to the user jobs should run as'
+      : `Writes: as user.name=${s.writes.user}`,
+  );
   return `${lines.join('\n')}\n`;
 }
 
@@ -213,7 +225,12 @@ export async function runProbe(opts: ProbeOptions, io: ProbeIo): Promise<number>
       client.scheduler(),
       client.apps(),
     ]);
-    const summary = summarise(client.transport.activeUrl, info, metrics, nodes, scheduler, apps);
+    // The cap from the RM's /conf; an RM that hides /conf leaves it unknown.
+    const priorityCap = await client.maxApplicationPriority().catch(() => undefined);
+    const summary: ProbeSummary = {
+      ...summarise(client.transport.activeUrl, info, metrics, nodes, scheduler, apps),
+      writes: { user: opts.user ?? null, priorityCap: priorityCap ?? null },
+    };
     io.out(opts.output === 'json' ? `${JSON.stringify(summary, null, 2)}\n` : formatSummary(summary));
     return 0;
   } catch (err) {

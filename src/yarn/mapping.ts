@@ -7,7 +7,6 @@ import type {
   AppAttempt,
   AppReport,
   AppStatItem,
-  AppSubmission,
   AppTimeout,
   BlockLocation,
   CapacityVector,
@@ -812,40 +811,6 @@ export function encodeBody(
     contentType: 'application/json',
     data: JSON.stringify(jsonWrapped ? { [rootName]: content } : content),
   };
-}
-
-function entries(map: Record<string, string>): { entry: Array<{ key: string; value: string }> } {
-  return { entry: Object.entries(map).map(([key, value]) => ({ key, value })) };
-}
-
-/**
- * The submission context, field names as ApplicationSubmissionContextInfo spells them
- * (INDEX.md 9.4). Tags go as `{"tag":[…]}`: the XML form is documented, the JSON form follows
- * from the same JAXB wrapper and is unverified against a live RM.
- */
-export function submissionContent(s: AppSubmission): Record<string, unknown> {
-  const body: Record<string, unknown> = {
-    'application-id': s.applicationId,
-    'application-name': s.name,
-  };
-  if (s.queue !== undefined) body.queue = s.queue;
-  if (s.priority !== undefined) body.priority = s.priority;
-  const spec: Record<string, unknown> = { commands: { command: s.commands.join(' && ') } };
-  if (s.environment) spec.environment = entries(s.environment);
-  body['am-container-spec'] = spec;
-  if (s.unmanagedAM !== undefined) body['unmanaged-AM'] = s.unmanagedAM;
-  if (s.maxAppAttempts !== undefined) body['max-app-attempts'] = s.maxAppAttempts;
-  body.resource = { memory: s.amResource.memoryMB, vCores: s.amResource.vcores };
-  body['application-type'] = s.applicationType ?? 'YARN';
-  if (s.keepContainersAcrossApplicationAttempts !== undefined) {
-    body['keep-containers-across-application-attempts'] = s.keepContainersAcrossApplicationAttempts;
-  }
-  if (s.tags && s.tags.length > 0) body['application-tags'] = { tag: s.tags };
-  if (s.appNodeLabelExpression !== undefined) body['app-node-label-expression'] = s.appNodeLabelExpression;
-  if (s.amNodeLabelExpression !== undefined)
-    body['am-container-node-label-expression'] = s.amNodeLabelExpression;
-  if (s.reservationId !== undefined) body['reservation-id'] = s.reservationId;
-  return body;
 }
 
 /** The reservation definition as the RM reads it: epoch ms numbers, not ISO strings (INDEX.md 9.5). */

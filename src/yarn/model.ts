@@ -342,26 +342,6 @@ export interface ReservationInfo {
   allocations: ReservationAllocation[];
 }
 
-export interface AppSubmission {
-  applicationId: string;
-  name: string;
-  queue?: string;
-  priority?: number;
-  applicationType?: string;
-  tags?: string[];
-  /** Default label expression for every container of the app. */
-  appNodeLabelExpression?: string;
-  /** Label expression for the AM container. */
-  amNodeLabelExpression?: string;
-  amResource: { memoryMB: number; vcores: number };
-  commands: string[];
-  environment?: Record<string, string>;
-  maxAppAttempts?: number;
-  unmanagedAM?: boolean;
-  keepContainersAcrossApplicationAttempts?: boolean;
-  reservationId?: string;
-}
-
 /** Result of a submission: where the RM says the new app lives. */
 export interface SubmissionResult {
   status: number;

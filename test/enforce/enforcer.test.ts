@@ -4,7 +4,7 @@ import { RmUnavailableError } from '../../src/errors/rm-unavailable';
 import { silentLogger } from '../../src/log';
 import { Ledger } from '../../src/store/ledger';
 import type { ResourceManagerApi } from '../../src/yarn/api';
-import type { AppSubmission } from '../../src/yarn/model';
+import type { AppSubmission } from '../../src/yarn/submission';
 import { jobRecord } from '../store/builders';
 import { amCommand } from '../../src/yarn/submission';
 

@@ -159,9 +159,16 @@ describe('probe', () => {
       resources: {},
       queues: [],
       apps: { total: 0, byState: {}, byPriority: {} },
+      writes: { user: null, priorityCap: 0 },
     });
     expect(text).toContain('Nodes: 0 (by state: none; by label: none)');
     expect(text).toContain('App priorities: none');
+    expect(text).toContain(
+      'Priority cap (yarn.cluster.max-application-priority): 0 - every app runs at 0: EDF order cannot be written as priorities',
+    );
+    expect(text).toContain(
+      'Writes: anonymous (no --user): an RM with simple authentication refuses them (401)',
+    );
   });
 });
 
