@@ -1,0 +1,71 @@
+package yss.hadoop;
+
+import java.nio.file.Path;
+
+/** The launcher's command-line flags. */
+final class Options {
+  /** "none": Hadoop's stock web auth (anonymous, as dr.who); "simple": user.name required. */
+  String auth = "none";
+  /** yarn.cluster.max-application-priority; null leaves Hadoop's default (0). */
+  Integer priorityCap;
+  boolean ha;
+  boolean recovery;
+  boolean keep;
+  Path workDir;
+  int startTimeoutSeconds = 240;
+
+  static final String USAGE =
+      String.join(
+          "\n",
+          "usage: hadoop-launcher [--auth none|simple] [--priority-cap N] [--ha] [--recovery]",
+          "                       [--work-dir DIR] [--keep] [--start-timeout SECONDS]",
+          "  --auth none|simple   web authentication of every daemon (default none: anonymous",
+          "                       requests run as dr.who; simple: requests need ?user.name=)",
+          "  --priority-cap N     yarn.cluster.max-application-priority (default: unset, Hadoop's 0)",
+          "  --ha                 two ResourceManagers rm1/rm2 with an embedded ZooKeeper",
+          "  --recovery           RM recovery on (state store in the work dir, or ZooKeeper with",
+          "                       --ha); without it a restarted RM forgets every app",
+          "  --work-dir DIR       a new or empty folder for confs, logs and data (default: a temp dir)",
+          "  --keep               keep the work dir on exit",
+          "  --start-timeout S    give up if the cluster is not ready after S seconds (default 240)",
+          "stdin commands: status | kill-rm [ID] [--hard] | start-rm [ID] | restart-rm [ID] | stop");
+
+  static Options parse(String[] args) {
+    Options o = new Options();
+    for (int i = 0; i < args.length; i++) {
+      String a = args[i];
+      switch (a) {
+        case "--auth" -> {
+          o.auth = value(args, ++i, a);
+          if (!o.auth.equals("none") && !o.auth.equals("simple")) {
+            throw new IllegalArgumentException("--auth must be none or simple, not " + o.auth);
+          }
+        }
+        case "--priority-cap" -> o.priorityCap = intValue(args, ++i, a, 0);
+        case "--ha" -> o.ha = true;
+        case "--recovery" -> o.recovery = true;
+        case "--keep" -> o.keep = true;
+        case "--work-dir" -> o.workDir = Path.of(value(args, ++i, a)).toAbsolutePath();
+        case "--start-timeout" -> o.startTimeoutSeconds = intValue(args, ++i, a, 1);
+        default -> throw new IllegalArgumentException("unknown option " + a);
+      }
+    }
+    return o;
+  }
+
+  private static String value(String[] args, int i, String flag) {
+    if (i >= args.length) throw new IllegalArgumentException(flag + " needs a value");
+    return args[i];
+  }
+
+  private static int intValue(String[] args, int i, String flag, int min) {
+    String v = value(args, i, flag);
+    try {
+      int n = Integer.parseInt(v);
+      if (n < min) throw new NumberFormatException();
+      return n;
+    } catch (NumberFormatException e) {
+      throw new IllegalArgumentException(flag + " needs an integer >= " + min + ", not " + v);
+    }
+  }
+}
