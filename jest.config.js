@@ -3,6 +3,8 @@ module.exports = {
   testEnvironment: 'node',
   roots: ['<rootDir>/test'],
   testMatch: ['**/*.test.ts'],
+  // The real-Hadoop suite needs Java and Maven: it runs with `npm run test:hadoop` only.
+  testPathIgnorePatterns: ['/node_modules/', '<rootDir>/test/hadoop/'],
   transform: {
     // Transpile only: `npm run typecheck` checks the types once for the whole project.
     '^.+\\.ts$': ['ts-jest', { isolatedModules: true, diagnostics: false }],

@@ -1,0 +1,73 @@
+/**
+ * A cluster of its own with two ResourceManagers (--ha, rm1 and rm2, elected through an
+ * embedded ZooKeeper): one ACTIVE, one STANDBY that redirects REST calls to it, and a failover
+ * when the active one is stopped.
+ */
+import { startHadoop, type RunningHadoop } from '../../hadoop/launch';
+import { at, http, list, read } from './cluster';
+
+let hadoop: RunningHadoop;
+
+beforeAll(async () => {
+  hadoop = await startHadoop({ ha: true });
+}, 300_000);
+
+afterAll(async () => {
+  await hadoop?.stop();
+});
+
+/** Each RM's haState, or DOWN when it does not answer. */
+async function haStates(): Promise<Record<string, unknown>> {
+  const states: Record<string, unknown> = {};
+  for (const [i, url] of hadoop.info.rms.entries()) {
+    const a = await http(`${url}/ws/v1/cluster/info`).catch(() => null);
+    states[hadoop.info.rmIds[i]!] =
+      a === null ? 'DOWN' : a.status === 200 ? at(JSON.parse(a.text), 'clusterInfo.haState') : a.status;
+  }
+  return states;
+}
+
+describe('--ha', () => {
+  it('has one ACTIVE and one STANDBY RM, both connected to ZooKeeper', async () => {
+    const { rms, rmIds, activeRm, rm, zk } = hadoop.info;
+    expect(rmIds).toEqual(['rm1', 'rm2']);
+    expect(rms).toHaveLength(2);
+    expect(zk).toMatch(/^127\.0\.0\.1:\d+$/);
+    const states = await haStates();
+    expect(Object.values(states).sort()).toEqual(['ACTIVE', 'STANDBY']);
+    expect(states[activeRm]).toBe('ACTIVE');
+    expect(rm).toBe(rms[rmIds.indexOf(activeRm)]);
+    for (const url of rms) {
+      const info = await read(`${url}/ws/v1/cluster/info`);
+      expect(at(info, 'clusterInfo.haZooKeeperConnectionState')).toBe('CONNECTED');
+    }
+  });
+
+  it('the STANDBY redirects other REST calls to the ACTIVE (307, by host name)', async () => {
+    const { rms, rmIds, activeRm } = hadoop.info;
+    const standby = rms[1 - rmIds.indexOf(activeRm)]!;
+    const a = await http(`${standby}/ws/v1/cluster/nodes`);
+    expect(a.status).toBe(307);
+    const activePort = new URL(hadoop.info.rm).port;
+    expect(a.location).toBe(`http://localhost:${activePort}/ws/v1/cluster/nodes`);
+  });
+
+  it('fails over when the active RM stops, and takes the old one back as STANDBY', async () => {
+    const { activeRm, rmIds, rms } = hadoop.info;
+    const other = rmIds.find((id) => id !== activeRm)!;
+
+    const killed = await hadoop.command(`kill-rm ${activeRm}`);
+    expect(killed.event).toBe('RM_KILLED');
+    expect(killed.data).toMatchObject({ id: activeRm, active: other, rm: rms[rmIds.indexOf(other)] });
+    expect(await haStates()).toEqual({ [activeRm]: 'DOWN', [other]: 'ACTIVE' });
+    // The new active RM has both NodeManagers and the gpu label from the shared label store.
+    const nodes = list(at(await read(`${rms[rmIds.indexOf(other)]}/ws/v1/cluster/nodes`), 'nodes.node'));
+    expect(nodes.map((n) => at(n, 'state'))).toEqual(['RUNNING', 'RUNNING']);
+    expect(nodes.flatMap((n) => list(at(n, 'nodeLabels')))).toEqual(['gpu']);
+
+    const started = await hadoop.command(`start-rm ${activeRm}`);
+    expect(started.event).toBe('RM_STARTED');
+    expect(started.data).toMatchObject({ id: activeRm, haState: 'STANDBY' });
+    expect(await haStates()).toEqual({ [activeRm]: 'STANDBY', [other]: 'ACTIVE' });
+  });
+});
