@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { Command } from 'commander';
 import { buildConfig } from '../config/load';
 import { mountDashboard } from '../dashboard';
+import { defaultEmulatorConfig } from '../emulator/config';
 import { startEmulator, type RunningEmulator } from '../emulator/server';
 import { createLogger } from '../log';
 import { startSidecar, type RunningSidecar } from '../loop/service';
@@ -43,6 +44,9 @@ export interface RunningDemo {
 export async function startDemo(o: DemoOptions): Promise<RunningDemo> {
   const quiet = createLogger({ level: 'warn', format: 'pretty' });
   const emulator = await startEmulator({
+    // A cluster whose operator allows priorities up to 10 (a stock one caps them at 0), so the
+    // sidecar's EDF priorities show.
+    config: defaultEmulatorConfig({ maxApplicationPriority: 10 }),
     port: o.rmPort,
     jhsPort: o.jhsPort,
     speed: o.speed,

@@ -8,6 +8,7 @@ import {
 } from '../emulator/config';
 import { loadEmulatorConfigFile } from '../emulator/config-file';
 import type { HdfsFileOption } from '../emulator/webhdfs-app';
+import { AUTH_MODES, type AuthMode } from '../emulator/auth';
 import { ValidationError } from '../errors/validation';
 import type { FaultSettings } from '../emulator/controls';
 import { startEmulator } from '../emulator/server';
@@ -43,6 +44,7 @@ export interface EmulatorCliOptions {
   seed: number;
   maxPriority: number;
   placement: string;
+  auth: AuthMode;
   mapSecondsPerMb?: number;
   reduceSecondsPerMb?: number;
   standbyOf?: string;
@@ -80,12 +82,14 @@ export function emulatorSetupFrom(
       cluster: flagCluster,
       maxApplicationPriority: given('maxPriority') ? o.maxPriority : undefined,
       placementPolicy: given('placement') ? o.placement : undefined,
+      auth: given('auth') ? o.auth : undefined,
     });
   } else {
     const config = defaultEmulatorConfig({
       ...(flagCluster ? { cluster: flagCluster } : {}),
       maxApplicationPriority: o.maxPriority,
       placementPolicy: o.placement,
+      auth: o.auth,
     });
     // The built-in queues may not fit a cluster from --cluster (a label it lacks).
     const issues = emulatorConfigIssues(config);
@@ -139,9 +143,19 @@ export function emulatorCommand(): Command {
     .option('--seed <n>', 'seed of the simulation and of injected faults', number(0), 1)
     .option(
       '--max-priority <n>',
-      "yarn.cluster.max-application-priority (when given, over the configuration's)",
+      "yarn.cluster.max-application-priority, 0 as on a stock cluster (when given, over the configuration's)",
       number(0),
-      10,
+      0,
+    )
+    .option(
+      '--auth <mode>',
+      "HTTP authentication: none (stock: anonymous calls are dr.who) or simple (every call needs user.name; when given, over the configuration's)",
+      (v: string) => {
+        if (!(AUTH_MODES as readonly string[]).includes(v))
+          throw new InvalidArgumentError(`not one of ${AUTH_MODES.join(', ')}: ${v}`);
+        return v as AuthMode;
+      },
+      'none' as AuthMode,
     )
     .option(
       '--placement <policy>',
@@ -166,7 +180,7 @@ export function emulatorCommand(): Command {
     .addHelpText(
       'after',
       '\nWith --config FILE, a flag given on the command line overrides the file: --cluster its cluster,\n' +
-        '--max-priority its maxApplicationPriority, --placement its placementPolicy, and\n' +
+        '--max-priority its maxApplicationPriority, --placement its placementPolicy, --auth its auth, and\n' +
         '--map-seconds-per-mb / --reduce-seconds-per-mb the per-MB costs of its cluster.\n' +
         'An invalid file is reported one problem a line (file:line: field: problem); exit code 2.',
     )

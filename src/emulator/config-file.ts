@@ -16,6 +16,7 @@ import {
   type EmulatorConfig,
 } from './config';
 import type { HdfsFileOption } from './webhdfs-app';
+import { AUTH_MODES, type AuthMode } from './auth';
 
 /**
  * The emulator's configuration file, version 1 (docs/emulator.md, "Configuration file"): YAML
@@ -40,6 +41,7 @@ export interface EmulatorConfigOverrides {
   cluster?: ClusterSpec;
   maxApplicationPriority?: number;
   placementPolicy?: string;
+  auth?: AuthMode;
 }
 
 const DEFAULTS = defaultEmulatorConfig();
@@ -54,6 +56,7 @@ const queueSchema = z.strictObject({
   labelCapacity: z.record(label, percent).default({}),
   defaultNodeLabelExpression: z.string().default(''),
   reservable: z.boolean().default(false),
+  submitAcl: z.string().default('*'),
 });
 
 const hdfsFileSchema = z.strictObject({
@@ -69,6 +72,10 @@ const fileSchema = z.strictObject({
   cluster: z.unknown().optional(),
   queues: z.array(queueSchema).optional(),
   maxApplicationPriority: z.number().int().nonnegative().default(DEFAULTS.maxApplicationPriority),
+  amMaxAttempts: z.number().int().positive().default(DEFAULTS.amMaxAttempts),
+  auth: z.enum(AUTH_MODES as [AuthMode, ...AuthMode[]]).default(DEFAULTS.auth),
+  aclEnabled: z.boolean().default(DEFAULTS.aclEnabled),
+  adminAcl: z.string().default(DEFAULTS.adminAcl),
   defaultJob: z
     .strictObject({
       maps: z.number().int().positive().default(DEFAULTS.defaultJob.maps),
@@ -179,6 +186,10 @@ export function parseEmulatorConfigFile(
     cluster,
     queues: f.queues ?? defaultQueues(cluster.gpuLabel),
     maxApplicationPriority: overrides.maxApplicationPriority ?? f.maxApplicationPriority,
+    amMaxAttempts: f.amMaxAttempts,
+    auth: overrides.auth ?? f.auth,
+    aclEnabled: f.aclEnabled,
+    adminAcl: f.adminAcl,
     defaultJob: { ...f.defaultJob },
     containerMemoryMB: f.containerMemoryMB,
     containerVcores: f.containerVcores,

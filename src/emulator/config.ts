@@ -1,4 +1,5 @@
 import type { ClusterSpec, TaskCostSpec } from '../sim/model';
+import { AUTH_MODES, type AuthMode } from './auth';
 
 /**
  * What the emulated RM is: the simulated cluster, a capacity-scheduler-like queue
@@ -21,6 +22,11 @@ export interface QueueConfig {
   defaultNodeLabelExpression: string;
   /** Whether the reservation system may plan in this queue (ReservationSystem.md). */
   reservable: boolean;
+  /**
+   * `acl_submit_applications`, a YARN ACL (`alice,bob` users, `*` everyone, ` ` no one; groups
+   * after a space are not known here). Checked only with `aclEnabled`. Default `*`.
+   */
+  submitAcl?: string;
 }
 
 export interface DefaultJobSize {
@@ -32,8 +38,22 @@ export interface DefaultJobSize {
 export interface EmulatorConfig {
   cluster: ClusterSpec;
   queues: QueueConfig[];
-  /** `yarn.cluster.max-application-priority`: PUT priority caps here (INDEX.md 9.2). */
+  /**
+   * `yarn.cluster.max-application-priority`: a submitted or PUT priority above it is answered
+   * and kept as the cap (INDEX.md 9.2). 0 on a stock cluster, as here by default.
+   */
   maxApplicationPriority: number;
+  /** `yarn.resourcemanager.am.max-attempts`: attempts of an app whose AM fails (default 2). */
+  amMaxAttempts: number;
+  /**
+   * HTTP authentication of the RM, its AM proxy and the JobHistory server (auth.ts): `none`
+   * (stock: anonymous calls are `dr.who`) or `simple` (every call needs `user.name`).
+   */
+  auth: AuthMode;
+  /** `yarn.acl.enable`: queue submit ACLs and app modify ACLs are checked. */
+  aclEnabled: boolean;
+  /** `yarn.admin.acl`: users who may modify any app (default `*`, everyone). */
+  adminAcl: string;
   /** Size of an app whose tags do not give `maps:`, `reduces:` or `input-bytes:`. */
   defaultJob: DefaultJobSize;
   /** Resources of one container (one simulator slot). */
@@ -100,6 +120,7 @@ export function defaultQueues(gpuLabel = 'gpu'): QueueConfig[] {
       labelCapacity: { [gpuLabel]: 50 },
       defaultNodeLabelExpression: '',
       reservable: true,
+      submitAcl: '*',
     },
     {
       name: 'besteffort',
@@ -109,6 +130,7 @@ export function defaultQueues(gpuLabel = 'gpu'): QueueConfig[] {
       labelCapacity: { [gpuLabel]: 50 },
       defaultNodeLabelExpression: '',
       reservable: false,
+      submitAcl: '*',
     },
     {
       name: 'default',
@@ -118,8 +140,23 @@ export function defaultQueues(gpuLabel = 'gpu'): QueueConfig[] {
       labelCapacity: {},
       defaultNodeLabelExpression: '',
       reservable: false,
+      submitAcl: '*',
     },
   ];
+}
+
+/**
+ * Whether a YARN ACL string admits a user: `*` everyone; otherwise the comma-separated users
+ * before the first space (the groups after it are not known to the emulator).
+ */
+export function aclAllows(acl: string, user: string): boolean {
+  if (acl.trim() === '*') return true;
+  // `users groups`: a leading space means no users.
+  const users = acl.split(' ')[0] ?? '';
+  return users
+    .split(',')
+    .map((u) => u.trim())
+    .includes(user);
 }
 
 export function defaultEmulatorConfig(over: Partial<EmulatorConfig> = {}): EmulatorConfig {
@@ -127,7 +164,11 @@ export function defaultEmulatorConfig(over: Partial<EmulatorConfig> = {}): Emula
   return {
     cluster,
     queues: defaultQueues(cluster.gpuLabel),
-    maxApplicationPriority: 10,
+    maxApplicationPriority: 0,
+    amMaxAttempts: 2,
+    auth: 'none',
+    aclEnabled: false,
+    adminAcl: '*',
     defaultJob: { maps: 4, reduces: 1, inputBytes: 4 * 128 * 1024 * 1024 },
     containerMemoryMB: 2048,
     containerVcores: 1,
@@ -204,6 +245,9 @@ export function emulatorConfigIssues(c: EmulatorConfig): EmulatorConfigIssue[] {
   }
   if (!Number.isInteger(c.maxApplicationPriority) || c.maxApplicationPriority < 0)
     add(['maxApplicationPriority'], 'a non-negative integer');
+  if (!Number.isInteger(c.amMaxAttempts) || c.amMaxAttempts < 1)
+    add(['amMaxAttempts'], 'an integer, at least 1');
+  if (!AUTH_MODES.includes(c.auth)) add(['auth'], `one of ${AUTH_MODES.join(', ')}`);
   if (!Number.isInteger(c.defaultJob.maps) || c.defaultJob.maps < 1)
     add(['defaultJob', 'maps'], 'an integer, at least 1');
   if (!Number.isInteger(c.defaultJob.reduces) || c.defaultJob.reduces < 0)

@@ -273,12 +273,18 @@ export class Controls {
       const corrupt = !truncate && f.corruptShare > 0 && this.rng.next() < f.corruptShare;
       if (truncate || corrupt) {
         const send = res.send.bind(res);
-        res.send = (body?: unknown) => {
-          if (typeof body !== 'string' || body.length === 0) return send(body);
-          if (truncate) return send(body.slice(0, Math.floor(body.length / 2)));
+        const damage = (text: string): string => {
+          if (truncate) return text.slice(0, Math.floor(text.length / 2));
           // Overwrite a run of characters in the middle: structure breaks, length stays.
-          const mid = Math.floor(body.length / 2);
-          return send(`${body.slice(0, mid)}\u0000#garbage#${body.slice(mid + 10)}`);
+          const mid = Math.floor(text.length / 2);
+          return `${text.slice(0, mid)}\u0000#garbage#${text.slice(mid + 10)}`;
+        };
+        res.send = (body?: unknown) => {
+          // Answers go out as strings or, to keep the RM's exact Content-Type, as buffers.
+          if (Buffer.isBuffer(body) && body.length > 0)
+            return send(Buffer.from(damage(body.toString('utf8')), 'utf8'));
+          if (typeof body !== 'string' || body.length === 0) return send(body);
+          return send(damage(body));
         };
       }
       next();

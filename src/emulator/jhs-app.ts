@@ -189,13 +189,16 @@ export function buildJhsApp(rm: EmulatedRm, controls: Controls, log: Logger): ex
     return t;
   };
 
-  app.get([H, `${H}/info`], (req, res) =>
-    answer(req, res, 'historyInfo', {
-      startedOn: rm.clusterTimestamp,
-      hadoopVersion: rm.config.hadoopVersion,
-      hadoopBuildVersion: `${rm.config.hadoopVersion} from yarn-sched-sidecar emulator`,
-      hadoopVersionBuiltOn: '2024-01-01T00:00Z',
-    }),
+  app.get(
+    [H, `${H}/info`],
+    h((req, res) =>
+      answer(req, res, 'historyInfo', {
+        startedOn: rm.clusterTimestamp,
+        hadoopVersion: rm.config.hadoopVersion,
+        hadoopBuildVersion: `${rm.config.hadoopVersion} from yarn-sched-sidecar emulator`,
+        hadoopVersionBuiltOn: '2024-01-01T00:00Z',
+      }),
+    ),
   );
   app.get(
     `${H}/mapreduce/jobs`,

@@ -16,7 +16,18 @@ import { XMLBuilder } from 'fast-xml-parser';
 export type Format = 'json' | 'xml';
 export type Dialect = 'natural' | 'jersey-default';
 
-export type Content = string | number | boolean | null | undefined | Content[] | { [key: string]: Content };
+export type Content =
+  string | number | boolean | null | undefined | EntryMap | Content[] | { [key: string]: Content };
+
+/**
+ * A JAXB-bound HashMap as the RM writes it (AppInfo's `resourceSecondsMap`): in XML repeated
+ * `<entry><key/><value/></entry>` elements, in JSON the same `entry` member repeated in one
+ * object with string values, `{"entry":{"key":"memory-mb","value":"20"},"entry":{…}}`
+ * (measured on 3.4.3; a JSON reader keeps the last one), and `{}` when empty.
+ */
+export class EntryMap {
+  constructor(readonly entries: ReadonlyArray<readonly [string, string | number]>) {}
+}
 
 export const XSI_TYPE = '@_xsi:type';
 const XSI_NS = 'http://www.w3.org/2001/XMLSchema-instance';
@@ -30,8 +41,9 @@ const xmlBuilder = new XMLBuilder({
   format: false,
 });
 
+/** As the RM 3.4.3 writes them: no space before the JSON charset, one before the XML one. */
 export const CONTENT_TYPE: Record<Format, string> = {
-  json: 'application/json; charset=utf-8',
+  json: 'application/json;charset=utf-8',
   xml: 'application/xml; charset=utf-8',
 };
 
@@ -49,10 +61,21 @@ export function formatFromAccept(accept: string | undefined): Format | undefined
   return undefined;
 }
 
-function toJson(c: Content, dialect: Dialect): unknown {
+/** Raw JSON texts that JSON.stringify cannot write (repeated keys), by placeholder. */
+type RawJson = Map<string, string>;
+
+function toJson(c: Content, dialect: Dialect, raw: RawJson): unknown {
   if (c === null || c === undefined) return null;
+  if (c instanceof EntryMap) {
+    const token = `@@raw${raw.size}@@`;
+    raw.set(
+      token,
+      `{${c.entries.map(([k, v]) => `"entry":${JSON.stringify({ key: k, value: String(v) })}`).join(',')}}`,
+    );
+    return token;
+  }
   if (Array.isArray(c)) {
-    const items = c.map((x) => toJson(x, dialect));
+    const items = c.map((x) => toJson(x, dialect, raw));
     return dialect === 'jersey-default' && items.length === 1 ? items[0] : items;
   }
   if (typeof c === 'object') {
@@ -61,7 +84,7 @@ function toJson(c: Content, dialect: Dialect): unknown {
     for (const [k, v] of Object.entries(c)) {
       if (k === XSI_TYPE || v === undefined) continue;
       if (Array.isArray(v) && v.length === 0) continue;
-      out[k] = toJson(v, dialect);
+      out[k] = toJson(v, dialect, raw);
     }
     return out;
   }
@@ -70,6 +93,10 @@ function toJson(c: Content, dialect: Dialect): unknown {
 
 function toXml(c: Content): unknown {
   if (c === null || c === undefined) return '';
+  if (c instanceof EntryMap)
+    return c.entries.length === 0
+      ? ''
+      : { entry: c.entries.map(([key, value]) => ({ key, value: String(value) })) };
   if (Array.isArray(c)) return c.map(toXml);
   if (typeof c === 'object') {
     const out: Record<string, unknown> = {};
@@ -97,16 +124,26 @@ export function renderBody(
   options: RenderOptions = {},
 ): string {
   if (format === 'xml') return XML_DECLARATION + (xmlBuilder.build({ [root]: toXml(content) }) as string);
-  const body = toJson(content, options.dialect ?? 'natural');
-  return JSON.stringify(options.wrapJson === false ? body : { [root]: body });
+  const raw: RawJson = new Map();
+  const body = toJson(content, options.dialect ?? 'natural', raw);
+  let text = JSON.stringify(options.wrapJson === false ? body : { [root]: body });
+  for (const [token, json] of raw) text = text.replace(`"${token}"`, json);
+  return text;
 }
 
-/** `{"RemoteException":{exception, message, javaClassName}}` or its XML form (INDEX.md section 6). */
+/**
+ * `{"RemoteException":{exception, message, javaClassName}}` or its XML form (INDEX.md section
+ * 6). An exception without a message (UndeclaredThrowableException) has no `message` member.
+ */
 export function renderRemoteException(
   format: Format,
   exception: string,
   message: string,
   javaClassName: string,
 ): string {
-  return renderBody(format, 'RemoteException', { exception, message, javaClassName });
+  return renderBody(format, 'RemoteException', {
+    exception,
+    message: message === '' ? undefined : message,
+    javaClassName,
+  });
 }

@@ -1,19 +1,32 @@
 import express, { type Request, type Response } from 'express';
-import { remoteRejection } from '../errors/emulated-rm-rejection';
+import { EmulatedRmRejection, remoteRejection } from '../errors/emulated-rm-rejection';
 import type { Logger } from '../log';
 import type { Node } from '../yarn/coerce';
 import { GPU_RESOURCE } from '../yarn/model';
 import type { Controls } from './controls';
-import { answer, handle, query, queryList, queryNumber, readBody, userOf } from './http';
-import { XSI_TYPE, type Content } from './render';
+import {
+  answer,
+  formatOf,
+  handle,
+  query,
+  queryList,
+  queryNumber,
+  readBody,
+  sendExact,
+  undeclaredThrowable,
+  userOf,
+} from './http';
+import { CONTENT_TYPE, EntryMap, XSI_TYPE, type Content } from './render';
 import {
   APP_STATES,
+  type AppRecord,
   type AppView,
   type EmulatedRm,
   type ReservationRecord,
   type ReservationSpec,
 } from './rm-state';
 import { nodePartition } from './ports';
+import { readSubmissionContext } from './submission-context';
 
 /**
  * The emulated ResourceManager's REST API (INDEX.md section 3 and 4): every path the client
@@ -93,8 +106,80 @@ export function buildRmApp(rm: EmulatedRm, controls: Controls, log: Logger): exp
     h((req, res) => answer(req, res, 'clusterInfo', clusterInfo())),
   );
   app.get('/isActive', (_req, res) => {
-    if (controls.faults.standbyOf === null) res.status(200).type('text/plain').send('ACTIVE');
+    if (controls.faults.standbyOf === null) sendExact(res, 200, 'text/plain;charset=utf-8', 'I am Active!');
     else res.status(405).type('text/plain').send('STANDBY');
+  });
+
+  // Hadoop's ConfServlet (`/conf`, `/conf?name=KEY`): the settings the emulator has, each with
+  // the file it would come from (a `-default.xml` when at its default). JSON when Accept names
+  // application/json, else XML (text/xml); an unknown name is 404 with no body (measured on 3.4.3).
+  const confProperties = (): Array<{ key: string; value: string; resource: string }> => {
+    const yarn = (key: string, value: string | number | boolean, dflt: string | number | boolean) => ({
+      key,
+      value: String(value),
+      resource: value === dflt ? 'yarn-default.xml' : 'yarn-site.xml',
+    });
+    const core = (key: string, value: string, dflt: string) => ({
+      key,
+      value,
+      resource: value === dflt ? 'core-default.xml' : 'core-site.xml',
+    });
+    const simple = cfg.auth === 'simple';
+    return [
+      yarn('yarn.cluster.max-application-priority', cfg.maxApplicationPriority, 0),
+      yarn('yarn.resourcemanager.am.max-attempts', cfg.amMaxAttempts, 2),
+      yarn('yarn.acl.enable', cfg.aclEnabled, false),
+      yarn('yarn.admin.acl', cfg.adminAcl, '*'),
+      core('hadoop.http.authentication.type', 'simple', 'simple'),
+      core('hadoop.http.authentication.simple.anonymous.allowed', simple ? 'false' : 'true', 'true'),
+      core(
+        'hadoop.http.filter.initializers',
+        simple
+          ? 'org.apache.hadoop.security.AuthenticationFilterInitializer'
+          : 'org.apache.hadoop.http.lib.StaticUserWebFilter',
+        'org.apache.hadoop.http.lib.StaticUserWebFilter',
+      ),
+      core('hadoop.http.staticuser.user', cfg.defaultUser, 'dr.who'),
+    ];
+  };
+  app.get('/conf', (req, res) => {
+    const json = (req.get('accept') ?? '').includes('application/json');
+    const type = json ? 'application/json;charset=utf-8' : 'text/xml;charset=utf-8';
+    const name = query(req, 'name');
+    const all = confProperties();
+    const props = name === undefined ? all : all.filter((p) => p.key === name);
+    res.setHeader('Cache-Control', 'no-cache');
+    if (name !== undefined && props.length === 0) return sendExact(res, 404, type, '');
+    if (json) {
+      const ordered = (p: (typeof all)[number]) => ({
+        key: p.key,
+        value: p.value,
+        isFinal: false,
+        resource: p.resource,
+      });
+      return sendExact(
+        res,
+        200,
+        type,
+        JSON.stringify(
+          name === undefined ? { properties: props.map(ordered) } : { property: ordered(props[0]!) },
+        ),
+      );
+    }
+    const esc = (t: string) => t.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+    sendExact(
+      res,
+      200,
+      type,
+      '<?xml version="1.0" encoding="UTF-8" standalone="no"?><configuration>\n' +
+        props
+          .map(
+            (p) =>
+              `<property><name>${esc(p.key)}</name><value>${esc(p.value)}</value><final>false</final><source>${p.resource}</source></property>\n`,
+          )
+          .join('') +
+        '</configuration>',
+    );
   });
 
   app.get(
@@ -426,62 +511,147 @@ export function buildRmApp(rm: EmulatedRm, controls: Controls, log: Logger): exp
 
   const base = (req: Request) => `http://${req.get('host') ?? 'localhost'}`;
   const FINAL = ['FINISHED', 'FAILED', 'KILLED'];
+  const suffixOf = (id: string) => id.slice('application_'.length);
+  const amHostOf = (r: AppRecord) =>
+    rm.nodeUsage().find((n) => nodePartition(n.labels) === (r.amNodeLabelExpression || r.partition))?.host ??
+    '';
+  const containerOf = (r: AppRecord, attempt: number) =>
+    `container_${suffixOf(r.id)}_${String(attempt).padStart(2, '0')}_000001`;
+  /** The AM attempt the app report speaks of: its number, once one has started. */
+  const currentAttempt = (r: AppRecord): number | undefined => {
+    if (r.amFailure) return rm.amFailureAttempts(r).at(-1)?.n;
+    return r.inEngine ? 1 : undefined;
+  };
+  /** Container time of the app's tasks so far, simulated seconds (memorySeconds / MB). */
+  const containerSeconds = (r: AppRecord): number => {
+    const now = rm.engine.now;
+    const done = rm.taskRecordsOf(r.id).reduce((a, t) => a + (t.end - t.start), 0);
+    const running = rm.engine.runningTasksOf(r.id).reduce((a, t) => a + Math.max(0, now - t.start), 0);
+    const am = rm.amFailureAttempts(r).reduce((a, t) => a + (Math.min(t.end, now) - t.start), 0);
+    return done + running + am;
+  };
+  const usage = (partition: string, used: Res, pending: Res, amUsed: Res): Content => ({
+    partitionName: partition,
+    used: resource(used),
+    reserved: resource(slot(0)),
+    pending: resource(pending),
+    amUsed: resource(amUsed),
+    amLimit: resource(slot(0)),
+    userAmLimit: resource(slot(0)),
+  });
+  /** A pending ask as the RM's ResourceRequestInfo renders it. */
+  const request = (priority: number, r: Res, numContainers: number, label: string): Content => ({
+    priority,
+    allocationRequestId: -1,
+    resourceName: '*',
+    capability: resource(r),
+    numContainers,
+    relaxLocality: true,
+    nodeLabelExpression: label,
+    executionTypeRequest: { executionType: 'GUARANTEED', enforceExecutionType: false },
+  });
+
+  /**
+   * An app as the RM 3.4.3's AppInfo renders it (measured): the queue as a full path, the
+   * submission's name, type (empty when not given), lower-cased sorted tags, priority (-1 when
+   * not given, capped), label expressions (the AM's is the app's when not given; none for an
+   * unmanaged AM), the pending asks (the AM's before it runs, the maps' after), and -1 for the
+   * allocations of a final app.
+   */
   const appContent = (req: Request, v: AppView, deSelects: Set<string>): Content => {
     const r = v.rec;
     const final = FINAL.includes(v.state);
-    const launched = v.state === 'RUNNING' || (final && r.inEngine);
-    const amHost = rm.nodeUsage().find((n) => nodePartition(n.labels) === r.partition)?.host ?? '';
+    const attempt = currentAttempt(r);
+    const launched = attempt !== undefined && (v.state === 'RUNNING' || final || r.amFailure !== null);
+    const amHost = amHostOf(r);
+    // An AM that never registered leaves the RM's app page as the tracking URL.
+    const neverRegistered = r.amFailure !== null || r.unmanaged;
+    const amAsk = slot(0);
+    amAsk.memoryMB = r.amResource.memoryMB;
+    amAsk.vcores = r.amResource.vcores;
+    const seconds = attempt !== undefined ? containerSeconds(r) : 0;
     const out: Record<string, Content> = {
       id: r.id,
       user: r.user,
       name: r.name,
-      queue: r.queue,
+      queue: r.queueKnown ? `root.${r.queue}` : r.queue,
       state: v.state,
       finalStatus: v.finalStatus,
       progress: Math.round(v.progress * 100) / 100,
-      trackingUI: final ? 'History' : launched ? 'ApplicationMaster' : 'UNASSIGNED',
-      trackingUrl: `${base(req)}/proxy/${r.id}/`,
-      diagnostics: r.diagnostics.join('\n'),
+      trackingUI:
+        final && r.queueKnown ? 'History' : v.state === 'RUNNING' ? 'ApplicationMaster' : 'UNASSIGNED',
+      trackingUrl: !r.queueKnown
+        ? undefined
+        : neverRegistered
+          ? final
+            ? `${base(req)}/cluster/app/${r.id}`
+            : undefined
+          : `${base(req)}/proxy/${r.id}/`,
+      diagnostics: rm.diagnosticsOf(r, base(req)),
       clusterId: ts,
       applicationType: r.applicationType,
       applicationTags: r.tags.join(','),
       priority: r.priority,
       startedTime: v.startedTime,
-      launchTime: launched ? v.startedTime : 0,
+      launchTime: r.unmanaged ? -1 : launched ? v.startedTime : 0,
       finishedTime: v.finishedTime,
       elapsedTime: v.elapsedTime,
-      amContainerLogs: launched
-        ? `http://${amHost}:8042/node/containerlogs/container_${r.id.slice(12)}_01_000001/${r.user}`
-        : '',
-      amHostHttpAddress: launched ? `${amHost}:8042` : '',
+      amContainerLogs:
+        launched && !r.unmanaged
+          ? `http://${amHost}:8042/node/containerlogs/${containerOf(r, attempt ?? 1)}/${r.user}`
+          : undefined,
+      amHostHttpAddress: launched && !r.unmanaged ? `${amHost}:8042` : undefined,
+      masterNodeId: launched && !r.unmanaged ? `${amHost}:45454` : '',
       allocatedMB: final ? -1 : v.runningContainers * cfg.containerMemoryMB,
       allocatedVCores: final ? -1 : v.runningContainers * cfg.containerVcores,
-      reservedMB: 0,
-      reservedVCores: 0,
+      reservedMB: final ? -1 : 0,
+      reservedVCores: final ? -1 : 0,
       runningContainers: final ? -1 : v.runningContainers,
+      memorySeconds: Math.round(seconds * cfg.containerMemoryMB),
+      vcoreSeconds: Math.round(seconds * cfg.containerVcores),
       queueUsagePercentage: 0,
       clusterUsagePercentage: 0,
+      resourceSecondsMap: new EntryMap(
+        attempt === undefined
+          ? []
+          : [
+              ['memory-mb', Math.round(seconds * cfg.containerMemoryMB)],
+              ['vcores', Math.round(seconds * cfg.containerVcores)],
+            ],
+      ),
       preemptedResourceMB: 0,
       preemptedResourceVCores: 0,
       numNonAMContainerPreempted: 0,
       numAMContainerPreempted: 0,
-      logAggregationStatus: 'DISABLED',
-      unmanagedApplication: false,
-      reservationId: r.reservationId ?? undefined,
+      preemptedMemorySeconds: 0,
+      preemptedVcoreSeconds: 0,
+      preemptedResourceSecondsMap: new EntryMap([]),
     };
+    if (!deSelects.has('resourceRequests') && !final && r.queueKnown && !r.unmanaged) {
+      const waiting = r.inEngine && v.state !== 'RUNNING';
+      if (waiting) out.resourceRequests = [request(0, amAsk, 1, r.amNodeLabelExpression)];
+      else if (v.state === 'RUNNING' && v.pendingMaps > 0)
+        // MapReduce asks for maps at priority 20 (RMContainerAllocator's PRIORITY_MAP).
+        out.resourceRequests = [request(20, slot(1), v.pendingMaps, r.partition)];
+    }
+    out.logAggregationStatus = 'DISABLED';
+    out.unmanagedApplication = r.unmanaged;
+    out.reservationId = r.reservationId ?? undefined;
     if (!deSelects.has('appNodeLabelExpression')) out.appNodeLabelExpression = r.appNodeLabelExpression;
-    if (!deSelects.has('amNodeLabelExpression')) out.amNodeLabelExpression = r.amNodeLabelExpression;
-    if (!deSelects.has('resourceRequests') && !final && v.pendingMaps > 0) {
-      out.resourceRequests = [
-        {
-          capability: { memory: cfg.containerMemoryMB, virtualCores: cfg.containerVcores },
-          nodeLabelExpression: r.partition,
-          numContainers: v.pendingMaps,
-          priority: { priority: 20 },
-          relaxLocality: true,
-          resourceName: '*',
-        },
-      ];
+    if (!deSelects.has('amNodeLabelExpression') && !r.unmanaged)
+      out.amNodeLabelExpression = r.amNodeLabelExpression;
+    if (!deSelects.has('resourceInfo') && !final && r.queueKnown && !r.unmanaged && attempt !== undefined) {
+      const partitions = [...new Set(['', r.partition, r.amNodeLabelExpression])];
+      out.resourceInfo = {
+        resourceUsagesByPartition: partitions.map((p) =>
+          usage(
+            p,
+            p === r.partition ? slot(v.runningContainers) : slot(0),
+            p === r.partition && v.state === 'RUNNING' ? slot(v.pendingMaps) : slot(0),
+            p === r.amNodeLabelExpression ? amAsk : slot(0),
+          ),
+        ),
+      };
     }
     if (!deSelects.has('timeouts')) out.timeouts = { timeout: [rm.timeoutOf(r)] };
     return out;
@@ -491,18 +661,18 @@ export function buildRmApp(rm: EmulatedRm, controls: Controls, log: Logger): exp
   app.get(
     `${C}/apps`,
     h((req, res) => {
-      const states = [...(queryList(req, 'states') ?? []), ...(queryList(req, 'state') ?? [])].map((s) =>
-        s.toUpperCase(),
-      );
-      for (const s of states) {
-        if (!(APP_STATES as readonly string[]).includes(s)) {
+      const given = [...(queryList(req, 'states') ?? []), ...(queryList(req, 'state') ?? [])];
+      for (const s of given) {
+        if (!(APP_STATES as readonly string[]).includes(s.toUpperCase())) {
+          // The state as given, and the list (measured on 3.4.3).
           throw remoteRejection(
             400,
             'BadRequestException',
-            `java.lang.Exception: Invalid application-state ${s}`,
+            `java.lang.Exception: Invalid application-state ${s} specified. It should be one of [${APP_STATES.join(', ')}]`,
           );
         }
       }
+      const states = given.map((s) => s.toUpperCase());
       const limit = queryNumber(req, 'limit');
       if (limit !== undefined && limit <= 0) {
         throw remoteRejection(
@@ -569,26 +739,69 @@ export function buildRmApp(rm: EmulatedRm, controls: Controls, log: Logger): exp
     KILLED: 'KILLED',
     FAILED: 'FAILED',
   };
+  /** One attempt as AppAttemptInfo renders it (3.4.3: `exportPorts` is the text `null`). */
+  const attemptContent = (
+    r: AppRecord,
+    n: number,
+    startMs: number,
+    finishedMs: number,
+    state: string,
+    host: string,
+  ): Content => ({
+    id: n,
+    startTime: startMs,
+    finishedTime: finishedMs,
+    containerId: containerOf(r, n),
+    nodeHttpAddress: `${host}:8042`,
+    nodeId: `${host}:45454`,
+    logsLink: `http://${host}:8042/node/containerlogs/${containerOf(r, n)}/${r.user}`,
+    blacklistedNodes: '',
+    nodesBlacklistedBySystem: '',
+    appAttemptId: `appattempt_${suffixOf(r.id)}_${String(n).padStart(6, '0')}`,
+    exportPorts: 'null',
+    appAttemptState: state,
+  });
   const attempts = (v: AppView): Content[] => {
     const r = v.rec;
+    if (r.unmanaged) {
+      // Nothing launched: the attempt waits for its AM to register (measured on 3.4.3).
+      return [
+        {
+          id: 1,
+          startTime: v.startedTime,
+          finishedTime: v.state === 'KILLED' ? v.finishedTime : 0,
+          containerId: '',
+          nodeHttpAddress: '',
+          nodeId: '',
+          logsLink: '',
+          blacklistedNodes: '',
+          appAttemptId: `appattempt_${suffixOf(r.id)}_000001`,
+          exportPorts: '',
+          appAttemptState: v.state === 'KILLED' ? 'KILLED' : 'LAUNCHED',
+        },
+      ];
+    }
+    if (r.amFailure) {
+      const host = amHostOf(r);
+      return rm
+        .amFailureAttempts(r)
+        .map((a) =>
+          attemptContent(
+            r,
+            a.n,
+            rm.epoch(a.start),
+            a.over ? rm.epoch(a.end) : 0,
+            a.over
+              ? r.killedSeconds !== null && a.end >= r.killedSeconds
+                ? 'KILLED'
+                : 'FAILED'
+              : 'LAUNCHED',
+            host,
+          ),
+        );
+    }
     if (!r.inEngine) return [];
-    const amHost = rm.nodeUsage().find((n) => nodePartition(n.labels) === r.partition)?.host ?? '';
-    const suffix = r.id.slice('application_'.length);
-    return [
-      {
-        id: 1,
-        startTime: v.startedTime,
-        finishedTime: v.finishedTime,
-        containerId: `container_${suffix}_01_000001`,
-        nodeHttpAddress: `${amHost}:8042`,
-        nodeId: `${amHost}:45454`,
-        logsLink: `http://${amHost}:8042/node/containerlogs/container_${suffix}_01_000001/${r.user}`,
-        blacklistedNodes: '',
-        nodesBlacklistedBySystem: '',
-        appAttemptId: `appattempt_${suffix}_000001`,
-        appAttemptState: attemptState[v.state] ?? 'NEW',
-      },
-    ];
+    return [attemptContent(r, 1, v.startedTime, v.finishedTime, attemptState[v.state] ?? 'NEW', amHostOf(r))];
   };
   app.get(
     `${C}/apps/:appId/appattempts`,
@@ -653,45 +866,54 @@ export function buildRmApp(rm: EmulatedRm, controls: Controls, log: Logger): exp
 
   // ------------------------------------------------------------------ apps: writes
 
+  // The writes: the app first (400 for an id that does not parse, 404 for an unknown one), then
+  // the body, as RMWebServices reads them (measured on 3.4.3).
   app.put(
     `${C}/apps/:appId/state`,
     h((req, res) => {
-      rm.mustApp(String(req.params.appId));
+      const appId = String(req.params.appId);
       const body = readBody(req, 'appstate');
+      rm.mustApp(appId);
       const target = body.get('state').optStr();
-      if (target === undefined)
-        throw remoteRejection(400, 'BadRequestException', 'java.lang.Exception: state is missing');
-      const out = rm.kill(String(req.params.appId), target, body.get('diagnostics').optStr());
-      if (out.status === 202) res.set('Location', `${base(req)}${C}/apps/${String(req.params.appId)}/state`);
+      if (target === undefined) {
+        // AppState.getState() is null and the resource method dereferences it.
+        throw new EmulatedRmRejection({
+          status: 503,
+          exception: 'NullPointerException',
+          javaClassName: 'java.lang.NullPointerException',
+          message:
+            'Cannot invoke "String.equals(Object)" because the return value of "org.apache.hadoop.yarn.server.resourcemanager.webapp.dao.AppState.getState()" is null',
+        });
+      }
+      const out = rm.kill(appId, target, body.get('diagnostics').optStr(), userOf(req));
+      if (out.status === 202) res.set('Location', `${base(req)}${req.path}`);
       answer(req, res, 'appstate', { state: out.state }, { wrapJson: false, status: out.status });
     }),
   );
   app.put(
     `${C}/apps/:appId/queue`,
     h((req, res) => {
-      rm.mustApp(String(req.params.appId));
-      const target = readBody(req, 'appqueue').get('queue').optStr();
-      if (target === undefined || target === '')
-        throw remoteRejection(400, 'BadRequestException', 'java.lang.Exception: queue is missing');
-      answer(req, res, 'appqueue', { queue: rm.move(String(req.params.appId), target) }, { wrapJson: false });
+      const appId = String(req.params.appId);
+      const body = readBody(req, 'appqueue');
+      rm.mustApp(appId);
+      // No queue in the body is a move to null: the scheduler's refusal (503).
+      const target = body.get('queue').optStr();
+      if (target === undefined) throw undeclaredThrowable();
+      answer(req, res, 'appqueue', { queue: rm.move(appId, target, userOf(req)) }, { wrapJson: false });
     }),
   );
   app.put(
     `${C}/apps/:appId/priority`,
     h((req, res) => {
-      rm.mustApp(String(req.params.appId));
+      const appId = String(req.params.appId);
       const p = readBody(req, 'applicationpriority').get('priority');
-      if (!p.present)
-        throw remoteRejection(
-          400,
-          'BadRequestException',
-          'java.lang.Exception: Target Priority cannot be null',
-        );
+      rm.mustApp(appId);
+      // AppPriority's priority is an int: a body without it asks for 0.
       answer(
         req,
         res,
         'applicationpriority',
-        { priority: rm.setPriority(String(req.params.appId), p.int()) },
+        { priority: rm.setPriority(appId, p.present ? p.int() : 0, userOf(req)) },
         { wrapJson: false },
       );
     }),
@@ -699,13 +921,15 @@ export function buildRmApp(rm: EmulatedRm, controls: Controls, log: Logger): exp
   app.put(
     `${C}/apps/:appId/timeout`,
     h((req, res) => {
-      rm.mustApp(String(req.params.appId));
+      const appId = String(req.params.appId);
       // The timeout body is root-wrapped in JSON too (INDEX.md 9.3): an unwrapped one has no type.
       const body = readBody(req, 'timeout', { wrappedJson: true });
+      rm.mustApp(appId);
       const rec = rm.setLifetime(
-        String(req.params.appId),
+        appId,
         body.get('type').optStr(),
         body.get('expiryTime').optStr(),
+        userOf(req),
       );
       answer(req, res, 'timeout', rm.timeoutOf(rec));
     }),
@@ -720,7 +944,10 @@ export function buildRmApp(rm: EmulatedRm, controls: Controls, log: Logger): exp
         req,
         res,
         'NewApplication',
-        { 'application-id': id, 'maximum-resource-capability': { memory: max.memoryMB, vCores: max.vcores } },
+        {
+          'application-id': id,
+          'maximum-resource-capability': resource({ memoryMB: max.memoryMB, vcores: max.vcores, gpus: 0 }),
+        },
         { wrapJson: false },
       );
     }),
@@ -728,31 +955,12 @@ export function buildRmApp(rm: EmulatedRm, controls: Controls, log: Logger): exp
   app.post(
     `${C}/apps`,
     h((req, res) => {
-      const n = readBody(req, 'application-submission-context');
-      const tagsNode = n.get('application-tags');
-      const tags =
-        typeof tagsNode.value === 'string' ? tagsNode.value.split(',') : tagsNode.get('tag').strings();
-      const resource = n.get('resource');
-      const rec = rm.submit({
-        applicationId: n.get('application-id').optStr(),
-        name: n.get('application-name').strOr('N/A'),
-        queue: n.get('queue').optStr(),
-        priority: n.get('priority').present ? n.get('priority').int() : undefined,
-        applicationType: n.get('application-type').optStr(),
-        tags,
-        appNodeLabelExpression: n.get('app-node-label-expression').optStr(),
-        amNodeLabelExpression: n.get('am-container-node-label-expression').optStr(),
-        amResource: {
-          memoryMB: resource.get('memory').numOr(cfg.containerMemoryMB),
-          vcores: resource.get('vCores').numOr(1),
-        },
-        reservationId: n.get('reservation-id').optStr(),
-        user: userOf(req),
-      });
-      res
-        .status(202)
-        .set('Location', `${base(req)}${C}/apps/${rec.id}`)
-        .end();
+      const context = readSubmissionContext(readBody(req, 'application-submission-context'));
+      const rec = rm.submit({ context, user: userOf(req) });
+      // 202, no body, the Content-Type negotiated all the same, and the request URL (no query)
+      // plus the id as Location (measured on 3.4.3).
+      res.set('Location', `${base(req)}${req.path.replace(/\/+$/, '')}/${rec.id}`);
+      sendExact(res, 202, CONTENT_TYPE[formatOf(req)], '');
     }),
   );
 
@@ -860,15 +1068,19 @@ export function buildRmApp(rm: EmulatedRm, controls: Controls, log: Logger): exp
     }),
   );
 
-  // Writes the emulator does not offer, answered as an RM without Kerberos does.
-  app.post(`${C}/delegation-token`, (_req, res) => {
-    res
-      .status(403)
-      .type('text/plain')
-      .send(
-        'Delegation token operations can only be carried out on a Kerberos authenticated channel. Expected auth type is kerberos, got type simple',
+  // Writes the emulator does not offer, answered as an RM without Kerberos does: a 403 text
+  // entity naming the channel's auth type (`null` on a stock RM, `simple` with simple auth).
+  app.post(
+    `${C}/delegation-token`,
+    h((req, res) => {
+      sendExact(
+        res,
+        403,
+        CONTENT_TYPE[formatOf(req)],
+        `Delegation token operations can only be carried out on a Kerberos authenticated channel. Expected auth type is kerberos, got type ${cfg.auth === 'simple' ? 'simple' : 'null'}`,
       );
-  });
+    }),
+  );
 
   // Jersey's own 404 for a path it does not know: not a RemoteException.
   app.use((_req: Request, res: Response) => {

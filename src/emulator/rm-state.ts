@@ -1,4 +1,4 @@
-import { remoteRejection, textRejection } from '../errors/emulated-rm-rejection';
+import { EmulatedRmRejection, remoteRejection, textRejection } from '../errors/emulated-rm-rejection';
 import { silentLogger, type Logger } from '../log';
 import { Engine, type EngineSnapshot, type TaskRecord } from '../sim/engine';
 import { MB, type JobType, type TraceJob } from '../sim/model';
@@ -6,7 +6,9 @@ import type { MapAssignment } from '../sim/policy-port';
 import { formatExpiryTime, isRmExpiryFormat, parseExpiryTime } from '../yarn/expiry';
 import { queueLeaf } from '../yarn/ids';
 import type { SimTime } from './clock';
-import { checkEmulatorConfig, type EmulatorConfig, type QueueConfig } from './config';
+import { aclAllows, checkEmulatorConfig, type EmulatorConfig, type QueueConfig } from './config';
+import { undeclaredThrowable } from './http';
+import type { SubmissionContext } from './submission-context';
 import { placementPort as simPlacementPort } from '../sim/policies';
 import { admitAllPort, capacityScheduler, nodePartition, type Hold, type JobPlacementInfo } from './ports';
 
@@ -34,6 +36,12 @@ export const APP_STATES: readonly AppState[] = [
 ];
 const FINAL: ReadonlySet<string> = new Set(['FINISHED', 'FAILED', 'KILLED']);
 
+/**
+ * Simulated seconds one attempt of an AM that exits at once lasts: on a real RM 3.4.3 an app
+ * with an empty AM command failed its 2 attempts in about a second.
+ */
+export const AM_ATTEMPT_SECONDS = 0.5;
+
 /** The RM's diagnostics when the lifetime monitor kills an app (RMAppLifetimeMonitor). */
 export const LIFETIME_DIAGNOSTICS =
   'Application is killed by ResourceManager as it has exceeded the lifetime period.';
@@ -43,16 +51,29 @@ export interface AppRecord {
   seq: number;
   name: string;
   user: string;
-  /** Leaf queue name. */
+  /** Leaf queue name (the name as given for a queue that does not exist). */
   queue: string;
+  /** False when the submission named a queue the scheduler does not have. */
+  queueKnown: boolean;
   priority: number;
   applicationType: string;
   /** Lower-cased and de-duplicated, as YARN stores them. */
   tags: string[];
   appNodeLabelExpression: string;
+  /** The AM's label expression: the one given, else the app's (as the RM reports it). */
   amNodeLabelExpression: string;
   /** The partition its containers run in ('' = default). */
   partition: string;
+  /** The submission context as received (submission-context.ts). */
+  context: SubmissionContext;
+  /** An unmanaged AM: the app waits in ACCEPTED for an AM the emulator never runs. */
+  unmanaged: boolean;
+  /**
+   * The AM exits at once (no command): its attempts, each AM_ATTEMPT_SECONDS from the app's
+   * submission on, and the app FAILED after the last. `localLimit` is the submission's
+   * max-app-attempts when it is below the RM's global limit.
+   */
+  amFailure: { attempts: number; globalLimit: number; localLimit: number | undefined } | null;
   submittedSeconds: number;
   jobType: JobType;
   maps: number;
@@ -62,7 +83,10 @@ export interface AppRecord {
   lifetimeExpiryMs: number | null;
   /** Simulated second the app was killed (by a PUT or its lifetime). */
   killedSeconds: number | null;
-  /** Set when the RM refused the app after accepting the submission (unknown queue). */
+  /**
+   * When the app FAILS: at once for an unknown queue, after its attempts for an AM that exits
+   * (the app is FAILED from this simulated second on).
+   */
   failedSeconds: number | null;
   diagnostics: string[];
   reservationId: string | null;
@@ -70,17 +94,10 @@ export interface AppRecord {
   inEngine: boolean;
 }
 
+/** POST /apps as the express layer read it: the context, and who sent it. */
 export interface Submission {
-  applicationId: string | undefined;
-  name: string;
-  queue: string | undefined;
-  priority: number | undefined;
-  applicationType: string | undefined;
-  tags: string[];
-  appNodeLabelExpression: string | undefined;
-  amNodeLabelExpression: string | undefined;
-  amResource: { memoryMB: number; vcores: number };
-  reservationId: string | undefined;
+  context: SubmissionContext;
+  /** The authenticated user; undefined for an anonymous call (`defaultUser`). */
   user: string | undefined;
 }
 
@@ -201,7 +218,6 @@ export class EmulatedRm {
   /** clusterTimestamp of every id this RM hands out. */
   readonly clusterTimestamp: number;
   private readonly apps = new Map<string, AppRecord>();
-  private readonly issued = new Set<string>();
   private readonly reservations = new Map<string, ReservationRecord>();
   private readonly issuedReservations = new Set<string>();
   private seq = 0;
@@ -404,12 +420,39 @@ export class EmulatedRm {
   }
 
   mustApp(appId: string): AppRecord {
+    checkAppId(appId);
     const rec = this.apps.get(appId);
     if (!rec) {
       // The RM's message for an unknown app id (RMWebServices.getRMAppForAppId).
       throw remoteRejection(404, 'NotFoundException', `java.lang.Exception: app with id: ${appId} not found`);
     }
     return rec;
+  }
+
+  /** The submission context an app was submitted with, as received. */
+  submissionOf(appId: string): SubmissionContext | undefined {
+    return this.apps.get(appId)?.context;
+  }
+
+  /** The caller as the RM names it in its refusals: the user, or the static web user. */
+  private callerName(caller: string | undefined): string {
+    return caller && caller !== '' ? caller : this.config.defaultUser;
+  }
+
+  /**
+   * MODIFY_APP with `yarn.acl.enable`: the owner or an admin (`yarn.admin.acl`). The refusal is
+   * the web services' 403 text entity, `Unauthorized attempt to <what> by remote user <u>`.
+   */
+  private checkModify(rec: AppRecord, caller: string | undefined, what: string): void {
+    if (!this.config.aclEnabled) return;
+    const user = this.callerName(caller);
+    if (user === rec.user || aclAllows(this.config.adminAcl, user)) return;
+    throw textRejection(403, `Unauthorized attempt to ${what} by remote user ${user}`);
+  }
+
+  /** SUBMIT_APPLICATIONS on a queue with `yarn.acl.enable`. */
+  private maySubmit(queue: QueueConfig, user: string): boolean {
+    return !this.config.aclEnabled || aclAllows(queue.submitAcl ?? '*', user);
   }
 
   private snapshotJobs(): Map<string, EngineSnapshot['jobs'][number]> {
@@ -429,25 +472,15 @@ export class EmulatedRm {
       rec,
       startedTime,
       runningContainers: 0,
-      pendingMaps: job ? job.mapsPending : rec.maps,
+      pendingMaps: job ? job.mapsPending : rec.inEngine ? rec.maps : 0,
       mapsDone: job?.mapsDone ?? 0,
       reducesDone: job?.reducesDone ?? 0,
       launchedSeconds: null as number | null,
     };
     const totalTasks = rec.maps + rec.reduces;
     const progress = job ? (100 * (job.mapsDone + job.reducesDone)) / Math.max(1, totalTasks) : 0;
-    if (rec.failedSeconds !== null) {
-      const finishedTime = this.epoch(rec.failedSeconds);
-      return {
-        ...base,
-        state: 'FAILED',
-        finalStatus: 'FAILED',
-        finishedTime,
-        elapsedTime: finishedTime - startedTime,
-        progress: 100,
-      };
-    }
-    if (rec.killedSeconds !== null) {
+    const failed = rec.failedSeconds !== null && rec.failedSeconds <= this.engine.now + 1e-9;
+    if (rec.killedSeconds !== null && !(failed && rec.failedSeconds! < rec.killedSeconds)) {
       const finishedTime = this.epoch(rec.killedSeconds);
       return {
         ...base,
@@ -456,6 +489,29 @@ export class EmulatedRm {
         finishedTime,
         elapsedTime: finishedTime - startedTime,
         progress: 100,
+      };
+    }
+    if (failed) {
+      const finishedTime = this.epoch(rec.failedSeconds!);
+      return {
+        ...base,
+        state: 'FAILED',
+        finalStatus: 'FAILED',
+        finishedTime,
+        elapsedTime: finishedTime - startedTime,
+        // 0.0 as the RM reports an app whose AM never ran.
+        progress: 0,
+      };
+    }
+    if (rec.unmanaged || rec.amFailure) {
+      // Waiting for an AM to register: an unmanaged one, or a failing one between attempts.
+      return {
+        ...base,
+        state: 'ACCEPTED',
+        finalStatus: 'UNDEFINED',
+        finishedTime: 0,
+        elapsedTime: nowMs - startedTime,
+        progress: 0,
       };
     }
     if (!job)
@@ -538,8 +594,9 @@ export class EmulatedRm {
       if (states && states.length > 0 && !states.includes(v.state)) continue;
       if (f.finalStatus && v.finalStatus !== f.finalStatus.toUpperCase()) continue;
       if (f.user && v.rec.user !== f.user) continue;
-      // INDEX.md row 4: `queue` matches only unfinished apps currently in that queue.
-      if (f.queue && (FINAL.has(v.state) || v.rec.queue !== queueLeaf(f.queue))) continue;
+      // The app's current queue, finished apps included, by leaf or full path (measured on
+      // 3.4.3, where INDEX.md row 4 expected unfinished apps only).
+      if (f.queue && (!v.rec.queueKnown || v.rec.queue !== queueLeaf(f.queue))) continue;
       if (f.startedTimeBegin !== undefined && v.startedTime < f.startedTimeBegin) continue;
       if (f.startedTimeEnd !== undefined && v.startedTime > f.startedTimeEnd) continue;
       if (f.finishedTimeBegin !== undefined && v.finishedTime < f.finishedTimeBegin) continue;
@@ -594,9 +651,7 @@ export class EmulatedRm {
   // ------------------------------------------------------------------ writes: apps
 
   newApplication(): string {
-    const id = `application_${this.clusterTimestamp}_${pad4(++this.seq)}`;
-    this.issued.add(id);
-    return id;
+    return `application_${this.clusterTimestamp}_${pad4(++this.seq)}`;
   }
 
   /** The largest container a node can hold: its whole memory and vcores. */
@@ -606,40 +661,47 @@ export class EmulatedRm {
   }
 
   /**
-   * POST /apps (INDEX.md 9.4). Refusals the RM makes at once are thrown (400); an unknown queue
-   * is accepted and the app then FAILS, as the RM's scheduler rejects it after the 202.
+   * POST /apps (INDEX.md 9.4), as a real RM 3.4.3 answered it. Refusals the RM makes at once
+   * are thrown (400 BadRequestException, the app not created): an id that does not parse, too
+   * many or too long tags, a label the queue may not use or the cluster does not have, a queue
+   * the user may not submit to (`aclEnabled`). An id already submitted is accepted again and
+   * changes nothing. The app is then created:
+   * - an unknown queue: FAILED at once (the scheduler rejects it after the 202);
+   * - an unmanaged AM: ACCEPTED until killed (its AM would register over RPC);
+   * - no AM command (missing or blank): the AM exits at once, each attempt fails, and the app
+   *   is FAILED after min(max-app-attempts, amMaxAttempts) attempts;
+   * - otherwise the simulated MapReduce job its tags describe runs.
+   * Priority: absent is -1, as the web services pass it; above the cap, the cap.
    */
   submit(s: Submission): AppRecord {
-    const id = s.applicationId;
-    if (!id)
-      throw remoteRejection(400, 'BadRequestException', 'java.lang.Exception: application-id is missing');
-    if (!this.issued.has(id)) {
+    const c = s.context;
+    const id = c.applicationId;
+    if (id === undefined || !/^application_\d+_\d+$/.test(id)) {
       throw remoteRejection(
         400,
         'BadRequestException',
-        `java.lang.Exception: ${id} was not handed out by new-application on this RM`,
+        `java.lang.Exception: Could not parse application id ${id ?? ''}`,
       );
     }
-    if (this.apps.has(id)) {
+    // ClientRMService: "This is an earlier submitted application": accepted, nothing changes.
+    const earlier = this.apps.get(id);
+    if (earlier) return earlier;
+    if (c.reservationId !== undefined && c.reservationId !== '' && !this.reservations.has(c.reservationId)) {
       throw remoteRejection(
         400,
         'BadRequestException',
-        `java.lang.Exception: Application with id ${id} is already present! Cannot add a duplicate!`,
+        `java.lang.Exception: Reservation ${c.reservationId} not found`,
       );
     }
-    if (s.reservationId !== undefined && s.reservationId !== '' && !this.reservations.has(s.reservationId)) {
-      throw remoteRejection(
-        400,
-        'BadRequestException',
-        `java.lang.Exception: Reservation ${s.reservationId} not found`,
-      );
-    }
+    const user = s.user && s.user !== '' ? s.user : this.config.defaultUser;
     const diagnostics: string[] = [];
-    // YARN stores tags lower-cased and as a set (ApplicationSubmissionContextPBImpl.setApplicationTags).
-    // The RM checks the set it was given, before lower-casing (setApplicationTags): `A` and `a`
-    // count as two there, one once stored.
-    checkApplicationTags([...new Set(s.tags.filter((t) => t.trim() !== ''))]);
-    const tags = [...new Set(s.tags.map((t) => t.trim().toLowerCase()).filter((t) => t !== ''))];
+    // YARN stores tags lower-cased and as a set (ApplicationSubmissionContextPBImpl.setApplicationTags),
+    // reported in sorted order (measured on 3.4.3). The RM checks the set it was given, before
+    // lower-casing: `A` and `a` count as two there, one once stored.
+    checkApplicationTags([...new Set(c.applicationTags.filter((t) => t.trim() !== ''))]);
+    const tags = [
+      ...new Set(c.applicationTags.map((t) => t.trim().toLowerCase()).filter((t) => t !== '')),
+    ].sort();
     const tag = (key: string): string | undefined =>
       tags.find((t) => t.startsWith(`${key}:`))?.slice(key.length + 1);
     const sized = (key: string, dflt: number, min: number): number => {
@@ -683,27 +745,34 @@ export class EmulatedRm {
       else deadlineEpochMs = d;
     }
 
-    const queueName = queueLeaf(s.queue && s.queue !== '' ? s.queue : 'default');
+    const queueName = queueLeaf(c.queue && c.queue !== '' ? c.queue : 'default');
     const queue = this.queues.get(queueName);
     const gpuLabel = this.config.cluster.gpuLabel;
-    const given = s.appNodeLabelExpression?.trim();
+    const given = c.appNodeLabelExpression?.trim();
     let partition = given !== undefined && given !== '' ? given : (queue?.defaultNodeLabelExpression ?? '');
     // A GPU job that names no partition asks for the GPU one: it has no other place to run.
     if (partition === '' && (given === undefined || given === '') && jobType === 'gpu') partition = gpuLabel;
-    if (partition !== '' && !this.labels().includes(partition)) {
-      throw remoteRejection(
-        400,
-        'BadRequestException',
-        `java.lang.Exception: Invalid label resource request, cluster do not contain , label= ${partition}`,
-      );
-    }
-    if (queue && partition !== '' && !queue.accessibleNodeLabels.includes(partition)) {
-      // SchedulerUtils' message when a queue cannot reach the label.
-      throw remoteRejection(
-        400,
-        'BadRequestException',
-        `java.lang.Exception: Invalid resource request, queue=${queue.name} doesn't have permission to access all labels in resource request. labelExpression of resource request=${partition}. Queue labels=${queue.accessibleNodeLabels.join(',')}`,
-      );
+    const amGiven = c.amContainerNodeLabelExpression?.trim();
+    const amLabel = amGiven !== undefined && amGiven !== '' ? amGiven : partition;
+    // The queue's permission first, then the cluster's labels (measured on 3.4.3: a label
+    // unknown to both is refused for the queue when the queue restricts its labels).
+    for (const label of new Set([partition, amLabel])) {
+      if (label === '') continue;
+      if (queue && !queue.accessibleNodeLabels.includes(label)) {
+        // SchedulerUtils' message when a queue cannot reach the label.
+        throw remoteRejection(
+          400,
+          'BadRequestException',
+          `java.lang.Exception: Invalid resource request, queue=${queue.name} doesn't have permission to access all labels in resource request. labelExpression of resource request=${label}. Queue labels=${queue.accessibleNodeLabels.join(',')}`,
+        );
+      }
+      if (!this.labels().includes(label)) {
+        throw remoteRejection(
+          400,
+          'BadRequestException',
+          `java.lang.Exception: Invalid label resource request, cluster do not contain , label= ${label}`,
+        );
+      }
     }
     if (jobType === 'gpu' && partition !== gpuLabel) {
       throw remoteRejection(
@@ -712,20 +781,41 @@ export class EmulatedRm {
         `java.lang.Exception: a type:gpu application needs the ${gpuLabel} partition, not ${partition === '' ? 'the default partition' : partition}`,
       );
     }
+    if (queue && !this.maySubmit(queue, user)) {
+      throw remoteRejection(
+        400,
+        'BadRequestException',
+        `java.lang.Exception: org.apache.hadoop.security.AccessControlException: User ${user} does not have permission to submit ${id} to queue ${queue.name}`,
+      );
+    }
 
     const now = this.engine.now;
+    const command = c.amContainerSpec.command;
+    const amExits = !c.unmanagedAM && (command === undefined || command.trim() === '');
+    const globalLimit = this.config.amMaxAttempts;
+    const local = c.maxAppAttempts !== undefined && c.maxAppAttempts > 0 ? c.maxAppAttempts : undefined;
     const rec: AppRecord = {
       id,
       seq: Number(id.slice(id.lastIndexOf('_') + 1)),
-      name: s.name,
-      user: s.user && s.user !== '' ? s.user : this.config.defaultUser,
-      queue: queueName,
-      priority: Math.max(0, Math.min(s.priority ?? 0, this.config.maxApplicationPriority)),
-      applicationType: s.applicationType && s.applicationType !== '' ? s.applicationType : 'YARN',
+      name: c.applicationName ?? '',
+      user,
+      queue: queue ? queueName : (c.queue ?? queueName),
+      queueKnown: queue !== undefined,
+      priority: c.priority === undefined ? -1 : Math.min(c.priority, this.config.maxApplicationPriority),
+      applicationType: c.applicationType ?? '',
       tags,
-      appNodeLabelExpression: s.appNodeLabelExpression ?? '',
-      amNodeLabelExpression: s.amNodeLabelExpression ?? '',
+      appNodeLabelExpression: c.appNodeLabelExpression ?? '',
+      amNodeLabelExpression: amLabel,
       partition,
+      context: c,
+      unmanaged: c.unmanagedAM,
+      amFailure: amExits
+        ? {
+            attempts: Math.min(local ?? globalLimit, globalLimit),
+            globalLimit,
+            localLimit: local !== undefined && local < globalLimit ? local : undefined,
+          }
+        : null,
       submittedSeconds: now,
       jobType,
       maps,
@@ -736,16 +826,21 @@ export class EmulatedRm {
       killedSeconds: null,
       failedSeconds: null,
       diagnostics,
-      reservationId: s.reservationId && s.reservationId !== '' ? s.reservationId : null,
-      amResource: s.amResource,
+      reservationId: c.reservationId && c.reservationId !== '' ? c.reservationId : null,
+      amResource: c.resource ?? { memoryMB: 1024, vcores: 1 },
       inEngine: false,
     };
     this.apps.set(id, rec);
     if (!queue) {
       rec.failedSeconds = now;
-      rec.diagnostics.push(`Application ${id} submitted by user ${rec.user} to unknown queue: ${queueName}`);
+      rec.diagnostics.push(`Application ${id} submitted by user ${rec.user} to unknown queue: ${rec.queue}`);
       return rec;
     }
+    if (rec.amFailure) {
+      rec.failedSeconds = now + rec.amFailure.attempts * AM_ATTEMPT_SECONDS;
+      return rec;
+    }
+    if (rec.unmanaged) return rec;
     const job: TraceJob = {
       id,
       // SUBMITTED until the scheduler takes it at its next instant; ACCEPTED from then on.
@@ -771,6 +866,52 @@ export class EmulatedRm {
   }
 
   /**
+   * The app's diagnostics as the RM reports them. `rmBase` is the RM's web address, which the
+   * failure of an AM that exits names (the app page to look at; measured on 3.4.3).
+   */
+  diagnosticsOf(rec: AppRecord, rmBase: string): string {
+    const state = this.view(rec).state;
+    if (rec.amFailure && state === 'FAILED') {
+      const f = rec.amFailure;
+      const limits =
+        f.localLimit !== undefined
+          ? ` (global limit =${f.globalLimit}; local limit is =${f.localLimit})`
+          : '';
+      const attempt = `appattempt_${rec.id.slice('application_'.length)}_${String(f.attempts).padStart(6, '0')}`;
+      return [
+        ...rec.diagnostics,
+        `Application ${rec.id} failed ${f.attempts} times${limits} due to AM Container for ${attempt} exited with  exitCode: 0\n` +
+          `Failing this attempt.Diagnostics: For more detailed output, check the application tracking page: ${rmBase}/cluster/app/${rec.id} Then click on links to logs of each attempt.\n` +
+          '. Failing the application.',
+      ].join('\n');
+    }
+    if ((rec.amFailure || rec.unmanaged) && state === 'ACCEPTED')
+      return [
+        ...rec.diagnostics,
+        'AM container is launched, waiting for AM container to Register with RM',
+      ].join('\n');
+    return rec.diagnostics.join('\n');
+  }
+
+  /**
+   * The attempts of an app whose AM exits at once, as far as they have gone: simulated start
+   * and end seconds, and whether each is over.
+   */
+  amFailureAttempts(rec: AppRecord): Array<{ n: number; start: number; end: number; over: boolean }> {
+    if (!rec.amFailure) return [];
+    const now = this.engine.now;
+    const stop = rec.killedSeconds ?? Number.POSITIVE_INFINITY;
+    const out: Array<{ n: number; start: number; end: number; over: boolean }> = [];
+    for (let n = 1; n <= rec.amFailure.attempts; n++) {
+      const start = rec.submittedSeconds + (n - 1) * AM_ATTEMPT_SECONDS;
+      if (start > now + 1e-9 || start >= stop) break;
+      const end = Math.min(start + AM_ATTEMPT_SECONDS, stop);
+      out.push({ n, start, end, over: end <= now + 1e-9 });
+    }
+    return out;
+  }
+
+  /**
    * The blocks and bytes of the files an app's input tags name, or undefined when none names
    * a placed file with data (the app then runs on blocks of its own, as without the tags).
    */
@@ -793,19 +934,31 @@ export class EmulatedRm {
     return { blocks, bytes: blocks.reduce((a, b) => a + b.bytes, 0) };
   }
 
-  /** PUT /apps/{id}/state: 202 while the kill runs, 200 with the final state once over. */
-  kill(appId: string, target: string, diagnostics: string | undefined): { status: 200 | 202; state: string } {
+  /**
+   * PUT /apps/{id}/state: 202 while the kill runs, 200 with the state once over (an app
+   * already final answers its state: KILLED, FINISHED or FAILED).
+   */
+  kill(
+    appId: string,
+    target: string,
+    diagnostics: string | undefined,
+    caller?: string,
+  ): { status: 200 | 202; state: string } {
     const rec = this.mustApp(appId);
-    if (target.toUpperCase() !== 'KILLED') {
+    const before = this.view(rec).state;
+    if (before === target) return { status: 200, state: before };
+    if (target !== 'KILLED') {
       throw remoteRejection(
         400,
         'BadRequestException',
         `java.lang.Exception: Only 'KILLED' is allowed as a target state.`,
       );
     }
-    const before = this.view(rec).state;
+    this.checkModify(rec, caller, `kill appid ${appId}`);
     if (FINAL.has(before)) return { status: 200, state: before };
-    this.killNow(rec, diagnostics ?? `Application killed by user.`);
+    // ClientRMService.forceKillApplication's message.
+    const by = `Application ${appId} was killed by user ${this.callerName(caller)}`;
+    this.killNow(rec, diagnostics === undefined ? by : `${by} with diagnostic message: ${diagnostics}`);
     return { status: 202, state: before };
   }
 
@@ -815,42 +968,56 @@ export class EmulatedRm {
     rec.diagnostics.push(diagnostics);
   }
 
-  /** PUT /apps/{id}/queue: the queue after the call, as a full path (INDEX.md 9.1). */
-  move(appId: string, target: string): string {
+  /**
+   * PUT /apps/{id}/queue: the queue after the call, as a full path (INDEX.md 9.1). As measured
+   * on 3.4.3: with `aclEnabled`, a caller who may not modify the app, or may not submit to the
+   * target (a queue that does not exist included), is refused 403; a final app is 400 (text);
+   * without ACLs, a target that does not exist or is not a leaf, or cannot hold the app's
+   * label, is the scheduler's YarnException: 503 UndeclaredThrowableException, no message.
+   */
+  move(appId: string, target: string | undefined, caller?: string): string {
     const rec = this.mustApp(appId);
+    const leaf = target === undefined ? undefined : queueLeaf(target);
+    // The same queue (leaf or full path): nothing to do, 200.
+    if (
+      leaf !== undefined &&
+      rec.queueKnown &&
+      leaf === rec.queue &&
+      (target === leaf || target === `root.${leaf}`)
+    )
+      return `root.${rec.queue}`;
+    const what = `move appid ${appId}`;
+    this.checkModify(rec, caller, what);
+    const queue = leaf === undefined || target === 'root' ? undefined : this.queues.get(leaf);
+    if (this.config.aclEnabled && (!queue || !this.maySubmit(queue, this.callerName(caller))))
+      throw textRejection(403, `Unauthorized attempt to ${what} by remote user ${this.callerName(caller)}`);
     const state = this.view(rec).state;
     if (FINAL.has(state)) throw textRejection(400, `App in ${state} state cannot be moved.`);
-    const leaf = queueLeaf(target);
-    const queue = this.queues.get(leaf);
-    if (!queue) {
-      throw remoteRejection(
-        503,
-        'YarnException',
-        `org.apache.hadoop.yarn.exceptions.YarnException: Failed to move application ${appId} to queue ${target}: queue does not exist`,
-      );
-    }
-    if (rec.partition !== '' && !queue.accessibleNodeLabels.includes(rec.partition)) {
-      throw remoteRejection(
-        503,
-        'YarnException',
-        `org.apache.hadoop.yarn.exceptions.YarnException: Failed to move application ${appId} to queue ${target}: the queue cannot access label ${rec.partition}`,
-      );
-    }
-    if (leaf !== rec.queue) {
-      rec.queue = leaf;
-      if (rec.inEngine) this.engine.moveToQueue(appId, leaf);
+    if (!queue) throw undeclaredThrowable();
+    if (rec.partition !== '' && !queue.accessibleNodeLabels.includes(rec.partition))
+      throw undeclaredThrowable();
+    if (queue.name !== rec.queue) {
+      rec.queue = queue.name;
+      if (rec.inEngine) this.engine.moveToQueue(appId, queue.name);
     }
     return `root.${rec.queue}`;
   }
 
-  /** PUT /apps/{id}/priority: capped at yarn.cluster.max-application-priority (INDEX.md 9.2). */
-  setPriority(appId: string, priority: number): number {
+  /**
+   * PUT /apps/{id}/priority, as measured on 3.4.3: capped at yarn.cluster.max-application-priority
+   * (INDEX.md 9.2), not bounded below; a final app keeps its priority and answers it (200);
+   * an app not yet accepted is the web services' 400 text.
+   */
+  setPriority(appId: string, priority: number, caller?: string): number {
     const rec = this.mustApp(appId);
+    if (priority === rec.priority) return priority;
+    this.checkModify(rec, caller, `change priority of appid ${appId}`);
     const state = this.view(rec).state;
-    if (!['SUBMITTED', 'ACCEPTED', 'RUNNING', 'NEW', 'NEW_SAVING'].includes(state)) {
+    if (FINAL.has(state)) return rec.priority;
+    if (!['SUBMITTED', 'ACCEPTED', 'RUNNING'].includes(state)) {
       throw textRejection(400, `Application in ${state} state cannot be update priority.`);
     }
-    const capped = Math.max(0, Math.min(priority, this.config.maxApplicationPriority));
+    const capped = Math.min(priority, this.config.maxApplicationPriority);
     if (capped !== rec.priority) {
       rec.priority = capped;
       if (rec.inEngine) this.engine.setPriority(appId, capped);
@@ -858,39 +1025,35 @@ export class EmulatedRm {
     return rec.priority;
   }
 
-  /** PUT /apps/{id}/timeout (INDEX.md 9.3): only LIFETIME, `yyyy-MM-dd'T'HH:mm:ss.SSSZ`. */
-  setLifetime(appId: string, type: string | undefined, expiryTime: string | undefined): AppRecord {
+  /**
+   * PUT /apps/{id}/timeout (INDEX.md 9.3), as measured on 3.4.3: no type, or one that is not
+   * LIFETIME, is the 400 text `Timeout type or ExpiryTime is null.`; a final app answers its
+   * timeout unchanged (200) whatever the expiry; an expiry that is not
+   * `yyyy-MM-dd'T'HH:mm:ss.SSSZ` (a missing one reads `UNLIMITED`) is 503
+   * DateTimeParseException; one not in the future is 503 UndeclaredThrowableException.
+   */
+  setLifetime(
+    appId: string,
+    type: string | undefined,
+    expiryTime: string | undefined,
+    caller?: string,
+  ): AppRecord {
     const rec = this.mustApp(appId);
-    if (!type || !expiryTime) throw textRejection(400, 'Timeout type or ExpiryTime is null.');
-    if (type !== 'LIFETIME') {
-      throw remoteRejection(
-        400,
-        'BadRequestException',
-        `java.lang.IllegalArgumentException: No enum constant org.apache.hadoop.yarn.api.records.ApplicationTimeoutType.${type}`,
-      );
+    if (type !== 'LIFETIME') throw textRejection(400, 'Timeout type or ExpiryTime is null.');
+    this.checkModify(rec, caller, `change timeout of app ${appId}`);
+    if (FINAL.has(this.view(rec).state)) return rec;
+    const text = expiryTime ?? 'UNLIMITED';
+    if (!isRmExpiryFormat(text)) {
+      // java.time's DateTimeParseException, through the exception mapper.
+      throw new EmulatedRmRejection({
+        status: 503,
+        exception: 'DateTimeParseException',
+        javaClassName: 'java.time.format.DateTimeParseException',
+        message: `Text '${text}' could not be parsed at index ${parseFailureIndex(text)}`,
+      });
     }
-    if (!isRmExpiryFormat(expiryTime)) {
-      // java.time's DateTimeParseException text, as the RM passes it on.
-      throw textRejection(
-        400,
-        `Text '${expiryTime}' could not be parsed at index ${parseFailureIndex(expiryTime)}`,
-      );
-    }
-    const expiry = parseExpiryTime(expiryTime)!;
-    const state = this.view(rec).state;
-    if (FINAL.has(state)) {
-      throw textRejection(
-        400,
-        `Application ${appId} is in final state ${state}; its timeout cannot be updated.`,
-      );
-    }
-    const nowMs = this.time.nowEpochMs();
-    if (expiry <= nowMs) {
-      throw textRejection(
-        400,
-        `Expire time is less than current time, current-time=${nowMs} expire-time=${expiry}`,
-      );
-    }
+    const expiry = parseExpiryTime(text)!;
+    if (expiry <= this.time.nowEpochMs()) throw undeclaredThrowable();
     rec.lifetimeExpiryMs = expiry;
     this.lifetimeHandled.delete(rec.id);
     return rec;
@@ -1109,6 +1272,20 @@ export class EmulatedRm {
   }
 }
 
+/**
+ * ApplicationId.fromString's refusals, as the web services answer them (400 BadRequestException
+ * wrapping the IllegalArgumentException; measured on 3.4.3).
+ */
+function checkAppId(appId: string): void {
+  const bad = (m: string) =>
+    remoteRejection(400, 'BadRequestException', `java.lang.IllegalArgumentException: ${m}`);
+  if (!appId.startsWith('application_'))
+    throw bad(
+      `Invalid ApplicationId prefix: ${appId}. The valid ApplicationId should start with prefix application`,
+    );
+  if (!/^application_\d+_\d+$/.test(appId)) throw bad(`Invalid ApplicationId: ${appId}`);
+}
+
 /** Where java.time would stop parsing `yyyy-MM-dd'T'HH:mm:ss.SSSZ` in this text. */
 function parseFailureIndex(text: string): number {
   const pattern = 'dddd-dd-ddTdd:dd:dd.ddd';
@@ -1128,10 +1305,16 @@ export const RM_MAX_TAG_LENGTH = 100;
 /**
  * The RM's own check of an app's tags (ApplicationSubmissionContextPBImpl.checkTags): at most
  * 10, each at most 100 printable ASCII characters. Its IllegalArgumentException reaches the REST
- * answer as a 400 RemoteException (the web services' generic exception handler).
+ * answer as the submission's 400 BadRequestException, its text wrapped twice (measured on 3.4.3:
+ * `java.lang.Exception: java.lang.IllegalArgumentException: Too many applicationTags, …`).
  */
 function checkApplicationTags(tags: readonly string[]): void {
-  const illegal = (m: string) => remoteRejection(400, 'IllegalArgumentException', m);
+  const illegal = (m: string) =>
+    remoteRejection(
+      400,
+      'BadRequestException',
+      `java.lang.Exception: java.lang.IllegalArgumentException: ${m}`,
+    );
   if (tags.length > RM_MAX_APPLICATION_TAGS)
     throw illegal(`Too many applicationTags, a maximum of only ${RM_MAX_APPLICATION_TAGS} are allowed!`);
   for (const t of tags) {

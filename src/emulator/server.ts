@@ -10,6 +10,7 @@ import { buildJhsApp } from './jhs-app';
 import { buildRmApp } from './rm-app';
 import { EmulatedRm } from './rm-state';
 import { buildWebHdfsApp, emulatedHdfsOf, type HdfsFileOption } from './webhdfs-app';
+import { authFilter, webServletName } from './auth';
 
 /**
  * Starts the emulated ResourceManager and JobHistory server on two ports over one simulated
@@ -22,6 +23,12 @@ import { buildWebHdfsApp, emulatedHdfsOf, type HdfsFileOption } from './webhdfs-
  *   DELETE /_emulator/writes       forget them
  *   POST   /_emulator/advance      {"seconds": N}: jump simulated time forward
  *   POST   /_emulator/refuse       {"ms": N}: close the RM's listening socket for N real ms
+ *   GET    /_emulator/apps/{appid}/submission   the submission context the app was submitted
+ *                                  with, as received (submission-context.ts)
+ *
+ * With `auth: simple` in the configuration, the RM, its AM proxy and the JobHistory server
+ * answer 401 to a call without a user (auth.ts); the controls and WebHDFS are not behind it
+ * (the NameNode's WebHDFS has its own filter, which allows anonymous calls by default).
  */
 export interface EmulatorOptions {
   config?: EmulatorConfig;
@@ -159,6 +166,11 @@ function controlRouter(
       bad(res, err);
     }
   });
+  r.get('/apps/:appId/submission', (req: Request, res: Response) => {
+    const context = rm.submissionOf(String(req.params.appId));
+    if (!context) return res.status(404).json({ error: `no app ${String(req.params.appId)}` });
+    res.json(context);
+  });
   r.post('/refuse', (req: Request, res: Response) => {
     const ms = Number((req.body as { ms?: unknown })?.ms);
     if (!(ms > 0)) return bad(res, new RangeError('ms must be a positive number'));
@@ -183,11 +195,15 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
   const refuse = (ms: number) => {
     void rmListener.stop().then(() => setTimeout(() => void rmListener.resume(), ms));
   };
+  const nowMs = () => time.nowEpochMs();
+  const mode = rm.config.auth;
   rmOuter.use(CONTROL_PREFIX, controlRouter(rm, controls, time, refuse));
   rmOuter.use(buildWebHdfsApp(emulatedHdfsOf(rm, options.hdfsFiles ?? [])));
+  rmOuter.use(authFilter({ mode, nowMs, restServletName: webServletName(), cookieWithoutAuth: true }));
   rmOuter.use(buildAmProxy(rm, controls, log, () => `http://${host}:${jhsListener.port}`));
   rmOuter.use(buildRmApp(rm, controls, log));
   jhsOuter.use(CONTROL_PREFIX, controlRouter(rm, controls, time, refuse));
+  jhsOuter.use(authFilter({ mode, nowMs, restServletName: webServletName(), cookieWithoutAuth: false }));
   jhsOuter.use(buildJhsApp(rm, controls, log));
 
   await rmListener.listen(options.port ?? 0);

@@ -90,7 +90,8 @@ const answers: Answer[] = [];
 
 beforeAll(async () => {
   tmp = tempDir('deadlines');
-  emu = await startEmulatorProc('emulator', ['--speed', '1', '--seed', '5']);
+  // A cluster whose operator allows priorities up to 10 (a stock one caps them at 0).
+  emu = await startEmulatorProc('emulator', ['--speed', '1', '--seed', '5', '--max-priority', '10']);
   sc = await startSidecarProc('sidecar', {
     rmUrls: [emu.url],
     jhsUrl: emu.jhsUrl,

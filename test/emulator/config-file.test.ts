@@ -47,10 +47,32 @@ const TWO_QUEUES = `queues:
 `;
 
 describe('emulator configuration file', () => {
-  it('examples/emulator.yaml is exactly the built-in configuration', () => {
+  it('examples/emulator.yaml is the built-in configuration with a priority cap of 10', () => {
     const s = loadEmulatorConfigFile(join(examples, 'emulator.yaml'));
-    expect(s.config).toEqual(defaultEmulatorConfig());
+    expect(s.config).toEqual(defaultEmulatorConfig({ maxApplicationPriority: 10 }));
     expect(s.hdfsFiles).toEqual([]);
+  });
+
+  it('the built-in configuration is a stock cluster: priority cap 0, 2 AM attempts, no auth, no ACLs', () => {
+    const c = defaultEmulatorConfig();
+    expect([c.maxApplicationPriority, c.amMaxAttempts, c.auth, c.aclEnabled, c.adminAcl]).toEqual([
+      0,
+      2,
+      'none',
+      false,
+      '*',
+    ]);
+  });
+
+  it('reads auth, ACLs and the AM attempts, and refuses an auth mode it does not know', () => {
+    const s = parse(`auth: simple\naclEnabled: true\nadminAcl: root\namMaxAttempts: 3\n`);
+    expect([s.config.auth, s.config.aclEnabled, s.config.adminAcl, s.config.amMaxAttempts]).toEqual([
+      'simple',
+      true,
+      'root',
+      3,
+    ]);
+    expect(() => parse('auth: kerberos\n')).toThrow(/auth/);
   });
 
   it('a file with only its header is the built-in configuration too', () => {
@@ -67,6 +89,7 @@ describe('emulator configuration file', () => {
       labelCapacity: { gpu: 50 },
       defaultNodeLabelExpression: '',
       reservable: false,
+      submitAcl: '*',
     });
   });
 
@@ -326,6 +349,7 @@ hdfsFiles:
           labelCapacity: { gpu: gpu[i]! },
           defaultNodeLabelExpression: i % 2 ? 'gpu' : '',
           reservable: reservable[i]!,
+          submitAcl: '*',
         }));
         const s = parseEmulatorConfigFile(
           stringify({ format: EMULATOR_CONFIG_FORMAT, version: 1, queues }),
@@ -374,8 +398,9 @@ describe('command-line flags over the configuration file', () => {
     jhsPort: 0,
     speed: 1,
     seed: 1,
-    maxPriority: 10,
+    maxPriority: 0,
     placement: 'fifo',
+    auth: 'none',
     latencyMs: 0,
     failShare: 0,
     failStatus: '500,503',
@@ -386,8 +411,8 @@ describe('command-line flags over the configuration file', () => {
 
   it("a flag left at its default does not override the file's value", () => {
     const dir = join(examples, 'emulator.yaml');
-    const s = emulatorSetupFrom({ ...base, config: dir, maxPriority: 10 }, () => false);
-    expect(s.config).toEqual(defaultEmulatorConfig());
+    const s = emulatorSetupFrom({ ...base, config: dir, maxPriority: 0 }, () => false);
+    expect(s.config).toEqual(defaultEmulatorConfig({ maxApplicationPriority: 10 }));
   });
 
   it('flags given replace the priority cap, the placement policy, the cluster and the per-MB costs', () => {
@@ -415,7 +440,7 @@ describe('command-line flags over the configuration file', () => {
     const issues = issuesOf(() =>
       emulatorSetupFrom({ ...base, placement: 'nosuch' }, (k) => k === 'placement'),
     );
-    expect(issues.map((i) => `${i.line} ${i.path}`)).toEqual(['79 placementPolicy']);
+    expect(issues.map((i) => `${i.line} ${i.path}`)).toEqual(['88 placementPolicy']);
   });
 
   it('without --config, the built-in queues on a cluster lacking their label are an error, not a crash', () => {

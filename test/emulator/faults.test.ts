@@ -249,7 +249,7 @@ describe('a write applied whose answer is lost', () => {
     await expect(rm.newApplication()).rejects.toBeInstanceOf(RmUnavailableError);
     h.emu.controls.reset();
     expect(await rm.appState(applicationId)).toBe('KILLED');
-    expect((await rm.app(applicationId)).queue).toBe('besteffort');
+    expect((await rm.app(applicationId)).queue).toBe('root.besteffort');
     // The lost new-application consumed an id: the next one skips it.
     const seq = (id: string) => Number(id.slice(id.lastIndexOf('_') + 1));
     expect(seq((await rm.newApplication()).applicationId)).toBe(seq(before) + 2);

@@ -8,6 +8,7 @@ import fc from 'fast-check';
 import { ManualClock, SimTime } from '../../src/emulator/clock';
 import { defaultEmulatorConfig, defaultQueues, type QueueConfig } from '../../src/emulator/config';
 import { EmulatedRm, type Submission } from '../../src/emulator/rm-state';
+import { submissionContext } from '../../src/emulator/submission-context';
 import { nodePartition } from '../../src/emulator/ports';
 import { MB, type ClusterSpec } from '../../src/sim/model';
 import type { TaskRecord } from '../../src/sim/engine';
@@ -302,7 +303,7 @@ describe('queue capacities', () => {
       }
       // Both queues still had work at every sample.
       const waiting = (await rm.apps({ states: ['ACCEPTED', 'RUNNING'] })).map((a) => a.queue);
-      expect(new Set(waiting)).toEqual(new Set(['a', 'b']));
+      expect(new Set(waiting)).toEqual(new Set(['root.a', 'root.b']));
       // Their split of what is in use: 60/40 within 5 points, at every sample within a few
       // containers (a freed container waits up to a heartbeat, so counts move by a few).
       const shareA = used.a.map((a, i) => a / (a + used.b[i]!));
@@ -349,16 +350,18 @@ describe('scheduler invariants (property)', () => {
     label: string,
     reservationId: string | undefined,
   ): Submission => ({
-    applicationId: id,
-    name: id,
-    queue,
-    priority: 0,
-    applicationType: 'MAPREDUCE',
-    tags,
-    appNodeLabelExpression: label,
-    amNodeLabelExpression: undefined,
-    amResource: AM,
-    reservationId,
+    context: submissionContext({
+      applicationId: id,
+      applicationName: id,
+      queue,
+      priority: 0,
+      applicationType: 'MAPREDUCE',
+      applicationTags: tags,
+      appNodeLabelExpression: label,
+      resource: AM,
+      reservationId,
+      amContainerSpec: { command: 'true' },
+    }),
     user: 'u',
   });
 

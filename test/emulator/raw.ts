@@ -1,0 +1,38 @@
+/** Raw HTTP for the tests that assert the RM's exact answers: status line, headers, body. */
+export interface RawAnswer {
+  status: number;
+  statusText: string;
+  headers: Headers;
+  text: string;
+  /** The body as JSON (throws when it is not). */
+  json<T = Record<string, unknown>>(): T;
+}
+
+export interface RawOptions {
+  body?: unknown;
+  /** Content-Type of the body; JSON by default. */
+  contentType?: string;
+  /** Accept; none sent when undefined (fetch then sends `*` + `/*`). */
+  accept?: string;
+  cookie?: string;
+}
+
+export async function call(url: string, method: string, o: RawOptions = {}): Promise<RawAnswer> {
+  const headers: Record<string, string> = {};
+  if (o.accept !== undefined) headers.accept = o.accept;
+  if (o.cookie !== undefined) headers.cookie = o.cookie;
+  let body: string | undefined;
+  if (o.body !== undefined) {
+    headers['content-type'] = o.contentType ?? 'application/json';
+    body = typeof o.body === 'string' ? o.body : JSON.stringify(o.body);
+  }
+  const res = await fetch(url, { method, headers, body, redirect: 'manual' });
+  const text = await res.text();
+  return {
+    status: res.status,
+    statusText: res.statusText,
+    headers: res.headers,
+    text,
+    json: <T>() => JSON.parse(text) as T,
+  };
+}
