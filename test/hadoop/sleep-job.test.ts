@@ -11,22 +11,27 @@ describe('a real SleepJob', () => {
   let appId: string;
 
   beforeAll(async () => {
+    // A tag of its own finds this job's app among the shared cluster's others (SleepJob names
+    // every job "Sleep job"); ToolRunner takes it as a generic -D option.
+    const tag = `sleep-job-test-${process.pid}-${Date.now()}`;
     const run = await runHadoopClient(
       hadoop,
-      ['org.apache.hadoop.mapreduce.SleepJob', '-m', '2', '-r', '1', '-mt', '2000', '-rt', '1000'],
+      [
+        'org.apache.hadoop.mapreduce.SleepJob',
+        `-Dmapreduce.job.tags=${tag}`,
+        ...['-m', '2', '-r', '1', '-mt', '2000', '-rt', '1000'],
+      ],
       170_000,
     );
     if (run.code !== 0) throw new Error(`SleepJob exited with ${run.code}:\n${run.stderr.slice(-3000)}`);
-    const apps = list(
-      at(await read(`${hadoop.rm}/ws/v1/cluster/apps?applicationTypes=MAPREDUCE`), 'apps.app'),
-    );
-    const sleepApps = apps.filter((a) => at(a, 'name') === 'Sleep job');
-    expect(sleepApps).toHaveLength(1);
-    appId = String(at(sleepApps[0], 'id'));
+    const apps = list(at(await read(`${hadoop.rm}/ws/v1/cluster/apps?applicationTags=${tag}`), 'apps.app'));
+    expect(apps).toHaveLength(1);
+    appId = String(at(apps[0], 'id'));
   }, 180_000);
 
   it('SUCCEEDED on the RM, in the default queue, as a MAPREDUCE app', async () => {
     const app = at(await read(`${hadoop.rm}/ws/v1/cluster/apps/${appId}`), 'app');
+    expect(at(app, 'name')).toBe('Sleep job');
     expect(at(app, 'state')).toBe('FINISHED');
     expect(at(app, 'finalStatus')).toBe('SUCCEEDED');
     expect(at(app, 'queue')).toBe('root.default');
