@@ -98,8 +98,16 @@ function isFinalRefusal(err: unknown): boolean {
   // A submission that cannot be built (no AM command in an old row) never will be.
   if (err instanceof ValidationError) return true;
   if (err instanceof RmRemoteError) return err.status >= 400 && err.status < 500 ? true : err.status === 503;
-  if (err instanceof RmHttpError) return err.status >= 400 && err.status < 500;
+  if (err instanceof RmHttpError) return (err.status >= 400 && err.status < 500) || isUnwrittenXmlError(err);
   return false;
+}
+
+/**
+ * A real RM answers a refused write in XML with 500 and no body (it cannot write its
+ * RemoteException in XML): a refusal, not an outage, so it is not sent again.
+ */
+function isUnwrittenXmlError(err: RmHttpError): boolean {
+  return err.status === 500 && err.text.startsWith('no body: the RM could not write its error in XML');
 }
 
 function leaf(queue: string): string {

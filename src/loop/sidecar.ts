@@ -96,6 +96,7 @@ type ResolvedSubmission = SubmissionWithDeadline & { inputBytes: number };
 const MB = 1024 * 1024;
 const OPEN_STATES = new Set(['accepted', 'submitted', 'running']);
 const ENDED_APP_STATES = new Set(['FINISHED', 'FAILED', 'KILLED']);
+const NOT_YET_SCHEDULED = new Set(['NEW', 'NEW_SAVING', 'SUBMITTED']);
 /**
  * The learned estimates per workload class (LearnedEstimates). Before there were classes the
  * same key held one triple; it still loads, as the default (validateLearnedEstimates).
@@ -1134,7 +1135,13 @@ export class Sidecar implements SidecarService {
         if (job.appId === null) ledger.updateJob(job.id, { appId: app.id });
         if (job.decision !== 'admitted' || !OPEN_STATES.has(job.state)) continue;
         // Submitted at a priority the RM shows lower, before any write of ours: the RM capped it.
-        if (app.priority !== undefined && job.priority !== null && app.priority < job.priority) {
+        if (
+          app.priority !== undefined &&
+          app.priority >= 0 &&
+          !NOT_YET_SCHEDULED.has(app.state) &&
+          job.priority !== null &&
+          app.priority < job.priority
+        ) {
           if (!ledger.actionsOf(job.id).some((a) => a.kind === 'set-priority'))
             this.priorityCapped(app.id, job.priority, app.priority);
         }
@@ -1492,8 +1499,9 @@ export class Sidecar implements SidecarService {
         const rec = ledger.getJob(job.id);
         if (!rec?.appId) return;
         const app = byId.get(rec.appId);
-        if (!app || ENDED_APP_STATES.has(app.state) || app.state === 'NEW' || app.state === 'NEW_SAVING')
-          return;
+        // Until the scheduler has accepted an app (NEW, NEW_SAVING, SUBMITTED) a real RM shows its
+        // priority as -1: it has none yet, and a write now would only repeat the submission's.
+        if (!app || ENDED_APP_STATES.has(app.state) || NOT_YET_SCHEDULED.has(app.state)) return;
         const actions = ledger.actionsOf(rec.id);
         if (config.enforcement.priorities) {
           const target = this.priorityAt(position);
@@ -1502,7 +1510,11 @@ export class Sidecar implements SidecarService {
           const last = actions.filter((a) => a.kind === 'set-priority' && a.status !== 'skipped').at(-1);
           const lastTarget = (last?.payload as { priority?: number } | undefined)?.priority;
           const shown = app.priority ?? rec.priority ?? undefined;
-          if (shown !== target && lastTarget !== target && !pendingFor('set-priority', app.id)) {
+          // A real RM answers a priority write 503 (a NullPointerException in the scheduler) until
+          // the app's first attempt has its AM container: write once it has one.
+          const launched = app.state === 'RUNNING' || app.amHostHttpAddress !== '';
+          const unset = !launched || (shown !== undefined && shown < 0);
+          if (!unset && shown !== target && lastTarget !== target && !pendingFor('set-priority', app.id)) {
             Enforcer.enqueue(ledger, rec.id, {
               kind: 'set-priority',
               payload: { appId: app.id, priority: target },

@@ -72,6 +72,8 @@ export interface HttpRequest {
   idempotent?: boolean;
   /** Accept a different format for this call (WebHDFS answers JSON only). */
   format?: Format;
+  /** Set on the JSON retry of a read whose XML error had no body. */
+  xmlErrorRetry?: boolean;
 }
 
 export interface HttpResponse {
@@ -339,6 +341,24 @@ export class HttpTransport {
         const remote = readRemoteException(res.text);
         if (remote)
           throw new RmRemoteError({ status: res.status, ...remote, url: res.url, service: this.service });
+        if (res.status === 500 && res.text.trim() === '' && (req.format ?? this.format) === 'xml') {
+          // A real RM (3.4) cannot write a RemoteException in XML: it answers 500 with no body
+          // where JSON gets e.g. 404 NotFoundException. A read is asked again in JSON to learn
+          // which; a write is not sent twice, and says what it was.
+          if (req.method === 'GET' && !req.xmlErrorRetry) {
+            try {
+              await this.send({ ...req, format: 'json', xmlErrorRetry: true });
+            } catch (err) {
+              if (err instanceof RmRemoteError) throw err;
+            }
+          }
+          throw new RmHttpError({
+            status: 500,
+            text: 'no body: the RM could not write its error in XML (ask in JSON, rm.format: json, to see it)',
+            url: res.url,
+            service: this.service,
+          });
+        }
         if (res.status >= 500 && idempotent && canRetry) {
           await this.sleep(this.backoffDelay(attempt));
           continue;

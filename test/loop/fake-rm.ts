@@ -167,7 +167,7 @@ export class FakeRm {
       trackingUI: '',
       trackingUrl: '',
       diagnostics: '',
-      amHostHttpAddress: '',
+      amHostHttpAddress: 'cpu-1:8042', // the AM has its container: priorities may be written
       appNodeLabelExpression: s.label ?? '',
       amNodeLabelExpression: '',
       resourceRequests: [],

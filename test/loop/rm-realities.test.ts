@@ -99,6 +99,22 @@ describe('the priority cap of a stock Hadoop (yarn.cluster.max-application-prior
     ]);
   });
 
+  it('waits for the AM container before writing a priority (a real RM answers 503 until then)', async () => {
+    const rm = new FakeRm();
+    const { sidecar, submit, ledger } = setup({ rm });
+    await sidecar.runOnce();
+    await submit({ deadline: 3000 });
+    await sidecar.runOnce();
+    await submit({ deadline: 2000 }); // goes first: dl-1 should drop to 9
+    const app1 = ledger.getJob('dl-1')!.appId!;
+    rm.apps.set(app1, { ...rm.apps.get(app1)!, state: 'ACCEPTED', amHostHttpAddress: '' });
+    for (let i = 0; i < 3; i++) await sidecar.runOnce();
+    expect(priorityWrites(rm)).toBe(0);
+    rm.apps.set(app1, { ...rm.apps.get(app1)!, amHostHttpAddress: 'cpu-2:8042' });
+    for (let i = 0; i < 3; i++) await sidecar.runOnce();
+    expect(rm.writes.filter((w) => w.startsWith('priority '))).toEqual([`priority ${app1} 9`]);
+  });
+
   it("reads the cap from the RM's /conf before writing anything, and then writes nothing", async () => {
     const rm = new FakeRm();
     rm.priorityCap = 0;
