@@ -47,7 +47,16 @@ export interface ApiOptions {
 
 type RawRequest = Request & { rawBody?: Buffer; submitter?: string };
 
-const JOB_STATES = ['rejected', 'accepted', 'submitted', 'running', 'finished', 'failed', 'killed'] as const;
+const JOB_STATES = [
+  'rejected',
+  'accepted',
+  'submitted',
+  'running',
+  'finished',
+  'failed',
+  'killed',
+  'lost',
+] as const;
 
 export function createApiApp(options: ApiOptions): express.Express {
   const { service, metrics, logger, now } = options;
