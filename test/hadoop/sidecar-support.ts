@@ -75,10 +75,13 @@ export function auditOf(info: HadoopInfo, o: { app?: string; operation?: string 
 }
 
 /** Kills every app the RM has not finished (ACCEPTED or RUNNING), and waits until none is left. */
-export async function killLive(rm: string): Promise<void> {
+export async function killLive(rm: string, user = 'alice'): Promise<void> {
   const live = async () =>
     list(
-      at(await read(`${rm}/ws/v1/cluster/apps?states=NEW,NEW_SAVING,SUBMITTED,ACCEPTED,RUNNING`), 'apps.app'),
+      at(
+        await read(`${rm}/ws/v1/cluster/apps?states=NEW,NEW_SAVING,SUBMITTED,ACCEPTED,RUNNING`, 'json', user),
+        'apps.app',
+      ),
     ).map((a) => String(at(a, 'id')));
   for (let round = 0; round < 60; round++) {
     const ids = await live();
@@ -86,7 +89,7 @@ export async function killLive(rm: string): Promise<void> {
     for (const id of ids)
       await http(`${rm}/ws/v1/cluster/apps/${id}/state`, {
         method: 'PUT',
-        user: 'alice',
+        user,
         body: { state: 'KILLED' },
       });
     await new Promise((r) => setTimeout(r, 500));
