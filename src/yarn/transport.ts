@@ -133,6 +133,7 @@ export class HttpTransport {
   private readonly sleep: (ms: number) => Promise<void>;
   private readonly now: () => number;
   private readonly user: string | undefined;
+  private detection: Promise<string> | null = null;
   private readonly log: Logger;
   private readonly service: string;
   private readonly onCall: TransportOptions['onCall'];
@@ -298,16 +299,31 @@ export class HttpTransport {
 
   private switchToNext(from: string, reason: string): void {
     if (this.urls.length < 2) return;
+    // Calls in flight together meet the same failure: move on once, not once each (an even
+    // number of moves would land back on the failed address).
+    if (this.activeUrl !== from) return;
     this.activeIndex = (this.activeIndex + 1) % this.urls.length;
+    // With HA detection the next call confirms which address is ACTIVE before it is used.
+    if (this.opts.haDetection) this.activeKnown = false;
     this.log.warn('RM failover', { from, to: this.activeUrl, reason });
+  }
+
+  /** One detection at a time: concurrent callers share it. */
+  private ensureActive(): Promise<string> {
+    if (!this.detection) {
+      this.detection = this.detectActive().finally(() => {
+        this.detection = null;
+      });
+    }
+    return this.detection;
   }
 
   /** Send a request; answer 2xx responses, throw a typed error for anything else. */
   async send(req: HttpRequest): Promise<HttpResponse> {
     const idempotent = req.idempotent ?? req.method === 'GET';
-    if (!this.activeKnown) await this.detectActive();
     let failovers = 0;
     for (let attempt = 0; ; attempt++) {
+      if (!this.activeKnown) await this.ensureActive();
       const base = this.activeUrl;
       const out = await this.once(base, req, attempt);
       const canRetry = attempt + 1 < this.opts.maxAttempts;
@@ -326,7 +342,7 @@ export class HttpTransport {
             });
           }
           this.activeKnown = false;
-          await this.detectActive();
+          await this.ensureActive();
           attempt--;
           continue;
         }
