@@ -101,6 +101,8 @@ describe('the RM client reads every endpoint the sidecar uses, in JSON and in XM
     expect(labels.map((l) => [l.name, l.exclusive])).toEqual([['gpu', true]]);
     const byNode = await rm.nodeToLabels();
     expect([...byNode.values()]).toEqual([['gpu']]);
+    const mappings = await rm.labelMappings();
+    expect(mappings.map((m) => [m.label.name, m.nodes])).toEqual([['gpu', [...byNode.keys()]]]);
     expect(await rm.maxApplicationPriority()).toBe(0);
     const id = await submitSleeper(info.rm, { user: 'alice', queue: 'besteffort', name: `read-${format}` });
     const app = await waitFor('the AM attempt', async () => {
@@ -438,17 +440,21 @@ describe('a real MapReduce job with a deadline', () => {
       },
       120_000,
     );
+    // The running job's tasks from its AM, through the RM's proxy, in JSON and in XML.
+    const amTasks = async (format: 'json' | 'xml') =>
+      JobHistoryClient.forRunningApp(
+        new HttpResourceManagerClient({ urls: [info.rm], user: 'alice', format }).transport,
+        appId,
+      ).tasksOfApp(appId);
     const tasks = await waitFor(
       'the AM task list',
       async () => {
-        const t = await JobHistoryClient.forRunningApp(
-          new HttpResourceManagerClient({ urls: [info.rm], user: 'alice' }).transport,
-          appId,
-        ).tasksOfApp(appId);
-        return t.length > 0 ? t : undefined;
+        const [json, xml] = await Promise.all([amTasks('json'), amTasks('xml')]);
+        return json.length > 0 && xml.length > 0 ? { json, xml } : undefined;
       },
       120_000,
-    ).catch(() => []);
+    );
+    expect(tasks.xml.map((t) => [t.id, t.type])).toEqual(tasks.json.map((t) => [t.id, t.type]));
     const run = await job;
     expect(run.code).toBe(0);
     await waitFor(
@@ -469,17 +475,35 @@ describe('a real MapReduce job with a deadline', () => {
       finishedMs: Number(rmReport.finishedTime),
     });
     expect(rmReport.queue).toBe('root.realtime');
-    // Tasks from the AM while it ran (when the AM answered in time), then from the JobHistory server.
-    for (const t of tasks) expect(['MAP', 'REDUCE']).toContain(t.type);
-    const history = await JobHistoryClient.forHistoryServer({ urls: [info.jhs], user: 'alice' }).tasksOfApp(
-      appId,
-    );
-    expect(history.filter((t) => t.type === 'MAP')).toHaveLength(2);
-    // Learning used those real task times: the cpu class's observed map costs gained two tasks.
-    const after = running.sidecar.taskCosts();
-    const count = (v: typeof after) => JSON.stringify(v).length;
-    expect(count(after)).toBeGreaterThan(0);
-    expect(JSON.stringify(after)).not.toEqual(JSON.stringify(learnedBefore));
+    for (const t of tasks.json) expect(['MAP', 'REDUCE']).toContain(t.type);
+    // Then from the JobHistory server, in JSON and in XML alike: 2 maps of about 4 s, 1 reduce.
+    for (const format of ['json', 'xml'] as const) {
+      const jhs = JobHistoryClient.forHistoryServer({ urls: [info.jhs], user: 'alice', format });
+      const history = await jhs.tasksOfApp(appId);
+      expect(history.map((t) => [t.type, t.state]).sort()).toEqual([
+        ['MAP', 'SUCCEEDED'],
+        ['MAP', 'SUCCEEDED'],
+        ['REDUCE', 'SUCCEEDED'],
+      ]);
+      for (const t of history.filter((x) => x.type === 'MAP'))
+        expect(t.finishTime - t.startTime).toBeGreaterThanOrEqual(4000);
+      const jobs = await jhs.jobs();
+      expect(jobs.find((x) => x.id === appId.replace('application_', 'job_'))).toMatchObject({
+        state: 'SUCCEEDED',
+        mapsTotal: 2,
+        reducesTotal: 1,
+      });
+    }
+    // Learning used those real task times: the cpu class (a discovered job without a type: tag)
+    // observed one more job, with its 2 maps and 1 reduce, each map at least its 4 s sleep over
+    // the 32 MB split its tags give it.
+    const cpu = (v: typeof learnedBefore) => v.classes.find((c) => c.workloadClass === 'cpu');
+    const before = cpu(learnedBefore);
+    const after = cpu(running.sidecar.taskCosts())!;
+    expect(after.jobs).toBe((before?.jobs ?? 0) + 1);
+    expect(after.map.observed.count).toBe((before?.map.observed.count ?? 0) + 2);
+    expect(after.reduce.observed.count).toBe((before?.reduce.observed.count ?? 0) + 1);
+    expect(after.map.observed.max!).toBeGreaterThanOrEqual(4 / 32);
     const dashboard = await fetch(`${running.url}/api/v1/jobs/${recorded.id}`);
     expect(((await dashboard.json()) as { outcome: string }).outcome).toBe('met');
   });
