@@ -182,7 +182,7 @@ export function buildAmProxy(
     if (id !== `job_${rec.id.slice('application_'.length)}`)
       throw remoteRejection(404, 'NotFoundException', `java.lang.Exception: job, ${id}, is not found`);
   };
-  const h = (fn: (req: Request, res: Response) => void) => handle(log, fn);
+  const h = (fn: (req: Request, res: Response) => void) => handle(log, fn, 'am');
   const nowMs = () => rm.time.nowEpochMs();
 
   r.get(

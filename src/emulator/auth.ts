@@ -1,5 +1,6 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import { acceptedTypes } from './render';
 
 /**
  * Hadoop's HTTP authentication in front of the emulated RM, its AM proxy and the JobHistory
@@ -73,21 +74,6 @@ function servletOf(path: string): Servlet {
   return 'rest';
 }
 
-/** The media types of an Accept header, best first (stable for equal quality). */
-function acceptOrder(accept: string | undefined): string[] {
-  if (accept === undefined || accept.trim() === '') return ['*/*'];
-  return accept
-    .split(',')
-    .map((part, i) => {
-      const [type, ...params] = part.split(';').map((x) => x.trim());
-      const q = params.find((p) => p.startsWith('q='));
-      return { type: (type ?? '').toLowerCase(), q: q ? Number(q.slice(2)) : 1, i };
-    })
-    .filter((t) => t.type !== '' && t.q > 0)
-    .sort((a, b) => b.q - a.q || a.i - b.i)
-    .map((t) => t.type);
-}
-
 const escapeHtml = (s: string) =>
   s
     .replace(/&/g, '&amp;')
@@ -98,8 +84,10 @@ const escapeHtml = (s: string) =>
 
 export interface JettyError {
   status: number;
-  /** The reason phrase and the page's message. */
+  /** The page's message, and the reason phrase unless `reason` is given. */
   message: string;
+  /** The status line's reason phrase when it is not the message (`Server Error`). */
+  reason?: string;
   /** `CAUSED BY` of a 500 (the exception's text). */
   cause?: string;
 }
@@ -116,7 +104,7 @@ export function jettyErrorPage(
   err: JettyError,
 ): { contentType: string; body: string } | undefined {
   if (!['GET', 'POST', 'HEAD'].includes(method.toUpperCase())) return undefined;
-  for (const type of acceptOrder(accept)) {
+  for (const type of acceptedTypes(accept)) {
     if (type === 'application/json' || type === 'text/json') {
       const fields: Array<[string, string]> = [['servlet', servlet]];
       if (err.cause !== undefined) fields.push(['cause0', escapeHtml(err.cause)]);
@@ -157,7 +145,11 @@ export function jettyErrorPage(
   return undefined;
 }
 
-/** Send Jetty's error answer: status line with the message as its reason phrase. */
+/**
+ * Send Jetty's error answer: the status line with the message (or `reason`) as its reason
+ * phrase, `Cache-Control` for the methods that get a page (even when the Accept leaves it
+ * empty), and the page.
+ */
 export function sendJettyError(
   req: Request,
   res: Response,
@@ -167,16 +159,17 @@ export function sendJettyError(
 ): void {
   res.statusCode = err.status;
   // Node refuses a reason phrase with characters outside Latin-1 printable ones.
-  res.statusMessage = err.message.replace(/[^\x20-\x7e]/g, '?');
+  res.statusMessage = (err.reason ?? err.message).replace(/[^\x20-\x7e]/g, '?');
   for (const [k, v] of Object.entries(headers)) res.setHeader(k, v);
   if (err.status >= 500) res.setHeader('Connection', 'close');
+  if (['GET', 'POST', 'HEAD'].includes(req.method.toUpperCase()))
+    res.setHeader('Cache-Control', 'must-revalidate,no-cache,no-store');
   const page = jettyErrorPage(req.method, req.get('accept'), req.path, servlet, err);
   if (page === undefined) {
     res.setHeader('Content-Length', '0');
     res.end();
     return;
   }
-  res.setHeader('Cache-Control', 'must-revalidate,no-cache,no-store');
   res.setHeader('Content-Type', page.contentType);
   res.send(Buffer.from(page.body, 'latin1'));
 }

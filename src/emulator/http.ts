@@ -1,13 +1,15 @@
-import type { NextFunction, Request, Response } from 'express';
+import { createHash } from 'node:crypto';
+import type { Express, NextFunction, Request, RequestHandler, Response } from 'express';
 import { EmulatedRmRejection, remoteRejection } from '../errors/emulated-rm-rejection';
 import { RmMalformedResponseError } from '../errors/rm-malformed';
 import type { Logger } from '../log';
 import { Node } from '../yarn/coerce';
 import { parseJson, parseXml } from '../yarn/format';
-import { remoteUser, sendJettyError, servletNameOf } from './auth';
+import { jettyErrorPage, remoteUser, sendJettyError, servletNameOf, type JettyError } from './auth';
 import {
   CONTENT_TYPE,
   formatFromAccept,
+  preResourceFormat,
   renderBody,
   renderRemoteException,
   type Content,
@@ -21,16 +23,32 @@ import {
  * (JSON or XML by Content-Type, the root element present or not).
  */
 
-/** A failure Jetty answers with its own error page, not the web services' RemoteException. */
-export class JettyErrorRejection extends EmulatedRmRejection {}
+/** Which web app answers: the RM's, the JobHistory server's, or a MapReduce AM's through the RM's proxy. */
+export type WebApp = 'rm' | 'jhs' | 'am';
 
 /**
- * The format to answer in. An Accept the RM cannot serve is Jetty's 500 `Server Error` page
- * (HTML for text/html, text for text/plain; measured on 3.4.3), not a RemoteException.
+ * Jersey refused the request before any resource method ran: no reader for the body's type,
+ * a method the path does not have, or an Accept no method produces. The exception mapper
+ * answers 503 WebApplicationException, in the type preResourceFormat finds (measured on 3.4.3).
+ */
+export class PreResourceRejection extends EmulatedRmRejection {
+  constructor() {
+    super({
+      status: 503,
+      exception: 'WebApplicationException',
+      javaClassName: 'javax.ws.rs.WebApplicationException',
+      message: '',
+    });
+  }
+}
+
+/**
+ * The format to answer in. An Accept no resource method produces (text/xml, text/html...) is
+ * refused before the method runs: a PreResourceRejection.
  */
 export function formatOf(req: Request): Format {
   const f = formatFromAccept(req.get('accept'));
-  if (f === undefined) throw new JettyErrorRejection({ status: 500, message: 'Server Error' });
+  if (f === undefined) throw new PreResourceRejection();
   return f;
 }
 
@@ -60,25 +78,70 @@ export function answer(
   sendExact(res, options.status ?? 200, CONTENT_TYPE[format], renderBody(format, root, content, options));
 }
 
-/** A refusal whose Content-Type is not the one negotiated from Accept. */
-export class TypedRejection extends EmulatedRmRejection {
-  constructor(
-    details: ConstructorParameters<typeof EmulatedRmRejection>[0],
-    readonly contentType: (format: Format) => string,
-  ) {
-    super(details);
-  }
+const STREAM = 'java.lang.IllegalStateException: STREAM';
+
+/** The name Jetty gives an AM's web servlet in its pages: one per app, as each AM has its own. */
+function amServletName(appId: string): string {
+  return `org.apache.hadoop.http.WebServlet-${createHash('sha256').update(appId).digest('hex').slice(0, 8)}`;
+}
+
+/**
+ * A 404 the web services answer in XML never reaches the client (measured on 3.4.3, RM,
+ * JobHistory server and MapReduce AM alike, reads and writes): Jersey buffers an XML answer
+ * (JSON goes out at once, chunked), and its filter, which passes a 404 on to the web UI
+ * (FEATURE_FILTER_FORWARD_ON_404), hands the request to the UI's dispatcher, which fails to
+ * write its page. Jetty answers 500 `Server Error` with its own error page for
+ * `IllegalStateException: STREAM`: no body for an Accept of XML alone, nor for a PUT; a page
+ * in JSON, HTML or text when the Accept also names one of those. Through the RM's proxy (an
+ * AM's answer) the proxy relays it with a charset added, `text/plain;charset=utf-8` when empty.
+ */
+function sendXmlNotFound(req: Request, res: Response, app: WebApp): void {
+  const err: JettyError = { status: 500, reason: 'Server Error', message: STREAM, cause: STREAM };
+  if (app !== 'am') return sendJettyError(req, res, servletNameOf(req, res), err);
+  const appId = String(req.params.appId);
+  const amPath = req.path.slice(`/proxy/${appId}`.length);
+  const page = jettyErrorPage(req.method, req.get('accept'), amPath, amServletName(appId), err);
+  res.statusCode = 500;
+  res.statusMessage = 'Server Error';
+  res.setHeader('Cache-Control', 'must-revalidate,no-cache,no-store');
+  res.setHeader('Connection', 'close');
+  if (page === undefined) return sendExact(res, 500, 'text/plain;charset=utf-8', '');
+  const type = page.contentType.includes('charset=') ? page.contentType : `${page.contentType};charset=utf-8`;
+  res.setHeader('Content-Type', type);
+  res.send(Buffer.from(page.body, 'latin1'));
 }
 
 /**
  * Render a refusal as the RM would: a RemoteException in the asked format, or a plain-text
  * entity. A resource method's text entity (`App in FINISHED state cannot be moved.`) still gets
  * the Content-Type negotiated from Accept, `application/json;charset=utf-8` or the XML one
- * (measured on 3.4.3), though its body is neither.
+ * (measured on 3.4.3), though its body is neither. A 404 asked for in XML is Jetty's 500
+ * (sendXmlNotFound). A request Jersey refused before any method ran (or whose Accept no
+ * method produces) is 503 WebApplicationException typed by preResourceFormat, with
+ * `;charset=null` on the RM, or Jetty's 500 `Server Error` page when no writer suits the Accept.
  */
-export function sendRejection(req: Request, res: Response, err: EmulatedRmRejection): void {
-  const format = formatFromAccept(req.get('accept')) ?? 'json';
-  const type = err instanceof TypedRejection ? err.contentType(format) : CONTENT_TYPE[format];
+export function sendRejection(
+  req: Request,
+  res: Response,
+  err: EmulatedRmRejection,
+  app: WebApp = 'rm',
+): void {
+  const accept = req.get('accept');
+  const format = formatFromAccept(accept);
+  if (err instanceof PreResourceRejection || format === undefined) {
+    const pre = preResourceFormat(accept);
+    if (pre === undefined)
+      return sendJettyError(req, res, servletNameOf(req, res), { status: 500, message: 'Server Error' });
+    const e = err instanceof PreResourceRejection ? err : new PreResourceRejection();
+    return sendExact(
+      res,
+      e.httpStatus,
+      app === 'rm' ? `${pre.mediaType};charset=null` : pre.mediaType,
+      renderRemoteException(pre.format, e.exception!, e.message, e.javaClassName!),
+    );
+  }
+  if (format === 'xml' && err.httpStatus === 404) return sendXmlNotFound(req, res, app);
+  const type = CONTENT_TYPE[format];
   if (err.plainText) return sendExact(res, err.httpStatus, type, err.message);
   sendExact(
     res,
@@ -112,21 +175,27 @@ export function unmarshalRejection(detail: string): EmulatedRmRejection {
   });
 }
 
-/** Wrap a handler: refusals become the RM's answers, anything else a logged 500. */
-export function handle(log: Logger, fn: (req: Request, res: Response) => void) {
+/**
+ * Wrap a handler of `app`: refusals become its answers, anything else a logged 500.
+ * `checkAccept` (default: not for an AM, whose answers pass the RM's proxy first, which answers
+ * some requests itself whatever the Accept) refuses an Accept no method produces before the
+ * handler runs, as Jersey picks the method by Accept before it runs it.
+ */
+export function handle(
+  log: Logger,
+  fn: (req: Request, res: Response) => void,
+  app: WebApp = 'rm',
+  checkAccept = app !== 'am',
+) {
   return (req: Request, res: Response, next: NextFunction): void => {
     try {
+      if (checkAccept && formatFromAccept(req.get('accept')) === undefined) throw new PreResourceRejection();
       fn(req, res);
     } catch (err) {
-      if (err instanceof JettyErrorRejection)
-        return sendJettyError(req, res, servletNameOf(req, res), {
-          status: err.httpStatus,
-          message: err.message,
-        });
-      if (err instanceof EmulatedRmRejection) return sendRejection(req, res, err);
+      if (err instanceof EmulatedRmRejection) return sendRejection(req, res, err, app);
       if (err instanceof RmMalformedResponseError) {
         // A body member of the wrong kind: Jersey cannot bind it (400).
-        return sendRejection(req, res, unmarshalRejection(err.message.replace(/^RM body: /, '')));
+        return sendRejection(req, res, unmarshalRejection(err.message.replace(/^RM body: /, '')), app);
       }
       log.error('emulator handler failed', {
         method: req.method,
@@ -178,20 +247,10 @@ export function queryNumber(req: Request, name: string, min = Number.NEGATIVE_IN
 export function readBody(req: Request, root: string, options: { wrappedJson?: boolean } = {}): Node {
   const text = typeof req.body === 'string' ? req.body : '';
   const type = (req.get('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
-  const isXml = type === 'application/xml' || type === 'text/xml';
-  if (!isXml && type !== 'application/json') {
-    // No reader for the type: Jersey's WebApplicationException through the exception mapper,
-    // with a Content-Type whose charset is `null` (measured on 3.4.3 with text/plain).
-    throw new TypedRejection(
-      {
-        status: 503,
-        exception: 'WebApplicationException',
-        javaClassName: 'javax.ws.rs.WebApplicationException',
-        message: '',
-      },
-      (format) => (format === 'json' ? 'application/json;charset=null' : 'application/xml;charset=null'),
-    );
-  }
+  const isXml = type === 'application/xml';
+  // No reader for the type (the writes consume application/json and application/xml only;
+  // text/plain and text/xml measured on 3.4.3): refused before the method runs.
+  if (!isXml && type !== 'application/json') throw new PreResourceRejection();
   let tree;
   try {
     tree = isXml ? parseXml(text) : parseJson(text);
@@ -217,4 +276,116 @@ export function readBody(req: Request, root: string, options: { wrappedJson?: bo
  */
 export function userOf(req: Request): string | undefined {
   return remoteUser(req) ?? query(req, 'user.name');
+}
+
+/**
+ * The web UI's page for a path under `/ws/` that no REST resource has (Hadoop's Dispatcher
+ * finds no controller for it): 404, text/html, "Sorry, got error 404" and the WebAppException
+ * (measured on 3.4.3, RM and JobHistory server alike). The real page goes on with the whole
+ * stack trace; this one stops after the web app's frames.
+ */
+export function webUiNotFoundPage(path: string): string {
+  const rest = path.replace(/^\/ws(?=\/|$)/, '') || '/';
+  const controller = rest.split('/')[1] ?? '';
+  const css = [
+    '/static/yarn.css',
+    '/static/jquery/themes-1.9.1/base/jquery-ui.css',
+    '/static/dt-1.11.5/css/jquery.dataTables.css',
+    '/static/dt-1.11.5/css/jui-dt.css',
+    '/static/dt-1.11.5/css/custom_datatable.css',
+  ];
+  const js = [
+    '/static/jquery/jquery-3.6.0.min.js',
+    '/static/jquery/jquery-ui-1.13.2.custom.min.js',
+    '/static/dt-1.11.5/js/jquery.dataTables.min.js',
+    '/static/yarn.dt.plugins.js',
+    '/static/dt-sorting/natural.js',
+  ];
+  const escape = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+  return [
+    '<!DOCTYPE html PUBLIC "-//W3C//DTD HTML 4.01//EN" "http://www.w3.org/TR/html4/strict.dtd">',
+    '<html>',
+    '  <meta http-equiv="X-UA-Compatible" content="IE=8">',
+    '  <meta http-equiv="Content-type" content="text/html; charset=UTF-8">',
+    '  <title>',
+    '    Sorry, got error 404',
+    '  </title>',
+    ...css.map((href) => `  <link rel="stylesheet" href="${href}">`),
+    ...js.flatMap((src) => [`  <script type="text/javascript" src="${src}">`, '  </script>']),
+    '  <style type="text/css">',
+    '    #jsnotice { padding: 0.2em; text-align: center; }',
+    '    .ui-progressbar { height: 1em; min-width: 5em }',
+    '  </style>',
+    '  <script type="text/javascript">',
+    '    $(function() {',
+    "      $('#msg').accordion({autoHeight: false});",
+    '    });',
+    '  </script>',
+    '  <style type="text/css">',
+    '    #msg { margin: 1em auto; width: 88%; }',
+    '    #msg h1 { padding: 0.2em 1.5em; font: bold 1.3em serif; }',
+    '  </style>',
+    '  <div id="msg">',
+    '    <h1>',
+    '      Sorry, got error 404',
+    '    </h1>',
+    '    <div>',
+    '      Please consult',
+    '      <a href="http://www.w3.org/Protocols/rfc2616/rfc2616-sec10.html">RFC 2616</a>',
+    '       for meanings of the error code.',
+    '    </div>',
+    '    <h1>',
+    '      Error Details',
+    '    </h1>',
+    `    <pre>org.apache.hadoop.yarn.webapp.WebAppException: ${escape(rest)}: controller for ${escape(controller)} not found`,
+    '\tat org.apache.hadoop.yarn.webapp.Router.resolveDefault(Router.java:247)',
+    '\tat org.apache.hadoop.yarn.webapp.Router.resolve(Router.java:155)',
+    '\tat org.apache.hadoop.yarn.webapp.Dispatcher.service(Dispatcher.java:152)',
+    '\tat javax.servlet.http.HttpServlet.service(HttpServlet.java:790)',
+    '</pre>',
+    '  </div>',
+    '</html>',
+    '',
+  ].join('\n');
+}
+
+/**
+ * What a web app (the RM's, the JobHistory server's) answers past its REST resources, as the
+ * last handler of its express app: a REST path (under `/ws/`) asked with a method it does not
+ * have is refused by Jersey before any method runs (PreResourceRejection: 503), a servlet's
+ * (`/isActive`, `/conf`) is the servlet's 405 page; a path under `/ws/` it does not know goes
+ * on to the web UI (webUiNotFoundPage); any other path is Jetty's own 404 page. Measured on
+ * 3.4.3.
+ */
+export function unknownRoutes(app: Express, log: Logger, webApp: WebApp): RequestHandler {
+  const known: Array<{ re: RegExp; rest: boolean }> = [];
+  const stack = (app.router as unknown as { stack: Array<{ route?: { path: string | string[] } }> }).stack;
+  for (const layer of stack) {
+    const paths = layer.route === undefined ? [] : [layer.route.path].flat();
+    for (const p of paths) {
+      const pattern = p
+        .split('/')
+        .map((seg) => (seg.startsWith(':') ? '[^/]+' : seg.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')))
+        .join('/');
+      known.push({ re: new RegExp(`^${pattern}/?$`, 'i'), rest: p.startsWith('/ws/') });
+    }
+  }
+  return handle(
+    log,
+    (req, res) => {
+      const route = known.find((k) => k.re.test(req.path));
+      if (route?.rest) throw new PreResourceRejection();
+      if (route !== undefined)
+        return sendJettyError(req, res, servletNameOf(req, res), {
+          status: 405,
+          reason: 'Method Not Allowed',
+          message: `HTTP method ${req.method} is not supported by this URL`,
+        });
+      if (/^\/ws(\/|$)/.test(req.path))
+        return sendExact(res, 404, 'text/html;charset=utf-8', webUiNotFoundPage(req.path));
+      sendJettyError(req, res, servletNameOf(req, res), { status: 404, message: 'Not Found' });
+    },
+    webApp,
+    false,
+  );
 }

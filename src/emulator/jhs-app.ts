@@ -3,7 +3,7 @@ import { remoteRejection } from '../errors/emulated-rm-rejection';
 import type { Logger } from '../log';
 import type { TaskRecord } from '../sim/engine';
 import type { Controls } from './controls';
-import { answer, handle, query, queryNumber } from './http';
+import { answer, handle, query, queryNumber, unknownRoutes } from './http';
 import type { Content } from './render';
 import type { AppRecord, AppView, EmulatedRm } from './rm-state';
 
@@ -142,7 +142,7 @@ export function buildJhsApp(rm: EmulatedRm, controls: Controls, log: Logger): ex
     rm.sync();
     next();
   });
-  const h = (fn: (req: Request, res: Response) => void) => handle(log, fn);
+  const h = (fn: (req: Request, res: Response) => void) => handle(log, fn, 'jhs');
 
   const jobSummary = (rec: AppRecord, v: AppView): Record<string, Content> => {
     const tasks = jobTasks(rm, rec);
@@ -327,8 +327,7 @@ export function buildJhsApp(rm: EmulatedRm, controls: Controls, log: Logger): ex
       answer(req, res, 'taskAttempt', attemptContent(rm, t, a));
     }),
   );
-  app.use((_req: Request, res: Response) => {
-    res.status(404).type('text/plain').send('Not Found');
-  });
+  // A known path asked with another method: 503; an unknown one: the web UI's 404 page.
+  app.use(unknownRoutes(app, log, 'jhs'));
   return app;
 }

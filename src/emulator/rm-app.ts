@@ -11,9 +11,11 @@ import {
   query,
   queryList,
   queryNumber,
+  PreResourceRejection,
   readBody,
   sendExact,
   undeclaredThrowable,
+  unknownRoutes,
   userOf,
 } from './http';
 import { CONTENT_TYPE, EntryMap, XSI_TYPE, type Content } from './render';
@@ -561,6 +563,8 @@ export function buildRmApp(rm: EmulatedRm, controls: Controls, log: Logger): exp
   const appContent = (req: Request, v: AppView, deSelects: Set<string>): Content => {
     const r = v.rec;
     const final = FINAL.includes(v.state);
+    // FINISHED in the report, its AM container still held until it ends (measured on 3.4.3).
+    const finishing = v.rmState === 'FINISHING';
     const attempt = currentAttempt(r);
     const launched = attempt !== undefined && (v.state === 'RUNNING' || final || r.amFailure !== null);
     const amHost = amHostOf(r);
@@ -602,11 +606,19 @@ export function buildRmApp(rm: EmulatedRm, controls: Controls, log: Logger): exp
           : undefined,
       amHostHttpAddress: launched && !r.unmanaged ? `${amHost}:8042` : undefined,
       masterNodeId: launched && !r.unmanaged ? `${amHost}:45454` : '',
-      allocatedMB: final ? -1 : v.runningContainers * cfg.containerMemoryMB,
-      allocatedVCores: final ? -1 : v.runningContainers * cfg.containerVcores,
-      reservedMB: final ? -1 : 0,
-      reservedVCores: final ? -1 : 0,
-      runningContainers: final ? -1 : v.runningContainers,
+      allocatedMB: finishing
+        ? r.amResource.memoryMB
+        : final
+          ? -1
+          : v.runningContainers * cfg.containerMemoryMB,
+      allocatedVCores: finishing
+        ? r.amResource.vcores
+        : final
+          ? -1
+          : v.runningContainers * cfg.containerVcores,
+      reservedMB: final && !finishing ? -1 : 0,
+      reservedVCores: final && !finishing ? -1 : 0,
+      runningContainers: finishing ? 1 : final ? -1 : v.runningContainers,
       memorySeconds: Math.round(seconds * cfg.containerMemoryMB),
       vcoreSeconds: Math.round(seconds * cfg.containerVcores),
       queueUsagePercentage: 0,
@@ -640,13 +652,25 @@ export function buildRmApp(rm: EmulatedRm, controls: Controls, log: Logger): exp
     if (!deSelects.has('appNodeLabelExpression')) out.appNodeLabelExpression = r.appNodeLabelExpression;
     if (!deSelects.has('amNodeLabelExpression') && !r.unmanaged)
       out.amNodeLabelExpression = r.amNodeLabelExpression;
-    if (!deSelects.has('resourceInfo') && !final && r.queueKnown && !r.unmanaged && attempt !== undefined) {
+    if (
+      !deSelects.has('resourceInfo') &&
+      (!final || finishing) &&
+      r.queueKnown &&
+      !r.unmanaged &&
+      attempt !== undefined
+    ) {
       const partitions = [...new Set(['', r.partition, r.amNodeLabelExpression])];
       out.resourceInfo = {
         resourceUsagesByPartition: partitions.map((p) =>
           usage(
             p,
-            p === r.partition ? slot(v.runningContainers) : slot(0),
+            finishing
+              ? p === r.amNodeLabelExpression
+                ? amAsk
+                : slot(0)
+              : p === r.partition
+                ? slot(v.runningContainers)
+                : slot(0),
             p === r.partition && v.state === 'RUNNING' ? slot(v.pendingMaps) : slot(0),
             p === r.amNodeLabelExpression ? amAsk : slot(0),
           ),
@@ -726,6 +750,13 @@ export function buildRmApp(rm: EmulatedRm, controls: Controls, log: Logger): exp
   );
 
   const appOf = (req: Request) => rm.mustApp(String(req.params.appId));
+  // Jersey matches the literal path before `{appid}`: new-application has no GET (503).
+  app.get(
+    `${C}/apps/new-application`,
+    h(() => {
+      throw new PreResourceRejection();
+    }),
+  );
   app.get(
     `${C}/apps/:appId`,
     h((req, res) => answer(req, res, 'app', appContent(req, rm.view(appOf(req)), deSelectsOf(req)))),
@@ -801,39 +832,67 @@ export function buildRmApp(rm: EmulatedRm, controls: Controls, log: Logger): exp
         );
     }
     if (!r.inEngine) return [];
-    return [attemptContent(r, 1, v.startedTime, v.finishedTime, attemptState[v.state] ?? 'NEW', amHostOf(r))];
+    // A FINISHING app's attempt is FINISHING too (measured on 3.4.3).
+    const state = v.rmState === 'FINISHING' ? 'FINISHING' : (attemptState[v.state] ?? 'NEW');
+    return [attemptContent(r, 1, v.startedTime, v.finishedTime, state, amHostOf(r))];
   };
   app.get(
     `${C}/apps/:appId/appattempts`,
     h((req, res) => answer(req, res, 'appAttempts', { appAttempt: attempts(rm.view(appOf(req))) })),
   );
+  /**
+   * One attempt of an app, as the RM's AppInfoProvider finds it (measured on 3.4.3): an id that
+   * does not parse is 400, an unknown app or attempt 404 with the client service's message.
+   */
+  const attemptOf = (req: Request): Content => {
+    const appId = String(req.params.appId);
+    const attemptId = String(req.params.attemptId);
+    if (!/^appattempt_\d+_\d+_\d+$/.test(attemptId))
+      throw remoteRejection(
+        400,
+        'BadRequestException',
+        attemptId.startsWith('appattempt_')
+          ? `java.lang.IllegalArgumentException: Invalid AppAttemptId: ${attemptId}`
+          : `java.lang.IllegalArgumentException: Invalid AppAttemptId prefix: ${attemptId}`,
+      );
+    const rec = rm.submissionOf(appId) === undefined ? undefined : rm.mustApp(appId);
+    if (rec === undefined)
+      throw remoteRejection(
+        404,
+        'NotFoundException',
+        `org.apache.hadoop.yarn.exceptions.ApplicationNotFoundException: Application with id '${appId}' doesn't exist in RM. Please check that the job submission was successful.`,
+      );
+    const found = attempts(rm.view(rec)).find(
+      (a) => (a as { appAttemptId: string }).appAttemptId === attemptId,
+    );
+    if (!found)
+      throw remoteRejection(
+        404,
+        'NotFoundException',
+        `org.apache.hadoop.yarn.exceptions.ApplicationAttemptNotFoundException: ApplicationAttempt with id '${attemptId}' doesn't exist in RM.`,
+      );
+    return found;
+  };
   app.get(
     `${C}/apps/:appId/appattempts/:attemptId`,
-    h((req, res) => {
-      const found = attempts(rm.view(appOf(req))).find(
-        (a) => (a as { appAttemptId: string }).appAttemptId === req.params.attemptId,
-      );
-      if (!found)
-        throw remoteRejection(
-          404,
-          'NotFoundException',
-          `java.lang.Exception: appAttempt with id: ${String(req.params.attemptId)} not found`,
-        );
-      answer(req, res, 'appAttempt', found);
-    }),
+    h((req, res) => answer(req, res, 'appAttempt', attemptOf(req))),
   );
   app.get(
     `${C}/apps/:appId/appattempts/:attemptId/containers`,
-    // Containers of a task are not tracked one by one by the simulator: the list is the empty one.
+    // Containers of a task are not tracked one by one by the simulator: the list is the empty
+    // one, which the RM writes `{}` in JSON and `<containers/>` in XML (measured on 3.4.3).
     h((req, res) => {
-      appOf(req);
-      answer(req, res, 'containers', { container: [] }, { dialect: 'jersey-default' });
+      attemptOf(req);
+      answer(req, res, 'containers', { container: [] }, { dialect: 'jersey-default', wrapJson: false });
     }),
   );
 
   app.get(
     `${C}/apps/:appId/state`,
-    h((req, res) => answer(req, res, 'appstate', { state: rm.view(appOf(req)).state }, { wrapJson: false })),
+    // RMAppState, not the report's state: FINISHING, KILLING, FINAL_SAVING too (measured on 3.4.3).
+    h((req, res) =>
+      answer(req, res, 'appstate', { state: rm.view(appOf(req)).rmState }, { wrapJson: false }),
+    ),
   );
   app.get(
     `${C}/apps/:appId/queue`,
@@ -1048,8 +1107,9 @@ export function buildRmApp(rm: EmulatedRm, controls: Controls, log: Logger): exp
         readDefinition(n.req('reservation-definition')),
         userOf(req),
       );
-      // The doc shows 200; the RM's code answers 202 Accepted with no body (INDEX.md row 23).
-      res.status(202).end();
+      // The doc shows 200; the RM's code answers 202 Accepted with no body (INDEX.md row 23),
+      // the Content-Type negotiated all the same (measured on 3.4.3).
+      sendExact(res, 202, CONTENT_TYPE[formatOf(req)], '');
     }),
   );
   app.post(
@@ -1082,9 +1142,7 @@ export function buildRmApp(rm: EmulatedRm, controls: Controls, log: Logger): exp
     }),
   );
 
-  // Jersey's own 404 for a path it does not know: not a RemoteException.
-  app.use((_req: Request, res: Response) => {
-    res.status(404).type('text/plain').send('Not Found');
-  });
+  // A known path asked with another method: 503; an unknown one: the web UI's 404 page.
+  app.use(unknownRoutes(app, log, 'rm'));
   return app;
 }

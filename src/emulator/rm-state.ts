@@ -37,6 +37,27 @@ export const APP_STATES: readonly AppState[] = [
 const FINAL: ReadonlySet<string> = new Set(['FINISHED', 'FAILED', 'KILLED']);
 
 /**
+ * The RM's own state of an app (RMAppState), which `GET /apps/{id}/state` and the answer to a
+ * kill speak, though the app report never shows it: FINISHING while the AM has unregistered
+ * and its container is still to end (the report says FINISHED already), KILLING while a kill
+ * waits for the attempt, FINAL_SAVING while the end is stored (measured on 3.4.3).
+ */
+export type RmAppState = AppState | 'FINAL_SAVING' | 'FINISHING' | 'KILLING';
+
+/**
+ * RMAppState's for which the end is stored: a kill changes nothing (ClientRMService answers
+ * it done, 200 with this state) and a move is refused.
+ */
+const FINAL_STORED: ReadonlySet<string> = new Set(['FINISHING', 'FINISHED', 'FAILED', 'KILLED']);
+
+/**
+ * Simulated seconds an app is FINISHING after its last task: the MapReduce AM has unregistered
+ * and its container has yet to exit and be reported by its NodeManager. 6 to 7 seconds on a
+ * real RM 3.4.3 with SleepJobs.
+ */
+export const FINISHING_SECONDS = 6;
+
+/**
  * Simulated seconds one attempt of an AM that exits at once lasts: on a real RM 3.4.3 an app
  * with an empty AM command failed its 2 attempts in about a second.
  */
@@ -139,7 +160,10 @@ export interface ReservationRecord {
 /** What the express layer needs for an answer about one app. */
 export interface AppView {
   rec: AppRecord;
+  /** YarnApplicationState, as the app report and the apps list show it. */
   state: AppState;
+  /** RMAppState, as `GET /apps/{id}/state` says it (FINISHING for a while after FINISHED). */
+  rmState: RmAppState;
   finalStatus: 'UNDEFINED' | 'SUCCEEDED' | 'FAILED' | 'KILLED';
   startedTime: number;
   finishedTime: number;
@@ -465,6 +489,18 @@ export class EmulatedRm {
 
   /** The app as the RM reports it now. */
   view(rec: AppRecord, jobs?: Map<string, EngineSnapshot['jobs'][number]>): AppView {
+    const v = this.reportView(rec, jobs);
+    // The AM has unregistered (the report says FINISHED) and its container still runs.
+    const finishing =
+      v.state === 'FINISHED' &&
+      this.engine.now < this.time.fromEpochMs(v.finishedTime) + FINISHING_SECONDS - 1e-9;
+    return { ...v, rmState: finishing ? 'FINISHING' : v.state };
+  }
+
+  private reportView(
+    rec: AppRecord,
+    jobs?: Map<string, EngineSnapshot['jobs'][number]>,
+  ): Omit<AppView, 'rmState'> {
     const job = (jobs ?? this.snapshotJobs()).get(rec.id);
     const startedTime = this.epoch(rec.submittedSeconds);
     const nowMs = this.time.nowEpochMs();
@@ -935,8 +971,13 @@ export class EmulatedRm {
   }
 
   /**
-   * PUT /apps/{id}/state: 202 while the kill runs, 200 with the state once over (an app
-   * already final answers its state: KILLED, FINISHED or FAILED).
+   * PUT /apps/{id}/state, as RMWebServices and ClientRMService do it (measured on 3.4.3): the
+   * target compared with the RMAppState (200 when equal); an app whose end is stored answers
+   * 200 and that state (FINISHING included); an unmanaged AM's kill is answered done at once,
+   * 200 with the state read before the kill is handled; any other kill 202, with the state
+   * the app is in while the kill runs: KILLING once it has an attempt (ACCEPTED, RUNNING),
+   * FINAL_SAVING before (KILLED at once from NEW). The kill itself is over at once here (a
+   * few ms on a real RM), so a read or a repeated PUT says KILLED.
    */
   kill(
     appId: string,
@@ -945,7 +986,7 @@ export class EmulatedRm {
     caller?: string,
   ): { status: 200 | 202; state: string } {
     const rec = this.mustApp(appId);
-    const before = this.view(rec).state;
+    const before = this.view(rec).rmState;
     if (before === target) return { status: 200, state: before };
     if (target !== 'KILLED') {
       throw remoteRejection(
@@ -955,11 +996,19 @@ export class EmulatedRm {
       );
     }
     this.checkModify(rec, caller, `kill appid ${appId}`);
-    if (FINAL.has(before)) return { status: 200, state: before };
+    if (FINAL_STORED.has(before)) return { status: 200, state: before };
     // ClientRMService.forceKillApplication's message.
     const by = `Application ${appId} was killed by user ${this.callerName(caller)}`;
     this.killNow(rec, diagnostics === undefined ? by : `${by} with diagnostic message: ${diagnostics}`);
-    return { status: 202, state: before };
+    if (rec.unmanaged) return { status: 200, state: before };
+    // RMAppImpl's transitions on KILL: an attempt to kill first, the end to store, or nothing.
+    const during =
+      before === 'ACCEPTED' || before === 'RUNNING'
+        ? 'KILLING'
+        : before === 'NEW'
+          ? 'KILLED'
+          : 'FINAL_SAVING';
+    return { status: 202, state: during };
   }
 
   private killNow(rec: AppRecord, diagnostics: string): void {
@@ -991,8 +1040,9 @@ export class EmulatedRm {
     const queue = leaf === undefined || target === 'root' ? undefined : this.queues.get(leaf);
     if (this.config.aclEnabled && (!queue || !this.maySubmit(queue, this.callerName(caller))))
       throw textRejection(403, `Unauthorized attempt to ${what} by remote user ${this.callerName(caller)}`);
-    const state = this.view(rec).state;
-    if (FINAL.has(state)) throw textRejection(400, `App in ${state} state cannot be moved.`);
+    // ClientRMService's test, on the RMAppState: FINISHING is refused too.
+    const state = this.view(rec).rmState;
+    if (FINAL_STORED.has(state)) throw textRejection(400, `App in ${state} state cannot be moved.`);
     if (!queue) throw undeclaredThrowable();
     if (rec.partition !== '' && !queue.accessibleNodeLabels.includes(rec.partition))
       throw undeclaredThrowable();

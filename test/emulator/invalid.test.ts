@@ -142,11 +142,12 @@ const CASES: Case[] = [
     type: 'text/html;charset=iso-8859-1',
   },
   {
-    name: 'unknown path',
+    name: 'unknown path: the web UI’s 404 page',
     path: () => '/ws/v1/cluster/nosuch',
     status: 404,
-    text: 'Not Found',
-    type: 'text/plain; charset=utf-8',
+    match:
+      /<title>\n {4}Sorry, got error 404\n {2}<\/title>[\s\S]*<pre>org\.apache\.hadoop\.yarn\.webapp\.WebAppException: \/v1\/cluster\/nosuch: controller for v1 not found\n/,
+    type: 'text/html;charset=utf-8',
   },
   {
     name: 'JobHistory task type MAP',
@@ -266,14 +267,16 @@ describe('invalid requests', () => {
     }
   });
 
-  it('answers an unknown app in XML when asked in XML', async () => {
+  it('answers an unknown app asked in XML as the RM does: 500 and no body, not a RemoteException', async () => {
     const res = await fetch(`${h.emu.url}/ws/v1/cluster/apps/application_1_9999`, {
       headers: { accept: 'application/xml' },
     });
-    expect(res.status).toBe(404);
-    expect(await res.text()).toBe(
-      '<?xml version="1.0" encoding="UTF-8" standalone="yes"?><RemoteException><exception>NotFoundException</exception><message>java.lang.Exception: app with id: application_1_9999 not found</message><javaClassName>org.apache.hadoop.yarn.webapp.NotFoundException</javaClassName></RemoteException>',
-    );
+    expect([res.status, res.statusText, res.headers.get('content-type')]).toEqual([
+      500,
+      'Server Error',
+      null,
+    ]);
+    expect(await res.text()).toBe('');
   });
 
   it('refuses more than 10 tags, a tag over 100 characters or one not in ASCII, as the RM does', async () => {
