@@ -19,7 +19,7 @@ export {
   type DispatchChoice,
 } from './dispatch';
 export { replay, type ReplayJob, type ReplayOutcome, type ReplayResult } from './replay';
-export { searchEarliestDeadline } from './earliest';
+export { DEADLINE_HORIZON_SECONDS, searchEarliestDeadline } from './earliest';
 export {
   dc,
   dcPlan,

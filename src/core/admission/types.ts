@@ -8,7 +8,9 @@ export interface RejectReason {
     | 'dc-too-many-reduces'
     | 'dc-no-time-for-maps'
     | 'dc-map-slots-unavailable'
-    | 'dc-reduce-slots-unavailable';
+    | 'dc-reduce-slots-unavailable'
+    /** yarn-greedy: planning the job would visit more plan steps than one test may. */
+    | 'plan-budget-exceeded';
   /** The job whose deadline would be missed (the new one, or an admitted one). */
   readonly jobId: string;
   /** That job's absolute deadline A + D, seconds. */
@@ -37,6 +39,11 @@ export type AdmissionResult<S> =
       readonly reason: RejectReason;
       /** Earliest relative deadline D (whole seconds) admitted now, or null if none / not searched. */
       readonly earliestAdmissibleDeadline: number | null;
+      /**
+       * Set when the search ran and found none: the latest relative deadline it tried (seconds),
+       * so a caller can say "no feasible deadline within" it.
+       */
+      readonly searchedUpTo?: number;
       /** The state, unchanged: a rejected job changes nothing. */
       readonly state: S;
     };
@@ -44,6 +51,11 @@ export type AdmissionResult<S> =
 export interface AdmitOptions {
   /** Search the earliest admissible deadline on rejection (default true). */
   readonly searchEarliest?: boolean;
+  /**
+   * How far ahead of `now` that search looks, seconds (default DEADLINE_HORIZON_SECONDS): it
+   * answers null rather than look past it.
+   */
+  readonly horizon?: number;
 }
 
 /** Actual task finish times of a finished job, for the feedback controller (Alg. 5.5). */

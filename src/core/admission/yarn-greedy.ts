@@ -28,6 +28,12 @@ import type { AdmissionPolicy, AdmissionResult, JobActuals } from './types';
  *    IterativePlanner does;
  *  - the earliest start of every stage is max(A, now) (StageEarliestStartByJobArrival).
  *
+ * Bounded whatever the job: the plan starts at the current step (steps already past are
+ * dropped, so the arrays never span the epoch), it looks at most `maxPlanSteps` steps ahead (a
+ * later deadline is planned as if it were that far: admitting then stays safe), and one
+ * admission test visits at most `maxStepVisits` plan steps; past that the job is rejected
+ * (`plan-budget-exceeded`) rather than planned for seconds on end.
+ *
  * Admitted jobs are dispatched in EDF order (the same queue RTMR uses), and a finished job
  * leaves its reservation in the plan until it expires (YARN does not shrink a reservation
  * when its job ends early); a killed job's reservation is deleted.
@@ -46,7 +52,14 @@ export interface YarnGreedyArgs {
   estimates: Estimates;
   /** The plan's time step, seconds (YARN's reservation plan step; default 1 s). */
   planStepSeconds: number;
+  /** How many steps ahead of now the plan reaches (default 2^20: 12 days at 1 s). */
+  maxPlanSteps: number;
+  /** Most plan steps one admission test may visit (default 2^24). */
+  maxStepVisits: number;
 }
+
+export const DEFAULT_MAX_PLAN_STEPS = 2 ** 20;
+export const DEFAULT_MAX_STEP_VISITS = 2 ** 24;
 
 interface Allocation {
   readonly lane: number;
@@ -66,7 +79,9 @@ interface Reservation {
 export interface YarnGreedyState {
   readonly kind: 'yarn-greedy';
   readonly args: YarnGreedyArgs;
-  /** Containers in use per plan step, one array per lane (index = step). */
+  /** The plan step that index 0 of every lane's array stands for. */
+  readonly origin: number;
+  /** Containers in use per plan step, one array per lane (index = step - origin). */
   readonly plan: readonly Int32Array[];
   /** Admitted, unfinished jobs in EDF order. */
   readonly queue: readonly Reservation[];
@@ -80,7 +95,16 @@ export function validateYarnGreedyArgs(raw: unknown, path = 'admission.args'): Y
   if (typeof step !== 'number' || !Number.isFinite(step) || step <= 0) {
     throw new ValidationError([{ path: `${path}.planStepSeconds`, message: 'must be a number > 0' }]);
   }
-  return Object.freeze({ slotModel, estimates, planStepSeconds: step });
+  const whole = (key: string, v: unknown, max: number): number => {
+    if (typeof v !== 'number' || !Number.isInteger(v) || v < 1 || v > max)
+      throw new ValidationError([
+        { path: `${path}.${key}`, message: `must be a whole number from 1 to ${max}` },
+      ]);
+    return v;
+  };
+  const maxPlanSteps = whole('maxPlanSteps', rec.maxPlanSteps ?? DEFAULT_MAX_PLAN_STEPS, 2 ** 26);
+  const maxStepVisits = whole('maxStepVisits', rec.maxStepVisits ?? DEFAULT_MAX_STEP_VISITS, 2 ** 30);
+  return Object.freeze({ slotModel, estimates, planStepSeconds: step, maxPlanSteps, maxStepVisits });
 }
 
 function capacities(model: SlotModel): number[] {
@@ -91,23 +115,42 @@ function reduceLaneOf(model: SlotModel): number {
   return model.name === 'mr1' ? 1 : 0;
 }
 
-/** A read view of the plan plus this planning round's tentative allocations. */
+/**
+ * A read view of the plan plus this planning round's tentative allocations, counting the plan
+ * steps it visits: once `budget` is spent, `exhausted` is set and the planning round gives up.
+ */
 export class Workspace {
-  private readonly extra = new Map<number, Map<number, number>>();
+  private readonly extra = new Map<number, Int32Array>();
+  private visits = 0;
   constructor(
     private readonly plan: readonly Int32Array[],
     private readonly caps: readonly number[],
+    /** The plan step of index 0. */
+    private readonly origin = 0,
+    private readonly budget = Number.POSITIVE_INFINITY,
   ) {}
 
+  get exhausted(): boolean {
+    return this.visits > this.budget;
+  }
+
   available(lane: number, step: number): number {
-    const used = (this.plan[lane] as Int32Array)[step] ?? 0;
-    return (this.caps[lane] as number) - used - (this.extra.get(lane)?.get(step) ?? 0);
+    this.visits++;
+    const i = step - this.origin;
+    const used = (this.plan[lane] as Int32Array)[i] ?? 0;
+    return (this.caps[lane] as number) - used - (this.extra.get(lane)?.[i] ?? 0);
   }
 
   add(a: Allocation): void {
+    this.visits += a.to - a.from;
+    const need = a.to - this.origin;
     let m = this.extra.get(a.lane);
-    if (!m) this.extra.set(a.lane, (m = new Map()));
-    for (let s = a.from; s < a.to; s++) m.set(s, (m.get(s) ?? 0) + a.count);
+    if (!m || m.length < need) {
+      const grown = new Int32Array(Math.max(need, 2 * (m?.length ?? 0)));
+      if (m) grown.set(m);
+      this.extra.set(a.lane, (m = grown));
+    }
+    for (let s = a.from - this.origin; s < need; s++) m[s] = (m[s] as number) + a.count;
   }
 }
 
@@ -127,7 +170,7 @@ export function allocateStage(
   const out: Allocation[] = [];
   let toPlace = containers;
   let stageDeadline = deadline;
-  while (toPlace > 0 && stageDeadline - dur >= earliest) {
+  while (toPlace > 0 && stageDeadline - dur >= earliest && !ws.exhausted) {
     // Scan the window [stageDeadline - dur, stageDeadline) from the right; remember the
     // smallest availability and the leftmost instant where it occurs ("minPoint").
     let maxGang = toPlace;
@@ -148,34 +191,44 @@ export function allocateStage(
     // Nothing right of the most constraining instant can take a whole container any more.
     stageDeadline = minPoint;
   }
-  return toPlace === 0 ? out : null;
+  return toPlace === 0 && !ws.exhausted ? out : null;
 }
 
+/** The plan with `allocations` added (or, sign -1, removed); steps before `origin` are past. */
 function planWith(
   plan: readonly Int32Array[],
+  origin: number,
   allocations: readonly Allocation[],
   sign: 1 | -1,
 ): Int32Array[] {
   const next = plan.map((l) => l);
   const touched = new Set<number>();
   for (const a of allocations) {
+    const to = a.to - origin;
+    if (to <= 0) continue;
     if (!touched.has(a.lane)) {
       const old = next[a.lane] as Int32Array;
-      const need = Math.max(old.length, a.to);
-      const copy = new Int32Array(need);
+      const copy = new Int32Array(Math.max(old.length, to));
       copy.set(old);
       next[a.lane] = copy;
       touched.add(a.lane);
-    } else if ((next[a.lane] as Int32Array).length < a.to) {
+    } else if ((next[a.lane] as Int32Array).length < to) {
       const old = next[a.lane] as Int32Array;
-      const copy = new Int32Array(a.to);
+      const copy = new Int32Array(to);
       copy.set(old);
       next[a.lane] = copy;
     }
     const lane = next[a.lane] as Int32Array;
-    for (let s = a.from; s < a.to; s++) lane[s] = (lane[s] as number) + sign * a.count;
+    for (let s = Math.max(0, a.from - origin); s < to; s++) lane[s] = (lane[s] as number) + sign * a.count;
   }
   return next;
+}
+
+/** The state with the plan's steps before `step` dropped (they are past: nothing plans there). */
+function advancedTo(state: YarnGreedyState, step: number): YarnGreedyState {
+  const drop = step - state.origin;
+  if (!(drop > 0)) return state;
+  return { ...state, origin: step, plan: state.plan.map((l) => l.slice(Math.min(drop, l.length))) };
 }
 
 function edfInsert(
@@ -204,11 +257,15 @@ export function createYarnGreedy(rawArgs: unknown): AdmissionPolicy<YarnGreedySt
     state: YarnGreedyState,
     job: DeadlineJob,
     now: number,
-  ): { allocations: Allocation[]; finish: number } | null => {
-    const ws = new Workspace(state.plan, caps);
+  ): { allocations: Allocation[]; finish: number } | 'budget' | null => {
+    const ws = new Workspace(state.plan, caps, state.origin, args.maxStepVisits);
     const est = taskEstimates(args.estimates, job);
     const earliest = Math.ceil(Math.max(job.arrival, now) / step - 1e-9);
-    const deadline = Math.floor(absoluteDeadline(job) / step + 1e-9);
+    // Planned no further than maxPlanSteps ahead: a fit before then is a fit before the deadline.
+    const deadline = Math.min(
+      Math.floor(absoluteDeadline(job) / step + 1e-9),
+      Math.max(earliest, state.origin) + args.maxPlanSteps,
+    );
     const mapDur = Math.max(1, Math.ceil(est.mapSeconds / step - 1e-9));
     const reduceDur = Math.max(1, Math.ceil(est.reduceSeconds / step - 1e-9));
     // IterativePlanner: stages in reverse order; each stage's deadline is the start of the next.
@@ -220,34 +277,46 @@ export function createYarnGreedy(rawArgs: unknown): AdmissionPolicy<YarnGreedySt
       earliest,
       deadline,
     );
-    if (!reduces) return null;
-    const reduceStart = Math.min(...reduces.map((a) => a.from));
+    if (!reduces) return ws.exhausted ? 'budget' : null;
+    // Loops, not Math.min(...spread): a stage may hold more gangs than a call takes arguments.
+    let reduceStart = Infinity;
+    let end = -Infinity;
+    for (const a of reduces) {
+      reduceStart = Math.min(reduceStart, a.from);
+      end = Math.max(end, a.to);
+    }
     const maps = allocateStage(ws, 0, job.maps, mapDur, earliest, reduceStart);
-    if (!maps) return null;
-    const finish = Math.max(...reduces.map((a) => a.to)) * step;
-    return { allocations: [...maps, ...reduces], finish };
+    if (!maps) return ws.exhausted ? 'budget' : null;
+    return { allocations: maps.concat(reduces), finish: end * step };
   };
 
   return {
     name: 'yarn-greedy',
-    initialState: () => ({ kind: 'yarn-greedy', args, plan: caps.map(() => new Int32Array(0)), queue: [] }),
+    initialState: (now = 0) => ({
+      kind: 'yarn-greedy',
+      args,
+      origin: Math.max(0, Math.floor(now / step)),
+      plan: caps.map(() => new Int32Array(0)),
+      queue: [],
+    }),
 
-    admit(state, rawJob, now): AdmissionResult<YarnGreedyState> {
+    admit(given, rawJob, now): AdmissionResult<YarnGreedyState> {
       const job = validateJob(rawJob);
+      const state = advancedTo(given, Math.floor(now / step));
       const placed = plan(state, job, now);
-      if (!placed) {
+      if (placed === null || placed === 'budget') {
         return {
           admitted: false,
           jobId: job.id,
           reason: {
-            kind: 'new-job-misses',
+            kind: placed === 'budget' ? 'plan-budget-exceeded' : 'new-job-misses',
             jobId: job.id,
             deadline: absoluteDeadline(job),
             estimatedFinish: null,
             lateBySeconds: null,
           },
           earliestAdmissibleDeadline: null,
-          state,
+          state: given,
         };
       }
       const reservation: Reservation = {
@@ -262,7 +331,7 @@ export function createYarnGreedy(rawArgs: unknown): AdmissionPolicy<YarnGreedySt
         jobId: job.id,
         estimatedFinish: placed.finish,
         position,
-        state: { ...state, plan: planWith(state.plan, placed.allocations, 1), queue },
+        state: { ...state, plan: planWith(state.plan, state.origin, placed.allocations, 1), queue },
       };
     },
 
@@ -280,7 +349,7 @@ export function createYarnGreedy(rawArgs: unknown): AdmissionPolicy<YarnGreedySt
       if (!r) return state;
       return {
         ...state,
-        plan: planWith(state.plan, r.allocations, -1),
+        plan: planWith(state.plan, state.origin, r.allocations, -1),
         queue: state.queue.filter((x) => x.job.id !== jobId),
       };
     },

@@ -1,7 +1,7 @@
 import { ValidationError, type ValidationIssue } from '../../../errors/validation';
 import { absoluteDeadline, validateJob, type DeadlineJob } from '../../job';
 import { validateSlotModel, type SlotModel } from '../../slots/model';
-import { searchEarliestDeadline } from '../earliest';
+import { DEADLINE_HORIZON_SECONDS, searchEarliestDeadline } from '../earliest';
 import { dcCosts } from './costs';
 import type { AdmissionPolicy, AdmissionResult, RejectReason } from '../types';
 
@@ -163,15 +163,20 @@ export function dc(
           state: { kind: 'dc', entries },
         };
       }
-      const earliest =
-        opts.searchEarliest === false || r.reason.kind === 'dc-too-many-reduces'
-          ? null
-          : searchEarliestDeadline((D) => test(state, { ...job, deadline: D }).ok, job.deadline, 1e7);
+      const searched = opts.searchEarliest !== false && r.reason.kind !== 'dc-too-many-reduces';
+      const horizon = Math.floor(Math.max(0, now - job.arrival) + (opts.horizon ?? DEADLINE_HORIZON_SECONDS));
+      const earliest = searched
+        ? searchEarliestDeadline((D) => test(state, { ...job, deadline: D }).ok, {
+            hint: job.deadline,
+            horizon,
+          })
+        : null;
       return {
         admitted: false,
         jobId: job.id,
         reason: r.reason,
         earliestAdmissibleDeadline: earliest,
+        ...(searched && earliest === null ? { searchedUpTo: horizon } : {}),
         state,
       };
     },

@@ -3,7 +3,7 @@ import { DEFAULT_ESTIMATES, validateEstimates, type Estimates } from '../../esti
 import { absoluteDeadline, validateJob, type DeadlineJob } from '../../job';
 import { satu } from '../../slots/literal';
 import { validateSlotModel, type SlotModel } from '../../slots/model';
-import { searchEarliestDeadline } from '../earliest';
+import { DEADLINE_HORIZON_SECONDS, searchEarliestDeadline } from '../earliest';
 import type { AdmissionPolicy, AdmissionResult, AdmitOptions, JobActuals, RejectReason } from '../types';
 import {
   emptyRtmrState,
@@ -216,6 +216,7 @@ export function createRtmrPolicy(name: string, input: RtmrOptionsInput): RtmrPol
           state: d.state,
         };
       let earliest: number | null = null;
+      let searchedUpTo: number | undefined;
       if (opts.searchEarliest !== false) {
         const tail = walkerBefore(state, state.entries.length).place(
           freshWork(state.estimates, job),
@@ -223,13 +224,22 @@ export function createRtmrPolicy(name: string, input: RtmrOptionsInput): RtmrPol
         ).finish;
         const lastDeadline = state.entries.reduce((m, e) => Math.max(m, absoluteDeadline(e.job)), -Infinity);
         const hint = Math.max(tail - job.arrival, lastDeadline - job.arrival + 1);
-        earliest = searchEarliestDeadline((D) => decide(state, { ...job, deadline: D }, now, false).ok, hint);
+        // The horizon counts from now; D counts from the job's arrival.
+        const horizon = Math.floor(
+          Math.max(0, now - job.arrival) + (opts.horizon ?? DEADLINE_HORIZON_SECONDS),
+        );
+        earliest = searchEarliestDeadline((D) => decide(state, { ...job, deadline: D }, now, false).ok, {
+          hint,
+          horizon,
+        });
+        if (earliest === null) searchedUpTo = horizon;
       }
       return {
         admitted: false,
         jobId: job.id,
         reason: d.reason,
         earliestAdmissibleDeadline: earliest,
+        ...(searchedUpTo === undefined ? {} : { searchedUpTo }),
         state,
       };
     },
