@@ -2,19 +2,23 @@ import { createHash } from 'node:crypto';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import { SidecarError } from '../errors/base';
 import {
+  InternalError,
   InvalidJsonError,
+  JsonTooDeepError,
+  MalformedRequestError,
   NotFoundError,
   PayloadTooLargeError,
   UnauthorizedError,
   UnsupportedMediaTypeError,
 } from '../errors/api-errors';
 import { ValidationError } from '../errors/validation';
-import type { Logger } from '../log';
+import { redactDeep, redactText, type Logger } from '../log';
 import type { JobQuery } from '../store/ledger';
 import { TokenAuthenticator, type NamedToken } from './auth';
 import type { SidecarMetrics } from './metrics';
 import { openApiDocument } from './openapi';
-import { renderJobsPage } from './page';
+import { PAGE_CSP, renderJobsPage } from './page';
+import type { JobView } from './views';
 import { parseSubmission, type Submission } from './submission';
 
 /** What the HTTP layer needs from the running sidecar. */
@@ -40,12 +44,35 @@ export interface ApiOptions {
   tokens: readonly NamedToken[];
   protectReads: boolean;
   maxBodyBytes: number;
+  /** Deepest nesting of arrays and objects a JSON body may have (default MAX_JSON_DEPTH). */
+  maxJsonDepth?: number;
   now: () => number;
   /** Extra routes (the dashboard's assets) mounted before the 404 handler. */
   extraRoutes?: (app: express.Express) => void;
 }
 
 type RawRequest = Request & { rawBody?: Buffer; submitter?: string };
+
+/**
+ * The deepest JSON body the API reads. A submission's deepest field
+ * (yarnSubmission.am-container-spec.local-resources.entry[i].value.resource) is 7 levels down.
+ */
+export const MAX_JSON_DEPTH = 32;
+
+/**
+ * Headers on every answer. The content security policy lets a page load only its own scripts
+ * and styles and talk only to its own origin (the dashboard sets the same), and no other site
+ * may frame it; nosniff keeps a browser from reading a JSON answer as script.
+ */
+export const API_CSP =
+  "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
+export const SECURITY_HEADERS: Readonly<Record<string, string>> = {
+  'Content-Security-Policy': API_CSP,
+  'X-Content-Type-Options': 'nosniff',
+  'X-Frame-Options': 'DENY',
+  'Referrer-Policy': 'no-referrer',
+  'Cross-Origin-Resource-Policy': 'same-origin',
+};
 
 const JOB_STATES = [
   'rejected',
@@ -64,6 +91,15 @@ export function createApiApp(options: ApiOptions): express.Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
+  // Every JSON answer passes here: a credential inside any string (an RM URL with user:pw in an
+  // error, a token in a message) is redacted however it got there.
+  app.set('json replacer', (_key: string, value: unknown) =>
+    typeof value === 'string' ? redactText(value) : value,
+  );
+  app.use((_req, res, next) => {
+    res.set(SECURITY_HEADERS);
+    next();
+  });
 
   const requireToken = (req: RawRequest, _res: Response, next: NextFunction): void => {
     if (!auth.enabled) {
@@ -89,14 +125,24 @@ export function createApiApp(options: ApiOptions): express.Express {
     res.json({ status: 'ok' });
   });
 
-  app.get('/readyz', (_req, res) => {
+  // Probes read the status without a token. With reads protected, the details (the RM's
+  // error, which names its addresses) go only to a caller with a valid token.
+  app.get('/readyz', (req, res) => {
     const r = service.readiness();
-    res.status(r.ready ? 200 : 503).json(r);
+    const detailed = !options.protectReads || auth.authenticate(req.get('authorization')) !== undefined;
+    const body = detailed
+      ? r
+      : {
+          ready: r.ready,
+          ...(r.reason === undefined ? {} : { reason: summaryOf(r.reason) }),
+          details: 'send a bearer token for the details',
+        };
+    res.status(r.ready ? 200 : 503).json(body);
   });
 
   app.get('/metrics', async (_req, res, next) => {
     try {
-      res.type(metrics.registry.contentType).send(await metrics.registry.metrics());
+      res.type(metrics.registry.contentType).send(redactText(await metrics.registry.metrics()));
     } catch (err) {
       next(err);
     }
@@ -106,13 +152,7 @@ export function createApiApp(options: ApiOptions): express.Express {
     res.json(openApiDocument);
   });
 
-  const jsonBody = express.json({
-    limit: options.maxBodyBytes,
-    strict: false,
-    verify: (req, _res, buf) => {
-      (req as RawRequest).rawBody = buf;
-    },
-  });
+  const jsonBody = jsonBodyParser(options.maxBodyBytes, options.maxJsonDepth ?? MAX_JSON_DEPTH);
 
   app.post('/api/v1/jobs', requireToken, (req: RawRequest, _res, next) => {
     if (!req.is('application/json')) {
@@ -121,7 +161,7 @@ export function createApiApp(options: ApiOptions): express.Express {
     }
     next();
   });
-  app.post('/api/v1/jobs', jsonBody, async (req: RawRequest, res: Response, next: NextFunction) => {
+  app.post('/api/v1/jobs', ...jsonBody, async (req: RawRequest, res: Response, next: NextFunction) => {
     try {
       const submission = parseSubmission(req.body, now());
       const idempotencyKey = req.get('idempotency-key');
@@ -153,8 +193,9 @@ export function createApiApp(options: ApiOptions): express.Express {
   });
 
   app.get('/api/v1/jobs/:id', readGuard, (req, res, next) => {
-    const job = service.getJob(String(req.params.id));
-    if (job === undefined) next(new NotFoundError(`no job ${String(req.params.id)}`));
+    const id = String(req.params.id);
+    const job = id.length > MAX_ID_LENGTH ? undefined : service.getJob(id);
+    if (job === undefined) next(new NotFoundError(`no job ${id.slice(0, MAX_ID_LENGTH)}`));
     else res.json(job);
   });
 
@@ -174,49 +215,154 @@ export function createApiApp(options: ApiOptions): express.Express {
 
   if (!options.extraRoutes) {
     app.get('/', readGuard, (_req, res) => {
-      res.type('html').send(renderJobsPage(service.listJobs({ limit: 200 }).jobs as never[], now()));
+      res.set('Content-Security-Policy', PAGE_CSP);
+      res
+        .type('html')
+        .send(
+          redactText(renderJobsPage(service.listJobs({ limit: 200 }).jobs as Array<Partial<JobView>>, now())),
+        );
     });
   }
 
-  app.use((req, _res, next) => next(new NotFoundError(`no route ${req.method} ${req.path}`)));
+  app.use((req, _res, next) =>
+    next(new NotFoundError(`no route ${req.method} ${req.path.slice(0, MAX_ID_LENGTH)}`)),
+  );
 
   // One place renders every error: a SidecarError as {error: {code, message, ...}} with its
-  // status; body-parser's errors mapped onto the catalog; anything else a logged 500.
+  // status; the HTTP layer's own client errors (body reading, path decoding) mapped onto the
+  // catalog; anything else a logged, typed 500 that says nothing of its cause.
   app.use((err: unknown, req: Request, res: Response, _next: NextFunction) => {
-    const known = toSidecarError(err);
-    if (known) {
-      if (known.httpStatus >= 500)
-        logger.warn('request failed', { path: req.path, code: known.code, error: known.message });
-      res.status(known.httpStatus).json({ error: renderError(known) });
+    let known = toSidecarError(err);
+    if (!known) {
+      known = new InternalError('internal error; see the sidecar log', { cause: err });
+      logger.error('unexpected error', {
+        component: 'api',
+        method: req.method,
+        path: req.path,
+        error: err instanceof Error ? (err.stack ?? err.message) : String(err),
+      });
+    } else if (known.httpStatus >= 500) {
+      logger.warn('request failed', {
+        component: 'api',
+        path: req.path,
+        code: known.code,
+        error: known.message,
+      });
+    }
+    if (res.headersSent) {
+      res.end();
       return;
     }
-    logger.error('unexpected error', { path: req.path, error: (err as Error)?.stack ?? String(err) });
-    res.status(500).json({ error: { code: 'INTERNAL', message: 'internal error; see the sidecar log' } });
+    res.status(known.httpStatus).json({ error: renderError(known) });
   });
 
   return app;
 }
 
+/** Longest job id or path echoed back in an answer. */
+const MAX_ID_LENGTH = 200;
+
+/** /readyz's reason without the error text after its kind (which may name the RM's addresses). */
+function summaryOf(reason: string): string {
+  const at = reason.indexOf(':');
+  return at < 0 ? reason : reason.slice(0, at);
+}
+
 function renderError(err: SidecarError): Record<string, unknown> {
   const body: Record<string, unknown> = { code: err.code, message: err.message };
-  if (err instanceof ValidationError) body.issues = err.issues;
+  if (err instanceof ValidationError) body.issues = redactDeep(err.issues);
   return body;
 }
 
+/**
+ * Errors of the HTTP layer (express, its router, raw-body) carry a `status` and a `type`:
+ * each client error becomes the catalog's class for it. A status below 500 that is not listed
+ * is still the client's fault: a MalformedRequestError with the layer's own message.
+ */
 function toSidecarError(err: unknown): SidecarError | undefined {
   if (err instanceof SidecarError) return err;
-  const type = (err as { type?: string } | undefined)?.type;
-  if (type === 'entity.too.large') {
+  const e = err as { type?: unknown; status?: unknown; statusCode?: unknown; message?: unknown } | null;
+  if (e === null || typeof e !== 'object') return undefined;
+  const type = typeof e.type === 'string' ? e.type : undefined;
+  const status = Number(e.status ?? e.statusCode);
+  const message = typeof e.message === 'string' ? e.message : '';
+  if (type === 'entity.too.large' || status === 413) {
     const limit = (err as { limit?: number }).limit;
     return new PayloadTooLargeError(`request body is larger than ${limit ?? 'the limit of'} bytes`);
   }
-  if (type === 'entity.parse.failed') {
-    return new InvalidJsonError(`request body is not valid JSON: ${(err as Error).message}`);
+  if (type === 'encoding.unsupported') {
+    const encoding = String((err as { encoding?: unknown }).encoding ?? '').slice(0, 40);
+    return new UnsupportedMediaTypeError(
+      `Content-Encoding '${encoding}' is not accepted: send the body uncompressed (identity)`,
+    );
   }
-  if (type === 'encoding.unsupported' || type === 'charset.unsupported') {
-    return new UnsupportedMediaTypeError((err as Error).message);
+  if (type === 'charset.unsupported' || status === 415) {
+    return new UnsupportedMediaTypeError(message || 'unsupported request encoding');
+  }
+  if (err instanceof URIError) {
+    return new MalformedRequestError(`the path holds a malformed %-escape: ${message}`);
+  }
+  if (Number.isInteger(status) && status >= 400 && status < 500) {
+    return new MalformedRequestError(`the request could not be read: ${message || type || status}`);
   }
   return undefined;
+}
+
+/**
+ * The JSON body of a write: read whole (no Content-Encoding: a compressed body is refused,
+ * so nothing is inflated), at most `limit` bytes, UTF-8 only, checked for nesting depth on the
+ * raw bytes before JSON.parse runs, so no body can make anything below recurse too deep.
+ */
+function jsonBodyParser(limit: number, maxDepth: number): express.RequestHandler[] {
+  const raw = express.raw({ type: () => true, limit, inflate: false });
+  const parse: express.RequestHandler = (req: RawRequest, _res, next) => {
+    const charset = /;\s*charset\s*=\s*"?([^";\s]*)"?/i.exec(req.get('content-type') ?? '')?.[1];
+    if (charset !== undefined && !/^utf-?8$/i.test(charset)) {
+      next(new UnsupportedMediaTypeError(`unsupported charset "${charset.slice(0, 40)}": send UTF-8`));
+      return;
+    }
+    const buf = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
+    req.rawBody = buf;
+    if (jsonDepthExceeds(buf, maxDepth)) {
+      next(new JsonTooDeepError(`request body nests arrays and objects more than ${maxDepth} levels deep`));
+      return;
+    }
+    try {
+      req.body = JSON.parse(buf.toString('utf8')) as unknown;
+    } catch (err) {
+      next(
+        new InvalidJsonError(
+          buf.length === 0
+            ? 'request body is empty: send the job as JSON'
+            : `request body is not valid JSON: ${(err as Error).message.slice(0, 200)}`,
+        ),
+      );
+      return;
+    }
+    next();
+  };
+  return [raw, parse];
+}
+
+/**
+ * Whether JSON text nests `[` and `{` deeper than `max` (strings skipped): one pass over the
+ * bytes, no recursion. Invalid JSON is left for JSON.parse to name.
+ */
+export function jsonDepthExceeds(buf: Uint8Array, max: number): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < buf.length; i++) {
+    const c = buf[i]!;
+    if (inString) {
+      if (c === 0x5c)
+        i++; // backslash: skip the escaped character
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x7b || c === 0x5b) {
+      if (++depth > max) return true;
+    } else if (c === 0x7d || c === 0x5d) depth--;
+  }
+  return false;
 }
 
 function parseJobQuery(q: Record<string, unknown>): JobQuery {

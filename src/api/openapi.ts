@@ -1,4 +1,6 @@
 import { DEFAULT_RECENT_CLASSES } from '../core/cost-distribution';
+import { RESERVED_TAG_KEYS } from '../loop/tags';
+import { SUBMISSION_LIMITS as L } from './submission';
 
 /**
  * OpenAPI 3.1 description of the sidecar's HTTP API, served at /api/v1/openapi.json.
@@ -48,25 +50,40 @@ export const openApiDocument = {
         required: ['name', 'user', 'maps', 'reduces'],
         additionalProperties: false,
         properties: {
-          name: { type: 'string', maxLength: 256 },
-          user: { type: 'string', pattern: '^[A-Za-z0-9._@-]+$' },
+          name: { type: 'string', minLength: 1, maxLength: L.maxNameLength },
+          user: { type: 'string', maxLength: L.maxUserLength, pattern: '^[A-Za-z0-9._@-]+$' },
           deadline: {
             oneOf: [
-              { type: 'string', format: 'date-time', description: 'absolute deadline' },
-              { type: 'number', exclusiveMinimum: 0, description: 'seconds from now' },
+              {
+                type: 'string',
+                format: 'date-time',
+                description: `absolute deadline with a zone, a real calendar date, at most ${L.deadlineHorizonSeconds} s (366 days) from now`,
+              },
+              {
+                type: 'number',
+                exclusiveMinimum: 0,
+                maximum: L.deadlineHorizonSeconds,
+                description: 'seconds from now',
+              },
             ],
             description:
               "required unless the job's queue has a default deadline (admission.queueDefaults); without one a missing deadline is a 400 naming this field",
           },
-          maps: { type: 'integer', minimum: 1 },
-          reduces: { type: 'integer', minimum: 1 },
+          maps: { type: 'integer', minimum: 1, maximum: L.maxMaps },
+          reduces: { type: 'integer', minimum: 1, maximum: L.maxReduces },
           inputBytes: {
             type: 'number',
             minimum: 0,
+            maximum: L.maxInputBytes,
             description:
               "required unless inputPaths are given: then it may be left out and is read from the files' lengths (WebHDFS)",
           },
-          splitBytes: { type: 'array', items: { type: 'number', minimum: 0 }, description: 'one per map' },
+          splitBytes: {
+            type: 'array',
+            maxItems: L.maxMaps,
+            items: { type: 'number', minimum: 0, maximum: L.maxInputBytes },
+            description: 'one per map',
+          },
           jobType: { enum: ['cpu', 'gpu', 'adaptive'], default: 'cpu' },
           workloadClass: {
             type: 'string',
@@ -74,17 +91,21 @@ export const openApiDocument = {
             description:
               'the workload class whose worst-case estimates judge the job (default: its jobType); for recurring jobs whose cost per MB differs from the rest of their type. Sent to the RM as the tag class:NAME',
           },
-          queue: { type: 'string', description: 'defaults to the real-time queue' },
+          queue: {
+            type: 'string',
+            maxLength: L.maxQueueLength,
+            description: 'defaults to the real-time queue',
+          },
           inputPaths: {
             type: 'array',
-            items: { type: 'string' },
+            maxItems: L.maxInputPaths,
+            items: { type: 'string', maxLength: L.maxInputPathLength },
             description:
               'absolute HDFS paths (files, or directories read one level down); with WebHDFS configured, their block locations give the data locality (dop) of each partition; a path that does not exist is a 400',
           },
           tags: {
             type: 'array',
-            description:
-              'Application tags of your own. YARN allows 10 per app and the sidecar writes 6 (7 with workloadClass), so at most 4 (3); each at most 100 printable ASCII characters, no comma.',
+            description: `Application tags of your own. YARN allows 10 per app and the sidecar writes 6 (7 with workloadClass), so at most 4 (3); each at most 100 printable ASCII characters, no comma. The sidecar's own keys (${RESERVED_TAG_KEYS.map((k) => `${k}:`).join(', ')}, in any case) are refused with a 400 naming the tag.`,
             maxItems: 4,
             items: { type: 'string', maxLength: 100 },
           },
@@ -137,6 +158,11 @@ export const openApiDocument = {
             },
           },
           earliestAdmissibleDeadline: { type: ['string', 'null'], format: 'date-time' },
+          earliestAdmissibleDeadlineNote: {
+            type: 'string',
+            description:
+              'with a null earliestAdmissibleDeadline after a search: no deadline within the horizon searched (366 days) would be admitted now',
+          },
           placement: {
             type: 'object',
             description:
@@ -285,11 +311,14 @@ export const openApiDocument = {
             description: 'rejected (a dry run too)',
             content: { 'application/json': { schema: { $ref: '#/components/schemas/Answer' } } },
           },
-          '400': errorResponse('invalid JSON or invalid fields; `issues` names each field'),
+          '400': errorResponse(
+            'VALIDATION_FAILED (invalid fields or a value past its bound; `issues` names each field and the limit), INVALID_JSON, JSON_TOO_DEEP (arrays and objects nested more than 32 levels) or MALFORMED_REQUEST',
+          ),
           '401': errorResponse('no or wrong bearer token'),
-          '413': errorResponse('body too large'),
-          '415': errorResponse('not application/json'),
+          '413': errorResponse('body too large (server.maxBodyBytes)'),
+          '415': errorResponse('not application/json, a charset other than UTF-8, or any Content-Encoding'),
           '422': errorResponse('Idempotency-Key reused with a different body'),
+          '500': errorResponse('INTERNAL: a bug, logged with its component; the answer says nothing more'),
         },
       },
       get: {
@@ -307,7 +336,11 @@ export const openApiDocument = {
       get: {
         summary: 'One job: decision, reason, estimates and the timeline of RM actions',
         parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string' } }],
-        responses: { '200': { description: 'the job' }, '404': errorResponse('no such job') },
+        responses: {
+          '200': { description: 'the job' },
+          '400': errorResponse('MALFORMED_REQUEST: a malformed %-escape in the id'),
+          '404': errorResponse('no such job'),
+        },
       },
     },
     '/api/v1/cluster': {
@@ -347,6 +380,8 @@ export const openApiDocument = {
     '/readyz': {
       get: {
         summary: 'Ready only while the RM answers',
+        description:
+          'Open to probes. With auth.protectReads, a caller without a token gets the status and the kind of failure only (no error text, no address); with a token, the details.',
         responses: { '200': { description: 'ready' }, '503': { description: 'not ready, with the reason' } },
       },
     },

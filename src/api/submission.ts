@@ -1,7 +1,15 @@
 import { z } from 'zod';
 import { WORKLOAD_CLASS_PATTERN } from '../core/estimates';
+import { JOB_LIMITS } from '../core/limits';
 import { ValidationError } from '../errors/validation';
-import { MAX_TAG_LENGTH, MAX_TAGS, ownTagCount, userTagBudget } from '../loop/tags';
+import {
+  MAX_TAG_LENGTH,
+  MAX_TAGS,
+  ownTagCount,
+  RESERVED_TAG_KEYS,
+  reservedTagKey,
+  userTagBudget,
+} from '../loop/tags';
 import { parseSubmissionRequest, type SubmissionRequest } from '../yarn/submission';
 
 /**
@@ -9,45 +17,114 @@ import { parseSubmissionRequest, type SubmissionRequest } from '../yarn/submissi
  * or a number of seconds from now. Everything is checked here; the admission core checks
  * the job model again (its own invariants) before deciding.
  */
+
+/** Every bound a submission is held to; docs/security.md lists them, the OpenAPI shows them. */
+export const SUBMISSION_LIMITS = {
+  ...JOB_LIMITS,
+  maxNameLength: 256,
+  maxUserLength: 128,
+  maxQueueLength: 256,
+  maxInputPaths: 1000,
+  /** HDFS's own limit on a path (HdfsServerConstants.MAX_PATH_LENGTH). */
+  maxInputPathLength: 8000,
+} as const;
+
+const HORIZON = SUBMISSION_LIMITS.deadlineHorizonSeconds;
+const HORIZON_TEXT = `${HORIZON} seconds (366 days)`;
+
+const ISO_TIME =
+  /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(Z|([+-])(\d{2}):?(\d{2}))$/;
+
+/**
+ * An ISO-8601 time with a zone, of a real calendar date and clock time (`2026-02-30`, `24:00`
+ * and `+25:00` are refused: Date.parse would roll them over), as epoch milliseconds.
+ */
+export function parseIsoTime(s: string): number | string {
+  const m = ISO_TIME.exec(s);
+  if (!m) return 'must be an ISO-8601 time with a zone, e.g. 2026-11-22T09:00:00Z';
+  const [y, mo, d, h, mi, sec] = [m[1], m[2], m[3], m[4], m[5], m[6] ?? '0'].map(Number) as number[];
+  const day = new Date(Date.UTC(y!, mo! - 1, d!));
+  if (mo! < 1 || mo! > 12 || day.getUTCMonth() !== mo! - 1 || day.getUTCDate() !== d!)
+    return `is not a calendar date (${m[1]}-${m[2]}-${m[3]})`;
+  if (h! > 23 || mi! > 59 || sec! > 59) return `is not a clock time (${m[4]}:${m[5]}:${m[6] ?? '00'})`;
+  if (m[9] !== undefined && (Number(m[10]) > 14 || Number(m[11]) > 59))
+    return `has a zone offset no place uses (${m[8]}); offsets run from -14:00 to +14:00`;
+  const ms = Date.parse(s);
+  return Number.isFinite(ms) ? ms : 'is not a valid time';
+}
+
 const isoTime = z
   .string()
-  .refine((s) => /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})$/.test(s), {
-    message: 'must be an ISO-8601 time with a zone, e.g. 2026-11-22T09:00:00Z',
-  })
-  .refine((s) => Number.isFinite(Date.parse(s)), { message: 'is not a valid time' });
+  .max(40, 'must be an ISO-8601 time with a zone, e.g. 2026-11-22T09:00:00Z')
+  .superRefine((s, ctx) => {
+    const r = parseIsoTime(s);
+    if (typeof r === 'string') ctx.addIssue({ code: 'custom', message: r });
+  });
 
 const tag = z
   .string()
   .max(MAX_TAG_LENGTH, `may be at most ${MAX_TAG_LENGTH} characters (YARN's limit)`)
   .regex(/^[^,\s][^,]*$/, 'must be non-empty with no comma')
-  .regex(/^[\x20-\x7e]*$/, 'may hold printable ASCII characters only (YARN refuses others)');
+  .regex(/^[\x20-\x7e]*$/, 'may hold printable ASCII characters only (YARN refuses others)')
+  .superRefine((t, ctx) => {
+    const key = reservedTagKey(t);
+    if (key !== undefined)
+      ctx.addIssue({
+        code: 'custom',
+        message: `'${t}' uses the reserved key '${key}:': the sidecar writes ${RESERVED_TAG_KEYS.map((k) => `${k}:`).join(', ')} itself`,
+      });
+  });
+
+/** A whole number from min to max, the bound named in the message. */
+const count = (min: number, max: number, minMessage?: string) =>
+  z
+    .number({ error: 'must be a number' })
+    .int('must be a whole number')
+    .min(min, minMessage ?? `must be at least ${min}`)
+    .max(max, `must be at most ${max}`);
+
+const bytes = z
+  .number({ error: 'must be a number of bytes' })
+  .finite('must be a finite number of bytes')
+  .min(0, 'must be at least 0')
+  .max(SUBMISSION_LIMITS.maxInputBytes, `must be at most ${SUBMISSION_LIMITS.maxInputBytes} bytes (1 PiB)`);
 
 export const submissionSchema = z
   .object({
-    name: z.string().min(1).max(256),
+    name: z.string().min(1).max(SUBMISSION_LIMITS.maxNameLength),
     user: z
       .string()
       .min(1)
-      .max(128)
+      .max(SUBMISSION_LIMITS.maxUserLength)
       .regex(/^[A-Za-z0-9._@-]+$/, 'may hold letters, digits and . _ @ - only'),
     /** Optional only where the queue has a default (admission.queueDefaults); see resolveDeadline. */
     deadline: z
-      .union([isoTime, z.number().positive('must be positive (seconds from now)').finite()])
+      .union([
+        isoTime,
+        z
+          .number()
+          .positive('must be positive (seconds from now)')
+          .finite()
+          .max(HORIZON, `must be at most ${HORIZON_TEXT} from now`),
+      ])
       .optional(),
-    maps: z.number().int('must be a whole number').min(1).max(1_000_000),
+    maps: count(1, SUBMISSION_LIMITS.maxMaps),
     // The admission model (the papers') has at least one reduce; map-only jobs are not supported yet.
-    reduces: z
-      .number()
-      .int('must be a whole number')
-      .min(1, 'must be at least 1 (map-only jobs are not supported yet)')
-      .max(100_000),
+    reduces: count(
+      1,
+      SUBMISSION_LIMITS.maxReduces,
+      'must be at least 1 (map-only jobs are not supported yet)',
+    ),
     /**
      * Bytes of input. May be left out when `inputPaths` are given: the sidecar then reads the
      * files' lengths from WebHDFS (and refuses the job when it cannot).
      */
-    inputBytes: z.number().finite().min(0).optional(),
+    inputBytes: bytes.optional(),
     /** Per-map split sizes in bytes; when given, one per map, adding up to inputBytes. */
-    splitBytes: z.array(z.number().finite().min(0)).optional(),
+    splitBytes: z
+      .array(bytes)
+      .max(SUBMISSION_LIMITS.maxMaps, `may have at most ${SUBMISSION_LIMITS.maxMaps} entries (one per map)`)
+      .optional(),
     jobType: z.enum(['cpu', 'gpu', 'adaptive']).default('cpu'),
     /**
      * The workload class whose worst-case estimates judge the job (default: its jobType), for
@@ -61,10 +138,19 @@ export const submissionSchema = z
         'must be 1-64 characters of a-z, 0-9, ".", "_" or "-", starting with a letter or digit',
       )
       .optional(),
-    queue: z.string().min(1).max(256).optional(),
+    queue: z.string().min(1).max(SUBMISSION_LIMITS.maxQueueLength).optional(),
     inputPaths: z
-      .array(z.string().min(1).startsWith('/', 'must be an absolute HDFS path'))
-      .max(1000)
+      .array(
+        z
+          .string()
+          .min(1)
+          .max(
+            SUBMISSION_LIMITS.maxInputPathLength,
+            `may be at most ${SUBMISSION_LIMITS.maxInputPathLength} characters (HDFS's limit)`,
+          )
+          .startsWith('/', 'must be an absolute HDFS path'),
+      )
+      .max(SUBMISSION_LIMITS.maxInputPaths, `may list at most ${SUBMISSION_LIMITS.maxInputPaths} paths`)
       .optional(),
     tags: z.array(tag).max(MAX_TAGS).optional(),
     /**
@@ -181,7 +267,11 @@ export function resolveDeadline(
  * without `deadline` passes with `deadlineMs: null`: whether its queue has a default is the
  * sidecar's to say (resolveDeadline).
  */
-export function parseSubmission(body: unknown, nowMs: number): Submission {
+export function parseSubmission(
+  body: unknown,
+  nowMs: number,
+  options: { horizonSeconds?: number } = {},
+): Submission {
   const parsed = submissionSchema.safeParse(body);
   if (!parsed.success) {
     throw new ValidationError(
@@ -198,10 +288,19 @@ export function parseSubmission(body: unknown, nowMs: number): Submission {
   };
   if (job.deadline === undefined) return { ...job, deadlineMs: null };
   const deadlineMs =
-    typeof job.deadline === 'number' ? nowMs + job.deadline * 1000 : Date.parse(job.deadline);
+    typeof job.deadline === 'number' ? nowMs + job.deadline * 1000 : (parseIsoTime(job.deadline) as number);
   if (deadlineMs <= nowMs) {
     throw new ValidationError([
       { path: 'deadline', message: `is in the past (${new Date(deadlineMs).toISOString()})` },
+    ]);
+  }
+  const horizon = options.horizonSeconds ?? HORIZON;
+  if (deadlineMs > nowMs + horizon * 1000) {
+    throw new ValidationError([
+      {
+        path: 'deadline',
+        message: `is more than ${horizon} seconds from now (${new Date(deadlineMs).toISOString()}); deadlines may lie at most ${horizon === HORIZON ? HORIZON_TEXT : `${horizon} seconds`} ahead`,
+      },
     ]);
   }
   return { ...job, deadlineMs };

@@ -41,3 +41,31 @@ export class NotReadyError extends SidecarError {
   readonly code = 'NOT_READY';
   readonly httpStatus = 503;
 }
+
+/**
+ * The request itself cannot be read: a malformed %-escape in the path, a body shorter or
+ * longer than its Content-Length, a body cut off. Nothing is recorded.
+ */
+export class MalformedRequestError extends SidecarError {
+  readonly code = 'MALFORMED_REQUEST';
+  readonly httpStatus = 400;
+}
+
+/**
+ * The JSON body nests arrays and objects deeper than the API reads (the deepest field of a
+ * submission is a few levels down). Refused on the raw text, before anything parses or walks
+ * it, so no depth can exhaust the stack.
+ */
+export class JsonTooDeepError extends SidecarError {
+  readonly code = 'JSON_TOO_DEEP';
+  readonly httpStatus = 400;
+}
+
+/**
+ * Something failed that no request should make fail: a bug. The answer says only that; the
+ * log has the component, the route and the stack.
+ */
+export class InternalError extends SidecarError {
+  readonly code = 'INTERNAL';
+  readonly httpStatus = 500;
+}

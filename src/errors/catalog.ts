@@ -9,7 +9,10 @@ import { RmMalformedResponseError } from './rm-malformed';
 import { EmulatedRmRejection } from './emulated-rm-rejection';
 import {
   IdempotencyConflictError,
+  InternalError,
   InvalidJsonError,
+  JsonTooDeepError,
+  MalformedRequestError,
   NotFoundError,
   NotReadyError,
   PayloadTooLargeError,
@@ -42,4 +45,7 @@ export const errorCatalog: ReadonlyArray<{ code: string; httpStatus: number; typ
   { code: 'NOT_READY', httpStatus: 503, type: NotReadyError },
   { code: 'EMULATED_RM_REJECTION', httpStatus: 400, type: EmulatedRmRejection },
   { code: 'DASHBOARD_ASSETS_MISSING', httpStatus: 500, type: DashboardAssetsMissingError },
+  { code: 'MALFORMED_REQUEST', httpStatus: 400, type: MalformedRequestError },
+  { code: 'JSON_TOO_DEEP', httpStatus: 400, type: JsonTooDeepError },
+  { code: 'INTERNAL', httpStatus: 500, type: InternalError },
 ];

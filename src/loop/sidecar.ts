@@ -66,7 +66,7 @@ import { RmHttpError } from '../errors/rm-http';
 import { RmMalformedResponseError } from '../errors/rm-malformed';
 import { RmRemoteError } from '../errors/rm-remote';
 import { ValidationError } from '../errors/validation';
-import type { Logger } from '../log';
+import { redactText, redactUrl, type Logger } from '../log';
 import type { JobQuery, JobRecord, Ledger } from '../store/ledger';
 import type { ResourceManagerApi } from '../yarn/api';
 import type { JobHistoryClient } from '../yarn/jobhistory';
@@ -228,6 +228,8 @@ export class Sidecar implements SidecarService {
   private readonly lanesToRead = new Set<string>();
   /** Jobs whose AM could not be read, logged once each. */
   private readonly progressUnavailable = new Set<string>();
+  /** Warnings already given once (warnOnce). */
+  private readonly warned = new Set<string>();
   /** Host name to label partition of each RUNNING node, from the last RM poll (for dop). */
   private hostPartitions: ReadonlyMap<string, string> | undefined;
 
@@ -543,14 +545,15 @@ export class Sidecar implements SidecarService {
     const where = label === '' ? '' : ` (partition '${label}')`;
     const message =
       r.kind === 'new-job-misses' || r.kind === 'admitted-job-would-miss'
-        ? `${whose} would miss its deadline ${new Date(r.deadline * 1000).toISOString()}${late}${where}`
+        ? `${whose} would miss its deadline ${isoOrNull(r.deadline * 1000)}${late}${where}`
         : `${r.kind}${where}`;
     return {
       kind: r.kind,
       message,
       jobId: r.jobId,
-      deadline: new Date(r.deadline * 1000).toISOString(),
-      estimatedFinish: r.estimatedFinish === null ? null : new Date(r.estimatedFinish * 1000).toISOString(),
+      deadline: isoOrNull(r.deadline * 1000),
+      // Learned estimates only grow: a finish past what a Date can show is shown as null.
+      estimatedFinish: r.estimatedFinish === null ? null : isoOrNull(r.estimatedFinish * 1000),
       lateBySeconds: r.lateBySeconds ?? undefined,
       // null for the default partition, as the job's `label` and placement's partitions say it.
       partition: label === '' ? null : label,
@@ -892,6 +895,9 @@ export class Sidecar implements SidecarService {
         reason,
         earliestAdmissibleDeadline:
           earliestDeadlineMs === null ? null : new Date(earliestDeadlineMs).toISOString(),
+        ...(outcome.lane && !outcome.result.admitted && outcome.result.searchedUpTo !== undefined
+          ? { earliestAdmissibleDeadlineNote: noDeadlineWithin(outcome.result.searchedUpTo) }
+          : {}),
         placement,
         ...judgedWith,
         ...derived,
@@ -1086,7 +1092,8 @@ export class Sidecar implements SidecarService {
       this.lastPollFailure = undefined;
       metrics.rmUp.set(1);
     } catch (err) {
-      this.lastPollError = err instanceof Error ? err.message : String(err);
+      // Shown by /readyz: an RM address in the message may carry user:password.
+      this.lastPollError = redactText(err instanceof Error ? err.message : String(err));
       this.lastPollFailure = err;
       metrics.rmUp.set(0);
       this.log.warn('poll failed', {
@@ -1124,34 +1131,79 @@ export class Sidecar implements SidecarService {
     // The cycle's bookkeeping in one transaction: one disk sync instead of one per row.
     ledger.transaction(() => {
       for (const app of apps) {
-        const tags = decodeTags(app.applicationTags);
-        const job =
-          (tags.sidecarId !== undefined ? ledger.getJob(tags.sidecarId) : undefined) ??
-          ledger.getJobByAppId(app.id);
-        if (!job) {
-          if (tags.deadlineMs !== undefined && !ENDED_APP_STATES.has(app.state)) this.discover(app, tags);
-          continue;
+        // One app's row failing (a constraint, a bug) is logged once and leaves the others tracked.
+        try {
+          const tags = decodeTags(app.applicationTags);
+          // The recorded app id first: a sidecar-id tag only finds the job of an app whose id
+          // was never recorded (a submission whose answer was lost), never another job's.
+          const job = ledger.getJobByAppId(app.id) ?? this.jobNamedBy(app, tags.sidecarId);
+          if (!job) {
+            if (tags.deadlineMs !== undefined && !ENDED_APP_STATES.has(app.state)) this.discover(app, tags);
+            continue;
+          }
+          if (job.appId === null) ledger.updateJob(job.id, { appId: app.id });
+          if (job.decision !== 'admitted' || !OPEN_STATES.has(job.state)) continue;
+          // Submitted at a priority the RM shows lower, before any write of ours: the RM capped it.
+          if (
+            app.priority !== undefined &&
+            app.priority >= 0 &&
+            !NOT_YET_SCHEDULED.has(app.state) &&
+            job.priority !== null &&
+            app.priority < job.priority
+          ) {
+            if (!ledger.actionsOf(job.id).some((a) => a.kind === 'set-priority'))
+              this.priorityCapped(app.id, job.priority, app.priority);
+          }
+          if (ENDED_APP_STATES.has(app.state)) ended.push({ job, app });
+          else if (app.state === 'RUNNING' && job.state !== 'running') this.markRunning(job, app);
+        } catch (err) {
+          this.warnOnce(`track ${app.id}`, 'could not track an app; left as it is', {
+            app: app.id,
+            error: err instanceof Error ? err.message : String(err),
+          });
         }
-        if (job.appId === null) ledger.updateJob(job.id, { appId: app.id });
-        if (job.decision !== 'admitted' || !OPEN_STATES.has(job.state)) continue;
-        // Submitted at a priority the RM shows lower, before any write of ours: the RM capped it.
-        if (
-          app.priority !== undefined &&
-          app.priority >= 0 &&
-          !NOT_YET_SCHEDULED.has(app.state) &&
-          job.priority !== null &&
-          app.priority < job.priority
-        ) {
-          if (!ledger.actionsOf(job.id).some((a) => a.kind === 'set-priority'))
-            this.priorityCapped(app.id, job.priority, app.priority);
-        }
-        if (ENDED_APP_STATES.has(app.state)) ended.push({ job, app });
-        else if (app.state === 'RUNNING' && job.state !== 'running') this.markRunning(job, app);
       }
     });
     // Ended jobs read the JobHistory server first, so they are handled one by one after it.
     for (const { job, app } of ended) await this.finish(job, app);
     await this.findLost(apps);
+  }
+
+  /**
+   * The job an app's `sidecar-id:` tag names, when it may be that app's: admitted through the
+   * API, still open, and with no app recorded yet. An app naming any other job (one with an
+   * app of its own, a rejected one) is not that job's; it is logged once and then read as
+   * any app found on the RM.
+   */
+  private jobNamedBy(app: AppReport, sidecarId: string | undefined): JobRecord | undefined {
+    if (sidecarId === undefined) return undefined;
+    const job = this.deps.ledger.getJob(sidecarId);
+    if (!job) return undefined;
+    if (
+      job.appId === null &&
+      job.source === 'api' &&
+      job.decision === 'admitted' &&
+      OPEN_STATES.has(job.state)
+    )
+      return job;
+    this.warnOnce(
+      `names ${app.id}`,
+      "an app's sidecar-id tag names a job that is not its own; not tracked as it",
+      {
+        app: app.id,
+        job: job.id,
+        jobApp: job.appId,
+      },
+    );
+    return undefined;
+  }
+
+  /** Logs a warning the first time only, for what would otherwise be said every cycle. */
+  private warnOnce(key: string, message: string, fields: Record<string, unknown>): void {
+    if (this.warned.has(key)) return;
+    if (this.warned.size >= 10_000) this.warned.clear();
+    this.warned.add(key);
+    this.log.warn(message, fields);
   }
 
   /**
@@ -1590,7 +1642,8 @@ export class Sidecar implements SidecarService {
     const { config } = this.deps;
     return {
       rm: {
-        addresses: config.rm.addresses,
+        // Shown without their user information: an address may carry user:password.
+        addresses: config.rm.addresses.map(redactUrl),
         haState: this.clusterInfo?.haState ?? null,
         version: this.clusterInfo?.hadoopVersion ?? null,
         // yarn.cluster.max-application-priority as known, and how (configured, rm, learned, assumed).
@@ -1641,7 +1694,7 @@ export class Sidecar implements SidecarService {
   readiness(): Readiness {
     // Writes refused for want of authentication: the sidecar decides, but nothing reaches YARN.
     const refused = this.enforcer.writesRefused;
-    const writes = refused ? { writesRefused: refused.message } : {};
+    const writes = refused ? { writesRefused: redactText(refused.message) } : {};
     if (this.lastPollOkMs === undefined) {
       return {
         ready: false,
@@ -1669,4 +1722,15 @@ function withoutRequest<T extends { request?: unknown }>(s: T): Omit<T, 'request
 
 function earliest(r: AdmissionResult<unknown>): number | null {
   return r.admitted ? null : r.earliestAdmissibleDeadline;
+}
+
+/** Why a rejection names no earliest deadline: none is admitted within the search's horizon. */
+function noDeadlineWithin(seconds: number): string {
+  return `no feasible deadline within ${seconds} s (${(seconds / 86400).toFixed(1)} days) of the job's arrival would be admitted now`;
+}
+
+/** An epoch-ms time as ISO-8601, or null where a Date cannot hold it. */
+function isoOrNull(ms: number): string | null {
+  const d = new Date(ms);
+  return Number.isFinite(d.getTime()) ? d.toISOString() : null;
 }

@@ -1,4 +1,5 @@
 import { WORKLOAD_CLASS_PATTERN } from '../core/estimates';
+import { JOB_LIMITS } from '../core/limits';
 
 /**
  * Application tags the sidecar writes and reads. YARN lower-cases tags, so every value is
@@ -81,41 +82,104 @@ export function submissionTags(own: Parameters<typeof encodeTags>[0], userTags: 
   return out;
 }
 
-function wholeNumber(v: string): number | undefined {
-  return /^\d+$/.test(v) ? Number(v) : undefined;
+/**
+ * The keys of the tags the sidecar writes and reads (`key:value`): a user's own tags may not
+ * use them, or the user could name another job as theirs (`sidecar-id:`) or restate the
+ * deadline the sidecar decided on.
+ */
+export const RESERVED_TAG_KEYS = [
+  'sidecar-id',
+  'deadline',
+  'maps',
+  'reduces',
+  'input-bytes',
+  'type',
+  'class',
+  'input',
+] as const;
+
+/** A tag's key as decodeTags reads it: before the first `:`, trimmed and lower-cased. */
+function splitTag(raw: string): { key: string; value: string } | undefined {
+  const tag = raw.trim();
+  const at = tag.indexOf(':');
+  if (at < 0) return undefined;
+  return { key: tag.slice(0, at).trim().toLowerCase(), value: tag.slice(at + 1).trim() };
 }
 
-/** Reads the deadline tags of an app; unknown or malformed tags are ignored. */
+/** The reserved key a tag uses (`Sidecar-ID:x` -> `sidecar-id`), or undefined for a free tag. */
+export function reservedTagKey(tag: string): string | undefined {
+  const key = splitTag(tag)?.key;
+  return key !== undefined && (RESERVED_TAG_KEYS as readonly string[]).includes(key) ? key : undefined;
+}
+
+/** A whole number, held to `max`: an app tagged with more is judged at the most the API takes. */
+function wholeNumber(v: string, max: number): number | undefined {
+  return /^\d+$/.test(v) ? Math.min(Number(v), max) : undefined;
+}
+
+/** Keys an app carries once; two different values of one of them make it unreadable. */
+const SINGLE_KEYS: ReadonlyArray<keyof DeadlineTags> = [
+  'sidecarId',
+  'deadlineMs',
+  'maps',
+  'reduces',
+  'inputBytes',
+  'jobType',
+  'workloadClass',
+];
+
+/**
+ * Reads the deadline tags of an app; unknown or malformed tags are ignored, and so is a key
+ * given twice with different values (an app tagged `sidecar-id:a` and `sidecar-id:b` names no
+ * job: which one it is cannot be told).
+ */
 export function decodeTags(tags: readonly string[]): DeadlineTags {
+  const seen = new Map<keyof DeadlineTags, Set<unknown>>();
+  const out = decodeEach(tags, (k, v) => {
+    const values = seen.get(k) ?? new Set<unknown>();
+    values.add(v);
+    seen.set(k, values);
+  });
+  for (const k of SINGLE_KEYS) if ((seen.get(k)?.size ?? 0) > 1) delete out[k];
+  return out;
+}
+
+function decodeEach(
+  tags: readonly string[],
+  saw: (key: keyof DeadlineTags, value: unknown) => void,
+): DeadlineTags {
   const out: DeadlineTags = {};
+  const set = <K extends keyof DeadlineTags>(k: K, v: DeadlineTags[K]): void => {
+    if (v === undefined) return;
+    out[k] = v;
+    saw(k, v);
+  };
   for (const raw of tags) {
-    const tag = raw.trim();
-    const at = tag.indexOf(':');
-    if (at < 0) continue;
-    const key = tag.slice(0, at).toLowerCase();
-    const value = tag.slice(at + 1).trim();
+    const split = splitTag(raw);
+    if (!split) continue;
+    const { key, value } = split;
     switch (key) {
       case 'sidecar-id':
-        if (value) out.sidecarId = value.toLowerCase();
+        if (value) set('sidecarId', value.toLowerCase());
         break;
       case 'deadline': {
         const ms = Date.parse(value.toUpperCase());
-        if (Number.isFinite(ms)) out.deadlineMs = ms;
+        if (Number.isFinite(ms)) set('deadlineMs', ms);
         break;
       }
       case 'maps':
-        out.maps = wholeNumber(value);
+        set('maps', wholeNumber(value, JOB_LIMITS.maxMaps));
         break;
       case 'reduces':
-        out.reduces = wholeNumber(value);
+        set('reduces', wholeNumber(value, JOB_LIMITS.maxReduces));
         break;
       case 'input-bytes':
-        out.inputBytes = wholeNumber(value);
+        set('inputBytes', wholeNumber(value, JOB_LIMITS.maxInputBytes));
         break;
       case 'class': {
         // Lower-cased as YARN does; a name the API would refuse is ignored like any bad tag.
         const v = value.toLowerCase();
-        if (WORKLOAD_CLASS_PATTERN.test(v)) out.workloadClass = v;
+        if (WORKLOAD_CLASS_PATTERN.test(v)) set('workloadClass', v);
         break;
       }
       case 'input':
@@ -123,7 +187,7 @@ export function decodeTags(tags: readonly string[]): DeadlineTags {
         break;
       case 'type': {
         const v = value.toLowerCase();
-        if (v === 'cpu' || v === 'gpu' || v === 'adaptive') out.jobType = v;
+        if (v === 'cpu' || v === 'gpu' || v === 'adaptive') set('jobType', v);
         break;
       }
     }

@@ -872,6 +872,8 @@
     $('f-search').addEventListener('input', renderJobs);
     $('filters').addEventListener('reset', () => setTimeout(refreshNow, 0));
     $('filters').addEventListener('submit', (ev) => ev.preventDefault());
+    // Here, not as an inline onsubmit: the content security policy runs no inline handler.
+    $('costs-form').addEventListener('submit', (ev) => ev.preventDefault());
 
     $('token-form').addEventListener('submit', (ev) => {
       ev.preventDefault();
