@@ -13,6 +13,7 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import * as fs from 'node:fs';
+import * as os from 'node:os';
 import * as path from 'node:path';
 import * as readline from 'node:readline';
 
@@ -155,9 +156,7 @@ export function checkTools(): void {
   }
 }
 
-function buildDir(version: string): string {
-  return path.join(LAUNCHER_DIR, 'target', version);
-}
+const TARGET_DIR = path.join(LAUNCHER_DIR, 'target');
 
 function filesUnder(dir: string): string[] {
   return fs
@@ -181,8 +180,8 @@ function sleep(ms: number): Promise<void> {
 
 /** One build at a time per version, across processes (a test run and `npm run hadoop`). */
 async function withBuildLock<T>(version: string, fn: () => Promise<T>): Promise<T> {
-  const lock = `${buildDir(version)}.lock`;
-  fs.mkdirSync(path.dirname(lock), { recursive: true });
+  const lock = path.join(TARGET_DIR, `${version}.lock`);
+  fs.mkdirSync(TARGET_DIR, { recursive: true });
   for (;;) {
     try {
       fs.mkdirSync(lock);
@@ -202,9 +201,38 @@ async function withBuildLock<T>(version: string, fn: () => Promise<T>): Promise<
   }
 }
 
+/** Whether a running process names this folder on its command line (Linux' /proc; else: assume so). */
+function inUse(dir: string): boolean {
+  let pids: string[];
+  try {
+    pids = fs.readdirSync('/proc').filter((p) => /^\d+$/.test(p));
+  } catch {
+    return true;
+  }
+  return pids.some((pid) => {
+    try {
+      return fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(`${dir}/`);
+    } catch {
+      return false; // gone, or not ours to read
+    }
+  });
+}
+
+/** Older builds of a version, once no cluster runs from them any more. */
+function removeOldBuilds(version: string, keep: string): void {
+  const escaped = version.replace(/[.]/g, '\\.');
+  const old = new RegExp(`^${escaped}(-[0-9a-f]{12})?$`);
+  for (const name of fs.readdirSync(TARGET_DIR)) {
+    const dir = path.join(TARGET_DIR, name);
+    if (dir !== keep && old.test(name) && !inUse(dir)) fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 /**
- * The launcher jar for a Hadoop version, built by Maven unless an up-to-date build is there
- * (hadoop/launcher/target/VERSION/, git-ignored; Maven's downloads stay in ~/.m2).
+ * The launcher jar for a Hadoop version, built by Maven unless a build of the same sources is
+ * there: hadoop/launcher/target/VERSION-HASH/ (git-ignored; Maven's downloads stay in ~/.m2).
+ * A build goes to a folder of its own and is renamed into place when complete, so clusters
+ * running from an older build (another checkout's tests, `npm run hadoop`) keep their jars.
  */
 export async function ensureLauncher(
   version: string = process.env[HADOOP_VERSION_ENV] || DEFAULT_HADOOP_VERSION,
@@ -213,28 +241,30 @@ export async function ensureLauncher(
   if (!/^[0-9][0-9A-Za-z.-]*$/.test(version)) {
     throw new HadoopLauncherError('BUILD_FAILED', `not a Hadoop version: ${version}`);
   }
-  const dir = buildDir(version);
+  const dir = path.join(TARGET_DIR, `${version}-${sourceStamp(version).slice(0, 12)}`);
   const jar = path.join(dir, 'hadoop-launcher.jar');
-  const stampFile = path.join(dir, 'build.stamp');
-  const upToDate = (): boolean =>
-    fs.existsSync(jar) &&
-    fs.existsSync(stampFile) &&
-    fs.readFileSync(stampFile, 'utf8') === sourceStamp(version);
-  if (upToDate()) return jar;
+  if (fs.existsSync(jar)) return jar;
   return withBuildLock(version, async () => {
-    if (upToDate()) return jar; // built by whoever held the lock
-    const fresh = !fs.existsSync(path.join(dir, 'lib'));
+    if (fs.existsSync(jar)) return jar; // built by whoever held the lock
+    // Hadoop's jars and Maven's own plugins: 105 + ~45 MB into an empty ~/.m2.
+    const cached = fs.existsSync(
+      path.join(os.homedir(), '.m2', 'repository', 'org', 'apache', 'hadoop', 'hadoop-common', version),
+    );
     log(
       `building the Hadoop ${version} launcher` +
-        (fresh ? ' (first time: downloads ~110 MB from Maven Central)...' : ' (sources changed)...'),
+        (cached
+          ? " (jars from Maven's cache in ~/.m2)..."
+          : ' (first time: downloads ~150 MB from Maven Central)...'),
     );
-    fs.rmSync(dir, { recursive: true, force: true });
+    const building = `${dir}.building`;
+    fs.rmSync(building, { recursive: true, force: true });
     const output: string[] = [];
     const code = await new Promise<number>((resolve, reject) => {
-      const mvn = spawn('mvn', ['-B', '-q', `-Dhadoop.version=${version}`, 'package'], {
-        cwd: LAUNCHER_DIR,
-        stdio: ['ignore', 'pipe', 'pipe'],
-      });
+      const mvn = spawn(
+        'mvn',
+        ['-B', '-q', `-Dhadoop.version=${version}`, `-Dlauncher.build.directory=${building}`, 'package'],
+        { cwd: LAUNCHER_DIR, stdio: ['ignore', 'pipe', 'pipe'] },
+      );
       const keep = (chunk: Buffer): void => {
         output.push(chunk.toString());
         if (output.length > 200) output.splice(0, output.length - 200);
@@ -244,14 +274,15 @@ export async function ensureLauncher(
       mvn.on('error', reject);
       mvn.on('close', (c) => resolve(c ?? 1));
     });
-    if (code !== 0 || !fs.existsSync(jar)) {
+    if (code !== 0 || !fs.existsSync(path.join(building, 'hadoop-launcher.jar'))) {
       throw new HadoopLauncherError(
         'BUILD_FAILED',
         `mvn package failed for Hadoop ${version} (exit ${code})`,
         output.join('').split('\n').slice(-40).join('\n'),
       );
     }
-    fs.writeFileSync(stampFile, sourceStamp(version));
+    fs.renameSync(building, dir);
+    removeOldBuilds(version, dir);
     log(`built ${path.relative(process.cwd(), jar)}`);
     return jar;
   });

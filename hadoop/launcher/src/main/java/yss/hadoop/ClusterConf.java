@@ -174,9 +174,10 @@ final class ClusterConf {
       // 3.4 reads hadoop.zk.*; 3.5.0's embedded elector insists on the older yarn.resourcemanager.zk-*.
       c.put("hadoop.zk.address", "127.0.0.1:" + zk);
       c.put("yarn.resourcemanager.zk-address", "127.0.0.1:" + zk);
-      // A crashed (SIGKILLed) active RM loses the election after this long.
-      c.put("hadoop.zk.timeout-ms", "5000");
-      c.put("yarn.resourcemanager.zk-timeout-ms", "5000");
+      // A crashed (SIGKILLed) active RM loses the election after this long: Hadoop's default,
+      // as a shorter session expired under load on a busy 2-core machine.
+      c.put("hadoop.zk.timeout-ms", "10000");
+      c.put("yarn.resourcemanager.zk-timeout-ms", "10000");
       for (Rm rm : rms) {
         c.put("yarn.resourcemanager.hostname." + rm.id(), "127.0.0.1");
         rmAddresses(c, "." + rm.id(), rm);

@@ -71,11 +71,23 @@ public final class Launcher {
     }
     Launcher launcher = new Launcher(opts, out);
     Runtime.getRuntime().addShutdownHook(new Thread(launcher::shutdown, "launcher-shutdown"));
-    try {
-      launcher.start();
-    } catch (Exception e) {
-      System.err.println("hadoop launcher: " + e.getMessage());
-      System.exit(1);
+    for (int attempt = 1; ; attempt++) {
+      try {
+        launcher.start();
+        break;
+      } catch (PortTaken e) {
+        // The ports are picked free, then bound by the daemons a moment later: another process
+        // (another cluster starting) may take one in between. Start again on new ports.
+        if (attempt == 3) {
+          System.err.println("hadoop launcher: " + e.getMessage());
+          System.exit(1);
+        }
+        progress(e.daemon + " could not bind its port; starting again on new ports");
+        launcher.reset();
+      } catch (Exception e) {
+        System.err.println("hadoop launcher: " + e.getMessage());
+        System.exit(1);
+      }
     }
     launcher.emit("HADOOP_READY", launcher.info());
     Thread monitor = new Thread(launcher::monitor, "launcher-monitor");
@@ -267,9 +279,23 @@ public final class Launcher {
     for (Daemon d : snapshot()) {
       if (!d.expectedExit && d.exitCode() != null) {
         d.exitReported = true;
-        throw new IOException(
-            d.name + " exited with code " + d.exitCode() + "; the end of its log:\n" + d.tail(30));
+        String message = d.name + " exited with code " + d.exitCode() + "; the end of its log:\n" + d.tail(30);
+        String log = d.tail(400);
+        if (log.contains("java.net.BindException") || log.contains("Address already in use")) {
+          throw new PortTaken(d.name, message);
+        }
+        throw new IOException(message);
       }
+    }
+  }
+
+  /** A daemon exited because a port picked for it was no longer free. */
+  private static final class PortTaken extends IOException {
+    final String daemon;
+
+    PortTaken(String daemon, String message) {
+      super(message);
+      this.daemon = daemon;
     }
   }
 
@@ -494,6 +520,25 @@ public final class Launcher {
   /** SIGTERM every daemon at once, SIGKILL what is left after the grace time, delete the work dir. */
   private void shutdown() {
     stopping = true;
+    stopDaemons();
+    if (work != null && !opts.keep) {
+      deleteTree(work);
+    } else if (work != null) {
+      progress("kept " + work);
+    }
+  }
+
+  /** Before starting again: no daemon, no work dir. */
+  private void reset() {
+    stopDaemons();
+    synchronized (daemons) {
+      daemons.clear();
+    }
+    if (work != null) deleteTree(work);
+    work = null;
+  }
+
+  private void stopDaemons() {
     List<Daemon.Stopping> stops = new ArrayList<>();
     for (Daemon d : snapshot()) stops.add(d.beginStop(false));
     long deadline = System.nanoTime() + GRACE_NANOS;
@@ -504,11 +549,6 @@ public final class Launcher {
       }
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-    }
-    if (work != null && !opts.keep) {
-      deleteTree(work);
-    } else if (work != null) {
-      progress("kept " + work);
     }
   }
 
