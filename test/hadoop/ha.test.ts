@@ -4,7 +4,7 @@
  * when the active one is stopped.
  */
 import { startHadoop, type RunningHadoop } from '../../hadoop/launch';
-import { at, http, list, read } from './cluster';
+import { at, http, list, read, waitFor } from './cluster';
 
 let hadoop: RunningHadoop;
 
@@ -38,8 +38,11 @@ describe('--ha', () => {
     expect(states[activeRm]).toBe('ACTIVE');
     expect(rm).toBe(rms[rmIds.indexOf(activeRm)]);
     for (const url of rms) {
-      const info = await read(`${url}/ws/v1/cluster/info`);
-      expect(at(info, 'clusterInfo.haZooKeeperConnectionState')).toBe('CONNECTED');
+      // A session a busy machine let expire comes back: wait for it rather than read once.
+      await waitFor(`${url} connected to ZooKeeper`, async () => {
+        const info = await read(`${url}/ws/v1/cluster/info`);
+        return at(info, 'clusterInfo.haZooKeeperConnectionState') === 'CONNECTED' ? true : undefined;
+      });
     }
   });
 

@@ -28,8 +28,9 @@ describe.each(formats)('the real RM and JHS in %s', (format) => {
     expect(nm1!.id).toMatch(/^localhost:\d+$/);
     for (const n of nodes) {
       expect(at(n, 'state')).toBe('RUNNING');
-      expect(Number(at(n, 'availMemoryMB'))).toBe(16384);
-      expect(Number(at(n, 'availableVirtualCores'))).toBe(16);
+      // Totals, not what is available: other test files' apps may still hold containers.
+      expect(Number(at(n, 'totalResource.memory'))).toBe(16384);
+      expect(Number(at(n, 'totalResource.vCores'))).toBe(16);
     }
     expect(list(at(byId.get(nm2!.id), 'nodeLabels'))).toEqual(['gpu']);
     // An unlabelled node has no nodeLabels member at all (not an empty list).
