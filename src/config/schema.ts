@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { WORKLOAD_CLASS_PATTERN } from '../core/estimates';
+import { DEFAULT_CALL_BUDGET_MS, DEFAULT_MAX_RESPONSE_BYTES } from '../yarn/transport';
 
 /**
  * The sidecar's configuration: what an operator writes (YAML), checked strictly (unknown
@@ -19,8 +20,21 @@ const rm = z
     /** WebHDFS (the NameNode's HTTP address), for block locations of input paths; optional. */
     webHdfsAddress: url.optional(),
     format: z.enum(['json', 'xml']).default('json'),
+    /** One attempt, on the wall clock: connect, headers and the whole body. */
     timeoutMs: z.number().int().min(100).max(600_000).default(10_000),
     retries: z.number().int().min(0).max(10).default(3),
+    /** One call, on the wall clock: every attempt, the pauses between them and HA detection. */
+    callBudgetMs: z.number().int().min(100).max(3_600_000).default(DEFAULT_CALL_BUDGET_MS),
+    /**
+     * Largest answer read from the RM, the JobHistory server or WebHDFS (bytes, decompressed).
+     * At most 256 MiB: Node cannot hold a string much past 512 MiB, and parsing one takes minutes.
+     */
+    maxResponseBytes: z
+      .number()
+      .int()
+      .min(65_536)
+      .max(256 * 1024 * 1024)
+      .default(DEFAULT_MAX_RESPONSE_BYTES),
     /** Simple auth: sent as user.name; empty when the RM has no authentication filter. */
     user: z.string().default(''),
     /** A PEM file of CA certificates for an RM served over HTTPS. */

@@ -6,6 +6,8 @@ import { RmAuthError } from './rm-auth';
 import { RmTimeoutError } from './rm-timeout';
 import { RmUnavailableError } from './rm-unavailable';
 import { RmMalformedResponseError } from './rm-malformed';
+import { RmResponseTooLargeError } from './rm-response-too-large';
+import { RmClientClosedError } from './rm-client-closed';
 import { EmulatedRmRejection } from './emulated-rm-rejection';
 import {
   IdempotencyConflictError,
@@ -36,6 +38,8 @@ export const errorCatalog: ReadonlyArray<{ code: string; httpStatus: number; typ
   { code: 'RM_TIMEOUT', httpStatus: 504, type: RmTimeoutError },
   { code: 'RM_UNAVAILABLE', httpStatus: 503, type: RmUnavailableError },
   { code: 'RM_MALFORMED_RESPONSE', httpStatus: 502, type: RmMalformedResponseError },
+  { code: 'RM_RESPONSE_TOO_LARGE', httpStatus: 502, type: RmResponseTooLargeError },
+  { code: 'RM_CLIENT_CLOSED', httpStatus: 503, type: RmClientClosedError },
   { code: 'UNAUTHORIZED', httpStatus: 401, type: UnauthorizedError },
   { code: 'INVALID_JSON', httpStatus: 400, type: InvalidJsonError },
   { code: 'PAYLOAD_TOO_LARGE', httpStatus: 413, type: PayloadTooLargeError },

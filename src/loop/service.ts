@@ -53,6 +53,31 @@ export function loadEnergyProfile(config: SidecarConfig): EnergyProfile {
   );
 }
 
+/**
+ * How long close() waits for the cycle and submissions to settle once RM calls are aborted. They
+ * settle in milliseconds then; the bound keeps a stop within 2 s of the signal in any case.
+ */
+const SETTLE_GRACE_MS = 1_500;
+
+/** Whether `work` settled within `ms`. */
+async function settledWithin(work: Promise<unknown>, ms: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<false>((resolve) => {
+    timer = setTimeout(() => resolve(false), ms);
+  });
+  try {
+    return await Promise.race([
+      work.then(
+        () => true,
+        () => true,
+      ),
+      late,
+    ]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 export interface RunningSidecar {
   sidecar: Sidecar;
   ledger: Ledger;
@@ -99,6 +124,8 @@ export async function startSidecar(
     format: config.rm.format,
     user: config.rm.user || undefined,
     timeoutMs: config.rm.timeoutMs,
+    callBudgetMs: config.rm.callBudgetMs,
+    maxResponseBytes: config.rm.maxResponseBytes,
     maxAttempts: config.rm.retries + 1,
     caFile: config.rm.caFile,
     logger,
@@ -120,24 +147,26 @@ export async function startSidecar(
   const ledger = Ledger.open(config.ledger.path === ':memory:' ? ':memory:' : resolve(config.ledger.path), {
     clock: now,
   });
+  // Input block locations for dop: no retry, the submission's time budget bounds every call.
+  const webHdfs = config.rm.webHdfsAddress
+    ? new WebHdfsClient({
+        ...transportOptions,
+        urls: [config.rm.webHdfsAddress],
+        timeoutMs: config.placement.localityTimeoutMs,
+        settingNames: { timeoutMs: 'placement.localityTimeoutMs' },
+        maxAttempts: 1,
+        component: 'webhdfs-client',
+        // One metrics label for every HDFS path: paths are unbounded.
+        onCall: (c) => onCall({ ...c, path: '/webhdfs/v1/{path}' }),
+      })
+    : undefined;
   const sidecar = new Sidecar({
     config,
     rm,
     jobHistory,
     // A running job's tasks from its AM, through the active RM's web proxy.
     runningAppTasks: (appId) => JobHistoryClient.forRunningApp(rm.transport, appId).tasksOfApp(appId),
-    // Input block locations for dop: no retry, the submission's time budget bounds every call.
-    webHdfs: config.rm.webHdfsAddress
-      ? new WebHdfsClient({
-          ...transportOptions,
-          urls: [config.rm.webHdfsAddress],
-          timeoutMs: config.placement.localityTimeoutMs,
-          maxAttempts: 1,
-          component: 'webhdfs-client',
-          // One metrics label for every HDFS path: paths are unbounded.
-          onCall: (c) => onCall({ ...c, path: '/webhdfs/v1/{path}' }),
-        })
-      : undefined,
+    webHdfs,
     ledger,
     registry: defaultRegistry(),
     energyProfile: loadEnergyProfile(config),
@@ -200,9 +229,18 @@ export async function startSidecar(
       if (closed) return;
       closed = true;
       await task?.destroy();
+      // Calls in flight to the RM, the JobHistory server and WebHDFS end now, whatever those
+      // servers do: the cycle and submissions waiting on them settle at once.
+      for (const client of [rm, jobHistory, webHdfs]) client?.transport.close();
       server.closeAllConnections();
       await new Promise<void>((r) => server.close(() => r()));
-      await sidecar.runOnceSettled();
+      const settled = await settledWithin(sidecar.runOnceSettled(), SETTLE_GRACE_MS);
+      if (!settled) {
+        logger.warn('stopping without waiting longer for the cycle to settle', {
+          component: 'service',
+          waitedMs: SETTLE_GRACE_MS,
+        });
+      }
       ledger.close();
     },
   };

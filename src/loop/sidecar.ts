@@ -65,6 +65,9 @@ import { RmAuthError } from '../errors/rm-auth';
 import { RmHttpError } from '../errors/rm-http';
 import { RmMalformedResponseError } from '../errors/rm-malformed';
 import { RmRemoteError } from '../errors/rm-remote';
+import { RmResponseTooLargeError } from '../errors/rm-response-too-large';
+import { RmTimeoutError } from '../errors/rm-timeout';
+import { RmUnavailableError } from '../errors/rm-unavailable';
 import { ValidationError } from '../errors/validation';
 import { redactText, redactUrl, type Logger } from '../log';
 import type { JobQuery, JobRecord, Ledger } from '../store/ledger';
@@ -1687,7 +1690,11 @@ export class Sidecar implements SidecarService {
     const err = this.lastPollFailure;
     if (err instanceof RmAuthError) return 'RM refuses the sidecar (authentication)';
     if (err instanceof RmMalformedResponseError) return 'RM answer unreadable';
+    if (err instanceof RmResponseTooLargeError) return 'RM answer too large';
+    if (err instanceof RmTimeoutError) return 'RM too slow';
+    if (err instanceof RmUnavailableError && err.noActiveRm) return 'no active RM (standby)';
     if (err instanceof RmRemoteError) return 'RM refused a read';
+    if (err instanceof RmHttpError) return 'RM answered an error';
     return 'RM unreachable';
   }
 

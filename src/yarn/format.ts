@@ -20,9 +20,16 @@ const xmlParser = new XMLParser({
   trimValues: true,
   ignoreDeclaration: true,
   ignorePiTags: true,
-  // Keep `&lt;CPS&gt;` and friends as their characters.
-  processEntities: true,
+  // Keep `&lt;CPS&gt;` and friends as their characters. Declared entities never get this far:
+  // parseXml refuses a DOCTYPE unread; these limits are a second line behind that.
+  processEntities: { enabled: true, maxEntityCount: 1, maxEntitySize: 1, maxExpansionDepth: 1 },
 });
+
+/**
+ * A DOCTYPE or an entity declaration. The RM, the JobHistory server and WebHDFS never send one;
+ * an entity bomb ("billion laughs") or an external entity needs one.
+ */
+const DECLARATION = /<!\s*(DOCTYPE|ENTITY)/i;
 
 function excerpt(text: string): string {
   const flat = text.replace(/\s+/g, ' ').trim();
@@ -33,6 +40,26 @@ function excerpt(text: string): string {
 export function looksLikeHtml(text: string, contentType: string | undefined): boolean {
   if (contentType && /text\/html/i.test(contentType)) return true;
   return /^\s*(<!doctype html|<html[\s>])/i.test(text);
+}
+
+/**
+ * The few words of an HTML error page worth showing: its title, else its text without tags
+ * (`502 Bad Gateway` rather than a screen of markup).
+ */
+export function htmlSummary(text: string): string {
+  const title = /<title[^>]*>([^<]*)<\/title>/i.exec(text)?.[1];
+  const plain = (title ?? text.replace(/<(script|style)[\s\S]*?<\/\1>/gi, ' ').replace(/<[^>]*>/g, ' '))
+    .replace(/\s+/g, ' ')
+    .trim();
+  return `HTML page: ${plain.slice(0, 200)}`;
+}
+
+/** Whether a Content-Type names the expected format (`application/json`, `text/xml`, `…+xml`). */
+function typeMatches(contentType: string, format: Format): boolean {
+  const media = contentType.split(';')[0]!.trim().toLowerCase();
+  return format === 'json'
+    ? /^[a-z]+\/([\w.-]+\+)?json$/.test(media)
+    : /^[a-z]+\/([\w.-]+\+)?xml$/.test(media);
 }
 
 function normaliseXml(node: unknown): Tree {
@@ -58,14 +85,31 @@ function normaliseXml(node: unknown): Tree {
 
 /** Parse XML text into the shared tree; invalid or truncated XML is a typed error. */
 export function parseXml(text: string, url?: string): Tree {
-  const valid = XMLValidator.validate(text);
-  if (valid !== true) {
-    throw new RmMalformedResponseError(`invalid XML from the RM: ${valid.err.msg} (line ${valid.err.line})`, {
-      url,
-      excerpt: excerpt(text),
-    });
+  if (DECLARATION.test(text)) {
+    throw new RmMalformedResponseError(
+      'XML from the RM declares a DOCTYPE or entities: refused unread (the RM never sends one; entity expansion could exhaust memory)',
+      { url, excerpt: excerpt(text), reason: 'doctype' },
+    );
   }
-  const parsed = normaliseXml(xmlParser.parse(text));
+  let parsed: Tree;
+  try {
+    const valid = XMLValidator.validate(text);
+    if (valid !== true) {
+      // Elements still open at the end of the text: the answer was cut short.
+      const open = /^Unclosed tag|^Invalid '\[/.test(valid.err.msg)
+        ? [...valid.err.msg.matchAll(/"([^"]+)"|'([^'[]+)'/g)].map((m) => `<${m[1] ?? m[2]}>`)
+        : [];
+      throw new RmMalformedResponseError(
+        open.length > 0
+          ? `invalid XML from the RM: it ends inside ${open.join('')} (truncated)`
+          : `invalid XML from the RM: ${valid.err.msg} (line ${valid.err.line})`,
+        { url, excerpt: excerpt(text), reason: open.length > 0 ? 'truncated' : 'syntax' },
+      );
+    }
+    parsed = normaliseXml(xmlParser.parse(text));
+  } catch (err) {
+    throw unreadable(err, 'XML', text, url);
+  }
   if (
     parsed === null ||
     typeof parsed !== 'object' ||
@@ -75,6 +119,7 @@ export function parseXml(text: string, url?: string): Tree {
     throw new RmMalformedResponseError('XML from the RM has no root element', {
       url,
       excerpt: excerpt(text),
+      reason: 'syntax',
     });
   }
   return parsed;
@@ -85,35 +130,57 @@ export function parseJson(text: string, url?: string): Tree {
   try {
     return JSON.parse(text) as Tree;
   } catch (err) {
-    throw new RmMalformedResponseError(`invalid JSON from the RM: ${(err as Error).message}`, {
-      url,
-      excerpt: excerpt(text),
-    });
+    throw unreadable(err, 'JSON', text, url);
   }
 }
 
 /**
- * Decode a body in the expected format. An HTML page, an empty body or a body that does not
- * parse completely is a RmMalformedResponseError: never a partial object.
+ * Whatever a parser throws (a syntax error, its own limits, a stack overflow on absurd nesting)
+ * as a RmMalformedResponseError: never a plain Error.
+ */
+function unreadable(err: unknown, what: 'JSON' | 'XML', text: string, url: string | undefined): unknown {
+  if (err instanceof RmMalformedResponseError) return err;
+  const message = err instanceof Error ? err.message : String(err);
+  // A parser that runs out of text mid-value was given a cut answer.
+  const at = /at position (\d+)/.exec(message)?.[1];
+  const cut =
+    /end of (JSON )?input/i.test(message) || (at !== undefined && Number(at) >= text.trimEnd().length);
+  const deep = err instanceof RangeError || /maximum nested/i.test(message);
+  const reason = deep ? 'too-deep' : cut ? 'truncated' : 'syntax';
+  const why = reason === 'too-deep' ? 'nested too deeply to read' : message;
+  return new RmMalformedResponseError(
+    `invalid ${what} from the RM: ${why}`,
+    { url, excerpt: excerpt(text), reason },
+    { cause: err },
+  );
+}
+
+/**
+ * Decode a body in the expected format. An HTML page, another Content-Type, an empty body or a
+ * body that does not parse completely is a RmMalformedResponseError: never a partial object.
+ * An answer without a Content-Type is read by its format alone.
  */
 export function decodeBody(text: string, format: Format, contentType?: string, url?: string): Tree {
+  const expected = format.toUpperCase();
   if (looksLikeHtml(text, contentType)) {
-    throw new RmMalformedResponseError(
-      `the RM answered an HTML page where ${format.toUpperCase()} was expected`,
-      {
-        url,
-        contentType,
-        excerpt: excerpt(text),
-      },
-    );
+    throw new RmMalformedResponseError(`the RM answered an HTML page where ${expected} was expected`, {
+      url,
+      contentType,
+      excerpt: excerpt(text),
+      reason: 'html',
+    });
   }
   if (text.trim() === '') {
+    throw new RmMalformedResponseError(`the RM answered an empty body where ${expected} was expected`, {
+      url,
+      contentType,
+      reason: 'empty',
+    });
+  }
+  if (contentType !== undefined && contentType.trim() !== '' && !typeMatches(contentType, format)) {
     throw new RmMalformedResponseError(
-      `the RM answered an empty body where ${format.toUpperCase()} was expected`,
-      {
-        url,
-        contentType,
-      },
+      `the RM answered Content-Type ${contentType} where ${expected} was expected`,
+      { url, contentType, excerpt: excerpt(text), reason: 'content-type' },
     );
   }
   return format === 'xml' ? parseXml(text, url) : parseJson(text, url);

@@ -1,30 +1,65 @@
+import { setMaxListeners } from 'node:events';
 import fs from 'node:fs';
 import https from 'node:https';
+import type { Readable } from 'node:stream';
 import axios, { type AxiosInstance } from 'axios';
 import { RmAuthError } from '../errors/rm-auth';
+import { RmClientClosedError } from '../errors/rm-client-closed';
 import { RmHttpError } from '../errors/rm-http';
 import { RmMalformedResponseError } from '../errors/rm-malformed';
 import { RmRemoteError } from '../errors/rm-remote';
+import { RmResponseTooLargeError } from '../errors/rm-response-too-large';
 import { RmTimeoutError } from '../errors/rm-timeout';
 import { RmUnavailableError } from '../errors/rm-unavailable';
 import { silentLogger, type Logger } from '../log';
-import { decodeBody, readRemoteException, type Format, type Tree } from './format';
+import {
+  decodeBody,
+  htmlSummary,
+  looksLikeHtml,
+  readRemoteException,
+  type Format,
+  type Tree,
+} from './format';
 import type { EncodedBody } from './mapping';
 
 /**
  * HTTP to one service (the RM, the JobHistory server, a NameNode) with the robustness an
- * operator needs: several addresses with active-RM detection and failover, a timeout on every
- * call, jittered exponential backoff for idempotent calls only, typed errors, and a debug log
- * line per call with its latency.
+ * operator needs: several addresses with active-RM detection and failover, a wall-clock limit on
+ * every attempt and on every call, a size limit on every answer, jittered exponential backoff for
+ * idempotent calls only, typed errors, a debug log line per call with its latency, and close()
+ * ending every call in flight at once.
  */
+
+/**
+ * Largest answer read, by default. Measured on the emulated RM (which answers as RM 3.4.3):
+ * 10,000 running apps weigh 43 MiB in JSON and 67 MiB in XML (4.5 KB and 7 KB each, most of it
+ * `resourceInfo`), 10,000 nodes 18 MiB and 28 MiB; 128 MiB leaves room for longer names, tags
+ * and diagnostics. docs/deploy.md, "Limits on what the RM sends".
+ */
+export const DEFAULT_MAX_RESPONSE_BYTES = 128 * 1024 * 1024;
+/** Wall-clock budget of one call by default: attempts, pauses between them and HA detection. */
+export const DEFAULT_CALL_BUDGET_MS = 30_000;
+
 export interface TransportOptions {
   /** Base addresses, e.g. `['http://rm1:8088', 'http://rm2:8088']`. */
   urls: readonly string[];
   format?: Format;
   /** Simple authentication: sent as the `user.name` query parameter. */
   user?: string;
-  /** Per attempt: connect, send and read the whole answer. */
+  /** Per attempt, on the wall clock: connect, send and read the whole answer. */
   timeoutMs?: number;
+  /**
+   * Per call, on the wall clock: every attempt, the pauses between them and HA detection. A call
+   * still running then ends with RmTimeoutError, whatever the server is doing.
+   */
+  callBudgetMs?: number;
+  /**
+   * Largest answer read, in bytes after decompression; past it the read stops at once and the
+   * call fails with RmResponseTooLargeError. Error answers count too.
+   */
+  maxResponseBytes?: number;
+  /** The configuration keys behind the limits, named in errors (`rm.timeoutMs`, …, by default). */
+  settingNames?: Partial<Record<'timeoutMs' | 'callBudgetMs' | 'maxResponseBytes', string>>;
   /** Attempts for an idempotent call (1 = no retry). */
   maxAttempts?: number;
   backoffBaseMs?: number;
@@ -90,7 +125,31 @@ export const CLUSTER_INFO_PATH = '/ws/v1/cluster/info';
 type Outcome =
   | { kind: 'response'; res: HttpResponse }
   | { kind: 'network'; code: string; message: string; url: string }
-  | { kind: 'timeout'; url: string };
+  /** `call`: the call's budget ran out (not only this attempt's time). */
+  | { kind: 'timeout'; url: string; call: boolean }
+  | { kind: 'too-large'; url: string; receivedBytes: number; declaredBytes?: number }
+  /** The answer began (status and headers) and its body was cut short. */
+  | { kind: 'cut'; url: string; status: number; receivedBytes: number; code: string }
+  /** close() was called; `sent`: the request had gone out. */
+  | { kind: 'closed'; url: string; sent: boolean };
+
+/** A limit on one call's wall-clock time, also fired by close(). */
+interface CallScope {
+  signal: AbortSignal;
+  dispose(): void;
+}
+
+const SETTING_NAMES = {
+  timeoutMs: 'rm.timeoutMs',
+  callBudgetMs: 'rm.callBudgetMs',
+  maxResponseBytes: 'rm.maxResponseBytes',
+};
+
+/** The Content-Length a server announced, when it is a plain number. */
+function declaredLength(value: unknown): number | undefined {
+  if (typeof value !== 'string' || !/^\d+$/.test(value.trim())) return undefined;
+  return Number(value);
+}
 
 function errorCode(err: unknown): string {
   let e: unknown = err;
@@ -127,8 +186,18 @@ export class HttpTransport {
   readonly format: Format;
   private readonly urls: readonly string[];
   private readonly opts: Required<
-    Pick<TransportOptions, 'timeoutMs' | 'maxAttempts' | 'backoffBaseMs' | 'backoffMaxMs' | 'haDetection'>
+    Pick<
+      TransportOptions,
+      | 'timeoutMs'
+      | 'callBudgetMs'
+      | 'maxResponseBytes'
+      | 'maxAttempts'
+      | 'backoffBaseMs'
+      | 'backoffMaxMs'
+      | 'haDetection'
+    >
   >;
+  private readonly settings: typeof SETTING_NAMES;
   private readonly random: () => number;
   private readonly sleep: (ms: number) => Promise<void>;
   private readonly now: () => number;
@@ -138,6 +207,8 @@ export class HttpTransport {
   private readonly service: string;
   private readonly onCall: TransportOptions['onCall'];
   private readonly http: AxiosInstance;
+  /** Fired by close(): every call in flight ends, and no new one starts. */
+  private readonly closing = new AbortController();
   private activeIndex = 0;
   private activeKnown: boolean;
 
@@ -147,11 +218,14 @@ export class HttpTransport {
     this.format = options.format ?? 'json';
     this.opts = {
       timeoutMs: options.timeoutMs ?? 10_000,
+      callBudgetMs: options.callBudgetMs ?? DEFAULT_CALL_BUDGET_MS,
+      maxResponseBytes: options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES,
       maxAttempts: options.maxAttempts ?? 3,
       backoffBaseMs: options.backoffBaseMs ?? 200,
       backoffMaxMs: options.backoffMaxMs ?? 5_000,
       haDetection: options.haDetection ?? true,
     };
+    this.settings = { ...SETTING_NAMES, ...options.settingNames };
     this.random = options.random ?? Math.random;
     this.sleep = options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
     this.now = options.now ?? (() => performance.now());
@@ -162,11 +236,28 @@ export class HttpTransport {
     this.activeKnown = this.urls.length === 1 || !this.opts.haDetection;
     const httpsAgent = options.caFile ? new https.Agent({ ca: fs.readFileSync(options.caFile) }) : undefined;
     this.http = axios.create({ httpsAgent });
+    // One listener per call in flight: as many as the sidecar runs at once, not a leak.
+    setMaxListeners(0, this.closing.signal);
   }
 
   /** The address calls currently go to. */
   get activeUrl(): string {
     return this.urls[this.activeIndex]!;
+  }
+
+  /** Whether close() was called. */
+  get closed(): boolean {
+    return this.closing.signal.aborted;
+  }
+
+  /**
+   * End every call in flight now (RmClientClosedError), whatever the server is doing, and refuse
+   * new ones. For shutdown: nothing waits on a server that has stopped answering.
+   */
+  close(): void {
+    if (this.closed) return;
+    this.closing.abort();
+    this.log.debug('client closed');
   }
 
   /**
@@ -178,15 +269,57 @@ export class HttpTransport {
     return Math.floor(this.random() * cap);
   }
 
-  private async once(base: string, req: HttpRequest, attempt: number): Promise<Outcome> {
+  /** One call's wall-clock budget, linked to close(). */
+  private callScope(): CallScope {
+    const scope = new AbortController();
+    const end = (): void => scope.abort();
+    const timer = setTimeout(end, this.opts.callBudgetMs);
+    this.closing.signal.addEventListener('abort', end, { once: true });
+    if (this.closed) end();
+    return {
+      signal: scope.signal,
+      dispose: () => {
+        clearTimeout(timer);
+        this.closing.signal.removeEventListener('abort', end);
+      },
+    };
+  }
+
+  /**
+   * One attempt: the request, then the answer read in full, within the attempt's time
+   * (`timeoutMs`) and the call's (`call`), and never past `maxResponseBytes`. Axios' own
+   * `timeout` is not used: it is an idle timer, which a body dripping a byte a second never
+   * lets fire. Whatever goes wrong comes back as an Outcome, never thrown.
+   */
+  private async once(base: string, req: HttpRequest, attempt: number, call: AbortSignal): Promise<Outcome> {
     const url = `${base}${req.path}`;
+    if (this.closed) return { kind: 'closed', url, sent: false };
     const full = url + buildQuery(req.query, req.repeatedQuery, this.user);
     const controller = new AbortController();
-    const timer = setTimeout(() => controller.abort(), this.opts.timeoutMs);
+    const stop = (): void => controller.abort();
+    const timer = setTimeout(stop, this.opts.timeoutMs);
+    call.addEventListener('abort', stop, { once: true });
+    if (call.aborted) stop();
     const started = this.now();
     const format = req.format ?? this.format;
+    const limit = this.opts.maxResponseBytes;
+    let status: number | undefined;
+    let received = 0;
+    const report = (fields: { status?: number; error?: string }, message: string, extra = {}): void => {
+      const latencyMs = Math.round(this.now() - started);
+      this.onCall?.({ method: req.method, path: req.path, ...fields, latencyMs });
+      this.log.debug(message, {
+        method: req.method,
+        rm: base,
+        path: req.path,
+        ...fields,
+        ...extra,
+        latencyMs,
+        attempt,
+      });
+    };
     try {
-      const res = await this.http.request<string>({
+      const res = await this.http.request<Readable>({
         url: full,
         method: req.method,
         headers: {
@@ -194,63 +327,101 @@ export class HttpTransport {
           ...(req.body ? { 'Content-Type': req.body.contentType } : {}),
         },
         data: req.body?.data,
-        responseType: 'text',
-        transformResponse: [(d: unknown) => d],
+        // The body is read here, counted as it arrives, so a huge one is never held whole.
+        responseType: 'stream',
         validateStatus: () => true,
         maxRedirects: 0,
         signal: controller.signal,
       });
-      const latencyMs = Math.round(this.now() - started);
-      this.onCall?.({ method: req.method, path: req.path, status: res.status, latencyMs });
-      this.log.debug('rm call', {
-        method: req.method,
-        rm: base,
-        path: req.path,
-        status: res.status,
-        latencyMs,
-        attempt,
-      });
+      status = res.status;
       const header = (name: string): string | undefined => {
         const v: unknown = res.headers[name];
         return typeof v === 'string' ? v : undefined;
       };
+      // Compressed or not, a body announced longer than the limit is not read at all.
+      const declared = declaredLength(res.headers['content-length']);
+      const tooLarge = (): Outcome => {
+        res.data.destroy();
+        stop();
+        report({ error: 'too-large' }, 'rm answer too large', { status, receivedBytes: received, declared });
+        return { kind: 'too-large', url, receivedBytes: received, declaredBytes: declared };
+      };
+      if (declared !== undefined && declared > limit) return tooLarge();
+      const chunks: Buffer[] = [];
+      // Counted after decompression: a small gzip body cannot inflate past the limit either.
+      for await (const chunk of res.data as AsyncIterable<Buffer>) {
+        received += chunk.length;
+        if (received > limit) return tooLarge();
+        chunks.push(chunk);
+      }
+      let text = Buffer.concat(chunks, received).toString('utf8');
+      if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+      report({ status }, 'rm call');
       return {
         kind: 'response',
         res: {
-          status: res.status,
-          text: typeof res.data === 'string' ? res.data : '',
+          status,
+          text,
           contentType: header('content-type'),
           location: header('location'),
           url,
         },
       };
     } catch (err) {
-      const latencyMs = Math.round(this.now() - started);
+      if (this.closed) {
+        report({ error: 'closed' }, 'rm call aborted: client closed');
+        return { kind: 'closed', url, sent: true };
+      }
       if (controller.signal.aborted) {
-        this.onCall?.({ method: req.method, path: req.path, error: 'timeout', latencyMs });
-        this.log.debug('rm call timed out', {
-          method: req.method,
-          rm: base,
-          path: req.path,
-          latencyMs,
-          attempt,
-        });
-        return { kind: 'timeout', url };
+        report({ error: 'timeout' }, 'rm call timed out', { callBudget: call.aborted });
+        return { kind: 'timeout', url, call: call.aborted };
       }
       const code = errorCode(err);
-      this.onCall?.({ method: req.method, path: req.path, error: code, latencyMs });
-      this.log.debug('rm call failed', {
-        method: req.method,
-        rm: base,
-        path: req.path,
-        code,
-        latencyMs,
-        attempt,
-      });
+      if (status !== undefined) {
+        report({ error: 'truncated' }, 'rm answer cut short', { status, code, receivedBytes: received });
+        return { kind: 'cut', url, status, receivedBytes: received, code };
+      }
+      report({ error: code }, 'rm call failed', { code });
       return { kind: 'network', code, message: (err as Error).message, url };
     } finally {
       clearTimeout(timer);
+      call.removeEventListener('abort', stop);
     }
+  }
+
+  /** The error for a call ended by close() or by its budget. */
+  private stopped(req: HttpRequest, url: string, sent: boolean): Error {
+    if (this.closed)
+      return new RmClientClosedError({ url, method: req.method, inFlight: sent, service: this.service });
+    return this.timeoutError(req, url, true);
+  }
+
+  private timeoutError(req: HttpRequest, url: string, wholeCall: boolean): RmTimeoutError {
+    return new RmTimeoutError({
+      url,
+      method: req.method,
+      timeoutMs: wholeCall ? this.opts.callBudgetMs : this.opts.timeoutMs,
+      setting: wholeCall ? this.settings.callBudgetMs : this.settings.timeoutMs,
+      service: this.service,
+    });
+  }
+
+  /** `work`, unless the call's budget runs out or the client closes first. */
+  private async within<T>(work: Promise<T>, call: AbortSignal, req: HttpRequest): Promise<T> {
+    if (!call.aborted) {
+      let end!: () => void;
+      const ended = new Promise<undefined>((resolve) => {
+        end = () => resolve(undefined);
+        call.addEventListener('abort', end, { once: true });
+      });
+      try {
+        const done = await Promise.race([work.then((value) => ({ value })), ended]);
+        if (done) return done.value;
+      } finally {
+        call.removeEventListener('abort', end);
+      }
+    }
+    throw this.stopped(req, `${this.activeUrl}${req.path}`, false);
   }
 
   /**
@@ -259,13 +430,26 @@ export class HttpTransport {
    */
   async detectActive(): Promise<string> {
     const reasons: string[] = [];
+    // Addresses that answered: when all did and none is ACTIVE, the RMs are up but none leads.
+    let answered = 0;
     for (let i = 0; i < this.urls.length; i++) {
       const base = this.urls[i]!;
-      const out = await this.once(base, { method: 'GET', path: CLUSTER_INFO_PATH, format: 'json' }, 0);
+      const req: HttpRequest = { method: 'GET', path: CLUSTER_INFO_PATH, format: 'json' };
+      const out = await this.once(base, req, 0, this.closing.signal);
+      if (out.kind === 'closed') throw this.stopped(req, out.url, out.sent);
       if (out.kind !== 'response') {
-        reasons.push(`${base}: ${out.kind === 'timeout' ? 'timeout' : out.code}`);
+        const why =
+          out.kind === 'network'
+            ? out.code
+            : out.kind === 'timeout'
+              ? 'timeout'
+              : out.kind === 'too-large'
+                ? 'answer too large'
+                : 'answer cut short';
+        reasons.push(`${base}: ${why}`);
         continue;
       }
+      answered++;
       if (out.res.status !== 200) {
         reasons.push(`${base}: HTTP ${out.res.status}`);
         continue;
@@ -294,6 +478,7 @@ export class HttpTransport {
     throw new RmUnavailableError(`no active RM among ${this.urls.join(', ')} (${reasons.join('; ')})`, {
       addresses: this.urls,
       reason: reasons.join('; '),
+      noActiveRm: answered === this.urls.length,
     });
   }
 
@@ -318,14 +503,28 @@ export class HttpTransport {
     return this.detection;
   }
 
-  /** Send a request; answer 2xx responses, throw a typed error for anything else. */
+  /**
+   * Send a request; answer 2xx responses, throw a typed error for anything else. The whole call
+   * (attempts, pauses, HA detection) ends within `callBudgetMs`, or at once on close().
+   */
   async send(req: HttpRequest): Promise<HttpResponse> {
+    const scope = this.callScope();
+    try {
+      return await this.sendWithin(req, scope.signal);
+    } finally {
+      scope.dispose();
+    }
+  }
+
+  private async sendWithin(req: HttpRequest, call: AbortSignal): Promise<HttpResponse> {
     const idempotent = req.idempotent ?? req.method === 'GET';
+    const pause = (attempt: number): Promise<void> =>
+      this.within(this.sleep(this.backoffDelay(attempt)), call, req);
     let failovers = 0;
     for (let attempt = 0; ; attempt++) {
-      if (!this.activeKnown) await this.ensureActive();
+      if (!this.activeKnown) await this.within(this.ensureActive(), call, req);
       const base = this.activeUrl;
-      const out = await this.once(base, req, attempt);
+      const out = await this.once(base, req, attempt, call);
       const canRetry = attempt + 1 < this.opts.maxAttempts;
 
       if (out.kind === 'response') {
@@ -339,20 +538,19 @@ export class HttpTransport {
             throw new RmUnavailableError(`RMs keep redirecting; no active RM among ${this.urls.join(', ')}`, {
               addresses: this.urls,
               reason: 'redirect loop',
+              noActiveRm: true,
             });
           }
           this.activeKnown = false;
-          await this.ensureActive();
+          await this.within(this.ensureActive(), call, req);
           attempt--;
           continue;
         }
+        const text = looksLikeHtml(res.text, res.contentType)
+          ? htmlSummary(res.text)
+          : res.text.trim().slice(0, 500);
         if (res.status === 401) {
-          throw new RmAuthError({
-            url: res.url,
-            user: this.user,
-            text: res.text.trim().slice(0, 500),
-            service: this.service,
-          });
+          throw new RmAuthError({ url: res.url, user: this.user, text, service: this.service });
         }
         const remote = readRemoteException(res.text);
         if (remote)
@@ -363,7 +561,7 @@ export class HttpTransport {
           // which; a write is not sent twice, and says what it was.
           if (req.method === 'GET' && !req.xmlErrorRetry) {
             try {
-              await this.send({ ...req, format: 'json', xmlErrorRetry: true });
+              await this.sendWithin({ ...req, format: 'json', xmlErrorRetry: true }, call);
             } catch (err) {
               if (err instanceof RmRemoteError) throw err;
             }
@@ -376,25 +574,53 @@ export class HttpTransport {
           });
         }
         if (res.status >= 500 && idempotent && canRetry) {
-          await this.sleep(this.backoffDelay(attempt));
+          await pause(attempt);
           continue;
         }
-        throw new RmHttpError({
-          status: res.status,
-          text: res.text.trim().slice(0, 500),
-          url: res.url,
+        throw new RmHttpError({ status: res.status, text, url: res.url, service: this.service });
+      }
+
+      if (out.kind === 'closed') throw this.stopped(req, out.url, out.sent);
+
+      if (out.kind === 'too-large') {
+        // The same request would get the same answer: not retried.
+        throw new RmResponseTooLargeError({
+          url: out.url,
+          method: req.method,
+          limitBytes: this.opts.maxResponseBytes,
+          receivedBytes: out.receivedBytes,
+          declaredBytes: out.declaredBytes,
           service: this.service,
+          setting: this.settings.maxResponseBytes,
         });
       }
 
       if (out.kind === 'timeout') {
+        if (out.call) throw this.timeoutError(req, out.url, true);
         // A write that timed out may have been applied: never resend it.
         if (idempotent && canRetry) {
           this.switchToNext(base, 'timeout');
-          await this.sleep(this.backoffDelay(attempt));
+          await pause(attempt);
           continue;
         }
-        throw new RmTimeoutError({ url: out.url, method: req.method, timeoutMs: this.opts.timeoutMs });
+        throw this.timeoutError(req, out.url, false);
+      }
+
+      if (out.kind === 'cut') {
+        // The server answered, so it is up: ask it again (a read), without failing over.
+        if (idempotent && canRetry) {
+          await pause(attempt);
+          continue;
+        }
+        const what = `${req.method} ${out.url}: the ${this.service} answered ${out.status}, then the connection closed after ${out.receivedBytes} bytes of the body (${out.code})`;
+        if (!idempotent) {
+          throw new RmUnavailableError(`${what}; the write may have been applied`, {
+            addresses: this.urls,
+            reason: out.code,
+            outcomeUnknown: true,
+          });
+        }
+        throw new RmMalformedResponseError(what, { url: out.url, reason: 'truncated' });
       }
 
       // Connection refused proves the request never reached a server, so a write may go again.
@@ -402,7 +628,7 @@ export class HttpTransport {
         out.code === 'ECONNREFUSED' || out.code === 'ENOTFOUND' || out.code === 'EAI_AGAIN';
       if ((idempotent || neverArrived) && canRetry) {
         this.switchToNext(base, out.code);
-        await this.sleep(this.backoffDelay(attempt));
+        await pause(attempt);
         continue;
       }
       if (!idempotent && !neverArrived) {

@@ -274,7 +274,7 @@ describe('bad inputs: each is a typed error', () => {
       (res) => res.writeHead(200, { 'Content-Type': 'text/plain' }).end('There is no active RM right now.'),
       'json',
       RmMalformedResponseError,
-      /invalid JSON/,
+      /Content-Type text\/plain where JSON was expected/,
     ],
   ];
 
