@@ -44,17 +44,17 @@ const rm = z
 
 const yarn = z
   .object({
-    realtimeQueue: z.string().min(1).default('realtime'),
-    besteffortQueue: z.string().min(1).default('besteffort'),
-    defaultQueue: z.string().min(1).default('default'),
-    gpuLabel: z.string().min(1).default('gpu'),
+    realtimeQueue: z.string().min(1).max(256).default('realtime'),
+    besteffortQueue: z.string().min(1).max(256).default('besteffort'),
+    defaultQueue: z.string().min(1).max(256).default('default'),
+    gpuLabel: z.string().min(1).max(256).default('gpu'),
     /**
      * yarn.cluster.max-application-priority of the cluster: EDF ranks map onto 1..this. Unset:
      * read from the RM's /conf, and in any case lowered to what the RM answers to a capped write.
      */
     maxApplicationPriority: z.number().int().min(0).max(1_000_000).optional(),
     /** The application type given to apps the sidecar submits. */
-    applicationType: z.string().min(1).default('MAPREDUCE'),
+    applicationType: z.string().min(1).max(20).default('MAPREDUCE'),
   })
   .strict();
 
@@ -68,24 +68,27 @@ const queueDefault = z
   })
   .strict();
 
+/** Seconds per MB: at most 100000 (a 64 MB map task of 74 days), so every estimate stays finite. */
+const secondsPerMb = z.number().positive().max(100_000, 'must be at most 100000 seconds per MB');
+
 const estimatesTriple = z
   .object({
-    eta: z.number().min(0).default(1),
-    mapSecondsPerMb: z.number().positive().default(0.5),
-    reduceSecondsPerMb: z.number().positive().default(0.5),
+    eta: z.number().min(0).max(1000, 'must be at most 1000 (intermediate bytes per input byte)').default(1),
+    mapSecondsPerMb: secondsPerMb.default(0.5),
+    reduceSecondsPerMb: secondsPerMb.default(0.5),
   })
   .strict();
 
 const admission = z
   .object({
-    policy: z.string().min(1).default('rtmr'),
+    policy: z.string().min(1).max(64).default('rtmr'),
     /** `unified`: one pool of containers (YARN); `mr1`: separate map and reduce slots (the papers). */
     slotModel: z.enum(['unified', 'mr1']).default('unified'),
     /** The container one task uses, to count slots on each node in the unified model. */
-    containerMemoryMb: z.number().int().min(1).default(2048),
-    containerVcores: z.number().int().min(1).default(1),
+    containerMemoryMb: z.number().int().min(1).max(1_048_576).default(2048),
+    containerVcores: z.number().int().min(1).max(1024).default(1),
     /** Feedback threshold DeltaT (Alg. 5.5): rebuild a job's vectors when off by more than this. */
-    feedbackThresholdSeconds: z.number().min(0).default(30),
+    feedbackThresholdSeconds: z.number().min(0).max(86_400).default(30),
     /**
      * Starting worst-case estimates, before any job has finished (learned upward from then on):
      * those of every workload class without an entry in `classEstimates`.
@@ -99,32 +102,40 @@ const admission = z
       .record(
         z
           .string()
+          .max(64)
           .regex(
             WORKLOAD_CLASS_PATTERN,
             'must be 1-64 characters of a-z, 0-9, ".", "_" or "-", starting with a letter or digit',
           ),
         estimatesTriple,
       )
+      .refine((m) => Object.keys(m).length <= 1000, 'may name at most 1000 classes')
       .default({}),
     /**
      * Per-queue defaults for submissions, by queue name or path (`*`: any queue without its
      * own entry). A submission without `deadline` to a queue with `deadlineSeconds` gets
      * that many seconds from its arrival; without one it is refused.
      */
-    queueDefaults: z.record(z.string().min(1), queueDefault).default({}),
+    queueDefaults: z
+      .record(z.string().min(1).max(256), queueDefault)
+      .refine((m) => Object.keys(m).length <= 1000, 'may name at most 1000 queues')
+      .default({}),
   })
   .strict();
 
 const placement = z
   .object({
-    policy: z.string().min(1).default('efh'),
+    policy: z.string().min(1).max(64).default('efh'),
     /** A YAML energy profile (energy per map task by job type and node class, idle power). */
-    energyProfile: z.string().default('config/energy-profile.yaml'),
+    energyProfile: z.string().max(4096).default('config/energy-profile.yaml'),
     /** Node label to node class, for the energy profile; nodes with no label use `defaultNodeClass`. */
-    nodeClassByLabel: z.record(z.string(), z.string()).default({ gpu: 'gpu' }),
-    defaultNodeClass: z.string().default('cpu'),
+    nodeClassByLabel: z
+      .record(z.string().max(256), z.string().max(256))
+      .refine((m) => Object.keys(m).length <= 1000, 'may map at most 1000 labels')
+      .default({ gpu: 'gpu' }),
+    defaultNodeClass: z.string().max(256).default('cpu'),
     /** EFH's long-waiting threshold T. */
-    longWaitThresholdSeconds: z.number().positive().default(300),
+    longWaitThresholdSeconds: z.number().positive().max(604_800).default(300),
     /**
      * WebHDFS reads of a submission's input paths (rm.webHdfsAddress): one time budget for the
      * whole read, and at most this many files and blocks; past any of them dop is uniform.
@@ -143,21 +154,25 @@ const enforcement = z
     lifetimeTimeouts: z.boolean().default(false),
     reservations: z.boolean().default(false),
     /** Upper bound on RM writes in one cycle, so a bug cannot flood the RM. */
-    maxWritesPerCycle: z.number().int().min(1).default(200),
+    maxWritesPerCycle: z.number().int().min(1).max(10_000).default(200),
   })
   .strict();
 
 const token = z
   .object({
-    name: z.string().min(1),
-    token: z.string().min(16, 'must be at least 16 characters'),
+    name: z.string().min(1).max(128),
+    token: z
+      .string()
+      .min(16, 'must be at least 16 characters')
+      .max(4096, 'must be at most 4096 characters')
+      .regex(/^[\x21-\x7e]+$/, 'must be visible ASCII characters (it travels in an HTTP header)'),
   })
   .strict();
 
 const auth = z
   .object({
     /** Bearer tokens that may submit; each has a name that the ledger records as the submitter. */
-    tokens: z.array(token).default([]),
+    tokens: z.array(token).max(1000, 'may list at most 1000 tokens').default([]),
     /** Whether GET /api/v1/* and the dashboard need a token too. */
     protectReads: z.boolean().default(false),
   })
@@ -166,20 +181,25 @@ const auth = z
 const server = z
   .object({
     port: z.number().int().min(0).max(65535).default(8080),
-    host: z.string().default('0.0.0.0'),
-    /** Largest request body accepted by the API. */
-    maxBodyBytes: z.number().int().min(1024).default(1_048_576),
+    host: z.string().max(255).default('0.0.0.0'),
+    /** Largest request body accepted by the API: 1 KiB to 64 MiB. */
+    maxBodyBytes: z
+      .number()
+      .int()
+      .min(1024)
+      .max(64 * 1024 * 1024)
+      .default(1_048_576),
   })
   .strict();
 
 const loop = z
   .object({
     /** node-cron expression for the poll-decide-enforce cycle (six fields: seconds first). */
-    pollCron: z.string().default('*/5 * * * * *'),
+    pollCron: z.string().max(256).default('*/5 * * * * *'),
   })
   .strict();
 
-const ledger = z.object({ path: z.string().min(1).default('./data/ledger.db') }).strict();
+const ledger = z.object({ path: z.string().min(1).max(4096).default('./data/ledger.db') }).strict();
 
 const log = z
   .object({
