@@ -1,3 +1,4 @@
+import { RmRemoteError } from '../errors/rm-remote';
 import type { AppQuery, ReservationQuery, ResourceManagerApi } from './api';
 import { CONF_PATH, MAX_APP_PRIORITY_KEY, mapConfValue } from './conf';
 import { formatExpiryTime } from './expiry';
@@ -43,6 +44,8 @@ const seg = (s: string): string => encodeURIComponent(s).replace(/%3A/gi, ':');
 export class HttpResourceManagerClient implements ResourceManagerApi {
   readonly transport: HttpTransport;
   private readonly expiryOffsetMinutes: number;
+  /** Whether this RM reads reservation bodies wrapped in their root (sendReservation). */
+  private reservationsWrapped: boolean | undefined;
 
   constructor(options: RmClientOptions | HttpTransport, expiryOffsetMinutes = 0) {
     if (options instanceof HttpTransport) {
@@ -281,54 +284,65 @@ export class HttpResourceManagerClient implements ResourceManagerApi {
     return value;
   }
 
+  /**
+   * A reservation body in JSON: Hadoop 3.4 reads it unwrapped (`{"queue":…}`), 3.5 (Jersey 2
+   * with Jackson) only wrapped in its root (`{"reservation-submission-context":{…}}`), each
+   * refusing the other's with 400 ("Input ReservationDefinition should not be null", "Missing
+   * reservation id"). Sent unwrapped first; on that refusal, which changed nothing, sent wrapped,
+   * and the form that worked is kept for the next calls. XML always has its root.
+   */
+  private async sendReservation(
+    path: string,
+    rootName: string,
+    content: Record<string, unknown>,
+  ): Promise<void> {
+    const send = (wrapped: boolean) =>
+      this.transport.send({
+        method: 'POST',
+        path: `${CLUSTER}/reservation/${path}`,
+        body: m.encodeBody(this.format, rootName, content, wrapped),
+      });
+    if (this.format === 'xml') {
+      await send(false);
+      return;
+    }
+    const first = this.reservationsWrapped ?? false;
+    try {
+      await send(first);
+      this.reservationsWrapped = first;
+    } catch (err) {
+      const otherForm =
+        this.reservationsWrapped === undefined &&
+        err instanceof RmRemoteError &&
+        err.status === 400 &&
+        /should not be null|Missing reservation id/.test(err.remoteMessage);
+      if (!otherForm) throw err;
+      await send(!first);
+      this.reservationsWrapped = !first;
+    }
+  }
+
   /** INDEX.md 9.5: the doc says 200, the code answers 202; both are success. */
   async submitReservation(
     reservationId: string,
     queue: string,
     definition: ReservationDefinition,
   ): Promise<void> {
-    await this.transport.send({
-      method: 'POST',
-      path: `${CLUSTER}/reservation/submit`,
-      body: m.encodeBody(
-        this.format,
-        'reservation-submission-context',
-        {
-          queue,
-          'reservation-id': reservationId,
-          'reservation-definition': m.reservationDefinitionContent(definition),
-        },
-        false,
-      ),
+    await this.sendReservation('submit', 'reservation-submission-context', {
+      queue,
+      'reservation-id': reservationId,
+      'reservation-definition': m.reservationDefinitionContent(definition),
     });
   }
 
   async updateReservation(reservationId: string, definition: ReservationDefinition): Promise<void> {
-    await this.transport.send({
-      method: 'POST',
-      path: `${CLUSTER}/reservation/update`,
-      body: m.encodeBody(
-        this.format,
-        'reservation-update-context',
-        {
-          'reservation-id': reservationId,
-          'reservation-definition': m.reservationDefinitionContent(definition),
-        },
-        false,
-      ),
+    await this.sendReservation('update', 'reservation-update-context', {
+      'reservation-id': reservationId,
+      'reservation-definition': m.reservationDefinitionContent(definition),
     });
   }
 
   async deleteReservation(reservationId: string): Promise<void> {
-    await this.transport.send({
-      method: 'POST',
-      path: `${CLUSTER}/reservation/delete`,
-      body: m.encodeBody(
-        this.format,
-        'reservation-delete-context',
-        { 'reservation-id': reservationId },
-        false,
-      ),
-    });
+    await this.sendReservation('delete', 'reservation-delete-context', { 'reservation-id': reservationId });
   }
 }
