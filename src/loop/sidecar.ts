@@ -1560,16 +1560,24 @@ export class Sidecar implements SidecarService {
         const actions = ledger.actionsOf(rec.id);
         if (config.enforcement.priorities) {
           const target = this.priorityAt(position);
-          // Once per change of target: a write the RM answered (capped or not) or refused is
-          // not sent again for the same target, whatever the RM shows since.
+          // Once per change of target: the last write for the app asked for this target and the RM
+          // answered it (capped or not) or refused it for good: not sent again. A real RM answers
+          // 503 (a NullPointerException in the scheduler) to a write that comes before the app's
+          // first attempt exists; that refusal is tried again, up to 3 times in all.
           const last = actions.filter((a) => a.kind === 'set-priority' && a.status !== 'skipped').at(-1);
           const lastTarget = (last?.payload as { priority?: number } | undefined)?.priority;
+          const refusals503 = actions.filter(
+            (a) =>
+              a.kind === 'set-priority' &&
+              a.status === 'failed' &&
+              (a.payload as { priority?: number }).priority === target &&
+              (a.result as { refusal?: { status?: number } } | null)?.refusal?.status === 503,
+          ).length;
+          const settled =
+            lastTarget === target && !(last?.status === 'failed' && refusals503 > 0 && refusals503 < 3);
           const shown = app.priority ?? rec.priority ?? undefined;
-          // A real RM answers a priority write 503 (a NullPointerException in the scheduler) until
-          // the app's first attempt has its AM container: write once it has one.
-          const launched = app.state === 'RUNNING' || app.amHostHttpAddress !== '';
-          const unset = !launched || (shown !== undefined && shown < 0);
-          if (!unset && shown !== target && lastTarget !== target && !pendingFor('set-priority', app.id)) {
+          const unset = shown !== undefined && shown < 0;
+          if (!unset && shown !== target && !settled && !pendingFor('set-priority', app.id)) {
             Enforcer.enqueue(ledger, rec.id, {
               kind: 'set-priority',
               payload: { appId: app.id, priority: target },

@@ -15,6 +15,8 @@ export class FakeRm {
   confCap: number | undefined = undefined;
   /** Refuse every write with 401, as an RM with simple authentication does without user.name. */
   refuseWrites = false;
+  /** The next N priority writes fail as a real RM's do before the app's attempt exists (503 NPE). */
+  priorityRefusals = 0;
   /** Every submission as the RM received it. */
   submissions: AppSubmission[] = [];
   private seq = 0;
@@ -167,7 +169,7 @@ export class FakeRm {
       trackingUI: '',
       trackingUrl: '',
       diagnostics: '',
-      amHostHttpAddress: 'cpu-1:8042', // the AM has its container: priorities may be written
+      amHostHttpAddress: 'cpu-1:8042',
       appNodeLabelExpression: s.label ?? '',
       amNodeLabelExpression: '',
       resourceRequests: [],
@@ -243,6 +245,17 @@ export class FakeRm {
       },
       setAppPriority: async (id: string, p: number) => {
         this.checkWrite();
+        if (this.priorityRefusals > 0) {
+          this.priorityRefusals--;
+          this.writes.push(`priority-refused ${id}`);
+          throw new RmRemoteError({
+            status: 503,
+            exception: 'NullPointerException',
+            javaClassName: 'java.lang.NullPointerException',
+            message: 'Cannot invoke "…RMAppAttempt…" because "attempt" is null',
+            url: `http://rm/ws/v1/cluster/apps/${id}/priority`,
+          });
+        }
         this.writes.push(`priority ${id} ${p}`);
         const a = this.apps.get(id) ?? this.notFound(id);
         const set = Math.min(p, this.priorityCap);

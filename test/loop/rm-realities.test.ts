@@ -99,7 +99,7 @@ describe('the priority cap of a stock Hadoop (yarn.cluster.max-application-prior
     ]);
   });
 
-  it('waits for the AM container before writing a priority (a real RM answers 503 until then)', async () => {
+  it('tries a priority the RM refused with 503 (no attempt yet) again, 3 times in all, and no more', async () => {
     const rm = new FakeRm();
     const { sidecar, submit, ledger } = setup({ rm });
     await sidecar.runOnce();
@@ -107,12 +107,29 @@ describe('the priority cap of a stock Hadoop (yarn.cluster.max-application-prior
     await sidecar.runOnce();
     await submit({ deadline: 2000 }); // goes first: dl-1 should drop to 9
     const app1 = ledger.getJob('dl-1')!.appId!;
-    rm.apps.set(app1, { ...rm.apps.get(app1)!, state: 'ACCEPTED', amHostHttpAddress: '' });
-    for (let i = 0; i < 3; i++) await sidecar.runOnce();
+    rm.priorityRefusals = 5;
+    for (let i = 0; i < 6; i++) await sidecar.runOnce();
+    expect(rm.writes.filter((w) => w === `priority-refused ${app1}`)).toHaveLength(3);
     expect(priorityWrites(rm)).toBe(0);
-    rm.apps.set(app1, { ...rm.apps.get(app1)!, amHostHttpAddress: 'cpu-2:8042' });
+    rm.priorityRefusals = 2; // the RM would now take it after two more; the sidecar has given up
     for (let i = 0; i < 3; i++) await sidecar.runOnce();
-    expect(rm.writes.filter((w) => w.startsWith('priority '))).toEqual([`priority ${app1} 9`]);
+    expect(rm.writes.filter((w) => w === `priority-refused ${app1}`)).toHaveLength(3);
+  });
+
+  it('writes a refused priority once the RM takes it, within the 3 tries', async () => {
+    const rm = new FakeRm();
+    const { sidecar, submit, ledger } = setup({ rm });
+    await sidecar.runOnce();
+    await submit({ deadline: 3000 });
+    await sidecar.runOnce();
+    await submit({ deadline: 2000 });
+    const app1 = ledger.getJob('dl-1')!.appId!;
+    rm.priorityRefusals = 1;
+    for (let i = 0; i < 4; i++) await sidecar.runOnce();
+    expect(rm.writes.filter((w) => w.includes(app1) && w.startsWith('priority'))).toEqual([
+      `priority-refused ${app1}`,
+      `priority ${app1} 9`,
+    ]);
   });
 
   it("reads the cap from the RM's /conf before writing anything, and then writes nothing", async () => {
