@@ -36,3 +36,26 @@ export async function call(url: string, method: string, o: RawOptions = {}): Pro
     json: <T>() => JSON.parse(text) as T,
   };
 }
+
+const CLUSTER = '/ws/v1/cluster';
+
+/** An RM's app endpoints over raw HTTP: new ids, submissions, reports, states and PUTs. */
+export function rawRm<App>(url: string) {
+  const newId = async (): Promise<string> =>
+    (await call(`${url}${CLUSTER}/apps/new-application`, 'POST')).json<Record<string, string>>()[
+      'application-id'
+    ]!;
+  /** POST /apps with the context (and a new id unless it names one); the answer beside the id. */
+  const submit = async (ctx: Record<string, unknown>, query = '') => {
+    const id = (ctx['application-id'] as string | undefined) ?? (await newId());
+    const r = await call(`${url}${CLUSTER}/apps${query}`, 'POST', { body: { 'application-id': id, ...ctx } });
+    return { id, r };
+  };
+  const app = async (id: string) =>
+    (await call(`${url}${CLUSTER}/apps/${id}`, 'GET')).json<{ app: App }>().app;
+  const state = async (id: string) =>
+    (await call(`${url}${CLUSTER}/apps/${id}/state`, 'GET')).json<{ state: string }>().state;
+  const put = (id: string, what: string, body: unknown, accept?: string, contentType?: string) =>
+    call(`${url}${CLUSTER}/apps/${id}/${what}`, 'PUT', { body, accept, contentType });
+  return { url, newId, submit, app, state, put };
+}

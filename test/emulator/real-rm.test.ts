@@ -6,7 +6,7 @@
  */
 import { AM_ATTEMPT_SECONDS } from '../../src/emulator/rm-state';
 import type { SubmissionContext } from '../../src/emulator/submission-context';
-import { call } from './raw';
+import { call, rawRm } from './raw';
 import { defaultEmulatorConfig, harness, type Harness } from './helpers';
 
 const C = '/ws/v1/cluster';
@@ -16,20 +16,7 @@ const SLEEP = { 'am-container-spec': { commands: { command: 'sleep 300' } } };
 
 type App = Record<string, unknown> & { id: string; state: string; priority: number };
 
-function rmOf(h: Harness) {
-  const url = h.emu.url;
-  const newId = async (): Promise<string> =>
-    (await call(`${url}${C}/apps/new-application`, 'POST')).json<Record<string, string>>()['application-id']!;
-  const submit = async (ctx: Record<string, unknown>, query = '') => {
-    const id = (ctx['application-id'] as string | undefined) ?? (await newId());
-    const r = await call(`${url}${C}/apps${query}`, 'POST', { body: { 'application-id': id, ...ctx } });
-    return { id, r };
-  };
-  const app = async (id: string) => (await call(`${url}${C}/apps/${id}`, 'GET')).json<{ app: App }>().app;
-  const put = (id: string, what: string, body: unknown, accept?: string) =>
-    call(`${url}${C}/apps/${id}/${what}`, 'PUT', { body, accept });
-  return { url, newId, submit, app, put };
-}
+const rmOf = (h: Harness) => rawRm<App>(h.emu.url);
 
 describe('the submission context, kept and echoed', () => {
   let h: Harness;

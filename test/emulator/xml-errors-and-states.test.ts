@@ -7,7 +7,7 @@
  */
 import { RmRemoteError } from '../../src/errors/rm-remote';
 import { FINISHING_SECONDS } from '../../src/emulator/rm-state';
-import { call, type RawAnswer } from './raw';
+import { call, rawRm, type RawAnswer } from './raw';
 import { client, harness, type Harness } from './helpers';
 
 const C = '/ws/v1/cluster';
@@ -24,21 +24,14 @@ const XML_DECL = '<?xml version="1.0" encoding="UTF-8" standalone="yes"?>';
 type App = Record<string, unknown> & { id: string; state: string; finalStatus: string; finishedTime: number };
 
 function rmOf(h: Harness) {
-  const url = h.emu.url;
-  const newId = async (): Promise<string> =>
-    (await call(`${url}${C}/apps/new-application`, 'POST')).json<Record<string, string>>()['application-id']!;
+  const raw = rawRm<App>(h.emu.url);
+  /** Submits and expects the RM's 202; the new app's id. */
   const submit = async (ctx: Record<string, unknown>): Promise<string> => {
-    const id = await newId();
-    const r = await call(`${url}${C}/apps`, 'POST', { body: { 'application-id': id, ...ctx } });
+    const { id, r } = await raw.submit(ctx);
     expect(r.status).toBe(202);
     return id;
   };
-  const app = async (id: string) => (await call(`${url}${C}/apps/${id}`, 'GET')).json<{ app: App }>().app;
-  const state = async (id: string) =>
-    (await call(`${url}${C}/apps/${id}/state`, 'GET')).json<{ state: string }>().state;
-  const put = (id: string, what: string, body: unknown, accept?: string, contentType?: string) =>
-    call(`${url}${C}/apps/${id}/${what}`, 'PUT', { body, accept, contentType });
-  return { url, newId, submit, app, state, put };
+  return { ...raw, submit };
 }
 
 /** Jetty's 500 for a 404 the web services could not write in XML: no body, no Content-Type. */
