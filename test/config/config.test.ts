@@ -3,18 +3,9 @@ import { join } from 'node:path';
 import { buildConfig, ENV_OVERRIDES, loadConfigFile } from '../../src/config/load';
 import { configSchema } from '../../src/config/schema';
 import { ValidationError } from '../../src/errors/validation';
+import { issueLines } from '../validation-issues';
 
 const root = join(__dirname, '..', '..');
-
-function issuesOf(fn: () => unknown): string[] {
-  try {
-    fn();
-  } catch (err) {
-    expect(err).toBeInstanceOf(ValidationError);
-    return (err as ValidationError).issues.map((i) => `${i.path}: ${i.message}`);
-  }
-  throw new Error('expected a ValidationError');
-}
 
 describe('configuration', () => {
   it('loads the shipped default file, frozen, with the documented values', () => {
@@ -35,14 +26,14 @@ describe('configuration', () => {
   });
 
   it('rejects unknown keys, naming them with their path', () => {
-    expect(issuesOf(() => buildConfig({ rm: { adresses: ['http://x:1'] }, colour: 'red' }))).toEqual([
+    expect(issueLines(() => buildConfig({ rm: { adresses: ['http://x:1'] }, colour: 'red' }))).toEqual([
       'rm: unknown key(s) adresses',
       '(root): unknown key(s) colour',
     ]);
   });
 
   it('collects every wrong value at once', () => {
-    const issues = issuesOf(() =>
+    const issues = issueLines(() =>
       buildConfig({
         rm: { addresses: ['ftp://rm:21'], timeoutMs: 5 },
         server: { port: 70000 },
@@ -58,7 +49,7 @@ describe('configuration', () => {
   });
 
   it('checks fields against each other and against the known policies', () => {
-    const issues = issuesOf(() =>
+    const issues = issueLines(() =>
       buildConfig(
         {
           yarn: { realtimeQueue: 'rt', besteffortQueue: 'rt' },
@@ -100,7 +91,9 @@ describe('configuration', () => {
     expect(config.enforcement.shadow).toBe(true);
     expect(config.server.port).toBe(9090);
     expect(config.auth.tokens.map((t) => t.name)).toEqual(['alice', 'bob']);
-    expect(issuesOf(() => buildConfig({}, { env: { YSS_SHADOW: 'maybe', YSS_TOKENS: 'x:short' } }))).toEqual([
+    expect(
+      issueLines(() => buildConfig({}, { env: { YSS_SHADOW: 'maybe', YSS_TOKENS: 'x:short' } })),
+    ).toEqual([
       'enforcement.shadow: Invalid input: expected boolean, received string',
       'auth.tokens.0.token: must be at least 16 characters',
     ]);
@@ -127,7 +120,7 @@ describe('configuration', () => {
 
   it('names every bad queue default: a duration with a unit, zero, negative, too long, unknown keys', () => {
     expect(
-      issuesOf(() =>
+      issueLines(() =>
         buildConfig({
           admission: {
             queueDefaults: {
@@ -163,7 +156,7 @@ describe('configuration', () => {
       '*': { deadlineSeconds: 86400 },
     });
     expect(
-      issuesOf(() => buildConfig({}, { env: { YSS_QUEUE_DEFAULT_DEADLINES: 'realtime:2h,adhoc' } })),
+      issueLines(() => buildConfig({}, { env: { YSS_QUEUE_DEFAULT_DEADLINES: 'realtime:2h,adhoc' } })),
     ).toEqual([
       'admission.queueDefaults.realtime.deadlineSeconds: must be a number of seconds (e.g. 7200 for two hours)',
       'admission.queueDefaults.adhoc.deadlineSeconds: must be a number of seconds (e.g. 7200 for two hours)',
@@ -180,7 +173,7 @@ describe('configuration', () => {
       throw new Error('expected an error');
     })();
     expect(err.issues[0]).toMatchObject({ path: '(yaml)', line: 3 });
-    expect(issuesOf(() => loadConfigFile('no-such-file.yaml'))[0]).toMatch(/^\(file\): cannot read/);
+    expect(issueLines(() => loadConfigFile('no-such-file.yaml'))[0]).toMatch(/^\(file\): cannot read/);
   });
 
   it('documents every key and every environment variable in docs/configuration.md', () => {

@@ -13,22 +13,12 @@ import {
 } from '../../src/core/estimate-book';
 import { taskEstimates, type Estimates, type FinishedJobObservation } from '../../src/core/estimates';
 import { validateJob, type DeadlineJob } from '../../src/core/job';
-import { ValidationError } from '../../src/errors/validation';
+import { issuesOf } from '../validation-issues';
 
 const LIGHT: Estimates = { eta: 1, mapCostMax: 0.5, reduceCostMax: 0.5 };
 const HEAVY: Estimates = { eta: 1, mapCostMax: 4000, reduceCostMax: 200 };
 
 const base: DeadlineJob = { id: 'j', arrival: 0, deadline: 600, maps: 4, reduces: 2, inputSize: 256 };
-
-function issuesOf(f: () => unknown): Array<{ path: string; message: string }> {
-  try {
-    f();
-  } catch (e) {
-    if (e instanceof ValidationError) return e.issues.map((i) => ({ path: i.path, message: i.message }));
-    throw e;
-  }
-  throw new Error('expected a ValidationError');
-}
 
 const estArb = fc.record({
   eta: fc.double({ min: 0, max: 10, noNaN: true }),

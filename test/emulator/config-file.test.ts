@@ -9,7 +9,7 @@ import {
   loadEmulatorConfigFile,
   parseEmulatorConfigFile,
 } from '../../src/emulator/config-file';
-import { ValidationError } from '../../src/errors/validation';
+import { issuesOf } from '../validation-issues';
 
 /**
  * The emulator's configuration file (docs/emulator.md, "Configuration file"): the shipped
@@ -17,18 +17,6 @@ import { ValidationError } from '../../src/errors/validation';
  */
 const examples = join(__dirname, '..', '..', 'examples');
 const HEADER = `format: ${EMULATOR_CONFIG_FORMAT}\nversion: 1\n`;
-
-type Issue = { path: string; message: string; file?: string; line?: number };
-
-function issuesOf(f: () => unknown): Issue[] {
-  try {
-    f();
-  } catch (e) {
-    if (e instanceof ValidationError) return e.issues.map((i) => ({ ...i }));
-    throw e;
-  }
-  throw new Error('expected a ValidationError');
-}
 
 const parse = (body: string) => parseEmulatorConfigFile(HEADER + body, 'emu.yaml');
 /** Each problem as `line path: message`, the way an operator reads them. */

@@ -1,23 +1,13 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ValidationError } from '../../src/errors/validation';
 import { loadCustomPlan } from '../../src/cli/simulate';
 import { parseClusterFile } from '../../src/sim/formats/cluster-file';
 import { parseSlsTrace, splitJsonObjects } from '../../src/sim/formats/sls';
 import { formatTrace, parseTraceFile } from '../../src/sim/formats/trace-file';
 import { workloadII } from '../../src/sim/workloads';
+import { issuesOf } from '../validation-issues';
 
 const examples = join(__dirname, '..', '..', 'examples');
-
-function issuesOf(f: () => unknown): Array<{ path: string; file?: string; line?: number; message: string }> {
-  try {
-    f();
-  } catch (e) {
-    if (e instanceof ValidationError) return e.issues.map((i) => ({ ...i }));
-    throw e;
-  }
-  throw new Error('expected a ValidationError');
-}
 
 const cpuCluster = `version: 1
 slotModel: mr1

@@ -1,6 +1,5 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ValidationError } from '../../src/errors/validation';
 import { mapConfValue, MAX_APP_PRIORITY_KEY } from '../../src/yarn/conf';
 import { decodeBody } from '../../src/yarn/format';
 import { encodeBody } from '../../src/yarn/mapping';
@@ -10,6 +9,7 @@ import {
   redactSubmissionRequest,
   submissionContent,
 } from '../../src/yarn/submission';
+import { issueLines } from '../validation-issues';
 
 /** Hadoop's own documented submission body (ResourceManagerRest.md, "Submit Application"). */
 const DOC_SAMPLE = JSON.parse(
@@ -26,16 +26,6 @@ function userPart(): Record<string, unknown> {
     ...rest
   } = DOC_SAMPLE;
   return rest;
-}
-
-function issuesOf(fn: () => unknown): string[] {
-  try {
-    fn();
-  } catch (err) {
-    expect(err).toBeInstanceOf(ValidationError);
-    return (err as ValidationError).issues.map((i) => `${i.path}: ${i.message}`);
-  }
-  throw new Error('expected a ValidationError');
 }
 
 describe('the submission context', () => {
@@ -156,7 +146,7 @@ describe('the submission context', () => {
       ['yarnSubmission.resource.memory: must be a whole number'],
     ],
   ])('refuses %s, naming the field', (_what, body, expected) => {
-    const issues = issuesOf(() => parseSubmissionRequest(body));
+    const issues = issueLines(() => parseSubmissionRequest(body));
     for (const e of expected) expect(issues.some((i) => i.startsWith(e))).toBe(true);
   });
 

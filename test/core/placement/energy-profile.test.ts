@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { parse } from 'yaml';
 import { dataOverlap, energyEfficiency, mapTaskEnergy } from '../../../src/core/energy/fitness';
 import { parseEnergyProfile, type ClusterNodeClass } from '../../../src/core/energy/profile';
-import { ValidationError } from '../../../src/errors/validation';
+import { issueLines } from '../../validation-issues';
 
 const shipped = () => parse(readFileSync(join(__dirname, '../../../config/energy-profile.yaml'), 'utf8'));
 const seedCluster: ClusterNodeClass[] = [
@@ -11,16 +11,6 @@ const seedCluster: ClusterNodeClass[] = [
   { nodeClass: 'gpu', nodes: 1, labels: ['gpu'] },
   { nodeClass: 'gpu-210', nodes: 1, labels: ['gpu'] },
 ];
-
-function issuesOf(fn: () => unknown): string[] {
-  try {
-    fn();
-  } catch (e) {
-    expect(e).toBeInstanceOf(ValidationError);
-    return (e as ValidationError).issues.map((i) => `${i.path}: ${i.message}`);
-  }
-  throw new Error('expected a ValidationError');
-}
 
 describe('energy profile', () => {
   it('the shipped profile loads for the seed cluster and holds the measured values (Tables 6.8-6.10)', () => {
@@ -44,7 +34,7 @@ describe('energy profile', () => {
 
   it('rejects a profile missing a node class the cluster has, naming the class and its node count', () => {
     const cluster = [...seedCluster, { nodeClass: 'gpu-node', nodes: 2, labels: ['gpu'] }];
-    const issues = issuesOf(() => parseEnergyProfile(shipped(), cluster));
+    const issues = issueLines(() => parseEnergyProfile(shipped(), cluster));
     expect(issues).toContain('profile.nodeClasses.gpu-node: missing, the cluster has 2 nodes of this class');
     expect(issues).toContain(
       'profile.workloads.md-simulation.mapTaskKwh.gpu-node: missing, the cluster has 2 nodes of this class',
@@ -58,7 +48,7 @@ describe('energy profile', () => {
     const raw = shipped();
     raw.workloads['md-simulation'].mapTaskKwh.gpu.gpu = -0.01;
     raw.workloads.loadgen.efficiencyFactor.cpu.cpu = 0;
-    const issues = issuesOf(() => parseEnergyProfile(raw, seedCluster));
+    const issues = issueLines(() => parseEnergyProfile(raw, seedCluster));
     expect(issues).toContain('profile.workloads.md-simulation.mapTaskKwh.gpu.gpu: must be a positive number');
     expect(issues).toContain('profile.workloads.loadgen.efficiencyFactor.cpu.cpu: must be a positive number');
   });
@@ -66,7 +56,7 @@ describe('energy profile', () => {
   it('rejects an unknown label, naming the entry and the labels the cluster has', () => {
     const raw = shipped();
     raw.nodeClasses['gpu-210'].labels = ['gpu', 'cuda'];
-    expect(issuesOf(() => parseEnergyProfile(raw, seedCluster))).toEqual([
+    expect(issueLines(() => parseEnergyProfile(raw, seedCluster))).toEqual([
       'profile.nodeClasses.gpu-210.labels.1: unknown label "cuda"; the cluster\'s labels are: gpu',
     ]);
   });
@@ -77,10 +67,10 @@ describe('energy profile', () => {
     raw.nodeClasses.gpu.labels = [];
     raw.defaultWorkload.cpu = 'terasort';
     raw.nodeClasses.cpu.idle = 3;
-    const issues = issuesOf(() => parseEnergyProfile(raw, seedCluster));
+    const issues = issueLines(() => parseEnergyProfile(raw, seedCluster));
     expect(issues).toEqual(['profile.nodeClasses.cpu.idle: Unrecognized key: "idle"']);
     delete raw.nodeClasses.cpu.idle;
-    expect(issuesOf(() => parseEnergyProfile(raw, seedCluster))).toEqual([
+    expect(issueLines(() => parseEnergyProfile(raw, seedCluster))).toEqual([
       "profile.nodeClasses.gpu.labels: [] differ from the cluster's labels for this class [gpu]",
       'profile.workloads.md-simulation.mapTaskKwh.cpu.gpu: node class "cpu" does not carry the GPU label "gpu"',
       'profile.workloads.md-simulation.mapTaskKwh.gpu.gpu: node class "gpu" does not carry the GPU label "gpu"',
