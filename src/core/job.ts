@@ -1,5 +1,6 @@
 import { ValidationError, type ValidationIssue } from '../errors/validation';
 import { validateEstimates, validateWorkloadClass, type Estimates } from './estimates';
+import type { MapLaneKind } from './slots/model';
 
 /**
  * A deadline job J = (A, D, M, R, delta) of seed 000 section IV.A.
@@ -33,6 +34,12 @@ export interface DeadlineJob {
    * and a compute-bound class cannot inflate every other job's per-task estimates.
    */
   readonly estimates?: Estimates;
+  /**
+   * The kind of map slot its maps run in, on an `mr1` model with GPU map slots (SlotModel):
+   * `gpu` for GPU code (a GPU-only job, or an adaptive one placed in the GPU lane), `cpu` (the
+   * default) otherwise. Its reduces run in the reduce slots either way.
+   */
+  readonly lane?: MapLaneKind;
 }
 
 /** The absolute deadline A + D. */
@@ -69,7 +76,10 @@ export function validateJob(input: unknown, path = 'job'): DeadlineJob {
     if (!Number.isInteger(v)) issues.push({ path: at(f), message: 'must be a whole number of tasks' });
     else if (v < 1) issues.push({ path: at(f), message: 'must be at least 1' });
   };
-  const { id, arrival, deadline, maps, reduces, inputSize, mapSplits, workloadClass, estimates } = input;
+  const { id, arrival, deadline, maps, reduces, inputSize, mapSplits, workloadClass, estimates, lane } =
+    input;
+  if (lane !== undefined && lane !== 'cpu' && lane !== 'gpu')
+    issues.push({ path: at('lane'), message: "must be 'cpu' or 'gpu'" });
   if (typeof id !== 'string' || id.length === 0)
     issues.push({ path: at('id'), message: 'must be a non-empty string' });
   if (finite('arrival', arrival) && arrival < 0)
@@ -137,6 +147,7 @@ export function validateJob(input: unknown, path = 'job'): DeadlineJob {
     ...(splits === undefined ? {} : { mapSplits: Object.freeze(splits) }),
     ...(cls === undefined ? {} : { workloadClass: cls }),
     ...(est === undefined ? {} : { estimates: est }),
+    ...(lane === undefined ? {} : { lane: lane as MapLaneKind }),
   };
   return Object.freeze(job);
 }

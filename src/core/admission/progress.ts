@@ -148,10 +148,13 @@ export function runningSlots(
   now: number,
   mapEnds: readonly number[],
   reduceEnds: readonly number[],
+  gpuMapEnds: readonly number[] = [],
 ): number[][] {
   const sizes = laneSizes(model);
   const ends: number[][] = sizes.map(() => []);
   for (const e of mapEnds) ends[mapLane(model)]!.push(Math.max(now, e));
+  // Maps running in GPU map slots (mr1 with a GPU lane) hold those; on another model, a map slot.
+  for (const e of gpuMapEnds) ends[mapLane(model, 'gpu')]!.push(Math.max(now, e));
   for (const e of reduceEnds) ends[reduceLane(model)]!.push(Math.max(now, e));
   return sizes.map((n, l) => {
     const kept = ends[l]!.sort((a, b) => b - a).slice(0, n);
@@ -181,10 +184,12 @@ export function snapshotFromProgress(
   jobs: readonly ProgressedJob[],
 ): ClusterSnapshot {
   const mapEnds: number[] = [];
+  const gpuMapEnds: number[] = [];
   const reduceEnds: number[] = [];
   const rows = jobs.map(({ job, progress = NO_PROGRESS }) => {
     const t = taskEstimates(estimates, job);
-    for (const s of progress.mapsRunning) mapEnds.push(s + t.mapSeconds);
+    const ends = job.lane === 'gpu' ? gpuMapEnds : mapEnds;
+    for (const s of progress.mapsRunning) ends.push(s + t.mapSeconds);
     for (const s of progress.reducesRunning) reduceEnds.push(s + t.reduceSeconds);
     return { job, progress };
   });
@@ -198,7 +203,7 @@ export function snapshotFromProgress(
   );
   return {
     now,
-    slots: runningSlots(model, now, mapEnds, reduceEnds),
+    slots: runningSlots(model, now, mapEnds, reduceEnds, gpuMapEnds),
     queue: [...started, ...waiting].map(({ job, progress }) => ({
       job,
       mapsDone: progress.mapsDone,

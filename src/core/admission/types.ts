@@ -10,7 +10,12 @@ export interface RejectReason {
     | 'dc-map-slots-unavailable'
     | 'dc-reduce-slots-unavailable'
     /** yarn-greedy: planning the job would visit more plan steps than one test may. */
-    | 'plan-budget-exceeded';
+    | 'plan-budget-exceeded'
+    /**
+     * No slot the job's tasks can run in exists (a CPU job on `mr1` whose map slots all hold a
+     * GPU, say): it could never start, whatever its deadline. `slotsNeeded` names the lane.
+     */
+    | 'no-usable-slots';
   /** The job whose deadline would be missed (the new one, or an admitted one). */
   readonly jobId: string;
   /** That job's absolute deadline A + D, seconds. */
@@ -22,6 +27,8 @@ export interface RejectReason {
   /** For the DC kinds: slots needed and free at the instant the test looked. */
   readonly slotsNeeded?: number;
   readonly slotsFree?: number;
+  /** For `no-usable-slots`: the kind of slot the job would need and has none of. */
+  readonly lane?: 'cpu map' | 'gpu map' | 'reduce';
 }
 
 export type AdmissionResult<S> =

@@ -89,7 +89,7 @@ export interface YarnGreedyState {
 
 export function validateYarnGreedyArgs(raw: unknown, path = 'admission.args'): YarnGreedyArgs {
   const rec = (typeof raw === 'object' && raw !== null ? raw : {}) as Record<string, unknown>;
-  const slotModel = validateSlotModel(rec.slotModel, `${path}.slotModel`);
+  const slotModel = validateSlotModel(rec.slotModel, `${path}.slotModel`, { gpuMapLane: false });
   const estimates = validateEstimates(rec.estimates, `${path}.estimates`);
   const step = rec.planStepSeconds ?? 1;
   if (typeof step !== 'number' || !Number.isFinite(step) || step <= 0) {

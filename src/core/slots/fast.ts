@@ -391,8 +391,9 @@ export class RunLanes {
    * the multiset is unchanged if and only if no write was larger).
    */
   place(work: JobWork, now: number): Placement & { steps: Step[]; firstPick: number; raised: boolean } {
-    const firstPick = work.pendingMaps > 0 ? this.lanes[this.ml]!.min() : Infinity;
-    const m = this.lanes[this.ml]!.fill(work.pendingMaps, work.mapSeconds, now);
+    const ml = work.mapLane ?? this.ml;
+    const firstPick = work.pendingMaps > 0 ? this.lanes[ml]!.min() : Infinity;
+    const m = this.lanes[ml]!.fill(work.pendingMaps, work.mapSeconds, now);
     const mapEnd = Math.max(m.last, work.mapsBusyUntil, now);
     const r = this.lanes[this.rl]!.fill(work.pendingReduces, work.reduceSeconds, mapEnd);
     const finish = Math.max(r.last, work.reducesBusyUntil, mapEnd);

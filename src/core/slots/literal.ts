@@ -25,7 +25,7 @@ export function literalPlace(
   now: number,
 ): Placement & { lanes: Float64Array[] } {
   const lanes = pred.map((l) => Float64Array.from(l));
-  const tm = lanes[mapLane(model)]!;
+  const tm = lanes[work.mapLane ?? mapLane(model)]!;
   let last = -Infinity;
   for (let k = 0; k < work.pendingMaps; k++) {
     let t = tm[0]!; // line 3: the smallest value
@@ -55,13 +55,15 @@ export function literalPlace(
 /**
  * SATU (Alg. 5.6 / Alg. VI): start from the predecessor's vectors and, for each actual task
  * finish time in ascending order, overwrite the smallest slot time with it (lines 7-11 for the
- * maps, 12-21 for the reduces). On `unified` both loops run on the one container vector.
+ * maps, 12-21 for the reduces). On `unified` both loops run on the one container vector; the
+ * maps' loop runs on the job's own map lane (`jobMapLane`: its GPU map slots, say).
  */
 export function satu(
   model: SlotModel,
   pred: Lanes,
   mapFinishes: readonly number[],
   reduceFinishes: readonly number[],
+  jobMapLane: number = mapLane(model),
 ): Float64Array[] {
   const lanes = pred.map((l) => Float64Array.from(l));
   const run = (lane: Float64Array, finishes: readonly number[]): void => {
@@ -73,7 +75,7 @@ export function satu(
       lane.sort();
     }
   };
-  run(lanes[mapLane(model)]!, mapFinishes);
+  run(lanes[jobMapLane]!, mapFinishes);
   run(lanes[reduceLane(model)]!, reduceFinishes);
   return lanes;
 }

@@ -5,7 +5,7 @@ import { literalPlace } from '../../../src/core/slots/literal';
 import { RunLane } from '../../../src/core/slots/fast';
 import type { DeadlineJob } from '../../../src/core/job';
 import type { SlotModel } from '../../../src/core/slots/model';
-import { EST, HEAVY, modelArb } from './helpers';
+import { EST, HEAVY, gpuLaneModelArb, modelArb } from './helpers';
 
 const RUNS = 300;
 
@@ -22,6 +22,8 @@ const opArb = fc.array(
         deadline: fc.integer({ min: 1, max: 120 }),
         // A job of a second workload class, with figures of its own (job.estimates).
         heavy: fc.boolean(),
+        // Its maps in GPU map slots (a lane of their own where the model has them).
+        gpu: fc.boolean(),
       }),
     },
     { weight: 1, arbitrary: fc.record({ kind: fc.constant('start' as const), pick: fc.nat() }) },
@@ -124,7 +126,7 @@ describe('(a) fast and literal implementations agree on every decision and every
   for (const order of ['edf', 'fifo'] as const) {
     it(`same decisions, reasons, finishes and vectors over random operation sequences (${order})`, () => {
       fc.assert(
-        fc.property(modelArb, opArb, (model, ops) => {
+        fc.property(fc.oneof(modelArb, gpuLaneModelArb), opArb, (model, ops) => {
           const make = (engine: 'fast' | 'literal'): RtmrPolicy =>
             (order === 'edf' ? rtmr : rtmrFifo)({
               slotModel: model,
@@ -149,6 +151,7 @@ describe('(a) fast and literal implementations agree on every decision and every
                 reduces: op.reduces,
                 inputSize: op.split * op.maps,
                 ...(op.heavy ? { workloadClass: 'heavy', estimates: HEAVY } : {}),
+                ...(op.gpu ? { lane: 'gpu' as const } : {}),
               };
               const rf = pf.admit(sf, j, now);
               const rl = pl.admit(sl, j, now);

@@ -22,6 +22,17 @@ export const modelArb: fc.Arbitrary<SlotModel> = fc.oneof(
 );
 
 /**
+ * mr1 with GPU map slots (a third lane), CPU map slots down to none: jobs of either kind of map
+ * slot share the reduce slots.
+ */
+export const gpuLaneModelArb: fc.Arbitrary<SlotModel> = fc.record({
+  name: fc.constant('mr1' as const),
+  mapSlots: fc.integer({ min: 0, max: 5 }),
+  reduceSlots: fc.integer({ min: 1, max: 4 }),
+  gpuMapSlots: fc.integer({ min: 1, max: 4 }),
+});
+
+/**
  * Jobs with integer arrivals and sizes; actual task times are a fraction (0..1] of the estimate.
  * With `classes`, each job belongs to one of them (workloadClass `c<k>`), carries that class's
  * estimates, and its tasks take at most that class's per-task estimates; without, every job is

@@ -40,7 +40,7 @@ export function validateDcOptions(
   const issues: ValidationIssue[] = [];
   let slotModel: SlotModel | undefined;
   try {
-    slotModel = validateSlotModel(input.slotModel);
+    slotModel = validateSlotModel(input.slotModel, 'slotModel', { gpuMapLane: false });
   } catch (e) {
     if (e instanceof ValidationError) issues.push(...e.issues);
     else throw e;

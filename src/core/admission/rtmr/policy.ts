@@ -2,7 +2,7 @@ import { ValidationError, type ValidationIssue, issueCollector } from '../../../
 import { DEFAULT_ESTIMATES, validateEstimates, type Estimates } from '../../estimates';
 import { absoluteDeadline, validateJob, type DeadlineJob } from '../../job';
 import { satu } from '../../slots/literal';
-import { validateSlotModel, type SlotModel } from '../../slots/model';
+import { reduceCapacity, usableMapSlots, validateSlotModel, type SlotModel } from '../../slots/model';
 import { DEADLINE_HORIZON_SECONDS, searchEarliestDeadline } from '../earliest';
 import type { AdmissionPolicy, AdmissionResult, AdmitOptions, JobActuals, RejectReason } from '../types';
 import {
@@ -97,11 +97,36 @@ type Decision =
   | { ok: true; position: number; finish: number; state: RtmrState }
   | { ok: false; reason: RejectReason; position: number };
 
+/**
+ * A job with no slot its tasks can ever run in (its map lane or the reduce lane empty): refused
+ * before any vector is computed, since it would wait for ever (null when it has slots).
+ */
+export function unusableSlots(model: SlotModel, job: DeadlineJob): RejectReason | null {
+  const kind = job.lane ?? 'cpu';
+  const lane =
+    usableMapSlots(model, kind) === 0
+      ? (`${kind} map` as const)
+      : reduceCapacity(model) === 0
+        ? 'reduce'
+        : null;
+  if (lane === null) return null;
+  return {
+    kind: 'no-usable-slots',
+    jobId: job.id,
+    deadline: absoluteDeadline(job),
+    estimatedFinish: null,
+    lateBySeconds: null,
+    lane,
+  };
+}
+
 /** Alg. 5.1: admission controller. A rejected job changes nothing: the old state is returned. */
 function decide(state: RtmrState, job: DeadlineJob, now: number, acceptAll: boolean): Decision {
   const p = insertionIndex(state, job);
+  const unusable = unusableSlots(state.model, job);
+  if (unusable) return { ok: false, position: p, reason: unusable };
   const walker = walkerBefore(state, p); // lines 1-3
-  const work = freshWork(state.estimates, job);
+  const work = freshWork(state.estimates, job, state.model);
   const r = walker.place(work, now); // lines 4-6
   const deadline = absoluteDeadline(job);
   if (!acceptAll && r.finish > deadline) {
@@ -217,9 +242,10 @@ export function createRtmrPolicy(name: string, input: RtmrOptionsInput): RtmrPol
         };
       let earliest: number | null = null;
       let searchedUpTo: number | undefined;
-      if (opts.searchEarliest !== false) {
+      // No deadline admits a job that can never run: nothing to search.
+      if (opts.searchEarliest !== false && d.reason.kind !== 'no-usable-slots') {
         const tail = walkerBefore(state, state.entries.length).place(
-          freshWork(state.estimates, job),
+          freshWork(state.estimates, job, state.model),
           now,
         ).finish;
         const lastDeadline = state.entries.reduce((m, e) => Math.max(m, absoluteDeadline(e.job)), -Infinity);
@@ -275,7 +301,8 @@ export function createRtmrPolicy(name: string, input: RtmrOptionsInput): RtmrPol
           actuals.finishedAt > absoluteDeadline(e.job))
       ) {
         const pred = vectorsBefore(state, i); // lines 3-5
-        const u = satu(state.model, pred, actuals.mapFinishTimes, actuals.reduceFinishTimes); // lines 8-11
+        // lines 8-11, the maps on the job's own map lane
+        const u = satu(state.model, pred, actuals.mapFinishTimes, actuals.reduceFinishTimes, e.work.mapLane);
         const updated: RtmrEntry = {
           ...e,
           steps: [{ kind: 'full', lanes: u }],

@@ -8,6 +8,7 @@ import {
   freeLanes,
   laneSizes,
   mapLane,
+  usableMapSlots,
   type JobWork,
   type Lanes,
   type Placement,
@@ -78,9 +79,10 @@ export function emptyRtmrState(
   };
 }
 
-export function freshWork(estimates: Estimates, job: DeadlineJob): JobWork {
+export function freshWork(estimates: Estimates, job: DeadlineJob, model: SlotModel): JobWork {
   const t = taskEstimates(estimates, job);
   return {
+    mapLane: mapLane(model, job.lane),
     pendingMaps: job.maps,
     mapSeconds: t.mapSeconds,
     mapsBusyUntil: -Infinity,
@@ -108,7 +110,7 @@ class LiteralWalker implements Walker {
     this.cur = start.map((l) => Float64Array.from(l));
   }
   place(work: JobWork, now: number): Placement & { steps: Step[]; firstPick: number; raised: boolean } {
-    const firstPick = work.pendingMaps > 0 ? this.cur[mapLane(this.model)]![0]! : Infinity;
+    const firstPick = work.pendingMaps > 0 ? this.cur[work.mapLane ?? mapLane(this.model)]![0]! : Infinity;
     const r = literalPlace(this.model, this.cur, work, now);
     const raised = !lanesEqual(this.cur, r.lanes);
     this.cur = r.lanes;
@@ -335,7 +337,10 @@ export interface QueuedJobSnapshot {
 
 export interface ClusterSnapshot {
   readonly now: number;
-  /** Per lane (mr1: [map slots, reduce slots]; unified: [containers]) the time each slot is free. */
+  /**
+   * Per lane (mr1: [map slots, reduce slots], plus [GPU map slots] when the model has them;
+   * unified: [containers]) the time each slot is free.
+   */
   readonly slots: readonly (readonly number[])[];
   /** Started jobs first, in the order they started; the rest in any order (they are sorted). */
   readonly queue: readonly QueuedJobSnapshot[];
@@ -400,10 +405,13 @@ export function rtmrStateFromSnapshot(
     const busy = (starts: readonly number[], secs: number): number =>
       starts.reduce((m, s) => Math.max(m, s + secs), -Infinity);
     const pendingMaps = job.maps - q.mapsDone - q.mapsRunning.length;
+    if (usableMapSlots(model, job.lane) === 0)
+      issues.push({ path: `${p}.job.lane`, message: `no ${job.lane ?? 'cpu'} map slot in this lane` });
     jobs.push({
       job,
       started: q.mapsDone + q.mapsRunning.length > 0,
       work: {
+        mapLane: mapLane(model, job.lane),
         pendingMaps,
         mapSeconds: t.mapSeconds,
         mapsBusyUntil: busy(q.mapsRunning, t.mapSeconds),
