@@ -4,13 +4,18 @@ import type { DeadlineJob } from './job';
 /**
  * The learned estimates of seed 000 section IV.A / seed 004 eq. 4.2-4.4:
  * eta (max intermediate/input ratio), c_m^max and c_r^max (worst seconds per unit of data of a
- * map / reduce task). They only grow, which keeps the per-task estimates pessimistic; that
- * pessimism is what the guarantee rests on.
+ * map / reduce task), plus a fixed per-task floor (start-up cost) that the papers' model lacks:
+ * with it a task of no data is still estimated at its start-up time, not 0 s (docs/estimates.md).
+ * The estimates' pessimism is what the guarantee rests on.
  */
 export interface Estimates {
   readonly eta: number;
   readonly mapCostMax: number;
   readonly reduceCostMax: number;
+  /** Seconds every map task takes whatever its data (start-up); absent or 0 in the papers' model. */
+  readonly mapTaskSeconds?: number;
+  /** The same for every reduce task. */
+  readonly reduceTaskSeconds?: number;
 }
 
 export const DEFAULT_ESTIMATES: Estimates = Object.freeze({ eta: 1, mapCostMax: 0.25, reduceCostMax: 0.25 });
@@ -20,8 +25,9 @@ export function validateEstimates(input: unknown, path = 'estimates'): Estimates
   const rec = (typeof input === 'object' && input !== null ? input : {}) as Record<string, unknown>;
   if (typeof input !== 'object' || input === null)
     throw new ValidationError([{ path, message: 'must be an object' }]);
-  for (const f of ['eta', 'mapCostMax', 'reduceCostMax'] as const) {
+  for (const f of ['eta', 'mapCostMax', 'reduceCostMax', 'mapTaskSeconds', 'reduceTaskSeconds'] as const) {
     const v = rec[f];
+    if (v === undefined && (f === 'mapTaskSeconds' || f === 'reduceTaskSeconds')) continue;
     if (typeof v !== 'number' || !Number.isFinite(v) || v < 0) {
       issues.push({ path: `${path}.${f}`, message: 'must be a finite number >= 0' });
     }
@@ -31,6 +37,8 @@ export function validateEstimates(input: unknown, path = 'estimates'): Estimates
     eta: rec.eta as number,
     mapCostMax: rec.mapCostMax as number,
     reduceCostMax: rec.reduceCostMax as number,
+    ...(rec.mapTaskSeconds === undefined ? {} : { mapTaskSeconds: rec.mapTaskSeconds as number }),
+    ...(rec.reduceTaskSeconds === undefined ? {} : { reduceTaskSeconds: rec.reduceTaskSeconds as number }),
   });
 }
 
@@ -63,9 +71,12 @@ export function largestSplit(job: DeadlineJob): number {
 }
 
 export interface TaskEstimates {
-  /** eps^m = c_m^max * max_i delta_i^m (Alg. 5.2 line 1). */
+  /** eps^m = f_m + c_m^max * max_i delta_i^m (Alg. 5.2 line 1, plus the per-task floor f_m). */
   readonly mapSeconds: number;
-  /** eps^r = c_r^max * max_i delta_i^r (Alg. 5.3 line 2), with delta^r <= eta*delta split evenly over R. */
+  /**
+   * eps^r = f_r + c_r^max * max_i delta_i^r (Alg. 5.3 line 2), with delta^r <= eta*delta split
+   * evenly over R.
+   */
   readonly reduceSeconds: number;
 }
 
@@ -75,11 +86,15 @@ export interface TaskEstimates {
  * per-task estimates here and nowhere else, so one code path serves every class: Alg. 5.2/5.3
  * run unchanged, each job with the c^max of its class.
  */
+/**
+ * Worked example (floor 2 s per task, 0.5 s/MB, eta 1): a job of 4 maps over 0 MB is estimated
+ * at 2 s per map and 2 s per reduce, not 0 s; over 256 MB, 2 + 0.5 * 64 = 34 s per map.
+ */
 export function taskEstimates(defaults: Estimates, job: DeadlineJob): TaskEstimates {
   const est = job.estimates ?? defaults;
   return {
-    mapSeconds: est.mapCostMax * largestSplit(job),
-    reduceSeconds: (est.reduceCostMax * est.eta * job.inputSize) / job.reduces,
+    mapSeconds: (est.mapTaskSeconds ?? 0) + est.mapCostMax * largestSplit(job),
+    reduceSeconds: (est.reduceTaskSeconds ?? 0) + (est.reduceCostMax * est.eta * job.inputSize) / job.reduces,
   };
 }
 
@@ -97,6 +112,21 @@ export interface FinishedJobObservation {
  * dividing by zero; non-finite or negative inputs are a ValidationError.
  */
 export function learnFromFinishedJob(est: Estimates, obs: FinishedJobObservation): Estimates {
+  validateObservation(obs);
+  let { eta } = est;
+  if (obs.inputSize > 0) eta = Math.max(eta, obs.intermediateSize / obs.inputSize);
+  const unit = unitCosts(obs);
+  return Object.freeze({
+    ...est,
+    eta,
+    // A loop rather than Math.max(...spread): a job may have more tasks than a call has arguments.
+    mapCostMax: unit.map.reduce((a, b) => Math.max(a, b), est.mapCostMax),
+    reduceCostMax: unit.reduce.reduce((a, b) => Math.max(a, b), est.reduceCostMax),
+  });
+}
+
+/** Every size and time of an observation finite and >= 0, else a ValidationError naming each. */
+export function validateObservation(obs: FinishedJobObservation): void {
   const issues: ValidationIssue[] = [];
   const bad = (p: string, v: number): boolean => {
     if (!Number.isFinite(v) || v < 0) {
@@ -116,15 +146,6 @@ export function learnFromFinishedJob(est: Estimates, obs: FinishedJobObservation
     bad(`observation.reduceTasks[${i}].seconds`, t.seconds);
   });
   if (issues.length > 0) throw new ValidationError(issues);
-  let { eta } = est;
-  if (obs.inputSize > 0) eta = Math.max(eta, obs.intermediateSize / obs.inputSize);
-  const unit = unitCosts(obs);
-  return Object.freeze({
-    eta,
-    // A loop rather than Math.max(...spread): a job may have more tasks than a call has arguments.
-    mapCostMax: unit.map.reduce((a, b) => Math.max(a, b), est.mapCostMax),
-    reduceCostMax: unit.reduce.reduce((a, b) => Math.max(a, b), est.reduceCostMax),
-  });
 }
 
 /**

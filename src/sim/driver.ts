@@ -1,3 +1,4 @@
+import type { EstimateModel } from '../core/learning';
 import type { PolicyRegistry } from '../core/registry';
 import { Engine, worstMapSecondsOn, worstReduceSecondsOn, type JobOutcome } from './engine';
 import { summarize, type PolicySummary } from './metrics';
@@ -24,6 +25,12 @@ export interface RunRequest {
   /** A different job list for some policy (seed 000 V: DC runs workload II without the jobs it cannot accept). */
   jobsFor?: (spec: PolicySpec) => readonly TraceJob[];
   registry?: PolicyRegistry;
+  /**
+   * How admission's worst-case estimates are modelled (docs/estimates.md): `floored` (a
+   * per-task floor plus a cost per MB, the default) or `paper` (cost per MB only). The
+   * Deadline Constraint baseline always gets the papers' figures: seed 001 has unit costs only.
+   */
+  estimateModel?: EstimateModel;
   onProgress?: (label: string, done: number, total: number) => void;
 }
 
@@ -46,6 +53,7 @@ export function runPolicies(req: RunRequest): RunResult[] {
       (j) => worstMapSecondsOn(req.cluster, j),
       (j) => worstReduceSecondsOn(req.cluster, j),
       req.cluster,
+      spec.admission === 'dc' ? 'paper' : (req.estimateModel ?? 'floored'),
     );
     const admission = spec.admission
       ? admissionPort(spec.admission, spec.admissionArgs ?? {}, req.cluster, estimates, registry)

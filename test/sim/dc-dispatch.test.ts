@@ -36,6 +36,8 @@ function run(c: ClusterSpec, jobs: TraceJob[]): { engine: Engine; tasks: readonl
     (j) => worstMapSecondsOn(c, j),
     (j) => worstReduceSecondsOn(c, j),
     c,
+    // DC has unit costs only (seed 001): the papers' figures, as the driver gives it.
+    'paper',
   );
   let engine: Engine | null = null;
   const placement = placementPort('fifo', {}, c, {

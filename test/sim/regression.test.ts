@@ -71,7 +71,8 @@ function testTrace(): TraceJob[] {
 function figures(c: ClusterSpec, specs: PolicySpec[], seed: number, jobs: TraceJob[] = testTrace()) {
   const round = (x: number | null) => (x === null ? null : Math.round(x * 1e6) / 1e6);
   return Object.fromEntries(
-    runPolicies({ cluster: c, jobs, specs, seed }).map((r) => [
+    // The papers' estimate model (no per-task floor), the one these were recorded with.
+    runPolicies({ cluster: c, jobs, specs, seed, estimateModel: 'paper' }).map((r) => [
       r.spec.label,
       {
         events: r.events,
