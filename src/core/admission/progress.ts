@@ -11,7 +11,8 @@ import type { ClusterSnapshot, RtmrState } from './rtmr/state';
  * Per task, with eps^m / eps^r the job's per-task estimates (Alg. 5.2 line 1, Alg. 5.3 line 2):
  *
  *   finished  → 0 (it is not counted again)
- *   running   → max(0, eps - (now - start))   (the estimate minus what it has run)
+ *   running   → eps - (now - start)           (the estimate minus what it has run; past
+ *                                              the estimate, see runningTaskEnd)
  *   pending   → eps                            (its whole estimate)
  *
  * Worked example (eps^m = 10 s, eps^r = 40 s, M = 4, R = 1, now = 100):
@@ -115,9 +116,25 @@ export function wholeWork(estimates: Estimates, job: DeadlineJob): SlotSeconds {
   return slotSeconds(job.maps * t.mapSeconds, job.reduces * t.reduceSeconds);
 }
 
-/** What is left of one running task's estimate at `now`: eps - elapsed, at least 0. */
+/**
+ * When a running task is expected to end. Within its estimate: start + eps. Past it (an
+ * overrun: its class's estimates were too low), the estimate doubles until it lies ahead of
+ * `now` again, so the task keeps holding its slot in the vectors instead of freeing it at once:
+ *
+ *   eps = 10 s, started at 0: at now = 4 it ends at 10; at now = 12 at 20; at now = 25 at 40.
+ *
+ * A task's actual time up to 2x its estimate is then never underestimated once it overran
+ * (docs/estimates.md, "Overruns"). An estimate of 0 s has nothing to double: it ends now.
+ */
+export function runningTaskEnd(eps: number, start: number, now: number): number {
+  let e = eps;
+  if (e > 0) while (start + e <= now) e *= 2;
+  return Math.max(now, start + e);
+}
+
+/** What is left of one running task at `now` (see runningTaskEnd): never negative. */
 function left(eps: number, start: number, now: number): number {
-  return Math.max(0, eps - Math.max(0, now - start));
+  return runningTaskEnd(eps, start, now) - now;
 }
 
 /** The work still to come (see the module comment); never more than `wholeWork`. */
@@ -189,8 +206,8 @@ export function snapshotFromProgress(
   const rows = jobs.map(({ job, progress = NO_PROGRESS }) => {
     const t = taskEstimates(estimates, job);
     const ends = job.lane === 'gpu' ? gpuMapEnds : mapEnds;
-    for (const s of progress.mapsRunning) ends.push(s + t.mapSeconds);
-    for (const s of progress.reducesRunning) reduceEnds.push(s + t.reduceSeconds);
+    for (const s of progress.mapsRunning) ends.push(runningTaskEnd(t.mapSeconds, s, now));
+    for (const s of progress.reducesRunning) reduceEnds.push(runningTaskEnd(t.reduceSeconds, s, now));
     return { job, progress };
   });
   const started = rows.filter((r) => hasStarted(r.progress));

@@ -7,12 +7,13 @@ import {
   progressOf,
   remainingWork,
   runningSlots,
+  runningTaskEnd,
   snapshotFromProgress,
   wholeWork,
   type JobProgress,
   type TaskProgress,
 } from '../../../src/core/admission/progress';
-import type { Estimates } from '../../../src/core/estimates';
+import { taskEstimates, type Estimates } from '../../../src/core/estimates';
 import type { DeadlineJob } from '../../../src/core/job';
 import type { SlotModel } from '../../../src/core/slots/model';
 import { job, modelArb } from './helpers';
@@ -39,14 +40,22 @@ describe('the work a running job still owes (worked examples)', () => {
     expect(wholeWork(EST10, j)).toEqual({ maps: 40, reduces: 40, total: 80 });
   });
 
-  it('a running task past its estimate owes nothing, not a negative figure', () => {
+  it('a running task past its estimate owes up to its doubled estimate, never a negative figure', () => {
     const p = progressOf(
       j,
       [map('done', 0), map('done', 0), map('done', 0), map('done', 0), reduce('running', 10)],
       70,
     );
-    // The reduce has run 60 s of its 40 s estimate.
-    expect(remainingWork(EST10, j, p, 70)).toEqual({ maps: 0, reduces: 0, total: 0 });
+    // The reduce has run 60 s of its 40 s estimate: it is now expected to end at 10 + 80.
+    expect(remainingWork(EST10, j, p, 70)).toEqual({ maps: 0, reduces: 20, total: 20 });
+    // Past 80 s too, at 10 + 160.
+    expect(remainingWork(EST10, j, p, 95).reduces).toBe(75);
+  });
+
+  it('runningTaskEnd: the module example, and an estimate of 0 s ends now', () => {
+    expect([4, 12, 25].map((now) => runningTaskEnd(10, 0, now))).toEqual([10, 20, 40]);
+    expect(runningTaskEnd(10, 0, 10)).toBe(20);
+    expect(runningTaskEnd(0, 0, 7)).toBe(7);
   });
 
   it('a running task that starts after now (clock skew) or without a start owes its whole estimate', () => {
@@ -156,14 +165,20 @@ const estimatesArb: fc.Arbitrary<Estimates> = fc.record({
 });
 
 describe('properties', () => {
-  it('the remaining work is never more than the whole job, and equals it when no task has started', () => {
+  it('the remaining work is never more than the whole job plus what overrunning tasks have run, and equals it when no task has started', () => {
     fc.assert(
       fc.property(scenarioArb, estimatesArb, ({ job: j, now, tasks }, est) => {
         const p = progressOf(j, tasks, now);
         const rest = remainingWork(est, j, p, now);
         const whole = wholeWork(est, j);
-        expect(rest.maps).toBeLessThanOrEqual(whole.maps + 1e-9);
-        expect(rest.reduces).toBeLessThanOrEqual(whole.reduces + 1e-9);
+        // A task past its estimate owes less than it has run (its estimate doubles past now).
+        const t = taskEstimates(est, j);
+        const overrun = (starts: readonly number[], eps: number) =>
+          starts.reduce((a, s) => a + (now - s >= eps ? now - s : 0), 0);
+        expect(rest.maps).toBeLessThanOrEqual(whole.maps + overrun(p.mapsRunning, t.mapSeconds) + 1e-9);
+        expect(rest.reduces).toBeLessThanOrEqual(
+          whole.reduces + overrun(p.reducesRunning, t.reduceSeconds) + 1e-9,
+        );
         expect(rest.total).toBeGreaterThanOrEqual(0);
         // The counts always fit the job (the snapshot would refuse them otherwise).
         expect(p.mapsDone + p.mapsRunning.length).toBeLessThanOrEqual(j.maps);

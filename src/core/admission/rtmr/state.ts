@@ -2,6 +2,7 @@ import { ValidationError, type ValidationIssue } from '../../../errors/validatio
 import type { Estimates } from '../../estimates';
 import { taskEstimates } from '../../estimates';
 import { absoluteDeadline, validateJob, type DeadlineJob } from '../../job';
+import { runningTaskEnd } from '../progress';
 import { RunLanes, type Step } from '../../slots/fast';
 import { literalPlace } from '../../slots/literal';
 import {
@@ -402,8 +403,9 @@ export function rtmrStateFromSnapshot(
         if (!Number.isFinite(t)) issues.push({ path: `${p}.${f}[${k}]`, message: 'must be a finite time' });
       });
     const t = taskEstimates(estimates, job);
+    // A task past its estimate holds on as progress.ts's runningTaskEnd says (an overrun).
     const busy = (starts: readonly number[], secs: number): number =>
-      starts.reduce((m, s) => Math.max(m, s + secs), -Infinity);
+      starts.reduce((m, s) => Math.max(m, runningTaskEnd(secs, s, snap.now)), -Infinity);
     const pendingMaps = job.maps - q.mapsDone - q.mapsRunning.length;
     if (usableMapSlots(model, job.lane) === 0)
       issues.push({ path: `${p}.job.lane`, message: `no ${job.lane ?? 'cpu'} map slot in this lane` });
