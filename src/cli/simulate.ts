@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { Command, InvalidArgumentError } from 'commander';
+import { SimulationStalledError } from '../errors/simulation-stalled';
 import { ValidationError } from '../errors/validation';
 import { runPolicies, type RunResult } from '../sim/driver';
 import { EXPERIMENTS, experiment } from '../sim/experiments';
@@ -198,7 +199,18 @@ export function simulateCommand(): Command {
         }
       }
       const seeds = Array.from({ length: opts.runs }, (_, i) => opts.seed + i);
-      const files = runPlan(plan, seeds, opts.out, (line) => process.stderr.write(`${line}\n`));
+      let files: string[];
+      try {
+        files = runPlan(plan, seeds, opts.out, (line) => process.stderr.write(`${line}\n`));
+      } catch (e) {
+        // A run in which no event can make progress ends here, with the jobs left waiting.
+        if (e instanceof SimulationStalledError) {
+          process.stderr.write(`${e.code}: ${e.message}\n`);
+          process.exitCode = 3;
+          return;
+        }
+        throw e;
+      }
       process.stdout.write(`wrote ${files.length} files to ${opts.out}: ${files.join(', ')}\n`);
       if (opts.png) {
         const browser = findChromium();

@@ -22,6 +22,7 @@ import {
   UnsupportedMediaTypeError,
 } from './api-errors';
 import { DashboardAssetsMissingError } from './dashboard-assets';
+import { SimulationStalledError } from './simulation-stalled';
 
 /**
  * Every error class of the project, by code. The API's error middleware renders these;
@@ -52,4 +53,5 @@ export const errorCatalog: ReadonlyArray<{ code: string; httpStatus: number; typ
   { code: 'MALFORMED_REQUEST', httpStatus: 400, type: MalformedRequestError },
   { code: 'JSON_TOO_DEEP', httpStatus: 400, type: JsonTooDeepError },
   { code: 'INTERNAL', httpStatus: 500, type: InternalError },
+  { code: 'SIMULATION_STALLED', httpStatus: 500, type: SimulationStalledError },
 ];

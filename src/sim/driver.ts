@@ -57,7 +57,7 @@ export function runPolicies(req: RunRequest): RunResult[] {
     );
     const admission = spec.admission
       ? admissionPort(spec.admission, spec.admissionArgs ?? {}, req.cluster, estimates, registry)
-      : noAdmission();
+      : noAdmission(req.cluster);
     const byArrival = !spec.admission || spec.admission === 'fifo-all';
     let engineRef: Engine | null = null;
     const placement = placementPort(
@@ -68,6 +68,7 @@ export function runPolicies(req: RunRequest): RunResult[] {
         nodeId: (i) => (engineRef as Engine).nodeId(i),
         orderKeyMs: (j) => (byArrival ? j.spec.arrival * 1000 : queueRank(engineRef as Engine, j.id)),
         orderKeyFixed: byArrival,
+        keepPromise: admission.dispatch !== undefined,
       },
       registry,
     );

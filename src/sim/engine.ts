@@ -13,6 +13,7 @@ import type {
 } from './policy-port';
 import { mulberry32, type Rng } from './rng';
 import { TASK_COMPLETED, TASK_GPU, TASK_LOCAL, TASK_MAP, TaskLog, type EndedTasks } from './task-log';
+import { SimulationStalledError } from '../errors/simulation-stalled';
 
 /**
  * The discrete-event cluster engine. Virtual time only; randomness only from the seed.
@@ -202,6 +203,12 @@ export interface EngineOptions {
   placement: PlacementPort;
   /** Called every so often with the share of submitted jobs that are settled. */
   onProgress?: (done: number, total: number, now: number) => void;
+  /**
+   * run() ends with SimulationStalledError when jobs wait, nothing runs, every node is up and
+   * nothing has started, ended or arrived for this long (simulated seconds). Default: an hour,
+   * or 100 heartbeats if longer, well past any placement policy's deliberate wait.
+   */
+  stallSeconds?: number;
 }
 
 export interface EngineSnapshot {
@@ -271,6 +278,11 @@ export class Engine {
   private readyReduceTotal = 0;
   private settled = 0;
   private eventsProcessed = 0;
+  /** Attempts running now, over every node. */
+  private runningTotal = 0;
+  /** Last simulated second a job arrived, a task started or ended, or a node came back. */
+  private lastActivity = 0;
+  private readonly stallSeconds: number;
   private _now = 0;
 
   constructor(cluster: ClusterSpec, options: EngineOptions) {
@@ -278,6 +290,7 @@ export class Engine {
     this.admission = options.admission;
     this.placement = options.placement;
     this.onProgress = options.onProgress;
+    this.stallSeconds = options.stallSeconds ?? Math.max(3600, 100 * cluster.heartbeatSeconds);
     const root = mulberry32(options.seed);
     const rngPhase = root.fork('heartbeat-phase');
     this.rngJitter = root.fork('task-jitter');
@@ -493,10 +506,19 @@ export class Engine {
     return true;
   }
 
-  /** Run until no event is left (every job settled, every node parked). */
+  /**
+   * Run until no event is left (every job settled, every node parked). Throws
+   * SimulationStalledError when no event can make progress any more (see stallSeconds).
+   */
   run(): void {
     let sinceReport = 0;
     while (this.step()) {
+      if (
+        this.runningTotal === 0 &&
+        this.active.length > 0 &&
+        this._now - this.lastActivity > this.stallSeconds
+      )
+        this.checkStalled();
       if (this.onProgress && ++sinceReport >= 5000) {
         sinceReport = 0;
         this.onProgress(this.settled, this.jobs.length, this._now);
@@ -508,6 +530,20 @@ export class Engine {
       if (this.settled === this.jobs.length && this.cluster.failures) break;
     }
     this.onProgress?.(this.settled, this.jobs.length, this._now);
+  }
+
+  /** Nothing runs and jobs wait: stalled unless a node is down (its repair may let them run). */
+  private checkStalled(): void {
+    if (this.nodes.some((n) => !n.alive)) return;
+    throw new SimulationStalledError({
+      now: this._now,
+      idleSeconds: this.stallSeconds,
+      waiting: this.active.map((j) => ({
+        id: j.spec.id,
+        pendingMaps: j.pendingCount,
+        pendingReduces: j.pendingReduces,
+      })),
+    });
   }
 
   setPriority(jobId: string, priority: number): void {
@@ -706,6 +742,7 @@ export class Engine {
 
   private onArrive(job: JobRt): void {
     if (job.status !== 'waiting') return; // killed before arrival
+    this.lastActivity = this._now;
     const decision = this.admission.decide(job.spec, this._now);
     job.estimatedFinish = decision.estimatedFinish ?? null;
     job.reason = decision.reason ?? null;
@@ -751,7 +788,11 @@ export class Engine {
       this.assignReduces(node, queue);
       if (this.freeFor(node, 'map') > 0 && this.pendingMapTotal > 0) {
         if (this.admission.dispatch && this.admission.dispatchesMapSlots) {
-          this.dispatchContainers(node, queue, 'map');
+          if (this.admission.containerLanes) {
+            // GPU map slots are an admission lane of their own: offer each kind apart.
+            this.dispatchContainers(node, queue, 'map', 'cpu');
+            this.dispatchContainers(node, queue, 'map', 'gpu');
+          } else this.dispatchContainers(node, queue, 'map');
         } else {
           const assignments = this.placement.assignMaps(this.nodeView(node), this.mapQueue(), this._now);
           this.applyMapAssignments(node, assignments);
@@ -858,6 +899,8 @@ export class Engine {
     const flags = log.flags(row);
     const isMap = (flags & TASK_MAP) !== 0;
     const index = log.taskIndex(row);
+    this.runningTotal--;
+    this.lastActivity = this._now;
     removeRunning(node, row);
     this.release(node, isMap ? 'map' : 'reduce', flags & TASK_GPU ? 'gpu' : 'cpu');
     const job = this.jobs[log.jobIndex(row)] as JobRt;
@@ -919,6 +962,7 @@ export class Engine {
   private onRepair(node: NodeRt): void {
     if (!this.cluster.failures) return;
     node.alive = true;
+    this.lastActivity = this._now;
     if (this.settled < this.jobs.length) {
       this.queue.push(
         this._now + this.rngFail.exponential(this.cluster.failures.meanTimeBetweenSeconds),
@@ -985,6 +1029,8 @@ export class Engine {
 
   private startTask(node: NodeRt, job: JobRt, kind: TaskKind, index: number, container: ContainerKind): void {
     this.take(node, kind, container);
+    this.runningTotal++;
+    this.lastActivity = this._now;
     let seconds: number;
     // A reduce counts as local in the task records (it reads its map outputs wherever they are).
     let flags = container === 'gpu' ? TASK_GPU | TASK_LOCAL : TASK_LOCAL;
@@ -1032,6 +1078,7 @@ export class Engine {
   }
 
   private loseAttempt(node: NodeRt, row: number): void {
+    this.runningTotal--;
     removeRunning(node, row);
     const flags = this.log.flags(row);
     this.release(node, flags & TASK_MAP ? 'map' : 'reduce', flags & TASK_GPU ? 'gpu' : 'cpu');

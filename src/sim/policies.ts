@@ -5,7 +5,12 @@ import {
   type DcOptions,
   type DcState,
 } from '../core/admission/dc';
-import { nextContainerTask, nextReduceTask, type DispatchJobView } from '../core/admission/dispatch';
+import {
+  nextContainerTask,
+  nextMapTask,
+  nextReduceTask,
+  type DispatchJobView,
+} from '../core/admission/dispatch';
 import type { AdmissionPolicy } from '../core/admission/types';
 import { parseEnergyProfile, type EnergyProfile } from '../core/energy/profile';
 import { bookOf, classOf, withClass, type EstimateBook } from '../core/estimate-book';
@@ -14,8 +19,9 @@ import type { EstimateModel } from '../core/learning';
 import type { DeadlineJob } from '../core/job';
 import { defaultRegistry, type PolicyRegistry } from '../core/registry';
 import type { IndexedPlacementJob } from '../core/placement/common';
+import { keepPromise } from '../core/placement/keep-promise';
 import type { PlacementJob, PlacementPolicy, PendingTask } from '../core/placement/types';
-import type { SlotModel } from '../core/slots/model';
+import { usableMapSlots, type SlotModel } from '../core/slots/model';
 import { ValidationError } from '../errors/validation';
 import type { IndexedJobView } from './engine';
 import { MB, slotTotals, type ClusterSpec, type TraceJob } from './model';
@@ -98,12 +104,48 @@ function splitArgs(part: string): [string, Record<string, unknown>] {
   return [part.slice(0, idx), args];
 }
 
-/** The slot model the admission core reasons about, from the cluster file. */
-export function coreSlotModel(cluster: ClusterSpec): SlotModel {
+/**
+ * The slot model the admission core reasons about, from the cluster file. With `gpuMapLane`
+ * (RTMR on mr1) the map slots that hold a GPU are a lane of their own (SlotModel.gpuMapSlots)
+ * and `mapSlots` counts the others; without, every map slot is counted in `mapSlots`.
+ */
+export function coreSlotModel(cluster: ClusterSpec, gpuMapLane = false): SlotModel {
   const t = slotTotals(cluster);
-  return cluster.slotModel === 'mr1'
-    ? { name: 'mr1', mapSlots: t.map, reduceSlots: t.reduce }
-    : { name: 'unified', containers: t.containers };
+  if (cluster.slotModel !== 'mr1') return { name: 'unified', containers: t.containers };
+  const gpu = gpuMapLane ? gpuSlotsOf(cluster) : 0;
+  return gpu > 0
+    ? { name: 'mr1', mapSlots: t.map - gpu, reduceSlots: t.reduce, gpuMapSlots: gpu }
+    : { name: 'mr1', mapSlots: t.map, reduceSlots: t.reduce };
+}
+
+/** GPU map slots (mr1) or GPU containers (unified) on the GPU-labelled nodes, cluster-wide. */
+export function gpuSlotsOf(cluster: ClusterSpec): number {
+  let gpu = 0;
+  for (const c of cluster.nodeClasses)
+    if (c.labels.includes(cluster.gpuLabel)) gpu += c.count * c.gpuContainers;
+  return gpu;
+}
+
+/**
+ * Why no slot of this cluster can ever run a job of this type (null when some can): its maps
+ * need a CPU slot (a CPU job), a GPU slot (a GPU-only job) or either (adaptive), counted over
+ * the map slots (mr1) or containers (unified); its reduces need a reduce slot (mr1). Such a job
+ * is refused at submission by every policy: admitted, it would wait for ever.
+ */
+export function unrunnableReason(
+  cluster: ClusterSpec,
+  job: Pick<TraceJob, 'type' | 'reduces'>,
+): string | null {
+  const t = slotTotals(cluster);
+  const gpu = gpuSlotsOf(cluster);
+  const mr1 = cluster.slotModel === 'mr1';
+  const cpu = (mr1 ? t.map : t.containers) - gpu;
+  const where = mr1 ? 'map slot' : 'container';
+  const usable = job.type === 'cpu' ? cpu : job.type === 'gpu' ? gpu : cpu + gpu;
+  if (usable <= 0)
+    return `no-usable-slots: no ${job.type === 'adaptive' ? '' : `${job.type} `}${where} in the cluster can run a ${job.type} job's maps`;
+  if (mr1 && job.reduces > 0 && t.reduce <= 0) return 'no-usable-slots: no reduce slot in the cluster';
+  return null;
 }
 
 /** A trace job's workload class: its `class` field when the trace gives one, else its type. */
@@ -347,12 +389,18 @@ export function pendingMapCount(v: JobView): number {
   return n === undefined ? v.pendingMaps.length : n;
 }
 
-/** Every job accepted, queue in arrival order: the runs that compare placement alone. */
-export function noAdmission(): AdmissionPort {
+/**
+ * Every job accepted, queue in arrival order: the runs that compare placement alone. Only a job
+ * no slot of `cluster` can run is refused (unrunnableReason), as every policy refuses it.
+ */
+export function noAdmission(cluster?: ClusterSpec): AdmissionPort {
   return {
     name: 'none',
     promisesDeadlines: false,
-    decide: () => ({ admit: true }),
+    decide: (job) => {
+      const why = cluster ? unrunnableReason(cluster, job) : null;
+      return why === null ? { admit: true } : { admit: false, reason: why };
+    },
     compare: (a, b) => a.spec.arrival - b.spec.arrival,
     jobStarted: () => undefined,
     jobFinished: () => undefined,
@@ -381,12 +429,8 @@ export function containerLanesOf(
   cluster: ClusterSpec,
 ): Array<{ kind: 'cpu' | 'gpu'; containers: number }> | null {
   if (cluster.slotModel !== 'unified') return null;
-  let gpu = 0;
-  let all = 0;
-  for (const c of cluster.nodeClasses) {
-    all += c.count * c.containers;
-    if (c.labels.includes(cluster.gpuLabel)) gpu += c.count * c.gpuContainers;
-  }
+  const gpu = gpuSlotsOf(cluster);
+  const all = slotTotals(cluster).containers;
   if (gpu === 0) return null;
   return [
     { kind: 'cpu', containers: all - gpu },
@@ -407,7 +451,8 @@ export function lanesForJob(cluster: ClusterSpec, type: TraceJob['type']): Array
   let eGpu = Number.POSITIVE_INFINITY;
   for (const c of cluster.nodeClasses) {
     if (c.count === 0) continue;
-    if (c.containers > c.gpuContainers) eCpu = Math.min(eCpu, c.taskEnergyKWh.gpuOnCpu);
+    const slots = cluster.slotModel === 'mr1' ? c.mapSlots : c.containers;
+    if (slots > c.gpuContainers) eCpu = Math.min(eCpu, c.taskEnergyKWh.gpuOnCpu);
     if (c.gpuContainers > 0 && c.labels.includes(cluster.gpuLabel))
       eGpu = Math.min(eGpu, c.taskEnergyKWh.gpu);
   }
@@ -423,6 +468,16 @@ export function lanesForJob(cluster: ClusterSpec, type: TraceJob['type']): Array
  * tasks, maps and reduces, in that lane's containers, so each lane is a cluster of its own and
  * RTMR's guarantee holds per lane. The other policies (yarn-greedy, fifo-all) have no
  * dispatcher that could keep a job in its lane, and admit against the whole pool.
+ *
+ * RTMR on mr1 with GPU map slots is one instance whose model has a GPU map lane
+ * (coreSlotModel): a job is admitted with the map lane of its kind (an adaptive job tried in
+ * each, lanesForJob), its maps run only in map slots of that kind, and every job's reduces
+ * share the reduce slots. On mr1 RTMR's dispatcher also names the job for each free map slot
+ * (Alg. 5.4 lines 4-5: the first job in queue order with a map left), and the placement
+ * policy picks that job's task.
+ *
+ * A job no slot of the cluster can run (unrunnableReason) is refused by every policy, with
+ * that reason, before the policy is asked.
  */
 export function admissionPort(
   name: string,
@@ -435,8 +490,12 @@ export function admissionPort(
   // every policy reads first (taskEstimates, dcCosts).
   const estimates = book.default;
   const isDc = name === 'dc';
-  const ownDispatch = RESERVATION_DISPATCH.has(name) || isDc;
+  const reservation = RESERVATION_DISPATCH.has(name);
+  const ownDispatch = reservation || isDc;
   const laneSpecs = ownDispatch ? containerLanesOf(cluster) : null;
+  /** RTMR on mr1: the dispatcher names the job for each map slot; GPU map slots a lane of their own. */
+  const mr1Dispatch = reservation && cluster.slotModel === 'mr1';
+  const mapLanes = mr1Dispatch && gpuSlotsOf(cluster) > 0;
   const makePolicy = (slotModel: SlotModel) =>
     registry.createAdmission(
       name,
@@ -459,7 +518,7 @@ export function admissionPort(
       ? laneSpecs
           .filter((l) => l.containers > 0)
           .map((l) => ({ kind: l.kind, model: { name: 'unified', containers: l.containers } as SlotModel }))
-      : [{ kind: null, model: coreSlotModel(cluster) }]
+      : [{ kind: null, model: coreSlotModel(cluster, mapLanes) }]
   ).map(({ kind, model }) => {
     const policy = makePolicy(model);
     return { kind, policy, state: policy.initialState(0), rank: new Map<string, number>() };
@@ -467,6 +526,9 @@ export function admissionPort(
   const laneIndex = new Map(lanes.map((l, i) => [l.kind, i]));
   /** Each admitted job's lane (index into lanes). */
   const laneOf = new Map<string, number>();
+  /** With map lanes (mr1, GPU map slots): the kind of map slot each admitted job's maps run in. */
+  const mapKindOf = new Map<string, 'cpu' | 'gpu'>();
+  const mapModel = coreSlotModel(cluster, mapLanes);
   const rerank = (lane: AdmissionLane) => {
     lane.rank = new Map(lane.policy.queue(lane.state).map((j, i) => [j.id, i]));
   };
@@ -476,12 +538,17 @@ export function admissionPort(
     runningMaps: v.runningMaps,
     pendingReduces: v.pendingReduces,
   });
-  const candidateLanes = (job: TraceJob): number[] => {
-    if (!laneSpecs) return [0];
-    const out: number[] = [];
+  /** Where a job may be admitted, in the order tried: a lane, and with map lanes a kind of map slot. */
+  const candidateLanes = (job: TraceJob): Array<{ lane: number; mapKind?: 'cpu' | 'gpu' }> => {
+    if (mapLanes)
+      return lanesForJob(cluster, job.type)
+        .filter((k) => usableMapSlots(mapModel, k) > 0)
+        .map((k) => ({ lane: 0, mapKind: k }));
+    if (!laneSpecs) return [{ lane: 0 }];
+    const out: Array<{ lane: number }> = [];
     for (const k of lanesForJob(cluster, job.type)) {
       const i = laneIndex.get(k);
-      if (i !== undefined) out.push(i);
+      if (i !== undefined) out.push({ lane: i });
     }
     return out;
   };
@@ -498,13 +565,18 @@ export function admissionPort(
     promisesDeadlines: name !== 'fifo-all',
     decide(job, now) {
       if (job.deadline === null && name !== 'fifo-all') return { admit: false, reason: 'no deadline' };
+      const unrunnable = unrunnableReason(cluster, job);
+      if (unrunnable !== null) return { admit: false, reason: unrunnable };
       const tried = candidateLanes(job);
       if (tried.length === 0) return { admit: false, reason: `no ${job.type} containers to admit it in` };
       let firstReason: string | null = null;
-      for (const i of tried) {
+      for (const { lane: i, mapKind } of tried) {
         const lane = lanes[i] as AdmissionLane;
         const cls = traceClassOf(job);
-        const dj = withClass(toDeadlineJob(job), cls, book);
+        const dj = {
+          ...withClass(toDeadlineJob(job), cls, book),
+          ...(mapKind === undefined ? {} : { lane: mapKind }),
+        };
         let result;
         try {
           result = lane.policy.admit(lane.state, dj, now, { searchEarliest: false });
@@ -516,10 +588,12 @@ export function admissionPort(
         lane.state = result.state;
         if (!result.admitted) {
           const r = result.reason;
-          firstReason ??= `${lane.kind ? `${lane.kind} lane: ` : ''}${r.kind}: ${r.jobId}${r.lateBySeconds !== null ? ` late by ${r.lateBySeconds.toFixed(1)} s` : ''} (${judgedBy(book, cls)})`;
+          const laneName = lane.kind ?? (mapKind === undefined ? null : `${mapKind} map`);
+          firstReason ??= `${laneName ? `${laneName} lane: ` : ''}${r.kind}: ${r.jobId}${r.lateBySeconds !== null ? ` late by ${r.lateBySeconds.toFixed(1)} s` : ''} (${judgedBy(book, cls)})`;
           continue;
         }
         laneOf.set(job.id, i);
+        if (mapKind !== undefined) mapKindOf.set(job.id, mapKind);
         rerank(lane);
         if (isDc) {
           const entry = (lane.state as DcState).entries.find((e) => e.job.id === job.id);
@@ -559,6 +633,7 @@ export function admissionPort(
         rerank(lane);
       }
       laneOf.delete(record.job.id);
+      mapKindOf.delete(record.job.id);
       dcJobs.delete(record.job.id);
     },
     jobKilled(jobId, now) {
@@ -567,20 +642,24 @@ export function admissionPort(
         rerank(lane);
       }
       laneOf.delete(jobId);
+      mapKindOf.delete(jobId);
       dcJobs.delete(jobId);
     },
   };
   /** The queue's jobs in the lane of `container` (every job without lanes). */
   const inLane = (queue: readonly JobView[], container: 'cpu' | 'gpu' | undefined): readonly JobView[] => {
+    if (mapLanes && container !== undefined) return queue.filter((v) => mapKindOf.get(v.id) === container);
     if (!laneSpecs || container === undefined) return queue;
     const i = laneIndex.get(container);
     return queue.filter((v) => laneOf.get(v.id) === i);
   };
-  if (laneSpecs) port.containerLanes = true;
-  if (RESERVATION_DISPATCH.has(name)) {
+  if (laneSpecs || mapLanes) port.containerLanes = true;
+  if (reservation) {
+    if (mr1Dispatch) port.dispatchesMapSlots = true;
     port.dispatch = (lane, queue, free, _now, container) => {
       const views = inLane(queue, container).map(toDispatchView);
-      return lane === 'reduce' ? nextReduceTask(views, free) : nextContainerTask(views, free);
+      if (lane === 'reduce') return nextReduceTask(views, free);
+      return lane === 'map' ? nextMapTask(views) : nextContainerTask(views, free);
     };
   } else if (isDc) {
     port.dispatchesMapSlots = true;
@@ -658,6 +737,14 @@ export interface PlacementPortOptions {
    * instead of on every comparison of every heartbeat's FIFO order check.
    */
   orderKeyFixed?: boolean;
+  /**
+   * Under an admission policy with its own dispatcher (it names the job for each free slot):
+   * the slot is used whenever that job has a task for it, the policy choosing which task
+   * (src/core/placement/keep-promise.ts). Without it a locality rule may leave the slot idle
+   * (FIFO's one non-local task per heartbeat, matchmaking's skip, delay scheduling's wait) and
+   * a job admission counted on that slot misses its deadline.
+   */
+  keepPromise?: boolean;
 }
 
 export function placementPort(
@@ -671,7 +758,8 @@ export function placementPort(
   const ctx = needsProfile ? { energyProfile: energyProfileOf(cluster) } : {};
   // Policies with an energy profile take the GPU label from it; the others take it as an argument.
   const withLabel = needsProfile ? args : { gpuLabel: cluster.gpuLabel, ...args };
-  const policy = registry.createPlacement(name, withLabel, ctx) as PlacementPolicy<unknown>;
+  const created = registry.createPlacement(name, withLabel, ctx) as PlacementPolicy<unknown>;
+  const policy = options.keepPromise ? keepPromise(created, cluster.gpuLabel) : created;
   let state = policy.initialState();
   const caches = new AdapterCaches(options);
   // Per-job caches are arrays by the engine's job index (JobView.index), not maps by id: they

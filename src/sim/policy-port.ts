@@ -120,7 +120,9 @@ export interface AdmissionPort {
   /**
    * unified: GPU containers and the other containers are separate admission lanes. The engine
    * then offers each kind of container apart (dispatch's `container`), and runs every task a
-   * job's lane names, maps and reduces, in a container of that kind.
+   * job's lane names, maps and reduces, in a container of that kind. mr1 (with
+   * `dispatchesMapSlots`): GPU map slots and the other map slots are separate lanes of maps;
+   * the engine offers each kind of map slot apart, and the reduce slots stay one shared lane.
    */
   containerLanes?: boolean;
 }

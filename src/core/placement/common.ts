@@ -194,6 +194,15 @@ export class HeartbeatTally {
     return undefined;
   }
 
+  /** Counts an assignment made elsewhere (another policy's answer for this heartbeat) as taken. */
+  adopt(a: Assignment): void {
+    let taken = this.taken.get(a.jobId);
+    if (!taken) this.taken.set(a.jobId, (taken = new Set()));
+    taken.add(a.taskId);
+    this.perJob.set(a.jobId, (this.perJob.get(a.jobId) ?? 0) + 1);
+    this.assignments.push(a);
+  }
+
   assign(job: PlacementJob, task: PendingTask, kind: ContainerKind): void {
     let taken = this.taken.get(job.jobId);
     if (!taken) this.taken.set(job.jobId, (taken = new Set()));
