@@ -101,7 +101,8 @@ export function taskEstimates(defaults: Estimates, job: DeadlineJob): TaskEstima
 /** What a finished job reports, e.g. from the JobHistory server: sizes and run times per task. */
 export interface FinishedJobObservation {
   readonly inputSize: number;
-  readonly intermediateSize: number;
+  /** Unknown (the JobHistory task list does not report it): eta is then not learned. */
+  readonly intermediateSize?: number;
   readonly mapTasks: readonly { readonly size: number; readonly seconds: number }[];
   readonly reduceTasks: readonly { readonly size: number; readonly seconds: number }[];
 }
@@ -114,7 +115,8 @@ export interface FinishedJobObservation {
 export function learnFromFinishedJob(est: Estimates, obs: FinishedJobObservation): Estimates {
   validateObservation(obs);
   let { eta } = est;
-  if (obs.inputSize > 0) eta = Math.max(eta, obs.intermediateSize / obs.inputSize);
+  if (obs.inputSize > 0 && obs.intermediateSize !== undefined)
+    eta = Math.max(eta, obs.intermediateSize / obs.inputSize);
   const unit = unitCosts(obs);
   return Object.freeze({
     ...est,
@@ -136,7 +138,7 @@ export function validateObservation(obs: FinishedJobObservation): void {
     return false;
   };
   bad('observation.inputSize', obs.inputSize);
-  bad('observation.intermediateSize', obs.intermediateSize);
+  if (obs.intermediateSize !== undefined) bad('observation.intermediateSize', obs.intermediateSize);
   obs.mapTasks.forEach((t, i) => {
     bad(`observation.mapTasks[${i}].size`, t.size);
     bad(`observation.mapTasks[${i}].seconds`, t.seconds);

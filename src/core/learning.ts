@@ -17,17 +17,19 @@ import {
  *
  * `floored` (the default):
  * - every task costs a floor f (start-up seconds) plus c per MB: eps = f + c * delta;
- * - a task with less than `tinyTaskMb` of data teaches the floor (its seconds), never c: its
- *   seconds per MB say nothing about the cost of data;
+ * - a task with less than `tinyTaskMb` of data teaches the floor (its seconds less what its
+ *   data costs at the current c), never c: its seconds per MB say nothing about the cost of data;
  * - a larger task teaches c from what the floor does not cover: (seconds - f) / delta;
- * - one job raises a figure by at most `maxGrowthPerJob` times its value before the job;
+ * - one job raises a figure to at most `maxGrowthPerJob` times its value before the job;
+ * - tasks within their estimates teach nothing new: f + c * delta already covers them;
  * - each job leaves one sample (its clipped per-job maxima); the figures are the configured
  *   ones raised to the largest sample of the class's last `windowJobs` jobs, so a figure that
  *   a few slow jobs raised comes down again once `windowJobs` later jobs ran faster
  *   (`windowJobs` 0: never down, the samples fold into one running maximum).
  *
  * Worked example (configured f_m = 2 s, c_m = 0.5 s/MB, growth 2, window 100): a job of one
- * map over 1 byte that took 10 s is tiny, so c_m stays 0.5 and f_m learns min(10, 2 * 2) = 4 s.
+ * map over 1 byte that took 10 s is tiny, so c_m stays 0.5 and f_m learns min(10, 2 * 2) = 4 s
+ * (10 s less 1e-6 MB at 0.5 s/MB is 10 s, clipped to twice the floor before the job).
  * A job whose 64 MB maps took up to 100 s teaches c_m = min((100 - 4) / 64, 2 * 0.5) = 1 s/MB.
  * After 100 later jobs that ran within 2 s + 0.5 s/MB, both samples have left the window and
  * the figures are back at 2 s and 0.5 s/MB.
@@ -115,8 +117,10 @@ export function flooredSample(
   const cur = full(current);
   const g = options.maxGrowthPerJob;
   const stage = (tasks: FinishedJobObservation['mapTasks'], floorNow: number, costNow: number) => {
+    // A tiny task's seconds less what its data costs at the current rate: the start-up.
     let floor = 0;
-    for (const t of tasks) if (t.size < options.tinyTaskMb) floor = Math.max(floor, t.seconds);
+    for (const t of tasks)
+      if (t.size < options.tinyTaskMb) floor = Math.max(floor, t.seconds - costNow * t.size);
     floor = Math.min(floor, ceiling(floorNow, g));
     // The data cost is what the floor in force after this job does not cover.
     const f = Math.max(floorNow, floor);
@@ -130,7 +134,7 @@ export function flooredSample(
   const r = stage(obs.reduceTasks, cur.reduceTaskSeconds, cur.reduceCostMax);
   // eta from a job with enough data to say something about its shuffle ratio.
   const eta =
-    obs.inputSize >= options.tinyTaskMb && obs.inputSize > 0
+    obs.intermediateSize !== undefined && obs.inputSize >= options.tinyTaskMb && obs.inputSize > 0
       ? Math.min(obs.intermediateSize / obs.inputSize, ceiling(cur.eta, g))
       : 0;
   return Object.freeze({

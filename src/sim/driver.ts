@@ -1,4 +1,6 @@
-import type { EstimateModel } from '../core/learning';
+import { bookOf, type EstimateBook } from '../core/estimate-book';
+import type { Estimates } from '../core/estimates';
+import { DEFAULT_LEARNING, type EstimateModel, type LearningOptions } from '../core/learning';
 import type { PolicyRegistry } from '../core/registry';
 import { Engine, worstMapSecondsOn, worstReduceSecondsOn, type JobOutcome } from './engine';
 import { summarize, type PolicySummary } from './metrics';
@@ -31,6 +33,19 @@ export interface RunRequest {
    * Deadline Constraint baseline always gets the papers' figures: seed 001 has unit costs only.
    */
   estimateModel?: EstimateModel;
+  /**
+   * Admission's estimates are the worst case times this (default 1). Below 1 tasks run past
+   * their estimates: 0.5 lets actual task times reach 2x the estimate (the overrun experiment).
+   */
+  estimateScale?: number;
+  /**
+   * How a policy with feedback (RTMR) learns from finished jobs and handles overruns
+   * (overrun-feedback.ts); null: it does not. Default: DEFAULT_LEARNING under the floored
+   * model, null under 'paper' (the runs the papers' figures were recorded with). A task within
+   * its estimate teaches nothing, so on a run whose tasks all keep their estimates this changes
+   * no decision.
+   */
+  learning?: LearningOptions | null;
   onProgress?: (label: string, done: number, total: number) => void;
 }
 
@@ -48,18 +63,35 @@ export function runPolicies(req: RunRequest): RunResult[] {
   for (const spec of req.specs) {
     const jobs = req.jobsFor ? req.jobsFor(spec) : req.jobs;
     const started = process.hrtime.bigint();
+    const model = req.estimateModel ?? 'floored';
+    let engineRef: Engine | null = null;
     const estimates = worstCaseEstimates(
       jobs,
       (j) => worstMapSecondsOn(req.cluster, j),
       (j) => worstReduceSecondsOn(req.cluster, j),
       req.cluster,
-      spec.admission === 'dc' ? 'paper' : (req.estimateModel ?? 'floored'),
+      spec.admission === 'dc' ? 'paper' : model,
     );
+    const scaled = scaleBook(estimates, req.estimateScale ?? 1);
+    const learning =
+      req.learning === undefined ? (model === 'paper' ? null : DEFAULT_LEARNING) : req.learning;
     const admission = spec.admission
-      ? admissionPort(spec.admission, spec.admissionArgs ?? {}, req.cluster, estimates, registry)
+      ? admissionPort(
+          spec.admission,
+          spec.admissionArgs ?? {},
+          req.cluster,
+          scaled,
+          registry,
+          learning === null
+            ? undefined
+            : {
+                learning,
+                heartbeatSeconds: req.cluster.heartbeatSeconds,
+                progressOf: (id) => (engineRef as Engine).taskProgress(id),
+              },
+        )
       : noAdmission(req.cluster);
     const byArrival = !spec.admission || spec.admission === 'fifo-all';
-    let engineRef: Engine | null = null;
     const placement = placementPort(
       spec.placement,
       spec.placementArgs ?? {},
@@ -91,6 +123,22 @@ export function runPolicies(req: RunRequest): RunResult[] {
     });
   }
   return out;
+}
+
+/** Every figure of the book times `k` (eta is a ratio of sizes, not a cost: kept). */
+function scaleBook(book: EstimateBook, k: number): EstimateBook {
+  if (k === 1) return book;
+  const scale = (e: Estimates): Estimates => ({
+    eta: e.eta,
+    mapCostMax: e.mapCostMax * k,
+    reduceCostMax: e.reduceCostMax * k,
+    ...(e.mapTaskSeconds === undefined ? {} : { mapTaskSeconds: e.mapTaskSeconds * k }),
+    ...(e.reduceTaskSeconds === undefined ? {} : { reduceTaskSeconds: e.reduceTaskSeconds * k }),
+  });
+  return bookOf(
+    scale(book.default),
+    Object.fromEntries(Object.entries(book.classes).map(([c, e]) => [c, scale(e)])),
+  );
 }
 
 function queueRank(engine: Engine, jobId: string): number {

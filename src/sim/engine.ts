@@ -710,6 +710,40 @@ export class Engine {
   }
 
   /**
+   * One job's progress as its AM would report it: finished task counts, the running attempts'
+   * starts (ascending) and the earliest start of any of its tasks; undefined for an unknown job.
+   */
+  taskProgress(jobId: string):
+    | {
+        mapsDone: number;
+        mapsRunning: number[];
+        reducesDone: number;
+        reducesRunning: number[];
+        firstStart: number | null;
+      }
+    | undefined {
+    const idx = this.jobIndex.get(jobId);
+    if (idx === undefined) return undefined;
+    const job = this.jobs[idx]!;
+    const running = this.runningTasksOf(jobId);
+    const starts = (kind: TaskKind) =>
+      running
+        .filter((r) => r.kind === kind)
+        .map((r) => r.start)
+        .sort((a, b) => a - b);
+    let first = Number.POSITIVE_INFINITY;
+    for (const t of job.mapStarts) if (t < first) first = t;
+    for (const t of job.reduceStarts) if (t < first) first = t;
+    return {
+      mapsDone: job.finishedMaps,
+      mapsRunning: starts('map'),
+      reducesDone: job.finishedReduces,
+      reducesRunning: starts('reduce'),
+      firstStart: Number.isFinite(first) ? first : null,
+    };
+  }
+
+  /**
    * The attempts of one job running now, with their start and when each is scheduled to end
    * (`due`; a node failure or a kill may end it sooner): what a MapReduce AM reports.
    */

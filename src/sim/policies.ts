@@ -16,6 +16,7 @@ import { parseEnergyProfile, type EnergyProfile } from '../core/energy/profile';
 import { bookOf, classOf, withClass, type EstimateBook } from '../core/estimate-book';
 import type { Estimates } from '../core/estimates';
 import type { EstimateModel } from '../core/learning';
+import { handlesOverruns, OverrunFeedback, type OverrunFeedbackOptions } from './overrun-feedback';
 import type { DeadlineJob } from '../core/job';
 import { defaultRegistry, type PolicyRegistry } from '../core/registry';
 import type { IndexedPlacementJob } from '../core/placement/common';
@@ -413,6 +414,8 @@ interface AdmissionLane {
   /** The kind of container the lane owns (null: the whole cluster, no lanes). */
   readonly kind: 'cpu' | 'gpu' | null;
   readonly policy: AdmissionPolicy<unknown>;
+  /** The slots the lane's policy reasons about. */
+  readonly model: SlotModel;
   state: unknown;
   /** Each admitted job's position in the lane's queue. */
   rank: Map<string, number>;
@@ -485,6 +488,8 @@ export function admissionPort(
   cluster: ClusterSpec,
   book: EstimateBook,
   registry: PolicyRegistry = simulatorRegistry(),
+  /** Overrun handling (overrun-feedback.ts): how to learn, and each admitted job's progress. */
+  overruns?: Pick<OverrunFeedbackOptions, 'learning' | 'heartbeatSeconds' | 'progressOf'>,
 ): AdmissionPort {
   // The policy's own figures are the default; every job carries its class's (withClass), which
   // every policy reads first (taskEstimates, dcCosts).
@@ -521,8 +526,15 @@ export function admissionPort(
       : [{ kind: null, model: coreSlotModel(cluster, mapLanes) }]
   ).map(({ kind, model }) => {
     const policy = makePolicy(model);
-    return { kind, policy, state: policy.initialState(0), rank: new Map<string, number>() };
+    return { kind, policy, model, state: policy.initialState(0), rank: new Map<string, number>() };
   });
+  // Overrun handling (overrun-feedback.ts), for a policy with feedback and a snapshot rebuild.
+  const feedback =
+    overruns && lanes.every((l) => handlesOverruns(l.policy))
+      ? new OverrunFeedback(lanes, { ...overruns, configured: book, classOf: traceClassOf })
+      : null;
+  const currentBook = (): EstimateBook => feedback?.estimates ?? book;
+  const rerankAll = (): void => lanes.forEach((l) => rerank(l));
   const laneIndex = new Map(lanes.map((l, i) => [l.kind, i]));
   /** Each admitted job's lane (index into lanes). */
   const laneOf = new Map<string, number>();
@@ -569,6 +581,11 @@ export function admissionPort(
       if (unrunnable !== null) return { admit: false, reason: unrunnable };
       const tried = candidateLanes(job);
       if (tried.length === 0) return { admit: false, reason: `no ${job.type} containers to admit it in` };
+      if (feedback) {
+        feedback.beforeDecision(now);
+        rerankAll();
+      }
+      const book = currentBook();
       let firstReason: string | null = null;
       for (const { lane: i, mapKind } of tried) {
         const lane = lanes[i] as AdmissionLane;
@@ -631,6 +648,10 @@ export function admissionPort(
           now,
         );
         rerank(lane);
+      }
+      if (feedback) {
+        feedback.finished(record, now);
+        rerankAll();
       }
       laneOf.delete(record.job.id);
       mapKindOf.delete(record.job.id);
