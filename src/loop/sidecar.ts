@@ -202,6 +202,9 @@ interface Readiness {
   rmActive?: string;
 }
 
+/** One key per submitter and Idempotency-Key. */
+const idempotencyRef = (submitter: string, key: string) => `${submitter}\u0000${key}`;
+
 export class Sidecar implements SidecarService {
   private readonly lanes = new Map<string, Lane>();
   /** The configured estimates with the learned ones over them: what admission reads. */
@@ -233,6 +236,14 @@ export class Sidecar implements SidecarService {
   private readonly progressUnavailable = new Set<string>();
   /** Warnings already given once (warnOnce). */
   private readonly warned = new Set<string>();
+  /**
+   * Answers decided but not yet committed, by submitter and idempotency key: a retry that
+   * arrives before the commit gets the same answer, never a second decision.
+   */
+  private readonly uncommittedAnswers = new Map<
+    string,
+    { requestHash: string; status: number; response: unknown; durable: Promise<void> }
+  >();
   /** Host name to label partition of each RUNNING node, from the last RM poll (for dop). */
   private hostPartitions: ReadonlyMap<string, string> | undefined;
 
@@ -328,6 +339,11 @@ export class Sidecar implements SidecarService {
    * only over-estimate the load (safe: it makes later admissions stricter). A lane rebuilt
    * without reading the AMs is marked, and the next cycle reads them and rebuilds it again.
    */
+  /** Every lane again from the ledger's open admitted jobs. */
+  private rebuildAllLanes(): void {
+    for (const lane of [...this.lanes.values()]) this.rebuildLane(lane.queue, lane.label, lane.containers);
+  }
+
   private rebuildLane(
     queue: string,
     label: string,
@@ -657,9 +673,14 @@ export class Sidecar implements SidecarService {
   ): Promise<{ status: number; body: unknown }> {
     // The input is read from WebHDFS at once, beside the decisions queued before this one.
     const input = this.startInputRead(submission, context);
-    const run = this.submitting.then(() => this.submitNow(submission, context, input));
-    this.submitting = run.catch(() => undefined);
-    return run;
+    const decided = this.submitting.then(() => this.submitNow(submission, context, input));
+    // The next decision waits for this one, not for its commit: decisions made in the same
+    // turn of the event loop share one group commit (Ledger.writeSoon).
+    this.submitting = decided.catch(() => undefined);
+    return decided.then(async ({ status, body, durable }) => {
+      await durable;
+      return { status, body };
+    });
   }
 
   /** Starts reading a submission's input paths (bounded; never rejects), unless there is nothing to read. */
@@ -725,21 +746,31 @@ export class Sidecar implements SidecarService {
     };
   }
 
+  /**
+   * Decides one submission. The answer is given once `durable` resolves: the decision, its RM
+   * actions and its idempotent answer are then on disk.
+   */
   private async submitNow(
     submission: Submission,
     ctx: { submitter: string; idempotencyKey?: string; requestHash: string },
     input: Promise<InputRead> | undefined,
-  ): Promise<{ status: number; body: unknown }> {
+  ): Promise<{ status: number; body: unknown; durable?: Promise<void> }> {
     const { ledger, config, metrics } = this.deps;
     if (ctx.idempotencyKey !== undefined) {
-      const seen = ledger.findIdempotent(ctx.submitter, ctx.idempotencyKey);
+      const seen =
+        this.uncommittedAnswers.get(idempotencyRef(ctx.submitter, ctx.idempotencyKey)) ??
+        ledger.findIdempotent(ctx.submitter, ctx.idempotencyKey);
       if (seen) {
         if (seen.requestHash !== ctx.requestHash) {
           throw new IdempotencyConflictError(
             `Idempotency-Key '${ctx.idempotencyKey}' was used before with a different request`,
           );
         }
-        return { status: seen.status, body: seen.response };
+        return {
+          status: seen.status,
+          body: seen.response,
+          durable: 'durable' in seen ? seen.durable : undefined,
+        };
       }
     }
     if (!this.capacity) {
@@ -926,9 +957,10 @@ export class Sidecar implements SidecarService {
         ...deadlineFrom,
       };
     }
+    let durable: Promise<void> | undefined;
     if (!s.dryRun) {
       // The decision, its RM actions and the idempotent answer land together, before the answer.
-      ledger.transaction(() => {
+      durable = ledger.writeSoon(() => {
         ledger.insertJob({
           ...record,
           ...fields,
@@ -952,15 +984,36 @@ export class Sidecar implements SidecarService {
             response: body,
           });
       });
+      // The next decision sees this one at once; should the write fail, the lanes are rebuilt
+      // from the ledger, which never had it.
       adopt();
-      metrics.decisions.inc({ outcome: fields.decision, source: 'api' });
-      if (fields.decision === 'admitted') {
-        metrics.queueDepth.set(ledger.countOpenAdmittedJobs());
-        // Enforce in the background: the answer does not wait for the RM.
-        void this.enforcer
-          .drain()
-          .catch((err) => this.log.warn('enforcement failed', { error: String(err) }));
-      }
+      const ref =
+        ctx.idempotencyKey === undefined ? undefined : idempotencyRef(ctx.submitter, ctx.idempotencyKey);
+      if (ref !== undefined)
+        this.uncommittedAnswers.set(ref, { requestHash: ctx.requestHash, status, response: body, durable });
+      const decision = fields.decision;
+      durable = durable.then(
+        () => {
+          if (ref !== undefined) this.uncommittedAnswers.delete(ref);
+          metrics.decisions.inc({ outcome: decision, source: 'api' });
+          if (decision === 'admitted') {
+            metrics.queueDepth.set(ledger.countOpenAdmittedJobs());
+            // Enforce in the background: the answer does not wait for the RM.
+            void this.enforcer
+              .drain()
+              .catch((err) => this.log.warn('enforcement failed', { error: String(err) }));
+          }
+        },
+        (err: unknown) => {
+          if (ref !== undefined) this.uncommittedAnswers.delete(ref);
+          if (decision === 'admitted') this.rebuildAllLanes();
+          this.log.error('a decision could not be recorded; it was not answered', {
+            job: id,
+            error: String(err),
+          });
+          throw err;
+        },
+      );
     }
     this.log.info('decided', {
       job: id,
@@ -970,7 +1023,7 @@ export class Sidecar implements SidecarService {
       workloadClass: judgedWith.workloadClass,
       dryRun: s.dryRun,
     });
-    return { status, body };
+    return { status, body, durable };
   }
 
   /** The RM writes an admitted API job needs, recorded in the decision's transaction. */

@@ -154,11 +154,38 @@ function actionFromRow(row: Row): ActionRecord {
   };
 }
 
+/** Distinct SQL texts kept prepared; the ledger builds fewer than this (filters and patches are bounded). */
+const STATEMENT_CACHE = 256;
+
+/** A write queued for the next group commit, and whom to tell when it is on disk. */
+interface QueuedWrite {
+  fn: () => void;
+  settle: (err?: unknown) => void;
+}
+
 export class Ledger {
+  private readonly statements = new Map<string, Database.Statement>();
+  /** Writes waiting for the next group commit (writeSoon), in the order they were queued. */
+  private queued: QueuedWrite[] = [];
+  private commitScheduled = false;
+  /** Job counts by query, valid while the connection has made no change since (total_changes). */
+  private readonly counts = new Map<string, { changes: number; n: number }>();
+
   private constructor(
     private readonly db: Database.Database,
     private readonly clock: () => number,
   ) {}
+
+  /** A prepared statement, prepared once per SQL text. */
+  private sql(text: string): Database.Statement {
+    let st = this.statements.get(text);
+    if (!st) {
+      if (this.statements.size >= STATEMENT_CACHE) this.statements.clear();
+      st = this.db.prepare(text);
+      this.statements.set(text, st);
+    }
+    return st;
+  }
 
   /** Open (creating the file and its folder if needed) and migrate. `:memory:` for tests. */
   static open(path: string, options: { clock?: () => number } = {}): Ledger {
@@ -173,12 +200,14 @@ export class Ledger {
     return ledger;
   }
 
+  /** Commits what writeSoon queued, then closes. */
   close(): void {
+    this.commitQueued();
     this.db.close();
   }
 
   get schemaVersion(): number {
-    return (this.db.prepare('SELECT MAX(version) AS v FROM schema_migrations').get() as { v: number }).v;
+    return (this.sql('SELECT MAX(version) AS v FROM schema_migrations').get() as { v: number }).v;
   }
 
   private migrate(): void {
@@ -201,9 +230,56 @@ export class Ledger {
     }
   }
 
-  /** Run `fn` in one transaction: all of its writes land, or none. */
+  /**
+   * Run `fn` in one transaction: all of its writes land, or none. Writes queued by writeSoon
+   * are committed first, so the rows land in the order they were decided.
+   */
   transaction<T>(fn: () => T): T {
+    this.commitQueued();
     return this.db.transaction(fn)();
+  }
+
+  /**
+   * Group commit: `fn`'s writes go into one transaction with every other write queued before
+   * the event loop next checks for I/O (setImmediate), so many decisions share one fsync. The
+   * promise resolves once they are on disk (WAL, synchronous=FULL) and rejects with `fn`'s own
+   * error if it threw: its writes are rolled back (a savepoint), the others' are kept. A
+   * transaction() or a read that rebuilds admission state commits the queue first.
+   */
+  writeSoon(fn: () => void): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      this.queued.push({ fn, settle: (err) => (err === undefined ? resolve() : reject(err)) });
+      if (!this.commitScheduled) {
+        this.commitScheduled = true;
+        setImmediate(() => this.commitQueued());
+      }
+    });
+  }
+
+  /** Commits the queued writes now (see writeSoon). */
+  commitQueued(): void {
+    this.commitScheduled = false;
+    if (this.queued.length === 0) return;
+    const batch = this.queued;
+    this.queued = [];
+    const failed = new Map<QueuedWrite, unknown>();
+    try {
+      this.db.transaction(() => {
+        for (const w of batch) {
+          try {
+            // Nested: a savepoint, so one write's failure rolls back only its own rows.
+            this.db.transaction(w.fn)();
+          } catch (err) {
+            failed.set(w, err);
+          }
+        }
+      })();
+    } catch (err) {
+      // The commit itself failed (disk full, I/O error): nothing of the batch landed.
+      for (const w of batch) w.settle(err);
+      return;
+    }
+    for (const w of batch) w.settle(failed.get(w));
   }
 
   // --- jobs ---------------------------------------------------------------------------
@@ -213,9 +289,9 @@ export class Ledger {
     const full: JobRecord = { ...job, createdMs: now, updatedMs: now };
     const columns = JOB_COLUMNS.map(([, c]) => c);
     const values = JOB_COLUMNS.map(([k, , kind]) => (kind === 'json' ? toJson(full[k]) : full[k]));
-    this.db
-      .prepare(`INSERT INTO jobs (${columns.join(', ')}) VALUES (${columns.map(() => '?').join(', ')})`)
-      .run(...values);
+    this.sql(`INSERT INTO jobs (${columns.join(', ')}) VALUES (${columns.map(() => '?').join(', ')})`).run(
+      ...values,
+    );
     return full;
   }
 
@@ -230,18 +306,18 @@ export class Ledger {
     }
     sets.push('updated_ms = ?');
     values.push(this.clock());
-    const info = this.db.prepare(`UPDATE jobs SET ${sets.join(', ')} WHERE id = ?`).run(...values, id);
+    const info = this.sql(`UPDATE jobs SET ${sets.join(', ')} WHERE id = ?`).run(...values, id);
     if (info.changes !== 1) throw new Error(`no job ${id}`);
     return this.getJob(id)!;
   }
 
   getJob(id: string): JobRecord | undefined {
-    const row = this.db.prepare('SELECT * FROM jobs WHERE id = ?').get(id) as Row | undefined;
+    const row = this.sql('SELECT * FROM jobs WHERE id = ?').get(id) as Row | undefined;
     return row ? jobFromRow(row) : undefined;
   }
 
   getJobByAppId(appId: string): JobRecord | undefined {
-    const row = this.db.prepare('SELECT * FROM jobs WHERE app_id = ?').get(appId) as Row | undefined;
+    const row = this.sql('SELECT * FROM jobs WHERE app_id = ?').get(appId) as Row | undefined;
     return row ? jobFromRow(row) : undefined;
   }
 
@@ -260,23 +336,38 @@ export class Ledger {
       values.push(value);
     }
     const clause = where.length ? `WHERE ${where.join(' AND ')}` : '';
-    const total = (
-      this.db.prepare(`SELECT COUNT(*) AS n FROM jobs ${clause}`).get(...values) as { n: number }
-    ).n;
-    const rows = this.db
-      .prepare(`SELECT * FROM jobs ${clause} ORDER BY created_ms DESC, rowid DESC LIMIT ? OFFSET ?`)
-      .all(...values, query.limit ?? 100, query.offset ?? 0) as Row[];
+    const total = this.countOf(`SELECT COUNT(*) AS n FROM jobs ${clause}`, values);
+    const rows = this.sql(
+      `SELECT * FROM jobs ${clause} ORDER BY created_ms DESC, rowid DESC LIMIT ? OFFSET ?`,
+    ).all(...values, query.limit ?? 100, query.offset ?? 0) as Row[];
     return { jobs: rows.map(jobFromRow), total };
   }
 
-  /** Admitted jobs not yet ended: the queue the admission state is rebuilt from. */
+  /**
+   * A count, kept until this connection next changes a row: a page of a long list asks for
+   * its total each time, and counting 100,000 rows on every page would cost more than the page.
+   */
+  private countOf(text: string, values: unknown[]): number {
+    const changes = (this.sql('SELECT total_changes() AS c').get() as { c: number }).c;
+    const key = `${text}\u0000${JSON.stringify(values)}`;
+    const hit = this.counts.get(key);
+    if (hit && hit.changes === changes) return hit.n;
+    const n = (this.sql(text).get(...values) as { n: number }).n;
+    if (this.counts.size >= STATEMENT_CACHE) this.counts.clear();
+    this.counts.set(key, { changes, n });
+    return n;
+  }
+
+  /**
+   * Admitted jobs not yet ended: the queue the admission state is rebuilt from (with the
+   * queued writes committed first, so none decided is left out).
+   */
   openAdmittedJobs(): JobRecord[] {
+    this.commitQueued();
     return (
-      this.db
-        .prepare(
-          "SELECT * FROM jobs WHERE decision = 'admitted' AND state IN ('accepted', 'submitted', 'running') ORDER BY deadline_ms, created_ms",
-        )
-        .all() as Row[]
+      this.sql(
+        "SELECT * FROM jobs WHERE decision = 'admitted' AND state IN ('accepted', 'submitted', 'running') ORDER BY deadline_ms, created_ms",
+      ).all() as Row[]
     ).map(jobFromRow);
   }
 
@@ -287,32 +378,34 @@ export class Ledger {
    */
   countOpenAdmittedJobs(): number {
     return (
-      this.db
-        .prepare(
-          "SELECT COUNT(*) AS n FROM jobs WHERE decision = 'admitted' AND state IN ('accepted', 'submitted', 'running')",
-        )
-        .get() as { n: number }
+      this.sql(
+        "SELECT COUNT(*) AS n FROM jobs WHERE decision = 'admitted' AND state IN ('accepted', 'submitted', 'running')",
+      ).get() as { n: number }
     ).n;
   }
 
   countJobs(): { decision: Decision; state: JobState; outcome: Outcome | null; n: number }[] {
-    return this.db
-      .prepare('SELECT decision, state, outcome, COUNT(*) AS n FROM jobs GROUP BY decision, state, outcome')
-      .all() as { decision: Decision; state: JobState; outcome: Outcome | null; n: number }[];
+    return this.sql(
+      'SELECT decision, state, outcome, COUNT(*) AS n FROM jobs GROUP BY decision, state, outcome',
+    ).all() as { decision: Decision; state: JobState; outcome: Outcome | null; n: number }[];
   }
 
   // --- decisions ----------------------------------------------------------------------
 
   recordDecision(jobId: string, policy: string, decision: string, detail: unknown): number {
     return Number(
-      this.db
-        .prepare('INSERT INTO decisions (job_id, at_ms, policy, decision, detail) VALUES (?, ?, ?, ?, ?)')
-        .run(jobId, this.clock(), policy, decision, JSON.stringify(detail ?? null)).lastInsertRowid,
+      this.sql('INSERT INTO decisions (job_id, at_ms, policy, decision, detail) VALUES (?, ?, ?, ?, ?)').run(
+        jobId,
+        this.clock(),
+        policy,
+        decision,
+        JSON.stringify(detail ?? null),
+      ).lastInsertRowid,
     );
   }
 
   decisionsOf(jobId: string): DecisionRecord[] {
-    return (this.db.prepare('SELECT * FROM decisions WHERE job_id = ? ORDER BY id').all(jobId) as Row[]).map(
+    return (this.sql('SELECT * FROM decisions WHERE job_id = ? ORDER BY id').all(jobId) as Row[]).map(
       (r) => ({
         id: r.id as number,
         jobId: r.job_id as string,
@@ -330,20 +423,16 @@ export class Ledger {
   enqueueAction(jobId: string | null, kind: string, payload: unknown): ActionRecord {
     const now = this.clock();
     const id = Number(
-      this.db
-        .prepare(
-          "INSERT INTO actions (job_id, kind, payload, status, created_ms, updated_ms) VALUES (?, ?, ?, 'pending', ?, ?)",
-        )
-        .run(jobId, kind, JSON.stringify(payload ?? null), now, now).lastInsertRowid,
+      this.sql(
+        "INSERT INTO actions (job_id, kind, payload, status, created_ms, updated_ms) VALUES (?, ?, ?, 'pending', ?, ?)",
+      ).run(jobId, kind, JSON.stringify(payload ?? null), now, now).lastInsertRowid,
     );
     return this.getAction(id)!;
   }
 
   /** Count an attempt just before the call goes out. */
   markActionAttempt(id: number): void {
-    this.db
-      .prepare('UPDATE actions SET attempts = attempts + 1, updated_ms = ? WHERE id = ?')
-      .run(this.clock(), id);
+    this.sql('UPDATE actions SET attempts = attempts + 1, updated_ms = ? WHERE id = ?').run(this.clock(), id);
   }
 
   /** Confirm a write after the RM answered (or after reconciliation showed its effect). */
@@ -353,55 +442,54 @@ export class Ledger {
     result?: unknown,
     error?: string,
   ): void {
-    const info = this.db
-      .prepare(
-        "UPDATE actions SET status = ?, result = ?, error = ?, updated_ms = ? WHERE id = ? AND status = 'pending'",
-      )
-      .run(status, toJson(result), error ?? null, this.clock(), id);
+    const info = this.sql(
+      "UPDATE actions SET status = ?, result = ?, error = ?, updated_ms = ? WHERE id = ? AND status = 'pending'",
+    ).run(status, toJson(result), error ?? null, this.clock(), id);
     if (info.changes !== 1) throw new Error(`action ${id} is not pending`);
   }
 
   /** Keep what an action learned before its write (e.g. the reservation id it was handed). */
   updateActionPayload(id: number, payload: unknown): void {
-    this.db
-      .prepare('UPDATE actions SET payload = ?, updated_ms = ? WHERE id = ?')
-      .run(JSON.stringify(payload ?? null), this.clock(), id);
+    this.sql('UPDATE actions SET payload = ?, updated_ms = ? WHERE id = ?').run(
+      JSON.stringify(payload ?? null),
+      this.clock(),
+      id,
+    );
   }
 
   /** Record a failed attempt, leaving the action pending for the next cycle. */
   noteActionError(id: number, error: string): void {
-    this.db.prepare('UPDATE actions SET error = ?, updated_ms = ? WHERE id = ?').run(error, this.clock(), id);
+    this.sql('UPDATE actions SET error = ?, updated_ms = ? WHERE id = ?').run(error, this.clock(), id);
   }
 
   getAction(id: number): ActionRecord | undefined {
-    const row = this.db.prepare('SELECT * FROM actions WHERE id = ?').get(id) as Row | undefined;
+    const row = this.sql('SELECT * FROM actions WHERE id = ?').get(id) as Row | undefined;
     return row ? actionFromRow(row) : undefined;
   }
 
   pendingActions(): ActionRecord[] {
-    return (this.db.prepare("SELECT * FROM actions WHERE status = 'pending' ORDER BY id").all() as Row[]).map(
+    return (this.sql("SELECT * FROM actions WHERE status = 'pending' ORDER BY id").all() as Row[]).map(
       actionFromRow,
     );
   }
 
   actionsOf(jobId: string): ActionRecord[] {
-    return (this.db.prepare('SELECT * FROM actions WHERE job_id = ? ORDER BY id').all(jobId) as Row[]).map(
+    return (this.sql('SELECT * FROM actions WHERE job_id = ? ORDER BY id').all(jobId) as Row[]).map(
       actionFromRow,
     );
   }
 
   countActions(): { kind: string; status: ActionStatus; n: number }[] {
-    return this.db
-      .prepare('SELECT kind, status, COUNT(*) AS n FROM actions GROUP BY kind, status ORDER BY kind, status')
-      .all() as { kind: string; status: ActionStatus; n: number }[];
+    return this.sql(
+      'SELECT kind, status, COUNT(*) AS n FROM actions GROUP BY kind, status ORDER BY kind, status',
+    ).all() as { kind: string; status: ActionStatus; n: number }[];
   }
 
   // --- idempotency keys -------------------------------------------------------------------
 
   findIdempotent(submitter: string, key: string): IdempotentAnswer | undefined {
-    const row = this.db
-      .prepare('SELECT * FROM idempotency WHERE submitter = ? AND key = ?')
-      .get(submitter, key) as Row | undefined;
+    const row = this.sql('SELECT * FROM idempotency WHERE submitter = ? AND key = ?').get(submitter, key) as
+      Row | undefined;
     return row
       ? {
           requestHash: row.request_hash as string,
@@ -413,34 +501,29 @@ export class Ledger {
   }
 
   saveIdempotent(submitter: string, key: string, answer: IdempotentAnswer): void {
-    this.db
-      .prepare(
-        'INSERT INTO idempotency (submitter, key, request_hash, job_id, status, response, created_ms) VALUES (?, ?, ?, ?, ?, ?, ?)',
-      )
-      .run(
-        submitter,
-        key,
-        answer.requestHash,
-        answer.jobId,
-        answer.status,
-        JSON.stringify(answer.response),
-        this.clock(),
-      );
+    this.sql(
+      'INSERT INTO idempotency (submitter, key, request_hash, job_id, status, response, created_ms) VALUES (?, ?, ?, ?, ?, ?, ?)',
+    ).run(
+      submitter,
+      key,
+      answer.requestHash,
+      answer.jobId,
+      answer.status,
+      JSON.stringify(answer.response),
+      this.clock(),
+    );
   }
 
   // --- small named values (learned estimates, controller state) ---------------------------
 
   getValue<T>(key: string): T | undefined {
-    const row = this.db.prepare('SELECT value FROM kv WHERE key = ?').get(key) as
-      { value: string } | undefined;
+    const row = this.sql('SELECT value FROM kv WHERE key = ?').get(key) as { value: string } | undefined;
     return row ? (JSON.parse(row.value) as T) : undefined;
   }
 
   setValue(key: string, value: unknown): void {
-    this.db
-      .prepare(
-        'INSERT INTO kv (key, value, updated_ms) VALUES (?, ?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value, updated_ms = excluded.updated_ms',
-      )
-      .run(key, JSON.stringify(value), this.clock());
+    this.sql(
+      'INSERT INTO kv (key, value, updated_ms) VALUES (?, ?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value, updated_ms = excluded.updated_ms',
+    ).run(key, JSON.stringify(value), this.clock());
   }
 }

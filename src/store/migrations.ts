@@ -81,4 +81,16 @@ export const MIGRATIONS: ReadonlyArray<{ version: number; name: string; sql: str
       );
     `,
   },
+  {
+    version: 2,
+    name: 'job list pages by filter',
+    // A page of jobs filtered by one field, newest first, walks its index instead of sorting
+    // every matching row (116 ms for one page of 40,000 rejections without it).
+    sql: `
+      CREATE INDEX jobs_decision_created ON jobs (decision, created_ms);
+      CREATE INDEX jobs_state_created ON jobs (state, created_ms);
+      CREATE INDEX jobs_queue_created ON jobs (queue, created_ms);
+      CREATE INDEX jobs_user_created ON jobs (user, created_ms);
+    `,
+  },
 ];

@@ -168,6 +168,52 @@ describe('the live sidecar', () => {
     });
   });
 
+  it('answers decisions made together once their shared commit landed; a retry before it gets the same answer', async () => {
+    const { sidecar, rm, submit, ledger } = setup();
+    await sidecar.runOnce();
+    const writes = jest.spyOn(ledger, 'writeSoon');
+    const answers = await Promise.allSettled([
+      submit({ deadline: 600 }, 'key-1'),
+      submit({ deadline: 600 }, 'key-1'),
+      submit({ deadline: 700 }, 'key-1'),
+      submit({ deadline: 900 }),
+    ]);
+    const [first, retry, reused, other] = answers;
+    expect(first).toMatchObject({ status: 'fulfilled', value: { body: { id: 'dl-1' } } });
+    expect(retry).toEqual(first);
+    expect(reused).toMatchObject({ status: 'rejected', reason: { code: 'IDEMPOTENCY_KEY_REUSED' } });
+    expect(other).toMatchObject({ status: 'fulfilled', value: { body: { id: 'dl-2' } } });
+    // Two decisions recorded, both queued for the same commit.
+    expect(writes).toHaveBeenCalledTimes(2);
+    expect(ledger.listJobs().jobs.map((j) => j.id)).toEqual(['dl-2', 'dl-1']);
+    await sidecar.enforcer.drain();
+    expect(rm.writes.filter((w) => w.startsWith('submit'))).toHaveLength(2);
+  });
+
+  it('does not answer a decision whose write failed, and leaves it out of the admission state', async () => {
+    const fresh = setup();
+    await fresh.sidecar.runOnce();
+    const alone = (await fresh.submit({ deadline: 3600 })).body as Answer;
+    expect(alone.decision).toBe('admitted');
+
+    const { sidecar, submit, ledger } = setup();
+    await sidecar.runOnce();
+    const insert = ledger.insertJob.bind(ledger);
+    jest.spyOn(ledger, 'insertJob').mockImplementationOnce(() => {
+      throw new Error('disk I/O error');
+    });
+    await expect(submit({ deadline: 3600 })).rejects.toThrow('disk I/O error');
+    jest.spyOn(ledger, 'insertJob').mockImplementation(insert);
+    expect(ledger.listJobs().total).toBe(0);
+    // The same job again is judged as if the first had never been: same place, same finish.
+    const again = (await submit({ deadline: 3600 })).body as Answer;
+    expect(again).toMatchObject({
+      decision: 'admitted',
+      position: 1,
+      estimatedFinish: alone.estimatedFinish,
+    });
+  });
+
   it('follows an admitted app to its end and records whether it met its deadline', async () => {
     const { sidecar, rm, submit, ledger, clock } = setup();
     await sidecar.runOnce();

@@ -1,14 +1,34 @@
 // Writes jobs and actions to a ledger as fast as it can, printing each id once its
 // transaction has committed; the test kills this process with SIGKILL mid-stream.
+// `group` as the second argument: through writeSoon, 16 writes in flight at a time, each id
+// printed when its group commit resolved.
 import { Ledger } from '../../src/store/ledger';
 import { jobRecord } from './builders';
 
 const ledger = Ledger.open(process.argv[2]!);
-for (let i = 0; i < 100_000; i++) {
-  const id = `j${i}`;
-  ledger.transaction(() => {
-    ledger.insertJob(jobRecord(id));
-    ledger.enqueueAction(id, 'submit', { id });
-  });
-  process.stdout.write(`${id}\n`);
+const write = (id: string) => () => {
+  ledger.insertJob(jobRecord(id));
+  ledger.enqueueAction(id, 'submit', { id });
+};
+
+async function grouped(): Promise<void> {
+  let next = 0;
+  const worker = async () => {
+    while (next < 100_000) {
+      const id = `j${next++}`;
+      await ledger.writeSoon(write(id));
+      process.stdout.write(`${id}\n`);
+    }
+  };
+  await Promise.all(Array.from({ length: 16 }, worker));
+}
+
+if (process.argv[3] === 'group') {
+  void grouped();
+} else {
+  for (let i = 0; i < 100_000; i++) {
+    const id = `j${i}`;
+    ledger.transaction(write(id));
+    process.stdout.write(`${id}\n`);
+  }
 }
