@@ -8,6 +8,9 @@ import { Ledger } from '../../src/store/ledger';
 import { FakeRm } from './fake-rm';
 import { SLEEP_AM } from '../yarn-submission';
 
+/** No per-task floor (docs/estimates.md): the figures here are worked out in seconds per MB alone. */
+const NO_FLOOR = { mapTaskSeconds: 0, reduceTaskSeconds: 0 };
+
 const T0 = Date.parse('2026-11-22T08:00:00Z');
 const MB = 1024 * 1024;
 
@@ -15,7 +18,7 @@ function setup(opts: { ledger?: Ledger; rm?: FakeRm; shadow?: boolean; idPrefix?
   let now = T0;
   const clock = { now: () => now, advance: (s: number) => (now += s * 1000) };
   const config = buildConfig({
-    admission: { initialEstimates: { eta: 1, mapSecondsPerMb: 0.1, reduceSecondsPerMb: 0.1 } },
+    admission: { initialEstimates: { eta: 1, mapSecondsPerMb: 0.1, reduceSecondsPerMb: 0.1, ...NO_FLOOR } },
     enforcement: { shadow: opts.shadow ?? false },
   });
   const rm = opts.rm ?? new FakeRm();
@@ -120,6 +123,23 @@ describe('the live sidecar', () => {
     const res = (await submit({ deadline: 100, maps: 1, inputBytes: 128 * MB })).body as Answer;
     expect(res.decision).toBe('rejected');
     expect(res.reason).toMatchObject({ kind: 'admitted-job-would-miss', jobId: 'dl-1' });
+  });
+
+  it('a job no partition of its queue can run is rejected at submission with the reason, never admitted', async () => {
+    // No GPU node: the real-time queue has no container in the gpu partition, so a GPU-only job
+    // could never start; a CPU job is admitted as usual.
+    const { sidecar, ledger, submit } = setup({ rm: new FakeRm(4, 0) });
+    await sidecar.runOnce();
+    const res = await submit({ deadline: 3600, jobType: 'gpu' });
+    const gpu = res.body as Answer;
+    expect(gpu.decision).toBe('rejected');
+    expect(gpu.reason).toEqual({
+      kind: 'no-capacity',
+      message: "queue 'realtime' has no guaranteed containers in label 'gpu'",
+    });
+    expect(gpu.earliestAdmissibleDeadline).toBeNull();
+    expect(ledger.getJob(gpu.id)).toMatchObject({ state: 'rejected' });
+    expect(((await submit({ deadline: 3600 })).body as Answer).decision).toBe('admitted');
   });
 
   it("a rejection's partition is null for the default partition, as the job's label is, and the label otherwise", async () => {
