@@ -19,6 +19,9 @@ import { FakeRm } from './fake-rm';
 import { capturingLogger } from '../log-capture';
 import { SLEEP_AM } from '../yarn-submission';
 
+/** No per-task floor (docs/estimates.md): the figures here are worked out in seconds per MB alone. */
+const NO_FLOOR = { mapTaskSeconds: 0, reduceTaskSeconds: 0 };
+
 const T0 = Date.parse('2026-11-22T08:00:00Z');
 const MB = 1024 * 1024;
 // 8 maps over 1024 MB at 0.1 s/MB: eps^m = 12.8 s; one reduce over 1024 MB: eps^r = 102.4 s.
@@ -53,7 +56,10 @@ const task = (
 async function runningJob(policy = 'rtmr') {
   let now = T0;
   const config = buildConfig({
-    admission: { policy, initialEstimates: { eta: 1, mapSecondsPerMb: 0.1, reduceSecondsPerMb: 0.1 } },
+    admission: {
+      policy,
+      initialEstimates: { eta: 1, mapSecondsPerMb: 0.1, reduceSecondsPerMb: 0.1, ...NO_FLOOR },
+    },
   });
   const rm = new FakeRm();
   const ledger = Ledger.open(':memory:', { clock: () => now });
@@ -129,9 +135,10 @@ describe('a rebuilt lane and its running jobs’ task progress', () => {
     });
     await restarted.sidecar.runOnce();
     expect(asked).toEqual([appId]);
-    // 0 for the finished maps; 12.8 - 5 = 7.8 and max(0, 12.8 - 20) = 0 for the running ones;
-    // 3 · 12.8 = 38.4 for the pending maps; 102.4 for the reduce.
-    const rest = 7.8 + 38.4 + 102.4;
+    // 0 for the finished maps; 12.8 - 5 = 7.8 for one running map, and for the other, past its
+    // estimate, up to twice it (runningTaskEnd): 25.6 - 20 = 5.6; 3 · 12.8 = 38.4 for the
+    // pending maps; 102.4 for the reduce.
+    const rest = 7.8 + 5.6 + 38.4 + 102.4;
     expect(restarted.lane().lastRebuild).toMatchObject({ jobs: 1, fromProgress: 1, wholeSlotSeconds: WHOLE });
     expect(restarted.lane().lastRebuild.remainingSlotSeconds).toBeCloseTo(rest, 4);
     expect(restarted.lane().committedSlotSeconds).toBeCloseTo(rest, 4);
@@ -154,9 +161,10 @@ describe('a rebuilt lane and its running jobs’ task progress', () => {
           `/proxy/${appId}/ws/v1/mapreduce/jobs/${appId.replace('application_', 'job_')}/tasks`,
         );
         // am-job-tasks.response: the map SUCCEEDED; the reduce RUNNING since 1326238777460 has
-        // long outrun its 102.4 s estimate (0 left). The other 7 maps are pending: 7 · 12.8.
+        // long outrun twice its 102.4 s estimate: one more estimate from now (runningTaskEnd).
+        // The other 7 maps are pending: 7 · 12.8.
         expect(restarted.lane().lastRebuild).toMatchObject({ jobs: 1, fromProgress: 1 });
-        expect(restarted.lane().lastRebuild.remainingSlotSeconds).toBeCloseTo(7 * 12.8, 6);
+        expect(restarted.lane().lastRebuild.remainingSlotSeconds).toBeCloseTo(7 * 12.8 + 102.4, 6);
       } finally {
         await server.close();
       }

@@ -118,18 +118,19 @@ export function wholeWork(estimates: Estimates, job: DeadlineJob): SlotSeconds {
 
 /**
  * When a running task is expected to end. Within its estimate: start + eps. Past it (an
- * overrun: its class's estimates were too low), the estimate doubles until it lies ahead of
- * `now` again, so the task keeps holding its slot in the vectors instead of freeing it at once:
+ * overrun: its class's estimates were too low), at twice its estimate; past that too, one more
+ * estimate from now. The task so keeps holding its slot in the vectors instead of freeing it at
+ * once, and a task reported running for years (a stale report) holds it for one estimate only:
  *
- *   eps = 10 s, started at 0: at now = 4 it ends at 10; at now = 12 at 20; at now = 25 at 40.
+ *   eps = 10 s, started at 0: at now = 4 it ends at 10; at now = 12 at 20; at now = 25 at 35.
  *
- * A task's actual time up to 2x its estimate is then never underestimated once it overran
- * (docs/estimates.md, "Overruns"). An estimate of 0 s has nothing to double: it ends now.
+ * A task whose actual time is up to 2x its estimate is then never underestimated once it
+ * overran (docs/estimates.md, "Overruns"). An estimate of 0 s ends now.
  */
 export function runningTaskEnd(eps: number, start: number, now: number): number {
-  let e = eps;
-  if (e > 0) while (start + e <= now) e *= 2;
-  return Math.max(now, start + e);
+  if (start + eps > now) return start + eps;
+  if (start + 2 * eps > now) return start + 2 * eps;
+  return now + eps;
 }
 
 /** What is left of one running task at `now` (see runningTaskEnd): never negative. */

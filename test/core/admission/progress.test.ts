@@ -48,13 +48,14 @@ describe('the work a running job still owes (worked examples)', () => {
     );
     // The reduce has run 60 s of its 40 s estimate: it is now expected to end at 10 + 80.
     expect(remainingWork(EST10, j, p, 70)).toEqual({ maps: 0, reduces: 20, total: 20 });
-    // Past 80 s too, at 10 + 160.
-    expect(remainingWork(EST10, j, p, 95).reduces).toBe(75);
+    // Past 80 s too: one more estimate from now.
+    expect(remainingWork(EST10, j, p, 95).reduces).toBe(40);
   });
 
-  it('runningTaskEnd: the module example, and an estimate of 0 s ends now', () => {
-    expect([4, 12, 25].map((now) => runningTaskEnd(10, 0, now))).toEqual([10, 20, 40]);
+  it('runningTaskEnd: the doc example, the boundaries, and an estimate of 0 s ends now', () => {
+    expect([4, 12, 25].map((now) => runningTaskEnd(10, 0, now))).toEqual([10, 20, 35]);
     expect(runningTaskEnd(10, 0, 10)).toBe(20);
+    expect(runningTaskEnd(10, 0, 20)).toBe(30);
     expect(runningTaskEnd(0, 0, 7)).toBe(7);
   });
 
@@ -165,16 +166,16 @@ const estimatesArb: fc.Arbitrary<Estimates> = fc.record({
 });
 
 describe('properties', () => {
-  it('the remaining work is never more than the whole job plus what overrunning tasks have run, and equals it when no task has started', () => {
+  it('the remaining work is never more than the whole job plus one estimate per overrunning task, and equals it when no task has started', () => {
     fc.assert(
       fc.property(scenarioArb, estimatesArb, ({ job: j, now, tasks }, est) => {
         const p = progressOf(j, tasks, now);
         const rest = remainingWork(est, j, p, now);
         const whole = wholeWork(est, j);
-        // A task past its estimate owes less than it has run (its estimate doubles past now).
+        // A task past its estimate owes at most its estimate again (runningTaskEnd).
         const t = taskEstimates(est, j);
         const overrun = (starts: readonly number[], eps: number) =>
-          starts.reduce((a, s) => a + (now - s >= eps ? now - s : 0), 0);
+          starts.reduce((a, s) => a + (now - s >= eps ? eps : 0), 0);
         expect(rest.maps).toBeLessThanOrEqual(whole.maps + overrun(p.mapsRunning, t.mapSeconds) + 1e-9);
         expect(rest.reduces).toBeLessThanOrEqual(
           whole.reduces + overrun(p.reducesRunning, t.reduceSeconds) + 1e-9,
