@@ -32,6 +32,8 @@ export interface SidecarService {
   cluster(): unknown;
   /** The learned worst-case task costs beside the observed distribution (EstimatesView). */
   taskCosts(): unknown;
+  /** Forgets one workload class's learned estimates (a service that learns nothing has none). */
+  resetEstimates?(workloadClass: string, by: string): unknown;
   /** Samples over time for the dashboard's charts (see StatsSample in views.ts). */
   stats(): { samples: unknown[] };
   readiness(): { ready: boolean; reason?: string; [key: string]: unknown };
@@ -205,6 +207,15 @@ export function createApiApp(options: ApiOptions): express.Express {
 
   app.get('/api/v1/estimates', readGuard, (_req, res) => {
     res.json(service.taskCosts());
+  });
+
+  app.post('/api/v1/estimates/:workloadClass/reset', requireToken, (req: RawRequest, res, next) => {
+    try {
+      if (!service.resetEstimates) throw new NotFoundError('this service keeps no learned estimates');
+      res.json(service.resetEstimates(String(req.params.workloadClass), req.submitter!));
+    } catch (err) {
+      next(err);
+    }
   });
 
   app.get('/api/v1/stats', readGuard, (_req, res) => {

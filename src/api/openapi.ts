@@ -366,6 +366,26 @@ export const openApiDocument = {
         },
       },
     },
+    '/api/v1/estimates/{workloadClass}/reset': {
+      post: {
+        summary:
+          'Forget what one workload class learned: its jobs are judged with its configured figures again (docs/estimates.md)',
+        description:
+          "Drops the class's learned figures and samples from the ledger, rebuilds the admission lanes with the configured figures and records who reset it. Resetting a class that learned nothing changes nothing (hadLearned false). No body.",
+        security: [{ bearer: [] }],
+        parameters: [{ name: 'workloadClass', in: 'path', required: true, schema: { type: 'string' } }],
+        responses: {
+          '200': {
+            description:
+              '{workloadClass, hadLearned, before, after}; before and after are {eta, mapSecondsPerMb, reduceSecondsPerMb, mapTaskSeconds, reduceTaskSeconds}',
+          },
+          '400': errorResponse(
+            'VALIDATION_FAILED: not a workload class name; MALFORMED_REQUEST: a malformed %-escape',
+          ),
+          '401': errorResponse('no or wrong bearer token'),
+        },
+      },
+    },
     '/api/v1/stats': {
       get: {
         summary:

@@ -2,6 +2,7 @@ import { Command } from 'commander';
 import { demoCommand } from './demo';
 import { fixtureDemoCommand } from './fixture-demo';
 import { emulatorCommand } from './emulator';
+import { estimatesCommand } from './estimates';
 import { probeCommand } from './probe';
 import { simulateCommand } from './simulate';
 import { startCommand } from './start';
@@ -21,6 +22,7 @@ export function buildProgram(): Command {
   program.addCommand(emulatorCommand());
   program.addCommand(simulateCommand());
   program.addCommand(startCommand());
+  program.addCommand(estimatesCommand());
   return program;
 }
 

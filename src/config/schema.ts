@@ -71,11 +71,35 @@ const queueDefault = z
 /** Seconds per MB: at most 100000 (a 64 MB map task of 74 days), so every estimate stays finite. */
 const secondsPerMb = z.number().positive().max(100_000, 'must be at most 100000 seconds per MB');
 
+/** A per-task floor (start-up seconds): at most a day. */
+const taskSeconds = z.number().min(0).max(86_400, 'must be at most 86400 seconds (a day)');
+
+/**
+ * A class's starting estimates. The task floors are optional: under `estimateModel: floored`
+ * an absent one is DEFAULT_TASK_SECONDS; under `paper` there is none, and giving one is an error.
+ */
 const estimatesTriple = z
   .object({
     eta: z.number().min(0).max(1000, 'must be at most 1000 (intermediate bytes per input byte)').default(1),
     mapSecondsPerMb: secondsPerMb.default(0.5),
     reduceSecondsPerMb: secondsPerMb.default(0.5),
+    mapTaskSeconds: taskSeconds.optional(),
+    reduceTaskSeconds: taskSeconds.optional(),
+  })
+  .strict();
+
+/** The per-task floor of a class that names none, under `estimateModel: floored` (seconds). */
+export const DEFAULT_TASK_SECONDS = 5;
+
+/** How the learned estimates move (src/core/learning.ts, docs/estimates.md). */
+const learning = z
+  .object({
+    /** Tasks with less data than this teach the per-task floor, never the cost per MB. */
+    tinyTaskMb: z.number().min(0).max(1_048_576).default(16),
+    /** One finished job raises a figure to at most this many times its value before it. */
+    maxGrowthPerJob: z.number().min(1).max(1000).default(2),
+    /** The figures are the largest of the class's last this many jobs' samples; 0: never down. */
+    windowJobs: z.number().int().min(0).max(10_000).default(100),
   })
   .strict();
 
@@ -90,7 +114,14 @@ const admission = z
     /** Feedback threshold DeltaT (Alg. 5.5): rebuild a job's vectors when off by more than this. */
     feedbackThresholdSeconds: z.number().min(0).max(86_400).default(30),
     /**
-     * Starting worst-case estimates, before any job has finished (learned upward from then on):
+     * `floored` (a per-task floor plus a cost per MB, learning that resists outliers and decays)
+     * or `paper` (seed 000 IV.A as printed: cost per MB only, learned upward for ever).
+     */
+    estimateModel: z.enum(['floored', 'paper']).default('floored'),
+    /** How learning moves the estimates under `floored` (ignored under `paper`). */
+    learning: learning.default(learning.parse({})),
+    /**
+     * Starting worst-case estimates, before any job has finished (learned from then on):
      * those of every workload class without an entry in `classEstimates`.
      */
     initialEstimates: estimatesTriple.default({ eta: 1, mapSecondsPerMb: 0.5, reduceSecondsPerMb: 0.5 }),
@@ -121,7 +152,25 @@ const admission = z
       .refine((m) => Object.keys(m).length <= 1000, 'may name at most 1000 queues')
       .default({}),
   })
-  .strict();
+  .strict()
+  .superRefine((a, ctx) => {
+    if (a.estimateModel !== 'paper') return;
+    // The papers' model has no per-task floor: one given would silently be ignored.
+    const entries: Array<[Array<string | number>, z.infer<typeof estimatesTriple>]> = [
+      [['initialEstimates'], a.initialEstimates],
+      ...Object.entries(a.classEstimates).map(
+        ([c, e]): [Array<string | number>, z.infer<typeof estimatesTriple>] => [['classEstimates', c], e],
+      ),
+    ];
+    for (const [path, e] of entries)
+      for (const k of ['mapTaskSeconds', 'reduceTaskSeconds'] as const)
+        if (e[k] !== undefined)
+          ctx.addIssue({
+            code: 'custom',
+            path: [...path, k],
+            message: "is a per-task floor, which estimateModel 'paper' does not have",
+          });
+  });
 
 const placement = z
   .object({

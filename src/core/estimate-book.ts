@@ -7,6 +7,7 @@ import {
   type FinishedJobObservation,
 } from './estimates';
 import type { DeadlineJob } from './job';
+import { validateClassLearning, type ClassLearning } from './learning';
 
 /**
  * Worst-case estimates per workload class. Seed 000 section IV.A learns one triple
@@ -63,6 +64,12 @@ export function learnForClass(book: EstimateBook, cls: string, obs: FinishedJobO
 export interface LearnedEstimates {
   readonly default?: Estimates;
   readonly classes: Readonly<Record<string, Estimates>>;
+  /**
+   * Per class, the samples its figures were learned from under the floored model
+   * (src/core/learning.ts): kept so that figures can decay and a changed configuration is
+   * applied under them. A class learned under the papers' model has none.
+   */
+  readonly samples?: Readonly<Record<string, ClassLearning>>;
 }
 
 /** The configured book with what was learned over it: learned figures win, class by class. */
@@ -97,8 +104,35 @@ export function validateLearnedEstimates(input: unknown, path = 'estimates'): Le
       if (cls !== undefined && est !== undefined) classes[cls] = est;
     }
   }
+  const samples: Record<string, ClassLearning> = {};
+  const rawSamples = rec.samples ?? {};
+  if (typeof rawSamples !== 'object' || rawSamples === null || Array.isArray(rawSamples)) {
+    issues.push({ path: `${path}.samples`, message: 'must be an object of class name to samples' });
+  } else {
+    for (const [name, v] of Object.entries(rawSamples as Record<string, unknown>)) {
+      const cls = collect(() => validateWorkloadClass(name, `${path}.samples.${name}`));
+      const l = collect(() => validateClassLearning(v, `${path}.samples.${name}`));
+      if (cls !== undefined && l !== undefined) samples[cls] = l;
+    }
+  }
   if (issues.length > 0) throw new ValidationError(issues);
-  return Object.freeze({ ...(def === undefined ? {} : { default: def }), classes: Object.freeze(classes) });
+  return Object.freeze({
+    ...(def === undefined ? {} : { default: def }),
+    classes: Object.freeze(classes),
+    ...(Object.keys(samples).length === 0 ? {} : { samples: Object.freeze(samples) }),
+  });
+}
+
+/** What was learned with one class's figures and samples gone (an operator's reset). */
+export function forgetClass(learned: LearnedEstimates, cls: string): LearnedEstimates {
+  const drop = <T>(r: Readonly<Record<string, T>> | undefined): Record<string, T> =>
+    Object.fromEntries(Object.entries(r ?? {}).filter(([c]) => c !== cls));
+  const samples = drop(learned.samples);
+  return Object.freeze({
+    ...(learned.default === undefined ? {} : { default: learned.default }),
+    classes: Object.freeze(drop(learned.classes)),
+    ...(Object.keys(samples).length === 0 ? {} : { samples: Object.freeze(samples) }),
+  });
 }
 
 /** A full book (a default and classes) from an untrusted value; a bare triple is the default. */

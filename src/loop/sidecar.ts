@@ -12,7 +12,7 @@ import {
   type RejectionReason,
   type StatsSample,
 } from '../api/views';
-import type { SidecarConfig } from '../config/schema';
+import { DEFAULT_TASK_SECONDS, type SidecarConfig } from '../config/schema';
 import type { AdmissionResult, JobActuals } from '../core/admission';
 import {
   committedSlotSeconds,
@@ -36,6 +36,7 @@ import {
   bookOf,
   classOf,
   estimatesOf,
+  forgetClass,
   learnForClass,
   validateLearnedEstimates,
   withClass,
@@ -44,7 +45,14 @@ import {
   type JobType,
   type LearnedEstimates,
 } from '../core/estimate-book';
-import { taskEstimates, unitCosts, type Estimates } from '../core/estimates';
+import {
+  taskEstimates,
+  unitCosts,
+  validateWorkloadClass,
+  type Estimates,
+  type FinishedJobObservation,
+} from '../core/estimates';
+import { estimatesFromSamples, learnJob, type LearningOptions } from '../core/learning';
 import type { DeadlineJob } from '../core/job';
 import { mapTaskEnergy } from '../core/energy/fitness';
 import type { EnergyProfile } from '../core/energy/profile';
@@ -105,6 +113,38 @@ const NOT_YET_SCHEDULED = new Set(['NEW', 'NEW_SAVING', 'SUBMITTED']);
  * same key held one triple; it still loads, as the default (validateLearnedEstimates).
  */
 const ESTIMATES_KEY = 'estimates';
+/** The latest operator resets of a class's learning (who, when, figures before and after). */
+const RESETS_KEY = 'estimates-resets';
+const MAX_RESETS_KEPT = 100;
+
+/** A class's figures as the API shows them (seconds per MB, seconds per task). */
+export interface FiguresView {
+  eta: number;
+  mapSecondsPerMb: number;
+  reduceSecondsPerMb: number;
+  /** The per-task floor (0 under estimateModel paper). */
+  mapTaskSeconds: number;
+  reduceTaskSeconds: number;
+}
+
+/** POST /api/v1/estimates/{class}/reset. */
+export interface EstimatesResetView {
+  workloadClass: string;
+  /** False when the class had learned nothing: the reset changed nothing. */
+  hadLearned: boolean;
+  before: FiguresView;
+  after: FiguresView;
+}
+
+function figuresView(e: Estimates): FiguresView {
+  return {
+    eta: e.eta,
+    mapSecondsPerMb: e.mapCostMax,
+    reduceSecondsPerMb: e.reduceCostMax,
+    mapTaskSeconds: e.mapTaskSeconds ?? 0,
+    reduceTaskSeconds: e.reduceTaskSeconds ?? 0,
+  };
+}
 /** The observed distribution of task unit costs (cost-distribution.ts), beside the estimates. */
 const OBSERVED_KEY = 'observedCosts';
 const CAPACITY_KEY = 'capacity';
@@ -211,6 +251,9 @@ export class Sidecar implements SidecarService {
   private book: EstimateBook;
   /** What was learned (and is kept in the ledger), class by class. */
   private learned: LearnedEstimates;
+  /** The configured estimates, before anything learned. */
+  private readonly configured: EstimateBook;
+  private readonly learning: LearningOptions;
   private observed: ObservedCostsBook;
   /** Which classes keep a distribution and metric series (ClassRetention). */
   private readonly retention: ClassRetention;
@@ -250,18 +293,27 @@ export class Sidecar implements SidecarService {
   constructor(private readonly deps: SidecarDeps) {
     const { config, ledger } = deps;
     this.log = deps.logger.child({ component: 'sidecar' });
-    const triple = (e: { eta: number; mapSecondsPerMb: number; reduceSecondsPerMb: number }): Estimates => ({
+    const floored = config.admission.estimateModel === 'floored';
+    this.learning = { model: config.admission.estimateModel, ...config.admission.learning };
+    // Under the floored model a class without its own task floor gets DEFAULT_TASK_SECONDS.
+    const triple = (e: SidecarConfig['admission']['initialEstimates']): Estimates => ({
       eta: e.eta,
       mapCostMax: e.mapSecondsPerMb,
       reduceCostMax: e.reduceSecondsPerMb,
+      ...(floored
+        ? {
+            mapTaskSeconds: e.mapTaskSeconds ?? DEFAULT_TASK_SECONDS,
+            reduceTaskSeconds: e.reduceTaskSeconds ?? DEFAULT_TASK_SECONDS,
+          }
+        : {}),
     });
-    const configured = bookOf(
+    this.configured = bookOf(
       triple(config.admission.initialEstimates),
       Object.fromEntries(Object.entries(config.admission.classEstimates).map(([c, e]) => [c, triple(e)])),
     );
     const saved = ledger.getValue<unknown>(ESTIMATES_KEY);
     this.learned = saved === undefined ? { classes: {} } : validateLearnedEstimates(saved);
-    this.book = withLearned(configured, this.learned);
+    this.book = this.bookFromLearned();
     // Pinned: the default, the job types (the class of every job without its own) and the
     // configured classes, a set the operator bounds; other classes are bounded by recency.
     this.retention = {
@@ -1414,9 +1466,8 @@ export class Sidecar implements SidecarService {
       const cls = this.classOfRecord(job);
       const before = estimatesOf(this.book, cls);
       const observation = {
+        // The intermediate size is not reported by the task list: eta is not learned.
         inputSize: inputMb,
-        // The intermediate size is not reported by the task list; eta is kept as configured.
-        intermediateSize: before.eta * inputMb,
         mapTasks: maps.map((t) => ({
           size: inputMb / job.maps,
           seconds: (t.finishTime - t.startTime) / 1000,
@@ -1426,8 +1477,7 @@ export class Sidecar implements SidecarService {
           seconds: (t.finishTime - t.startTime) / 1000,
         })),
       };
-      const after = estimatesOf(learnForClass(this.book, cls, observation), cls);
-      this.learned = { ...this.learned, classes: { ...this.learned.classes, [cls]: after } };
+      const after = this.learnClass(cls, before, observation);
       this.book = bookOf(this.book.default, { ...this.book.classes, [cls]: after });
       // The same unit costs c^max is the maximum of, kept as a distribution beside it.
       const unit = unitCosts(observation);
@@ -1445,7 +1495,7 @@ export class Sidecar implements SidecarService {
         for (const stage of ['map', 'reduce']) costs.remove({ stage, class: c });
       this.publishEstimates();
       if (JSON.stringify(before) !== JSON.stringify(after)) {
-        this.log.info('estimates grew', { workloadClass: cls, before, after });
+        this.log.info('estimates changed', { workloadClass: cls, before, after });
         this.deps.ledger.recordDecision(job.id, 'estimates', 'learned', {
           workloadClass: cls,
           before,
@@ -1463,6 +1513,69 @@ export class Sidecar implements SidecarService {
       this.log.warn('could not read the job history', { job: job.id, app: app.id, error: String(err) });
       return undefined;
     }
+  }
+
+  /**
+   * One finished job learned into its class (src/core/learning.ts): the papers' rule, or the
+   * floored one whose samples are kept so that figures decay. Returns the class's new figures.
+   */
+  private learnClass(cls: string, before: Estimates, observation: FinishedJobObservation): Estimates {
+    if (this.learning.model === 'paper') {
+      const after = estimatesOf(learnForClass(this.book, cls, observation), cls);
+      this.learned = { ...this.learned, classes: { ...this.learned.classes, [cls]: after } };
+      return after;
+    }
+    // A class learned before there were samples starts from its learned figures as one sample,
+    // which then leaves the window like any other.
+    const prior = this.learned.samples?.[cls] ?? {
+      samples: Object.hasOwn(this.learned.classes, cls) ? [this.learned.classes[cls]!] : [],
+    };
+    const r = learnJob(estimatesOf(this.configured, cls), before, prior, observation, this.learning);
+    this.learned = {
+      ...this.learned,
+      classes: { ...this.learned.classes, [cls]: r.estimates },
+      samples: { ...this.learned.samples, [cls]: r.learning },
+    };
+    return r.estimates;
+  }
+
+  /**
+   * The configured estimates with what was learned over them. Under the floored model a class
+   * with samples is recomputed from its configured figures and its samples, so a changed
+   * configuration applies under what was learned.
+   */
+  private bookFromLearned(): EstimateBook {
+    const book = withLearned(this.configured, this.learned);
+    if (this.learning.model === 'paper' || this.learned.samples === undefined) return book;
+    const classes = { ...book.classes };
+    for (const [cls, l] of Object.entries(this.learned.samples))
+      classes[cls] = estimatesFromSamples(estimatesOf(this.configured, cls), l.samples);
+    return bookOf(book.default, classes);
+  }
+
+  /**
+   * An operator's reset of one class's learning (POST /api/v1/estimates/{class}/reset, the CLI's
+   * `estimates reset`): what it learned and its samples are forgotten, it is judged with its
+   * configured figures again, and every lane is rebuilt with them. Recorded in the ledger.
+   */
+  resetEstimates(workloadClass: string, by: string): EstimatesResetView {
+    const cls = validateWorkloadClass(workloadClass, 'workloadClass');
+    const before = estimatesOf(this.book, cls);
+    const hadLearned = Object.hasOwn(this.learned.classes, cls) || this.learned.samples?.[cls] !== undefined;
+    this.learned = forgetClass(this.learned, cls);
+    this.book = this.bookFromLearned();
+    const after = estimatesOf(this.book, cls);
+    const reset = { workloadClass: cls, by, atMs: this.deps.now(), before, after };
+    const resets = this.deps.ledger.getValue<unknown[]>(RESETS_KEY) ?? [];
+    this.deps.ledger.transaction(() => {
+      this.deps.ledger.setValue(ESTIMATES_KEY, this.learned);
+      this.deps.ledger.setValue(RESETS_KEY, [...resets, reset].slice(-MAX_RESETS_KEPT));
+    });
+    this.publishEstimates();
+    this.log.info('estimates reset', reset);
+    if (JSON.stringify(before) !== JSON.stringify(after))
+      for (const lane of [...this.lanes.values()]) this.rebuildLane(lane.queue, lane.label, lane.containers);
+    return { workloadClass: cls, hadLearned, before: figuresView(before), after: figuresView(after) };
   }
 
   /**

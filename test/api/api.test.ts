@@ -228,6 +228,7 @@ describe('the HTTP API', () => {
         '/',
         '/api/v1/cluster',
         '/api/v1/estimates',
+        '/api/v1/estimates/{workloadClass}/reset',
         '/api/v1/jobs',
         '/api/v1/jobs/{id}',
         '/api/v1/openapi.json',

@@ -4,67 +4,24 @@
  * it was judged with; the ledger keeps the figures per class, and a ledger holding the single
  * cluster-wide triple of before still loads, as the default.
  */
-import { SidecarMetrics } from '../../src/api/metrics';
 import { parseSubmission } from '../../src/api/submission';
-import { buildConfig } from '../../src/config/load';
-import { defaultRegistry } from '../../src/core/registry';
 import { ValidationError } from '../../src/errors/validation';
-import { silentLogger } from '../../src/log';
-import { Sidecar } from '../../src/loop/sidecar';
 import { decodeTags, encodeTags } from '../../src/loop/tags';
 import { Ledger } from '../../src/store/ledger';
-import { FakeRm } from './fake-rm';
-import { FakeJobHistory } from './fake-jobhistory';
-import { SLEEP_AM } from '../yarn-submission';
+import { learningSidecar, T0 } from './learning-harness';
 
-const T0 = Date.parse('2026-11-22T08:00:00Z');
 const MB = 1024 * 1024;
 const LIGHT = { eta: 1, mapCostMax: 0.1, reduceCostMax: 0.1 };
 
 function setup(ledger: Ledger, admission: Record<string, unknown> = {}) {
-  const rm = new FakeRm();
-  const jhs = new FakeJobHistory(T0);
-  let now = T0;
-  let n = 0;
-  const sidecar = new Sidecar({
-    config: buildConfig({
-      admission: {
-        initialEstimates: { eta: 1, mapSecondsPerMb: 0.1, reduceSecondsPerMb: 0.1 },
-        ...admission,
-      },
-    }),
-    rm: rm.api(),
-    jobHistory: jhs.client(),
-    ledger,
-    registry: defaultRegistry(),
-    metrics: new SidecarMetrics(),
-    logger: silentLogger(),
-    now: () => now,
-    newId: () => `dl-${ledger.listJobs({}).total + ++n}`,
+  return learningSidecar(ledger, {
+    admission: {
+      // The papers' estimate model: a class learns the seconds per MB of every task.
+      estimateModel: 'paper',
+      initialEstimates: { eta: 1, mapSecondsPerMb: 0.1, reduceSecondsPerMb: 0.1 },
+      ...admission,
+    },
   });
-  const submit = async (body: Record<string, unknown>) => {
-    const res = await sidecar.submit(
-      parseSubmission({ name: 'job', user: 'alice', yarnSubmission: SLEEP_AM, reduces: 1, ...body }, now),
-      { submitter: 'ci', requestHash: JSON.stringify(body) },
-    );
-    return res as { status: number; body: Record<string, unknown> & { id: string } };
-  };
-  /** Submit, run and finish a job whose tasks took the given times (JobHistory). */
-  const runJob = async (body: Record<string, unknown>, mapSeconds: number[], reduceSeconds: number[]) => {
-    const res = await submit({ deadline: 3600, ...body });
-    expect(res.status).toBe(201);
-    await sidecar.runOnce();
-    const appId = ledger.getJob(res.body.id)!.appId!;
-    jhs.report(appId, mapSeconds, reduceSeconds);
-    rm.run(appId);
-    now += 60_000;
-    await sidecar.runOnce();
-    rm.finish(appId, now + 240_000);
-    now += 300_000;
-    await sidecar.runOnce();
-    return res;
-  };
-  return { sidecar, rm, submit, runJob };
 }
 
 /** md-run of examples/: 60 KB over 4 maps of a fixed 240 s each; a 10 s reduce. */

@@ -15,6 +15,9 @@ import { Ledger } from '../../src/store/ledger';
 import { FakeRm } from './fake-rm';
 import { SLEEP_AM } from '../yarn-submission';
 
+/** No per-task floor (docs/estimates.md): the figures here are worked out in seconds per MB alone. */
+const NO_FLOOR = { mapTaskSeconds: 0, reduceTaskSeconds: 0 };
+
 const T0 = Date.parse('2026-11-22T08:00:00Z');
 const MB = 1024 * 1024;
 
@@ -22,7 +25,7 @@ function setup(queueDefaults: Record<string, { deadlineSeconds: number }>) {
   const now = T0;
   const config = buildConfig({
     admission: {
-      initialEstimates: { eta: 1, mapSecondsPerMb: 0.1, reduceSecondsPerMb: 0.1 },
+      initialEstimates: { eta: 1, mapSecondsPerMb: 0.1, reduceSecondsPerMb: 0.1, ...NO_FLOOR },
       queueDefaults,
     },
   });

@@ -37,7 +37,11 @@ function sidecarOn(
   let n = 0;
   const sidecar = new Sidecar({
     config: buildConfig({
-      admission: { initialEstimates: { eta: 1, mapSecondsPerMb: 0.1, reduceSecondsPerMb: 0.1 } },
+      // The papers' estimate model: every task's seconds per MB is what learning reads.
+      admission: {
+        estimateModel: 'paper',
+        initialEstimates: { eta: 1, mapSecondsPerMb: 0.1, reduceSecondsPerMb: 0.1 },
+      },
     }),
     rm: rm.api(),
     jobHistory: jhs.client(),

@@ -1,0 +1,57 @@
+import { SidecarMetrics } from '../../src/api/metrics';
+import { parseSubmission } from '../../src/api/submission';
+import { buildConfig } from '../../src/config/load';
+import { defaultRegistry } from '../../src/core/registry';
+import { silentLogger } from '../../src/log';
+import { Sidecar } from '../../src/loop/sidecar';
+import type { Ledger } from '../../src/store/ledger';
+import { SLEEP_AM } from '../yarn-submission';
+import { FakeJobHistory } from './fake-jobhistory';
+import { FakeRm } from './fake-rm';
+
+export const T0 = Date.parse('2026-11-22T08:00:00Z');
+
+/**
+ * A live sidecar over a fake RM and JobHistory server, for the tests of learning: `submit` a
+ * job, or `runJob` one from submission to its end with the task times the JobHistory server
+ * then reports (it runs for 60 s and ends 240 s later).
+ */
+export function learningSidecar(ledger: Ledger, config: Record<string, unknown>) {
+  const rm = new FakeRm();
+  const jhs = new FakeJobHistory(T0);
+  let now = T0;
+  let n = 0;
+  const sidecar = new Sidecar({
+    config: buildConfig(config),
+    rm: rm.api(),
+    jobHistory: jhs.client(),
+    ledger,
+    registry: defaultRegistry(),
+    metrics: new SidecarMetrics(),
+    logger: silentLogger(),
+    now: () => now,
+    newId: () => `dl-${ledger.listJobs({}).total + ++n}`,
+  });
+  const submit = async (body: Record<string, unknown>) => {
+    const res = await sidecar.submit(
+      parseSubmission({ name: 'job', user: 'alice', yarnSubmission: SLEEP_AM, reduces: 1, ...body }, now),
+      { submitter: 'ci', requestHash: JSON.stringify(body) },
+    );
+    return res as { status: number; body: Record<string, unknown> & { id: string } };
+  };
+  const runJob = async (body: Record<string, unknown>, mapSeconds: number[], reduceSeconds: number[]) => {
+    const res = await submit({ deadline: 3600, ...body });
+    expect(res.status).toBe(201);
+    await sidecar.runOnce();
+    const appId = ledger.getJob(res.body.id)!.appId!;
+    jhs.report(appId, mapSeconds, reduceSeconds);
+    rm.run(appId);
+    now += 60_000;
+    await sidecar.runOnce();
+    rm.finish(appId, now + 240_000);
+    now += 300_000;
+    await sidecar.runOnce();
+    return res;
+  };
+  return { sidecar, rm, submit, runJob, now: () => now };
+}
