@@ -275,6 +275,8 @@ export class Sidecar implements SidecarService {
   private submitting: Promise<unknown> = Promise.resolve();
   /** Lanes rebuilt without their running jobs' progress, to refine once the AMs are read. */
   private readonly lanesToRead = new Set<string>();
+  /** Running admitted jobs found past their estimated finish, each handled once (detectOverruns). */
+  private readonly overran = new Set<string>();
   /** Jobs whose AM could not be read, logged once each. */
   private readonly progressUnavailable = new Set<string>();
   /** Warnings already given once (warnOnce). */
@@ -444,6 +446,36 @@ export class Sidecar implements SidecarService {
         ),
       },
     });
+  }
+
+  /**
+   * Overruns (docs/estimates.md): a running admitted job past its estimated finish by more than
+   * the feedback threshold shows its class's estimates were too low. Its lane is rebuilt from its
+   * running jobs' task progress in this cycle (readLaneProgress), where a task past its estimate
+   * keeps its slot (runningTaskEnd), so later submissions are judged against the delay the
+   * overrun causes instead of slots the vectors count free. Each job is handled once; its end
+   * then feeds the feedback controller and learning as any job's does.
+   */
+  private detectOverruns(): void {
+    const nowMs = this.deps.now();
+    const thresholdMs = this.deps.config.admission.feedbackThresholdSeconds * 1000;
+    for (const j of this.deps.ledger.openAdmittedJobs()) {
+      if (j.state !== 'running' || j.estimatedFinishMs === null || this.overran.has(j.id)) continue;
+      if (nowMs <= j.estimatedFinishMs + thresholdMs) continue;
+      this.overran.add(j.id);
+      const lane = `${j.queue ?? ''}|${j.label ?? ''}`;
+      const known = this.lanes.get(lane);
+      // Without the AMs' task progress the lane is rebuilt at once, every job counted whole.
+      if (this.deps.runningAppTasks) this.lanesToRead.add(lane);
+      else if (known) this.rebuildLane(known.queue, known.label, known.containers);
+      this.log.warn('admitted job overran its estimate; its lane is rebuilt from task progress', {
+        job: j.id,
+        app: j.appId,
+        lane,
+        estimatedFinish: new Date(j.estimatedFinishMs).toISOString(),
+        overSeconds: (nowMs - j.estimatedFinishMs) / 1000,
+      });
+    }
   }
 
   /**
@@ -1212,6 +1244,7 @@ export class Sidecar implements SidecarService {
     // Each part runs even if another failed; its error is logged, not thrown.
     if (this.lastPollError === undefined) {
       await this.step('track apps', () => this.trackApps(apps));
+      await this.step('overruns', () => this.detectOverruns());
       await this.step('lane progress', () => this.readLaneProgress(apps));
       await this.step('priority cap', () => this.readPriorityCap());
       await this.step('priorities', () => ledger.transaction(() => this.reconcilePriorities(apps)));
@@ -1356,6 +1389,7 @@ export class Sidecar implements SidecarService {
     const lane = this.lanes.get(`${job.queue ?? ''}|${job.label ?? ''}`);
     if (lane) lane.state = lane.policy.leave(lane.state, job.id, nowS);
     this.progressUnavailable.delete(job.id);
+    this.overran.delete(job.id);
     const spec = (job.spec ?? {}) as { resubmitIfLost?: boolean };
     const submit = ledger.actionsOf(job.id).find((a) => a.kind === 'submit');
     const lostApp = job.appId;
@@ -1439,6 +1473,7 @@ export class Sidecar implements SidecarService {
     }
     ledger.updateJob(job.id, { state, outcome, finishedMs });
     this.progressUnavailable.delete(job.id);
+    this.overran.delete(job.id);
     metrics.deadlines.inc({ outcome });
     this.log.info('job ended', {
       job: job.id,

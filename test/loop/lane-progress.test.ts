@@ -105,7 +105,10 @@ async function runningJob(policy = 'rtmr') {
   now += 30_000;
   await first.sidecar.runOnce();
   expect(ledger.getJob('dl-1')!.state).toBe('running');
-  return { rm, appId, make, now: () => now };
+  const advanceTo = (ms: number) => {
+    now = ms;
+  };
+  return { rm, appId, make, now: () => now, advanceTo, ledger };
 }
 
 describe('a rebuilt lane and its running jobs’ task progress', () => {
@@ -146,6 +149,46 @@ describe('a rebuilt lane and its running jobs’ task progress', () => {
     // Nothing marks the lane again: no AM is read on the next cycle.
     await restarted.sidecar.runOnce();
     expect(asked).toHaveLength(1);
+  });
+
+  it('a running job past its estimated finish (plus DeltaT) has its lane rebuilt from task progress, once, its overrunning reduce holding its slot', async () => {
+    const { appId, make, now, advanceTo, ledger } = await runningJob();
+    const estimated = ledger.getJob('dl-1')!.estimatedFinishMs!;
+    const asked: number[] = [];
+    // Every map done; the reduce running since 10 s after the start.
+    const reduceStart = T0 + 10_000;
+    const restarted = make(async () => {
+      asked.push(now());
+      return [
+        ...Array.from({ length: 8 }, (_, i) => task('m', i, 'SUCCEEDED', T0 + 1000)),
+        task('r', 0, 'RUNNING', reduceStart),
+      ];
+    });
+    await restarted.sidecar.runOnce();
+    await restarted.sidecar.runOnce();
+    expect(asked).toHaveLength(1); // the read after the restart, no other
+    const OVERRUN = 'admitted job overran its estimate; its lane is rebuilt from task progress';
+    // Within DeltaT (30 s) of the estimate: nothing.
+    advanceTo(estimated + 30_000);
+    await restarted.sidecar.runOnce();
+    expect(asked).toHaveLength(1);
+    // Past it: read and rebuilt; the reduce has run past its 102.4 s estimate, so it holds its
+    // slot until twice that from its start (runningTaskEnd), not a second less.
+    advanceTo(estimated + 31_000);
+    await restarted.sidecar.runOnce();
+    expect(asked).toHaveLength(2);
+    const elapsed = (now() - reduceStart) / 1000;
+    expect(elapsed).toBeGreaterThan(102.4);
+    expect(elapsed).toBeLessThan(204.8);
+    expect(restarted.lane().lastRebuild).toMatchObject({ jobs: 1, fromProgress: 1 });
+    expect(restarted.lane().lastRebuild.remainingSlotSeconds).toBeCloseTo(204.8 - elapsed, 6);
+    const warned = restarted.records.filter((r) => r.message === OVERRUN);
+    expect(warned).toHaveLength(1);
+    expect(warned[0]).toMatchObject({ job: 'dl-1', app: appId, overSeconds: 31 });
+    // Once per job: the next cycles read nothing more.
+    advanceTo(estimated + 60_000);
+    await restarted.sidecar.runOnce();
+    expect(asked).toHaveLength(2);
   });
 
   it.each(['json', 'xml'] as const)(
