@@ -11,6 +11,7 @@ import type { ClusterSpec, TraceJob } from '../sim/model';
 import { parsePolicyList, type PolicySpec } from '../sim/policies';
 import { findChromium, renderPngs } from '../sim/png';
 import { aggregate, writeReport } from '../sim/report';
+import type { EstimateModel } from '../core/learning';
 
 /**
  * `simulate`: run a built-in experiment of the seeds, or any cluster and trace under a list
@@ -30,6 +31,7 @@ interface SimulateOptions {
   runs: number;
   out: string;
   slsDeadlineFactor?: number;
+  estimateModel?: EstimateModel;
 }
 
 function int(name: string, min: number) {
@@ -90,6 +92,8 @@ export interface SimulationPlan {
   specs: PolicySpec[];
   jobsFor?: (spec: PolicySpec, jobs: readonly TraceJob[]) => readonly TraceJob[];
   sweep?: { parameter: string; values: number[] };
+  /** How admission's worst-case estimates are modelled (docs/estimates.md); floored by default. */
+  estimateModel?: EstimateModel;
 }
 
 /** Reads and validates the inputs of a custom run; throws ValidationError before any simulation. */
@@ -125,6 +129,7 @@ export function runPlan(
       jobs,
       specs: plan.specs,
       seed,
+      estimateModel: plan.estimateModel ?? 'floored',
       jobsFor: plan.jobsFor
         ? (spec) => (plan.jobsFor as NonNullable<SimulationPlan['jobsFor']>)(spec, jobs)
         : undefined,
@@ -156,6 +161,14 @@ export function simulateCommand(): Command {
       "for SLS traces: deadline = f x the job's recorded duration",
       positive,
     )
+    .option(
+      '--estimate-model <model>',
+      "admission's estimates: floored (a per-task floor plus seconds per MB) or paper (seconds per MB only)",
+      (v: string): EstimateModel => {
+        if (v !== 'floored' && v !== 'paper') throw new InvalidArgumentError("must be 'floored' or 'paper'");
+        return v;
+      },
+    )
     .option('--out <dir>', 'output directory', 'sim-out')
     .option('--no-png', 'do not render PNG copies of the plots even if a browser is available')
     .action(async (opts: SimulateOptions & { png: boolean }) => {
@@ -178,6 +191,7 @@ export function simulateCommand(): Command {
           specs: e.specs,
           jobsFor: e.jobsFor,
           sweep: e.sweep,
+          ...(e.estimateModel === undefined ? {} : { estimateModel: e.estimateModel }),
         };
       } else {
         if (!opts.cluster || !opts.trace || !opts.policies) {
@@ -198,6 +212,7 @@ export function simulateCommand(): Command {
           throw e;
         }
       }
+      if (opts.estimateModel !== undefined) plan.estimateModel = opts.estimateModel;
       const seeds = Array.from({ length: opts.runs }, (_, i) => opts.seed + i);
       let files: string[];
       try {

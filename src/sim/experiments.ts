@@ -1,3 +1,4 @@
+import type { EstimateModel } from '../core/learning';
 import type { ClusterSpec, TraceJob } from './model';
 import type { PolicySpec } from './policies';
 import {
@@ -22,6 +23,11 @@ export interface Experiment {
   jobs(seed: number): TraceJob[];
   specs: PolicySpec[];
   jobsFor?: (spec: PolicySpec, jobs: readonly TraceJob[]) => readonly TraceJob[];
+  /**
+   * How admission's estimates are modelled unless the caller says otherwise (docs/estimates.md):
+   * the seeds' reproductions use the papers' model, as docs/results.md records them.
+   */
+  estimateModel?: EstimateModel;
   /** What the x axis of the locality plots is (delay D, seconds), when the experiment sweeps one. */
   sweep?: { parameter: string; values: number[] };
 }
@@ -56,6 +62,7 @@ export function experiment(name: string): Experiment {
         cluster,
         jobs: workloadI,
         specs: admissionSpecs(cluster),
+        estimateModel: 'paper',
       };
     }
     case 'rtmr-workload-2': {
@@ -68,6 +75,7 @@ export function experiment(name: string): Experiment {
         cluster,
         jobs: workloadII,
         specs: admissionSpecs(cluster),
+        estimateModel: 'paper',
         // Seed 000 V: jobs with more reduces than the cluster's reduce slots are left out when DC is tested.
         jobsFor: (spec, jobs) =>
           spec.admission === 'dc' ? jobs.filter((j) => j.reduces <= reduceSlots) : jobs,
