@@ -23,16 +23,22 @@ export interface EarliestSearch {
 /**
  * The earliest relative deadline D (whole seconds, at most `horizon`) that `admits` accepts,
  * searched over the same admission test the policy runs; null when not even `horizon` is
- * admitted. Binary search between an infeasible 0 and the first admitted upper bound, so by
- * construction the answer D is admitted and D - 1 is not. Admission is monotone in D for FIFO
- * order; under EDF a later deadline can move the job behind others, so a smaller admitted D
- * below a refused one is possible in principle; the answer is then admitted but not
- * necessarily the global minimum.
+ * admitted. The search keeps a refused `lo` and an admitted `hi` and closes the gap between
+ * them, so by construction the answer D is admitted and D - 1 is not:
+ *  - a refused hint doubles until a deadline is admitted; the last refused one is `lo`;
+ *  - an admitted hint gallops down (hint - 1, hint - 2, hint - 4, ...) until one is refused:
+ *    an overloaded queue admits a newcomer only at its tail, where the hint already is, so the
+ *    answer is found in a few calls instead of a bisection from 0;
+ *  - then bisection of (lo, hi].
+ * Admission is monotone in D for FIFO order, and the answer is then the least admitted D.
+ * Under EDF a later deadline can move the job behind others, so a smaller admitted D below a
+ * refused one is possible in principle; the answer is then admitted but not necessarily the
+ * global minimum.
  *
  * Bounded whatever the input: the horizon is clamped to whole seconds a double counts exactly
  * (2^53, where (lo + hi) / 2 would stop making progress), and `admits` is called at most
  * MAX_SEARCH_STEPS times. Worked example: hint 90, horizon 1000, admitted from 116 on: tries 90
- * (no), 180 (yes), then bisects (0, 180] to 116 in 8 more calls.
+ * (no), 180 (yes), then bisects (90, 180] to 116 in 7 more calls.
  */
 export function searchEarliestDeadline(
   admits: (deadline: number) => boolean,
@@ -46,11 +52,25 @@ export function searchEarliestDeadline(
     return admits(d);
   };
   let hi = Math.min(cap, Math.max(1, Math.ceil(Number.isFinite(hint) ? hint : 1)));
-  while (!tryD(hi)) {
-    if (hi >= cap || steps >= MAX_SEARCH_STEPS) return null;
-    hi = Math.min(cap, hi * 2);
-  }
   let lo = 0;
+  if (tryD(hi)) {
+    // Gallop down from the admitted hint.
+    for (let step = 1; hi - lo > 1 && steps < MAX_SEARCH_STEPS; step *= 2) {
+      const d = Math.max(lo + 1, hi - step);
+      if (tryD(d)) hi = d;
+      else {
+        lo = d;
+        break;
+      }
+    }
+  } else {
+    for (;;) {
+      if (hi >= cap || steps >= MAX_SEARCH_STEPS) return null;
+      lo = hi;
+      hi = Math.min(cap, hi * 2);
+      if (tryD(hi)) break;
+    }
+  }
   while (hi - lo > 1 && steps < MAX_SEARCH_STEPS) {
     const mid = lo + Math.floor((hi - lo) / 2);
     if (tryD(mid)) hi = mid;

@@ -42,6 +42,26 @@ describe('searchEarliestDeadline', () => {
     expect(tried.length).toBeLessThanOrEqual(10);
   });
 
+  it('gallops down from an admitted hint: a queue that admits only at its tail costs a few calls', () => {
+    const tried: number[] = [];
+    const d = searchEarliestDeadline(
+      (D) => {
+        tried.push(D);
+        return D >= 4990;
+      },
+      { hint: 5000, horizon: 1_000_000 },
+    );
+    expect(d).toBe(4990);
+    // 5000, 4999, 4997, 4993 admitted, 4985 refused, then (4985, 4993] bisected.
+    expect(tried).toEqual([5000, 4999, 4997, 4993, 4985, 4989, 4991, 4990]);
+    // The hint itself is the answer: one more call says so.
+    const atHint: number[] = [];
+    expect(searchEarliestDeadline((D) => (atHint.push(D), D >= 7000), { hint: 7000, horizon: 1e6 })).toBe(
+      7000,
+    );
+    expect(atHint).toEqual([7000, 6999]);
+  });
+
   it.each([
     ['a hint past 2^53', 1e24, 1e9],
     ['an infinite hint', Infinity, 1e9],
