@@ -1575,17 +1575,35 @@ export class Sidecar implements SidecarService {
   }
 
   /**
-   * The configured estimates with what was learned over them. Under the floored model a class
-   * with samples is recomputed from its configured figures and its samples, so a changed
-   * configuration applies under what was learned.
+   * The configured estimates with what was learned over them. Under the floored model each
+   * class is its configured figures raised to its samples; a class (or the default) learned
+   * before there were samples, or under the papers' model, counts its learned figures as one
+   * sample, so it keeps its configured floor and comes down like any other. Under the papers'
+   * model learned figures win and no floor applies, whatever was learned before.
    */
   private bookFromLearned(): EstimateBook {
     const book = withLearned(this.configured, this.learned);
-    if (this.learning.model === 'paper' || this.learned.samples === undefined) return book;
+    if (this.learning.model === 'paper') {
+      const noFloor = ({ eta, mapCostMax, reduceCostMax }: Estimates): Estimates => ({
+        eta,
+        mapCostMax,
+        reduceCostMax,
+      });
+      return bookOf(
+        noFloor(book.default),
+        Object.fromEntries(Object.entries(book.classes).map(([c, e]) => [c, noFloor(e)])),
+      );
+    }
+    const samplesOf = (cls: string, learned: Estimates): readonly Estimates[] =>
+      this.learned.samples?.[cls]?.samples ?? [learned];
     const classes = { ...book.classes };
-    for (const [cls, l] of Object.entries(this.learned.samples))
-      classes[cls] = estimatesFromSamples(estimatesOf(this.configured, cls), l.samples);
-    return bookOf(book.default, classes);
+    for (const [cls, e] of Object.entries(this.learned.classes))
+      classes[cls] = estimatesFromSamples(estimatesOf(this.configured, cls), samplesOf(cls, e));
+    const def = this.learned.default;
+    return bookOf(
+      def === undefined ? book.default : estimatesFromSamples(this.configured.default, [def]),
+      classes,
+    );
   }
 
   /**

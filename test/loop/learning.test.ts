@@ -58,6 +58,43 @@ describe('zero-input jobs', () => {
   });
 });
 
+describe('figures learned under the other model', () => {
+  let ledger: Ledger;
+  beforeEach(() => (ledger = Ledger.open(':memory:')));
+  afterEach(() => ledger.close());
+
+  it('a class learned without a floor keeps the configured floor under floored; under paper no floor applies', async () => {
+    // As a ledger written under the papers' model (or before there were floors) holds them.
+    ledger.setValue('estimates', {
+      default: { eta: 1, mapCostMax: 0.6, reduceCostMax: 0.5 },
+      classes: { cpu: { eta: 1, mapCostMax: 0.8, reduceCostMax: 0.5 } },
+    });
+    const floored = setup(ledger);
+    expect(floored.cpu().admission.estimates.classes.cpu).toEqual({
+      eta: 1,
+      mapCostMax: 0.8,
+      reduceCostMax: 0.5,
+      mapTaskSeconds: 5,
+      reduceTaskSeconds: 5,
+    });
+    await floored.sidecar.runOnce();
+    const zero = await floored.submit({ maps: 4, inputBytes: 0, deadline: 60 });
+    expect(Date.parse(zero.body.estimatedFinish as string) - floored.now()).toBe(10_000);
+    // The other way round: floored figures in the ledger, the papers' model configured.
+    ledger.setValue('estimates', {
+      classes: {
+        cpu: { eta: 1, mapCostMax: 0.8, reduceCostMax: 0.5, mapTaskSeconds: 9, reduceTaskSeconds: 9 },
+      },
+    });
+    const paper = setup(ledger, { estimateModel: 'paper' });
+    expect(paper.cpu().admission.estimates.classes.cpu).toEqual({
+      eta: 1,
+      mapCostMax: 0.8,
+      reduceCostMax: 0.5,
+    });
+  });
+});
+
 describe('learning: one tiny job', () => {
   let ledger: Ledger;
   beforeEach(() => (ledger = Ledger.open(':memory:')));
