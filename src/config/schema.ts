@@ -127,7 +127,7 @@ const admission = z
     initialEstimates: estimatesTriple.default({ eta: 1, mapSecondsPerMb: 0.5, reduceSecondsPerMb: 0.5 }),
     /**
      * Starting estimates per workload class (a submission's `workloadClass`, else its job type
-     * `cpu`, `gpu`, `adaptive`), each learned upward from that class's finished jobs only.
+     * `cpu`, `gpu`, `adaptive`), each learned from that class's finished jobs only.
      */
     classEstimates: z
       .record(

@@ -48,7 +48,8 @@ export function withClass(job: DeadlineJob, cls: string, book: EstimateBook): De
 }
 
 /**
- * Learning (seed 000 IV.A: eta and c^max only grow) confined to the finished job's class: the
+ * The papers' learning (seed 000 IV.A: eta and c^max only grow) confined to the finished job's
+ * class (the floored rules are src/core/learning.ts's learnJob): the
  * other classes, and the default, are left as they are.
  */
 export function learnForClass(book: EstimateBook, cls: string, obs: FinishedJobObservation): EstimateBook {

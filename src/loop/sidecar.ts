@@ -655,7 +655,8 @@ export class Sidecar implements SidecarService {
       message,
       jobId: r.jobId,
       deadline: isoOrNull(r.deadline * 1000),
-      // Learned estimates only grow: a finish past what a Date can show is shown as null.
+      // Learned estimates can grow without bound (papers' model): a finish past what a Date can
+      // show is shown as null.
       estimatedFinish: r.estimatedFinish === null ? null : isoOrNull(r.estimatedFinish * 1000),
       lateBySeconds: r.lateBySeconds ?? undefined,
       // null for the default partition, as the job's `label` and placement's partitions say it.
@@ -1486,7 +1487,7 @@ export class Sidecar implements SidecarService {
 
   /**
    * Reads a finished job's tasks from the JobHistory server and learns the estimates from
-   * them. When the estimates grow, every lane is rebuilt with them (they only grow).
+   * them. When the estimates change, every lane is rebuilt with them.
    */
   private async learn(job: JobRecord, app: AppReport): Promise<JobActuals | undefined> {
     const jhs = this.deps.jobHistory;
