@@ -1,0 +1,379 @@
+/**
+ * The sidecar under load, side by side with an earlier commit (issue 14, point 6; reported as
+ * measured, not asserted).
+ *
+ * Three processes on loopback: an emulated RM (`yarn-sched-sidecar emulator`, 6 nodes, time
+ * scaled SPEED times), the sidecar (`yarn-sched-sidecar start`, compiled, with its SQLite
+ * ledger) and this process, which drives the load with autocannon. Each tree is built with
+ * `tsc` and run the way an operator runs it; the emulator is always this tree's, so both
+ * sidecars face the same RM.
+ *
+ * Per tree and run:
+ *  1. submissions: CLIENTS concurrent clients post recorded submissions (each its own name,
+ *     deadlines spread over 1 min to 2 h, so some are admitted and the rest rejected with their
+ *     earliest feasible deadline) for PHASE_SECONDS; latency percentiles and answers/s.
+ *  2. reads: CLIENTS clients read the API (job list pages, single jobs, the cluster, the stats)
+ *     for PHASE_SECONDS.
+ *  3. volume: recorded submissions until TOTAL have been answered, then the reads again (with a
+ *     ledger of TOTAL jobs behind them), and the sidecar's resident memory (VmRSS; VmHWM is the
+ *     peak) once the load has stopped and one poll cycle has passed. The sidecar runs with the
+ *     default configuration (poll every 5 s, log level info) but for its addresses and token.
+ *
+ * The trees alternate (base, this, base, this, ...) so both see the same machine; every figure
+ * is the median over RUNS runs.
+ *
+ * Environment: YSS_BENCH_BASE (the commit to compare with; default HEAD when the working tree
+ * has changes, HEAD~1 when it has none), YSS_BENCH_RUNS (default 2), YSS_BENCH_TOTAL (default
+ * 100000), YSS_BENCH_PHASE_SECONDS (default 10).
+ */
+import autocannon from 'autocannon';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+
+const ROOT = resolve(__dirname, '..');
+const CLIENTS = 64;
+const SPEED = 60;
+const TOKEN = 'bench-token-0123456789abcdef';
+const MB = 1024 * 1024;
+const int = (name: string, fallback: number) => {
+  const raw = process.env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 1) throw new Error(`${name} must be a positive integer, not ${raw}`);
+  return n;
+};
+const RUNS = int('YSS_BENCH_RUNS', 2);
+const TOTAL = int('YSS_BENCH_TOTAL', 100_000);
+const PHASE_SECONDS = int('YSS_BENCH_PHASE_SECONDS', 10);
+
+interface Tree {
+  label: string;
+  root: string;
+  commit: string;
+}
+
+const git = (...args: string[]) => execFileSync('git', args, { cwd: ROOT, encoding: 'utf8' }).trim();
+
+function build(root: string): void {
+  execFileSync(join(ROOT, 'node_modules', '.bin', 'tsc'), ['-p', join(root, 'tsconfig.build.json')], {
+    cwd: root,
+    stdio: 'inherit',
+  });
+}
+
+/** This working tree, built in place. */
+function thisTree(): Tree {
+  build(ROOT);
+  const dirty = git('status', '--porcelain', '--untracked-files=no') !== '';
+  return {
+    label: 'this',
+    root: ROOT,
+    commit: `${git('rev-parse', '--short', 'HEAD')}${dirty ? '+changes' : ''}`,
+  };
+}
+
+/** A commit's tree, exported to a temporary directory and built there with this tree's modules. */
+function baseTree(dir: string): Tree {
+  const dirty = git('status', '--porcelain', '--untracked-files=no') !== '';
+  const ref = process.env.YSS_BENCH_BASE || (dirty ? 'HEAD' : 'HEAD~1');
+  const commit = git('rev-parse', '--short', ref);
+  const root = join(dir, `base-${commit}`);
+  mkdirSync(root, { recursive: true });
+  execFileSync('sh', ['-c', `git archive ${commit} | tar -x -C "${root}"`], { cwd: ROOT });
+  symlinkSync(join(ROOT, 'node_modules'), join(root, 'node_modules'));
+  build(root);
+  return { label: 'base', root, commit };
+}
+
+function freePort(): Promise<number> {
+  return new Promise((ok, fail) => {
+    const s = createServer();
+    s.once('error', fail);
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = s.address() as { port: number };
+      s.close(() => ok(port));
+    });
+  });
+}
+
+function cli(root: string, args: string[]): ChildProcess {
+  const child = spawn(process.execPath, [join(root, 'bin', 'yarn-sched-sidecar.js'), ...args], {
+    cwd: root,
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  let err = '';
+  child.stderr!.on('data', (d: Buffer) => {
+    err = (err + d.toString()).slice(-4000);
+  });
+  child.on('exit', (code, signal) => {
+    if (code !== 0 && signal === null) console.error(`${args[0]} exited ${code}: ${err}`);
+  });
+  return child;
+}
+
+async function waitFor(url: string, what: string, timeoutMs = 60_000): Promise<void> {
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      if ((await fetch(url)).ok) return;
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > until) throw new Error(`${what} not ready at ${url} within ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+async function stop(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const gone = new Promise<void>((ok) => child.once('exit', () => ok()));
+  child.kill('SIGTERM');
+  const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+  await gone;
+  clearTimeout(timer);
+}
+
+/** VmRSS and VmHWM of a process, in MB (Linux). */
+function memoryOf(pid: number): { rss: number; peak: number } {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kb = (key: string) => Number(new RegExp(`^${key}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? NaN);
+  return { rss: kb('VmRSS') / 1024, peak: kb('VmHWM') / 1024 };
+}
+
+interface Phase {
+  perSecond: number;
+  p50: number;
+  p99: number;
+  max: number;
+  answers: number;
+  bad: number;
+}
+
+const phaseOf = (r: autocannon.Result): Phase => ({
+  perSecond: r.requests.average,
+  p50: r.latency.p50,
+  p99: r.latency.p99,
+  max: r.latency.max,
+  answers: r.requests.total,
+  bad: r.non2xx + r.errors + r.timeouts,
+});
+
+class Submissions {
+  next = 0;
+  admitted = 0;
+  rejected = 0;
+  /** Ids of recorded jobs, for the reads. */
+  readonly ids: string[] = [];
+  firstError: string | undefined;
+
+  constructor(private readonly tag: string) {}
+
+  body(): string {
+    const i = this.next++;
+    return JSON.stringify({
+      name: `load-${this.tag}-${i}`,
+      user: 'bench',
+      // 1 min to 2 h, spread evenly over the run.
+      deadline: 60 + ((i * 7919) % 7140),
+      maps: 1 + (i % 8),
+      reduces: 1 + (i % 3),
+      inputBytes: (1 + (i % 8)) * 128 * MB,
+      jobType: 'cpu',
+      yarnSubmission: { 'am-container-spec': { commands: { command: 'sleep 300' } } },
+    });
+  }
+
+  /** Answers by HTTP status. */
+  readonly statuses = new Map<number, number>();
+
+  answered(status: number, body: string): void {
+    this.statuses.set(status, (this.statuses.get(status) ?? 0) + 1);
+    if (status >= 300 && this.firstError === undefined) this.firstError = `${status} ${body.slice(0, 300)}`;
+    try {
+      const b = JSON.parse(body) as { decision?: string; id?: string };
+      if (b.decision === 'admitted') this.admitted++;
+      else if (b.decision === 'rejected') this.rejected++;
+      if (b.id && this.ids.length < 10_000) this.ids.push(b.id);
+    } catch {
+      // counted as bad by autocannon's status
+    }
+  }
+}
+
+const auth = { authorization: `Bearer ${TOKEN}` };
+
+function submit(url: string, subs: Submissions, limit: { amount?: number; duration?: number }) {
+  return autocannon({
+    url,
+    connections: CLIENTS,
+    ...(limit.amount !== undefined ? { amount: limit.amount } : { duration: limit.duration }),
+    timeout: 30,
+    requests: [
+      {
+        method: 'POST',
+        path: '/api/v1/jobs',
+        headers: { ...auth, 'content-type': 'application/json' },
+        setupRequest: (req) => ({ ...req, body: subs.body() }),
+        onResponse: (status, body) => subs.answered(status, body),
+      },
+    ],
+  });
+}
+
+function read(url: string, ids: readonly string[]) {
+  let k = 0;
+  const paths = () => {
+    const i = k++;
+    switch (i % 5) {
+      case 0:
+        return '/api/v1/jobs?limit=50';
+      case 1:
+        return `/api/v1/jobs?limit=50&offset=${(i * 37) % 5000}&decision=rejected`;
+      case 2:
+        return `/api/v1/jobs/${encodeURIComponent(ids[i % ids.length] ?? 'none')}`;
+      case 3:
+        return '/api/v1/cluster';
+      default:
+        return '/api/v1/stats';
+    }
+  };
+  return autocannon({
+    url,
+    connections: CLIENTS,
+    duration: PHASE_SECONDS,
+    timeout: 30,
+    requests: [{ method: 'GET', headers: auth, setupRequest: (req) => ({ ...req, path: paths() }) }],
+  });
+}
+
+interface RunResult {
+  submissions: Phase;
+  reads: Phase;
+  volume: Phase;
+  readsAtTotal: Phase;
+  recorded: number;
+  admitted: number;
+  rejected: number;
+  rss: number;
+  peak: number;
+}
+
+async function oneRun(tree: Tree, emulatorRoot: string, dir: string): Promise<RunResult> {
+  const [rmPort, jhsPort, port] = [await freePort(), await freePort(), await freePort()];
+  const work = mkdtempSync(join(dir, `${tree.label}-`));
+  const emulator = cli(emulatorRoot, [
+    'emulator',
+    '--port',
+    String(rmPort),
+    '--jhs-port',
+    String(jhsPort),
+    '--speed',
+    String(SPEED),
+  ]);
+  let sidecar: ChildProcess | undefined;
+  try {
+    await waitFor(`http://127.0.0.1:${rmPort}/ws/v1/cluster/info`, 'emulated RM');
+    const config = join(work, 'sidecar.yaml');
+    writeFileSync(
+      config,
+      [
+        'rm:',
+        `  addresses: ['http://127.0.0.1:${rmPort}']`,
+        `  jobHistoryAddress: 'http://127.0.0.1:${jhsPort}'`,
+        'auth:',
+        `  tokens: [{ name: bench, token: '${TOKEN}' }]`,
+        'server:',
+        `  port: ${port}`,
+        '  host: 127.0.0.1',
+        'ledger:',
+        `  path: '${join(work, 'ledger.db')}'`,
+        'log:',
+        '  level: info',
+        '',
+      ].join('\n'),
+    );
+    sidecar = cli(tree.root, ['start', '--config', config]);
+    const url = `http://127.0.0.1:${port}`;
+    await waitFor(`${url}/readyz`, `sidecar (${tree.label})`);
+
+    const subs = new Submissions(tree.label);
+    const submissions = phaseOf(await submit(url, subs, { duration: PHASE_SECONDS }));
+    const reads = phaseOf(await read(url, subs.ids));
+    const rest = TOTAL - subs.next;
+    const volume = rest > 0 ? phaseOf(await submit(url, subs, { amount: rest })) : submissions;
+    const readsAtTotal = phaseOf(await read(url, subs.ids));
+    // One poll cycle with no load (the default poll runs every 5 s).
+    await new Promise((r) => setTimeout(r, 6_000));
+    const mem = memoryOf(sidecar.pid!);
+    if (subs.firstError !== undefined)
+      console.log(
+        `  answers by status ${JSON.stringify(Object.fromEntries(subs.statuses))}; first: ${subs.firstError}`,
+      );
+    return {
+      submissions,
+      reads,
+      volume,
+      readsAtTotal,
+      recorded: subs.admitted + subs.rejected,
+      admitted: subs.admitted,
+      rejected: subs.rejected,
+      ...mem,
+    };
+  } finally {
+    if (sidecar) await stop(sidecar);
+    await stop(emulator);
+    rmSync(work, { recursive: true, force: true });
+  }
+}
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+
+function report(tree: Tree, runs: RunResult[]): void {
+  const m = (f: (r: RunResult) => number) => median(runs.map(f));
+  const f0 = (x: number) => x.toFixed(0);
+  const phase = (name: string, f: (r: RunResult) => Phase) =>
+    `  ${name}: ${f0(m((r) => f(r).perSecond))} answers/s, p50 ${f0(m((r) => f(r).p50))} ms, ` +
+    `p99 ${f0(m((r) => f(r).p99))} ms, max ${f0(m((r) => f(r).max))} ms, ` +
+    `${f0(m((r) => f(r).bad))} not 2xx of ${f0(m((r) => f(r).answers))}`;
+  console.log(`${tree.label} (${tree.commit}):`);
+  console.log(phase(`submissions (${PHASE_SECONDS} s)`, (r) => r.submissions));
+  console.log(phase(`reads (${PHASE_SECONDS} s)`, (r) => r.reads));
+  console.log(phase(`submissions up to ${TOTAL}`, (r) => r.volume));
+  console.log(phase(`reads with ${TOTAL} jobs recorded`, (r) => r.readsAtTotal));
+  console.log(
+    `  recorded ${f0(m((r) => r.recorded))} (admitted ${f0(m((r) => r.admitted))}, rejected ${f0(m((r) => r.rejected))}); ` +
+      `sidecar RSS after ${f0(m((r) => r.recorded))} submissions ${f0(m((r) => r.rss))} MB (peak ${f0(m((r) => r.peak))} MB)`,
+  );
+}
+
+export default async function bench(): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), 'yss-load-'));
+  try {
+    const here = thisTree();
+    const base = baseTree(dir);
+    console.log(
+      `${CLIENTS} concurrent clients on loopback, emulated RM at ${SPEED}x behind; ` +
+        `median of ${RUNS} runs per tree, alternating ${base.commit} and ${here.commit}`,
+    );
+    const results = new Map<Tree, RunResult[]>([
+      [base, []],
+      [here, []],
+    ]);
+    for (let r = 0; r < RUNS; r++) {
+      for (const tree of [base, here]) {
+        const res = await oneRun(tree, here.root, dir);
+        console.log(
+          `  run ${r + 1} ${tree.label}: submissions p99 ${res.submissions.p99} ms, reads p99 ${res.reads.p99} ms, ` +
+            `RSS ${res.rss.toFixed(0)} MB after ${res.recorded}`,
+        );
+        results.get(tree)!.push(res);
+      }
+    }
+    for (const [tree, runs] of results) report(tree, runs);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
