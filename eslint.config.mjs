@@ -1,30 +1,34 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 import prettier from 'eslint-config-prettier';
+import { importX, createNodeResolver } from 'eslint-plugin-import-x';
 
-// The pure core must stay free of I/O, the clock and randomness: the live sidecar, the
-// simulator and the emulator all drive it, and a replay must give the same decisions.
-const impureModules = [
-  'axios',
-  'express',
-  'better-sqlite3',
-  'winston',
-  'node-cron',
-  'fs',
-  'node:fs',
-  'fs/promises',
-  'node:fs/promises',
-  'http',
-  'node:http',
-  'https',
-  'node:https',
-  'net',
-  'node:net',
-  'child_process',
-  'node:child_process',
+// The pure core (src/core) must stay free of I/O, the clock and randomness: the live sidecar,
+// the simulator and the emulator all drive it, and a replay must give the same decisions. It
+// may import the core itself, zod and the error catalog (src/errors), nothing else, at any
+// depth: import-x/no-restricted-paths judges the file an import resolves to, not its spelling.
+const coreMessage = 'src/core is pure: it imports only src/core, src/errors and zod.';
+
+// What the core may not call: time and randomness come in as parameters, timers belong to
+// the drivers. `new Date(ms)` (a conversion) stays allowed; `new Date()` and `Date()` read the clock.
+const impureGlobals = [
+  'setTimeout',
+  'setInterval',
+  'setImmediate',
+  'clearTimeout',
+  'clearInterval',
+  'clearImmediate',
+  'queueMicrotask',
+  'performance',
+  'process',
   'crypto',
-  'node:crypto',
-];
+  'fetch',
+  'require',
+  'globalThis',
+].map((name) => ({
+  name,
+  message: `${coreMessage} No timers, clock, randomness or process state (${name}).`,
+}));
 
 export default tseslint.config(
   { ignores: ['dist/**', 'node_modules/**', 'coverage/**', 'out/**', 'test/fixtures/**', 'test-output/**'] },
@@ -50,36 +54,49 @@ export default tseslint.config(
     },
     rules: { '@typescript-eslint/no-require-imports': 'off' },
   },
+  // Module boundaries, on resolved files. No import cycles anywhere (a type-only import is
+  // erased at compile time and not counted by import-x; test/architecture checks those too).
   {
-    files: ['src/core/**/*.ts'],
+    files: ['**/*.ts'],
+    plugins: { 'import-x': importX },
+    settings: {
+      'import-x/extensions': ['.ts', '.js'],
+      'import-x/parsers': { '@typescript-eslint/parser': ['.ts'] },
+      'import-x/resolver-next': [createNodeResolver({ extensions: ['.ts', '.js', '.json'] })],
+    },
     rules: {
-      'no-restricted-imports': [
+      'import-x/no-cycle': ['error', { ignoreExternal: true }],
+      'import-x/no-unresolved': 'error',
+    },
+  },
+  {
+    files: ['src/**/*.ts'],
+    rules: {
+      'import-x/no-restricted-paths': [
         'error',
         {
-          paths: impureModules.map((name) => ({ name, message: 'src/core is pure: no I/O inside it.' })),
-          patterns: [
+          zones: [
+            { target: './src/core', from: './src', except: ['./core', './errors'], message: coreMessage },
             {
-              group: [
-                '../yarn/*',
-                '../sim/*',
-                '../emulator/*',
-                '../api/*',
-                '../store/*',
-                '../loop/*',
-                '../enforce/*',
-                '../cli/*',
-                '../config/*',
-              ],
-              message: 'src/core must not depend on drivers.',
+              target: './src/api',
+              from: './src/loop',
+              message: 'The API reaches the loop only through the SidecarService interface (src/api/app.ts).',
             },
           ],
         },
       ],
+    },
+  },
+  {
+    files: ['src/core/**/*.ts'],
+    rules: {
+      // Packages: zod only (node: modules, axios, express, winston, crypto, ... all refused).
+      'no-restricted-imports': ['error', { patterns: [{ regex: '^(?!zod$)[^.]', message: coreMessage }] }],
+      'no-restricted-globals': ['error', ...impureGlobals],
       'no-restricted-properties': [
         'error',
         { object: 'Date', property: 'now', message: 'src/core takes time as a parameter.' },
         { object: 'Math', property: 'random', message: 'src/core takes randomness from outside (seeded).' },
-        { object: 'performance', property: 'now', message: 'src/core takes time as a parameter.' },
       ],
       'no-restricted-syntax': [
         'error',
@@ -87,10 +104,8 @@ export default tseslint.config(
           selector: "NewExpression[callee.name='Date'][arguments.length=0]",
           message: 'src/core takes time as a parameter.',
         },
-        {
-          selector: "MemberExpression[object.name='process']",
-          message: 'src/core does not read the process environment.',
-        },
+        { selector: "CallExpression[callee.name='Date']", message: 'src/core takes time as a parameter.' },
+        { selector: 'ImportExpression', message: `${coreMessage} No dynamic imports.` },
       ],
     },
   },

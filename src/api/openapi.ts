@@ -1,5 +1,5 @@
 import { DEFAULT_RECENT_CLASSES } from '../core/cost-distribution';
-import { RESERVED_TAG_KEYS } from '../loop/tags';
+import { RESERVED_TAG_KEYS } from '../yarn/tags';
 import { SUBMISSION_LIMITS as L } from './submission';
 
 /**

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { WORKLOAD_CLASS_PATTERN } from '../core/estimates';
+import { JOB_TYPES } from '../core/kinds';
 import { JOB_LIMITS } from '../core/limits';
 import { ValidationError } from '../errors/validation';
 import {
@@ -9,7 +10,7 @@ import {
   RESERVED_TAG_KEYS,
   reservedTagKey,
   userTagBudget,
-} from '../loop/tags';
+} from '../yarn/tags';
 import { parseSubmissionRequest, type SubmissionRequest } from '../yarn/submission';
 
 /**
@@ -125,7 +126,7 @@ export const submissionSchema = z
       .array(bytes)
       .max(SUBMISSION_LIMITS.maxMaps, `may have at most ${SUBMISSION_LIMITS.maxMaps} entries (one per map)`)
       .optional(),
-    jobType: z.enum(['cpu', 'gpu', 'adaptive']).default('cpu'),
+    jobType: z.enum(JOB_TYPES).default('cpu'),
     /**
      * The workload class whose worst-case estimates judge the job (default: its jobType), for
      * recurring jobs whose cost per MB differs from the rest of their type. Lower case: it

@@ -7,6 +7,7 @@ import {
   type FinishedJobObservation,
 } from './estimates';
 import type { DeadlineJob } from './job';
+import type { JobType } from './kinds';
 import { validateClassLearning, type ClassLearning } from './learning';
 
 /**
@@ -23,8 +24,6 @@ export interface EstimateBook {
   /** Per class, its own figures. */
   readonly classes: Readonly<Record<string, Estimates>>;
 }
-
-export type JobType = 'cpu' | 'gpu' | 'adaptive';
 
 /** A book where every class starts from `est`. */
 export function bookOf(est: Estimates, classes: Readonly<Record<string, Estimates>> = {}): EstimateBook {

@@ -1,5 +1,4 @@
 import { ValidationError, type ValidationIssue } from '../errors/validation';
-import type { DeadlineJob } from './job';
 
 /**
  * The learned estimates of seed 000 section IV.A / seed 004 eq. 4.2-4.4:
@@ -45,7 +44,7 @@ export function validateEstimates(input: unknown, path = 'estimates'): Estimates
 /**
  * A workload class name: lower-case letters, digits, `.`, `_`, `-`, at most 64 characters,
  * starting with a letter or digit. Lower case because YARN lower-cases application tags and a
- * class travels as the tag `class:NAME` (src/loop/tags.ts): a name must read back the same.
+ * class travels as the tag `class:NAME` (src/yarn/tags.ts): a name must read back the same.
  */
 export const WORKLOAD_CLASS_PATTERN = /^[a-z0-9][a-z0-9._-]{0,63}$/;
 
@@ -61,15 +60,27 @@ export function validateWorkloadClass(input: unknown, path = 'workloadClass'): s
   return input;
 }
 
-/** Per-task estimates of one job, in seconds. */
+/**
+ * What the per-task estimates read of a job: a DeadlineJob (src/core/job.ts) fits. Named here
+ * rather than imported, so the job model may validate its estimates without a cycle.
+ */
+export interface SizedJob {
+  readonly maps: number;
+  readonly reduces: number;
+  readonly inputSize: number;
+  readonly mapSplits?: readonly number[];
+  readonly estimates?: Estimates;
+}
+
 /** The largest map split, max_i delta_i^m (Alg. 5.2 line 1). */
-export function largestSplit(job: DeadlineJob): number {
+export function largestSplit(job: SizedJob): number {
   if (job.mapSplits === undefined) return job.inputSize / job.maps;
   let max = 0;
   for (const s of job.mapSplits) if (s > max) max = s;
   return max;
 }
 
+/** Per-task estimates of one job, in seconds. */
 export interface TaskEstimates {
   /** eps^m = f_m + c_m^max * max_i delta_i^m (Alg. 5.2 line 1, plus the per-task floor f_m). */
   readonly mapSeconds: number;
@@ -90,7 +101,7 @@ export interface TaskEstimates {
  * Worked example (floor 2 s per task, 0.5 s/MB, eta 1): a job of 4 maps over 0 MB is estimated
  * at 2 s per map and 2 s per reduce, not 0 s; over 256 MB, 2 + 0.5 * 64 = 34 s per map.
  */
-export function taskEstimates(defaults: Estimates, job: DeadlineJob): TaskEstimates {
+export function taskEstimates(defaults: Estimates, job: SizedJob): TaskEstimates {
   const est = job.estimates ?? defaults;
   return {
     mapSeconds: (est.mapTaskSeconds ?? 0) + est.mapCostMax * largestSplit(job),

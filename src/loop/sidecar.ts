@@ -42,9 +42,9 @@ import {
   withClass,
   withLearned,
   type EstimateBook,
-  type JobType,
   type LearnedEstimates,
 } from '../core/estimate-book';
+import { JOB_TYPES, type JobType } from '../core/kinds';
 import {
   taskEstimates,
   unitCosts,
@@ -84,7 +84,7 @@ import type { JobHistoryClient } from '../yarn/jobhistory';
 import type { AppReport, ClusterInfo, TaskReport } from '../yarn/model';
 import { readInput, type InputRead, type InputReader } from './locality';
 import { buildCapacityView, type CapacityView } from './snapshot';
-import { decodeTags, submissionTags } from './tags';
+import { decodeTags, submissionTags } from '../yarn/tags';
 
 /**
  * The live sidecar: poll the RM, decide with the admission core, enforce through the outbox.
@@ -319,7 +319,7 @@ export class Sidecar implements SidecarService {
     // Pinned: the default, the job types (the class of every job without its own) and the
     // configured classes, a set the operator bounds; other classes are bounded by recency.
     this.retention = {
-      pinned: ['*', 'cpu', 'gpu', 'adaptive', ...Object.keys(config.admission.classEstimates)],
+      pinned: ['*', ...JOB_TYPES, ...Object.keys(config.admission.classEstimates)],
       recent: deps.recentCostClasses ?? DEFAULT_RECENT_CLASSES,
     };
     this.observed = this.loadObserved();
@@ -339,6 +339,9 @@ export class Sidecar implements SidecarService {
       metrics: deps.metrics,
       shadow: config.enforcement.shadow,
       maxWritesPerCycle: config.enforcement.maxWritesPerCycle,
+      drainBudgetMs: config.enforcement.drainBudgetMs,
+      concurrency: config.enforcement.writeConcurrency,
+      wallClock: deps.now,
       onPriorityCapped: (appId, requested, got) => this.priorityCapped(appId, requested, got),
     });
     // Decide at once after a restart, even with the RM down: the last capacity seen is kept.
@@ -587,7 +590,7 @@ export class Sidecar implements SidecarService {
     const { placement } = this.deps.config;
     const nodeClass =
       label === '' ? placement.defaultNodeClass : (placement.nodeClassByLabel[label] ?? label);
-    const workload = profile.defaultWorkload[jobType as 'cpu' | 'gpu' | 'adaptive'];
+    const workload = profile.defaultWorkload[jobType as JobType];
     if (!workload) return undefined;
     const kind = label === '' || jobType === 'cpu' ? 'cpu' : 'gpu';
     return (
@@ -598,7 +601,7 @@ export class Sidecar implements SidecarService {
   private energyJoules(jobType: string, label: string, maps: number): number | null {
     const profile = this.deps.energyProfile;
     const e = this.mapEnergy(jobType, label);
-    const workload = profile?.defaultWorkload[jobType as 'cpu' | 'gpu' | 'adaptive'];
+    const workload = profile?.defaultWorkload[jobType as JobType];
     if (e === undefined || !workload || profile?.workloads[workload]?.unit !== 'kWh') return null;
     return e * maps * 3.6e6;
   }
@@ -1901,6 +1904,15 @@ export class Sidecar implements SidecarService {
           lastRebuild: l.rebuild,
         })),
       },
+      // RM writes recorded and not yet confirmed: the enforcer's backlog.
+      outbox: (() => {
+        const { pending, oldestMs } = this.deps.ledger.pendingBacklog();
+        return {
+          pending,
+          oldestPendingSeconds: oldestMs === null ? null : Math.max(0, (this.deps.now() - oldestMs) / 1000),
+          writesRefused: this.enforcer.writesRefused !== undefined,
+        };
+      })(),
       polledAt: this.lastPollOkMs === undefined ? null : new Date(this.lastPollOkMs).toISOString(),
     };
   }

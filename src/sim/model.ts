@@ -3,8 +3,10 @@
  * (docs/simulator.md) parse into these; generators build them directly.
  */
 
+import type { JobType } from '../core/kinds';
+
+export type { JobType };
 export type SlotModel = 'mr1' | 'unified';
-export type JobType = 'cpu' | 'gpu' | 'adaptive';
 /** The two code versions a job may run: CPU code or GPU code. `adaptive` jobs ship both. */
 export type CodeKind = 'cpu' | 'gpu';
 

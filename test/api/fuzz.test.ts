@@ -18,7 +18,7 @@ import { defaultRegistry } from '../../src/core/registry';
 import { errorCatalog } from '../../src/errors/catalog';
 import { silentLogger } from '../../src/log';
 import { Sidecar } from '../../src/loop/sidecar';
-import { RESERVED_TAG_KEYS } from '../../src/loop/tags';
+import { RESERVED_TAG_KEYS } from '../../src/yarn/tags';
 import { Ledger } from '../../src/store/ledger';
 import { FakeRm } from '../loop/fake-rm';
 import { SLEEP_AM } from '../yarn-submission';

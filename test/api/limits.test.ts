@@ -12,7 +12,7 @@ import { SidecarMetrics } from '../../src/api/metrics';
 import { PAGE_CSP } from '../../src/api/page';
 import { SUBMISSION_LIMITS, type Submission } from '../../src/api/submission';
 import { errorCatalog } from '../../src/errors/catalog';
-import { RESERVED_TAG_KEYS } from '../../src/loop/tags';
+import { RESERVED_TAG_KEYS } from '../../src/yarn/tags';
 import { sidecarLogCapture } from '../log-capture';
 import { SLEEP_AM } from '../yarn-submission';
 

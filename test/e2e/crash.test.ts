@@ -8,7 +8,7 @@
  * lands with RM writes pending, some of them in flight.
  */
 import { join } from 'node:path';
-import { decodeTags } from '../../src/loop/tags';
+import { decodeTags } from '../../src/yarn/tags';
 import type { AppReport } from '../../src/yarn/model';
 import {
   MB,

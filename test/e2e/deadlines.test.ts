@@ -17,7 +17,7 @@
  */
 import { join } from 'node:path';
 import { defaultEmulatorCluster } from '../../src/emulator/config';
-import { decodeTags } from '../../src/loop/tags';
+import { decodeTags } from '../../src/yarn/tags';
 import { mulberry32 } from '../../src/sim/rng';
 import type { AppReport } from '../../src/yarn/model';
 import {

@@ -15,7 +15,7 @@
  * therefore checks each job on the RM that was active when it was enforced.
  */
 import { join } from 'node:path';
-import { decodeTags } from '../../src/loop/tags';
+import { decodeTags } from '../../src/yarn/tags';
 import {
   MB,
   startEmulatorProc,

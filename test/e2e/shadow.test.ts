@@ -8,7 +8,7 @@
  * from then on would be the sidecar's.
  */
 import { join } from 'node:path';
-import { encodeTags } from '../../src/loop/tags';
+import { encodeTags } from '../../src/yarn/tags';
 import {
   MB,
   startEmulatorProc,

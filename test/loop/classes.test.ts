@@ -6,7 +6,7 @@
  */
 import { parseSubmission } from '../../src/api/submission';
 import { ValidationError } from '../../src/errors/validation';
-import { decodeTags, encodeTags } from '../../src/loop/tags';
+import { decodeTags, encodeTags } from '../../src/yarn/tags';
 import { Ledger } from '../../src/store/ledger';
 import { learningSidecar, T0 } from './learning-harness';
 

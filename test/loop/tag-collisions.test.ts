@@ -10,7 +10,7 @@ import { buildConfig } from '../../src/config/load';
 import { JOB_LIMITS } from '../../src/core/limits';
 import { defaultRegistry } from '../../src/core/registry';
 import { Sidecar } from '../../src/loop/sidecar';
-import { decodeTags } from '../../src/loop/tags';
+import { decodeTags } from '../../src/yarn/tags';
 import { Ledger } from '../../src/store/ledger';
 import { sidecarLogCapture } from '../log-capture';
 import { SLEEP_AM } from '../yarn-submission';

@@ -1,10 +1,10 @@
 import { ValidationError } from '../../errors/validation';
-import type { ContainerKind, PendingTask, PlacementJob } from '../placement/types';
+import type { ContainerKind, JobType, PendingTask } from '../kinds';
 import type { EnergyProfile } from './profile';
 
 /** The workload a job's map tasks are priced as: its own, else the profile's default for its kind. */
 export function workloadOf(
-  job: Pick<PlacementJob, 'jobId' | 'kind' | 'workload'>,
+  job: { readonly jobId: string; readonly kind: JobType; readonly workload?: string },
   profile: EnergyProfile,
 ): string {
   const w = job.workload ?? profile.defaultWorkload[job.kind];

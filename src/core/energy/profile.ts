@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { ValidationError, type ValidationIssue } from '../../errors/validation';
-import type { ContainerKind, JobKind } from '../placement/types';
+import { JOB_TYPES, type ContainerKind, type JobType } from '../kinds';
 
 /**
  * The energy profile: what one map task of each workload costs on each node class and
@@ -30,7 +30,7 @@ export interface EnergyProfile {
   readonly nodeClasses: Readonly<Record<string, NodeClassProfile>>;
   readonly workloads: Readonly<Record<string, WorkloadProfile>>;
   /** The workload a job of each kind behaves like when it names none. */
-  readonly defaultWorkload: Readonly<Record<JobKind, string>>;
+  readonly defaultWorkload: Readonly<Record<JobType, string>>;
 }
 
 /** One node class of the cluster the profile is checked against. */
@@ -150,7 +150,7 @@ export function parseEnergyProfile(raw: unknown, cluster: readonly ClusterNodeCl
     }
     workloads[w] = Object.freeze({ unit, mapTask: Object.freeze(mapTask) });
   }
-  for (const kind of ['cpu', 'gpu', 'adaptive'] as const) {
+  for (const kind of JOB_TYPES) {
     const w = p.defaultWorkload[kind];
     if (!(w in p.workloads)) {
       issues.push({

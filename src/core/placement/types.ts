@@ -13,14 +13,9 @@
  *    driver that only has heartbeats can still use them.
  */
 
-/** What a job's map tasks can run on (DESIGN.md, "The job model"). */
-export type JobKind = 'cpu' | 'gpu' | 'adaptive';
+import type { ContainerKind, JobType, PendingTask } from '../kinds';
 
-/**
- * The kind of a container. A `gpu` container holds a GPU plus CPU and memory (seed 004,
- * section 6.1.4); it counts as carrying the GPU label only on a node that has that label.
- */
-export type ContainerKind = 'cpu' | 'gpu';
+export type { ContainerKind, JobType, PendingTask };
 
 export interface FreeContainers {
   readonly cpu: number;
@@ -38,17 +33,11 @@ export interface NodeView {
   readonly capacity?: FreeContainers;
 }
 
-export interface PendingTask {
-  readonly taskId: string;
-  /** Nodes holding a replica of the task's input block; empty when unknown or not applicable. */
-  readonly replicaNodes: readonly string[];
-}
-
 export interface PlacementJob {
   readonly jobId: string;
   /** Submission time; the queue's FIFO order and EFH's waiting time derive from it. */
   readonly arrivalMs: number;
-  readonly kind: JobKind;
+  readonly kind: JobType;
   /** Unassigned map tasks, in the job's own order. */
   readonly pendingTasks: readonly PendingTask[];
   /** Tasks of this job currently running (fair-share order and job-size tier 1 use it). */

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { ValidationError, type ValidationIssue } from '../../errors/validation';
 import { WORKLOAD_CLASS_PATTERN } from '../../core/estimates';
+import { JOB_TYPES } from '../../core/kinds';
 import { labelsInCluster, type ClusterSpec, type TraceJob } from '../model';
 import { pathText } from './source-lines';
 
@@ -22,7 +23,7 @@ export const traceJobSchema = z.strictObject({
   reduces: z.number().int().nonnegative(),
   inputBytes: z.number().finite().nonnegative(),
   splits: z.array(z.number().finite().nonnegative()).optional(),
-  type: z.enum(['cpu', 'gpu', 'adaptive']).default('cpu'),
+  type: z.enum(JOB_TYPES).default('cpu'),
   /** The workload class for admission estimates (default: the type); same names as the API's. */
   class: z
     .string()

@@ -1,10 +1,14 @@
 import type { DeadlineJob } from '../../job';
+import type { SlotModel } from '../../slots/model';
 
-/** f, c_m, c_r, c_d of seed 001 (see DcOptions). */
+/** f, c_m, c_r, c_d of seed 001. */
 export interface DcCosts {
+  /** f: intermediate / input size. */
   readonly filterRatio: number;
+  /** c_m, c_r: seconds per unit of data in a map / reduce. */
   readonly mapCost: number;
   readonly reduceCost: number;
+  /** c_d: seconds per unit of intermediate data transferred. */
   readonly transferCost: number;
 }
 
@@ -22,4 +26,9 @@ export function dcCosts(o: DcCosts, job: DeadlineJob): DcCosts {
     reduceCost: e.reduceCostMax,
     transferCost: o.transferCost,
   };
+}
+
+/** DC's options: the slot model and its unit costs (index.ts: the schedulability test they serve). */
+export interface DcOptions extends DcCosts {
+  readonly slotModel: SlotModel;
 }

@@ -1,7 +1,6 @@
 import { absoluteDeadline, type DeadlineJob } from '../../job';
 import type { DispatchChoice } from '../dispatch';
-import { dcCosts } from './costs';
-import type { DcOptions } from './index';
+import { dcCosts, type DcOptions } from './costs';
 
 /**
  * The Deadline Constraint scheduler's task assignment (seed 001 section III.B, its Algorithm 1,

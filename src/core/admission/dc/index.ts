@@ -2,7 +2,7 @@ import { ValidationError, type ValidationIssue } from '../../../errors/validatio
 import { absoluteDeadline, validateJob, type DeadlineJob } from '../../job';
 import { validateSlotModel, type SlotModel } from '../../slots/model';
 import { DEADLINE_HORIZON_SECONDS, searchEarliestDeadline } from '../earliest';
-import { dcCosts } from './costs';
+import { dcCosts, type DcOptions } from './costs';
 import type { AdmissionPolicy, AdmissionResult, RejectReason } from '../types';
 
 /**
@@ -16,16 +16,7 @@ import type { AdmissionPolicy, AdmissionResult, RejectReason } from '../types';
  * instant (rejecting jobs that later free slots would serve), and it checks the reduce slots only
  * at S_r^max, not over [S_r^max, A + D] (accepting pairs that then miss).
  */
-export interface DcOptions {
-  readonly slotModel: SlotModel;
-  /** f: intermediate / input size. */
-  readonly filterRatio: number;
-  /** c_m, c_r: seconds per unit of data in a map / reduce. */
-  readonly mapCost: number;
-  readonly reduceCost: number;
-  /** c_d: seconds per unit of intermediate data transferred. */
-  readonly transferCost: number;
-}
+export type { DcOptions } from './costs';
 
 export const DC_DEFAULTS = Object.freeze({
   filterRatio: 1,

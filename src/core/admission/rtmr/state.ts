@@ -2,7 +2,7 @@ import { ValidationError, type ValidationIssue } from '../../../errors/validatio
 import type { Estimates } from '../../estimates';
 import { taskEstimates } from '../../estimates';
 import { absoluteDeadline, validateJob, type DeadlineJob } from '../../job';
-import { runningTaskEnd } from '../progress';
+import { runningTaskEnd } from '../running-task';
 import { RunLanes, type Step } from '../../slots/fast';
 import { literalPlace } from '../../slots/literal';
 import {

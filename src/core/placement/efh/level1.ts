@@ -1,7 +1,7 @@
 import { dataOverlap, energyEfficiency, fitness, workloadOf } from '../../energy/fitness';
 import type { EnergyProfile } from '../../energy/profile';
 import { compareIds, relevantKinds } from '../common';
-import type { ContainerKind, GrantedContainer, JobKind, NodeView, PlacementJob } from '../types';
+import type { ContainerKind, GrantedContainer, JobType, NodeView, PlacementJob } from '../types';
 
 export interface EfhOptions {
   readonly profile: EnergyProfile;
@@ -49,7 +49,7 @@ export function containerGroups(nodes: readonly NodeView[]): ContainerGroup[] {
   return groups;
 }
 
-export function effectiveKind(kind: JobKind, adaptiveExecution: boolean): JobKind {
+export function effectiveKind(kind: JobType, adaptiveExecution: boolean): JobType {
   // Table 6.3: without adaptive execution a GPU-capable job is bound to the GPU label.
   return kind === 'adaptive' && !adaptiveExecution ? 'gpu' : kind;
 }

@@ -10,7 +10,7 @@ import {
   MAX_TAGS,
   submissionTags,
   userTagBudget,
-} from '../../src/loop/tags';
+} from '../../src/yarn/tags';
 
 const base = {
   sidecarId: 'dl-1',

@@ -1,4 +1,5 @@
 import { WORKLOAD_CLASS_PATTERN } from '../core/estimates';
+import { isJobType, type JobType } from '../core/kinds';
 import { JOB_LIMITS } from '../core/limits';
 
 /**
@@ -12,7 +13,7 @@ export interface DeadlineTags {
   maps?: number;
   reduces?: number;
   inputBytes?: number;
-  jobType?: 'cpu' | 'gpu' | 'adaptive';
+  jobType?: JobType;
   /** `class:NAME`: the workload class whose estimates judge the app (default: its type). */
   workloadClass?: string;
   /** `input:PATH`, one per input path (lower-cased on the way back, as YARN stores tags). */
@@ -187,7 +188,7 @@ function decodeEach(
         break;
       case 'type': {
         const v = value.toLowerCase();
-        if (v === 'cpu' || v === 'gpu' || v === 'adaptive') set('jobType', v);
+        if (isJobType(v)) set('jobType', v);
         break;
       }
     }
