@@ -75,6 +75,12 @@ export class SidecarMetrics {
     registers: [this.registry],
   });
 
+  readonly oldestPendingActionSeconds = new Gauge({
+    name: 'yss_oldest_pending_action_age_seconds',
+    help: 'How long the oldest RM write still pending has waited (0 when none is)',
+    registers: [this.registry],
+  });
+
   /** Every unit cost learning sees; the buckets bracket the learned worst case's usual range. */
   readonly taskUnitCost = new Histogram({
     name: 'yss_task_unit_cost_seconds_per_mb',

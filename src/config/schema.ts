@@ -204,6 +204,10 @@ const enforcement = z
     reservations: z.boolean().default(false),
     /** Upper bound on RM writes in one cycle, so a bug cannot flood the RM. */
     maxWritesPerCycle: z.number().int().min(1).max(10_000).default(200),
+    /** How long one drain of the outbox may take before it leaves the rest for the next (ms). */
+    drainBudgetMs: z.number().int().min(100).max(600_000).default(4_000),
+    /** Jobs whose writes are carried out at once (each job's own writes stay in order). */
+    writeConcurrency: z.number().int().min(1).max(64).default(8),
   })
   .strict();
 

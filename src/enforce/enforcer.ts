@@ -67,8 +67,14 @@ export interface EnforcerOptions {
   onPriorityCapped?: (appId: string, requested: number, got: number) => void;
   /** How long writes wait after the RM refused one for want of authentication (401). */
   authPauseMs?: number;
-  /** Monotonic ms, for the pause after a 401; injected for tests. */
+  /** Monotonic ms, for the pause after a 401 and the drain's time budget; injected for tests. */
   clock?: () => number;
+  /** Epoch ms, for the age of the oldest pending write; injected for tests. */
+  wallClock?: () => number;
+  /** How long one drain may take (DEFAULT_DRAIN_BUDGET_MS); the rest waits for the next. */
+  drainBudgetMs?: number;
+  /** Chains of writes carried out at once (DEFAULT_CONCURRENCY); 1 keeps the strict order. */
+  concurrency?: number;
 }
 
 export interface DrainResult {
@@ -115,8 +121,35 @@ function leaf(queue: string): string {
   return i < 0 ? queue : queue.slice(i + 1);
 }
 
+/** How long one drain may take before it leaves the rest for the next (ms). */
+export const DEFAULT_DRAIN_BUDGET_MS = 4_000;
+/** Chains of writes (one per job) carried out at once. */
+export const DEFAULT_CONCURRENCY = 8;
+/** Writes in a row that found the RM unreachable before a drain gives up for this cycle. */
+const STOP_AFTER_UNREACHABLE = 3;
+
+/** Why a drain stopped taking new writes. */
+type StopReason = 'limit' | 'budget' | 'auth' | 'unreachable';
+
+interface DrainRun {
+  writes: number;
+  unreachableInARow: number;
+  stop: StopReason | undefined;
+  /** The confirmations queued for group commits. */
+  confirmations: Promise<void>[];
+}
+
+/** What an action's writes are about: its job, else its app, else itself. */
+function subjectOf(action: ActionRecord): string {
+  if (action.jobId !== null) return `job:${action.jobId}`;
+  const appId = (action.payload as { appId?: unknown } | null)?.appId;
+  return typeof appId === 'string' ? `app:${appId}` : `action:${action.id}`;
+}
+
 export class Enforcer {
   private draining: Promise<DrainResult> | null = null;
+  /** The drain that runs once the current one ends, for callers that came during it. */
+  private followUp: Promise<DrainResult> | null = null;
   /** Set after a 401: writes wait until then (monotonic ms), so a refused user is not a storm. */
   private authPausedUntil: number | undefined;
   private authError: RmAuthError | undefined;
@@ -130,15 +163,23 @@ export class Enforcer {
 
   /**
    * Carry out pending actions in order, at most maxWritesPerCycle writes. Concurrent calls
-   * share one drain, so no action is ever sent by two callers at once.
+   * share one drain, so no action is ever sent by two callers at once; a call made while a
+   * drain runs is answered by the drain after it, which sees what was recorded since.
    */
   drain(): Promise<DrainResult> {
     if (!this.draining) {
       this.draining = this.drainOnce().finally(() => {
         this.draining = null;
       });
+      return this.draining;
     }
-    return this.draining;
+    this.followUp ??= this.draining
+      .catch(() => undefined)
+      .then(() => {
+        this.followUp = null;
+        return this.drain();
+      });
+    return this.followUp;
   }
 
   /** The RM's last 401 to a write, while writes wait for it; undefined once a write got through. */
@@ -148,141 +189,247 @@ export class Enforcer {
 
   /** Resolves when no drain is running. */
   async idle(): Promise<void> {
-    await this.draining?.catch(() => undefined);
+    while (this.draining || this.followUp) await (this.followUp ?? this.draining)?.catch(() => undefined);
   }
 
   private async drainOnce(): Promise<DrainResult> {
-    const { ledger, logger, shadow, maxWritesPerCycle, metrics } = this.options;
+    const { ledger, shadow } = this.options;
     const result: DrainResult = { done: 0, failed: 0, skipped: 0, deferred: 0 };
     const pending = ledger.pendingActions();
     const clock = this.options.clock ?? (() => performance.now());
-    if (!shadow && this.authPausedUntil !== undefined && clock() < this.authPausedUntil) {
+    if (shadow) this.skipAll(pending, result);
+    else if (this.authPausedUntil !== undefined && clock() < this.authPausedUntil)
       result.deferred = pending.length;
-      return result;
-    }
-    let writes = 0;
-    for (let i = 0; i < pending.length; i++) {
-      const action = pending[i]!;
-      if (shadow) {
-        ledger.completeAction(action.id, 'skipped', { shadow: true });
-        metrics?.rmWrites.inc({ kind: action.kind, status: 'skipped' });
-        result.skipped++;
-        continue;
-      }
-      if (writes >= maxWritesPerCycle) {
-        result.deferred += pending.length - i;
-        logger.warn('write limit reached for this cycle', {
-          limit: maxWritesPerCycle,
-          deferred: pending.length - i,
-        });
-        break;
-      }
-      writes++;
-      try {
-        const outcome = await this.execute(action);
-        this.authError = undefined;
-        this.authPausedUntil = undefined;
-        ledger.completeAction(action.id, 'done', outcome);
-        metrics?.rmWrites.inc({ kind: action.kind, status: 'done' });
-        result.done++;
-      } catch (err) {
-        const message = err instanceof Error ? err.message : String(err);
-        if (err instanceof RmAuthError) {
-          // Not this action's fault: every write would get the same answer. Keep them all and
-          // wait, saying once what to change.
-          ledger.noteActionError(action.id, message);
-          metrics?.rmWrites.inc({ kind: action.kind, status: 'refused' });
-          if (this.authError === undefined) logger.error('RM refuses writes', { error: message });
-          this.authError = err;
-          this.authPausedUntil = clock() + (this.options.authPauseMs ?? 60_000);
-          result.deferred += pending.length - i;
-          break;
-        }
-        if (isFinalRefusal(err)) {
-          ledger.completeAction(action.id, 'failed', { refusal: refusalOf(err) }, message);
-          metrics?.rmWrites.inc({ kind: action.kind, status: 'failed' });
-          logger.warn('RM refused an action', {
-            action: action.id,
-            kind: action.kind,
-            job: action.jobId,
-            error: message,
-          });
-          result.failed++;
-          continue;
-        }
-        // The RM is unreachable or answered garbage: keep the action, stop for this cycle.
-        ledger.noteActionError(action.id, message);
-        result.deferred += pending.length - i;
-        logger.warn('RM write deferred', {
-          action: action.id,
-          kind: action.kind,
-          code: err instanceof SidecarError ? err.code : undefined,
-          error: message,
-        });
-        break;
-      }
-    }
-    metrics?.pendingActions.set(ledger.pendingActions().length);
+    else await this.runChains(pending, result, clock);
+    this.publishBacklog();
     return result;
   }
 
-  private async execute(action: ActionRecord): Promise<unknown> {
+  /** Shadow mode: every pending action is marked skipped, in one commit. */
+  private skipAll(pending: readonly ActionRecord[], result: DrainResult): void {
+    const { ledger, metrics } = this.options;
+    ledger.transaction(() => {
+      for (const action of pending) ledger.completeAction(action.id, 'skipped', { shadow: true });
+    });
+    for (const action of pending) metrics?.rmWrites.inc({ kind: action.kind, status: 'skipped' });
+    result.skipped += pending.length;
+  }
+
+  /**
+   * The pending actions as chains, one per job (or app), each carried out in order; up to
+   * `concurrency` chains at once. A chain stops at its first write that did not get through
+   * (the job's later writes wait for it); the other chains go on. The drain stops taking new
+   * writes at maxWritesPerCycle, at the time budget, after a 401 (every write would get it),
+   * or after STOP_AFTER_UNREACHABLE writes in a row found the RM unreachable.
+   */
+  private async runChains(
+    pending: readonly ActionRecord[],
+    result: DrainResult,
+    clock: () => number,
+  ): Promise<void> {
+    const { logger, maxWritesPerCycle } = this.options;
+    const chains = new Map<string, ActionRecord[]>();
+    for (const a of pending) {
+      const key = subjectOf(a);
+      const chain = chains.get(key);
+      if (chain) chain.push(a);
+      else chains.set(key, [a]);
+    }
+    const queue = [...chains.values()];
+    const started = clock();
+    const budgetMs = this.options.drainBudgetMs ?? DEFAULT_DRAIN_BUDGET_MS;
+    const run: DrainRun = { writes: 0, unreachableInARow: 0, stop: undefined, confirmations: [] };
+    const worker = async (): Promise<void> => {
+      for (let chain = queue.shift(); chain; chain = queue.shift()) {
+        for (let k = 0; k < chain.length; k++) {
+          if (run.stop === undefined && run.writes >= maxWritesPerCycle) run.stop = 'limit';
+          if (run.stop === undefined && clock() - started >= budgetMs) run.stop = 'budget';
+          if (run.stop !== undefined) {
+            result.deferred += chain.length - k;
+            break;
+          }
+          run.writes++;
+          if (!(await this.attempt(chain[k]!, result, run, clock))) {
+            result.deferred += chain.length - k - 1;
+            break;
+          }
+        }
+      }
+    };
+    await Promise.all(Array.from({ length: this.options.concurrency ?? DEFAULT_CONCURRENCY }, worker));
+    for (const chain of queue) result.deferred += chain.length;
+    // The confirmations were queued for group commits: the drain ends once they are on disk.
+    await Promise.all(run.confirmations);
+    if (run.stop === 'limit' || run.stop === 'budget')
+      logger.warn(
+        run.stop === 'limit' ? 'write limit reached for this cycle' : 'time budget of this drain spent',
+        run.stop === 'limit'
+          ? { limit: maxWritesPerCycle, deferred: result.deferred }
+          : { budgetMs, deferred: result.deferred },
+      );
+  }
+
+  /**
+   * One write: carried out and confirmed (true), refused for good and marked failed (true: the
+   * chain goes on), or left pending (false: the chain stops here).
+   */
+  private async attempt(
+    action: ActionRecord,
+    result: DrainResult,
+    run: DrainRun,
+    clock: () => number,
+  ): Promise<boolean> {
+    const { ledger, logger, metrics } = this.options;
+    try {
+      const { outcome, after } = await this.execute(action);
+      this.authError = undefined;
+      this.authPausedUntil = undefined;
+      run.unreachableInARow = 0;
+      run.confirmations.push(
+        ledger
+          .writeSoon(() => {
+            after?.();
+            ledger.completeAction(action.id, 'done', outcome);
+          })
+          .catch((err: unknown) => {
+            // Still pending: the next drain reads the RM before it writes again (attempts > 0).
+            logger.error('an RM write went through but could not be confirmed in the ledger', {
+              action: action.id,
+              error: String(err),
+            });
+          }),
+      );
+      metrics?.rmWrites.inc({ kind: action.kind, status: 'done' });
+      result.done++;
+      return true;
+    } catch (err) {
+      const message = err instanceof Error ? err.message : String(err);
+      if (err instanceof RmAuthError) {
+        // Not this action's fault: every write would get the same answer. Keep them all and
+        // wait, saying once what to change.
+        ledger.noteActionError(action.id, message);
+        metrics?.rmWrites.inc({ kind: action.kind, status: 'refused' });
+        if (this.authError === undefined) logger.error('RM refuses writes', { error: message });
+        this.authError = err;
+        this.authPausedUntil = clock() + (this.options.authPauseMs ?? 60_000);
+        run.stop = 'auth';
+        result.deferred++;
+        return false;
+      }
+      if (isFinalRefusal(err)) {
+        ledger.completeAction(action.id, 'failed', { refusal: refusalOf(err) }, message);
+        metrics?.rmWrites.inc({ kind: action.kind, status: 'failed' });
+        logger.warn('RM refused an action', {
+          action: action.id,
+          kind: action.kind,
+          job: action.jobId,
+          error: message,
+        });
+        result.failed++;
+        return true;
+      }
+      // Unreachable, too slow, or an answer that was lost or garbled: keep the action for the
+      // next drain; the job's later writes wait, the other jobs' go on.
+      ledger.noteActionError(action.id, message);
+      result.deferred++;
+      run.unreachableInARow++;
+      if (run.unreachableInARow >= STOP_AFTER_UNREACHABLE) run.stop ??= 'unreachable';
+      logger.warn('RM write deferred', {
+        action: action.id,
+        kind: action.kind,
+        code: err instanceof SidecarError ? err.code : undefined,
+        error: message,
+      });
+      return false;
+    }
+  }
+
+  /** The outbox's backlog as metrics: pending writes and the age of the oldest. */
+  private publishBacklog(): void {
+    const { ledger, metrics } = this.options;
+    if (!metrics) return;
+    const { pending, oldestMs } = ledger.pendingBacklog();
+    metrics.pendingActions.set(pending);
+    const now = this.options.wallClock?.() ?? Date.now();
+    metrics.oldestPendingActionSeconds.set(oldestMs === null ? 0 : Math.max(0, (now - oldestMs) / 1000));
+  }
+
+  /**
+   * Carries out one action. Whatever must be on disk before the call (an app id handed out,
+   * the attempt count that makes a retry read the RM first) is committed before it; what the
+   * call settled comes back as `after`, written with the action's confirmation.
+   */
+  private async execute(action: ActionRecord): Promise<{ outcome: unknown; after?: () => void }> {
     const { ledger, rm } = this.options;
     const ambiguous = action.attempts > 0;
+    const attempt = (first?: () => void) =>
+      ledger.transaction(() => {
+        first?.();
+        ledger.markActionAttempt(action.id);
+      });
     switch (action.kind as ActionKind) {
       case 'submit': {
         const p = action.payload as SubmitPayload;
         const job = ledger.getJob(action.jobId!);
         if (!job) throw new Error(`action ${action.id}: no job ${action.jobId}`);
+        const submitted = () => ledger.updateJob(job.id, { state: 'submitted' });
         let appId = job.appId;
+        let keepAppId: (() => void) | undefined;
         if (appId === null) {
           // new-application only hands out an id; an id lost in a crash is harmless.
-          appId = (await rm.newApplication()).applicationId;
-          ledger.updateJob(job.id, { appId });
+          const id = (await rm.newApplication()).applicationId;
+          appId = id;
+          keepAppId = () => ledger.updateJob(job.id, { appId: id });
         } else if (ambiguous && (await this.appExists(appId))) {
-          ledger.updateJob(job.id, { state: 'submitted' });
-          return { appId, reconciled: true };
+          return { outcome: { appId, reconciled: true }, after: submitted };
         }
         // A reservation made for this job (an earlier action) is named in the submission.
         const reserved = ledger.actionsOf(job.id).find((a) => a.kind === 'reserve' && a.status === 'done')
           ?.result as { reservationId?: string } | undefined;
-        ledger.markActionAttempt(action.id);
+        attempt(keepAppId);
         const res = await rm.submitApp(
           this.submission(appId, { ...p, reservationId: reserved?.reservationId }),
         );
-        ledger.updateJob(job.id, { state: 'submitted' });
-        return { appId, status: res.status };
+        return { outcome: { appId, status: res.status }, after: submitted };
       }
       case 'set-priority': {
         const p = action.payload as { appId: string; priority: number };
         if (ambiguous && (await rm.appPriority(p.appId)) === p.priority)
-          return { priority: p.priority, reconciled: true };
-        ledger.markActionAttempt(action.id);
+          return { outcome: { priority: p.priority, reconciled: true } };
+        attempt();
         const priority = await rm.setAppPriority(p.appId, p.priority);
-        const job = ledger.getJobByAppId(p.appId);
-        if (job) ledger.updateJob(job.id, { priority });
         if (priority < p.priority) this.options.onPriorityCapped?.(p.appId, p.priority, priority);
-        return { requested: p.priority, priority };
+        return {
+          outcome: { requested: p.priority, priority },
+          after: () => {
+            const job = ledger.getJobByAppId(p.appId);
+            if (job) ledger.updateJob(job.id, { priority });
+          },
+        };
       }
       case 'move-queue': {
         const p = action.payload as { appId: string; queue: string };
         if (ambiguous && leaf(await rm.appQueue(p.appId)) === leaf(p.queue))
-          return { queue: p.queue, reconciled: true };
-        ledger.markActionAttempt(action.id);
+          return { outcome: { queue: p.queue, reconciled: true } };
+        attempt();
         const res = await rm.moveApp(p.appId, p.queue);
-        const job = ledger.getJobByAppId(p.appId);
-        if (job) ledger.updateJob(job.id, { queue: leaf(res.queue) });
-        return res;
+        return {
+          outcome: res,
+          after: () => {
+            const job = ledger.getJobByAppId(p.appId);
+            if (job) ledger.updateJob(job.id, { queue: leaf(res.queue) });
+          },
+        };
       }
       case 'set-lifetime': {
         const p = action.payload as { appId: string; expiryMs: number };
         if (ambiguous) {
           const t = await rm.appTimeout(p.appId, 'LIFETIME');
           if (t.expiryTime !== null && Math.abs(t.expiryTime - p.expiryMs) < 1000)
-            return { reconciled: true };
+            return { outcome: { reconciled: true } };
         }
-        ledger.markActionAttempt(action.id);
-        return await rm.setAppLifetime(p.appId, p.expiryMs);
+        attempt();
+        return { outcome: await rm.setAppLifetime(p.appId, p.expiryMs) };
       }
       case 'reserve': {
         // Re-submitting the same reservation id with the same definition is accepted by the
@@ -293,13 +440,15 @@ export class Enforcer {
           reservationId?: string;
         };
         let reservationId = p.reservationId;
+        let keepId: (() => void) | undefined;
         if (reservationId === undefined) {
-          reservationId = await rm.newReservation();
-          ledger.updateActionPayload(action.id, { ...p, reservationId });
+          const id = await rm.newReservation();
+          reservationId = id;
+          keepId = () => ledger.updateActionPayload(action.id, { ...p, reservationId: id });
         }
-        ledger.markActionAttempt(action.id);
+        attempt(keepId);
         await rm.submitReservation(reservationId, p.queue, p.definition);
-        return { reservationId };
+        return { outcome: { reservationId } };
       }
       default:
         throw new Error(`unknown action kind ${action.kind}`);

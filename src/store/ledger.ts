@@ -232,11 +232,12 @@ export class Ledger {
 
   /**
    * Run `fn` in one transaction: all of its writes land, or none. Writes queued by writeSoon
-   * are committed first, so the rows land in the order they were decided.
+   * land in the same commit (one fsync), before `fn`'s, so rows land in the order they were
+   * decided; should `fn` throw, only its own writes are rolled back.
    */
   transaction<T>(fn: () => T): T {
-    this.commitQueued();
-    return this.db.transaction(fn)();
+    if (this.queued.length === 0) return this.db.transaction(fn)();
+    return this.commitQueued(fn) as T;
   }
 
   /**
@@ -244,25 +245,35 @@ export class Ledger {
    * the event loop next checks for I/O (setImmediate), so many decisions share one fsync. The
    * promise resolves once they are on disk (WAL, synchronous=FULL) and rejects with `fn`'s own
    * error if it threw: its writes are rolled back (a savepoint), the others' are kept. A
-   * transaction() or a read that rebuilds admission state commits the queue first.
+   * transaction(), a read that rebuilds admission state or the outbox commits the queue first.
    */
   writeSoon(fn: () => void): Promise<void> {
     return new Promise<void>((resolve, reject) => {
       this.queued.push({ fn, settle: (err) => (err === undefined ? resolve() : reject(err)) });
       if (!this.commitScheduled) {
         this.commitScheduled = true;
-        setImmediate(() => this.commitQueued());
+        setImmediate(() => {
+          try {
+            this.commitQueued();
+          } catch {
+            // Each queued writer was handed the error.
+          }
+        });
       }
     });
   }
 
-  /** Commits the queued writes now (see writeSoon). */
-  commitQueued(): void {
+  /**
+   * Commits the queued writes now (see writeSoon), and `last` after them in the same
+   * transaction; returns what `last` returned, or throws what it threw (its writes rolled back).
+   */
+  commitQueued(last?: () => unknown): unknown {
     this.commitScheduled = false;
-    if (this.queued.length === 0) return;
+    if (this.queued.length === 0 && last === undefined) return undefined;
     const batch = this.queued;
     this.queued = [];
     const failed = new Map<QueuedWrite, unknown>();
+    let out: { value: unknown } | { error: unknown } = { value: undefined };
     try {
       this.db.transaction(() => {
         for (const w of batch) {
@@ -273,13 +284,22 @@ export class Ledger {
             failed.set(w, err);
           }
         }
+        if (last) {
+          try {
+            out = { value: this.db.transaction(last)() };
+          } catch (error) {
+            out = { error };
+          }
+        }
       })();
     } catch (err) {
       // The commit itself failed (disk full, I/O error): nothing of the batch landed.
       for (const w of batch) w.settle(err);
-      return;
+      throw err;
     }
     for (const w of batch) w.settle(failed.get(w));
+    if ('error' in out) throw out.error;
+    return out.value;
   }
 
   // --- jobs ---------------------------------------------------------------------------
@@ -467,10 +487,23 @@ export class Ledger {
     return row ? actionFromRow(row) : undefined;
   }
 
+  /** Pending actions in the order they were recorded (queued writes committed first). */
   pendingActions(): ActionRecord[] {
+    this.commitQueued();
     return (this.sql("SELECT * FROM actions WHERE status = 'pending' ORDER BY id").all() as Row[]).map(
       actionFromRow,
     );
+  }
+
+  /** The outbox's backlog: how many actions are pending, and when the oldest was recorded. */
+  pendingBacklog(): { pending: number; oldestMs: number | null } {
+    const row = this.sql(
+      "SELECT COUNT(*) AS n, MIN(created_ms) AS oldest FROM actions WHERE status = 'pending'",
+    ).get() as {
+      n: number;
+      oldest: number | null;
+    };
+    return { pending: row.n, oldestMs: row.oldest };
   }
 
   actionsOf(jobId: string): ActionRecord[] {

@@ -271,6 +271,8 @@ describe('the dashboard in Chromium', () => {
     expect(await page.textContent('#tile-accept')).toBe('75.0%');
     expect(await page.textContent('#tile-success')).toBe('85.7%');
     expect(await page.textContent('#tile-energy')).toBe('5.5 kWh');
+    // One write pending (dl-003's priority), recorded 2.5 s after its arrival 20 minutes ago.
+    expect(await page.textContent('#tile-outbox')).toBe('1 (oldest 19m 58s)');
     // The cluster table: one row per partition.
     expect(
       await page.$$eval('#partitions tbody tr', (rows) =>

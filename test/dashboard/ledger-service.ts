@@ -119,6 +119,14 @@ export class LedgerService implements SidecarService {
           { queue: 'realtime', label: 'gpu', containers: 8, queued: 1 },
         ],
       },
+      outbox: (() => {
+        const { pending, oldestMs } = this.ledger.pendingBacklog();
+        return {
+          pending,
+          oldestPendingSeconds: oldestMs === null ? null : (this.now() - oldestMs) / 1000,
+          writesRefused: false,
+        };
+      })(),
       polledAt: new Date(this.now()).toISOString(),
     };
   }

@@ -1,3 +1,4 @@
+import { SidecarMetrics } from '../../src/api/metrics';
 import { Enforcer, type SubmitPayload } from '../../src/enforce/enforcer';
 import { RmRemoteError } from '../../src/errors/rm-remote';
 import { RmUnavailableError } from '../../src/errors/rm-unavailable';
@@ -171,20 +172,136 @@ describe('the enforcer', () => {
     expect(rm.writes).toEqual(['submit application_1_0099']);
   });
 
-  it('keeps actions pending while the RM is unreachable, in order, and sends each once when it is back', async () => {
+  it("keeps a write pending while the RM is unreachable, sends the other jobs' meanwhile, and each once when it is back", async () => {
     const { ledger, rm, enforcer, addJob } = setup();
     addJob('a');
     addJob('b');
     rm.failNext = ['unavailable'];
-    expect(await enforcer.drain()).toEqual({ done: 0, failed: 0, skipped: 0, deferred: 2 });
-    expect(ledger.pendingActions()).toHaveLength(2);
-    expect(await enforcer.drain()).toEqual({ done: 2, failed: 0, skipped: 0, deferred: 0 });
+    // a's new-application found the RM unreachable; b's chain went on.
+    expect(await enforcer.drain()).toEqual({ done: 1, failed: 0, skipped: 0, deferred: 1 });
+    expect(ledger.pendingActions().map((x) => x.jobId)).toEqual(['a']);
+    expect(await enforcer.drain()).toEqual({ done: 1, failed: 0, skipped: 0, deferred: 0 });
     expect(rm.writes).toEqual([
       'new-application',
       'submit application_1_0001',
       'new-application',
       'submit application_1_0002',
     ]);
+    expect(ledger.getJob('a')!.appId).toBe('application_1_0002');
+  });
+
+  it("keeps one job's writes in order: its later writes wait for the one that did not get through", async () => {
+    const { ledger, rm, enforcer, addJob } = setup();
+    addJob('a');
+    await enforcer.drain();
+    Enforcer.enqueue(ledger, 'a', {
+      kind: 'set-priority',
+      payload: { appId: 'application_1_0001', priority: 7 },
+    });
+    Enforcer.enqueue(ledger, 'a', {
+      kind: 'move-queue',
+      payload: { appId: 'application_1_0001', queue: 'besteffort' },
+    });
+    rm.failNext = ['unavailable'];
+    expect(await enforcer.drain()).toEqual({ done: 0, failed: 0, skipped: 0, deferred: 2 });
+    expect(await enforcer.drain()).toEqual({ done: 2, failed: 0, skipped: 0, deferred: 0 });
+    expect(rm.writes.slice(2)).toEqual([
+      'priority application_1_0001 7',
+      'move application_1_0001 besteffort',
+    ]);
+    expect(ledger.getJob('a')).toMatchObject({ priority: 7, queue: 'besteffort' });
+  });
+
+  it('stops a drain after three writes in a row found the RM unreachable, leaving every write pending', async () => {
+    const { ledger, rm, enforcer, addJob } = setup();
+    for (const id of ['a', 'b', 'c', 'd', 'e', 'f']) addJob(id);
+    rm.failNext = Array.from({ length: 10 }, () => 'unavailable' as const);
+    const one = new Enforcer({
+      rm: rm.api(),
+      ledger,
+      logger: silentLogger(),
+      shadow: false,
+      maxWritesPerCycle: 100,
+      concurrency: 1,
+    });
+    expect(await one.drain()).toEqual({ done: 0, failed: 0, skipped: 0, deferred: 6 });
+    // Three calls, then nothing more for this cycle.
+    expect(rm.failNext).toHaveLength(7);
+    expect(ledger.pendingActions()).toHaveLength(6);
+    void enforcer;
+  });
+
+  it('leaves what its time budget did not reach for the next drain, and publishes the backlog', async () => {
+    const { ledger, rm, addJob } = setup();
+    for (const id of ['a', 'b', 'c', 'd']) addJob(id);
+    let t = 0;
+    const metrics = new SidecarMetrics();
+    const budgeted = new Enforcer({
+      rm: rm.api(),
+      ledger,
+      logger: silentLogger(),
+      metrics,
+      shadow: false,
+      maxWritesPerCycle: 100,
+      concurrency: 1,
+      drainBudgetMs: 1_200,
+      // Every look at the clock finds half a second gone: the budget lets two writes start.
+      clock: () => (t += 500),
+      wallClock: () => 31_000,
+    });
+    const first = await budgeted.drain();
+    expect(first).toEqual({ done: 2, failed: 0, skipped: 0, deferred: 2 });
+    const gauge = async (name: string) =>
+      (await metrics.registry.getSingleMetric(name)!.get()).values[0]!.value;
+    expect(await gauge('yss_pending_actions')).toBe(first.deferred);
+    // The ledger's clock stamped every action at 1,000 ms: 30 s ago.
+    expect(await gauge('yss_oldest_pending_action_age_seconds')).toBe(30);
+    t = 0;
+    expect((await budgeted.drain()).done).toBe(first.deferred);
+    expect(await gauge('yss_pending_actions')).toBe(0);
+    expect(await gauge('yss_oldest_pending_action_age_seconds')).toBe(0);
+  });
+
+  it('answers a drain asked for while one runs with the drain after it, which sees the newer writes', async () => {
+    const { ledger, rm, enforcer, addJob } = setup();
+    addJob('a');
+    const running = enforcer.drain();
+    addJob('b');
+    const asked = await enforcer.drain();
+    expect(await running).toMatchObject({ done: 1 });
+    expect(asked).toMatchObject({ done: 1, deferred: 0 });
+    expect(ledger.pendingActions()).toEqual([]);
+    expect(rm.writes.filter((w) => w.startsWith('submit'))).toHaveLength(2);
+  });
+
+  it("carries out several jobs' chains at once", async () => {
+    const { ledger, rm, addJob } = setup();
+    for (const id of ['a', 'b', 'c', 'd']) addJob(id);
+    const api = rm.api();
+    let inFlight = 0;
+    let most = 0;
+    const slow = {
+      ...api,
+      newApplication: async () => {
+        inFlight++;
+        most = Math.max(most, inFlight);
+        await new Promise((r) => setTimeout(r, 20));
+        inFlight--;
+        return api.newApplication();
+      },
+    } as ResourceManagerApi;
+    const e = new Enforcer({
+      rm: slow,
+      ledger,
+      logger: silentLogger(),
+      shadow: false,
+      maxWritesPerCycle: 100,
+    });
+    expect(await e.drain()).toMatchObject({ done: 4 });
+    expect(most).toBe(4);
+    expect(new Set([...rm.apps.values()].map((a) => a.submission.name))).toEqual(
+      new Set(['job a', 'job b', 'job c', 'job d']),
+    );
   });
 
   it('reconciles a priority change whose answer was lost instead of sending it again', async () => {
@@ -238,7 +355,8 @@ describe('the enforcer', () => {
     const { rm, enforcer, addJob } = setup();
     addJob('a');
     const [r1, r2] = await Promise.all([enforcer.drain(), enforcer.drain()]);
-    expect(r1).toBe(r2);
+    // The second caller is answered by the drain after the first: nothing was left for it.
+    expect([r1.done, r2.done]).toEqual([1, 0]);
     expect(rm.writes).toEqual(['new-application', 'submit application_1_0001']);
   });
 });

@@ -239,6 +239,29 @@ describe('ledger', () => {
     }
   });
 
+  it('commits queued writes with the next transaction, keeping them when its own function fails', async () => {
+    const { ledger, tick } = memoryLedger();
+    ledger.insertJob(jobRecord('j'));
+    const first = ledger.enqueueAction('j', 'submit', {});
+    const queued = ledger.writeSoon(() => ledger.completeAction(first.id, 'done'));
+    expect(() =>
+      ledger.transaction(() => {
+        ledger.enqueueAction('j', 'set-priority', { priority: 3 });
+        throw new Error('refused');
+      }),
+    ).toThrow('refused');
+    await expect(queued).resolves.toBeUndefined();
+    expect(ledger.actionsOf('j').map((a) => [a.kind, a.status])).toEqual([['submit', 'done']]);
+    // The outbox read commits what is queued: a confirmed action is never handed out again.
+    const second = ledger.enqueueAction('j', 'set-priority', { priority: 4 });
+    tick(5_000);
+    ledger.enqueueAction('j', 'move-queue', { queue: 'besteffort' });
+    void ledger.writeSoon(() => ledger.completeAction(second.id, 'done'));
+    expect(ledger.pendingActions().map((a) => a.kind)).toEqual(['move-queue']);
+    expect(ledger.pendingBacklog()).toEqual({ pending: 1, oldestMs: 6_000 });
+    expect(ledger.transaction(() => 42)).toBe(42);
+  });
+
   it('migrates a ledger written by the first schema, keeping its rows', () => {
     const dir = mkdtempSync(join(tmpdir(), 'ledger-migrate-'));
     try {

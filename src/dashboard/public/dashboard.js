@@ -425,7 +425,16 @@
     );
   }
 
+  function renderOutbox(outbox) {
+    if (!outbox || !Number.isFinite(outbox.pending)) return setText('tile-outbox', '–');
+    const age = Number.isFinite(outbox.oldestPendingSeconds)
+      ? ` (oldest ${fmtDuration(Math.round(outbox.oldestPendingSeconds)).slice(1)})`
+      : '';
+    setText('tile-outbox', `${outbox.pending}${outbox.pending > 0 ? age : ''}`);
+  }
+
   function renderCluster(cluster) {
+    renderOutbox(cluster && cluster.outbox);
     const tbody = $('partitions').tBodies[0];
     clear(tbody);
     const partitions = cluster && Array.isArray(cluster.partitions) ? cluster.partitions : [];
