@@ -11,15 +11,24 @@ export interface SidecarErrorOptions {
 }
 
 export abstract class SidecarError extends Error {
+  /**
+   * Each class states its code and status once, as statics (`static override readonly code =
+   * 'RM_TIMEOUT'`): the catalog reads them from the class, every instance copies them.
+   */
+  static readonly code: string;
+  static readonly httpStatus: number;
   /** Stable, machine-readable name, e.g. `RM_REMOTE_EXCEPTION`. */
-  abstract readonly code: string;
+  readonly code: string;
   /** The HTTP status used when this error is rendered by the sidecar's API. */
-  abstract readonly httpStatus: number;
+  readonly httpStatus: number;
   readonly context: Record<string, unknown>;
 
   constructor(message: string, options: SidecarErrorOptions = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    const type = new.target as unknown as { code: string; httpStatus: number };
     this.name = new.target.name;
+    this.code = type.code;
+    this.httpStatus = type.httpStatus;
     this.context = options.context ?? {};
   }
 

@@ -6,6 +6,6 @@ import { SidecarError } from './base';
  * sidecar never serves a page that cannot load.
  */
 export class DashboardAssetsMissingError extends SidecarError {
-  readonly code = 'DASHBOARD_ASSETS_MISSING';
-  readonly httpStatus = 500;
+  static override readonly code = 'DASHBOARD_ASSETS_MISSING';
+  static override readonly httpStatus = 500;
 }

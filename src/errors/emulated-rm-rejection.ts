@@ -7,8 +7,10 @@ import { SidecarError, type SidecarErrorOptions } from './base';
  * sidecar never sees this class, only the HTTP answer it becomes.
  */
 export class EmulatedRmRejection extends SidecarError {
-  readonly code = 'EMULATED_RM_REJECTION';
-  readonly httpStatus: number;
+  static override readonly code = 'EMULATED_RM_REJECTION';
+  /** The catalog's status; each instance carries the status the RM answers with. */
+  static override readonly httpStatus = 400;
+  override readonly httpStatus: number;
   /** RemoteException `exception`, or undefined for a plain-text answer. */
   readonly exception: string | undefined;
   readonly javaClassName: string | undefined;

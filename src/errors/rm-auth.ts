@@ -7,8 +7,8 @@ import { SidecarError, type SidecarErrorOptions } from './base';
  * answer until the configuration changes.
  */
 export class RmAuthError extends SidecarError {
-  readonly code = 'RM_AUTH_REQUIRED';
-  readonly httpStatus = 502;
+  static override readonly code = 'RM_AUTH_REQUIRED';
+  static override readonly httpStatus = 502;
   readonly status = 401;
   /** The user sent as `user.name`, or undefined when the call was anonymous. */
   readonly user: string | undefined;

@@ -6,8 +6,8 @@ import { SidecarError, type SidecarErrorOptions } from './base';
  * ledger keeps it pending and it is checked against the RM before it is ever sent again.
  */
 export class RmClientClosedError extends SidecarError {
-  readonly code = 'RM_CLIENT_CLOSED';
-  readonly httpStatus = 503;
+  static override readonly code = 'RM_CLIENT_CLOSED';
+  static override readonly httpStatus = 503;
   readonly outcomeUnknown: boolean;
 
   constructor(

@@ -6,8 +6,8 @@ import { SidecarError, type SidecarErrorOptions } from './base';
  * Carries the status and the body text, trimmed.
  */
 export class RmHttpError extends SidecarError {
-  readonly code = 'RM_HTTP_ERROR';
-  readonly httpStatus = 502;
+  static override readonly code = 'RM_HTTP_ERROR';
+  static override readonly httpStatus = 502;
   readonly status: number;
   readonly text: string;
 

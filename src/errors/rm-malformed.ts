@@ -11,8 +11,8 @@ export type MalformedReason =
  * required field missing or of the wrong type. Raised instead of returning a half-parsed object.
  */
 export class RmMalformedResponseError extends SidecarError {
-  readonly code = 'RM_MALFORMED_RESPONSE';
-  readonly httpStatus = 502;
+  static override readonly code = 'RM_MALFORMED_RESPONSE';
+  static override readonly httpStatus = 502;
   /** Where in the body the problem is (`nodes.node[1].id`), when known. */
   readonly fieldPath: string | undefined;
   /** What is wrong with the answer; `shape` (a field missing or mistyped) unless told. */

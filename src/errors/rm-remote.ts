@@ -6,8 +6,8 @@ import { SidecarError, type SidecarErrorOptions } from './base';
  * so this is never retried (INDEX.md section 6).
  */
 export class RmRemoteError extends SidecarError {
-  readonly code = 'RM_REMOTE_EXCEPTION';
-  readonly httpStatus = 502;
+  static override readonly code = 'RM_REMOTE_EXCEPTION';
+  static override readonly httpStatus = 502;
   readonly status: number;
   readonly exception: string;
   readonly javaClassName: string;

@@ -7,8 +7,8 @@ import { SidecarError, type SidecarErrorOptions } from './base';
  * a proxy in front of them. Not retried: the same request would get the same answer.
  */
 export class RmResponseTooLargeError extends SidecarError {
-  readonly code = 'RM_RESPONSE_TOO_LARGE';
-  readonly httpStatus = 502;
+  static override readonly code = 'RM_RESPONSE_TOO_LARGE';
+  static override readonly httpStatus = 502;
   readonly limitBytes: number;
 
   constructor(

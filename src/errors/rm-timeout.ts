@@ -7,8 +7,8 @@ import { SidecarError, type SidecarErrorOptions } from './base';
  * (`rm.callBudgetMs`).
  */
 export class RmTimeoutError extends SidecarError {
-  readonly code = 'RM_TIMEOUT';
-  readonly httpStatus = 504;
+  static override readonly code = 'RM_TIMEOUT';
+  static override readonly httpStatus = 504;
   readonly timeoutMs: number;
 
   constructor(

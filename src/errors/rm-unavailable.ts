@@ -5,8 +5,8 @@ import { SidecarError, type SidecarErrorOptions } from './base';
  * refused, unknown host, TLS failure, or every address answering as a standby.
  */
 export class RmUnavailableError extends SidecarError {
-  readonly code = 'RM_UNAVAILABLE';
-  readonly httpStatus = 503;
+  static override readonly code = 'RM_UNAVAILABLE';
+  static override readonly httpStatus = 503;
   readonly addresses: readonly string[];
   /** True when a write reached the server before the connection failed: it may have been applied. */
   readonly outcomeUnknown: boolean;

@@ -7,8 +7,8 @@ import { SidecarError, type SidecarErrorOptions } from './base';
  * each job left with its pending tasks.
  */
 export class SimulationStalledError extends SidecarError {
-  readonly code = 'SIMULATION_STALLED';
-  readonly httpStatus = 500;
+  static override readonly code = 'SIMULATION_STALLED';
+  static override readonly httpStatus = 500;
   readonly now: number;
   readonly waiting: ReadonlyArray<{ id: string; pendingMaps: number; pendingReduces: number }>;
 

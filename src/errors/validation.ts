@@ -14,8 +14,8 @@ export interface ValidationIssue {
  * the path of the field it concerns, so one answer tells the user all that is wrong.
  */
 export class ValidationError extends SidecarError {
-  readonly code = 'VALIDATION_FAILED';
-  readonly httpStatus = 400;
+  static override readonly code = 'VALIDATION_FAILED';
+  static override readonly httpStatus = 400;
   readonly issues: readonly ValidationIssue[];
 
   constructor(issues: readonly ValidationIssue[], options: SidecarErrorOptions = {}) {
