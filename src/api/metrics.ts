@@ -16,7 +16,7 @@ export class SidecarMetrics {
 
   readonly deadlines = new Counter({
     name: 'yss_deadline_outcomes_total',
-    help: 'Admitted jobs that ended, by whether they met their deadline (met, missed), or lost (the RM forgot their app)',
+    help: 'Admitted jobs that ended, by whether they met their deadline (met, missed), lost (the RM forgot their app) or refused (the RM would not take their submission)',
     labelNames: ['outcome'] as const,
     registers: [this.registry],
   });

@@ -1365,6 +1365,7 @@ export class Sidecar implements SidecarService {
       .filter(
         (j) => j.appId !== null && (j.state === 'submitted' || j.state === 'running') && !listed.has(j.appId),
       );
+    this.endRefused();
     for (const job of missing) {
       try {
         await rm.app(job.appId!);
@@ -1383,6 +1384,28 @@ export class Sidecar implements SidecarService {
         }
       }
       this.lose(job);
+    }
+  }
+
+  /**
+   * Admitted jobs the RM refused to take (a final refusal of their submission): they will never
+   * run, so they leave their lane, end as failed and are counted, instead of holding capacity
+   * for ever.
+   */
+  private endRefused(): void {
+    const { ledger, metrics } = this.deps;
+    const nowMs = this.deps.now();
+    for (const { job, error } of ledger.refusedSubmissions()) {
+      const lane = this.lanes.get(`${job.queue ?? ''}|${job.label ?? ''}`);
+      if (lane) lane.state = lane.policy.leave(lane.state, job.id, nowMs / 1000);
+      ledger.transaction(() => {
+        ledger.updateJob(job.id, { state: 'failed', finishedMs: nowMs });
+        ledger.recordDecision(job.id, 'reconcile', 'refused-by-rm', {
+          message: `the RM refused to take the job's submission: ${error ?? 'no reason given'}`,
+        });
+      });
+      metrics.deadlines.inc({ outcome: 'refused' });
+      this.log.warn('the RM refused an admitted job; it leaves the queue', { job: job.id, error });
     }
   }
 

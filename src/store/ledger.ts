@@ -495,6 +495,22 @@ export class Ledger {
     );
   }
 
+  /**
+   * Admitted jobs still waiting to reach the RM whose submission the RM refused for good: no
+   * submit of theirs is pending or done, one has failed. They will never run.
+   */
+  refusedSubmissions(): Array<{ job: JobRecord; error: string | null }> {
+    this.commitQueued();
+    const rows = this.sql(
+      `SELECT j.*, (SELECT a.error FROM actions a WHERE a.job_id = j.id AND a.kind = 'submit' AND a.status = 'failed' ORDER BY a.id DESC LIMIT 1) AS refusal
+       FROM jobs j
+       WHERE j.decision = 'admitted' AND j.state = 'accepted'
+         AND EXISTS (SELECT 1 FROM actions a WHERE a.job_id = j.id AND a.kind = 'submit' AND a.status = 'failed')
+         AND NOT EXISTS (SELECT 1 FROM actions a WHERE a.job_id = j.id AND a.kind = 'submit' AND a.status IN ('pending', 'done'))`,
+    ).all() as Row[];
+    return rows.map((r) => ({ job: jobFromRow(r), error: (r.refusal as string | null) ?? null }));
+  }
+
   /** The outbox's backlog: how many actions are pending, and when the oldest was recorded. */
   pendingBacklog(): { pending: number; oldestMs: number | null } {
     const row = this.sql(

@@ -17,6 +17,8 @@ export class FakeRm {
   refuseWrites = false;
   /** The next N priority writes fail as a real RM's do before the app's attempt exists (503 NPE). */
   priorityRefusals = 0;
+  /** Submissions still to refuse for good (400, as an RM does a submission it will never take). */
+  submitRefusals = 0;
   /** Every submission as the RM received it. */
   submissions: AppSubmission[] = [];
   private seq = 0;
@@ -225,6 +227,17 @@ export class FakeRm {
       },
       submitApp: async (s: AppSubmission) => {
         this.checkWrite();
+        if (this.submitRefusals > 0) {
+          this.submitRefusals--;
+          this.writes.push(`submit-refused ${s.applicationId}`);
+          throw new RmRemoteError({
+            status: 400,
+            exception: 'BadRequestException',
+            javaClassName: 'org.apache.hadoop.yarn.webapp.BadRequestException',
+            message: `queue ${s.queue ?? 'default'} does not accept the submission`,
+            url: 'http://rm/ws/v1/cluster/apps',
+          });
+        }
         this.writes.push(`submit ${s.applicationId}`);
         this.submissions.push(s);
         this.apps.set(

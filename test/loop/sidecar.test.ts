@@ -239,6 +239,35 @@ describe('the live sidecar', () => {
     });
   });
 
+  it('ends an admitted job whose submission the RM refused for good, and frees its place', async () => {
+    const fresh = setup();
+    await fresh.sidecar.runOnce();
+    const alone = (await fresh.submit({ deadline: 3600 })).body as Answer;
+
+    const { sidecar, rm, submit, ledger } = setup();
+    await sidecar.runOnce();
+    rm.submitRefusals = 1;
+    expect(((await submit({ deadline: 3600 })).body as Answer).decision).toBe('admitted');
+    await sidecar.enforcer.drain();
+    expect(ledger.actionsOf('dl-1').map((a) => a.status)).toEqual(['failed']);
+    await sidecar.runOnce();
+    expect(ledger.getJob('dl-1')).toMatchObject({ state: 'failed', outcome: null });
+    expect(ledger.decisionsOf('dl-1').at(-1)).toMatchObject({
+      policy: 'reconcile',
+      decision: 'refused-by-rm',
+      detail: { message: expect.stringContaining('does not accept the submission') },
+    });
+    // Its place is free again: the same job is judged as if it had never been admitted.
+    const again = (await submit({ deadline: 3600 })).body as Answer;
+    expect(again).toMatchObject({
+      decision: 'admitted',
+      position: 1,
+      estimatedFinish: alone.estimatedFinish,
+    });
+    await sidecar.runOnce();
+    expect(ledger.refusedSubmissions()).toEqual([]);
+  });
+
   it('follows an admitted app to its end and records whether it met its deadline', async () => {
     const { sidecar, rm, submit, ledger, clock } = setup();
     await sidecar.runOnce();
