@@ -60,7 +60,8 @@ const isoTime = z
   .superRefine((s, ctx) => {
     const r = parseIsoTime(s);
     if (typeof r === 'string') ctx.addIssue({ code: 'custom', message: r });
-  });
+  })
+  .meta({ format: 'date-time', description: 'absolute deadline with a zone, of a real calendar date' });
 
 const tag = z
   .string()
@@ -108,7 +109,10 @@ export const submissionSchema = z
           .finite()
           .max(HORIZON, `must be at most ${HORIZON_TEXT} from now`),
       ])
-      .optional(),
+      .optional()
+      .describe(
+        "an ISO-8601 time, or seconds from now; required unless the job's queue has a default deadline (admission.queueDefaults)",
+      ),
     maps: count(1, SUBMISSION_LIMITS.maxMaps),
     // The admission model (the papers') has at least one reduce; map-only jobs are not supported yet.
     reduces: count(
@@ -165,9 +169,14 @@ export const submissionSchema = z
      * When the RM loses the app (an RM restarted without recovery forgets its apps): decide the
      * job again for the time left and, if admitted, submit it again. Off: the job is marked lost.
      */
-    resubmitIfLost: z.boolean().default(false),
+    resubmitIfLost: z
+      .boolean()
+      .default(false)
+      .describe(
+        'when the RM loses the app, decide the job again for the time left and submit it again if admitted',
+      ),
     /** Decide and answer, but record nothing and submit nothing (a feasibility check). */
-    dryRun: z.boolean().default(false),
+    dryRun: z.boolean().default(false).describe('decide without recording or submitting'),
   })
   .strict()
   .superRefine((job, ctx) => {
