@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { WORKLOAD_CLASS_PATTERN } from '../core/estimates';
 import { JOB_TYPES } from '../core/kinds';
 import { JOB_LIMITS } from '../core/limits';
-import { ValidationError } from '../errors/validation';
+import { ValidationError, zodIssues } from '../errors/validation';
 import {
   MAX_TAG_LENGTH,
   MAX_TAGS,
@@ -284,12 +284,7 @@ export function parseSubmission(
 ): Submission {
   const parsed = submissionSchema.safeParse(body);
   if (!parsed.success) {
-    throw new ValidationError(
-      parsed.error.issues.map((i) => ({
-        path: i.path.length ? i.path.join('.') : '(body)',
-        message: i.code === 'unrecognized_keys' ? `unknown field(s) ${i.keys.join(', ')}` : i.message,
-      })),
-    );
+    throw new ValidationError(zodIssues(parsed.error, { noun: 'field', whole: '(body)' }));
   }
   const { yarnSubmission, ...rest } = parsed.data;
   const job = {

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import cron from 'node-cron';
 import YAML from 'yaml';
-import { ValidationError, type ValidationIssue } from '../errors/validation';
+import { ValidationError, zodIssues, type ValidationIssue } from '../errors/validation';
 import { configSchema, type SidecarConfig } from './schema';
 
 /**
@@ -121,13 +121,7 @@ export function buildConfig(raw: unknown, options: LoadOptions & { file?: string
   const withEnv = applyEnv(raw, options.env ?? {});
   const parsed = configSchema.safeParse(withEnv);
   if (!parsed.success) {
-    throw new ValidationError(
-      parsed.error.issues.map((i) => ({
-        path: i.path.length ? i.path.join('.') : '(root)',
-        message: i.code === 'unrecognized_keys' ? `unknown key(s) ${i.keys.join(', ')}` : i.message,
-        file: options.file,
-      })),
-    );
+    throw new ValidationError(zodIssues(parsed.error, { noun: 'key', file: options.file }));
   }
   const config = parsed.data;
   const issues = crossCheck(config, options);

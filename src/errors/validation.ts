@@ -1,3 +1,4 @@
+import type { z } from 'zod';
 import { SidecarError, type SidecarErrorOptions } from './base';
 
 export interface ValidationIssue {
@@ -52,4 +53,22 @@ export function issueCollector(issues: ValidationIssue[]): <T>(f: () => T) => T 
       return undefined;
     }
   };
+}
+
+/**
+ * A zod error's issues as ValidationIssues: each path dotted under `prefix` (or `whole` when the
+ * issue is about the value itself), and unknown keys named as `unknown <noun>(s) a, b`.
+ */
+export function zodIssues(
+  error: z.ZodError,
+  options: { noun: 'field' | 'key'; whole?: string; prefix?: string; file?: string },
+): ValidationIssue[] {
+  return error.issues.map((i) => {
+    const parts = [...(options.prefix === undefined ? [] : [options.prefix]), ...i.path.map(String)];
+    return {
+      path: parts.length ? parts.join('.') : (options.whole ?? '(root)'),
+      message: i.code === 'unrecognized_keys' ? `unknown ${options.noun}(s) ${i.keys.join(', ')}` : i.message,
+      ...('file' in options ? { file: options.file } : {}),
+    };
+  });
 }

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ValidationError } from '../errors/validation';
+import { ValidationError, zodIssues } from '../errors/validation';
 
 /**
  * The YARN application submission context: the typed model, the reading of a user's
@@ -212,13 +212,7 @@ export function parseSubmissionRequest(raw: unknown, path = 'yarnSubmission'): S
       : raw;
   const parsed = submissionRequestSchema.safeParse(withoutDecided);
   if (!parsed.success) {
-    for (const i of parsed.error.issues) {
-      const where = [path, ...i.path.map(String)].join('.');
-      issues.push({
-        path: where,
-        message: i.code === 'unrecognized_keys' ? `unknown field(s) ${i.keys.join(', ')}` : i.message,
-      });
-    }
+    issues.push(...zodIssues(parsed.error, { noun: 'field', prefix: path }));
   }
   if (issues.length > 0 || !parsed.success) throw new ValidationError(issues);
   const r = parsed.data;
