@@ -1,6 +1,5 @@
 import { Command } from 'commander';
 import { demoCommand } from './demo';
-import { fixtureDemoCommand } from './fixture-demo';
 import { emulatorCommand } from './emulator';
 import { estimatesCommand } from './estimates';
 import { probeCommand } from './probe';
@@ -18,7 +17,6 @@ export function buildProgram(): Command {
     .version(require('../../package.json').version as string);
   program.addCommand(probeCommand());
   program.addCommand(demoCommand());
-  program.addCommand(fixtureDemoCommand());
   program.addCommand(emulatorCommand());
   program.addCommand(simulateCommand());
   program.addCommand(startCommand());

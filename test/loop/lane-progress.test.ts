@@ -9,7 +9,7 @@ import { buildConfig } from '../../src/config/load';
 import { defaultRegistry } from '../../src/core/registry';
 import { RmHttpError } from '../../src/errors/rm-http';
 import { RmTimeoutError } from '../../src/errors/rm-timeout';
-import { startFixtureServer } from '../../src/fixtures/server';
+import { startFixtureServer } from '../fixture-server/server';
 import { Sidecar } from '../../src/loop/sidecar';
 import { Ledger } from '../../src/store/ledger';
 import { JobHistoryClient } from '../../src/yarn/jobhistory';

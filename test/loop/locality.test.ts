@@ -18,7 +18,7 @@ import { buildConfig } from '../../src/config/load';
 import { defaultRegistry } from '../../src/core/registry';
 import { buildWebHdfsApp, EmulatedHdfs, type HdfsFile } from '../../src/emulator/webhdfs-app';
 import { ValidationError } from '../../src/errors/validation';
-import { startFixtureServer, type FixtureServer } from '../../src/fixtures/server';
+import { startFixtureServer, type FixtureServer } from '../fixture-server/server';
 import { Sidecar } from '../../src/loop/sidecar';
 import { loadEnergyProfile } from '../../src/loop/service';
 import { Ledger } from '../../src/store/ledger';

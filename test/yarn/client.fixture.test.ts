@@ -3,7 +3,7 @@
  * values Hadoop's samples hold come back through the client, and the requests carry what the
  * RM expects (filters, wrapping, the expiry format, user.name, Accept).
  */
-import { startFixtureServer, type FixtureServer } from '../../src/fixtures/server';
+import { startFixtureServer, type FixtureServer } from '../fixture-server/server';
 import { RmHttpError } from '../../src/errors/rm-http';
 import { RmRemoteError } from '../../src/errors/rm-remote';
 import { HttpResourceManagerClient } from '../../src/yarn/client';

@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
-import { runDemo } from '../../src/cli/fixture-demo';
+import { runDemo } from '../fixture-server/demo';
 import {
   DEFAULT_PARTITION,
   formatSummary,
@@ -16,7 +16,7 @@ import {
   UNKNOWN,
   type ProbeSummary,
 } from '../../src/cli/probe';
-import { startFixtureServer, type FixtureServer } from '../../src/fixtures/server';
+import { startFixtureServer, type FixtureServer } from '../fixture-server/server';
 
 function io() {
   const out: string[] = [];

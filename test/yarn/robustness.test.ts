@@ -12,7 +12,7 @@ import os from 'node:os';
 import path from 'node:path';
 import fc from 'fast-check';
 import express from 'express';
-import { buildFixtureApp } from '../../src/fixtures/server';
+import { buildFixtureApp } from '../fixture-server/server';
 import { RmHttpError } from '../../src/errors/rm-http';
 import { RmMalformedResponseError } from '../../src/errors/rm-malformed';
 import { RmRemoteError } from '../../src/errors/rm-remote';

@@ -1,4 +1,4 @@
-import { startFixtureServer, type FixtureServer } from '../../src/fixtures/server';
+import { startFixtureServer, type FixtureServer } from '../fixture-server/server';
 import { RmRemoteError } from '../../src/errors/rm-remote';
 import { WebHdfsClient } from '../../src/yarn/webhdfs';
 

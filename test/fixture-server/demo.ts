@@ -1,11 +1,10 @@
 import path from 'node:path';
-import { Command } from 'commander';
-import { FIXTURE_ROOT, startFixtureServer } from '../fixtures/server';
-import { createLogger } from '../log';
-import { runProbe, type ProbeIo } from './probe';
+import { runProbe, type ProbeIo } from '../../src/cli/probe';
+import { createLogger } from '../../src/log';
+import { FIXTURE_ROOT, startFixtureServer } from './server';
 
 /**
- * `fixture-demo`: start the built-in fixture server (an RM stand-in answering with Hadoop's documented samples) on an ephemeral loopback port, probe
+ * A developer demo, run with `npx tsx test/fixture-server/demo.ts`: start the fixture server (an RM stand-in answering with Hadoop's documented samples) on an ephemeral loopback port, probe
  * it as an operator would, say what was done, and stop.
  */
 export async function runDemo(io: ProbeIo): Promise<number> {
@@ -36,13 +35,12 @@ export async function runDemo(io: ProbeIo): Promise<number> {
   }
 }
 
-export function fixtureDemoCommand(): Command {
-  return new Command('fixture-demo')
-    .description("Probe the built-in fixture server (Hadoop's documented RM samples) and exit")
-    .action(async () => {
-      process.exitCode = await runDemo({
-        out: (t) => process.stdout.write(t),
-        err: (t) => process.stderr.write(t),
-      });
-    });
+// Run directly (not imported by a test): the demo, its exit code the probe's.
+if (require.main === module) {
+  void runDemo({
+    out: (t) => process.stdout.write(t),
+    err: (t) => process.stderr.write(t),
+  }).then((code) => {
+    process.exitCode = code;
+  });
 }
