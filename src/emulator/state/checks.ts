@@ -1,4 +1,5 @@
 import { remoteRejection } from '../../errors/emulated-rm-rejection';
+import { MAX_TAG_LENGTH, MAX_TAGS } from '../../yarn/tags';
 
 /** The RM's own checks of what a client sends it (ids, tags, times), with the refusals it answers. */
 
@@ -48,9 +49,9 @@ export function parseFailureIndex(text: string): number {
   return pattern.length;
 }
 
-/** YarnConfiguration.APPLICATION_MAX_TAGS and APPLICATION_MAX_TAG_LENGTH. */
-export const RM_MAX_APPLICATION_TAGS = 10;
-export const RM_MAX_TAG_LENGTH = 100;
+/** YarnConfiguration.APPLICATION_MAX_TAGS and APPLICATION_MAX_TAG_LENGTH, stated once in src/yarn/tags.ts. */
+export const RM_MAX_APPLICATION_TAGS = MAX_TAGS;
+export const RM_MAX_TAG_LENGTH = MAX_TAG_LENGTH;
 
 /**
  * The RM's own check of an app's tags (ApplicationSubmissionContextPBImpl.checkTags): at most
