@@ -1,5 +1,6 @@
 import { ValidationError } from '../errors/validation';
 import { dc, fifoAll, rtmr, rtmrFifo, rtmrNoFeedback, type AdmissionPolicy } from './admission';
+import { edfAllEntry } from './admission/edf-all';
 import { createYarnGreedy } from './admission/yarn-greedy';
 import type { EnergyProfile } from './energy/profile';
 import { createAsrpt } from './placement/asrpt';
@@ -12,6 +13,7 @@ import { createFifo } from './placement/fifo';
 import { createIdealEnergy } from './placement/ideal-energy';
 import { createJobSize } from './placement/job-size';
 import { createMatchmaking } from './placement/matchmaking';
+import type { PartitionRanking } from './placement/locality';
 import type { PlacementPolicy } from './placement/types';
 
 /** What a factory may need besides its own arguments: values validated elsewhere at start. */
@@ -21,49 +23,132 @@ export interface PolicyContext {
 
 export type PolicyKind = 'placement' | 'admission';
 
-export interface PolicyEntry<P> {
+/**
+ * What an admission policy needs and offers, so that drivers (the simulator, the live loop) ask
+ * the registry instead of comparing names. Every policy runs in lanes (src/core/lanes): one
+ * instance per kind of container or label partition.
+ */
+export interface AdmissionCapabilities {
+  /** False for a baseline that admits every job: no deadline is promised (a job may have none). */
+  readonly promisesDeadlines: boolean;
+  /** The order placement serves admitted jobs in: the policy's queue (EDF, ...) or arrival. */
+  readonly queueOrder: 'policy' | 'arrival';
+  /**
+   * Its own dispatcher, naming the job for each free slot: `reservation` (RTMR, Alg. 5.4: reduce
+   * slots held back for earlier jobs), `minimum-tasks` (DC, seed 001 III), or none.
+   */
+  readonly dispatch: 'reservation' | 'minimum-tasks' | null;
+  /** Its arguments: worst-case `estimates` (RTMR's), or `unit-costs` (DC's c_m, c_r, filter ratio). */
+  readonly args: 'estimates' | 'unit-costs';
+  /** The estimate model it is defined with when it has one of its own (DC: the papers'). */
+  readonly estimateModel?: 'paper';
+  /** Rebuilds its state from a snapshot of the running cluster (AM task progress, overruns). */
+  readonly snapshotRebuild: boolean;
+  /** Has a feedback controller: a finished job's actual task times update the vectors (SATU). */
+  readonly feedback: boolean;
+  /** A rejection names the earliest deadline that would be admitted now. */
+  readonly earliestDeadline: boolean;
+  /** Can hold capacity with a YARN reservation (enforcement.reservations) shaped by its estimates. */
+  readonly reservations: boolean;
+}
+
+/** What a placement policy needs and offers. */
+export interface PlacementCapabilities {
+  /** Needs the energy profile (PolicyContext.energyProfile). */
+  readonly energyProfile: boolean;
+  /** How the live sidecar orders a job's candidate label partitions (core/placement/locality.ts). */
+  readonly partitionRanking: PartitionRanking;
+  /** An adaptive job may run on either kind of container; without, it counts as a GPU job. */
+  readonly adaptiveExecution: boolean;
+}
+
+const ADMISSION_DEFAULTS: AdmissionCapabilities = Object.freeze({
+  promisesDeadlines: true,
+  queueOrder: 'policy',
+  dispatch: null,
+  args: 'estimates',
+  snapshotRebuild: false,
+  feedback: false,
+  earliestDeadline: false,
+  reservations: false,
+});
+
+const PLACEMENT_DEFAULTS: PlacementCapabilities = Object.freeze({
+  energyProfile: false,
+  partitionRanking: 'given',
+  adaptiveExecution: true,
+});
+
+export interface PolicyEntry<P, C = unknown> {
   readonly description: string;
   /** Builds the policy from its raw arguments, validating them (a ValidationError names each bad field). */
   readonly create: (args: unknown, ctx: PolicyContext) => P;
+  /** What it needs and offers (AdmissionCapabilities, PlacementCapabilities); defaults where not said. */
+  readonly capabilities: Partial<C>;
 }
 
-export type PlacementEntry = PolicyEntry<PlacementPolicy<unknown>>;
+export type PlacementEntry = PolicyEntry<PlacementPolicy<unknown>, PlacementCapabilities>;
+
+function place(
+  description: string,
+  create: (args: unknown, ctx: PolicyContext) => PlacementPolicy<unknown>,
+  capabilities: Partial<PlacementCapabilities> = {},
+): PlacementEntry {
+  return entry(description, create, capabilities);
+}
+
+/** Locality-first policies: the live sidecar ranks partitions by dop (data locality) alone. */
+const LOCALITY: Partial<PlacementCapabilities> = { partitionRanking: 'locality' };
 
 /**
  * Every placement policy, by the name configuration and the simulator use. Written out here,
  * one line each, rather than filled in by importing modules.
  */
 export const placementEntries: Readonly<Record<string, PlacementEntry>> = Object.freeze({
-  fifo: entry('Hadoop FIFO: local tasks of the first job, else one non-local task per heartbeat', (a) =>
-    createFifo(a),
+  fifo: place(
+    'Hadoop FIFO: local tasks of the first job, else one non-local task per heartbeat',
+    (a) => createFifo(a),
+    LOCALITY,
   ),
-  delay: entry('delay scheduling (skip a job without a local task for up to D) on FIFO order', (a) =>
-    createDelay(a),
+  delay: place(
+    'delay scheduling (skip a job without a local task for up to D) on FIFO order',
+    (a) => createDelay(a),
+    LOCALITY,
   ),
-  matchmaking: entry('matchmaking with locality markers on FIFO order (seed 004 Alg. 1-2)', (a) =>
-    createMatchmaking(a),
+  matchmaking: place(
+    'matchmaking with locality markers on FIFO order (seed 004 Alg. 1-2)',
+    (a) => createMatchmaking(a),
+    LOCALITY,
   ),
-  'fair-delay': entry('delay scheduling on fair-share order', (a) => createFairDelay(a)),
-  'fair-matchmaking': entry('matchmaking on fair-share order', (a) => createFairMatchmaking(a)),
-  efh: entry(
+  'fair-delay': place('delay scheduling on fair-share order', (a) => createFairDelay(a), LOCALITY),
+  'fair-matchmaking': place('matchmaking on fair-share order', (a) => createFairMatchmaking(a), LOCALITY),
+  efh: place(
     'EFH energy-efficient two-level scheduler with adaptive execution (seed 004 Tables 6.2, 6.4)',
     (a, c) => createEfh(a, c),
+    { energyProfile: true, partitionRanking: 'fitness' },
   ),
-  'efh-no-ae': entry('EFH without adaptive execution (seed 004 Tables 6.3, 6.4)', (a, c) =>
-    createEfhNoAe(a, c),
+  'efh-no-ae': place(
+    'EFH without adaptive execution (seed 004 Tables 6.3, 6.4)',
+    (a, c) => createEfhNoAe(a, c),
+    { energyProfile: true, partitionRanking: 'fitness', adaptiveExecution: false },
   ),
-  'ideal-energy': entry(
+  'ideal-energy': place(
     'every map task on its least-energy container type only (seed 004 section 6.3.3.3)',
     (a, c) => createIdealEnergy(a, c),
+    { energyProfile: true, partitionRanking: 'energy' },
   ),
-  asrpt: entry('available shortest remaining processing time (seed 003 Alg. 1)', (a) => createAsrpt(a)),
-  'job-size': entry('job-size based two-tier scheduler (seed 002)', (a) => createJobSize(a)),
+  asrpt: place('available shortest remaining processing time (seed 003 Alg. 1)', (a) => createAsrpt(a)),
+  'job-size': place('job-size based two-tier scheduler (seed 002)', (a) => createJobSize(a)),
 });
 
 export interface PolicyRegistry<A = unknown> {
   readonly placement: Readonly<Record<string, PlacementEntry>>;
-  readonly admission: Readonly<Record<string, PolicyEntry<A>>>;
+  readonly admission: Readonly<Record<string, AdmissionEntry<A>>>;
   names(kind: PolicyKind): string[];
+  /** What the admission policy `name` needs and offers (an unknown name is a ValidationError). */
+  admissionCapabilities(name: string): AdmissionCapabilities;
+  /** What the placement policy `name` needs and offers (an unknown name is a ValidationError). */
+  placementCapabilities(name: string): PlacementCapabilities;
   createPlacement(name: string, args?: unknown, ctx?: PolicyContext): PlacementPolicy<unknown>;
   createAdmission(name: string, args?: unknown, ctx?: PolicyContext): A;
 }
@@ -74,7 +159,7 @@ export interface PolicyRegistry<A = unknown> {
  * `defaultRegistry` below, e.g. `rtmr: entry('...', (a) => createRtmr(a))`.
  */
 export function buildRegistry<A = unknown>(
-  admission: Readonly<Record<string, PolicyEntry<A>>> = {},
+  admission: Readonly<Record<string, AdmissionEntry<A>>> = {},
   placement: Readonly<Record<string, PlacementEntry>> = placementEntries,
 ): PolicyRegistry<A> {
   const clash = Object.keys(admission).filter((n) => n in placement);
@@ -86,11 +171,11 @@ export function buildRegistry<A = unknown>(
   const frozenAdmission = Object.freeze({ ...admission });
   const frozenPlacement = Object.freeze({ ...placement });
 
-  function lookup<P>(
+  function lookup<P, C>(
     kind: PolicyKind,
-    table: Readonly<Record<string, PolicyEntry<P>>>,
+    table: Readonly<Record<string, PolicyEntry<P, C>>>,
     name: string,
-  ): PolicyEntry<P> {
+  ): PolicyEntry<P, C> {
     if (Object.prototype.hasOwnProperty.call(table, name)) return table[name];
     const other = kind === 'placement' ? frozenAdmission : frozenPlacement;
     const hint = Object.prototype.hasOwnProperty.call(other, name)
@@ -113,6 +198,14 @@ export function buildRegistry<A = unknown>(
       lookup('placement', frozenPlacement, name).create(args, ctx),
     createAdmission: (name: string, args: unknown = {}, ctx: PolicyContext = {}) =>
       lookup('admission', frozenAdmission, name).create(args, ctx),
+    admissionCapabilities: (name: string) => ({
+      ...ADMISSION_DEFAULTS,
+      ...lookup('admission', frozenAdmission, name).capabilities,
+    }),
+    placementCapabilities: (name: string) => ({
+      ...PLACEMENT_DEFAULTS,
+      ...lookup('placement', frozenPlacement, name).capabilities,
+    }),
   });
 }
 
@@ -120,26 +213,69 @@ export function buildRegistry<A = unknown>(
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- each policy threads its own state type
 export type AnyAdmissionPolicy = AdmissionPolicy<any>;
 
+function admit(
+  description: string,
+  create: (args: unknown, ctx: PolicyContext) => AnyAdmissionPolicy,
+  capabilities: Partial<AdmissionCapabilities> = {},
+): AdmissionEntry {
+  return entry(description, create, capabilities);
+}
+
+/** RTMR and the policies built on its slot vectors (createRtmrPolicy). */
+const VECTORS: Partial<AdmissionCapabilities> = {
+  dispatch: 'reservation',
+  snapshotRebuild: true,
+  feedback: true,
+  earliestDeadline: true,
+  reservations: true,
+};
+/** Baselines that admit every job and only estimate its finish on the vectors. */
+const ADMIT_ALL: Partial<AdmissionCapabilities> = {
+  promisesDeadlines: false,
+  snapshotRebuild: true,
+  feedback: true,
+};
+
 /**
- * The admission policies of src/core/admission, one line each. Each factory validates its own
- * arguments (a ValidationError names each bad field).
+ * The admission policies of src/core/admission, one registration each. Each factory validates
+ * its own arguments (a ValidationError names each bad field).
  */
-export const admissionEntries: Readonly<Record<string, PolicyEntry<AnyAdmissionPolicy>>> = Object.freeze({
-  rtmr: entry('RTMR: EDF admission on slot vectors, with feedback (seed 000)', (a) =>
-    rtmr(a as Parameters<typeof rtmr>[0]),
+export const admissionEntries: Readonly<Record<string, AdmissionEntry<AnyAdmissionPolicy>>> = Object.freeze({
+  rtmr: admit(
+    'RTMR: EDF admission on slot vectors, with feedback (seed 000)',
+    (a) => rtmr(a as Parameters<typeof rtmr>[0]),
+    VECTORS,
   ),
-  'rtmr-no-feedback': entry('RTMR without the feedback controller', (a) =>
-    rtmrNoFeedback(a as Parameters<typeof rtmrNoFeedback>[0]),
+  'rtmr-no-feedback': admit(
+    'RTMR without the feedback controller',
+    (a) => rtmrNoFeedback(a as Parameters<typeof rtmrNoFeedback>[0]),
+    { ...VECTORS, feedback: false },
   ),
-  dc: entry('Deadline Constraint scheduler, a baseline (seed 001)', (a) => dc(a as Parameters<typeof dc>[0])),
-  'rtmr-fifo': entry('RTMR admission on a FIFO queue instead of EDF', (a) =>
-    rtmrFifo(a as Parameters<typeof rtmrFifo>[0]),
+  dc: admit(
+    'Deadline Constraint scheduler, a baseline (seed 001)',
+    (a) => dc(a as Parameters<typeof dc>[0]),
+    {
+      dispatch: 'minimum-tasks',
+      args: 'unit-costs',
+      estimateModel: 'paper',
+      earliestDeadline: true,
+    },
   ),
-  'fifo-all': entry('admit every job, FIFO, with estimated finish times', (a) =>
-    fifoAll(a as Parameters<typeof fifoAll>[0]),
+  'rtmr-fifo': admit(
+    'RTMR admission on a FIFO queue instead of EDF',
+    (a) => rtmrFifo(a as Parameters<typeof rtmrFifo>[0]),
+    VECTORS,
   ),
-  'yarn-greedy': entry("YARN ReservationSystem's GreedyReservationAgent as an admission test", (a) =>
-    createYarnGreedy(a),
+  'fifo-all': admit(
+    'admit every job, FIFO, with estimated finish times',
+    (a) => fifoAll(a as Parameters<typeof fifoAll>[0]),
+    { ...ADMIT_ALL, queueOrder: 'arrival' },
+  ),
+  'edf-all': edfAllEntry,
+  'yarn-greedy': admit(
+    "YARN ReservationSystem's GreedyReservationAgent as an admission test",
+    (a) => createYarnGreedy(a),
+    { earliestDeadline: true },
   ),
 });
 
@@ -148,9 +284,12 @@ export function defaultRegistry(): PolicyRegistry<AnyAdmissionPolicy> {
   return buildRegistry(admissionEntries);
 }
 
-export function entry<P>(
+export type AdmissionEntry<A = AnyAdmissionPolicy> = PolicyEntry<A, AdmissionCapabilities>;
+
+export function entry<P, C = AdmissionCapabilities & PlacementCapabilities>(
   description: string,
   create: (args: unknown, ctx: PolicyContext) => P,
-): PolicyEntry<P> {
-  return Object.freeze({ description, create });
+  capabilities: Partial<C> = {},
+): PolicyEntry<P, C> {
+  return Object.freeze({ description, create, capabilities: Object.freeze({ ...capabilities }) });
 }

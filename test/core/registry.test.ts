@@ -47,7 +47,7 @@ describe('policy registry', () => {
       'placement.policy: unknown placement policy "fiffo"; known: asrpt, delay, efh, efh-no-ae, fair-delay, fair-matchmaking, fifo, ideal-energy, job-size, matchmaking',
     );
     expect(() => registry.createAdmission('edf')).toThrow(
-      /admission\.policy: unknown admission policy "edf"; known: dc, fifo-all, rtmr, rtmr-fifo, rtmr-no-feedback, yarn-greedy/,
+      /admission\.policy: unknown admission policy "edf"; known: dc, edf-all, fifo-all, rtmr, rtmr-fifo, rtmr-no-feedback, yarn-greedy/,
     );
     expect(() => buildRegistry().createAdmission('rtmr')).toThrow(/known: \(none registered\)/);
   });
@@ -66,6 +66,7 @@ describe('policy registry', () => {
   it('holds the admission policies, each built by the admission core with its arguments validated', () => {
     expect(registry.names('admission')).toEqual([
       'dc',
+      'edf-all',
       'fifo-all',
       'rtmr',
       'rtmr-fifo',
@@ -75,7 +76,7 @@ describe('policy registry', () => {
     expect(() => registry.createAdmission('rtmr', {})).toThrow(ValidationError);
   });
 
-  it.each(['dc', 'fifo-all', 'rtmr', 'rtmr-fifo', 'rtmr-no-feedback', 'yarn-greedy'])(
+  it.each(['dc', 'edf-all', 'fifo-all', 'rtmr', 'rtmr-fifo', 'rtmr-no-feedback', 'yarn-greedy'])(
     'builds %s from the arguments the live sidecar passes, and it admits a small job on an empty cluster',
     (name) => {
       const policy = registry.createAdmission(name, {

@@ -132,6 +132,7 @@ export interface RankedPartition {
 export function rankPartitions(
   candidates: readonly PartitionCandidate[],
   locality: PartitionLocality,
+  by: PartitionRanking = 'fitness',
 ): RankedPartition[] {
   const anyEnergy = candidates.some((c) => c.mapEnergy !== undefined && c.mapEnergy > 0);
   const ranked = candidates.map((c, index) => {
@@ -139,9 +140,27 @@ export function rankPartitions(
     const dop = locality.dop[c.label] ?? (locality.known ? 0 : 1);
     return { index, label: c.label, ef, dop, h: (ef ?? 1) * dop };
   });
-  ranked.sort((a, b) => b.h - a.h || (b.ef ?? 0) - (a.ef ?? 0) || a.index - b.index);
+  const key = RANK_KEYS[by];
+  ranked.sort(
+    (a, b) => key(b) - key(a) || (by === 'given' ? 0 : (b.ef ?? 0) - (a.ef ?? 0)) || a.index - b.index,
+  );
   return ranked.map(({ index: _i, ...r }) => r);
 }
+
+/**
+ * How a placement policy orders a job's candidate partitions in the live sidecar (its
+ * capability `partitionRanking` in the registry): `fitness` by EFH's h = ef * dop, `energy` by
+ * ef alone (dop ignored), `locality` by dop alone (energy only breaks ties), `given` in the
+ * order given (the default partition first).
+ */
+export type PartitionRanking = 'fitness' | 'energy' | 'locality' | 'given';
+
+const RANK_KEYS: Record<PartitionRanking, (r: RankedPartition) => number> = {
+  fitness: (r) => r.h,
+  energy: (r) => r.ef ?? 0,
+  locality: (r) => r.dop,
+  given: () => 0,
+};
 
 export interface InputListing {
   /** The path as submitted. */

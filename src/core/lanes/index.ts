@@ -1,0 +1,123 @@
+import { snapshotFromProgress, type ProgressedJob } from '../admission/progress';
+import type { ClusterSnapshot } from '../admission/rtmr/state';
+import type { AdmissionPolicy, AdmissionResult, AdmitOptions, JobActuals } from '../admission/types';
+import type { Estimates } from '../estimates';
+import type { DeadlineJob } from '../job';
+import type { JobType } from '../kinds';
+import type { SlotModel } from '../slots/model';
+
+/**
+ * Admission lanes, shared by the simulator and the live sidecar. A lane is one instance of an
+ * admission policy sized to the containers of one kind (CPU or GPU, a label partition on YARN),
+ * with its own state: a GPU-only job can only run in GPU containers, so admitting it against the
+ * whole pool would count containers it can never use. A job is admitted in one lane, the first
+ * of its candidates (laneKindsFor) that admits it, and from then on its start, end or departure
+ * concern that lane alone.
+ */
+export interface Lane {
+  readonly policy: AdmissionPolicy<unknown>;
+  state: unknown;
+}
+
+/** One lane tried for a job, and the policy's answer there. */
+export interface LaneTry<L extends Lane> {
+  readonly lane: L;
+  readonly job: DeadlineJob;
+  readonly result: AdmissionResult<unknown>;
+}
+
+/**
+ * The kinds of container a job type may run in, in the order tried: a CPU job in CPU lanes, a
+ * GPU-only job in GPU lanes, an adaptive job in both, the CPU lane first unless `gpuFirst` (its
+ * map costs less energy on a GPU).
+ */
+export function laneKindsFor(jobType: JobType | string, gpuFirst = false): Array<'cpu' | 'gpu'> {
+  if (jobType === 'cpu') return ['cpu'];
+  if (jobType === 'gpu') return ['gpu'];
+  return gpuFirst ? ['gpu', 'cpu'] : ['cpu', 'gpu'];
+}
+
+/**
+ * Tries a job in each candidate lane, in order, until one admits it. No lane's state changes
+ * here: the caller adopts `admitted.result.state` (the sidecar only once its decision is
+ * recorded). `onRejected` sees each rejection as it happens, before the next lane is tried.
+ */
+export function admitInLanes<L extends Lane>(
+  tries: ReadonlyArray<{ lane: L; job: DeadlineJob }>,
+  now: number,
+  options?: AdmitOptions,
+  onRejected?: (t: LaneTry<L>) => void,
+): { admitted: LaneTry<L> | null; rejected: Array<LaneTry<L>> } {
+  const rejected: Array<LaneTry<L>> = [];
+  for (const { lane, job } of tries) {
+    const result =
+      options === undefined
+        ? lane.policy.admit(lane.state, job, now)
+        : lane.policy.admit(lane.state, job, now, options);
+    const t = { lane, job, result };
+    if (result.admitted) return { admitted: t, rejected };
+    rejected.push(t);
+    onRejected?.(t);
+  }
+  return { admitted: null, rejected };
+}
+
+/** The rejection whose earliest admissible deadline is soonest (the first on a tie). */
+export function soonestRejection<L extends Lane>(
+  rejected: ReadonlyArray<LaneTry<L>>,
+): LaneTry<L> | undefined {
+  const at = (t: LaneTry<L>) =>
+    t.result.admitted
+      ? Number.POSITIVE_INFINITY
+      : (t.result.earliestAdmissibleDeadline ?? Number.POSITIVE_INFINITY);
+  return [...rejected].sort((a, b) => at(a) - at(b))[0];
+}
+
+/** A job of the lane started running. */
+export function laneStarted(lane: Lane, jobId: string): void {
+  lane.state = lane.policy.markStarted(lane.state, jobId);
+}
+
+/** A job of the lane finished: with its actual task times (feedback), or it just leaves. */
+export function laneFinished(lane: Lane, jobId: string, actuals: JobActuals | undefined, now: number): void {
+  lane.state = actuals
+    ? lane.policy.complete(lane.state, jobId, actuals, now)
+    : lane.policy.leave(lane.state, jobId, now);
+}
+
+/** A job leaves the lane without finishing (killed, lost, refused by the RM). */
+export function laneLeft(lane: Lane, jobId: string, now: number): void {
+  lane.state = lane.policy.leave(lane.state, jobId, now);
+}
+
+/** Each queued job's position in its lane's queue, 0 first. */
+export function queueRanks(lane: Lane): Map<string, number> {
+  return new Map(lane.policy.queue(lane.state).map((j, i) => [j.id, i]));
+}
+
+/** A policy that can rebuild its state from a snapshot of a running cluster (RTMR's vectors). */
+export interface SnapshotPolicy<S = unknown> extends AdmissionPolicy<S> {
+  fromSnapshot(snapshot: ClusterSnapshot): S;
+}
+
+export function takesSnapshot(p: AdmissionPolicy<unknown>): p is SnapshotPolicy {
+  return typeof (p as Partial<SnapshotPolicy>).fromSnapshot === 'function';
+}
+
+/**
+ * A lane's state rebuilt from its open jobs. A policy with a snapshot rebuild counts each job's
+ * work still to come (its progress when known, else whole: core/admission/progress.ts); the
+ * others (dc, yarn-greedy) re-admit each job whole, in order, without the earliest-deadline search.
+ */
+export function rebuildLaneState(
+  policy: AdmissionPolicy<unknown>,
+  model: SlotModel,
+  estimates: Estimates,
+  now: number,
+  jobs: readonly ProgressedJob[],
+): unknown {
+  if (takesSnapshot(policy)) return policy.fromSnapshot(snapshotFromProgress(model, estimates, now, jobs));
+  let state = policy.initialState(now);
+  for (const { job } of jobs) state = policy.admit(state, job, now, { searchEarliest: false }).state;
+  return state;
+}
