@@ -1,0 +1,61 @@
+import type { SidecarMetrics } from '../api/metrics';
+import type { SidecarConfig } from '../config/schema';
+import type { EnergyProfile } from '../core/energy/profile';
+import type { AnyAdmissionPolicy, PolicyRegistry } from '../core/registry';
+import type { Enforcer } from '../enforce/enforcer';
+import type { Logger } from '../log';
+import type { Ledger } from '../store/ledger';
+import type { ResourceManagerApi } from '../yarn/api';
+import type { JobHistoryClient } from '../yarn/jobhistory';
+import type { TaskReport } from '../yarn/model';
+import type { LaneBook } from './lanes';
+import type { ProgressWatch } from './lane-progress';
+import type { EstimateKeeper } from './learning';
+import type { InputReader } from './locality';
+import type { ClusterObservation } from './observe';
+import type { Partitions } from './partitions';
+import type { PriorityCapTracker } from './priority-cap';
+
+export interface SidecarDeps {
+  config: SidecarConfig;
+  rm: ResourceManagerApi;
+  jobHistory?: JobHistoryClient;
+  /**
+   * The tasks of a running MapReduce app, from its AM through the RM's web proxy
+   * (`/proxy/{appid}/ws/v1/mapreduce/jobs/{jobid}/tasks`). Without it, rebuilt lanes count
+   * every admitted job whole.
+   */
+  runningAppTasks?: (appId: string) => Promise<readonly TaskReport[]>;
+  /**
+   * WebHDFS (rm.webHdfsAddress), to read a submission's input paths for data locality. Without
+   * it, dop is uniform and a submission with input paths must give inputBytes.
+   */
+  webHdfs?: InputReader;
+  ledger: Ledger;
+  registry: PolicyRegistry<AnyAdmissionPolicy>;
+  energyProfile?: EnergyProfile;
+  metrics: SidecarMetrics;
+  logger: Logger;
+  /** Epoch milliseconds; injected so tests and the demo control time. */
+  now: () => number;
+  /** Ids of new jobs; injected for tests. */
+  newId?: () => string;
+  /**
+   * How many unconfigured workload classes keep an observed cost distribution (and metric
+   * series) besides the pinned ones; DEFAULT_RECENT_CLASSES when not given.
+   */
+  recentCostClasses?: number;
+}
+
+/** The parts of the live loop, built once by the Sidecar and handed to each stage. */
+export interface LoopParts {
+  readonly deps: SidecarDeps;
+  readonly log: Logger;
+  readonly observation: ClusterObservation;
+  readonly estimates: EstimateKeeper;
+  readonly partitions: Partitions;
+  readonly lanes: LaneBook;
+  readonly progress: ProgressWatch;
+  readonly cap: PriorityCapTracker;
+  readonly enforcer: Enforcer;
+}

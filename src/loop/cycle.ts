@@ -1,0 +1,47 @@
+import type { LoopParts } from './context';
+import { enforce, planPriorities } from './plan';
+import type { Reconciler } from './reconcile';
+import { sample } from './views';
+
+/**
+ * One poll-decide-enforce cycle, the pipeline in order:
+ *   observe   poll the RM into the capacity view and lanes (observe.ts), reconcile its apps with
+ *             the ledger (reconcile.ts: running, ended, discovered, lost, refused), overruns and
+ *             lane progress from the AMs (lane-progress.ts), the RM's priority cap;
+ *   decide    in the core's lanes (lanes.ts; discovered apps and lost jobs are decided there);
+ *   plan      the RM writes the lanes' EDF order calls for (plan.ts, planPriorities);
+ *   enforce   the outbox carries out every recorded write (src/enforce/enforcer.ts).
+ * Each part runs even if another failed; its error is logged, not thrown.
+ */
+export async function runCycle(p: LoopParts, reconciler: Reconciler): Promise<void> {
+  const { metrics, ledger, config, rm } = p.deps;
+  const end = metrics.pollSeconds.startTimer();
+  const apps = await p.observation.poll((view) => p.lanes.applyCapacity(view));
+  const step = (name: string, fn: () => unknown) => runStep(p, name, fn);
+  if (apps !== undefined) {
+    await step('track apps', () => reconciler.trackApps(apps));
+    await step('overruns', () => p.progress.detectOverruns());
+    await step('lane progress', () => p.progress.readLaneProgress(apps));
+    await step('priority cap', () => p.cap.readFrom(rm, p.deps.now));
+    await step('priorities', () =>
+      ledger.transaction(() =>
+        enforce(
+          ledger,
+          planPriorities(config, ledger, p.lanes.all(), apps, (pos) => p.cap.priorityAt(pos)),
+        ),
+      ),
+    );
+  }
+  await step('enforce', () => p.enforcer.drain());
+  await step('stats', () => sample(p));
+  metrics.queueDepth.set(ledger.countOpenAdmittedJobs());
+  end();
+}
+
+async function runStep(p: LoopParts, name: string, fn: () => unknown): Promise<void> {
+  try {
+    await fn();
+  } catch (err) {
+    p.log.error('cycle step failed', { step: name, error: err instanceof Error ? err.stack : String(err) });
+  }
+}

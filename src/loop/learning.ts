@@ -1,0 +1,361 @@
+import type { SidecarMetrics } from '../api/metrics';
+import { estimatesView, type EstimatesView } from '../api/views';
+import { DEFAULT_TASK_SECONDS, type SidecarConfig } from '../config/schema';
+import type { JobActuals } from '../core/admission';
+import {
+  DEFAULT_RECENT_CLASSES,
+  emptyObservedCostsBook,
+  observeClassJob,
+  retainClasses,
+  validateObservedCostsBook,
+  type ClassRetention,
+  type ObservedCostsBook,
+} from '../core/cost-distribution';
+import {
+  bookOf,
+  classOf,
+  estimatesOf,
+  forgetClass,
+  learnForClass,
+  validateLearnedEstimates,
+  withClass,
+  withLearned,
+  type EstimateBook,
+  type LearnedEstimates,
+} from '../core/estimate-book';
+import {
+  unitCosts,
+  validateWorkloadClass,
+  type Estimates,
+  type FinishedJobObservation,
+} from '../core/estimates';
+import type { DeadlineJob } from '../core/job';
+import { JOB_TYPES, type JobType } from '../core/kinds';
+import { estimatesFromSamples, learnJob, type LearningOptions } from '../core/learning';
+import { ValidationError } from '../errors/validation';
+import type { Logger } from '../log';
+import type { JobRecord, Ledger } from '../store/ledger';
+import type { AppReport, TaskReport } from '../yarn/model';
+
+/**
+ * The estimates admission judges with (docs/estimates.md): the configured figures per workload
+ * class, what finished jobs taught over them (kept in the ledger), and the observed distribution
+ * of task unit costs beside them. Learning and an operator's reset say whether the figures
+ * changed; the caller then rebuilds the lanes with them.
+ */
+
+const MB = 1024 * 1024;
+/**
+ * The learned estimates per workload class (LearnedEstimates). Before there were classes the
+ * same key held one triple; it still loads, as the default (validateLearnedEstimates).
+ */
+const ESTIMATES_KEY = 'estimates';
+/** The latest operator resets of a class's learning (who, when, figures before and after). */
+const RESETS_KEY = 'estimates-resets';
+const MAX_RESETS_KEPT = 100;
+/** The observed distribution of task unit costs (cost-distribution.ts), beside the estimates. */
+const OBSERVED_KEY = 'observedCosts';
+
+/** A class's figures as the API shows them (seconds per MB, seconds per task). */
+export interface FiguresView {
+  eta: number;
+  mapSecondsPerMb: number;
+  reduceSecondsPerMb: number;
+  /** The per-task floor (0 under estimateModel paper). */
+  mapTaskSeconds: number;
+  reduceTaskSeconds: number;
+}
+
+/** POST /api/v1/estimates/{class}/reset. */
+export interface EstimatesResetView {
+  workloadClass: string;
+  /** False when the class had learned nothing: the reset changed nothing. */
+  hadLearned: boolean;
+  before: FiguresView;
+  after: FiguresView;
+}
+
+export function figuresView(e: Estimates): FiguresView {
+  return {
+    eta: e.eta,
+    mapSecondsPerMb: e.mapCostMax,
+    reduceSecondsPerMb: e.reduceCostMax,
+    mapTaskSeconds: e.mapTaskSeconds ?? 0,
+    reduceTaskSeconds: e.reduceTaskSeconds ?? 0,
+  };
+}
+
+/** The fields of a ledger row the core's job is made of. */
+export type JobFields = Pick<
+  JobRecord,
+  'id' | 'arrivalMs' | 'deadlineMs' | 'maps' | 'reduces' | 'inputBytes' | 'spec' | 'jobType'
+>;
+
+/** Configured figures as the core's estimates; under the floored model with a per-task floor. */
+export function configuredBook(admission: SidecarConfig['admission']): EstimateBook {
+  const floored = admission.estimateModel === 'floored';
+  // Under the floored model a class without its own task floor gets DEFAULT_TASK_SECONDS.
+  const triple = (e: SidecarConfig['admission']['initialEstimates']): Estimates => ({
+    eta: e.eta,
+    mapCostMax: e.mapSecondsPerMb,
+    reduceCostMax: e.reduceSecondsPerMb,
+    ...(floored
+      ? {
+          mapTaskSeconds: e.mapTaskSeconds ?? DEFAULT_TASK_SECONDS,
+          reduceTaskSeconds: e.reduceTaskSeconds ?? DEFAULT_TASK_SECONDS,
+        }
+      : {}),
+  });
+  return bookOf(
+    triple(admission.initialEstimates),
+    Object.fromEntries(Object.entries(admission.classEstimates).map(([c, e]) => [c, triple(e)])),
+  );
+}
+
+export interface EstimateKeeperDeps {
+  config: SidecarConfig;
+  ledger: Ledger;
+  metrics: SidecarMetrics;
+  log: Logger;
+  now: () => number;
+  recentCostClasses?: number;
+}
+
+export class EstimateKeeper {
+  /** The configured estimates with the learned ones over them: what admission reads. */
+  private current: EstimateBook;
+  /** What was learned (and is kept in the ledger), class by class. */
+  private learned: LearnedEstimates;
+  /** The configured estimates, before anything learned. */
+  private readonly configured: EstimateBook;
+  private readonly learning: LearningOptions;
+  private observed: ObservedCostsBook;
+  /** Which classes keep a distribution and metric series (ClassRetention). */
+  private readonly retention: ClassRetention;
+
+  constructor(private readonly deps: EstimateKeeperDeps) {
+    const { config, ledger } = deps;
+    this.learning = { model: config.admission.estimateModel, ...config.admission.learning };
+    this.configured = configuredBook(config.admission);
+    const saved = ledger.getValue<unknown>(ESTIMATES_KEY);
+    this.learned = saved === undefined ? { classes: {} } : validateLearnedEstimates(saved);
+    this.current = this.bookFromLearned();
+    // Pinned: the default, the job types (the class of every job without its own) and the
+    // configured classes, a set the operator bounds; other classes are bounded by recency.
+    this.retention = {
+      pinned: ['*', ...JOB_TYPES, ...Object.keys(config.admission.classEstimates)],
+      recent: deps.recentCostClasses ?? DEFAULT_RECENT_CLASSES,
+    };
+    this.observed = this.loadObserved();
+    this.publish();
+  }
+
+  get book(): EstimateBook {
+    return this.current;
+  }
+
+  /** GET /api/v1/estimates. */
+  view(): EstimatesView {
+    return estimatesView(this.current, this.observed);
+  }
+
+  /**
+   * A job's workload class: the `workloadClass` its spec holds (from the submission, or an RM
+   * app's `class:` tag), else its job type.
+   */
+  classOfRecord(j: Pick<JobRecord, 'jobType' | 'spec'>): string {
+    const own = (j.spec as { workloadClass?: unknown } | null)?.workloadClass;
+    return classOf(j.jobType as JobType, typeof own === 'string' ? own : undefined);
+  }
+
+  /** The core's job, carrying its class and its class's current estimates (withClass). */
+  deadlineJob(j: JobFields): DeadlineJob {
+    const splits = (j.spec as { splitBytes?: number[] } | null)?.splitBytes;
+    const arrival = j.arrivalMs / 1000;
+    const job: DeadlineJob = {
+      id: j.id,
+      arrival,
+      deadline: Math.max(1e-3, j.deadlineMs / 1000 - arrival),
+      maps: j.maps,
+      reduces: Math.max(1, j.reduces),
+      inputSize: j.inputBytes / MB,
+      ...(splits ? { mapSplits: splits.map((b) => b / MB) } : {}),
+    };
+    return withClass(job, this.classOfRecord(j), this.current);
+  }
+
+  /**
+   * Learns the estimates from a finished job's tasks (read from the JobHistory server).
+   * `changed`: the class's figures moved, and every lane must be rebuilt with them.
+   */
+  learnFrom(
+    job: JobRecord,
+    app: AppReport,
+    tasks: readonly TaskReport[],
+  ): { actuals: JobActuals; changed: boolean } | undefined {
+    const maps = tasks.filter((t) => t.type === 'MAP' && t.finishTime > 0);
+    const reduces = tasks.filter((t) => t.type === 'REDUCE' && t.finishTime > 0);
+    if (maps.length === 0) return undefined;
+    const inputMb = job.inputBytes / MB;
+    // Learning is confined to the finished job's class (seed 000 IV.A, per class).
+    const cls = this.classOfRecord(job);
+    const before = estimatesOf(this.current, cls);
+    const observation = {
+      // The intermediate size is not reported by the task list: eta is not learned.
+      inputSize: inputMb,
+      mapTasks: maps.map((t) => ({ size: inputMb / job.maps, seconds: (t.finishTime - t.startTime) / 1000 })),
+      reduceTasks: reduces.map((t) => ({
+        size: (before.eta * inputMb) / Math.max(1, job.reduces),
+        seconds: (t.finishTime - t.startTime) / 1000,
+      })),
+    };
+    const after = this.learnClass(cls, before, observation);
+    this.current = bookOf(this.current.default, { ...this.current.classes, [cls]: after });
+    this.observe(cls, observation);
+    const changed = JSON.stringify(before) !== JSON.stringify(after);
+    if (changed) {
+      this.deps.log.info('estimates changed', { workloadClass: cls, before, after });
+      this.deps.ledger.recordDecision(job.id, 'estimates', 'learned', { workloadClass: cls, before, after });
+    }
+    return {
+      actuals: {
+        mapFinishTimes: maps.map((t) => t.finishTime / 1000),
+        reduceFinishTimes: reduces.map((t) => t.finishTime / 1000),
+        finishedAt: (app.finishedTime || Math.max(...tasks.map((t) => t.finishTime))) / 1000,
+      },
+      changed,
+    };
+  }
+
+  /** The same unit costs c^max is the maximum of, kept as a distribution beside it, and saved. */
+  private observe(cls: string, observation: FinishedJobObservation): void {
+    const unit = unitCosts(observation);
+    const observed = observeClassJob(this.observed, cls, unit, this.retention);
+    this.observed = observed.book;
+    this.deps.ledger.transaction(() => {
+      this.deps.ledger.setValue(ESTIMATES_KEY, this.learned);
+      this.deps.ledger.setValue(OBSERVED_KEY, this.observed);
+    });
+    const costs = this.deps.metrics.taskUnitCost;
+    for (const v of unit.map) costs.observe({ stage: 'map', class: cls }, v);
+    for (const v of unit.reduce) costs.observe({ stage: 'reduce', class: cls }, v);
+    // A class dropped from the distributions leaves the metrics too: the series stay bounded.
+    for (const c of observed.dropped)
+      for (const stage of ['map', 'reduce']) costs.remove({ stage, class: c });
+    this.publish();
+  }
+
+  /**
+   * One finished job learned into its class (src/core/learning.ts): the papers' rule, or the
+   * floored one whose samples are kept so that figures decay. Returns the class's new figures.
+   */
+  private learnClass(cls: string, before: Estimates, observation: FinishedJobObservation): Estimates {
+    if (this.learning.model === 'paper') {
+      const after = estimatesOf(learnForClass(this.current, cls, observation), cls);
+      this.learned = { ...this.learned, classes: { ...this.learned.classes, [cls]: after } };
+      return after;
+    }
+    // A class learned before there were samples starts from its learned figures as one sample,
+    // which then leaves the window like any other.
+    const prior = this.learned.samples?.[cls] ?? {
+      samples: Object.hasOwn(this.learned.classes, cls) ? [this.learned.classes[cls]!] : [],
+    };
+    const r = learnJob(estimatesOf(this.configured, cls), before, prior, observation, this.learning);
+    this.learned = {
+      ...this.learned,
+      classes: { ...this.learned.classes, [cls]: r.estimates },
+      samples: { ...this.learned.samples, [cls]: r.learning },
+    };
+    return r.estimates;
+  }
+
+  /**
+   * The configured estimates with what was learned over them. Under the floored model each
+   * class is its configured figures raised to its samples; a class (or the default) learned
+   * before there were samples, or under the papers' model, counts its learned figures as one
+   * sample, so it keeps its configured floor and comes down like any other. Under the papers'
+   * model learned figures win and no floor applies, whatever was learned before.
+   */
+  private bookFromLearned(): EstimateBook {
+    const book = withLearned(this.configured, this.learned);
+    if (this.learning.model === 'paper') {
+      const noFloor = ({ eta, mapCostMax, reduceCostMax }: Estimates): Estimates => ({
+        eta,
+        mapCostMax,
+        reduceCostMax,
+      });
+      return bookOf(
+        noFloor(book.default),
+        Object.fromEntries(Object.entries(book.classes).map(([c, e]) => [c, noFloor(e)])),
+      );
+    }
+    const samplesOf = (cls: string, learned: Estimates): readonly Estimates[] =>
+      this.learned.samples?.[cls]?.samples ?? [learned];
+    const classes = { ...book.classes };
+    for (const [cls, e] of Object.entries(this.learned.classes))
+      classes[cls] = estimatesFromSamples(estimatesOf(this.configured, cls), samplesOf(cls, e));
+    const def = this.learned.default;
+    return bookOf(
+      def === undefined ? book.default : estimatesFromSamples(this.configured.default, [def]),
+      classes,
+    );
+  }
+
+  /**
+   * An operator's reset of one class's learning (POST /api/v1/estimates/{class}/reset, the CLI's
+   * `estimates reset`): what it learned and its samples are forgotten, and it is judged with its
+   * configured figures again. Recorded in the ledger. `changed`: the lanes must be rebuilt.
+   */
+  reset(workloadClass: string, by: string): { view: EstimatesResetView; changed: boolean } {
+    const cls = validateWorkloadClass(workloadClass, 'workloadClass');
+    const before = estimatesOf(this.current, cls);
+    const hadLearned = Object.hasOwn(this.learned.classes, cls) || this.learned.samples?.[cls] !== undefined;
+    this.learned = forgetClass(this.learned, cls);
+    this.current = this.bookFromLearned();
+    const after = estimatesOf(this.current, cls);
+    const reset = { workloadClass: cls, by, atMs: this.deps.now(), before, after };
+    const resets = this.deps.ledger.getValue<unknown[]>(RESETS_KEY) ?? [];
+    this.deps.ledger.transaction(() => {
+      this.deps.ledger.setValue(ESTIMATES_KEY, this.learned);
+      this.deps.ledger.setValue(RESETS_KEY, [...resets, reset].slice(-MAX_RESETS_KEPT));
+    });
+    this.publish();
+    this.deps.log.info('estimates reset', reset);
+    return {
+      view: { workloadClass: cls, hadLearned, before: figuresView(before), after: figuresView(after) },
+      changed: JSON.stringify(before) !== JSON.stringify(after),
+    };
+  }
+
+  /**
+   * The saved distribution, or an empty one. A stored value that does not read back is logged
+   * and replaced: it is shown to operators, admission does not depend on it.
+   */
+  private loadObserved(): ObservedCostsBook {
+    const saved = this.deps.ledger.getValue<unknown>(OBSERVED_KEY);
+    if (saved === undefined) return emptyObservedCostsBook();
+    try {
+      // The retention may have changed since it was saved (a class configured, a smaller cap).
+      return retainClasses(validateObservedCostsBook(saved), this.retention).book;
+    } catch (err) {
+      this.deps.log.warn('the saved task cost distribution is unreadable; starting a new one', {
+        error: err instanceof ValidationError ? err.issues : String(err),
+      });
+      return emptyObservedCostsBook();
+    }
+  }
+
+  /**
+   * One gauge series per stage and class: the pinned classes and those keeping a distribution,
+   * the same bounded set as the observed costs, each with the figures admission judges it with.
+   */
+  private publish(): void {
+    const gauge = this.deps.metrics.learnedUnitCost;
+    gauge.reset();
+    for (const cls of new Set([...this.retention.pinned, ...Object.keys(this.observed.classes)])) {
+      const e = estimatesOf(this.current, cls);
+      gauge.set({ stage: 'map', class: cls }, e.mapCostMax);
+      gauge.set({ stage: 'reduce', class: cls }, e.reduceCostMax);
+    }
+  }
+}

@@ -1,0 +1,141 @@
+import { resolveDeadline, type Submission, type SubmissionWithDeadline } from '../api/submission';
+import type { SidecarConfig } from '../config/schema';
+import {
+  partitionDop,
+  uniformLocality,
+  type HostPartitions,
+  type PartitionLocality,
+} from '../core/placement/locality';
+import { NotReadyError } from '../errors/api-errors';
+import { ValidationError } from '../errors/validation';
+import type { Logger } from '../log';
+import type { Ledger } from '../store/ledger';
+import { readInput, type InputRead, type InputReader } from './locality';
+import type { ClusterObservation } from './observe';
+
+/**
+ * A submission made ready for a decision: its queue known, its deadline (given, or its queue's
+ * default) and input size (given, or read from its input paths) resolved, and the data
+ * locality of its input per candidate partition.
+ */
+export type ResolvedSubmission = SubmissionWithDeadline & { inputBytes: number };
+
+/** Starts reading a submission's input paths (bounded; never rejects), unless there is nothing to read. */
+export function startInputRead(
+  deps: { ledger: Ledger; webHdfs?: InputReader | undefined; placement: SidecarConfig['placement'] },
+  s: Submission,
+  ctx: { submitter: string; idempotencyKey?: string },
+): Promise<InputRead> | undefined {
+  const paths = s.inputPaths ?? [];
+  if (paths.length === 0) return undefined;
+  // A retry is answered from the ledger: nothing to read.
+  if (ctx.idempotencyKey !== undefined && deps.ledger.findIdempotent(ctx.submitter, ctx.idempotencyKey))
+    return undefined;
+  const reader = deps.webHdfs;
+  if (!reader) {
+    return Promise.resolve({
+      files: null,
+      blocks: null,
+      unavailable: 'rm.webHdfsAddress is not configured',
+      missing: [],
+    });
+  }
+  const { placement } = deps;
+  return readInput(reader, paths, {
+    timeoutMs: placement.localityTimeoutMs,
+    maxFiles: placement.localityMaxFiles,
+    maxBlocks: placement.localityMaxBlocks,
+  });
+}
+
+/**
+ * A submission's input size: given, or the lengths of its input paths as read. Refused when an
+ * input path is missing (the job would fail at once on YARN) or no size is given and none is
+ * readable.
+ */
+export function inputBytesOf(submission: Submission, read: InputRead | undefined): number {
+  if (read && read.missing.length > 0) {
+    throw new ValidationError(
+      read.missing.map((p) => ({
+        path: 'inputPaths',
+        message: `${p} does not exist (WebHDFS: FileNotFoundException)`,
+      })),
+    );
+  }
+  if (submission.inputBytes !== undefined) return submission.inputBytes;
+  if (!read?.files) {
+    throw new ValidationError([
+      {
+        path: 'inputBytes',
+        message: `is required: the input paths' lengths could not be read (${read?.unavailable ?? 'no input paths'})`,
+      },
+    ]);
+  }
+  return read.files.reduce((a, f) => a + f.length, 0);
+}
+
+/** The submission with its deadline resolved (given, or its queue's default) and its input size. */
+export function resolveSubmission(
+  submission: Submission,
+  queue: string,
+  inputBytes: number,
+  cluster: ClusterObservation,
+  nowMs: number,
+): ResolvedSubmission {
+  return { ...resolveDeadline(submission, queue, cluster.queueDefault(queue), nowMs), inputBytes };
+}
+
+/** Checked before the input is awaited: the cluster is read and the queue is one of its. */
+export function checkQueue(
+  submission: Submission,
+  cluster: ClusterObservation,
+  config: SidecarConfig,
+): string {
+  if (!cluster.capacity) {
+    throw new NotReadyError('the sidecar has not read the cluster from the RM yet; retry shortly');
+  }
+  const queue = submission.queue ?? config.yarn.realtimeQueue;
+  if (!cluster.knownQueue(queue)) {
+    throw new ValidationError([
+      {
+        path: 'queue',
+        message: `unknown queue '${queue}'; known: ${cluster.capacity.queues.map((q) => q.name).join(', ')}`,
+      },
+    ]);
+  }
+  return queue;
+}
+
+/**
+ * dop per candidate partition from what was read, and how the answer describes it:
+ * `known`, `uniform (...)` when there is nothing to go by, or `unavailable (<reason>)` when
+ * WebHDFS failed, timed out or the input is past the bounds (logged once, at info).
+ */
+export function localityOf(
+  log: Logger,
+  id: string,
+  labels: readonly string[],
+  read: InputRead | undefined,
+  hostPartitions: HostPartitions | undefined,
+): { locality: PartitionLocality; note: string; input?: Record<string, number> } {
+  if (read === undefined) return { locality: uniformLocality(labels), note: 'uniform (no input paths)' };
+  const files = read.files ?? [];
+  const summary = { files: files.length, bytes: files.reduce((a, f) => a + f.length, 0) };
+  let reason: string | null = read.unavailable;
+  if (reason === null && !hostPartitions) reason = 'no node list from the RM yet';
+  if (reason !== null || read.blocks === null || !hostPartitions) {
+    const why = reason ?? 'block locations not read';
+    log.info('input locality unavailable; dop is uniform', { job: id, reason: why });
+    return {
+      locality: uniformLocality(labels),
+      note: `unavailable (${why})`,
+      ...(read.files ? { input: summary } : {}),
+    };
+  }
+  const locality = partitionDop(read.blocks, hostPartitions, labels);
+  return {
+    locality,
+    note: locality.known ? 'known' : 'uniform (no replica on a node the RM reports)',
+    input: { ...summary, blocks: read.blocks.length, locatedBytes: locality.locatedBytes },
+  };
+}

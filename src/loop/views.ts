@@ -1,0 +1,147 @@
+import { actionView, decisionView, jobView, type JobDetailView, type StatsSample } from '../api/views';
+import { RmAuthError } from '../errors/rm-auth';
+import { RmHttpError } from '../errors/rm-http';
+import { RmMalformedResponseError } from '../errors/rm-malformed';
+import { RmRemoteError } from '../errors/rm-remote';
+import { RmResponseTooLargeError } from '../errors/rm-response-too-large';
+import { RmTimeoutError } from '../errors/rm-timeout';
+import { RmUnavailableError } from '../errors/rm-unavailable';
+import { redactText, redactUrl } from '../log';
+import type { JobQuery } from '../store/ledger';
+import type { LoopParts } from './context';
+
+/** What the API reads of the loop: jobs with their queue positions, the cluster, stats, readiness. */
+
+const STATS_KEY = 'stats';
+const MAX_SAMPLES = 720;
+
+export interface Readiness {
+  [key: string]: unknown;
+  ready: boolean;
+  reason?: string;
+  lastPollOkAt?: string;
+  lastPollError?: string;
+  rmActive?: string;
+}
+
+export function listJobs(p: LoopParts, query: JobQuery): { jobs: unknown[]; total: number } {
+  const { jobs, total } = p.deps.ledger.listJobs(query);
+  const positions = p.lanes.positions();
+  return { jobs: jobs.map((j) => jobView(j, positions.get(j.id) ?? null)), total };
+}
+
+export function getJob(p: LoopParts, id: string): JobDetailView | undefined {
+  const { ledger } = p.deps;
+  const job = ledger.getJob(id);
+  if (!job) return undefined;
+  return {
+    ...jobView(job, p.lanes.positions().get(id) ?? null),
+    decisions: ledger.decisionsOf(id).map(decisionView),
+    actions: ledger.actionsOf(id).map(actionView),
+  };
+}
+
+export function clusterView(p: LoopParts): unknown {
+  const { config } = p.deps;
+  const o = p.observation;
+  const book = p.estimates.book;
+  const { pending, oldestMs } = p.deps.ledger.pendingBacklog();
+  return {
+    rm: {
+      // Shown without their user information: an address may carry user:password.
+      addresses: config.rm.addresses.map(redactUrl),
+      haState: o.clusterInfo?.haState ?? null,
+      version: o.clusterInfo?.hadoopVersion ?? null,
+      // yarn.cluster.max-application-priority as known, and how (configured, rm, learned, assumed).
+      priorityCap: p.cap.cap,
+      reachable: o.lastPollError === undefined && o.lastPollOkMs !== undefined,
+    },
+    partitions: o.capacity?.partitions ?? [],
+    queues: o.capacity?.queues ?? [],
+    admission: {
+      policy: config.admission.policy,
+      slotModel: config.admission.slotModel,
+      // Per workload class; a class not listed is judged with the default.
+      estimates: { default: book.default, classes: book.classes },
+      shadow: config.enforcement.shadow,
+      lanes: p.lanes.views(p.deps.now() / 1000),
+    },
+    // RM writes recorded and not yet confirmed: the enforcer's backlog.
+    outbox: {
+      pending,
+      oldestPendingSeconds: oldestMs === null ? null : Math.max(0, (p.deps.now() - oldestMs) / 1000),
+      writesRefused: p.enforcer.writesRefused !== undefined,
+    },
+    polledAt: o.lastPollOkMs === undefined ? null : new Date(o.lastPollOkMs).toISOString(),
+  };
+}
+
+export function stats(p: LoopParts): { samples: StatsSample[] } {
+  return { samples: p.deps.ledger.getValue<StatsSample[]>(STATS_KEY) ?? [] };
+}
+
+/** One sample of the dashboard's charts, kept in the ledger (the latest MAX_SAMPLES). */
+export function sample(p: LoopParts): void {
+  const { ledger } = p.deps;
+  const counts = ledger.countJobs();
+  const sum = (f: (c: (typeof counts)[number]) => boolean) => counts.filter(f).reduce((a, c) => a + c.n, 0);
+  const accepted = sum((c) => c.decision === 'admitted');
+  const rejected = sum((c) => c.decision === 'rejected');
+  const met = sum((c) => c.outcome === 'met');
+  const missed = sum((c) => c.outcome === 'missed');
+  const energy = ledger
+    .listJobs({ decision: 'admitted', limit: 100000 })
+    .jobs.reduce((a, j) => a + (j.energyJoules ?? 0), 0);
+  const utilizationByLabel: Record<string, number> = {};
+  for (const part of p.observation.capacity?.partitions ?? [])
+    utilizationByLabel[part.label] = part.utilization;
+  const next: StatsSample = {
+    at: new Date(p.deps.now()).toISOString(),
+    accepted,
+    rejected,
+    met,
+    missed,
+    acceptRatio: accepted + rejected > 0 ? accepted / (accepted + rejected) : null,
+    successRatio: met + missed > 0 ? met / (met + missed) : null,
+    utilizationByLabel,
+    energyKWh: energy / 3.6e6,
+  };
+  const samples = [...(ledger.getValue<StatsSample[]>(STATS_KEY) ?? []), next].slice(-MAX_SAMPLES);
+  ledger.setValue(STATS_KEY, samples);
+}
+
+/** What kind of failure the last poll met, in the words /readyz uses. */
+function pollFailureKind(err: unknown): string {
+  if (err instanceof RmAuthError) return 'RM refuses the sidecar (authentication)';
+  if (err instanceof RmMalformedResponseError) return 'RM answer unreadable';
+  if (err instanceof RmResponseTooLargeError) return 'RM answer too large';
+  if (err instanceof RmTimeoutError) return 'RM too slow';
+  if (err instanceof RmUnavailableError && err.noActiveRm) return 'no active RM (standby)';
+  if (err instanceof RmRemoteError) return 'RM refused a read';
+  if (err instanceof RmHttpError) return 'RM answered an error';
+  return 'RM unreachable';
+}
+
+export function readiness(p: LoopParts): Readiness {
+  const o = p.observation;
+  // Writes refused for want of authentication: the sidecar decides, but nothing reaches YARN.
+  const refused = p.enforcer.writesRefused;
+  const writes = refused ? { writesRefused: redactText(refused.message) } : {};
+  if (o.lastPollOkMs === undefined) {
+    return {
+      ready: false,
+      reason: o.lastPollError ? `${pollFailureKind(o.lastPollFailure)}: ${o.lastPollError}` : 'no poll yet',
+      ...writes,
+    };
+  }
+  if (o.lastPollError !== undefined) {
+    return {
+      ready: false,
+      reason: `${pollFailureKind(o.lastPollFailure)}: ${o.lastPollError}`,
+      lastPollOkAt: new Date(o.lastPollOkMs).toISOString(),
+      lastPollError: o.lastPollError,
+      ...writes,
+    };
+  }
+  return { ready: true, lastPollOkAt: new Date(o.lastPollOkMs).toISOString(), ...writes };
+}
