@@ -70,7 +70,7 @@ export function runPolicies(req: RunRequest): RunResult[] {
       (j) => worstMapSecondsOn(req.cluster, j),
       (j) => worstReduceSecondsOn(req.cluster, j),
       req.cluster,
-      spec.admission === 'dc' ? 'paper' : model,
+      (spec.admission ? registry.admissionCapabilities(spec.admission).estimateModel : undefined) ?? model,
     );
     const scaled = scaleBook(estimates, req.estimateScale ?? 1);
     const learning =
@@ -91,7 +91,8 @@ export function runPolicies(req: RunRequest): RunResult[] {
               },
         )
       : noAdmission(req.cluster);
-    const byArrival = !spec.admission || spec.admission === 'fifo-all';
+    const byArrival =
+      !spec.admission || registry.admissionCapabilities(spec.admission).queueOrder === 'arrival';
     const placement = placementPort(
       spec.placement,
       spec.placementArgs ?? {},

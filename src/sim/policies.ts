@@ -20,6 +20,7 @@ import { handlesOverruns, OverrunFeedback, type OverrunFeedbackOptions } from '.
 import type { DeadlineJob } from '../core/job';
 import { defaultRegistry, type PolicyRegistry } from '../core/registry';
 import type { IndexedPlacementJob } from '../core/placement/common';
+import { admitInLanes, laneFinished, laneKindsFor, laneLeft, laneStarted, queueRanks } from '../core/lanes';
 import { keepPromise } from '../core/placement/keep-promise';
 import type { PlacementJob, PlacementPolicy, PendingTask } from '../core/placement/types';
 import { usableMapSlots, type SlotModel } from '../core/slots/model';
@@ -48,9 +49,6 @@ export interface PolicySpec {
   placement: string;
   placementArgs?: Record<string, unknown>;
 }
-
-/** Admission policies that bring RTMR's reservation-based dispatcher (Alg. 5.4). */
-const RESERVATION_DISPATCH = new Set(['rtmr', 'rtmr-no-feedback', 'rtmr-fifo']);
 
 /**
  * Parses `--policies` items: `ADMISSION`, `PLACEMENT`, or `ADMISSION+PLACEMENT`, each name
@@ -448,8 +446,7 @@ export function containerLanesOf(
  * model).
  */
 export function lanesForJob(cluster: ClusterSpec, type: TraceJob['type']): Array<'cpu' | 'gpu'> {
-  if (type === 'cpu') return ['cpu'];
-  if (type === 'gpu') return ['gpu'];
+  if (type !== 'adaptive') return laneKindsFor(type);
   let eCpu = Number.POSITIVE_INFINITY;
   let eGpu = Number.POSITIVE_INFINITY;
   for (const c of cluster.nodeClasses) {
@@ -459,7 +456,7 @@ export function lanesForJob(cluster: ClusterSpec, type: TraceJob['type']): Array
     if (c.gpuContainers > 0 && c.labels.includes(cluster.gpuLabel))
       eGpu = Math.min(eGpu, c.taskEnergyKWh.gpu);
   }
-  return eGpu < eCpu ? ['gpu', 'cpu'] : ['cpu', 'gpu'];
+  return laneKindsFor(type, eGpu < eCpu);
 }
 
 /**
@@ -494,9 +491,10 @@ export function admissionPort(
   // The policy's own figures are the default; every job carries its class's (withClass), which
   // every policy reads first (taskEstimates, dcCosts).
   const estimates = book.default;
-  const isDc = name === 'dc';
-  const reservation = RESERVATION_DISPATCH.has(name);
-  const ownDispatch = reservation || isDc;
+  const caps = registry.admissionCapabilities(name);
+  const minimumTasks = caps.dispatch === 'minimum-tasks';
+  const reservation = caps.dispatch === 'reservation';
+  const ownDispatch = caps.dispatch !== null;
   const laneSpecs = ownDispatch ? containerLanesOf(cluster) : null;
   /** RTMR on mr1: the dispatcher names the job for each map slot; GPU map slots a lane of their own. */
   const mr1Dispatch = reservation && cluster.slotModel === 'mr1';
@@ -506,7 +504,7 @@ export function admissionPort(
       name,
       // DC (seed 001) takes unit costs of its own; it gets the same worst-case figures RTMR does.
       {
-        ...(isDc
+        ...(caps.args === 'unit-costs'
           ? {
               slotModel,
               filterRatio: estimates.eta,
@@ -542,7 +540,7 @@ export function admissionPort(
   const mapKindOf = new Map<string, 'cpu' | 'gpu'>();
   const mapModel = coreSlotModel(cluster, mapLanes);
   const rerank = (lane: AdmissionLane) => {
-    lane.rank = new Map(lane.policy.queue(lane.state).map((j, i) => [j.id, i]));
+    lane.rank = queueRanks(lane);
   };
   const toDispatchView = (v: JobView): DispatchJobView => ({
     id: v.id,
@@ -574,9 +572,9 @@ export function admissionPort(
   const dcJobs = new Map<string, { job: DeadlineJob; mapSlots: number; reduceSlots: number | null }>();
   const port: AdmissionPort = {
     name,
-    promisesDeadlines: name !== 'fifo-all',
+    promisesDeadlines: caps.promisesDeadlines,
     decide(job, now) {
-      if (job.deadline === null && name !== 'fifo-all') return { admit: false, reason: 'no deadline' };
+      if (job.deadline === null && caps.promisesDeadlines) return { admit: false, reason: 'no deadline' };
       const unrunnable = unrunnableReason(cluster, job);
       if (unrunnable !== null) return { admit: false, reason: unrunnable };
       const tried = candidateLanes(job);
@@ -586,33 +584,38 @@ export function admissionPort(
         rerankAll();
       }
       const book = currentBook();
-      let firstReason: string | null = null;
-      for (const { lane: i, mapKind } of tried) {
-        const lane = lanes[i] as AdmissionLane;
-        const cls = traceClassOf(job);
-        const dj = {
+      const cls = traceClassOf(job);
+      const tries = tried.map(({ lane: i, mapKind }) => ({
+        lane: lanes[i] as AdmissionLane,
+        index: i,
+        mapKind,
+        job: {
           ...withClass(toDeadlineJob(job), cls, book),
           ...(mapKind === undefined ? {} : { lane: mapKind }),
-        };
-        let result;
-        try {
-          result = lane.policy.admit(lane.state, dj, now, { searchEarliest: false });
-        } catch (e) {
-          if (e instanceof ValidationError)
-            return { admit: false, reason: `invalid for admission: ${e.message}` };
-          throw e;
-        }
-        lane.state = result.state;
-        if (!result.admitted) {
+        },
+      }));
+      let firstReason: string | null = null;
+      let admitted;
+      try {
+        admitted = admitInLanes(tries, now, { searchEarliest: false }, ({ lane, mapKind, result }) => {
+          lane.state = result.state;
+          if (result.admitted) return;
           const r = result.reason;
           const laneName = lane.kind ?? (mapKind === undefined ? null : `${mapKind} map`);
           firstReason ??= `${laneName ? `${laneName} lane: ` : ''}${r.kind}: ${r.jobId}${r.lateBySeconds !== null ? ` late by ${r.lateBySeconds.toFixed(1)} s` : ''} (${judgedBy(book, cls)})`;
-          continue;
-        }
-        laneOf.set(job.id, i);
+        }).admitted;
+      } catch (e) {
+        if (e instanceof ValidationError)
+          return { admit: false, reason: `invalid for admission: ${e.message}` };
+        throw e;
+      }
+      if (admitted && admitted.result.admitted) {
+        const { lane, index, mapKind, job: dj, result } = admitted;
+        lane.state = result.state;
+        laneOf.set(job.id, index);
         if (mapKind !== undefined) mapKindOf.set(job.id, mapKind);
         rerank(lane);
-        if (isDc) {
+        if (minimumTasks) {
           const entry = (lane.state as DcState).entries.find((e) => e.job.id === job.id);
           // Never below 1: a job with no input would otherwise never get a slot.
           dcJobs.set(job.id, { job: dj, mapSlots: Math.max(1, entry?.mapSlots ?? 1), reduceSlots: null });
@@ -633,20 +636,16 @@ export function admissionPort(
       return ra - rb || (la ?? 0) - (lb ?? 0);
     },
     jobStarted(jobId) {
-      for (const lane of lanesOfJob(jobId)) lane.state = lane.policy.markStarted(lane.state, jobId);
+      for (const lane of lanesOfJob(jobId)) laneStarted(lane, jobId);
     },
     jobFinished(record, now) {
       for (const lane of lanesOfJob(record.job.id)) {
-        lane.state = lane.policy.complete(
-          lane.state,
-          record.job.id,
-          {
-            mapFinishTimes: record.mapFinishes,
-            reduceFinishTimes: record.reduceFinishes,
-            finishedAt: record.finish,
-          },
-          now,
-        );
+        const actuals = {
+          mapFinishTimes: record.mapFinishes,
+          reduceFinishTimes: record.reduceFinishes,
+          finishedAt: record.finish,
+        };
+        laneFinished(lane, record.job.id, actuals, now);
         rerank(lane);
       }
       if (feedback) {
@@ -659,7 +658,7 @@ export function admissionPort(
     },
     jobKilled(jobId, now) {
       for (const lane of lanesOfJob(jobId)) {
-        lane.state = lane.policy.leave(lane.state, jobId, now);
+        laneLeft(lane, jobId, now);
         rerank(lane);
       }
       laneOf.delete(jobId);
@@ -682,7 +681,7 @@ export function admissionPort(
       if (lane === 'reduce') return nextReduceTask(views, free);
       return lane === 'map' ? nextMapTask(views) : nextContainerTask(views, free);
     };
-  } else if (isDc) {
+  } else if (minimumTasks) {
     port.dispatchesMapSlots = true;
     // The unit costs DC was built with (the same in every lane; only the slot model differs).
     const dcOptions = (lanes[0]?.policy as unknown as { options: DcOptions }).options;
@@ -775,7 +774,7 @@ export function placementPort(
   options: PlacementPortOptions,
   registry: PolicyRegistry = simulatorRegistry(),
 ): PlacementPort {
-  const needsProfile = name === 'efh' || name === 'efh-no-ae' || name === 'ideal-energy';
+  const needsProfile = registry.placementCapabilities(name).energyProfile;
   const ctx = needsProfile ? { energyProfile: energyProfileOf(cluster) } : {};
   // Policies with an energy profile take the GPU label from it; the others take it as an argument.
   const withLabel = needsProfile ? args : { gpuLabel: cluster.gpuLabel, ...args };

@@ -19,12 +19,14 @@ export interface Lane {
   state: unknown;
 }
 
-/** One lane tried for a job, and the policy's answer there. */
-export interface LaneTry<L extends Lane> {
+/** One lane to try a job in: the lane, and the job as that lane judges it (any fields more). */
+export interface LaneCandidate<L extends Lane = Lane> {
   readonly lane: L;
   readonly job: DeadlineJob;
-  readonly result: AdmissionResult<unknown>;
 }
+
+/** A candidate tried, with the policy's answer there. */
+export type LaneTry<T extends LaneCandidate> = T & { readonly result: AdmissionResult<unknown> };
 
 /**
  * The kinds of container a job type may run in, in the order tried: a CPU job in CPU lanes, a
@@ -42,31 +44,32 @@ export function laneKindsFor(jobType: JobType | string, gpuFirst = false): Array
  * here: the caller adopts `admitted.result.state` (the sidecar only once its decision is
  * recorded). `onRejected` sees each rejection as it happens, before the next lane is tried.
  */
-export function admitInLanes<L extends Lane>(
-  tries: ReadonlyArray<{ lane: L; job: DeadlineJob }>,
+export function admitInLanes<T extends LaneCandidate>(
+  tries: readonly T[],
   now: number,
   options?: AdmitOptions,
-  onRejected?: (t: LaneTry<L>) => void,
-): { admitted: LaneTry<L> | null; rejected: Array<LaneTry<L>> } {
-  const rejected: Array<LaneTry<L>> = [];
-  for (const { lane, job } of tries) {
+  onRejected?: (t: LaneTry<T>) => void,
+): { admitted: LaneTry<T> | null; rejected: Array<LaneTry<T>> } {
+  const rejected: Array<LaneTry<T>> = [];
+  for (const t of tries) {
+    const { lane, job } = t;
     const result =
       options === undefined
         ? lane.policy.admit(lane.state, job, now)
         : lane.policy.admit(lane.state, job, now, options);
-    const t = { lane, job, result };
-    if (result.admitted) return { admitted: t, rejected };
-    rejected.push(t);
-    onRejected?.(t);
+    const tried = { ...t, result };
+    if (result.admitted) return { admitted: tried, rejected };
+    rejected.push(tried);
+    onRejected?.(tried);
   }
   return { admitted: null, rejected };
 }
 
 /** The rejection whose earliest admissible deadline is soonest (the first on a tie). */
-export function soonestRejection<L extends Lane>(
-  rejected: ReadonlyArray<LaneTry<L>>,
-): LaneTry<L> | undefined {
-  const at = (t: LaneTry<L>) =>
+export function soonestRejection<T extends LaneCandidate>(
+  rejected: ReadonlyArray<LaneTry<T>>,
+): LaneTry<T> | undefined {
+  const at = (t: LaneTry<T>) =>
     t.result.admitted
       ? Number.POSITIVE_INFINITY
       : (t.result.earliestAdmissibleDeadline ?? Number.POSITIVE_INFINITY);
