@@ -16,6 +16,7 @@ import { redactDeep, redactText, type Logger } from '../log';
 import type { JobQuery } from '../store/ledger';
 import { TokenAuthenticator, type NamedToken } from './auth';
 import type { SidecarMetrics } from './metrics';
+import { httpMetrics } from './http-metrics';
 import { openApiDocument } from './openapi';
 import { PAGE_CSP, renderJobsPage } from './page';
 import type { JobView } from './views';
@@ -98,6 +99,7 @@ export function createApiApp(options: ApiOptions): express.Express {
   app.set('json replacer', (_key: string, value: unknown) =>
     typeof value === 'string' ? redactText(value) : value,
   );
+  app.use(httpMetrics(metrics));
   app.use((_req, res, next) => {
     res.set(SECURITY_HEADERS);
     next();

@@ -106,7 +106,7 @@ describe('docs', () => {
       const labels = (m as unknown as { labelNames?: readonly string[] }).labelNames ?? [];
       return `\`${m.name}${labels.length > 0 ? `{${labels.join(',')}}` : ''}\``;
     });
-    expect(written).toContain('`yss_task_unit_cost_seconds_per_mb{stage,class}`');
+    expect(written).toContain('`yss_task_unit_cost_seconds{stage,class,unit}`');
     expect(written.filter((w) => !deploy.includes(w))).toEqual([]);
   });
 });

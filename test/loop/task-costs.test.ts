@@ -211,17 +211,29 @@ describe('the observed task costs of a live sidecar', () => {
       const body = (await (await fetch(`${base}/api/v1/estimates`)).json()) as EstimatesView;
       expect(body).toEqual(JSON.parse(JSON.stringify(s.sidecar.taskCosts())));
       const text = await (await fetch(`${base}/metrics`)).text();
-      expect(text).toContain('# TYPE yss_task_unit_cost_seconds_per_mb histogram');
-      expect(text).toContain('yss_task_unit_cost_seconds_per_mb_count{stage="map",class="cpu"} 8');
-      expect(text).toContain('yss_task_unit_cost_seconds_per_mb_count{stage="reduce",class="cpu"} 1');
+      expect(text).toContain('# TYPE yss_task_unit_cost_seconds histogram');
+      expect(text).toContain(
+        'yss_task_unit_cost_seconds_count{stage="map",class="cpu",unit="per_megabyte"} 8',
+      );
+      expect(text).toContain(
+        'yss_task_unit_cost_seconds_count{stage="reduce",class="cpu",unit="per_megabyte"} 1',
+      );
       // Four maps at 0.05 s/MB and none cheaper: the 0.05 bucket holds exactly four.
       expect(text).toContain(
-        'yss_task_unit_cost_seconds_per_mb_bucket{le="0.025",stage="map",class="cpu"} 0',
+        'yss_task_unit_cost_seconds_bucket{le="0.025",stage="map",class="cpu",unit="per_megabyte"} 0',
       );
-      expect(text).toContain('yss_task_unit_cost_seconds_per_mb_bucket{le="0.05",stage="map",class="cpu"} 4');
-      expect(text).toContain('yss_task_unit_cost_seconds_per_mb_bucket{le="0.25",stage="map",class="cpu"} 8');
-      expect(text).toMatch(/yss_learned_unit_cost_seconds_per_mb\{stage="map",class="cpu"\} 0\.2\b/);
-      expect(text).toMatch(/yss_learned_unit_cost_seconds_per_mb\{stage="reduce",class="cpu"\} 0\.15\b/);
+      expect(text).toContain(
+        'yss_task_unit_cost_seconds_bucket{le="0.05",stage="map",class="cpu",unit="per_megabyte"} 4',
+      );
+      expect(text).toContain(
+        'yss_task_unit_cost_seconds_bucket{le="0.25",stage="map",class="cpu",unit="per_megabyte"} 8',
+      );
+      expect(text).toMatch(
+        /yss_learned_unit_cost_seconds\{stage="map",class="cpu",unit="per_megabyte"\} 0\.2\b/,
+      );
+      expect(text).toMatch(
+        /yss_learned_unit_cost_seconds\{stage="reduce",class="cpu",unit="per_megabyte"\} 0\.15\b/,
+      );
     } finally {
       await new Promise((r) => server.close(r));
     }
@@ -332,7 +344,7 @@ describe('task costs per workload class', () => {
   async function countsOf(metrics: SidecarMetrics): Promise<Record<string, number>> {
     const out: Record<string, number> = {};
     for (const v of (await metrics.taskUnitCost.get()).values)
-      if (v.metricName === 'yss_task_unit_cost_seconds_per_mb_count')
+      if (v.metricName === 'yss_task_unit_cost_seconds_count')
         out[`${String(v.labels.class)}/${String(v.labels.stage)}`] = v.value;
     return out;
   }
