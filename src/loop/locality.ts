@@ -64,46 +64,27 @@ export async function readInput(
   limits: LocalityLimits,
 ): Promise<InputRead> {
   let timer: NodeJS.Timeout | undefined;
-  let expired = false;
-  const budget = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => {
-      expired = true;
-      reject(new Expired());
-    }, limits.timeoutMs);
-  });
+  const read: Reading = {
+    out: { files: null, blocks: null, unavailable: null, missing: [] },
+    failure: null,
+    expired: false,
+    budget: new Promise<never>((_, reject) => {
+      timer = setTimeout(() => {
+        read.expired = true;
+        reject(new Expired());
+      }, limits.timeoutMs);
+    }),
+  };
   // The losing side of a race must not surface as an unhandled rejection.
-  budget.catch(() => undefined);
-  const out: InputRead = { files: null, blocks: null, unavailable: null, missing: [] };
+  read.budget.catch(() => undefined);
+  const { out } = read;
   try {
     if (paths.length > limits.maxFiles) {
       out.unavailable = `${paths.length} input paths, more than the ${limits.maxFiles} read at most`;
       return out;
     }
-    const listings: Array<{ path: string; entries: FileStatus[] }> = [];
-    let failure: string | null = null;
-    await Promise.race([
-      eachBounded(
-        [...new Set(paths)],
-        () => expired || failure !== null,
-        async (path) => {
-          try {
-            listings.push({ path, entries: await reader.listStatus(path) });
-          } catch (err) {
-            if (isNotFound(err)) out.missing.push(path);
-            else failure ??= `LISTSTATUS ${path}: ${describe(err)}`;
-          }
-        },
-      ),
-      budget,
-    ]);
-    if (out.missing.length > 0) {
-      out.missing.sort();
-      return out;
-    }
-    if (failure !== null) {
-      out.unavailable = failure;
-      return out;
-    }
+    const listings = await listPaths(reader, paths, read);
+    if (settled(read)) return out;
     // Keep the submitted order: the listing finished in any order.
     const order = new Map(paths.map((p, i) => [p, i]));
     listings.sort((a, b) => order.get(a.path)! - order.get(b.path)!);
@@ -113,45 +94,8 @@ export async function readInput(
       out.unavailable = `${files.length} input files, more than the ${limits.maxFiles} read at most`;
       return out;
     }
-    const blocksOf = new Map<string, LocatedBlock[]>();
-    let blockCount = 0;
-    await Promise.race([
-      eachBounded(
-        files.filter((f) => f.length > 0),
-        () => expired || failure !== null || out.missing.length > 0,
-        async (file) => {
-          try {
-            const located = await reader.blockLocations(file.path);
-            blockCount += located.length;
-            if (blockCount > limits.maxBlocks) {
-              failure ??= `more than the ${limits.maxBlocks} blocks read at most`;
-              return;
-            }
-            // A corrupt block has no replica a task could read locally.
-            blocksOf.set(
-              file.path,
-              located.map((b) => ({
-                length: b.length,
-                hosts: b.corrupt ? [] : b.hosts,
-                names: b.corrupt ? [] : b.names,
-              })),
-            );
-          } catch (err) {
-            if (isNotFound(err)) out.missing.push(file.path);
-            else failure ??= `GETFILEBLOCKLOCATIONS ${file.path}: ${describe(err)}`;
-          }
-        },
-      ),
-      budget,
-    ]);
-    if (out.missing.length > 0) {
-      out.missing.sort();
-      return out;
-    }
-    if (failure !== null) {
-      out.unavailable = failure;
-      return out;
-    }
+    const blocksOf = await readBlocks(reader, files, limits.maxBlocks, read);
+    if (settled(read)) return out;
     out.blocks = files.flatMap((f) => blocksOf.get(f.path) ?? []);
     return out;
   } catch (err) {
@@ -161,4 +105,93 @@ export async function readInput(
   } finally {
     clearTimeout(timer);
   }
+}
+
+/** One read of a submission's input: what it found so far, and why it stops. */
+interface Reading {
+  out: InputRead;
+  /** The first failure of a WebHDFS call other than a missing path. */
+  failure: string | null;
+  expired: boolean;
+  /** Rejects when the time budget is spent. */
+  budget: Promise<never>;
+}
+
+/** True (and `out` says why) when a stage found missing paths or failed: the read ends there. */
+function settled(read: Reading): boolean {
+  if (read.out.missing.length > 0) {
+    read.out.missing.sort();
+    return true;
+  }
+  if (read.failure !== null) {
+    read.out.unavailable = read.failure;
+    return true;
+  }
+  return false;
+}
+
+/** LISTSTATUS of each distinct path, a few at once, within the budget. */
+async function listPaths(
+  reader: InputReader,
+  paths: readonly string[],
+  read: Reading,
+): Promise<Array<{ path: string; entries: FileStatus[] }>> {
+  const listings: Array<{ path: string; entries: FileStatus[] }> = [];
+  await Promise.race([
+    eachBounded(
+      [...new Set(paths)],
+      () => read.expired || read.failure !== null,
+      async (path) => {
+        try {
+          listings.push({ path, entries: await reader.listStatus(path) });
+        } catch (err) {
+          if (isNotFound(err)) read.out.missing.push(path);
+          else read.failure ??= `LISTSTATUS ${path}: ${describe(err)}`;
+        }
+      },
+    ),
+    read.budget,
+  ]);
+  return listings;
+}
+
+/** GETFILEBLOCKLOCATIONS of each non-empty file, at most `maxBlocks` blocks in all, within the budget. */
+async function readBlocks(
+  reader: InputReader,
+  files: readonly InputFile[],
+  maxBlocks: number,
+  read: Reading,
+): Promise<Map<string, LocatedBlock[]>> {
+  const blocksOf = new Map<string, LocatedBlock[]>();
+  let blockCount = 0;
+  await Promise.race([
+    eachBounded(
+      files.filter((f) => f.length > 0),
+      () => read.expired || read.failure !== null || read.out.missing.length > 0,
+      async (file) => {
+        try {
+          const located = await reader.blockLocations(file.path);
+          blockCount += located.length;
+          if (blockCount > maxBlocks) {
+            read.failure ??= `more than the ${maxBlocks} blocks read at most`;
+            return;
+          }
+          // A corrupt block has no replica a task could read locally.
+          blocksOf.set(
+            file.path,
+            located.map((b) => ({
+              length: b.length,
+              hosts: b.corrupt ? [] : b.hosts,
+              names: b.corrupt ? [] : b.names,
+            })),
+          );
+        } catch (err) {
+          if (isNotFound(err)) read.out.missing.push(file.path);
+          else read.failure ??= `GETFILEBLOCKLOCATIONS ${file.path}: ${describe(err)}`;
+        }
+      },
+    ),
+    read.budget,
+  ]);
+  return blocksOf;
 }

@@ -97,16 +97,8 @@ export interface StartOptions {
   manualPolling?: boolean;
 }
 
-/**
- * Starts the sidecar from a validated configuration: ledger, RM and JobHistory clients, the
- * decision loop on its cron schedule, and the HTTP API. Returns once it listens.
- */
-export async function startSidecar(
-  config: SidecarConfig,
-  options: StartOptions = {},
-): Promise<RunningSidecar> {
-  const logger = options.logger ?? createLogger({ level: config.log.level, format: config.log.format });
-  const metrics = new SidecarMetrics({ processMetrics: true });
+/** RM, JobHistory and WebHDFS clients, each call timed and its errors counted in the metrics. */
+function rmClients(config: SidecarConfig, logger: Logger, metrics: SidecarMetrics) {
   const onCall = (c: {
     method: string;
     path: string;
@@ -142,11 +134,6 @@ export async function startSidecar(
     haDetection: false,
     component: 'jhs-client',
   });
-  const now = options.now ?? (() => Date.now());
-  // The ledger stamps rows with the same clock as the decisions (the emulated one in the demo).
-  const ledger = Ledger.open(config.ledger.path === ':memory:' ? ':memory:' : resolve(config.ledger.path), {
-    clock: now,
-  });
   // Input block locations for dop: no retry, the submission's time budget bounds every call.
   const webHdfs = config.rm.webHdfsAddress
     ? new WebHdfsClient({
@@ -160,6 +147,37 @@ export async function startSidecar(
         onCall: (c) => onCall({ ...c, path: '/webhdfs/v1/{path}' }),
       })
     : undefined;
+  return { rm, jobHistory, webHdfs };
+}
+
+/** The API on the configured address; resolves once it listens, with the URL to reach it. */
+async function listen(app: ReturnType<typeof createApiApp>, config: SidecarConfig) {
+  const server = app.listen(config.server.port, config.server.host);
+  await new Promise<void>((ok, fail) => {
+    server.once('listening', ok);
+    server.once('error', fail);
+  });
+  const port = (server.address() as AddressInfo).port;
+  const host = config.server.host === '0.0.0.0' ? '127.0.0.1' : config.server.host;
+  return { server, url: `http://${host}:${port}` };
+}
+
+/**
+ * Starts the sidecar from a validated configuration: ledger, RM and JobHistory clients, the
+ * decision loop on its cron schedule, and the HTTP API. Returns once it listens.
+ */
+export async function startSidecar(
+  config: SidecarConfig,
+  options: StartOptions = {},
+): Promise<RunningSidecar> {
+  const logger = options.logger ?? createLogger({ level: config.log.level, format: config.log.format });
+  const metrics = new SidecarMetrics({ processMetrics: true });
+  const { rm, jobHistory, webHdfs } = rmClients(config, logger, metrics);
+  const now = options.now ?? (() => Date.now());
+  // The ledger stamps rows with the same clock as the decisions (the emulated one in the demo).
+  const ledger = Ledger.open(config.ledger.path === ':memory:' ? ':memory:' : resolve(config.ledger.path), {
+    clock: now,
+  });
   const sidecar = new Sidecar({
     config,
     rm,
@@ -184,14 +202,7 @@ export async function startSidecar(
     now,
     extraRoutes: options.extraRoutes,
   });
-  const server = app.listen(config.server.port, config.server.host);
-  await new Promise<void>((ok, fail) => {
-    server.once('listening', ok);
-    server.once('error', fail);
-  });
-  const port = (server.address() as AddressInfo).port;
-  const host = config.server.host === '0.0.0.0' ? '127.0.0.1' : config.server.host;
-  const url = `http://${host}:${port}`;
+  const { server, url } = await listen(app, config);
 
   const task = options.manualPolling
     ? undefined
@@ -218,30 +229,45 @@ export async function startSidecar(
     policy: config.admission.policy,
   });
 
-  let closed = false;
   return {
     sidecar,
     ledger,
     metrics,
     url,
     server,
-    async close() {
-      if (closed) return;
-      closed = true;
-      await task?.destroy();
-      // Calls in flight to the RM, the JobHistory server and WebHDFS end now, whatever those
-      // servers do: the cycle and submissions waiting on them settle at once.
-      for (const client of [rm, jobHistory, webHdfs]) client?.transport.close();
-      server.closeAllConnections();
-      await new Promise<void>((r) => server.close(() => r()));
-      const settled = await settledWithin(sidecar.runOnceSettled(), SETTLE_GRACE_MS);
-      if (!settled) {
-        logger.warn('stopping without waiting longer for the cycle to settle', {
-          component: 'service',
-          waitedMs: SETTLE_GRACE_MS,
-        });
-      }
-      ledger.close();
-    },
+    close: closer({ task, clients: [rm, jobHistory, webHdfs], server, sidecar, ledger, logger }),
+  };
+}
+
+/**
+ * Stops the sidecar once: the schedule, the calls in flight, the API, then waits a little for the
+ * cycle and submissions to settle before closing the ledger.
+ */
+function closer(p: {
+  task: ReturnType<typeof cron.schedule> | undefined;
+  clients: ReadonlyArray<{ transport: { close(): void } } | undefined>;
+  server: Server;
+  sidecar: Sidecar;
+  ledger: Ledger;
+  logger: Logger;
+}): () => Promise<void> {
+  let closed = false;
+  return async () => {
+    if (closed) return;
+    closed = true;
+    await p.task?.destroy();
+    // Calls in flight to the RM, the JobHistory server and WebHDFS end now, whatever those
+    // servers do: the cycle and submissions waiting on them settle at once.
+    for (const client of p.clients) client?.transport.close();
+    p.server.closeAllConnections();
+    await new Promise<void>((r) => p.server.close(() => r()));
+    const settled = await settledWithin(p.sidecar.runOnceSettled(), SETTLE_GRACE_MS);
+    if (!settled) {
+      p.logger.warn('stopping without waiting longer for the cycle to settle', {
+        component: 'service',
+        waitedMs: SETTLE_GRACE_MS,
+      });
+    }
+    p.ledger.close();
   };
 }
