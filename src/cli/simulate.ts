@@ -1,12 +1,12 @@
 import { readFileSync } from 'node:fs';
+import { TraceInvalidError } from '../errors/trace-invalid';
 import { Command, InvalidArgumentError } from 'commander';
 import { SimulationStalledError } from '../errors/simulation-stalled';
-import { ValidationError } from '../errors/validation';
+import { ValidationError, type ValidationIssue } from '../errors/validation';
 import { runPolicies, type RunResult } from '../sim/driver';
 import { EXPERIMENTS, experiment } from '../sim/experiments';
 import { parseClusterFile } from '../sim/formats/cluster-file';
-import { looksLikeSls, parseSlsTrace } from '../sim/formats/sls';
-import { parseTraceFile } from '../sim/formats/trace-file';
+import { TRACE_FORMATS, readTraceFile, type TraceFormat } from '../sim/formats/trace-reader';
 import type { ClusterSpec, TraceJob } from '../sim/model';
 import { parsePolicyList, type PolicySpec } from '../sim/policies';
 import { findChromium, renderPngs } from '../sim/png';
@@ -31,6 +31,8 @@ interface SimulateOptions {
   runs: number;
   out: string;
   slsDeadlineFactor?: number;
+  traceFormat?: TraceFormat | 'auto';
+  skipBad?: boolean;
   estimateModel?: EstimateModel;
 }
 
@@ -96,20 +98,30 @@ export interface SimulationPlan {
   estimateModel?: EstimateModel;
 }
 
-/** Reads and validates the inputs of a custom run; throws ValidationError before any simulation. */
+/**
+ * Reads and validates the inputs of a custom run; throws ValidationError (TraceInvalidError for
+ * the trace) before any simulation. With `skipBad`, `skipped` counts the trace records left out.
+ */
 export function loadCustomPlan(
   clusterFile: string,
   traceFile: string,
   policies: string,
   slsDeadlineFactor?: number,
-): SimulationPlan {
+  trace: { format?: TraceFormat | 'auto'; skipBad?: boolean } = {},
+): SimulationPlan & { traceFormat: TraceFormat; skipped: { records: number; issues: ValidationIssue[] } } {
   const cluster = parseClusterFile(readFileSync(clusterFile, 'utf8'), clusterFile);
-  const text = readFileSync(traceFile, 'utf8');
-  const jobs = looksLikeSls(text)
-    ? parseSlsTrace(text, traceFile, { deadlineFactor: slsDeadlineFactor ?? null })
-    : parseTraceFile(text, traceFile, cluster);
+  const read = readTraceFile(traceFile, {
+    format: trace.format ?? 'auto',
+    skipBad: trace.skipBad ?? false,
+    deadlineFactor: slsDeadlineFactor ?? null,
+    cluster,
+  });
   const specs = parsePolicyList(policies);
-  return { name: 'custom', cluster, jobs: () => jobs, specs };
+  return { name: 'custom', cluster, jobs: read.jobs, specs, traceFormat: read.format, skipped: read.skipped };
+}
+
+function issueText(i: ValidationIssue): string {
+  return `  ${i.file ? `${i.file}${i.line !== undefined ? `:${i.line}` : ''}: ` : ''}${i.path}: ${i.message}`;
 }
 
 export function runPlan(
@@ -149,7 +161,24 @@ export function simulateCommand(): Command {
     )
     .option('--experiment <name>', `a built-in experiment: ${EXPERIMENTS.join(', ')}`)
     .option('--cluster <file>', 'cluster file (YAML or JSON, docs/simulator.md)')
-    .option('--trace <file>', 'trace file: JSON Lines (docs/simulator.md) or Hadoop SLS JSON')
+    .option(
+      '--trace <file>',
+      'trace file: JSON Lines, Hadoop SLS JSON, a Rumen job history or an SLS synthetic-load description (docs/simulator.md)',
+    )
+    .option(
+      '--trace-format <format>',
+      `the trace's format: auto (detected from the file's start), ${TRACE_FORMATS.join(', ')}`,
+      (v: string): TraceFormat | 'auto' => {
+        if (v !== 'auto' && !(TRACE_FORMATS as readonly string[]).includes(v))
+          throw new InvalidArgumentError(`must be auto or one of ${TRACE_FORMATS.join(', ')}`);
+        return v as TraceFormat | 'auto';
+      },
+      'auto',
+    )
+    .option(
+      '--skip-bad',
+      'leave out bad trace records (jobs, lines) and report how many, instead of stopping',
+    )
     .option(
       '--policies <list>',
       'comma-separated policies: ADMISSION, PLACEMENT or ADMISSION+PLACEMENT, e.g. rtmr,dc,fifo-all+fifo',
@@ -158,7 +187,7 @@ export function simulateCommand(): Command {
     .option('--runs <k>', 'number of seeds (seed, seed+1, ...); figures are their mean', int('--runs', 1), 1)
     .option(
       '--sls-deadline-factor <f>',
-      "for SLS traces: deadline = f x the job's recorded duration",
+      "for SLS and Rumen traces (which have none): deadline = f x the job's recorded duration",
       positive,
     )
     .option(
@@ -200,11 +229,24 @@ export function simulateCommand(): Command {
           );
         }
         try {
-          plan = loadCustomPlan(opts.cluster, opts.trace, opts.policies, opts.slsDeadlineFactor);
+          const custom = loadCustomPlan(opts.cluster, opts.trace, opts.policies, opts.slsDeadlineFactor, {
+            format: opts.traceFormat ?? 'auto',
+            skipBad: opts.skipBad ?? false,
+          });
+          plan = custom;
+          process.stderr.write(`trace ${opts.trace}: ${custom.traceFormat} format\n`);
+          if (custom.skipped.records > 0)
+            process.stderr.write(
+              `skipped ${custom.skipped.records} bad trace record(s) (--skip-bad):\n${custom.skipped.issues.map(issueText).join('\n')}\n`,
+            );
         } catch (e) {
           if (e instanceof ValidationError) {
+            const count =
+              e instanceof TraceInvalidError
+                ? ` (${e.code}: ${e.badRecords} bad record(s) in the ${e.format} trace${e.issues.length < e.badRecords ? `; the first ${e.issues.length} problems shown` : ''}; --skip-bad leaves them out)`
+                : '';
             process.stderr.write(
-              `invalid input, nothing simulated:\n${e.issues.map((i) => `  ${i.file ? `${i.file}${i.line !== undefined ? `:${i.line}` : ''}: ` : ''}${i.path}: ${i.message}`).join('\n')}\n`,
+              `invalid input, nothing simulated${count}:\n${e.issues.map(issueText).join('\n')}\n`,
             );
             process.exitCode = 2;
             return;

@@ -23,6 +23,7 @@ import {
 } from './api-errors';
 import { DashboardAssetsMissingError } from './dashboard-assets';
 import { SimulationStalledError } from './simulation-stalled';
+import { TraceInvalidError } from './trace-invalid';
 
 /**
  * Every error class of the project. The API's error middleware renders these;
@@ -54,6 +55,7 @@ const classes: readonly ErrorClass[] = [
   JsonTooDeepError,
   InternalError,
   SimulationStalledError,
+  TraceInvalidError,
 ];
 
 export const errorCatalog: ReadonlyArray<{ code: string; httpStatus: number; type: ErrorClass }> =

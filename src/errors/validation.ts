@@ -15,7 +15,7 @@ export interface ValidationIssue {
  * the path of the field it concerns, so one answer tells the user all that is wrong.
  */
 export class ValidationError extends SidecarError {
-  static override readonly code = 'VALIDATION_FAILED';
+  static override readonly code: string = 'VALIDATION_FAILED';
   static override readonly httpStatus = 400;
   readonly issues: readonly ValidationIssue[];
 

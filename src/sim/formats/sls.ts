@@ -1,19 +1,29 @@
-import { ValidationError, type ValidationIssue } from '../../errors/validation';
 import { MB, type TraceJob } from '../model';
+import { scanJsonObjects } from './json-stream';
+import { isRecord, optionalNumber, optionalString, problem, type RecordResult } from './record';
 
 /**
- * Reader for Hadoop's Scheduler Load Simulator (SLS) JSON job format, as documented in
- * Hadoop's SchedulerLoadSimulator.md ("SLS JSON input file format"): a stream of JSON
- * objects, one per job, each with `job.start.ms`, `job.end.ms`, `job.queue.name`,
- * `job.id`, `job.user`, `job.count` and `job.tasks` (each task: `count`,
- * `container.host`, `container.start.ms`, `container.end.ms`, `duration.ms`,
- * `container.priority`, `container.type` map|reduce). An object with `num.nodes` (the
- * topology hint some files start with) is skipped. The documentation's examples carry
- * `//` comments, which are not JSON; they are stripped outside strings.
+ * Reader for Hadoop's Scheduler Load Simulator (SLS) JSON job format, the shape of SLS's own
+ * inputsls.json and sls_dag.json (SchedulerLoadSimulator.md, "SLS JSON input file format"): a
+ * stream of JSON objects, one per job. Every key SLS reads is accepted:
  *
- * SLS jobs have no deadline; `deadlineFactor` (when given) sets one to factor times the
- * job's recorded duration (job.end.ms - job.start.ms). Task durations are kept and
- * replayed as the tasks' actual run times.
+ * - job: `am.type` (or `yarn.sls.am.type`: mapreduce, stream, dag), `job.start.ms`,
+ *   `job.end.ms`, `job.queue.name`, `job.label.expression`, `job.id`, `job.user`, `job.count`,
+ *   `job.tasks`;
+ * - task: `count`, `container.host`, `container.start.ms`, `container.end.ms`,
+ *   `container.duration.ms` (or the older `duration.ms`), `container.priority`,
+ *   `container.type` (map | reduce), `container.execution.type` (GUARANTEED | OPPORTUNISTIC),
+ *   `container.allocation.id`, `container.request.delay`, `container.memory`,
+ *   `container.vcores`.
+ *
+ * An object with `num.nodes` (the topology hint some files start with) holds no job. `//`
+ * comments as in the documentation's examples are allowed. Keys SLS does not read are ignored,
+ * as SLS ignores them; a key it reads with a value of the wrong type is an error naming it.
+ *
+ * SLS jobs have no deadline; `deadlineFactor` (when given) sets one to factor times the job's
+ * recorded duration (job.end.ms - job.start.ms). Task durations are kept and replayed as the
+ * tasks' actual run times. Containers of stream and dag AMs, which are not map or reduce
+ * tasks, run as map tasks (independent containers).
  */
 export interface SlsOptions {
   deadlineFactor?: number | null;
@@ -21,162 +31,123 @@ export interface SlsOptions {
   bytesPerMap?: number;
 }
 
-interface RawObject {
-  text: string;
-  line: number;
-}
+const EXECUTION_TYPES = ['GUARANTEED', 'OPPORTUNISTIC'];
 
-/** Split a stream of concatenated JSON objects, remembering each one's first line. */
-export function splitJsonObjects(text: string): { objects: RawObject[]; strayLine: number | null } {
-  const objects: RawObject[] = [];
-  let depth = 0;
-  let inString = false;
-  let escape = false;
-  let start = -1;
-  let startLine = 1;
-  let line = 1;
-  let buf = '';
-  for (let i = 0; i < text.length; i++) {
-    const ch = text[i] as string;
-    if (ch === '\n') line++;
-    if (inString) {
-      buf += ch;
-      if (escape) escape = false;
-      else if (ch === '\\') escape = true;
-      else if (ch === '"') inString = false;
-      continue;
-    }
-    if (ch === '/' && text[i + 1] === '/') {
-      while (i < text.length && text[i] !== '\n') i++;
-      if (i < text.length) {
-        line++;
-        if (depth > 0) buf += '\n';
-      }
-      continue;
-    }
-    if (depth === 0) {
-      if (ch === '{') {
-        depth = 1;
-        start = i;
-        startLine = line;
-        buf = '{';
-      } else if (!/\s|,|\[|\]/.test(ch)) {
-        return { objects, strayLine: line };
-      }
-      continue;
-    }
-    buf += ch;
-    if (ch === '"') inString = true;
-    else if (ch === '{' || ch === '[') depth++;
-    else if (ch === '}' || ch === ']') {
-      depth--;
-      if (depth === 0) {
-        objects.push({ text: buf, line: startLine });
-        start = -1;
-      }
-    }
+/** One SLS job object as jobs (several when `job.count` > 1); `nextId` numbers jobs without an id. */
+export function slsRecord(v: unknown, options: SlsOptions, nextId: () => number): RecordResult {
+  if (!isRecord(v)) return problem('job', 'must be a JSON object');
+  if ('num.nodes' in v && !('job.tasks' in v)) return { ok: true, jobs: [], skip: true };
+  const problems: Array<{ path: string; message: string }> = [];
+  const start = optionalNumber(v, 'job.start.ms', 'job.start.ms', problems);
+  if (start === undefined && problems.length === 0)
+    problems.push({ path: 'job.start.ms', message: 'required, a non-negative number of milliseconds' });
+  else if (start !== undefined && start < 0)
+    problems.push({ path: 'job.start.ms', message: `must be >= 0, got ${start}` });
+  const end = optionalNumber(v, 'job.end.ms', 'job.end.ms', problems) ?? 0;
+  // The AM type changes only how SLS's AM asks for the containers; their run times are what we replay.
+  optionalString(v, 'am.type', 'am.type', problems);
+  optionalString(v, 'yarn.sls.am.type', 'yarn.sls.am.type', problems);
+  optionalString(v, 'job.label.expression', 'job.label.expression', problems);
+  const queue = optionalString(v, 'job.queue.name', 'job.queue.name', problems);
+  const user = optionalString(v, 'job.user', 'job.user', problems);
+  const givenId = optionalString(v, 'job.id', 'job.id', problems);
+  const jobCount = optionalNumber(v, 'job.count', 'job.count', problems) ?? 1;
+  if (!Number.isInteger(jobCount) || jobCount < 1)
+    problems.push({ path: 'job.count', message: `must be a positive integer, got ${jobCount}` });
+  const tasks = v['job.tasks'];
+  if (!Array.isArray(tasks) || tasks.length === 0) {
+    problems.push({ path: 'job.tasks', message: 'required, a non-empty list of containers' });
+    return { ok: false, problems };
   }
-  return { objects, strayLine: start >= 0 ? startLine : null };
-}
-
-export function parseSlsTrace(text: string, file: string, options: SlsOptions = {}): TraceJob[] {
+  const mapSeconds: number[] = [];
+  const reduceSeconds: number[] = [];
+  tasks.forEach((t: unknown, i: number) => {
+    const at = `job.tasks[${i}]`;
+    if (!isRecord(t)) {
+      problems.push({ path: at, message: 'must be a JSON object' });
+      return;
+    }
+    const before = problems.length;
+    const count = optionalNumber(t, 'count', `${at}.count`, problems) ?? 1;
+    const type = optionalString(t, 'container.type', `${at}.container.type`, problems) ?? 'map';
+    const startMs = optionalNumber(t, 'container.start.ms', `${at}.container.start.ms`, problems);
+    const endMs = optionalNumber(t, 'container.end.ms', `${at}.container.end.ms`, problems);
+    const durationMs =
+      optionalNumber(t, 'container.duration.ms', `${at}.container.duration.ms`, problems) ??
+      optionalNumber(t, 'duration.ms', `${at}.duration.ms`, problems);
+    for (const key of [
+      'container.priority',
+      'container.request.delay',
+      'container.memory',
+      'container.vcores',
+      'container.allocation.id',
+    ])
+      optionalNumber(t, key, `${at}.${key}`, problems);
+    optionalString(t, 'container.host', `${at}.container.host`, problems);
+    const exec = optionalString(t, 'container.execution.type', `${at}.container.execution.type`, problems);
+    if (problems.length > before) return;
+    if (exec !== undefined && !EXECUTION_TYPES.includes(exec)) {
+      problems.push({
+        path: `${at}.container.execution.type`,
+        message: `must be GUARANTEED or OPPORTUNISTIC, got ${exec}`,
+      });
+      return;
+    }
+    if (!Number.isInteger(count) || count < 1) {
+      problems.push({ path: `${at}.count`, message: `must be a positive integer, got ${count}` });
+      return;
+    }
+    if (type !== 'map' && type !== 'reduce') {
+      problems.push({ path: `${at}.container.type`, message: `must be map or reduce, got ${type}` });
+      return;
+    }
+    const dur = durationMs ?? (startMs !== undefined && endMs !== undefined ? endMs - startMs : undefined);
+    if (dur === undefined || dur <= 0) {
+      problems.push({
+        path: durationMs !== undefined ? `${at}.container.duration.ms` : at,
+        message:
+          dur === undefined
+            ? 'needs container.duration.ms (or duration.ms), or container.start.ms and container.end.ms'
+            : `the container's duration must be > 0 ms, got ${dur}`,
+      });
+      return;
+    }
+    for (let k = 0; k < count; k++) (type === 'map' ? mapSeconds : reduceSeconds).push(dur / 1000);
+  });
+  if (problems.length) return { ok: false, problems };
+  if (mapSeconds.length === 0) return problem('job.tasks', 'a job needs at least one map container');
   const bytesPerMap = options.bytesPerMap ?? 128 * MB;
-  const issues: ValidationIssue[] = [];
-  const { objects, strayLine } = splitJsonObjects(text);
-  if (strayLine !== null)
-    issues.push({
-      path: '(syntax)',
-      message: 'text outside a JSON object, or an unclosed object',
-      file,
-      line: strayLine,
-    });
+  const factor = options.deadlineFactor ?? null;
+  const startMs = start as number;
+  const deadline = factor !== null && end > startMs ? (factor * (end - startMs)) / 1000 : null;
   const jobs: TraceJob[] = [];
-  let autoId = 0;
-  for (const obj of objects) {
-    let v: Record<string, unknown>;
-    try {
-      v = JSON.parse(obj.text) as Record<string, unknown>;
-    } catch (e) {
-      issues.push({
-        path: '(syntax)',
-        message: `not valid JSON: ${(e as Error).message}`,
-        file,
-        line: obj.line,
-      });
-      continue;
-    }
-    if ('num.nodes' in v && !('job.tasks' in v)) continue;
-    const at = (path: string, message: string) => issues.push({ path, message, file, line: obj.line });
-    const start = v['job.start.ms'];
-    if (typeof start !== 'number' || !Number.isFinite(start) || start < 0) {
-      at('job.start.ms', 'required, a non-negative number of milliseconds');
-      continue;
-    }
-    const end = typeof v['job.end.ms'] === 'number' ? (v['job.end.ms'] as number) : 0;
-    const tasks = v['job.tasks'];
-    if (!Array.isArray(tasks) || tasks.length === 0) {
-      at('job.tasks', 'required, a non-empty list of containers');
-      continue;
-    }
-    const mapSeconds: number[] = [];
-    const reduceSeconds: number[] = [];
-    let bad = false;
-    tasks.forEach((t: Record<string, unknown>, i: number) => {
-      const count = t.count === undefined ? 1 : t.count;
-      const type = t['container.type'] ?? 'map';
-      let dur: number | null = null;
-      if (typeof t['duration.ms'] === 'number') dur = t['duration.ms'] as number;
-      else if (typeof t['container.start.ms'] === 'number' && typeof t['container.end.ms'] === 'number') {
-        dur = (t['container.end.ms'] as number) - (t['container.start.ms'] as number);
-      }
-      if (typeof count !== 'number' || !Number.isInteger(count) || count < 1) {
-        at(`job.tasks[${i}].count`, 'must be a positive integer');
-        bad = true;
-      } else if (type !== 'map' && type !== 'reduce') {
-        at(`job.tasks[${i}].container.type`, `must be map or reduce, got ${String(type)}`);
-        bad = true;
-      } else if (dur === null || !Number.isFinite(dur) || dur <= 0) {
-        at(
-          `job.tasks[${i}]`,
-          'needs duration.ms, or container.start.ms and container.end.ms with end after start',
-        );
-        bad = true;
-      } else {
-        for (let k = 0; k < count; k++) (type === 'map' ? mapSeconds : reduceSeconds).push(dur / 1000);
-      }
+  for (let c = 0; c < jobCount; c++) {
+    const auto = nextId();
+    jobs.push({
+      id: givenId !== undefined && jobCount === 1 ? givenId : `job_${auto}`,
+      arrival: startMs / 1000,
+      deadline,
+      maps: mapSeconds.length,
+      reduces: reduceSeconds.length,
+      inputBytes: mapSeconds.length * bytesPerMap,
+      splits: null,
+      type: 'cpu',
+      user: user ?? 'default',
+      queue: queue ?? 'default',
+      blocks: null,
+      replay: { mapSeconds: mapSeconds.slice(), reduceSeconds: reduceSeconds.slice() },
     });
-    if (bad) continue;
-    if (mapSeconds.length === 0) {
-      at('job.tasks', 'a job needs at least one map container');
-      continue;
-    }
-    const jobCount = typeof v['job.count'] === 'number' ? (v['job.count'] as number) : 1;
-    const baseId = typeof v['job.id'] === 'string' && jobCount === 1 ? (v['job.id'] as string) : null;
-    const factor = options.deadlineFactor ?? null;
-    const deadline = factor !== null && end > start ? (factor * (end - start)) / 1000 : null;
-    for (let c = 0; c < jobCount; c++) {
-      const id = baseId ?? `job_${autoId}`;
-      autoId++;
-      jobs.push({
-        id,
-        arrival: start / 1000,
-        deadline,
-        maps: mapSeconds.length,
-        reduces: reduceSeconds.length,
-        inputBytes: mapSeconds.length * bytesPerMap,
-        splits: null,
-        type: 'cpu',
-        user: typeof v['job.user'] === 'string' ? (v['job.user'] as string) : 'default',
-        queue: typeof v['job.queue.name'] === 'string' ? (v['job.queue.name'] as string) : 'default',
-        blocks: null,
-        replay: { mapSeconds: mapSeconds.slice(), reduceSeconds: reduceSeconds.slice() },
-      });
-    }
   }
-  if (issues.length) throw new ValidationError(issues);
-  if (jobs.length === 0)
-    throw new ValidationError([{ path: 'jobs', message: 'the SLS file has no jobs', file, line: 1 }]);
-  return jobs;
+  return { ok: true, jobs };
+}
+
+/** Splits a stream of concatenated JSON objects (kept for callers of the earlier reader). */
+export function splitJsonObjects(text: string): {
+  objects: Array<{ text: string; line: number }>;
+  strayLine: number | null;
+} {
+  const { objects, problems } = scanJsonObjects(text);
+  return { objects, strayLine: problems.length ? (problems[0] as { line: number }).line : null };
 }
 
 /** True when a trace's text looks like SLS JSON rather than our JSON Lines format. */

@@ -75,6 +75,62 @@ export function checkJob(
   return out;
 }
 
+/** What one line of a JSON Lines trace holds: the header, a job, or its problems. */
+export type TraceLine =
+  | { kind: 'header'; problems: Array<{ path: string; message: string }> }
+  | { kind: 'job'; job: TraceJob; problems: Array<{ path: string; message: string }> }
+  | { kind: 'bad'; problems: Array<{ path: string; message: string }> };
+
+/** Reads one non-empty line; `first` is true for the file's first such line (the header's place). */
+export function traceLine(textLine: string, first: boolean, cluster: ClusterSpec | null): TraceLine {
+  let value: unknown;
+  try {
+    value = JSON.parse(textLine);
+  } catch (e) {
+    return {
+      kind: 'bad',
+      problems: [{ path: '(syntax)', message: `not valid JSON: ${(e as Error).message}` }],
+    };
+  }
+  if (first && value && typeof value === 'object' && 'format' in value) {
+    const h = headerSchema.safeParse(value);
+    return {
+      kind: 'header',
+      problems: h.success
+        ? []
+        : h.error.issues.map((i) => ({ path: `header.${pathText(i.path)}`, message: i.message })),
+    };
+  }
+  const parsed = traceJobSchema.safeParse(value);
+  if (!parsed.success) {
+    return {
+      kind: 'bad',
+      problems: parsed.error.issues.map((i) => {
+        const path = pathText(i.path);
+        const message =
+          i.code === 'invalid_type' && i.input === undefined ? `required field is missing` : i.message;
+        return { path: path === '(root)' ? 'job' : path, message };
+      }),
+    };
+  }
+  const d = parsed.data;
+  const job: TraceJob = {
+    id: d.id,
+    arrival: d.arrival,
+    deadline: d.deadline,
+    maps: d.maps,
+    reduces: d.reduces,
+    inputBytes: d.inputBytes,
+    splits: d.splits ?? null,
+    type: d.type,
+    ...(d.class === undefined ? {} : { workloadClass: d.class }),
+    user: d.user,
+    queue: d.queue,
+    blocks: d.blocks ?? null,
+  };
+  return { kind: 'job', job, problems: checkJob(job, cluster) };
+}
+
 /**
  * Parse and validate a JSON Lines trace. All problems of all lines are collected (each
  * with file and line) and thrown together; nothing is returned unless the whole file is
@@ -84,61 +140,25 @@ export function parseTraceFile(text: string, file: string, cluster: ClusterSpec 
   const issues: ValidationIssue[] = [];
   const jobs: TraceJob[] = [];
   const seen = new Map<string, number>();
-  const lines = text.split('\n');
   let first = true;
-  lines.forEach((raw, idx) => {
+  text.split('\n').forEach((raw, idx) => {
     const line = idx + 1;
     const textLine = raw.trim();
     if (textLine === '') return;
-    let value: unknown;
-    try {
-      value = JSON.parse(textLine);
-    } catch (e) {
-      issues.push({ path: '(syntax)', message: `not valid JSON: ${(e as Error).message}`, file, line });
-      first = false;
-      return;
-    }
-    if (first && value && typeof value === 'object' && 'format' in value) {
-      first = false;
-      const h = headerSchema.safeParse(value);
-      if (!h.success) {
-        for (const i of h.error.issues)
-          issues.push({ path: `header.${pathText(i.path)}`, message: i.message, file, line });
-      }
-      return;
-    }
+    const r = traceLine(textLine, first, cluster);
     first = false;
-    const parsed = traceJobSchema.safeParse(value);
-    if (!parsed.success) {
-      for (const i of parsed.error.issues) {
-        const path = pathText(i.path);
-        const message =
-          i.code === 'invalid_type' && i.input === undefined ? `required field is missing` : i.message;
-        issues.push({ path: path === '(root)' ? 'job' : path, message, file, line });
-      }
-      return;
-    }
-    const d = parsed.data;
-    const job: TraceJob = {
-      id: d.id,
-      arrival: d.arrival,
-      deadline: d.deadline,
-      maps: d.maps,
-      reduces: d.reduces,
-      inputBytes: d.inputBytes,
-      splits: d.splits ?? null,
-      type: d.type,
-      ...(d.class === undefined ? {} : { workloadClass: d.class }),
-      user: d.user,
-      queue: d.queue,
-      blocks: d.blocks ?? null,
-    };
-    for (const p of checkJob(job, cluster)) issues.push({ ...p, file, line });
-    const prev = seen.get(job.id);
+    for (const p of r.problems) issues.push({ ...p, file, line });
+    if (r.kind !== 'job') return;
+    const prev = seen.get(r.job.id);
     if (prev !== undefined)
-      issues.push({ path: 'id', message: `duplicate job id ${job.id} (first on line ${prev})`, file, line });
-    seen.set(job.id, line);
-    jobs.push(job);
+      issues.push({
+        path: 'id',
+        message: `duplicate job id ${r.job.id} (first on line ${prev})`,
+        file,
+        line,
+      });
+    seen.set(r.job.id, line);
+    jobs.push(r.job);
   });
   if (issues.length) throw new ValidationError(issues);
   if (jobs.length === 0)
