@@ -362,8 +362,10 @@ export class Enforcer {
   private async execute(action: ActionRecord): Promise<{ outcome: unknown; after?: () => void }> {
     const { ledger, rm } = this.options;
     const ambiguous = action.attempts > 0;
+    // On disk before the call; queued with the other chains' marks and the decisions of the
+    // moment, so writes going out together share one commit.
     const attempt = (first?: () => void) =>
-      ledger.transaction(() => {
+      ledger.writeSoon(() => {
         first?.();
         ledger.markActionAttempt(action.id);
       });
@@ -386,7 +388,7 @@ export class Enforcer {
         // A reservation made for this job (an earlier action) is named in the submission.
         const reserved = ledger.actionsOf(job.id).find((a) => a.kind === 'reserve' && a.status === 'done')
           ?.result as { reservationId?: string } | undefined;
-        attempt(keepAppId);
+        await attempt(keepAppId);
         const res = await rm.submitApp(
           this.submission(appId, { ...p, reservationId: reserved?.reservationId }),
         );
@@ -396,7 +398,7 @@ export class Enforcer {
         const p = action.payload as { appId: string; priority: number };
         if (ambiguous && (await rm.appPriority(p.appId)) === p.priority)
           return { outcome: { priority: p.priority, reconciled: true } };
-        attempt();
+        await attempt();
         const priority = await rm.setAppPriority(p.appId, p.priority);
         if (priority < p.priority) this.options.onPriorityCapped?.(p.appId, p.priority, priority);
         return {
@@ -411,7 +413,7 @@ export class Enforcer {
         const p = action.payload as { appId: string; queue: string };
         if (ambiguous && leaf(await rm.appQueue(p.appId)) === leaf(p.queue))
           return { outcome: { queue: p.queue, reconciled: true } };
-        attempt();
+        await attempt();
         const res = await rm.moveApp(p.appId, p.queue);
         return {
           outcome: res,
@@ -428,7 +430,7 @@ export class Enforcer {
           if (t.expiryTime !== null && Math.abs(t.expiryTime - p.expiryMs) < 1000)
             return { outcome: { reconciled: true } };
         }
-        attempt();
+        await attempt();
         return { outcome: await rm.setAppLifetime(p.appId, p.expiryMs) };
       }
       case 'reserve': {
@@ -446,7 +448,7 @@ export class Enforcer {
           reservationId = id;
           keepId = () => ledger.updateActionPayload(action.id, { ...p, reservationId: id });
         }
-        attempt(keepId);
+        await attempt(keepId);
         await rm.submitReservation(reservationId, p.queue, p.definition);
         return { outcome: { reservationId } };
       }
