@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import cron from 'node-cron';
 import YAML from 'yaml';
+import { defaultRegistry } from '../core/registry';
 import { ValidationError, zodIssues, type ValidationIssue } from '../errors/validation';
 import { configSchema, type SidecarConfig } from './schema';
 
@@ -172,6 +173,19 @@ function crossCheck(config: SidecarConfig, options: LoadOptions): ValidationIssu
     issues.push({
       path: 'admission.policy',
       message: `unknown policy '${config.admission.policy}'; known: ${admission.join(', ')}`,
+    });
+  }
+  // YARN reservations are shaped by the admission policy's estimates: only one that offers them.
+  const policy = config.admission.policy;
+  const registry = defaultRegistry();
+  if (
+    config.enforcement.reservations &&
+    Object.hasOwn(registry.admission, policy) &&
+    !registry.admissionCapabilities(policy).reservations
+  ) {
+    issues.push({
+      path: 'enforcement.reservations',
+      message: `admission policy '${policy}' does not offer reservations; set it to false or choose one that does`,
     });
   }
   if (placement && !placement.includes(config.placement.policy)) {

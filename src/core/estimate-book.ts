@@ -46,6 +46,70 @@ export function withClass(job: DeadlineJob, cls: string, book: EstimateBook): De
   return { ...job, workloadClass: cls, estimates: estimatesOf(book, cls) };
 }
 
+/** Bytes in a megabyte: the core's sizes are MB, drivers count bytes. */
+export const BYTES_PER_MB = 1024 * 1024;
+
+/** The relative deadline of a job that has none (a trace job under a baseline): never reached. */
+export const NO_DEADLINE_SECONDS = 1e12;
+
+/**
+ * A job as a driver holds it before the core sees it: a live submission or ledger row, or a
+ * simulator trace job. Times in seconds on the driver's clock, sizes in bytes.
+ */
+export interface SubmittedJob {
+  readonly id: string;
+  /** Arrival, seconds. */
+  readonly arrival: number;
+  /** Relative deadline, seconds; absent or null: none (NO_DEADLINE_SECONDS). */
+  readonly deadline?: number | null;
+  readonly maps: number;
+  readonly reduces: number;
+  readonly inputBytes: number;
+  /** Each map's split, bytes, where known. */
+  readonly splitBytes?: readonly number[] | null;
+}
+
+/** How a driver's job becomes the core's: the few points where the drivers differ. */
+export interface ConversionRules {
+  /** The fewest reduces the job is judged with (default 1). */
+  readonly minReduces?: number;
+  /** The shortest relative deadline, seconds (default none). */
+  readonly minDeadline?: number;
+  /**
+   * Where the input size comes from: `input` the job's inputBytes (default), `splits` the sum of
+   * its splits when it has them (a trace job's maps read exactly its splits).
+   */
+  readonly inputSize?: 'input' | 'splits';
+}
+
+/** A driver's job as the core's J = (A, D, M, R, delta), sizes in MB (no class attached). */
+export function deadlineJobOf(s: SubmittedJob, rules: ConversionRules = {}): DeadlineJob {
+  const splits = s.splitBytes ? s.splitBytes.map((b) => b / BYTES_PER_MB) : undefined;
+  const deadline = s.deadline ?? NO_DEADLINE_SECONDS;
+  return {
+    id: s.id,
+    arrival: s.arrival,
+    deadline: rules.minDeadline === undefined ? deadline : Math.max(rules.minDeadline, deadline),
+    maps: s.maps,
+    reduces: Math.max(rules.minReduces ?? 1, s.reduces),
+    inputSize:
+      splits && rules.inputSize === 'splits'
+        ? splits.reduce((a, b) => a + b, 0)
+        : s.inputBytes / BYTES_PER_MB,
+    ...(splits ? { mapSplits: splits } : {}),
+  };
+}
+
+/** A driver's job as the core's, with its class and that class's figures (what policies read). */
+export function classedJob(
+  s: SubmittedJob,
+  cls: string,
+  book: EstimateBook,
+  rules: ConversionRules = {},
+): DeadlineJob {
+  return withClass(deadlineJobOf(s, rules), cls, book);
+}
+
 /**
  * The papers' learning (seed 000 IV.A: eta and c^max only grow) confined to the finished job's
  * class (the floored rules are src/core/learning.ts's learnJob): the

@@ -85,6 +85,8 @@ export interface PolicyEntry<P, C = unknown> {
   readonly create: (args: unknown, ctx: PolicyContext) => P;
   /** What it needs and offers (AdmissionCapabilities, PlacementCapabilities); defaults where not said. */
   readonly capabilities: Partial<C>;
+  /** What its arguments turn off or on (RTMR's `feedback: false`), over `capabilities`. */
+  readonly capabilitiesOf?: (args: unknown) => Partial<C>;
 }
 
 export type PlacementEntry = PolicyEntry<PlacementPolicy<unknown>, PlacementCapabilities>;
@@ -145,8 +147,11 @@ export interface PolicyRegistry<A = unknown> {
   readonly placement: Readonly<Record<string, PlacementEntry>>;
   readonly admission: Readonly<Record<string, AdmissionEntry<A>>>;
   names(kind: PolicyKind): string[];
-  /** What the admission policy `name` needs and offers (an unknown name is a ValidationError). */
-  admissionCapabilities(name: string): AdmissionCapabilities;
+  /**
+   * What the admission policy `name` needs and offers (an unknown name is a ValidationError);
+   * with its arguments, as they configure it (RTMR with `feedback: false` has no feedback).
+   */
+  admissionCapabilities(name: string, args?: unknown): AdmissionCapabilities;
   /** What the placement policy `name` needs and offers (an unknown name is a ValidationError). */
   placementCapabilities(name: string): PlacementCapabilities;
   createPlacement(name: string, args?: unknown, ctx?: PolicyContext): PlacementPolicy<unknown>;
@@ -198,10 +203,14 @@ export function buildRegistry<A = unknown>(
       lookup('placement', frozenPlacement, name).create(args, ctx),
     createAdmission: (name: string, args: unknown = {}, ctx: PolicyContext = {}) =>
       lookup('admission', frozenAdmission, name).create(args, ctx),
-    admissionCapabilities: (name: string) => ({
-      ...ADMISSION_DEFAULTS,
-      ...lookup('admission', frozenAdmission, name).capabilities,
-    }),
+    admissionCapabilities: (name: string, args?: unknown) => {
+      const e = lookup('admission', frozenAdmission, name);
+      return {
+        ...ADMISSION_DEFAULTS,
+        ...e.capabilities,
+        ...(args === undefined ? {} : e.capabilitiesOf?.(args)),
+      };
+    },
     placementCapabilities: (name: string) => ({
       ...PLACEMENT_DEFAULTS,
       ...lookup('placement', frozenPlacement, name).capabilities,
@@ -217,9 +226,15 @@ function admit(
   description: string,
   create: (args: unknown, ctx: PolicyContext) => AnyAdmissionPolicy,
   capabilities: Partial<AdmissionCapabilities> = {},
+  capabilitiesOf?: (args: unknown) => Partial<AdmissionCapabilities>,
 ): AdmissionEntry {
-  return entry(description, create, capabilities);
+  const e = entry(description, create, capabilities);
+  return capabilitiesOf ? Object.freeze({ ...e, capabilitiesOf }) : e;
 }
+
+/** RTMR's feedback controller can be turned off by its arguments (`feedback: false`). */
+const feedbackArg = (args: unknown): Partial<AdmissionCapabilities> =>
+  (args as { feedback?: unknown } | null)?.feedback === false ? { feedback: false } : {};
 
 /** RTMR and the policies built on its slot vectors (createRtmrPolicy). */
 const VECTORS: Partial<AdmissionCapabilities> = {
@@ -245,6 +260,7 @@ export const admissionEntries: Readonly<Record<string, AdmissionEntry<AnyAdmissi
     'RTMR: EDF admission on slot vectors, with feedback (seed 000)',
     (a) => rtmr(a as Parameters<typeof rtmr>[0]),
     VECTORS,
+    feedbackArg,
   ),
   'rtmr-no-feedback': admit(
     'RTMR without the feedback controller',
@@ -265,6 +281,7 @@ export const admissionEntries: Readonly<Record<string, AdmissionEntry<AnyAdmissi
     'RTMR admission on a FIFO queue instead of EDF',
     (a) => rtmrFifo(a as Parameters<typeof rtmrFifo>[0]),
     VECTORS,
+    feedbackArg,
   ),
   'fifo-all': admit(
     'admit every job, FIFO, with estimated finish times',

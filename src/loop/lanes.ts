@@ -23,6 +23,7 @@ import type { PartitionLocality } from '../core/placement/locality';
 import type { AnyAdmissionPolicy, PolicyRegistry } from '../core/registry';
 import type { SlotModel } from '../core/slots/model';
 import type { JobActuals } from '../core/admission';
+import type { AdmitOptions } from '../core/admission/types';
 import type { JobRecord, Ledger } from '../store/ledger';
 import type { EstimateKeeper } from './learning';
 import type { Partitions } from './partitions';
@@ -79,9 +80,16 @@ export class LaneBook {
 
   /** The admission policy rebuilds its state from running jobs' progress (its capability). */
   readonly fromProgress: boolean;
+  /**
+   * How a job is tried: a rejection searches the earliest deadline admitted now only where the
+   * policy offers one (its capability); the others are told not to look.
+   */
+  private readonly admitOptions: AdmitOptions | undefined;
 
   constructor(private readonly deps: LaneBookDeps) {
-    this.fromProgress = deps.registry.admissionCapabilities(deps.config.admission.policy).snapshotRebuild;
+    const caps = deps.registry.admissionCapabilities(deps.config.admission.policy);
+    this.fromProgress = caps.snapshotRebuild;
+    this.admitOptions = caps.earliestDeadline ? undefined : { searchEarliest: false };
   }
 
   all(): Lane[] {
@@ -201,7 +209,7 @@ export class LaneBook {
       .map(({ label }) => this.lanes.get(laneKey(queue, label)))
       .filter((lane): lane is Lane => lane !== undefined)
       .map((lane) => ({ lane, job }));
-    const { admitted, rejected } = admitInLanes(tries, nowS);
+    const { admitted, rejected } = admitInLanes(tries, nowS, this.admitOptions);
     if (admitted) return admitted;
     const soonest = soonestRejection(rejected);
     if (soonest) return soonest;

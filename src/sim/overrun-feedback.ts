@@ -1,9 +1,9 @@
-import { snapshotFromProgress, type JobProgress } from '../core/admission/progress';
-import type { ClusterSnapshot } from '../core/admission/rtmr/state';
+import type { JobProgress } from '../core/admission/progress';
 import type { AdmissionPolicy } from '../core/admission/types';
 import { bookOf, estimatesOf, withClass, type EstimateBook } from '../core/estimate-book';
 import { taskEstimates, type Estimates, type FinishedJobObservation } from '../core/estimates';
 import type { DeadlineJob } from '../core/job';
+import { rebuildLaneState } from '../core/lanes';
 import { learnJob, type ClassLearning, type LearningOptions } from '../core/learning';
 import type { SlotModel } from '../core/slots/model';
 import type { FinishedJobRecord } from './policy-port';
@@ -11,7 +11,7 @@ import { MB, type TraceJob } from './model';
 
 /**
  * Overrun handling for an admission policy with a feedback controller and a snapshot rebuild
- * (RTMR): what the live sidecar does when a job runs past its estimate, here in the simulator.
+ * (the registry's `feedback` and `snapshotRebuild`, as RTMR's): what the live sidecar does when a job runs past its estimate, here in the simulator.
  *
  * - Learning (src/core/learning.ts): each finished job's task times teach its class's
  *   estimates, as the sidecar learns from the JobHistory server. A task that ran within its
@@ -26,15 +26,9 @@ import { MB, type TraceJob } from './model';
  *   jobs still hold.
  */
 
-/** What the policy must be able to do: rebuild its state from a running cluster. */
-export interface RebuildablePolicy<S> extends AdmissionPolicy<S> {
-  fromSnapshot(snapshot: ClusterSnapshot): S;
-  readonly options: { readonly feedback: boolean };
-}
-
 /** Whether `policy` has a feedback controller and a snapshot rebuild (RTMR with feedback). */
-export function handlesOverruns(policy: AdmissionPolicy<unknown>): policy is RebuildablePolicy<unknown> {
-  const p = policy as Partial<RebuildablePolicy<unknown>>;
+export function handlesOverruns(policy: AdmissionPolicy<unknown>): boolean {
+  const p = policy as { fromSnapshot?: unknown; options?: { feedback?: unknown } };
   return typeof p.fromSnapshot === 'function' && p.options?.feedback === true;
 }
 
@@ -110,13 +104,12 @@ export class OverrunFeedback {
   private rebuild(now: number): void {
     this.rebuilds++;
     for (const lane of this.lanes) {
-      const policy = lane.policy as RebuildablePolicy<unknown>;
-      const jobs = policy.queue(lane.state).map((j) => {
+      const jobs = lane.policy.queue(lane.state).map((j) => {
         const job = withClass(j, j.workloadClass ?? '', this.book);
         const progress = this.options.progressOf(j.id);
         return progress ? { job, progress } : { job };
       });
-      lane.state = policy.fromSnapshot(snapshotFromProgress(lane.model, this.book.default, now, jobs));
+      lane.state = rebuildLaneState(lane.policy, lane.model, this.book.default, now, jobs);
     }
   }
 
