@@ -132,6 +132,167 @@ function jobState(v: AppView): string {
   return v.state === 'FINISHED' ? 'SUCCEEDED' : v.state;
 }
 
+/** A job's summary as the JobHistory server lists it (the fields every job answer starts with). */
+function jobSummary(rm: EmulatedRm, rec: AppRecord, v: AppView): Record<string, Content> {
+  const tasks = jobTasks(rm, rec);
+  const started = tasks.filter((t) => t.startTime >= 0).map((t) => t.startTime);
+  return {
+    submitTime: v.startedTime,
+    startTime: started.length > 0 ? Math.min(...started) : v.startedTime,
+    finishTime: v.finishedTime,
+    id: `job_${rec.id.slice('application_'.length)}`,
+    name: rec.name,
+    queue: `root.${rec.queue}`,
+    user: rec.user,
+    state: jobState(v),
+    mapsTotal: rec.maps,
+    mapsCompleted: tasks.filter((t) => t.type === 'MAP' && t.state === 'SUCCEEDED').length,
+    reducesTotal: rec.reduces,
+    reducesCompleted: tasks.filter((t) => t.type === 'REDUCE' && t.state === 'SUCCEEDED').length,
+  };
+}
+
+/** The job `:jobId` names, or the JobHistory server's 404 (malformed id, or no such job). */
+function mustJob(rm: EmulatedRm, req: Request): { rec: AppRecord; view: AppView } {
+  const id = String(req.params.jobId);
+  if (!/^job_\d+_\d+$/.test(id)) {
+    throw remoteRejection(
+      404,
+      'NotFoundException',
+      `java.lang.Exception: JobId string : ${id} is not properly formed`,
+    );
+  }
+  const found = rm.historyJob(id);
+  if (!found)
+    throw remoteRejection(404, 'NotFoundException', `java.lang.Exception: job, ${id}, is not found`);
+  return found;
+}
+
+/** The task `:taskId` of the job `:jobId` names, or a 404. */
+function mustTask(rm: EmulatedRm, req: Request): TaskEntry {
+  const { rec } = mustJob(rm, req);
+  const t = jobTasks(rm, rec).find((x) => x.id === req.params.taskId);
+  if (!t)
+    throw remoteRejection(
+      404,
+      'NotFoundException',
+      `java.lang.Exception: task not found with id ${String(req.params.taskId)}`,
+    );
+  return t;
+}
+
+const badRequest = (message: string) =>
+  remoteRejection(400, 'BadRequestException', `java.lang.Exception: ${message}`);
+
+/** The filters of `GET /mapreduce/jobs`, checked as the JobHistory server checks them. */
+function jobFilters(req: Request) {
+  const state = query(req, 'state');
+  if (state !== undefined && !JOB_STATES.includes(state)) {
+    throw remoteRejection(
+      400,
+      'IllegalArgumentException',
+      `java.lang.IllegalArgumentException: No enum constant org.apache.hadoop.mapreduce.v2.api.records.JobState.${state}`,
+    );
+  }
+  const limit = queryNumber(req, 'limit');
+  if (limit !== undefined && limit <= 0) throw badRequest('limit value must be greater then 0');
+  const sb = queryNumber(req, 'startedTimeBegin', 0);
+  const se = queryNumber(req, 'startedTimeEnd', 0);
+  const fb = queryNumber(req, 'finishedTimeBegin', 0);
+  const fe = queryNumber(req, 'finishedTimeEnd', 0);
+  if (sb !== undefined && se !== undefined && sb > se)
+    throw badRequest('startedTimeEnd must be greater than startTimeBegin');
+  if (fb !== undefined && fe !== undefined && fb > fe)
+    throw badRequest('finishedTimeEnd must be greater than finishedTimeBegin');
+  const outside = (t: number, begin: number | undefined, end: number | undefined) =>
+    (begin !== undefined && t < begin) || (end !== undefined && t > end);
+  const keeps = (rec: AppRecord, j: Record<string, Content>): boolean => {
+    if (state && j.state !== state) return false;
+    if (query(req, 'user') && rec.user !== query(req, 'user')) return false;
+    const q = query(req, 'queue');
+    if (q && rec.queue !== q.replace(/^root\./, '')) return false;
+    return !outside(j.startTime as number, sb, se) && !outside(j.finishTime as number, fb, fe);
+  };
+  return { limit, keeps };
+}
+
+/** `GET /mapreduce/jobs`: the finished jobs the filters keep, up to `limit`. */
+function listJobs(rm: EmulatedRm, req: Request, res: Response): void {
+  const { limit, keeps } = jobFilters(req);
+  const jobs: Content[] = [];
+  for (const { rec, view } of rm.historyJobs()) {
+    const j = jobSummary(rm, rec, view);
+    if (!keeps(rec, j)) continue;
+    jobs.push(j);
+    if (limit !== undefined && jobs.length >= limit) break;
+  }
+  answer(req, res, 'jobs', { job: jobs });
+}
+
+/** `GET /mapreduce/jobs/{jobid}`: the summary with averages and attempt counts. */
+function oneJob(rm: EmulatedRm, req: Request, res: Response): void {
+  const { rec, view } = mustJob(rm, req);
+  const tasks = jobTasks(rm, rec);
+  const ofType = (type: 'MAP' | 'REDUCE') => tasks.filter((t) => t.type === type);
+  const succeeded = (type: 'MAP' | 'REDUCE') => ofType(type).filter((t) => t.state === 'SUCCEEDED');
+  const avg = (type: 'MAP' | 'REDUCE') => {
+    const done = succeeded(type);
+    return done.length === 0
+      ? 0
+      : Math.round(done.reduce((s, t) => s + t.finishTime - t.startTime, 0) / done.length);
+  };
+  const killed = (type: 'MAP' | 'REDUCE') =>
+    ofType(type).reduce((s, t) => s + t.attempts.filter((a) => !a.record.completed).length, 0);
+  answer(req, res, 'job', {
+    ...jobSummary(rm, rec, view),
+    uberized: false,
+    diagnostics: rec.diagnostics.join('\n'),
+    avgMapTime: avg('MAP'),
+    avgReduceTime: avg('REDUCE'),
+    avgShuffleTime: 0,
+    avgMergeTime: 0,
+    failedReduceAttempts: 0,
+    killedReduceAttempts: killed('REDUCE'),
+    successfulReduceAttempts: succeeded('REDUCE').length,
+    failedMapAttempts: 0,
+    killedMapAttempts: killed('MAP'),
+    successfulMapAttempts: succeeded('MAP').length,
+    acls: [],
+  });
+}
+
+/** `GET /mapreduce/jobs/{jobid}/tasks`, of one type with `?type=m|r`. */
+function listTasks(rm: EmulatedRm, req: Request, res: Response): void {
+  const { rec } = mustJob(rm, req);
+  const type = query(req, 'type');
+  if (type !== undefined && type !== 'm' && type !== 'r') throw badRequest('tasktype must be either m or r');
+  const tasks = jobTasks(rm, rec).filter((t) => type === undefined || (type === 'm') === (t.type === 'MAP'));
+  answer(req, res, 'tasks', { task: tasks.map(taskContent) });
+}
+
+/** `GET .../tasks/{taskid}/attempts/{attemptid}`. */
+function oneAttempt(rm: EmulatedRm, req: Request, res: Response): void {
+  const t = mustTask(rm, req);
+  const a = t.attempts.find((x) => x.id === req.params.attemptId);
+  if (!a)
+    throw remoteRejection(
+      404,
+      'NotFoundException',
+      `java.lang.Exception: Error getting info on task attempt id ${String(req.params.attemptId)}`,
+    );
+  answer(req, res, 'taskAttempt', attemptContent(rm, t, a));
+}
+
+/** `GET /ws/v1/history` and `/info`. */
+function historyInfo(rm: EmulatedRm, req: Request, res: Response): void {
+  answer(req, res, 'historyInfo', {
+    startedOn: rm.clusterTimestamp,
+    hadoopVersion: rm.config.hadoopVersion,
+    hadoopBuildVersion: `${rm.config.hadoopVersion} from yarn-sched-sidecar emulator`,
+    hadoopVersionBuiltOn: '2024-01-01T00:00Z',
+  });
+}
+
 export function buildJhsApp(rm: EmulatedRm, controls: Controls, log: Logger): express.Express {
   const app = express();
   app.disable('x-powered-by');
@@ -142,191 +303,25 @@ export function buildJhsApp(rm: EmulatedRm, controls: Controls, log: Logger): ex
     rm.sync();
     next();
   });
-  const h = (fn: (req: Request, res: Response) => void) => handle(log, fn, 'jhs');
-
-  const jobSummary = (rec: AppRecord, v: AppView): Record<string, Content> => {
-    const tasks = jobTasks(rm, rec);
-    const started = tasks.filter((t) => t.startTime >= 0).map((t) => t.startTime);
-    return {
-      submitTime: v.startedTime,
-      startTime: started.length > 0 ? Math.min(...started) : v.startedTime,
-      finishTime: v.finishedTime,
-      id: `job_${rec.id.slice('application_'.length)}`,
-      name: rec.name,
-      queue: `root.${rec.queue}`,
-      user: rec.user,
-      state: jobState(v),
-      mapsTotal: rec.maps,
-      mapsCompleted: tasks.filter((t) => t.type === 'MAP' && t.state === 'SUCCEEDED').length,
-      reducesTotal: rec.reduces,
-      reducesCompleted: tasks.filter((t) => t.type === 'REDUCE' && t.state === 'SUCCEEDED').length,
-    };
-  };
-
-  const mustJob = (req: Request) => {
-    const id = String(req.params.jobId);
-    if (!/^job_\d+_\d+$/.test(id)) {
-      throw remoteRejection(
-        404,
-        'NotFoundException',
-        `java.lang.Exception: JobId string : ${id} is not properly formed`,
-      );
-    }
-    const found = rm.historyJob(id);
-    if (!found)
-      throw remoteRejection(404, 'NotFoundException', `java.lang.Exception: job, ${id}, is not found`);
-    return found;
-  };
-  const mustTask = (req: Request) => {
-    const { rec } = mustJob(req);
-    const t = jobTasks(rm, rec).find((x) => x.id === req.params.taskId);
-    if (!t)
-      throw remoteRejection(
-        404,
-        'NotFoundException',
-        `java.lang.Exception: task not found with id ${String(req.params.taskId)}`,
-      );
-    return t;
-  };
-
+  const h = (fn: (rm: EmulatedRm, req: Request, res: Response) => void) =>
+    handle(log, (req, res) => fn(rm, req, res), 'jhs');
+  const J = `${H}/mapreduce/jobs/:jobId`;
+  app.get([H, `${H}/info`], h(historyInfo));
+  app.get(`${H}/mapreduce/jobs`, h(listJobs));
+  app.get(J, h(oneJob));
+  app.get(`${J}/tasks`, h(listTasks));
   app.get(
-    [H, `${H}/info`],
-    h((req, res) =>
-      answer(req, res, 'historyInfo', {
-        startedOn: rm.clusterTimestamp,
-        hadoopVersion: rm.config.hadoopVersion,
-        hadoopBuildVersion: `${rm.config.hadoopVersion} from yarn-sched-sidecar emulator`,
-        hadoopVersionBuiltOn: '2024-01-01T00:00Z',
-      }),
-    ),
+    `${J}/tasks/:taskId`,
+    h((rm, req, res) => answer(req, res, 'task', taskContent(mustTask(rm, req)))),
   );
   app.get(
-    `${H}/mapreduce/jobs`,
-    h((req, res) => {
-      const state = query(req, 'state');
-      if (state !== undefined && !JOB_STATES.includes(state)) {
-        throw remoteRejection(
-          400,
-          'IllegalArgumentException',
-          `java.lang.IllegalArgumentException: No enum constant org.apache.hadoop.mapreduce.v2.api.records.JobState.${state}`,
-        );
-      }
-      const limit = queryNumber(req, 'limit');
-      if (limit !== undefined && limit <= 0)
-        throw remoteRejection(
-          400,
-          'BadRequestException',
-          'java.lang.Exception: limit value must be greater then 0',
-        );
-      const sb = queryNumber(req, 'startedTimeBegin', 0);
-      const se = queryNumber(req, 'startedTimeEnd', 0);
-      const fb = queryNumber(req, 'finishedTimeBegin', 0);
-      const fe = queryNumber(req, 'finishedTimeEnd', 0);
-      if (sb !== undefined && se !== undefined && sb > se)
-        throw remoteRejection(
-          400,
-          'BadRequestException',
-          'java.lang.Exception: startedTimeEnd must be greater than startTimeBegin',
-        );
-      if (fb !== undefined && fe !== undefined && fb > fe)
-        throw remoteRejection(
-          400,
-          'BadRequestException',
-          'java.lang.Exception: finishedTimeEnd must be greater than finishedTimeBegin',
-        );
-      const jobs: Content[] = [];
-      for (const { rec, view } of rm.historyJobs()) {
-        const j = jobSummary(rec, view);
-        if (state && j.state !== state) continue;
-        if (query(req, 'user') && rec.user !== query(req, 'user')) continue;
-        const q = query(req, 'queue');
-        if (q && rec.queue !== q.replace(/^root\./, '')) continue;
-        const st = j.startTime as number;
-        const ft = j.finishTime as number;
-        if ((sb !== undefined && st < sb) || (se !== undefined && st > se)) continue;
-        if ((fb !== undefined && ft < fb) || (fe !== undefined && ft > fe)) continue;
-        jobs.push(j);
-        if (limit !== undefined && jobs.length >= limit) break;
-      }
-      answer(req, res, 'jobs', { job: jobs });
-    }),
-  );
-  app.get(
-    `${H}/mapreduce/jobs/:jobId`,
-    h((req, res) => {
-      const { rec, view } = mustJob(req);
-      const tasks = jobTasks(rm, rec);
-      const avg = (type: 'MAP' | 'REDUCE') => {
-        const done = tasks.filter((t) => t.type === type && t.state === 'SUCCEEDED');
-        return done.length === 0
-          ? 0
-          : Math.round(done.reduce((s, t) => s + t.finishTime - t.startTime, 0) / done.length);
-      };
-      answer(req, res, 'job', {
-        ...jobSummary(rec, view),
-        uberized: false,
-        diagnostics: rec.diagnostics.join('\n'),
-        avgMapTime: avg('MAP'),
-        avgReduceTime: avg('REDUCE'),
-        avgShuffleTime: 0,
-        avgMergeTime: 0,
-        failedReduceAttempts: 0,
-        killedReduceAttempts: tasks
-          .filter((t) => t.type === 'REDUCE')
-          .reduce((s, t) => s + t.attempts.filter((a) => !a.record.completed).length, 0),
-        successfulReduceAttempts: tasks.filter((t) => t.type === 'REDUCE' && t.state === 'SUCCEEDED').length,
-        failedMapAttempts: 0,
-        killedMapAttempts: tasks
-          .filter((t) => t.type === 'MAP')
-          .reduce((s, t) => s + t.attempts.filter((a) => !a.record.completed).length, 0),
-        successfulMapAttempts: tasks.filter((t) => t.type === 'MAP' && t.state === 'SUCCEEDED').length,
-        acls: [],
-      });
-    }),
-  );
-  app.get(
-    `${H}/mapreduce/jobs/:jobId/tasks`,
-    h((req, res) => {
-      const { rec } = mustJob(req);
-      const type = query(req, 'type');
-      if (type !== undefined && type !== 'm' && type !== 'r') {
-        throw remoteRejection(
-          400,
-          'BadRequestException',
-          'java.lang.Exception: tasktype must be either m or r',
-        );
-      }
-      const tasks = jobTasks(rm, rec).filter(
-        (t) => type === undefined || (type === 'm') === (t.type === 'MAP'),
-      );
-      answer(req, res, 'tasks', { task: tasks.map(taskContent) });
-    }),
-  );
-  app.get(
-    `${H}/mapreduce/jobs/:jobId/tasks/:taskId`,
-    h((req, res) => answer(req, res, 'task', taskContent(mustTask(req)))),
-  );
-  app.get(
-    `${H}/mapreduce/jobs/:jobId/tasks/:taskId/attempts`,
-    h((req, res) => {
-      const t = mustTask(req);
+    `${J}/tasks/:taskId/attempts`,
+    h((rm, req, res) => {
+      const t = mustTask(rm, req);
       answer(req, res, 'taskAttempts', { taskAttempt: t.attempts.map((a) => attemptContent(rm, t, a)) });
     }),
   );
-  app.get(
-    `${H}/mapreduce/jobs/:jobId/tasks/:taskId/attempts/:attemptId`,
-    h((req, res) => {
-      const t = mustTask(req);
-      const a = t.attempts.find((x) => x.id === req.params.attemptId);
-      if (!a)
-        throw remoteRejection(
-          404,
-          'NotFoundException',
-          `java.lang.Exception: Error getting info on task attempt id ${String(req.params.attemptId)}`,
-        );
-      answer(req, res, 'taskAttempt', attemptContent(rm, t, a));
-    }),
-  );
+  app.get(`${J}/tasks/:taskId/attempts/:attemptId`, h(oneAttempt));
   // A known path asked with another method: 503; an unknown one: the web UI's 404 page.
   app.use(unknownRoutes(app, log, 'jhs'));
   return app;
