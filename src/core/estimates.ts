@@ -105,7 +105,11 @@ export function taskEstimates(defaults: Estimates, job: SizedJob): TaskEstimates
   const est = job.estimates ?? defaults;
   return {
     mapSeconds: (est.mapTaskSeconds ?? 0) + est.mapCostMax * largestSplit(job),
-    reduceSeconds: (est.reduceTaskSeconds ?? 0) + (est.reduceCostMax * est.eta * job.inputSize) / job.reduces,
+    // A map-only job (R = 0) has no reduce task to estimate: its reduce stage is empty.
+    reduceSeconds:
+      job.reduces === 0
+        ? 0
+        : (est.reduceTaskSeconds ?? 0) + (est.reduceCostMax * est.eta * job.inputSize) / job.reduces,
   };
 }
 

@@ -17,7 +17,10 @@ export interface DeadlineJob {
   readonly deadline: number;
   /** M: number of map tasks, integer >= 1. */
   readonly maps: number;
-  /** R: number of reduce tasks, integer >= 1. */
+  /**
+   * R: number of reduce tasks, integer >= 0. R = 0 is a map-only job: its reduce stage is
+   * empty, it finishes when its last map ends, and it holds no reduce slot.
+   */
   readonly reduces: number;
   /** delta: input size, >= 0. */
   readonly inputSize: number;
@@ -71,10 +74,10 @@ export function validateJob(input: unknown, path = 'job'): DeadlineJob {
     }
     return true;
   };
-  const count = (f: string, v: unknown): void => {
+  const count = (f: string, v: unknown, min: number): void => {
     if (!finite(f, v)) return;
     if (!Number.isInteger(v)) issues.push({ path: at(f), message: 'must be a whole number of tasks' });
-    else if (v < 1) issues.push({ path: at(f), message: 'must be at least 1' });
+    else if (v < min) issues.push({ path: at(f), message: `must be at least ${min}` });
   };
   const { id, arrival, deadline, maps, reduces, inputSize, mapSplits, workloadClass, estimates, lane } =
     input;
@@ -86,8 +89,9 @@ export function validateJob(input: unknown, path = 'job'): DeadlineJob {
     issues.push({ path: at('arrival'), message: 'must be >= 0' });
   if (finite('deadline', deadline) && deadline <= 0)
     issues.push({ path: at('deadline'), message: 'must be > 0' });
-  count('maps', maps);
-  count('reduces', reduces);
+  count('maps', maps, 1);
+  // R = 0 is a map-only job (distcp, Sqoop imports): its reduce stage is empty.
+  count('reduces', reduces, 0);
   if (finite('inputSize', inputSize) && inputSize < 0)
     issues.push({ path: at('inputSize'), message: 'must be >= 0' });
   let splits: number[] | undefined;

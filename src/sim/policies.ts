@@ -213,7 +213,7 @@ export function worstCaseEstimates(
   }
   for (const j of jobs) {
     const c = figuresOf(j);
-    const d = toDeadlineJob(j, 1);
+    const d = toDeadlineJob(j);
     const largest = d.mapSplits ? Math.max(...d.mapSplits) : d.inputSize / d.maps;
     // Per MB, what the floor does not cover: the class's and the default's floors differ.
     const perMb = (worst: number, floor: number, mb: number) => Math.max(0, worst - floor) / mb;
@@ -242,15 +242,15 @@ export function worstCaseEstimates(
   return bookOf(figures(all), Object.fromEntries([...perClass].map(([cls, c]) => [cls, figures(c)])));
 }
 
-/** Trace job -> the core's J = (A, D, M, R, delta), sizes in MB. */
-export function toDeadlineJob(j: TraceJob, minReduces = 1): DeadlineJob {
+/** Trace job -> the core's J = (A, D, M, R, delta), sizes in MB; R = 0 is a map-only job. */
+export function toDeadlineJob(j: TraceJob): DeadlineJob {
   const splits = j.splits ? j.splits.map((b) => b / MB) : undefined;
   return {
     id: j.id,
     arrival: j.arrival,
     deadline: j.deadline ?? 1e12,
     maps: j.maps,
-    reduces: Math.max(minReduces, j.reduces),
+    reduces: j.reduces,
     inputSize: splits ? splits.reduce((a, b) => a + b, 0) : j.inputBytes / MB,
     ...(splits ? { mapSplits: splits } : {}),
   };

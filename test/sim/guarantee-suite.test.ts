@@ -145,7 +145,15 @@ function misses(c: ClusterSpec, jobs: TraceJob[], spec: PolicySpec, seed: number
 
 describe('the RTMR guarantee over random cluster shapes and traces', () => {
   it(`no admitted job misses its deadline when tasks keep their estimates (${RUNS} workloads)`, () => {
-    const tally = { cases: 0, admitted: 0, jobs: 0, zeroInputAdmitted: 0, gpuAdmitted: 0, mr1GpuSlots: 0 };
+    const tally = {
+      cases: 0,
+      admitted: 0,
+      jobs: 0,
+      zeroInputAdmitted: 0,
+      gpuAdmitted: 0,
+      mapOnlyAdmitted: 0,
+      mr1GpuSlots: 0,
+    };
     fc.assert(
       fc.property(
         clusterArb(['mr1', 'unified']),
@@ -163,18 +171,21 @@ describe('the RTMR guarantee over random cluster shapes and traces', () => {
             if (!o.admitted) return;
             if (jobs[i]!.inputBytes === 0) tally.zeroInputAdmitted++;
             if (jobs[i]!.type !== 'cpu') tally.gpuAdmitted++;
+            // Map-only (R = 0): admitted with an empty reduce stage, no reduce slot held.
+            if (jobs[i]!.reduces === 0) tally.mapOnlyAdmitted++;
           });
           if (c.slotModel === 'mr1' && c.nodeClasses.some((n) => n.gpuContainers > 0)) tally.mr1GpuSlots++;
         },
       ),
       { numRuns: RUNS, seed: SEED },
     );
-    // Not vacuous: a good share of the jobs were admitted, zero-input and GPU-capable ones
-    // among them, and many clusters were mr1 with GPU map slots.
+    // Not vacuous: a good share of the jobs were admitted, zero-input, GPU-capable and map-only
+    // ones among them, and many clusters were mr1 with GPU map slots.
     expect(tally.cases).toBe(RUNS);
     expect(tally.admitted).toBeGreaterThan(tally.jobs * 0.2);
     expect(tally.zeroInputAdmitted).toBeGreaterThan(RUNS * 0.05);
     expect(tally.gpuAdmitted).toBeGreaterThan(RUNS * 0.1);
+    expect(tally.mapOnlyAdmitted).toBeGreaterThan(RUNS * 0.1);
     expect(tally.mr1GpuSlots).toBeGreaterThan(RUNS * 0.1);
   });
 

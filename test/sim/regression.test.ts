@@ -185,13 +185,19 @@ describe('pinned figures of small seeded runs', () => {
     ];
     const got = figures(testCluster(), specs, 11);
     expect(got).toEqual(PINNED.perType);
-    // Each type's figures are at most the one-class triple, so each policy admits more of this
-    // trace (RTMR 20 of 24 instead of 18, DC 19 instead of 18, yarn-greedy 16 instead of 15),
-    // and every admitted job still succeeds.
+    // Each type's figures are at most the one-class triple, so no policy admits less of this
+    // trace and together they admit more (RTMR 21 of 24 either way, DC 20 either way,
+    // yarn-greedy 18 instead of 17), and every admitted job still succeeds.
+    let perType = 0;
+    let one = 0;
     for (const [label, f] of Object.entries(got)) {
-      expect(f.accepted).toBeGreaterThan(PINNED.mr1[label as keyof typeof PINNED.mr1].accepted);
+      const oneClassAccepted = PINNED.mr1[label as keyof typeof PINNED.mr1].accepted;
+      expect(f.accepted).toBeGreaterThanOrEqual(oneClassAccepted);
       expect(f.succeeded).toBe(f.accepted);
+      perType += f.accepted;
+      one += oneClassAccepted;
     }
+    expect(perType).toBeGreaterThan(one);
   });
 
   it('unified containers: a GPU-only job is offered the GPU container beside a free CPU one, and every admitted job ends', () => {
@@ -215,7 +221,14 @@ describe('pinned figures of small seeded runs', () => {
   });
 });
 
-/** Recorded with the simulator before the speed work (see the comment at the top). */
+/**
+ * Recorded with the simulator before the speed work (see the comment at the top). Every fourth
+ * job of the trace has no reduce: since map-only jobs are admitted as such (an empty reduce
+ * stage), the admission policies no longer judge them with one reduce they never run, and
+ * their figures moved: accepted on mr1 rtmr 18 -> 21, dc 18 -> 20, yarn-greedy 15 -> 17
+ * (fifo-all's estimates, hence its digest); unified rtmr 19 -> 21; per type rtmr 20 -> 21,
+ * dc 19 -> 20, yarn-greedy 16 -> 18. Every admitted job still meets its deadline.
+ */
 const PINNED = {
   mr1: {
     fifo: {
@@ -302,37 +315,37 @@ const PINNED = {
     // counted for CPU jobs, and RTMR's dispatcher names the job for each map slot; before: 818
     // events, 19 accepted and met, makespan 203.348151, locality 0.786932.
     rtmr: {
-      events: 809,
-      accepted: 18,
-      succeeded: 18,
-      makespanSeconds: 205.28611,
-      utilization: 0.42656,
-      localityRate: 0.74212,
-      meanMapResponseSeconds: 14.548562,
-      outcomes: '6722f73687a08ba5',
+      events: 1032,
+      accepted: 21,
+      succeeded: 21,
+      makespanSeconds: 222.141144,
+      utilization: 0.500491,
+      localityRate: 0.765101,
+      meanMapResponseSeconds: 21.722667,
+      outcomes: 'bc08ceb7fc7c86d2',
     },
     // DC's dispatcher (seed 001 III.B): each job runs at most its minimum n_m^min maps and
     // n_r^min reduces at once, where it had run with greedy EDF dispatch before (accepted 19,
     // utilisation 0.423671). Its jobs run longer, so one fewer fits DC's admission test.
     dc: {
-      events: 1270,
-      accepted: 18,
-      succeeded: 18,
-      makespanSeconds: 268.356561,
-      utilization: 0.297238,
-      localityRate: 0.711599,
-      meanMapResponseSeconds: 32.916183,
-      outcomes: '09bc3842ccdb094f',
+      events: 1290,
+      accepted: 20,
+      succeeded: 20,
+      makespanSeconds: 265.518107,
+      utilization: 0.360122,
+      localityRate: 0.700767,
+      meanMapResponseSeconds: 40.08341,
+      outcomes: 'ae2782e9511be291',
     },
     'yarn-greedy': {
-      events: 688,
-      accepted: 15,
-      succeeded: 15,
-      makespanSeconds: 206.708129,
-      utilization: 0.313735,
-      localityRate: 0.785455,
-      meanMapResponseSeconds: 12.49415,
-      outcomes: 'bd4dada0acd7708a',
+      events: 774,
+      accepted: 17,
+      succeeded: 17,
+      makespanSeconds: 178.874916,
+      utilization: 0.47056,
+      localityRate: 0.760933,
+      meanMapResponseSeconds: 17.317518,
+      outcomes: '8751a5434b413a99',
     },
     'fifo-all+matchmaking': {
       events: 1302,
@@ -342,7 +355,7 @@ const PINNED = {
       utilization: 0.423444,
       localityRate: 0.910853,
       meanMapResponseSeconds: 26.34573,
-      outcomes: '0d7f69282a5b7776',
+      outcomes: '679fe380685790a9',
     },
   },
   failures: {
@@ -415,59 +428,59 @@ const PINNED = {
   perType: {
     // GPU map slots a lane of their own (issue 15); before: 1032 events, 22 accepted and met.
     rtmr: {
-      events: 1015,
-      accepted: 20,
-      succeeded: 20,
-      makespanSeconds: 209.426161,
-      utilization: 0.498152,
-      localityRate: 0.714953,
-      meanMapResponseSeconds: 23.19357,
-      outcomes: '00ee736d845ce85f',
+      events: 1028,
+      accepted: 21,
+      succeeded: 21,
+      makespanSeconds: 221.671051,
+      utilization: 0.525488,
+      localityRate: 0.712788,
+      meanMapResponseSeconds: 26.683935,
+      outcomes: '429cd1940e411eb4',
     },
     dc: {
-      events: 1364,
-      accepted: 19,
-      succeeded: 19,
-      makespanSeconds: 289.448475,
-      utilization: 0.31601,
-      localityRate: 0.68883,
-      meanMapResponseSeconds: 36.792165,
-      outcomes: '7fb3386b781051b1',
+      events: 1603,
+      accepted: 20,
+      succeeded: 20,
+      makespanSeconds: 329.635378,
+      utilization: 0.284391,
+      localityRate: 0.636132,
+      meanMapResponseSeconds: 51.643511,
+      outcomes: 'dd7a98714ef194ad',
     },
     'yarn-greedy': {
-      events: 972,
-      accepted: 16,
-      succeeded: 16,
-      makespanSeconds: 209.381415,
-      utilization: 0.369902,
-      localityRate: 0.728324,
-      meanMapResponseSeconds: 21.983888,
-      outcomes: '533e3af25347c69c',
+      events: 980,
+      accepted: 18,
+      succeeded: 18,
+      makespanSeconds: 210.215701,
+      utilization: 0.444514,
+      localityRate: 0.75,
+      meanMapResponseSeconds: 25.485815,
+      outcomes: '7a159e33f6a0b7cc',
     },
   },
   unified: {
     rtmr: {
-      events: 783,
-      accepted: 19,
-      succeeded: 19,
-      makespanSeconds: 202.350075,
-      utilization: 0.474113,
-      localityRate: 0.688,
-      meanMapResponseSeconds: 12.316453,
-      outcomes: '63af29c4b3221131',
+      events: 907,
+      accepted: 21,
+      succeeded: 21,
+      makespanSeconds: 202.791294,
+      utilization: 0.569504,
+      localityRate: 0.686801,
+      meanMapResponseSeconds: 13.942678,
+      outcomes: 'd650f7abcbf685f0',
     },
     // A container RTMR's dispatcher names a job for is used even where matchmaking would skip
     // the heartbeat (src/core/placement/keep-promise.ts): less locality, the same 19 jobs met;
     // before: 889 events, locality 0.904, utilization 0.440727.
     'rtmr+matchmaking': {
-      events: 783,
-      accepted: 19,
-      succeeded: 19,
-      makespanSeconds: 202.350075,
-      utilization: 0.474113,
-      localityRate: 0.688,
-      meanMapResponseSeconds: 12.316453,
-      outcomes: '63af29c4b3221131',
+      events: 907,
+      accepted: 21,
+      succeeded: 21,
+      makespanSeconds: 202.791294,
+      utilization: 0.569504,
+      localityRate: 0.686801,
+      meanMapResponseSeconds: 13.942678,
+      outcomes: 'd650f7abcbf685f0',
     },
     fifo: {
       events: 1016,

@@ -279,7 +279,9 @@ export function createYarnGreedy(rawArgs: unknown): AdmissionPolicy<YarnGreedySt
     );
     if (!reduces) return ws.exhausted ? 'budget' : null;
     // Loops, not Math.min(...spread): a stage may hold more gangs than a call takes arguments.
-    let reduceStart = Infinity;
+    // A map-only job (R = 0) has an empty reduce stage: its maps are planned up to the deadline
+    // and it ends with its last map.
+    let reduceStart = reduces.length === 0 ? deadline : Infinity;
     let end = -Infinity;
     for (const a of reduces) {
       reduceStart = Math.min(reduceStart, a.from);
@@ -287,6 +289,7 @@ export function createYarnGreedy(rawArgs: unknown): AdmissionPolicy<YarnGreedySt
     }
     const maps = allocateStage(ws, 0, job.maps, mapDur, earliest, reduceStart);
     if (!maps) return ws.exhausted ? 'budget' : null;
+    if (reduces.length === 0) for (const a of maps) end = Math.max(end, a.to);
     return { allocations: maps.concat(reduces), finish: end * step };
   };
 

@@ -257,7 +257,7 @@ describe('bad input is a ValidationError naming the field, never NaN in a vector
     ['negative deadline', { deadline: -5 }, 'job.deadline'],
     ['zero maps', { maps: 0 }, 'job.maps'],
     ['fractional maps', { maps: 1.5 }, 'job.maps'],
-    ['zero reduces', { reduces: 0 }, 'job.reduces'],
+    ['negative reduces', { reduces: -1 }, 'job.reduces'],
     ['fractional reduces', { reduces: 2.5 }, 'job.reduces'],
     ['NaN input size', { inputSize: NaN }, 'job.inputSize'],
     ['infinite input size', { inputSize: Infinity }, 'job.inputSize'],

@@ -5,7 +5,7 @@ import { literalPlace } from '../../../src/core/slots/literal';
 import { RunLane } from '../../../src/core/slots/fast';
 import type { DeadlineJob } from '../../../src/core/job';
 import type { SlotModel } from '../../../src/core/slots/model';
-import { EST, HEAVY, gpuLaneModelArb, modelArb } from './helpers';
+import { EST, HEAVY, gpuLaneModelArb, modelArb, reducesArb } from './helpers';
 
 const RUNS = 300;
 
@@ -17,7 +17,7 @@ const opArb = fc.array(
         kind: fc.constant('admit' as const),
         dt: fc.integer({ min: 0, max: 10 }),
         maps: fc.integer({ min: 1, max: 12 }),
-        reduces: fc.integer({ min: 1, max: 7 }),
+        reduces: reducesArb(7),
         split: fc.double({ min: 0.1, max: 9, noNaN: true }),
         deadline: fc.integer({ min: 1, max: 120 }),
         // A job of a second workload class, with figures of its own (job.estimates).
@@ -442,7 +442,7 @@ describe('(a) on long queues: checkpoints, many batches, departures and feedback
           kind: fc.constant('admit' as const),
           dt: fc.integer({ min: 0, max: 3 }),
           maps: fc.integer({ min: 1, max: 30 }),
-          reduces: fc.integer({ min: 1, max: 12 }),
+          reduces: reducesArb(12),
           split: fc.oneof(fc.constant(2), fc.constant(3), fc.double({ min: 0.5, max: 6, noNaN: true })),
           deadline: fc.integer({ min: 20, max: 4000 }),
         }),

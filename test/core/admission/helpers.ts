@@ -12,6 +12,13 @@ export function job(id: string, o: Partial<DeadlineJob> & { arrival?: number }):
   return { id, arrival: 0, deadline: 100, maps: 1, reduces: 1, inputSize: 10, ...o };
 }
 
+/**
+ * A job's reduce count: one in four map-only (R = 0: distcp, Sqoop imports, an empty reduce
+ * stage), the rest 1..max.
+ */
+export const reducesArb = (max: number): fc.Arbitrary<number> =>
+  fc.oneof({ weight: 1, arbitrary: fc.constant(0) }, { weight: 3, arbitrary: fc.integer({ min: 1, max }) });
+
 export const modelArb: fc.Arbitrary<SlotModel> = fc.oneof(
   fc.record({
     name: fc.constant('mr1' as const),
@@ -47,7 +54,7 @@ export const workloadArb = (
       fc.record({
         gap: fc.integer({ min: 0, max: 8 }),
         maps: fc.integer({ min: 1, max: 8 }),
-        reduces: fc.integer({ min: 1, max: 6 }),
+        reduces: reducesArb(6),
         split: fc.integer({ min: 1, max: 8 }),
         cls: fc.nat({ max: Math.max(0, (classes?.length ?? 1) - 1) }),
         deadline: fc.integer({ min: 3, max: 90 }),
@@ -73,10 +80,11 @@ export const workloadArb = (
           inputSize: s.split * s.maps,
           ...(est ? { workloadClass: `c${s.cls}`, estimates: est } : {}),
         };
-        // eps_m = c_m^max * split, eps_r = c_r^max * eta * inputSize / R (EST: split, inputSize / R).
+        // eps_m = c_m^max * split, eps_r = c_r^max * eta * inputSize / R (EST: split, inputSize / R);
+        // a map-only job has no reduce to time.
         const e = est ?? EST;
         const epsM = e.mapCostMax * s.split;
-        const epsR = (e.reduceCostMax * e.eta * s.split * s.maps) / s.reduces;
+        const epsR = s.reduces === 0 ? 0 : (e.reduceCostMax * e.eta * s.split * s.maps) / s.reduces;
         const frac = (k: number): number => s.fractions[k % s.fractions.length]! / 4;
         return {
           job: j,

@@ -12,7 +12,7 @@ import type { AdmissionPolicy, AdmissionResult, RejectReason } from '../types';
  *   S_r^max = A + D - f*delta*c_r/R - f*delta*c_d
  *   n_m^min = ceil(delta*c_m / (S_r^max - s_m))
  * accept only if n_m^min map slots are free at A and R reduce slots are free at the instant
- * S_r^max. Its two flaws (seed 000 III) are kept on purpose: it needs the slots free at one
+ * S_r^max. A map-only job (R = 0) has S_r^max = A + D and needs no reduce slot. Its two flaws (seed 000 III) are kept on purpose: it needs the slots free at one
  * instant (rejecting jobs that later free slots would serve), and it checks the reduce slots only
  * at S_r^max, not over [S_r^max, A + D] (accepting pairs that then miss).
  */
@@ -70,7 +70,12 @@ export interface DcPlan {
 export function dcPlan(o: DcOptions, job: DeadlineJob): DcPlan {
   const c = dcCosts(o, job);
   const fd = c.filterRatio * job.inputSize;
-  const reduceStart = absoluteDeadline(job) - (fd * c.reduceCost) / job.reduces - fd * c.transferCost;
+  // A map-only job (R = 0) has no reduce stage and no shuffle: its maps may use the whole
+  // window, S_r^max = A + D, and it holds no reduce slot.
+  const reduceStart =
+    job.reduces === 0
+      ? absoluteDeadline(job)
+      : absoluteDeadline(job) - (fd * c.reduceCost) / job.reduces - fd * c.transferCost;
   const mapSlotsNeeded = Math.ceil((job.inputSize * c.mapCost) / (reduceStart - job.arrival));
   return { reduceStart, mapSlotsNeeded };
 }

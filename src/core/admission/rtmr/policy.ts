@@ -98,15 +98,16 @@ type Decision =
   | { ok: false; reason: RejectReason; position: number };
 
 /**
- * A job with no slot its tasks can ever run in (its map lane or the reduce lane empty): refused
- * before any vector is computed, since it would wait for ever (null when it has slots).
+ * A job with no slot its tasks can ever run in (its map lane, or the reduce lane when it has
+ * reduces, empty): refused before any vector is computed, since it would wait for ever (null
+ * when it has slots). A map-only job needs no reduce slot.
  */
 export function unusableSlots(model: SlotModel, job: DeadlineJob): RejectReason | null {
   const kind = job.lane ?? 'cpu';
   const lane =
     usableMapSlots(model, kind) === 0
       ? (`${kind} map` as const)
-      : reduceCapacity(model) === 0
+      : job.reduces > 0 && reduceCapacity(model) === 0
         ? 'reduce'
         : null;
   if (lane === null) return null;
