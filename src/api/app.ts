@@ -35,6 +35,8 @@ export interface SidecarService {
   taskCosts(): unknown;
   /** Forgets one workload class's learned estimates (a service that learns nothing has none). */
   resetEstimates?(workloadClass: string, by: string): unknown;
+  /** Cancels a waiting ticket (DELETE /api/v1/jobs/{id}); answers the job as it is now. */
+  cancelTicket?(id: string, by: string): unknown;
   /** Samples over time for the dashboard's charts (see StatsSample in views.ts). */
   stats(): { samples: unknown[] };
   readiness(): { ready: boolean; reason?: string; [key: string]: unknown };
@@ -86,6 +88,8 @@ const JOB_STATES = [
   'failed',
   'killed',
   'lost',
+  'expired',
+  'cancelled',
 ] as const;
 
 export function createApiApp(options: ApiOptions): express.Express {
@@ -201,6 +205,17 @@ export function createApiApp(options: ApiOptions): express.Express {
     const job = id.length > MAX_ID_LENGTH ? undefined : service.getJob(id);
     if (job === undefined) next(new NotFoundError(`no job ${id.slice(0, MAX_ID_LENGTH)}`));
     else res.json(job);
+  });
+
+  app.delete('/api/v1/jobs/:id', requireToken, (req: RawRequest, res, next) => {
+    try {
+      const id = String(req.params.id);
+      if (!service.cancelTicket || id.length > MAX_ID_LENGTH)
+        throw new NotFoundError(`no job ${id.slice(0, MAX_ID_LENGTH)}`);
+      res.json(service.cancelTicket(id, req.submitter!));
+    } catch (err) {
+      next(err);
+    }
   });
 
   app.get('/api/v1/cluster', readGuard, (_req, res) => {

@@ -91,7 +91,7 @@ export class SidecarMetrics {
 
   readonly deadlines = new Counter({
     name: 'yss_deadline_outcomes_total',
-    help: 'Admitted jobs that ended, by whether they met their deadline (met, missed), lost (the RM forgot their app) or refused (the RM would not take their submission)',
+    help: 'Admitted jobs that ended, by whether they met their deadline (met, missed), failed or killed on the RM (failed, killed), lost (the RM forgot their app) or refused (the RM would not take their submission)',
     labelNames: ['outcome'] as const,
     registers: [this.registry],
   });

@@ -49,6 +49,26 @@ const rejectionReason = z
   })
   .describe('why a job was rejected: which job would miss its deadline, and by how much');
 
+const ticket = z
+  .object({
+    id: z.string().describe('the job id; the tag `sidecar-id:<id>` binds an app to it'),
+    status: z.enum(['waiting', 'bound', 'expired', 'cancelled']),
+    expiresAt: isoTime.describe('when a waiting ticket expires and its capacity is released'),
+    queue: z.string(),
+    priority: z.int(),
+    labelExpression: z.string().nullable(),
+    tags: z.array(z.string()).describe('the application tags to submit the app with, exactly'),
+    mapreduce: z
+      .array(z.string())
+      .describe('generic options for hadoop jar / yarn jar, after the main class (-Dmapreduce.job.*)'),
+    spark: z.array(z.string()).describe('options for spark-submit, before the application jar'),
+    env: z.record(z.string(), z.string()).describe('the same as YSS_TICKET_* environment variables'),
+    appId: z.string().nullable().optional().describe('the app the ticket was bound to'),
+  })
+  .describe(
+    'Admission before submission: submit the app yourself with these, before expiresAt; until then the admitted capacity is held for it',
+  );
+
 const answer = z.object({
   id: z.string(),
   decision: z.enum(['admitted', 'rejected']),
@@ -94,6 +114,9 @@ const answer = z.object({
     .describe('the workload class the job was judged with: its workloadClass, else its jobType'),
   estimates: triple.optional(),
   dryRun: z.boolean().optional(),
+  ticket: ticket
+    .optional()
+    .describe('admitted without yarnSubmission (not a dry run): the ticket to submit the app with'),
 });
 
 const job = z.object({
@@ -108,7 +131,10 @@ const job = z.object({
   inputBytes: z.number(),
   decision: z.enum(['admitted', 'rejected']),
   state: z.string(),
-  outcome: z.enum(['met', 'missed']).nullable(),
+  outcome: z
+    .enum(['met', 'missed'])
+    .nullable()
+    .describe('of a job that finished; null while open, and for one that failed, was killed or never ran'),
   queue: z.string().nullable(),
   label: z.string().nullable(),
   priority: z.int().nullable(),
@@ -125,6 +151,7 @@ const job = z.object({
   energyJoules: nullableNumber,
   position: z.int().nullable().describe('1-based place in the EDF queue, for admitted jobs not yet ended'),
   deadlineSource: z.enum(['request', 'queue-default', 'tag']),
+  ticket: ticket.nullable().describe('the ticket of a job admitted before its app existed; null for others'),
 });
 
 const jobDetail = job.extend({
@@ -261,7 +288,7 @@ const readiness = z.looseObject({
 });
 
 const submission = submissionSchema.describe(
-  `A deadline job. inputBytes is required unless inputPaths are given (then read from the files' lengths); splitBytes, one per map, add up to it. Tags: YARN allows 10 per app and the sidecar writes 6 (7 with workloadClass), so at most 4 (3) of your own; the sidecar's own keys (${RESERVED_TAG_KEYS.map((k) => `${k}:`).join(', ')}, in any case) are refused with a 400 naming the tag. yarnSubmission is the RM's submission context with the RM's field names (am-container-spec with a non-empty command, resource, max-app-attempts, ...), required unless dryRun; the sidecar sets application-id, application-name, queue, priority, application-tags, app-node-label-expression and reservation-id itself. Deadlines: an ISO-8601 time with a zone or seconds from now, at most ${L.deadlineHorizonSeconds} s (366 days) ahead; required unless the queue has a default (admission.queueDefaults).`,
+  `A deadline job. inputBytes is required unless inputPaths are given (then read from the files' lengths); splitBytes, one per map, add up to it. Tags: YARN allows 10 per app and the sidecar writes 6 (7 with workloadClass), so at most 4 (3) of your own; the sidecar's own keys (${RESERVED_TAG_KEYS.map((k) => `${k}:`).join(', ')}, in any case) are refused with a 400 naming the tag. yarnSubmission is the RM's submission context with the RM's field names (am-container-spec with a non-empty command, resource, max-app-attempts, ...); without it an admitted job gets a ticket (the queue, priority, label and tags to submit the app with yourself) and nothing is submitted; with it the sidecar sets application-id, application-name, queue, priority, application-tags, app-node-label-expression and reservation-id itself. Deadlines: an ISO-8601 time with a zone or seconds from now, at most ${L.deadlineHorizonSeconds} s (366 days) ahead; required unless the queue has a default (admission.queueDefaults).`,
 );
 
 /** The schemas by component name: requests read as input, answers as output. */
@@ -306,6 +333,7 @@ const schemas = componentSchemas(
     Stats: stats,
     Readiness: readiness,
     Health: z.object({ status: z.literal('ok') }),
+    Ticket: ticket,
   },
 );
 
@@ -411,6 +439,22 @@ const paths = {
         '400': failure('MALFORMED_REQUEST: a malformed %-escape in the id'),
         '404': failure('NOT_FOUND: no such job'),
         ...readErrors,
+      },
+    },
+    delete: {
+      operationId: 'cancelTicket',
+      summary:
+        'Cancel a waiting ticket: its capacity is released and an app with its tag is no longer bound to it',
+      parameters: [pathParameter('id', 'the job id the ticket was answered with')],
+      responses: {
+        '200': json('Job', 'the job, its ticket cancelled'),
+        '400': failure('MALFORMED_REQUEST: a malformed %-escape in the id'),
+        '401': failure('UNAUTHORIZED: no or wrong bearer token'),
+        '404': failure('NOT_FOUND: no such job'),
+        '409': failure(
+          'TICKET_NOT_WAITING: the job is no ticket, or its ticket is bound, expired or cancelled',
+        ),
+        '500': failure('INTERNAL: a bug, logged with its component; the answer says nothing more'),
       },
     },
   },

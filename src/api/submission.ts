@@ -161,8 +161,8 @@ export const submissionSchema = z
     /**
      * The RM's submission context, with the RM's field names (am-container-spec, resource,
      * max-app-attempts, log-aggregation-context, ...): everything but what the sidecar decides.
-     * Required unless dryRun: it holds the application master's command. Read by
-     * yarn/submission.ts.
+     * With it, an admitted job is submitted by the sidecar; without it, an admitted job gets a
+     * ticket and its own client submits it (loop/tickets.ts). Read by yarn/submission.ts.
      */
     yarnSubmission: z.record(z.string(), z.unknown()).optional(),
     /**
@@ -216,21 +216,13 @@ export const submissionSchema = z
         }
       }
     }
-    if (job.yarnSubmission === undefined && !job.dryRun) {
-      ctx.addIssue({
-        code: 'custom',
-        path: ['yarnSubmission'],
-        message:
-          "is required to submit the job: it carries the application master's launch context (am-container-spec.commands.command at least; an app without an AM command fails at once on YARN). Give dryRun: true to only ask whether the deadline would be admitted",
-      });
-    }
   });
 
 export type SubmissionInput = z.input<typeof submissionSchema>;
 /** A checked request; `deadlineMs` is null when it gave no deadline (a queue default may apply). */
 export type Submission = Omit<z.output<typeof submissionSchema>, 'yarnSubmission'> & {
   deadlineMs: number | null;
-  /** The `yarnSubmission` read and checked; absent only for a dry run without one. */
+  /** The `yarnSubmission` read and checked; absent when none was given (a ticket, or a dry run). */
   request?: SubmissionRequest;
 };
 

@@ -10,7 +10,7 @@ import {
   type SketchSummary,
 } from '../core/cost-distribution';
 import { estimatesOf, type EstimateBook } from '../core/estimate-book';
-import type { ActionRecord, DecisionRecord, JobRecord } from '../store/ledger';
+import type { ActionRecord, DecisionRecord, JobRecord, TicketRecord } from '../store/ledger';
 
 /**
  * The shapes the read API answers with. The dashboard reads exactly these, as would any
@@ -59,6 +59,8 @@ export interface JobView {
    * or a `deadline:` tag of an app found on the RM.
    */
   deadlineSource: 'request' | 'queue-default' | 'tag';
+  /** The ticket of a job admitted before its app existed (tickets.ts's TicketView); null for others. */
+  ticket: Record<string, unknown> | null;
 }
 
 export interface ActionView {
@@ -109,7 +111,11 @@ export interface StatsSample {
 
 const iso = (ms: number | null): string | null => (ms === null ? null : new Date(ms).toISOString());
 
-export function jobView(job: JobRecord, position: number | null = null): JobView {
+export function jobView(
+  job: JobRecord,
+  position: number | null = null,
+  ticket: TicketRecord | undefined = undefined,
+): JobView {
   const end = job.finishedMs ?? job.estimatedFinishMs;
   return {
     id: job.id,
@@ -143,6 +149,9 @@ export function jobView(job: JobRecord, position: number | null = null): JobView
         : (job.spec as { deadlineSource?: string } | null)?.deadlineSource === 'queue-default'
           ? 'queue-default'
           : 'request',
+    ticket: ticket
+      ? { ...(ticket.detail as Record<string, unknown>), status: ticket.status, appId: ticket.appId }
+      : null,
   };
 }
 

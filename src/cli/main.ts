@@ -3,6 +3,7 @@ import { demoCommand } from './demo';
 import { emulatorCommand } from './emulator';
 import { estimatesCommand } from './estimates';
 import { probeCommand } from './probe';
+import { runCommand } from './run';
 import { simulateCommand } from './simulate';
 import { startCommand } from './start';
 
@@ -21,6 +22,7 @@ export function buildProgram(): Command {
   program.addCommand(simulateCommand());
   program.addCommand(startCommand());
   program.addCommand(estimatesCommand());
+  program.addCommand(runCommand());
   return program;
 }
 

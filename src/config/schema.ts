@@ -211,6 +211,16 @@ const enforcement = z
   })
   .strict();
 
+const tickets = z
+  .object({
+    /**
+     * How long an admitted ticket (a job admitted before its app exists) holds its capacity
+     * waiting for an app carrying its tag, in seconds; then it expires and the capacity is freed.
+     */
+    ttlSeconds: z.number().int().min(10).max(86_400).default(600),
+  })
+  .strict();
+
 const token = z
   .object({
     name: z.string().min(1).max(128),
@@ -268,6 +278,7 @@ export const configSchema = z
     admission: admission.default(admission.parse({})),
     placement: placement.default(placement.parse({})),
     enforcement: enforcement.default(enforcement.parse({})),
+    tickets: tickets.default(tickets.parse({})),
     auth: auth.default(auth.parse({})),
     server: server.default(server.parse({})),
     loop: loop.default(loop.parse({})),

@@ -26,6 +26,12 @@ export class NotFoundError extends apiError('NOT_FOUND', 404) {}
 /** The same Idempotency-Key was sent again with a different request body. */
 export class IdempotencyConflictError extends apiError('IDEMPOTENCY_KEY_REUSED', 422) {}
 
+/**
+ * DELETE /api/v1/jobs/{id} on a job that is no waiting ticket: no ticket at all, or one already
+ * bound to its app, expired or cancelled. Nothing changes.
+ */
+export class TicketNotWaitingError extends apiError('TICKET_NOT_WAITING', 409) {}
+
 /** The sidecar cannot decide yet: it has not read the cluster from the RM even once. */
 export class NotReadyError extends apiError('NOT_READY', 503) {}
 

@@ -18,6 +18,7 @@ import {
   NotFoundError,
   NotReadyError,
   PayloadTooLargeError,
+  TicketNotWaitingError,
   UnauthorizedError,
   UnsupportedMediaTypeError,
 } from './api-errors';
@@ -48,6 +49,7 @@ const classes: readonly ErrorClass[] = [
   UnsupportedMediaTypeError,
   NotFoundError,
   IdempotencyConflictError,
+  TicketNotWaitingError,
   NotReadyError,
   EmulatedRmRejection,
   DashboardAssetsMissingError,

@@ -1,6 +1,7 @@
 import type { LoopParts } from './context';
 import { enforce, planPriorities } from './plan';
 import type { Reconciler } from './reconcile';
+import { expireTickets } from './tickets';
 import { sample } from './views';
 
 /**
@@ -20,6 +21,8 @@ export async function runCycle(p: LoopParts, reconciler: Reconciler): Promise<vo
   const step = (name: string, fn: () => unknown) => runStep(p, name, fn);
   if (apps !== undefined) {
     await step('track apps', () => reconciler.trackApps(apps));
+    // After the apps are tracked: a ticket whose app appeared in this poll is bound, not expired.
+    await step('tickets', () => expireTickets(p));
     await step('overruns', () => p.progress.detectOverruns());
     await step('lane progress', () => p.progress.readLaneProgress(apps));
     await step('priority cap', () => p.cap.readFrom(rm, p.deps.now));

@@ -9,6 +9,7 @@ import type { LoopParts } from './context';
 import { discover } from './discovery';
 import { enforce } from './plan';
 import { reasonOf } from './reasons';
+import { bindTicket } from './tickets';
 
 const OPEN_STATES = new Set(['accepted', 'submitted', 'running']);
 const ENDED_APP_STATES = new Set(['FINISHED', 'FAILED', 'KILLED']);
@@ -60,7 +61,10 @@ export class Reconciler {
       if (tags.deadlineMs !== undefined && !ENDED_APP_STATES.has(app.state)) discover(this.p, app, tags);
       return undefined;
     }
-    if (job.appId === null) ledger.updateJob(job.id, { appId: app.id });
+    if (job.appId === null) {
+      ledger.updateJob(job.id, { appId: app.id });
+      bindTicket(this.p, job, app);
+    }
     if (job.decision !== 'admitted' || !OPEN_STATES.has(job.state)) return undefined;
     // Submitted at a priority the RM shows lower, before any write of ours: the RM capped it.
     if (
@@ -258,13 +262,14 @@ export class Reconciler {
         : app.state === 'KILLED'
           ? 'killed'
           : 'failed';
-    const outcome = state === 'finished' && finishedMs <= job.deadlineMs ? 'met' : 'missed';
+    // Met or missed is said of a job that finished; one that FAILED or was KILLED is neither.
+    const outcome = state !== 'finished' ? null : finishedMs <= job.deadlineMs ? 'met' : 'missed';
     const actuals = state === 'finished' ? await this.learn(job, app) : undefined;
     // Looked up after learning: growing estimates rebuild every lane.
     this.p.lanes.finished(job, actuals);
     ledger.updateJob(job.id, { state, outcome, finishedMs });
     this.p.progress.forget(job.id);
-    metrics.deadlines.inc({ outcome });
+    metrics.deadlines.inc({ outcome: outcome ?? state });
     this.p.log.info('job ended', {
       job: job.id,
       app: app.id,

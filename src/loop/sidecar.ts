@@ -13,6 +13,7 @@ import { Partitions } from './partitions';
 import { PriorityCapTracker } from './priority-cap';
 import { Reconciler } from './reconcile';
 import { Submissions, type SubmitContext } from './submissions';
+import { cancelTicket } from './tickets';
 import { clusterView, getJob, listJobs, readiness, stats, type Readiness } from './views';
 
 export type { SidecarDeps } from './context';
@@ -123,6 +124,12 @@ export class Sidecar implements SidecarService {
     const { view, changed } = this.parts.estimates.reset(workloadClass, by);
     if (changed) this.parts.lanes.rebuildAll();
     return view;
+  }
+
+  /** DELETE /api/v1/jobs/{id}: cancels a waiting ticket (tickets.ts) and answers the job as it is now. */
+  cancelTicket(id: string, by: string): unknown {
+    cancelTicket(this.parts, id, by);
+    return this.getJob(id);
   }
 
   listJobs(query: JobQuery): { jobs: unknown[]; total: number } {

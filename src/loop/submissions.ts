@@ -8,6 +8,7 @@ import type { LoopParts } from './context';
 import type { LaneOutcome } from './lanes';
 import type { InputRead } from './locality';
 import { enforce, planAdmittedSubmission } from './plan';
+import { ticketFor } from './tickets';
 import { earliest, noDeadlineWithin, reasonOf } from './reasons';
 import {
   checkQueue,
@@ -238,6 +239,19 @@ export class Submissions {
     const estimatedFinishMs = Math.round(result.estimatedFinish * 1000);
     const energyJoules = this.p.partitions.energyJoules(s.jobType, lane.label, s.maps);
     const { judgedWith, deadlineFrom, derived } = j;
+    const { ledger, config } = this.p.deps;
+    // Without a launch context the sidecar submits nothing: the client does, with the ticket.
+    const ticket =
+      s.request === undefined && !s.dryRun
+        ? ticketFor({
+            id,
+            s,
+            queue,
+            label,
+            priority,
+            expiresMs: this.p.deps.now() + config.tickets.ttlSeconds * 1000,
+          })
+        : undefined;
     const body = {
       id,
       decision: 'admitted',
@@ -254,8 +268,8 @@ export class Submissions {
       ...derived,
       ...deadlineFrom,
       dryRun: s.dryRun,
+      ...(ticket === undefined ? {} : { ticket }),
     };
-    const { ledger, config } = this.p.deps;
     return {
       status: 201,
       body,
@@ -277,8 +291,13 @@ export class Submissions {
         ...judgedWith,
         placement: j.placement,
         ...deadlineFrom,
+        ...(ticket === undefined ? {} : { ticket: { expiresAt: ticket.expiresAt, tags: ticket.tags } }),
       },
       enqueue: () => {
+        if (ticket !== undefined) {
+          ledger.insertTicket({ jobId: id, expiresMs: Date.parse(ticket.expiresAt), detail: ticket });
+          return;
+        }
         // Planned at commit time, with the estimates and clock of that moment.
         const nowMs = this.p.deps.now();
         const job = this.p.estimates.deadlineJob({ ...j.record, arrivalMs: nowMs, spec: s });

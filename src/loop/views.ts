@@ -27,7 +27,8 @@ export interface Readiness {
 export function listJobs(p: LoopParts, query: JobQuery): { jobs: unknown[]; total: number } {
   const { jobs, total } = p.deps.ledger.listJobs(query);
   const positions = p.lanes.positions();
-  return { jobs: jobs.map((j) => jobView(j, positions.get(j.id) ?? null)), total };
+  const tickets = p.deps.ledger.ticketsOf(jobs.filter((j) => j.source === 'api').map((j) => j.id));
+  return { jobs: jobs.map((j) => jobView(j, positions.get(j.id) ?? null, tickets.get(j.id))), total };
 }
 
 export function getJob(p: LoopParts, id: string): JobDetailView | undefined {
@@ -35,7 +36,7 @@ export function getJob(p: LoopParts, id: string): JobDetailView | undefined {
   const job = ledger.getJob(id);
   if (!job) return undefined;
   return {
-    ...jobView(job, p.lanes.positions().get(id) ?? null),
+    ...jobView(job, p.lanes.positions().get(id) ?? null, ledger.getTicket(id)),
     decisions: ledger.decisionsOf(id).map(decisionView),
     actions: ledger.actionsOf(id).map(actionView),
   };

@@ -20,7 +20,9 @@ export type JobState =
   | 'finished'
   | 'failed'
   | 'killed'
-  | 'lost'; // its app vanished from the RM (an RM restarted without recovery)
+  | 'lost' // its app vanished from the RM (an RM restarted without recovery)
+  | 'expired' // a ticket whose app never appeared before it expired
+  | 'cancelled'; // a ticket cancelled before its app appeared
 export type Outcome = 'met' | 'missed';
 export type ActionStatus = 'pending' | 'done' | 'failed' | 'skipped';
 
@@ -80,6 +82,20 @@ export interface IdempotentAnswer {
   jobId: string;
   status: number;
   response: unknown;
+}
+
+export type TicketStatus = 'waiting' | 'bound' | 'expired' | 'cancelled';
+
+/** A ticket: a job admitted before its app exists, waiting for an app carrying its tag. */
+export interface TicketRecord {
+  jobId: string;
+  status: TicketStatus;
+  expiresMs: number;
+  appId: string | null;
+  /** What the client was told: tags and client arguments (the answer's `ticket`). */
+  detail: unknown;
+  createdMs: number;
+  updatedMs: number;
 }
 
 export interface JobQuery {
@@ -149,6 +165,18 @@ function actionFromRow(row: Row): ActionRecord {
     attempts: row.attempts as number,
     result: fromJson(row.result),
     error: (row.error as string | null) ?? null,
+    createdMs: row.created_ms as number,
+    updatedMs: row.updated_ms as number,
+  };
+}
+
+function ticketFromRow(row: Row): TicketRecord {
+  return {
+    jobId: row.job_id as string,
+    status: row.status as TicketStatus,
+    expiresMs: row.expires_ms as number,
+    appId: (row.app_id as string | null) ?? null,
+    detail: fromJson(row.detail),
     createdMs: row.created_ms as number,
     updatedMs: row.updated_ms as number,
   };
@@ -561,6 +589,54 @@ export class Ledger {
       JSON.stringify(answer.response),
       this.clock(),
     );
+  }
+
+  // --- tickets -------------------------------------------------------------------------
+
+  insertTicket(t: Pick<TicketRecord, 'jobId' | 'expiresMs' | 'detail'>): void {
+    const now = this.clock();
+    this.sql(
+      "INSERT INTO tickets (job_id, status, expires_ms, app_id, detail, created_ms, updated_ms) VALUES (?, 'waiting', ?, NULL, ?, ?, ?)",
+    ).run(t.jobId, t.expiresMs, JSON.stringify(t.detail ?? null), now, now);
+  }
+
+  getTicket(jobId: string): TicketRecord | undefined {
+    const row = this.sql('SELECT * FROM tickets WHERE job_id = ?').get(jobId) as Row | undefined;
+    return row ? ticketFromRow(row) : undefined;
+  }
+
+  /** The tickets of the given jobs, by job id (one query for a page of jobs). */
+  ticketsOf(jobIds: readonly string[]): Map<string, TicketRecord> {
+    const out = new Map<string, TicketRecord>();
+    for (let i = 0; i < jobIds.length; i += 500) {
+      const part = jobIds.slice(i, i + 500);
+      const rows = this.sql(`SELECT * FROM tickets WHERE job_id IN (${part.map(() => '?').join(', ')})`).all(
+        ...part,
+      ) as Row[];
+      for (const r of rows) out.set(r.job_id as string, ticketFromRow(r));
+    }
+    return out;
+  }
+
+  /**
+   * A waiting ticket's end: bound (to `appId`), expired or cancelled. Only a waiting ticket
+   * changes; false when it was not waiting any more.
+   */
+  endTicket(jobId: string, status: Exclude<TicketStatus, 'waiting'>, appId: string | null = null): boolean {
+    const info = this.sql(
+      "UPDATE tickets SET status = ?, app_id = ?, updated_ms = ? WHERE job_id = ? AND status = 'waiting'",
+    ).run(status, appId, this.clock(), jobId);
+    return info.changes === 1;
+  }
+
+  /** Waiting tickets whose expiry is at or before `nowMs` (queued writes committed first). */
+  expiredTickets(nowMs: number): TicketRecord[] {
+    this.commitQueued();
+    return (
+      this.sql("SELECT * FROM tickets WHERE status = 'waiting' AND expires_ms <= ? ORDER BY expires_ms").all(
+        nowMs,
+      ) as Row[]
+    ).map(ticketFromRow);
   }
 
   // --- small named values (learned estimates, controller state) ---------------------------

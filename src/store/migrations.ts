@@ -93,4 +93,22 @@ export const MIGRATIONS: ReadonlyArray<{ version: number; name: string; sql: str
       CREATE INDEX jobs_user_created ON jobs (user, created_ms);
     `,
   },
+  {
+    version: 3,
+    name: 'tickets: admission before submission',
+    // One row per ticket (a job admitted before its app exists): its status, when it expires,
+    // the app it was bound to, and what the client was told to submit with.
+    sql: `
+      CREATE TABLE tickets (
+        job_id TEXT PRIMARY KEY REFERENCES jobs (id),
+        status TEXT NOT NULL CHECK (status IN ('waiting', 'bound', 'expired', 'cancelled')),
+        expires_ms INTEGER NOT NULL,
+        app_id TEXT,
+        detail TEXT NOT NULL,
+        created_ms INTEGER NOT NULL,
+        updated_ms INTEGER NOT NULL
+      );
+      CREATE INDEX tickets_status_expires ON tickets (status, expires_ms);
+    `,
+  },
 ];

@@ -17,7 +17,7 @@ function memoryLedger(start = 1_000): { ledger: Ledger; tick: (ms: number) => vo
 describe('ledger', () => {
   it('migrates a new file to the latest schema', () => {
     const { ledger } = memoryLedger();
-    expect(ledger.schemaVersion).toBe(2);
+    expect(ledger.schemaVersion).toBe(3);
   });
 
   it('stores a job and reads back every field, JSON fields included', () => {
@@ -274,7 +274,7 @@ describe('ledger', () => {
       db.prepare('INSERT INTO schema_migrations VALUES (1, ?, 0)').run(MIGRATIONS[0]!.name);
       db.close();
       const old = Ledger.open(file);
-      expect(old.schemaVersion).toBe(2);
+      expect(old.schemaVersion).toBe(3);
       old.close();
       const first = Ledger.open(file);
       first.insertJob(jobRecord('kept'));

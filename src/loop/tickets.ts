@@ -1,0 +1,180 @@
+import { NotFoundError, TicketNotWaitingError } from '../errors/api-errors';
+import type { JobRecord, TicketRecord } from '../store/ledger';
+import type { AppReport } from '../yarn/model';
+import { submissionTags } from '../yarn/tags';
+import type { LoopParts } from './context';
+import { enforce, planMove } from './plan';
+import type { ResolvedSubmission } from './resolve';
+
+/**
+ * Tickets: admission before submission. A submission without a YARN launch context is decided
+ * as any other; if admitted, the sidecar submits nothing and answers with a ticket instead: the
+ * queue, priority, label expression and application tags the job's own client (hadoop jar,
+ * spark-submit) is to submit it with. The job holds its place in its lane until an app carrying
+ * the ticket's `sidecar-id:` tag appears on the RM (bound: then tracked and enforced as any
+ * admitted job) or the ticket expires (tickets.ttlSeconds) or is cancelled: then it leaves its
+ * lane. Each change is in the ledger before it takes effect.
+ */
+
+/** What a ticket tells the client (the answer's `ticket`, kept as the ticket's detail). */
+export interface TicketView {
+  id: string;
+  status: TicketRecord['status'];
+  expiresAt: string;
+  queue: string;
+  priority: number;
+  labelExpression: string | null;
+  /** The application tags to add, exactly: the RM stores them lower-cased, which binding allows for. */
+  tags: string[];
+  /** Generic options for a MapReduce client (hadoop jar, yarn jar), after the main class. */
+  mapreduce: string[];
+  /** Options for spark-submit, before the application jar. */
+  spark: string[];
+  /** The same as environment variables, for any other client. */
+  env: Record<string, string>;
+  /** The app it was bound to, once bound. */
+  appId?: string | null;
+}
+
+/** The ticket of an admitted submission that carries no launch context. */
+export function ticketFor(a: {
+  id: string;
+  s: ResolvedSubmission;
+  queue: string;
+  label: string | null;
+  priority: number;
+  expiresMs: number;
+}): TicketView {
+  const { id, s, queue, label, priority } = a;
+  const tags = submissionTags(
+    {
+      sidecarId: id,
+      deadlineMs: s.deadlineMs,
+      maps: s.maps,
+      reduces: s.reduces,
+      inputBytes: s.inputBytes,
+      jobType: s.jobType,
+      ...(s.workloadClass === undefined ? {} : { workloadClass: s.workloadClass }),
+      ...(s.inputPaths === undefined ? {} : { inputPaths: s.inputPaths }),
+    },
+    s.tags ?? [],
+    // Clients take the tags as one comma-separated value: a tag holding a comma cannot travel.
+  ).filter((t) => !t.includes(','));
+  const joined = tags.join(',');
+  return {
+    id,
+    status: 'waiting',
+    expiresAt: new Date(a.expiresMs).toISOString(),
+    queue,
+    priority,
+    labelExpression: label,
+    tags,
+    mapreduce: [
+      `-Dmapreduce.job.queuename=${queue}`,
+      `-Dmapreduce.job.tags=${joined}`,
+      `-Dmapreduce.job.priority=${priority}`,
+      ...(label === null ? [] : [`-Dmapreduce.job.node-label-expression=${label}`]),
+    ],
+    spark: [
+      '--queue',
+      queue,
+      '--conf',
+      `spark.yarn.tags=${joined}`,
+      '--conf',
+      `spark.yarn.priority=${priority}`,
+      ...(label === null
+        ? []
+        : [
+            '--conf',
+            `spark.yarn.am.nodeLabelExpression=${label}`,
+            '--conf',
+            `spark.yarn.executor.nodeLabelExpression=${label}`,
+          ]),
+    ],
+    env: {
+      YSS_TICKET_ID: id,
+      YSS_TICKET_QUEUE: queue,
+      YSS_TICKET_TAGS: joined,
+      YSS_TICKET_PRIORITY: String(priority),
+      ...(label === null ? {} : { YSS_TICKET_LABEL_EXPRESSION: label }),
+    },
+  };
+}
+
+/** A ticket as the API shows it: what it told the client, its status now, and its app. */
+export function ticketView(t: TicketRecord): TicketView {
+  return { ...(t.detail as TicketView), status: t.status, appId: t.appId };
+}
+
+/**
+ * An app carrying a waiting ticket's tag appeared: the ticket is bound to it, and the app is
+ * moved to the ticket's queue if its client put it elsewhere (its priority follows with the
+ * lanes' EDF order, as for any admitted app). Inside the reconciler's transaction.
+ */
+export function bindTicket(p: LoopParts, job: JobRecord, app: AppReport): void {
+  const { ledger } = p.deps;
+  const ticket = ledger.getTicket(job.id);
+  if (!ticket || ticket.status !== 'waiting') return;
+  if (!ledger.endTicket(job.id, 'bound', app.id)) return;
+  if (job.state === 'accepted') ledger.updateJob(job.id, { state: 'submitted' });
+  const nowMs = p.deps.now();
+  ledger.recordDecision(job.id, 'ticket', 'ticket-bound', {
+    app: app.id,
+    waitedSeconds: (nowMs - ticket.createdMs) / 1000,
+  });
+  if (job.queue !== null)
+    enforce(ledger, planMove(job.id, app, job.queue, "ticket bound: moved to the ticket's queue"));
+  p.log.info('ticket bound', { job: job.id, app: app.id, waitedMs: nowMs - ticket.createdMs });
+}
+
+/** Waiting tickets past their expiry: recorded as expired, then their capacity is released. */
+export function expireTickets(p: LoopParts): number {
+  const { ledger } = p.deps;
+  const nowMs = p.deps.now();
+  let n = 0;
+  for (const t of ledger.expiredTickets(nowMs)) {
+    const job = ledger.getJob(t.jobId);
+    if (!job) continue;
+    const ended = ledger.transaction(() => {
+      if (!ledger.endTicket(t.jobId, 'expired')) return false;
+      ledger.updateJob(job.id, { state: 'expired', finishedMs: nowMs });
+      ledger.recordDecision(job.id, 'ticket', 'ticket-expired', {
+        expiresAt: new Date(t.expiresMs).toISOString(),
+        message: "no app carrying the ticket's tag appeared before it expired; its capacity was released",
+      });
+      return true;
+    });
+    if (!ended) continue;
+    p.lanes.left(job, nowMs / 1000);
+    n++;
+    p.log.info('ticket expired', { job: job.id });
+  }
+  return n;
+}
+
+/**
+ * DELETE /api/v1/jobs/{id}: a waiting ticket cancelled by `by`, recorded, then its capacity
+ * released. A job that is no ticket, or a ticket no longer waiting, is a TicketNotWaitingError.
+ */
+export function cancelTicket(p: LoopParts, id: string, by: string): JobRecord {
+  const { ledger } = p.deps;
+  const job = ledger.getJob(id);
+  if (!job) throw new NotFoundError(`no job ${id}`);
+  const ticket = ledger.getTicket(id);
+  if (!ticket)
+    throw new TicketNotWaitingError(`job ${id} is no ticket: only a waiting ticket can be cancelled`);
+  if (ticket.status !== 'waiting')
+    throw new TicketNotWaitingError(
+      `the ticket of job ${id} is ${ticket.status}${ticket.appId ? ` (app ${ticket.appId})` : ''}: only a waiting ticket can be cancelled`,
+    );
+  const nowMs = p.deps.now();
+  const updated = ledger.transaction(() => {
+    ledger.endTicket(id, 'cancelled');
+    ledger.recordDecision(id, 'ticket', 'ticket-cancelled', { by });
+    return ledger.updateJob(id, { state: 'cancelled', finishedMs: nowMs });
+  });
+  p.lanes.left(job, nowMs / 1000);
+  p.deps.metrics.queueDepth.set(ledger.countOpenAdmittedJobs());
+  p.log.info('ticket cancelled', { job: id, by });
+  return updated;
+}
