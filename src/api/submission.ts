@@ -78,11 +78,11 @@ const tag = z
   });
 
 /** A whole number from min to max, the bound named in the message. */
-const count = (min: number, max: number, minMessage?: string) =>
+const count = (min: number, max: number) =>
   z
     .number({ error: 'must be a number' })
     .int('must be a whole number')
-    .min(min, minMessage ?? `must be at least ${min}`)
+    .min(min, `must be at least ${min}`)
     .max(max, `must be at most ${max}`);
 
 const bytes = z
@@ -114,11 +114,9 @@ export const submissionSchema = z
         "an ISO-8601 time, or seconds from now; required unless the job's queue has a default deadline (admission.queueDefaults)",
       ),
     maps: count(1, SUBMISSION_LIMITS.maxMaps),
-    // The admission model (the papers') has at least one reduce; map-only jobs are not supported yet.
-    reduces: count(
-      1,
-      SUBMISSION_LIMITS.maxReduces,
-      'must be at least 1 (map-only jobs are not supported yet)',
+    /** 0 for a map-only job (distcp, Sqoop imports): admitted as RTMR with an empty reduce stage. */
+    reduces: count(0, SUBMISSION_LIMITS.maxReduces).describe(
+      'reduce tasks; 0 for a map-only job (it finishes with its last map and holds no reduce slot)',
     ),
     /**
      * Bytes of input. May be left out when `inputPaths` are given: the sidecar then reads the

@@ -23,7 +23,8 @@ export function discover(p: LoopParts, app: AppReport, tags: ReturnType<typeof d
     arrivalMs,
     deadlineMs: Math.max(deadlineMs, arrivalMs + 1),
     maps: tags.maps ?? 1,
-    reduces: Math.max(1, tags.reduces ?? 1),
+    // An app tagged reduces:0 is map-only (distcp, Sqoop); untagged, one reduce is assumed.
+    reduces: tags.reduces ?? 1,
     inputBytes: tags.inputBytes ?? 0,
     jobType,
     spec: {

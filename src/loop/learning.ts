@@ -177,7 +177,7 @@ export class EstimateKeeper {
       arrival,
       deadline: Math.max(1e-3, j.deadlineMs / 1000 - arrival),
       maps: j.maps,
-      reduces: Math.max(1, j.reduces),
+      reduces: j.reduces,
       inputSize: j.inputBytes / MB,
       ...(splits ? { mapSplits: splits.map((b) => b / MB) } : {}),
     };

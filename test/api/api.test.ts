@@ -304,10 +304,9 @@ describe('a submission without a deadline', () => {
 });
 
 describe('submission limits', () => {
-  it('refuses a map-only job, naming the field and why', async () => {
+  it('takes a map-only job (reduces 0) and refuses a negative count, naming the field', async () => {
     const { parseSubmission } = await import('../../src/api/submission');
-    expect(() => parseSubmission({ ...goodJob, reduces: 0 }, NOW)).toThrow(
-      'reduces: must be at least 1 (map-only jobs are not supported yet)',
-    );
+    expect(parseSubmission({ ...goodJob, reduces: 0 }, NOW).reduces).toBe(0);
+    expect(() => parseSubmission({ ...goodJob, reduces: -1 }, NOW)).toThrow('reduces: must be at least 0');
   });
 });
