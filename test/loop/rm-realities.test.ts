@@ -88,9 +88,12 @@ describe('the priority cap of a stock Hadoop (yarn.cluster.max-application-prior
     const { sidecar, submit, ledger } = setup({ rm });
     await sidecar.runOnce();
     await submit({ deadline: 3000 });
+    // The admitted job reaches the RM in the background: wait for it.
+    await sidecar.enforcer.idle();
     await sidecar.runOnce();
     rm.priorityCap = 4; // lowered on the RM while the sidecar runs
     await submit({ deadline: 2000 }); // submitted at 10, shown as 4: the cap is learned
+    await sidecar.enforcer.idle();
     for (let i = 0; i < 6; i++) await sidecar.runOnce();
     const prio = (id: string) => rm.apps.get(ledger.getJob(id)!.appId!)!.priority;
     expect([prio('dl-2'), prio('dl-1')]).toEqual([4, 3]);
@@ -169,6 +172,7 @@ describe('the priority cap of a stock Hadoop (yarn.cluster.max-application-prior
     const { sidecar, submit } = setup({ rm, maxApplicationPriority: 10 });
     await sidecar.runOnce();
     await submit({ deadline: 3000 });
+    await sidecar.enforcer.idle();
     expect(rm.submissions.map((s) => s.priority)).toEqual([5]);
   });
 });
