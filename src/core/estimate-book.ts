@@ -71,8 +71,6 @@ export interface SubmittedJob {
 
 /** How a driver's job becomes the core's: the few points where the drivers differ. */
 export interface ConversionRules {
-  /** The fewest reduces the job is judged with (default 1). */
-  readonly minReduces?: number;
   /** The shortest relative deadline, seconds (default none). */
   readonly minDeadline?: number;
   /**
@@ -91,7 +89,7 @@ export function deadlineJobOf(s: SubmittedJob, rules: ConversionRules = {}): Dea
     arrival: s.arrival,
     deadline: rules.minDeadline === undefined ? deadline : Math.max(rules.minDeadline, deadline),
     maps: s.maps,
-    reduces: Math.max(rules.minReduces ?? 1, s.reduces),
+    reduces: s.reduces,
     inputSize:
       splits && rules.inputSize === 'splits'
         ? splits.reduce((a, b) => a + b, 0)

@@ -18,7 +18,7 @@ import {
   forgetClass,
   learnForClass,
   validateLearnedEstimates,
-  withClass,
+  classedJob,
   withLearned,
   type EstimateBook,
   type LearnedEstimates,
@@ -168,20 +168,23 @@ export class EstimateKeeper {
     return classOf(j.jobType as JobType, typeof own === 'string' ? own : undefined);
   }
 
-  /** The core's job, carrying its class and its class's current estimates (withClass). */
+  /** The core's job, carrying its class and its class's current estimates (classedJob). */
   deadlineJob(j: JobFields): DeadlineJob {
-    const splits = (j.spec as { splitBytes?: number[] } | null)?.splitBytes;
     const arrival = j.arrivalMs / 1000;
-    const job: DeadlineJob = {
-      id: j.id,
-      arrival,
-      deadline: Math.max(1e-3, j.deadlineMs / 1000 - arrival),
-      maps: j.maps,
-      reduces: j.reduces,
-      inputSize: j.inputBytes / MB,
-      ...(splits ? { mapSplits: splits.map((b) => b / MB) } : {}),
-    };
-    return withClass(job, this.classOfRecord(j), this.current);
+    return classedJob(
+      {
+        id: j.id,
+        arrival,
+        deadline: j.deadlineMs / 1000 - arrival,
+        maps: j.maps,
+        reduces: j.reduces,
+        inputBytes: j.inputBytes,
+        splitBytes: (j.spec as { splitBytes?: number[] } | null)?.splitBytes,
+      },
+      this.classOfRecord(j),
+      this.current,
+      { minDeadline: 1e-3 },
+    );
   }
 
   /**

@@ -13,7 +13,7 @@ import {
 } from '../core/admission/dispatch';
 import type { AdmissionPolicy } from '../core/admission/types';
 import { parseEnergyProfile, type EnergyProfile } from '../core/energy/profile';
-import { bookOf, classOf, withClass, type EstimateBook } from '../core/estimate-book';
+import { bookOf, classOf, deadlineJobOf, withClass, type EstimateBook } from '../core/estimate-book';
 import type { Estimates } from '../core/estimates';
 import type { EstimateModel } from '../core/learning';
 import { handlesOverruns, OverrunFeedback, type OverrunFeedbackOptions } from './overrun-feedback';
@@ -26,7 +26,7 @@ import type { PlacementJob, PlacementPolicy, PendingTask } from '../core/placeme
 import { usableMapSlots, type SlotModel } from '../core/slots/model';
 import { ValidationError } from '../errors/validation';
 import type { IndexedJobView } from './engine';
-import { MB, slotTotals, type ClusterSpec, type TraceJob } from './model';
+import { slotTotals, type ClusterSpec, type TraceJob } from './model';
 import type { AdmissionPort, JobView, MapAssignment, NodeView, PlacementPort } from './policy-port';
 
 /**
@@ -244,16 +244,18 @@ export function worstCaseEstimates(
 
 /** Trace job -> the core's J = (A, D, M, R, delta), sizes in MB; R = 0 is a map-only job. */
 export function toDeadlineJob(j: TraceJob): DeadlineJob {
-  const splits = j.splits ? j.splits.map((b) => b / MB) : undefined;
-  return {
-    id: j.id,
-    arrival: j.arrival,
-    deadline: j.deadline ?? 1e12,
-    maps: j.maps,
-    reduces: j.reduces,
-    inputSize: splits ? splits.reduce((a, b) => a + b, 0) : j.inputBytes / MB,
-    ...(splits ? { mapSplits: splits } : {}),
-  };
+  return deadlineJobOf(
+    {
+      id: j.id,
+      arrival: j.arrival,
+      deadline: j.deadline,
+      maps: j.maps,
+      reduces: j.reduces,
+      inputBytes: j.inputBytes,
+      splitBytes: j.splits,
+    },
+    { inputSize: 'splits' },
+  );
 }
 
 /**

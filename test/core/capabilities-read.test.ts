@@ -8,13 +8,13 @@ const MB = 1024 * 1024;
 describe('a driver job as the core job (deadlineJobOf)', () => {
   const job = { id: 'j', arrival: 10, deadline: 100, maps: 2, reduces: 0, inputBytes: 3 * MB };
 
-  it('converts bytes to MB and keeps times, with at least one reduce by default', () => {
+  it('converts bytes to MB and keeps times and counts (a map-only job stays map-only)', () => {
     expect(deadlineJobOf(job)).toEqual({
       id: 'j',
       arrival: 10,
       deadline: 100,
       maps: 2,
-      reduces: 1,
+      reduces: 0,
       inputSize: 3,
     });
   });
