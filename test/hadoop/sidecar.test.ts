@@ -203,7 +203,7 @@ describe('a deadline submission with a full yarnSubmission', () => {
     expect(running.ledger.actionsOf(jobId).map((a) => [a.kind, a.status])).toEqual([['submit', 'done']]);
   });
 
-  it('refuses a submission without an AM command before anything reaches the RM', async () => {
+  it('answers a submission without a launch context with a ticket, and submits nothing to the RM', async () => {
     const before = auditOf(info, { operation: 'Submit Application Request' }).length;
     const answer = await post({
       name: 'no-am',
@@ -213,8 +213,12 @@ describe('a deadline submission with a full yarnSubmission', () => {
       reduces: 1,
       inputBytes: MB,
     });
-    expect(answer.status).toBe(400);
-    expect(JSON.stringify(answer.body)).toContain('yarnSubmission');
+    expect(answer.status).toBe(201);
+    const body = answer.body as { decision: string; ticket?: { id: string; tags: string[] } };
+    expect(body.decision).toBe('admitted');
+    expect(body.ticket?.tags).toContain(`sidecar-id:${body.ticket!.id}`);
+    // The client submits the app itself with the ticket's tags; the sidecar writes nothing.
+    await running.sidecar.enforcer.drain();
     expect(auditOf(info, { operation: 'Submit Application Request' })).toHaveLength(before);
   });
 });
