@@ -136,15 +136,18 @@ export function rankPartitions(
 ): RankedPartition[] {
   const anyEnergy = candidates.some((c) => c.mapEnergy !== undefined && c.mapEnergy > 0);
   const ranked = candidates.map((c, index) => {
-    const ef = anyEnergy ? (c.mapEnergy !== undefined && c.mapEnergy > 0 ? 1 / c.mapEnergy : 0) : null;
+    const energy = c.mapEnergy !== undefined && c.mapEnergy > 0 ? c.mapEnergy : undefined;
+    const ef = anyEnergy ? (energy !== undefined ? 1 / energy : 0) : null;
     const dop = locality.dop[c.label] ?? (locality.known ? 0 : 1);
-    return { index, label: c.label, ef, dop, h: (ef ?? 1) * dop };
+    return { index, energy, label: c.label, ef, dop, h: (ef ?? 1) * dop };
   });
   const key = RANK_KEYS[by];
-  ranked.sort(
-    (a, b) => key(b) - key(a) || (by === 'given' ? 0 : (b.ef ?? 0) - (a.ef ?? 0)) || a.index - b.index,
-  );
-  return ranked.map(({ index: _i, ...r }) => r);
+  // Ties go to the lower energy itself: two energies a few ulps apart can have equal
+  // reciprocals, so comparing ef would lose which one is lower.
+  const lessEnergy = (a: (typeof ranked)[number], b: (typeof ranked)[number]) =>
+    (a.energy ?? Infinity) - (b.energy ?? Infinity) || 0;
+  ranked.sort((a, b) => key(b) - key(a) || (by === 'given' ? 0 : lessEnergy(a, b)) || a.index - b.index);
+  return ranked.map(({ index: _i, energy: _e, ...r }) => r);
 }
 
 /**

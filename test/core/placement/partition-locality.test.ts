@@ -178,6 +178,19 @@ describe('the partition order by h = ef * dop (seed 004 eq. 6.1)', () => {
     ]);
   });
 
+  it('ranks the lower energy first when two energies a few ulps apart have equal reciprocals', () => {
+    const [eGpu, eCpu] = [0.00010000000000000003, 0.00010000000000000005];
+    expect(1 / eGpu).toBe(1 / eCpu);
+    const order = rankPartitions(
+      [
+        { label: '', mapEnergy: eCpu },
+        { label: 'gpu', mapEnergy: eGpu },
+      ],
+      uniformLocality(['', 'gpu']),
+    ).map((r) => r.label);
+    expect(order).toEqual(['gpu', '']);
+  });
+
   it('property: with uniform dop the order is the energy order (the sidecar before locality)', () => {
     fc.assert(
       fc.property(
