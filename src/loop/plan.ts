@@ -23,6 +23,23 @@ export interface PlannedWrite {
 
 export type Plan = readonly PlannedWrite[];
 
+/** The application tags of an API job: the sidecar's own (id, deadline, sizes, type) and the user's. */
+export function jobTags(id: string, s: ResolvedSubmission): string[] {
+  return submissionTags(
+    {
+      sidecarId: id,
+      deadlineMs: s.deadlineMs,
+      maps: s.maps,
+      reduces: s.reduces,
+      inputBytes: s.inputBytes,
+      jobType: s.jobType,
+      ...(s.workloadClass === undefined ? {} : { workloadClass: s.workloadClass }),
+      ...(s.inputPaths === undefined ? {} : { inputPaths: s.inputPaths }),
+    },
+    s.tags ?? [],
+  );
+}
+
 /** Records a plan's writes in the outbox, in order. */
 export function enforce(ledger: Ledger, plan: Plan): void {
   for (const w of plan) Enforcer.enqueue(ledger, w.jobId, w.action);
@@ -108,19 +125,7 @@ function submitPayload(
     queue,
     priority,
     labelExpression: label,
-    tags: submissionTags(
-      {
-        sidecarId: id,
-        deadlineMs: s.deadlineMs,
-        maps: s.maps,
-        reduces: s.reduces,
-        inputBytes: s.inputBytes,
-        jobType: s.jobType,
-        ...(s.workloadClass === undefined ? {} : { workloadClass: s.workloadClass }),
-        ...(s.inputPaths === undefined ? {} : { inputPaths: s.inputPaths }),
-      },
-      s.tags ?? [],
-    ),
+    tags: jobTags(id, s),
     applicationType: config.yarn.applicationType,
     ...(s.request === undefined ? {} : { request: s.request }),
   };

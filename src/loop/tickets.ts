@@ -1,9 +1,8 @@
 import { NotFoundError, TicketNotWaitingError } from '../errors/api-errors';
 import type { JobRecord, TicketRecord } from '../store/ledger';
 import type { AppReport } from '../yarn/model';
-import { submissionTags } from '../yarn/tags';
 import type { LoopParts } from './context';
-import { enforce, planMove } from './plan';
+import { enforce, jobTags, planMove } from './plan';
 import type { ResolvedSubmission } from './resolve';
 
 /**
@@ -46,20 +45,8 @@ export function ticketFor(a: {
   expiresMs: number;
 }): TicketView {
   const { id, s, queue, label, priority } = a;
-  const tags = submissionTags(
-    {
-      sidecarId: id,
-      deadlineMs: s.deadlineMs,
-      maps: s.maps,
-      reduces: s.reduces,
-      inputBytes: s.inputBytes,
-      jobType: s.jobType,
-      ...(s.workloadClass === undefined ? {} : { workloadClass: s.workloadClass }),
-      ...(s.inputPaths === undefined ? {} : { inputPaths: s.inputPaths }),
-    },
-    s.tags ?? [],
-    // Clients take the tags as one comma-separated value: a tag holding a comma cannot travel.
-  ).filter((t) => !t.includes(','));
+  // Clients take the tags as one comma-separated value: a tag holding a comma cannot travel.
+  const tags = jobTags(id, s).filter((t) => !t.includes(','));
   const joined = tags.join(',');
   return {
     id,
