@@ -94,6 +94,11 @@ export interface HadoopInfo {
   conf: string;
   /** The Hadoop jars, as a java class path (a jar and a folder wildcard). */
   classpath: string;
+  /**
+   * The client conf folder first, then the Hadoop jars: `java -cp CLIENT_CP MAIN ...` runs a
+   * MapReduce client (e.g. org.apache.hadoop.mapreduce.SleepJob) against this cluster.
+   */
+  clientClasspath: string;
   javaOpts: string[];
   user: string;
   auth: 'none' | 'simple';

@@ -486,6 +486,8 @@ public final class Launcher {
     i.put("version", org.apache.hadoop.util.VersionInfo.getVersion());
     i.put("conf", cc.confDir("client").toString());
     i.put("classpath", cc.jarsClasspath());
+    // What a MapReduce client (SleepJob, a job's own driver) runs with: `java -cp CLIENT_CP MAIN`.
+    i.put("clientClasspath", cc.confDir("client") + ":" + cc.jarsClasspath());
     i.put("javaOpts", Daemon.jvmOptions());
     i.put("user", cc.user);
     i.put("auth", opts.auth);
