@@ -13,7 +13,7 @@ import {
 } from '../errors/api-errors';
 import { ValidationError } from '../errors/validation';
 import { redactDeep, redactText, type Logger } from '../log';
-import type { JobQuery } from '../store/ledger';
+import type { JobQuery } from '../store/types';
 import { TokenAuthenticator, type NamedToken } from './auth';
 import type { SidecarMetrics } from './metrics';
 import { httpMetrics } from './http-metrics';

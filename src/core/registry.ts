@@ -42,7 +42,10 @@ export interface AdmissionCapabilities {
   readonly args: 'estimates' | 'unit-costs';
   /** The estimate model it is defined with when it has one of its own (DC: the papers'). */
   readonly estimateModel?: 'paper';
-  /** Rebuilds its state from a snapshot of the running cluster (AM task progress, overruns). */
+  /**
+   * Rebuilds its state from a snapshot of the running cluster (AM task progress, overruns); its
+   * lane state is then RTMR's slot vectors, whose committed work the sidecar shows.
+   */
   readonly snapshotRebuild: boolean;
   /** Has a feedback controller: a finished job's actual task times update the vectors (SATU). */
   readonly feedback: boolean;

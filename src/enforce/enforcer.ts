@@ -5,7 +5,7 @@ import { RmHttpError } from '../errors/rm-http';
 import { ValidationError } from '../errors/validation';
 import type { Logger } from '../log';
 import type { SidecarMetrics } from '../api/metrics';
-import type { ActionRecord, Ledger } from '../store/ledger';
+import type { ActionRecord, Ledger } from '../store/types';
 import type { ResourceManagerApi } from '../yarn/api';
 import type { ReservationDefinition } from '../yarn/model';
 import { parseSubmissionRequest, type AppSubmission, type SubmissionRequest } from '../yarn/submission';

@@ -4,7 +4,7 @@ import type { EnergyProfile } from '../core/energy/profile';
 import type { AnyAdmissionPolicy, PolicyRegistry } from '../core/registry';
 import type { Enforcer } from '../enforce/enforcer';
 import type { Logger } from '../log';
-import type { Ledger } from '../store/ledger';
+import type { Ledger } from '../store/types';
 import type { ResourceManagerApi } from '../yarn/api';
 import type { JobHistoryClient } from '../yarn/jobhistory';
 import type { TaskReport } from '../yarn/model';

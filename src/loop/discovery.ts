@@ -1,5 +1,5 @@
 import type { RejectionReason } from '../api/views';
-import type { JobRecord } from '../store/ledger';
+import type { JobRecord } from '../store/types';
 import type { AppReport } from '../yarn/model';
 import type { decodeTags } from '../yarn/tags';
 import type { LoopParts } from './context';

@@ -1,7 +1,7 @@
 import type { TaskProgress } from '../core/admission/progress';
 import { SidecarError } from '../errors/base';
 import type { Logger } from '../log';
-import type { JobRecord, Ledger } from '../store/ledger';
+import type { JobRecord, Ledger } from '../store/types';
 import type { AppReport, TaskReport } from '../yarn/model';
 import { laneKeyOf, type LaneBook } from './lanes';
 

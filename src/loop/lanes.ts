@@ -24,7 +24,7 @@ import type { AnyAdmissionPolicy, PolicyRegistry } from '../core/registry';
 import type { SlotModel } from '../core/slots/model';
 import type { JobActuals } from '../core/admission';
 import type { AdmitOptions } from '../core/admission/types';
-import type { JobRecord, Ledger } from '../store/ledger';
+import type { JobRecord, Ledger } from '../store/types';
 import type { EstimateKeeper } from './learning';
 import type { Partitions } from './partitions';
 import type { CapacityView } from './snapshot';
@@ -255,10 +255,9 @@ export class LaneBook {
       label: l.label,
       containers: l.containers,
       queued: l.policy.queue(l.state).length,
-      committedSlotSeconds:
-        (l.state as { kind?: string }).kind === 'rtmr'
-          ? committedSlotSeconds(l.state as RtmrState, nowS)
-          : null,
+      // A policy with a snapshot rebuild keeps its lane as RTMR's slot vectors (its capability,
+      // not its name), whose committed work can be read; the others have no such figure.
+      committedSlotSeconds: this.fromProgress ? committedSlotSeconds(l.state as RtmrState, nowS) : null,
       lastRebuild: l.rebuild,
     }));
   }

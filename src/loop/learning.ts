@@ -34,7 +34,7 @@ import { JOB_TYPES, type JobType } from '../core/kinds';
 import { estimatesFromSamples, learnJob, type LearningOptions } from '../core/learning';
 import { ValidationError } from '../errors/validation';
 import type { Logger } from '../log';
-import type { JobRecord, Ledger } from '../store/ledger';
+import type { JobRecord, Ledger } from '../store/types';
 import type { AppReport, TaskReport } from '../yarn/model';
 
 /**

@@ -3,7 +3,7 @@ import type { SidecarConfig } from '../config/schema';
 import { hostPartitionsOf, type HostPartitions } from '../core/placement/locality';
 import { SidecarError } from '../errors/base';
 import { redactText, type Logger } from '../log';
-import type { Ledger } from '../store/ledger';
+import type { Ledger } from '../store/types';
 import type { ResourceManagerApi } from '../yarn/api';
 import type { AppReport, ClusterInfo } from '../yarn/model';
 import { buildCapacityView, type CapacityView } from './snapshot';

@@ -2,7 +2,7 @@ import type { SidecarConfig } from '../config/schema';
 import { taskEstimates } from '../core/estimates';
 import type { DeadlineJob } from '../core/job';
 import { Enforcer, type ActionPayload, type SubmitPayload } from '../enforce/enforcer';
-import type { JobRecord, Ledger } from '../store/ledger';
+import type { JobRecord, Ledger } from '../store/types';
 import type { AppReport } from '../yarn/model';
 import { submissionTags } from '../yarn/tags';
 import type { Lane } from './lanes';

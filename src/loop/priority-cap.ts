@@ -1,5 +1,5 @@
 import type { Logger } from '../log';
-import type { Ledger } from '../store/ledger';
+import type { Ledger } from '../store/types';
 import type { ResourceManagerApi } from '../yarn/api';
 
 /** The RM's priority cap as last learned from a capped write (PriorityCap). */

@@ -2,7 +2,7 @@ import type { JobActuals } from '../core/admission';
 import type { SubmitPayload } from '../enforce/enforcer';
 import { RmHttpError } from '../errors/rm-http';
 import { RmRemoteError } from '../errors/rm-remote';
-import type { JobRecord } from '../store/ledger';
+import type { JobRecord } from '../store/types';
 import type { AppReport } from '../yarn/model';
 import { decodeTags } from '../yarn/tags';
 import type { LoopParts } from './context';

@@ -9,7 +9,7 @@ import {
 import { NotReadyError } from '../errors/api-errors';
 import { ValidationError } from '../errors/validation';
 import type { Logger } from '../log';
-import type { Ledger } from '../store/ledger';
+import type { Ledger } from '../store/types';
 import { readInput, type InputRead, type InputReader } from './locality';
 import type { ClusterObservation } from './observe';
 

@@ -12,7 +12,8 @@ import { parseEnergyProfile, type EnergyProfile } from '../core/energy/profile';
 import { defaultRegistry } from '../core/registry';
 import { ValidationError } from '../errors/validation';
 import { createLogger, type Logger } from '../log';
-import { Ledger } from '../store/ledger';
+import { SqliteLedger } from '../store/ledger';
+import type { Ledger } from '../store/types';
 import { HttpResourceManagerClient } from '../yarn/client';
 import { JobHistoryClient } from '../yarn/jobhistory';
 import { WebHdfsClient } from '../yarn/webhdfs';
@@ -175,9 +176,8 @@ export async function startSidecar(
   const { rm, jobHistory, webHdfs } = rmClients(config, logger, metrics);
   const now = options.now ?? (() => Date.now());
   // The ledger stamps rows with the same clock as the decisions (the emulated one in the demo).
-  const ledger = Ledger.open(config.ledger.path === ':memory:' ? ':memory:' : resolve(config.ledger.path), {
-    clock: now,
-  });
+  const ledgerPath = config.ledger.path === ':memory:' ? ':memory:' : resolve(config.ledger.path);
+  const ledger = SqliteLedger.open(ledgerPath, { clock: now });
   const sidecar = new Sidecar({
     config,
     rm,

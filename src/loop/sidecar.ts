@@ -2,7 +2,7 @@ import type { SidecarService } from '../api/app';
 import type { Submission } from '../api/submission';
 import type { EstimatesView, JobDetailView, StatsSample } from '../api/views';
 import { Enforcer } from '../enforce/enforcer';
-import type { JobQuery } from '../store/ledger';
+import type { JobQuery } from '../store/types';
 import type { LoopParts, SidecarDeps } from './context';
 import { runCycle } from './cycle';
 import { LaneBook } from './lanes';

@@ -3,7 +3,7 @@ import type { Submission } from '../api/submission';
 import type { RejectionReason } from '../api/views';
 import type { DeadlineJob } from '../core/job';
 import { IdempotencyConflictError } from '../errors/api-errors';
-import type { JobRecord } from '../store/ledger';
+import type { JobRecord } from '../store/types';
 import type { LoopParts } from './context';
 import type { LaneOutcome } from './lanes';
 import type { InputRead } from './locality';

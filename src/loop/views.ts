@@ -7,7 +7,7 @@ import { RmResponseTooLargeError } from '../errors/rm-response-too-large';
 import { RmTimeoutError } from '../errors/rm-timeout';
 import { RmUnavailableError } from '../errors/rm-unavailable';
 import { redactText, redactUrl } from '../log';
-import type { JobQuery } from '../store/ledger';
+import type { JobQuery } from '../store/types';
 import type { LoopParts } from './context';
 
 /** What the API reads of the loop: jobs with their queue positions, the cluster, stats, readiness. */

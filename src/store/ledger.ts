@@ -11,101 +11,36 @@ import { MIGRATIONS } from './migrations';
  * (never sent again). SQLite in WAL mode, synchronous=FULL: a row committed is on disk.
  */
 
-export type Decision = 'admitted' | 'rejected';
-export type JobState =
-  | 'rejected'
-  | 'accepted' // admitted, not yet on the RM
-  | 'submitted'
-  | 'running'
-  | 'finished'
-  | 'failed'
-  | 'killed'
-  | 'lost' // its app vanished from the RM (an RM restarted without recovery)
-  | 'expired' // a ticket whose app never appeared before it expired
-  | 'cancelled'; // a ticket cancelled before its app appeared
-export type Outcome = 'met' | 'missed';
-export type ActionStatus = 'pending' | 'done' | 'failed' | 'skipped';
+import type {
+  ActionCount,
+  ActionRecord,
+  ActionStatus,
+  DecisionRecord,
+  IdempotentAnswer,
+  JobCount,
+  JobPatch,
+  JobQuery,
+  JobRecord,
+  Ledger,
+  NewJob,
+  TicketRecord,
+  TicketStatus,
+} from './types';
 
-export interface JobRecord {
-  id: string;
-  name: string;
-  user: string;
-  submitter: string;
-  source: 'api' | 'discovered';
-  jobType: string;
-  maps: number;
-  reduces: number;
-  inputBytes: number;
-  arrivalMs: number;
-  deadlineMs: number;
-  decision: Decision;
-  reason: unknown;
-  estimatedFinishMs: number | null;
-  earliestDeadlineMs: number | null;
-  queue: string | null;
-  label: string | null;
-  priority: number | null;
-  appId: string | null;
-  state: JobState;
-  outcome: Outcome | null;
-  finishedMs: number | null;
-  energyJoules: number | null;
-  spec: unknown;
-  createdMs: number;
-  updatedMs: number;
-}
-
-export interface ActionRecord {
-  id: number;
-  jobId: string | null;
-  kind: string;
-  payload: unknown;
-  status: ActionStatus;
-  attempts: number;
-  result: unknown;
-  error: string | null;
-  createdMs: number;
-  updatedMs: number;
-}
-
-export interface DecisionRecord {
-  id: number;
-  jobId: string;
-  atMs: number;
-  policy: string;
-  decision: string;
-  detail: unknown;
-}
-
-export interface IdempotentAnswer {
-  requestHash: string;
-  jobId: string;
-  status: number;
-  response: unknown;
-}
-
-export type TicketStatus = 'waiting' | 'bound' | 'expired' | 'cancelled';
-
-/** A ticket: a job admitted before its app exists, waiting for an app carrying its tag. */
-export interface TicketRecord {
-  jobId: string;
-  status: TicketStatus;
-  expiresMs: number;
-  appId: string | null;
-  /** What the client was told: tags and client arguments (the answer's `ticket`). */
-  detail: unknown;
-  createdMs: number;
-  updatedMs: number;
-}
-
-export interface JobQuery {
-  decision?: Decision;
-  state?: JobState;
-  queue?: string;
-  user?: string;
-  limit?: number;
-  offset?: number;
-}
+export type {
+  ActionRecord,
+  ActionStatus,
+  Decision,
+  DecisionRecord,
+  IdempotentAnswer,
+  JobIdentity,
+  JobQuery,
+  JobRecord,
+  JobState,
+  Outcome,
+  TicketRecord,
+  TicketStatus,
+} from './types';
 
 type Row = Record<string, unknown>;
 
@@ -191,7 +126,8 @@ interface QueuedWrite {
   settle: (err?: unknown) => void;
 }
 
-export class Ledger {
+/** The ledger on SQLite (better-sqlite3), in process: see Ledger (./types) for the contract. */
+export class SqliteLedger implements Ledger {
   private readonly statements = new Map<string, Database.Statement>();
   /** Writes waiting for the next group commit (writeSoon), in the order they were queued. */
   private queued: QueuedWrite[] = [];
@@ -216,14 +152,14 @@ export class Ledger {
   }
 
   /** Open (creating the file and its folder if needed) and migrate. `:memory:` for tests. */
-  static open(path: string, options: { clock?: () => number } = {}): Ledger {
+  static open(path: string, options: { clock?: () => number } = {}): SqliteLedger {
     if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
     const db = new Database(path);
     db.pragma('journal_mode = WAL');
     db.pragma('synchronous = FULL');
     db.pragma('foreign_keys = ON');
     db.pragma('busy_timeout = 5000');
-    const ledger = new Ledger(db, options.clock ?? (() => Date.now()));
+    const ledger = new SqliteLedger(db, options.clock ?? (() => Date.now()));
     ledger.migrate();
     return ledger;
   }
@@ -332,7 +268,7 @@ export class Ledger {
 
   // --- jobs ---------------------------------------------------------------------------
 
-  insertJob(job: Omit<JobRecord, 'createdMs' | 'updatedMs'>): JobRecord {
+  insertJob(job: NewJob): JobRecord {
     const now = this.clock();
     const full: JobRecord = { ...job, createdMs: now, updatedMs: now };
     const columns = JOB_COLUMNS.map(([, c]) => c);
@@ -343,7 +279,7 @@ export class Ledger {
     return full;
   }
 
-  updateJob(id: string, patch: Partial<Omit<JobRecord, 'id' | 'createdMs' | 'updatedMs'>>): JobRecord {
+  updateJob(id: string, patch: JobPatch): JobRecord {
     const sets: string[] = [];
     const values: unknown[] = [];
     for (const [key, value] of Object.entries(patch)) {
@@ -432,10 +368,10 @@ export class Ledger {
     ).n;
   }
 
-  countJobs(): { decision: Decision; state: JobState; outcome: Outcome | null; n: number }[] {
+  countJobs(): JobCount[] {
     return this.sql(
       'SELECT decision, state, outcome, COUNT(*) AS n FROM jobs GROUP BY decision, state, outcome',
-    ).all() as { decision: Decision; state: JobState; outcome: Outcome | null; n: number }[];
+    ).all() as JobCount[];
   }
 
   // --- decisions ----------------------------------------------------------------------
@@ -556,10 +492,10 @@ export class Ledger {
     );
   }
 
-  countActions(): { kind: string; status: ActionStatus; n: number }[] {
+  countActions(): ActionCount[] {
     return this.sql(
       'SELECT kind, status, COUNT(*) AS n FROM actions GROUP BY kind, status ORDER BY kind, status',
-    ).all() as { kind: string; status: ActionStatus; n: number }[];
+    ).all() as ActionCount[];
   }
 
   // --- idempotency keys -------------------------------------------------------------------
@@ -652,3 +588,9 @@ export class Ledger {
     ).run(key, JSON.stringify(value), this.clock());
   }
 }
+
+/**
+ * The SQLite ledger under the name its constructors (Ledger.open in the tests and tools) have
+ * always used; code that only uses a ledger takes the Ledger interface from ./types.
+ */
+export { SqliteLedger as Ledger };

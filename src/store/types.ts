@@ -1,0 +1,207 @@
+/**
+ * What the ledger holds, and the ledger's interface: the records are plain values, free of any
+ * store's types, so that the loop, the enforcer and the API depend on this module alone.
+ */
+
+export type Decision = 'admitted' | 'rejected';
+export type JobState =
+  | 'rejected'
+  | 'accepted' // admitted, not yet on the RM
+  | 'submitted'
+  | 'running'
+  | 'finished'
+  | 'failed'
+  | 'killed'
+  | 'lost' // its app vanished from the RM (an RM restarted without recovery)
+  | 'expired' // a ticket whose app never appeared before it expired
+  | 'cancelled'; // a ticket cancelled before its app appeared
+export type Outcome = 'met' | 'missed';
+export type ActionStatus = 'pending' | 'done' | 'failed' | 'skipped';
+
+/** What a job is, as submitted or discovered: shared by its ledger row and its API view. */
+export interface JobIdentity {
+  id: string;
+  name: string;
+  user: string;
+  submitter: string;
+  source: 'api' | 'discovered';
+  jobType: string;
+  maps: number;
+  reduces: number;
+  inputBytes: number;
+}
+
+export interface JobRecord extends JobIdentity {
+  arrivalMs: number;
+  deadlineMs: number;
+  decision: Decision;
+  reason: unknown;
+  estimatedFinishMs: number | null;
+  earliestDeadlineMs: number | null;
+  queue: string | null;
+  label: string | null;
+  priority: number | null;
+  appId: string | null;
+  state: JobState;
+  outcome: Outcome | null;
+  finishedMs: number | null;
+  energyJoules: number | null;
+  spec: unknown;
+  createdMs: number;
+  updatedMs: number;
+}
+
+export interface ActionRecord {
+  id: number;
+  jobId: string | null;
+  kind: string;
+  payload: unknown;
+  status: ActionStatus;
+  attempts: number;
+  result: unknown;
+  error: string | null;
+  createdMs: number;
+  updatedMs: number;
+}
+
+export interface DecisionRecord {
+  id: number;
+  jobId: string;
+  atMs: number;
+  policy: string;
+  decision: string;
+  detail: unknown;
+}
+
+export interface IdempotentAnswer {
+  requestHash: string;
+  jobId: string;
+  status: number;
+  response: unknown;
+}
+
+export type TicketStatus = 'waiting' | 'bound' | 'expired' | 'cancelled';
+
+/** A ticket: a job admitted before its app exists, waiting for an app carrying its tag. */
+export interface TicketRecord {
+  jobId: string;
+  status: TicketStatus;
+  expiresMs: number;
+  appId: string | null;
+  /** What the client was told: tags and client arguments (the answer's `ticket`). */
+  detail: unknown;
+  createdMs: number;
+  updatedMs: number;
+}
+
+export interface JobQuery {
+  decision?: Decision;
+  state?: JobState;
+  queue?: string;
+  user?: string;
+  limit?: number;
+  offset?: number;
+}
+
+/** Job counts by decision, state and outcome (the metrics' gauges). */
+export interface JobCount {
+  decision: Decision;
+  state: JobState;
+  outcome: Outcome | null;
+  n: number;
+}
+
+/** Action counts by kind and status. */
+export interface ActionCount {
+  kind: string;
+  status: ActionStatus;
+  n: number;
+}
+
+/** The fields a job's row is written with; the ledger stamps createdMs and updatedMs. */
+export type NewJob = Omit<JobRecord, 'createdMs' | 'updatedMs'>;
+/** What an update may change: any field but the id and the stamps. */
+export type JobPatch = Partial<Omit<JobRecord, 'id' | 'createdMs' | 'updatedMs'>>;
+
+/**
+ * The sidecar's ledger, as the loop, the enforcer and the API use it: every job decided on,
+ * every decision with its reason, every RM write as an outbox row recorded before the call and
+ * confirmed after it, idempotent answers, tickets and small named values. SqliteLedger
+ * (src/store/ledger.ts) implements it; a PostgreSQL store is to come behind the same type.
+ *
+ * Synchronous today: every method answers at once, as an in-process SQLite does, and the loop
+ * relies on it (a decision and its rows land in one `transaction` with no await in between). A
+ * store on another process would need these to return promises and its callers to await them;
+ * `transaction` and `writeSoon` would then take async writers.
+ */
+export interface Ledger {
+  /**
+   * Runs `fn` in one transaction: all of its writes land, or none. Writes queued by writeSoon
+   * land in the same commit, before `fn`'s; should `fn` throw, only its own writes roll back.
+   */
+  transaction<T>(fn: () => T): T;
+  /**
+   * Group commit: `fn`'s writes share one commit with the others queued before the next turn of
+   * the event loop; resolves once they are durable, rejects with `fn`'s own error (its writes
+   * rolled back, the others' kept).
+   */
+  writeSoon(fn: () => void): Promise<void>;
+  /** Commits what writeSoon queued, then closes. */
+  close(): void;
+
+  insertJob(job: NewJob): JobRecord;
+  /** Throws when there is no job `id`. */
+  updateJob(id: string, patch: JobPatch): JobRecord;
+  getJob(id: string): JobRecord | undefined;
+  getJobByAppId(appId: string): JobRecord | undefined;
+  /** Newest first, a page at a time, with the total matching. */
+  listJobs(query?: JobQuery): { jobs: JobRecord[]; total: number };
+  /** Admitted jobs not yet ended, by deadline: the queue admission state is rebuilt from. */
+  openAdmittedJobs(): JobRecord[];
+  countOpenAdmittedJobs(): number;
+  countJobs(): JobCount[];
+
+  /** Records a decision on a job; returns its id. */
+  recordDecision(jobId: string, policy: string, decision: string, detail: unknown): number;
+  decisionsOf(jobId: string): DecisionRecord[];
+
+  /** Records an RM write before it is made (the outbox). */
+  enqueueAction(jobId: string | null, kind: string, payload: unknown): ActionRecord;
+  /** Counts an attempt just before the call goes out. */
+  markActionAttempt(id: number): void;
+  /** Confirms a pending write (throws when it is not pending). */
+  completeAction(
+    id: number,
+    status: Exclude<ActionStatus, 'pending'>,
+    result?: unknown,
+    error?: string,
+  ): void;
+  /** Keeps what an action learned before its write (a reservation id it was handed). */
+  updateActionPayload(id: number, payload: unknown): void;
+  /** Records a failed attempt, leaving the action pending. */
+  noteActionError(id: number, error: string): void;
+  getAction(id: number): ActionRecord | undefined;
+  /** Pending actions in the order they were recorded. */
+  pendingActions(): ActionRecord[];
+  /** Admitted jobs whose submission the RM refused for good, with the refusal. */
+  refusedSubmissions(): Array<{ job: JobRecord; error: string | null }>;
+  pendingBacklog(): { pending: number; oldestMs: number | null };
+  actionsOf(jobId: string): ActionRecord[];
+  countActions(): ActionCount[];
+
+  findIdempotent(submitter: string, key: string): IdempotentAnswer | undefined;
+  saveIdempotent(submitter: string, key: string, answer: IdempotentAnswer): void;
+
+  insertTicket(t: Pick<TicketRecord, 'jobId' | 'expiresMs' | 'detail'>): void;
+  getTicket(jobId: string): TicketRecord | undefined;
+  /** The tickets of the given jobs, by job id. */
+  ticketsOf(jobIds: readonly string[]): Map<string, TicketRecord>;
+  /** Ends a waiting ticket; false when it was not waiting any more. */
+  endTicket(jobId: string, status: Exclude<TicketStatus, 'waiting'>, appId?: string | null): boolean;
+  /** Waiting tickets whose expiry is at or before `nowMs`. */
+  expiredTickets(nowMs: number): TicketRecord[];
+
+  /** A small named value (learned estimates, controller state), as JSON. */
+  getValue<T>(key: string): T | undefined;
+  setValue(key: string, value: unknown): void;
+}
