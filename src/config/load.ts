@@ -119,24 +119,50 @@ export function loadConfigFile(file: string, options: LoadOptions = {}): Sidecar
  * Every problem is collected and thrown together as one ValidationError naming each key.
  */
 export function buildConfig(raw: unknown, options: LoadOptions & { file?: string } = {}): SidecarConfig {
-  const withEnv = applyEnv(raw, options.env ?? {});
+  const env = options.env ?? {};
+  const withEnv = applyEnv(raw, env);
+  // A problem in a value an environment variable set is that variable's, not the file's.
+  const source = sourceOf(env, options.file);
   const parsed = configSchema.safeParse(withEnv);
   if (!parsed.success) {
-    throw new ValidationError(zodIssues(parsed.error, { noun: 'key', file: options.file }));
+    throw new ValidationError(zodIssues(parsed.error, { noun: 'key' }).map(source));
   }
   const config = parsed.data;
   const issues = crossCheck(config, options);
-  if (issues.length) throw new ValidationError(issues.map((i) => ({ ...i, file: options.file })));
+  if (issues.length) throw new ValidationError(issues.map(source));
   return deepFreeze(config);
+}
+
+/** The overrides the environment sets. */
+function setOverrides(env: Record<string, string | undefined>): typeof ENV_OVERRIDES {
+  return ENV_OVERRIDES.filter((o) => env[o.env] !== undefined);
+}
+
+/**
+ * Names an issue's source: the variable that set the key at fault (or a key under it), else
+ * the configuration file.
+ */
+function sourceOf(
+  env: Record<string, string | undefined>,
+  file: string | undefined,
+): (issue: ValidationIssue) => ValidationIssue {
+  const overrides = setOverrides(env);
+  return (issue) => {
+    const o = overrides.find((x) => {
+      const key = x.path.join('.');
+      return issue.path === key || issue.path.startsWith(`${key}.`);
+    });
+    if (o) return { ...issue, env: o.env };
+    return file === undefined ? issue : { ...issue, file };
+  };
 }
 
 function applyEnv(raw: unknown, env: Record<string, string | undefined>): unknown {
   // A document that is not a mapping is left as it is, for the schema to name it.
   if (raw !== null && raw !== undefined && (typeof raw !== 'object' || Array.isArray(raw))) return raw;
   const base: Record<string, unknown> = raw ? structuredClone(raw as Record<string, unknown>) : {};
-  for (const o of ENV_OVERRIDES) {
-    const value = env[o.env];
-    if (value === undefined) continue;
+  for (const o of setOverrides(env)) {
+    const value = env[o.env]!;
     let node = base;
     for (const key of o.path.slice(0, -1)) {
       if (node[key] === undefined || node[key] === null) node[key] = {};

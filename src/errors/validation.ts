@@ -8,6 +8,8 @@ export interface ValidationIssue {
   /** For file inputs: the file and 1-based line the problem is on. */
   file?: string;
   line?: number;
+  /** For a value read from the environment: the variable it came from (instead of a file). */
+  env?: string;
 }
 
 /**
@@ -27,7 +29,11 @@ export class ValidationError extends SidecarError {
   static describe(issues: readonly ValidationIssue[]): string {
     return issues
       .map((i) => {
-        const where = i.file ? `${i.file}${i.line !== undefined ? `:${i.line}` : ''}: ` : '';
+        const where = i.env
+          ? `environment variable ${i.env}: `
+          : i.file
+            ? `${i.file}${i.line !== undefined ? `:${i.line}` : ''}: `
+            : '';
         return `${where}${i.path}: ${i.message}`;
       })
       .join('; ');

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { buildConfig, ENV_OVERRIDES, loadConfigFile } from '../../src/config/load';
 import { configSchema } from '../../src/config/schema';
 import { ValidationError } from '../../src/errors/validation';
-import { issueLines } from '../validation-issues';
+import { issueLines, issuesOf } from '../validation-issues';
 
 const root = join(__dirname, '..', '..');
 
@@ -97,6 +97,30 @@ describe('configuration', () => {
       'enforcement.shadow: Invalid input: expected boolean, received string',
       'auth.tokens.0.token: must be at least 16 characters',
     ]);
+  });
+
+  it('names the environment variable, not the file, for a bad value a variable set', () => {
+    const file = join(root, 'config', 'default.yaml');
+    const short = issuesOf(() =>
+      loadConfigFile(file, { env: { YSS_TOKENS: 'ops:short', YSS_PORT: '8081' } }),
+    );
+    expect(short).toEqual([
+      { path: 'auth.tokens.0.token', message: 'must be at least 16 characters', env: 'YSS_TOKENS' },
+    ]);
+    expect(ValidationError.describe(short)).toBe(
+      'environment variable YSS_TOKENS: auth.tokens.0.token: must be at least 16 characters',
+    );
+    // The cross-field checks too.
+    const twice = 'ops:0123456789abcdef0123,ops:fedcba9876543210fedc';
+    expect(issuesOf(() => loadConfigFile(file, { env: { YSS_TOKENS: twice } }))).toEqual([
+      { path: 'auth.tokens.1.name', message: "duplicate name 'ops'", env: 'YSS_TOKENS' },
+    ]);
+    // A key wrong in the file stays the file's while a variable sets another.
+    expect(
+      issuesOf(() =>
+        buildConfig({ server: { port: 70000 } }, { file, env: { YSS_TOKENS: twice.slice(0, 24) } }),
+      ),
+    ).toEqual([{ path: 'server.port', message: expect.stringMatching(/65535/), file }]);
   });
 
   it('reads per-queue default deadlines, in seconds, by queue name, path or *', () => {
