@@ -2,7 +2,7 @@ import type { ClusterSpec, TraceJob } from './model';
 
 /**
  * What the engine asks of policies. The engine never decides admission or placement
- * itself: src/sim/policies.ts wraps the registry's admission and placement policies
+ * itself: src/sim/policies/ wraps the registry's admission and placement policies
  * (src/core/registry.ts) into these two ports.
  */
 
@@ -31,6 +31,31 @@ export interface JobView {
   readonly mapsDone: boolean;
   /** Bumped whenever pendingMaps changes, so adapters can cache what they derive from it. */
   readonly version: number;
+}
+
+/**
+ * The engine's job views also carry its index of pending maps by replica node, so a
+ * placement adapter can find a node's local tasks without walking the job's pending list.
+ */
+export interface IndexedJobView extends JobView {
+  /** Pending map indices with a replica on node `node`, in pendingMaps order. Live: do not mutate. */
+  pendingMapsOn(node: number): readonly number[];
+  /** pendingMaps.length, without building the pendingMaps array. */
+  readonly pendingMapCount: number;
+  /**
+   * pendingMaps[i], without building the array: O(1) for i = 0 and for i one past the
+   * previous call's (the walk HeartbeatTally.firstAny makes), O(i) otherwise.
+   */
+  pendingMapAt(i: number): number;
+}
+
+/**
+ * A job's pending map count. The engine's views count them without building the pendingMaps
+ * array, which they build only when it is read after a change.
+ */
+export function pendingMapCount(v: JobView): number {
+  const n = (v as Partial<IndexedJobView>).pendingMapCount;
+  return n === undefined ? v.pendingMaps.length : n;
 }
 
 export interface NodeView {

@@ -1,0 +1,116 @@
+import { bookOf, classOf, deadlineJobOf, type EstimateBook } from '../../core/estimate-book';
+import type { Estimates } from '../../core/estimates';
+import type { DeadlineJob } from '../../core/job';
+import type { EstimateModel } from '../../core/learning';
+import type { ClusterSpec, TraceJob } from '../model';
+
+/** A trace job's workload class: its `class` field when the trace gives one, else its type. */
+export function traceClassOf(j: TraceJob): string {
+  return classOf(j.type, j.workloadClass);
+}
+
+/**
+ * Whose estimates judged a job, for its rejection reason: its class's own figures, or the
+ * default's when the class has none (`class etl estimates`, `class etl, default estimates`).
+ */
+export function judgedBy(book: EstimateBook, cls: string): string {
+  return Object.hasOwn(book.classes, cls) ? `class ${cls} estimates` : `class ${cls}, default estimates`;
+}
+
+/**
+ * Worst-case estimates for admission (seed 000 IV.A: c_m^max, c_r^max, eta, plus the per-task
+ * floor of docs/estimates.md), one set per workload class (traceClassOf), each taken over that
+ * class's jobs on this cluster: the floor is the longest a task of no data can take anywhere it
+ * may run (slowest class, top of the jitter range), and the cost per MB of the largest split
+ * covers what the floor leaves of the longest a map can take (remote read, slowest class, top
+ * of the jitter range), so floor + cost * split bounds every task of the class, a task of no
+ * data included (the papers' cost per MB alone gave such a task 0 s). An operator would
+ * configure these; deriving them from the model keeps the guarantee's premise (actual <= its
+ * own class's estimate) true by construction. One heartbeat interval is added to each task: a
+ * freed slot is only reused at its node's next heartbeat, so from the vectors' point of view a
+ * task holds its slot for up to its run time plus one heartbeat. The default (for a class the
+ * trace does not have) is the maximum over every job, the single cluster-wide set used before
+ * there were classes. eta is the same for every class (the largest shuffle ratio): the reduce
+ * estimate is f_r + c_r^max * eta * delta / R with c_r^max derived with that same eta, so eta
+ * cancels out. `model` 'paper' derives the papers' figures: no floor, the cost per MB of the
+ * largest split covers the whole task (a task of no data is then estimated at 0 s).
+ */
+export function worstCaseEstimates(
+  jobs: readonly TraceJob[],
+  worstMapSeconds: (j: TraceJob) => number,
+  worstReduceSeconds: (j: TraceJob) => number,
+  cluster: ClusterSpec,
+  model: EstimateModel = 'floored',
+): EstimateBook {
+  const eta = Math.max(cluster.costs.cpu.shuffleRatio, cluster.costs.gpu.shuffleRatio, 1e-9);
+  const hb = cluster.heartbeatSeconds;
+  type Figures = { map: number; reduce: number; mapFloor: number; reduceFloor: number };
+  const zero = (): Figures => ({ map: 0, reduce: 0, mapFloor: 0, reduceFloor: 0 });
+  // The floors first: a job's task of no data, as long as it can take.
+  const empty = (j: TraceJob): TraceJob => ({ ...j, inputBytes: 0, splits: null });
+  const all = zero();
+  const perClass = new Map<string, Figures>();
+  const figuresOf = (j: TraceJob): Figures => {
+    const cls = traceClassOf(j);
+    let c = perClass.get(cls);
+    if (!c) perClass.set(cls, (c = zero()));
+    return c;
+  };
+  // The papers' model has no floor: the cost per MB covers the whole task.
+  for (const j of model === 'paper' ? [] : jobs) {
+    const c = figuresOf(j);
+    const m = worstMapSeconds(empty(j)) + hb;
+    c.mapFloor = Math.max(c.mapFloor, m);
+    all.mapFloor = Math.max(all.mapFloor, m);
+    if (j.reduces > 0) {
+      const r = worstReduceSeconds(empty(j)) + hb;
+      c.reduceFloor = Math.max(c.reduceFloor, r);
+      all.reduceFloor = Math.max(all.reduceFloor, r);
+    }
+  }
+  for (const j of jobs) {
+    const c = figuresOf(j);
+    const d = toDeadlineJob(j);
+    const largest = d.mapSplits ? Math.max(...d.mapSplits) : d.inputSize / d.maps;
+    // Per MB, what the floor does not cover: the class's and the default's floors differ.
+    const perMb = (worst: number, floor: number, mb: number) => Math.max(0, worst - floor) / mb;
+    if (largest > 0) {
+      const w = worstMapSeconds(j) + hb;
+      c.map = Math.max(c.map, perMb(w, c.mapFloor, largest));
+      all.map = Math.max(all.map, perMb(w, all.mapFloor, largest));
+    }
+    const reduceInput = (eta * d.inputSize) / Math.max(1, j.reduces);
+    if (reduceInput > 0 && j.reduces > 0) {
+      const w = worstReduceSeconds(j) + hb;
+      c.reduce = Math.max(c.reduce, perMb(w, c.reduceFloor, reduceInput));
+      all.reduce = Math.max(all.reduce, perMb(w, all.reduceFloor, reduceInput));
+    }
+  }
+  // Tiny relative margin so floating-point rounding never puts an actual above its estimate.
+  const margin = 1 + 1e-9;
+  const figures = (c: Figures): Estimates => ({
+    eta,
+    mapCostMax: c.map * margin,
+    reduceCostMax: c.reduce * margin,
+    ...(model === 'paper'
+      ? {}
+      : { mapTaskSeconds: c.mapFloor * margin, reduceTaskSeconds: c.reduceFloor * margin }),
+  });
+  return bookOf(figures(all), Object.fromEntries([...perClass].map(([cls, c]) => [cls, figures(c)])));
+}
+
+/** Trace job -> the core's J = (A, D, M, R, delta), sizes in MB; R = 0 is a map-only job. */
+export function toDeadlineJob(j: TraceJob): DeadlineJob {
+  return deadlineJobOf(
+    {
+      id: j.id,
+      arrival: j.arrival,
+      deadline: j.deadline,
+      maps: j.maps,
+      reduces: j.reduces,
+      inputBytes: j.inputBytes,
+      splitBytes: j.splits,
+    },
+    { inputSize: 'splits' },
+  );
+}
