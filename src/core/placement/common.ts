@@ -204,16 +204,60 @@ export class HeartbeatTally {
   }
 
   assign(job: PlacementJob, task: PendingTask, kind: ContainerKind): void {
-    let taken = this.taken.get(job.jobId);
-    if (!taken) this.taken.set(job.jobId, (taken = new Set()));
-    taken.add(task.taskId);
-    this.perJob.set(job.jobId, (this.perJob.get(job.jobId) ?? 0) + 1);
-    this.assignments.push({
+    this.adopt({
       jobId: job.jobId,
       taskId: task.taskId,
       nodeId: this.nodeId,
       containerKind: kind,
       local: isLocal(task, this.nodeId),
     });
+  }
+}
+
+/**
+ * One heartbeat being filled on one node, as every heartbeat policy fills it: the node's free
+ * containers (FreeCounter), the tasks taken so far (HeartbeatTally), and the kinds of container
+ * a job may use there (relevantKinds with the GPU label).
+ */
+export class NodeFill {
+  readonly free: FreeCounter;
+  readonly tally: HeartbeatTally;
+
+  constructor(
+    private readonly node: Pick<NodeView, 'nodeId' | 'free' | 'labels'>,
+    private readonly gpuLabel: string,
+  ) {
+    this.free = new FreeCounter(node.free);
+    this.tally = new HeartbeatTally(node.nodeId);
+  }
+
+  /** The kinds `job` may use on this node, in order of preference. */
+  kinds(job: PlacementJob): ContainerKind[] {
+    return relevantKinds(job.kind, this.node, this.gpuLabel);
+  }
+
+  /** The first kind of free container `job` may use, or undefined. */
+  kindFor(job: PlacementJob): ContainerKind | undefined {
+    return this.free.firstAvailable(this.kinds(job));
+  }
+
+  /** Whether `job` has a task left to place and a free container it may use. */
+  usable(job: PlacementJob): boolean {
+    return this.tally.hasPending(job) && this.kindFor(job) !== undefined;
+  }
+
+  /** Places `task` of `job` in a free container of `kind`. */
+  give(job: PlacementJob, task: PendingTask, kind: ContainerKind): void {
+    this.tally.assign(job, task, kind);
+    this.free.take(kind);
+  }
+
+  /** Places `job`'s next task, a local one if it has one, in a free container of `kind`. */
+  giveNext(job: PlacementJob, kind: ContainerKind): void {
+    this.give(job, this.tally.firstLocal(job) ?? this.tally.firstAny(job)!, kind);
+  }
+
+  get assignments(): Assignment[] {
+    return this.tally.assignments;
   }
 }

@@ -1,4 +1,4 @@
-import { FreeCounter, HeartbeatTally, relevantKinds } from './common';
+import { NodeFill } from './common';
 import type { HeartbeatInput, HeartbeatResult, PlacementPolicy } from './types';
 
 /**
@@ -24,23 +24,20 @@ export function keepPromise<S>(policy: PlacementPolicy<S>, gpuLabel: string): Pl
     ...policy,
     onHeartbeat(state: S, input: HeartbeatInput): HeartbeatResult<S> {
       const inner = policy.onHeartbeat(state, input);
-      const free = new FreeCounter(input.node.free);
-      const tally = new HeartbeatTally(input.node.nodeId);
+      const fill = new NodeFill(input.node, gpuLabel);
       for (const a of inner.assignments) {
-        free.take(a.containerKind);
-        tally.adopt(a);
+        fill.free.take(a.containerKind);
+        fill.tally.adopt(a);
       }
       for (const job of input.jobs) {
-        const kinds = relevantKinds(job.kind, input.node, gpuLabel);
-        for (let kind = free.firstAvailable(kinds); kind !== undefined; kind = free.firstAvailable(kinds)) {
-          const task = tally.firstLocal(job) ?? tally.firstAny(job);
+        for (let kind = fill.kindFor(job); kind !== undefined; kind = fill.kindFor(job)) {
+          const task = fill.tally.firstLocal(job) ?? fill.tally.firstAny(job);
           if (!task) break;
-          tally.assign(job, task, kind);
-          free.take(kind);
+          fill.give(job, task, kind);
         }
       }
-      if (tally.assignments.length === inner.assignments.length) return inner;
-      return { assignments: tally.assignments, state: inner.state };
+      if (fill.assignments.length === inner.assignments.length) return inner;
+      return { assignments: fill.assignments, state: inner.state };
     },
   };
 }

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { FreeCounter, HeartbeatTally, compareIds, gpuLabelSchema, parseArgs, relevantKinds } from '../common';
+import { NodeFill, compareIds, gpuLabelSchema, parseArgs } from '../common';
 import type { HeartbeatInput, HeartbeatResult, PlacementJob, PlacementPolicy } from '../types';
 
 export { srptLowerBound, validateSlottedJobs, type SlottedJob, type FlowTimeResult } from './srpt';
@@ -23,23 +23,18 @@ export function createAsrpt(rawArgs: unknown = {}): PlacementPolicy<AsrptState> 
     name: 'asrpt',
     initialState: () => ({}),
     onHeartbeat(state: AsrptState, input: HeartbeatInput): HeartbeatResult<AsrptState> {
-      const free = new FreeCounter(input.node.free);
-      const tally = new HeartbeatTally(input.node.nodeId);
+      const fill = new NodeFill(input.node, args.gpuLabel);
       // Ranked once per heartbeat, as the seed ranks once per slot.
       const order = [...input.jobs].sort(
         (a, b) =>
           availableWork(a) - availableWork(b) || a.arrivalMs - b.arrivalMs || compareIds(a.jobId, b.jobId),
       );
-      while (free.total > 0) {
-        const job = order.find(
-          (j) => tally.hasPending(j) && free.firstAvailable(relevantKinds(j.kind, input.node, args.gpuLabel)),
-        );
+      while (fill.free.total > 0) {
+        const job = order.find((j) => fill.usable(j));
         if (!job) break;
-        const kind = free.firstAvailable(relevantKinds(job.kind, input.node, args.gpuLabel))!;
-        tally.assign(job, tally.firstLocal(job) ?? tally.firstAny(job)!, kind);
-        free.take(kind);
+        fill.giveNext(job, fill.kindFor(job)!);
       }
-      return { assignments: tally.assignments, state };
+      return { assignments: fill.assignments, state };
     },
   };
 }

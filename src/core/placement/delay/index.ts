@@ -1,14 +1,6 @@
 import { z } from 'zod';
-import {
-  FreeCounter,
-  HeartbeatTally,
-  fairOrder,
-  fifoOrder,
-  gpuLabelSchema,
-  parseArgs,
-  relevantKinds,
-} from '../common';
-import type { HeartbeatInput, HeartbeatResult, PlacementJob, PlacementPolicy } from '../types';
+import { NodeFill, fairOrder, fifoOrder, gpuLabelSchema, parseArgs } from '../common';
+import type { HeartbeatInput, HeartbeatResult, PlacementPolicy } from '../types';
 
 /**
  * D defaults to 1.5 heartbeat intervals (seed 004 section 4.2: "By default, it is set at 1.5
@@ -45,38 +37,35 @@ export function createDelay(rawArgs: unknown = {}, order: JobOrder = 'fifo'): Pl
     initialState: () => ({ skippedSinceMs: {} }),
     onHeartbeat(state: DelayState, input: HeartbeatInput): HeartbeatResult<DelayState> {
       const { node, nowMs } = input;
-      const free = new FreeCounter(node.free);
-      const tally = new HeartbeatTally(node.nodeId);
+      const fill = new NodeFill(node, args.gpuLabel);
+      const { tally } = fill;
       // Forget timers of jobs that left the queue, so the state stays the size of the queue.
       const present = new Set(input.jobs.map((j) => j.jobId));
       const skipped = new Map(Object.entries(state.skippedSinceMs).filter(([id]) => present.has(id)));
 
-      const kindFor = (j: PlacementJob) => free.firstAvailable(relevantKinds(j.kind, node, args.gpuLabel));
       // FIFO order does not change within a heartbeat; fair order does (it counts this heartbeat's assignments).
       const fifo = order === 'fifo' ? fifoOrder(input.jobs) : null;
-      slots: while (free.total > 0) {
+      slots: while (fill.free.total > 0) {
         const jobs = fifo ?? fairOrder(input.jobs, tally.perJob);
         for (const job of jobs) {
-          const kind = kindFor(job);
+          const kind = fill.kindFor(job);
           if (!kind || !tally.hasPending(job)) continue;
           const local = tally.firstLocal(job);
           if (local) {
-            tally.assign(job, local, kind);
+            fill.give(job, local, kind);
             skipped.delete(job.jobId);
-            free.take(kind);
             continue slots;
           }
           const since = skipped.get(job.jobId);
           if (since !== undefined && nowMs - since >= args.maxDelayMs) {
-            tally.assign(job, tally.firstAny(job)!, kind);
-            free.take(kind);
+            fill.give(job, tally.firstAny(job)!, kind);
             continue slots;
           }
           if (since === undefined) skipped.set(job.jobId, nowMs);
         }
         break; // every job was skipped for this slot: leave the rest of the node idle
       }
-      return { assignments: tally.assignments, state: { skippedSinceMs: Object.fromEntries(skipped) } };
+      return { assignments: fill.assignments, state: { skippedSinceMs: Object.fromEntries(skipped) } };
     },
   };
 }

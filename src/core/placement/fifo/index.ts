@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { FreeCounter, HeartbeatTally, fifoOrder, gpuLabelSchema, parseArgs, relevantKinds } from '../common';
+import { NodeFill, fifoOrder, gpuLabelSchema, parseArgs } from '../common';
 import type { HeartbeatInput, HeartbeatResult, PlacementPolicy } from '../types';
 
 export const fifoArgsSchema = z.strictObject({ gpuLabel: gpuLabelSchema });
@@ -24,29 +24,25 @@ export function createFifo(rawArgs: unknown = {}): PlacementPolicy<FifoState> {
     name: 'fifo',
     initialState: () => ({}),
     onHeartbeat(state: FifoState, input: HeartbeatInput): HeartbeatResult<FifoState> {
-      const free = new FreeCounter(input.node.free);
-      const tally = new HeartbeatTally(input.node.nodeId);
+      const fill = new NodeFill(input.node, args.gpuLabel);
       const order = fifoOrder(input.jobs);
       let nonLocalGiven = false;
-      while (free.total > 0) {
-        const head = order.find(
-          (j) => tally.hasPending(j) && free.firstAvailable(relevantKinds(j.kind, input.node, args.gpuLabel)),
-        );
+      while (fill.free.total > 0) {
+        const head = order.find((j) => fill.usable(j));
         if (!head) break;
-        const kind = free.firstAvailable(relevantKinds(head.kind, input.node, args.gpuLabel))!;
-        const local = tally.firstLocal(head);
+        const kind = fill.kindFor(head)!;
+        const local = fill.tally.firstLocal(head);
         if (local) {
-          tally.assign(head, local, kind);
+          fill.give(head, local, kind);
         } else if (!nonLocalGiven) {
           // Section 4.1: "it assigns the node one and only one non-local task during this heartbeat interval".
-          tally.assign(head, tally.firstAny(head)!, kind);
+          fill.give(head, fill.tally.firstAny(head)!, kind);
           nonLocalGiven = true;
         } else {
           break;
         }
-        free.take(kind);
       }
-      return { assignments: tally.assignments, state };
+      return { assignments: fill.assignments, state };
     },
   };
 }

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { ValidationError } from '../../../errors/validation';
 import { mapTaskEnergy, workloadOf } from '../../energy/fitness';
 import type { EnergyProfile } from '../../energy/profile';
-import { FreeCounter, HeartbeatTally, compareIds, fifoOrder, parseArgs, relevantKinds } from '../common';
+import { NodeFill, compareIds, fifoOrder, parseArgs, relevantKinds } from '../common';
 import type {
   ContainerKind,
   HeartbeatInput,
@@ -60,26 +60,21 @@ export function createIdealEnergy(
     onHeartbeat(state: IdealEnergyState, input: HeartbeatInput): HeartbeatResult<IdealEnergyState> {
       const node: NodeView = input.node;
       const classes = { ...state.classes, [node.nodeClass]: node.labels };
-      const free = new FreeCounter(node.free);
-      const tally = new HeartbeatTally(node.nodeId);
+      const fill = new NodeFill(node, gpuLabel);
       const idealKind = (job: PlacementJob): ContainerKind | undefined => {
         const best = bestEnergy(job, classes);
         const w = workloadOf(job, profile);
-        const kinds = relevantKinds(job.kind, node, gpuLabel).filter(
-          (k) => mapTaskEnergy(profile, w, node.nodeClass, k) === best,
-        );
-        return free.firstAvailable(kinds);
+        const kinds = fill.kinds(job).filter((k) => mapTaskEnergy(profile, w, node.nodeClass, k) === best);
+        return fill.free.firstAvailable(kinds);
       };
       const order = fifoOrder(input.jobs);
-      while (free.total > 0) {
-        const job = order.find((j) => tally.hasPending(j) && idealKind(j) !== undefined);
+      while (fill.free.total > 0) {
+        const job = order.find((j) => fill.tally.hasPending(j) && idealKind(j) !== undefined);
         if (!job) break;
-        const kind = idealKind(job)!;
-        tally.assign(job, tally.firstLocal(job) ?? tally.firstAny(job)!, kind);
-        free.take(kind);
+        fill.giveNext(job, idealKind(job)!);
       }
       const sorted = Object.fromEntries(Object.entries(classes).sort(([a], [b]) => compareIds(a, b)));
-      return { assignments: tally.assignments, state: { classes: sorted } };
+      return { assignments: fill.assignments, state: { classes: sorted } };
     },
   };
 }

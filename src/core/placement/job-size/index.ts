@@ -1,15 +1,6 @@
 import { z } from 'zod';
-import {
-  FreeCounter,
-  HeartbeatTally,
-  compareIds,
-  fairOrder,
-  fifoOrder,
-  gpuLabelSchema,
-  parseArgs,
-  relevantKinds,
-} from '../common';
-import type { FinishedJob, HeartbeatInput, HeartbeatResult, PlacementJob, PlacementPolicy } from '../types';
+import { NodeFill, compareIds, fairOrder, fifoOrder, gpuLabelSchema, parseArgs } from '../common';
+import type { FinishedJob, HeartbeatInput, HeartbeatResult, PlacementPolicy } from '../types';
 
 export const jobSizeArgsSchema = z.strictObject({
   /** alpha of eq. (5): how far one update moves a user's share towards its size-based target. */
@@ -135,28 +126,25 @@ export function createJobSize(rawArgs: unknown = {}): PlacementPolicy<JobSizeSta
         }
       }
 
-      const free = new FreeCounter(input.node.free);
-      const tally = new HeartbeatTally(input.node.nodeId);
+      const fill = new NodeFill(input.node, args.gpuLabel);
       const running = new Map<string, number>();
       for (const j of input.jobs) running.set(userOf(j), (running.get(userOf(j)) ?? 0) + j.runningTasks);
-      const usable = (j: PlacementJob) =>
-        tally.hasPending(j) && free.firstAvailable(relevantKinds(j.kind, input.node, args.gpuLabel));
 
-      while (free.total > 0) {
+      while (fill.free.total > 0) {
         const deficit = (u: string) =>
           (running.get(u) ?? 0) / Math.max(users[u]?.share || 1 / Math.max(active.length, 1), 1e-9);
-        const candidates = active.filter((u) => input.jobs.some((j) => userOf(j) === u && usable(j)));
+        const candidates = active.filter((u) => input.jobs.some((j) => userOf(j) === u && fill.usable(j)));
         if (candidates.length === 0) break;
         const user = candidates.sort((a, b) => deficit(a) - deficit(b) || compareIds(a, b))[0];
-        const mine = input.jobs.filter((j) => userOf(j) === user && usable(j));
-        const job = (users[user]?.scheme === 'fair' ? fairOrder(mine, tally.perJob) : fifoOrder(mine))[0];
-        const kind = free.firstAvailable(relevantKinds(job.kind, input.node, args.gpuLabel))!;
-        tally.assign(job, tally.firstLocal(job) ?? tally.firstAny(job)!, kind);
-        free.take(kind);
+        const mine = input.jobs.filter((j) => userOf(j) === user && fill.usable(j));
+        const job = (
+          users[user]?.scheme === 'fair' ? fairOrder(mine, fill.tally.perJob) : fifoOrder(mine)
+        )[0];
+        fill.giveNext(job, fill.kindFor(job)!);
         running.set(user, (running.get(user) ?? 0) + 1);
       }
       return {
-        assignments: tally.assignments,
+        assignments: fill.assignments,
         state: { users, knownJobIds: input.jobs.map((j) => j.jobId) },
       };
     },

@@ -1,15 +1,7 @@
 import { z } from 'zod';
-import {
-  FreeCounter,
-  HeartbeatTally,
-  fairOrder,
-  fifoOrder,
-  gpuLabelSchema,
-  parseArgs,
-  relevantKinds,
-} from '../common';
+import { NodeFill, fairOrder, fifoOrder, gpuLabelSchema, parseArgs } from '../common';
 import type { JobOrder } from '../delay';
-import type { HeartbeatInput, HeartbeatResult, PlacementJob, PlacementPolicy } from '../types';
+import type { HeartbeatInput, HeartbeatResult, PlacementPolicy } from '../types';
 
 export const matchmakingArgsSchema = z.strictObject({ gpuLabel: gpuLabelSchema });
 export type MatchmakingArgs = z.output<typeof matchmakingArgsSchema>;
@@ -56,22 +48,20 @@ export function createMatchmaking(
       const arrived = input.jobs.some((j) => !known.has(j.jobId));
       // Algorithm 2: a new job clears every node's marker.
       const markers = new Map(arrived ? [] : Object.entries(state.markers));
-      const free = new FreeCounter(node.free);
-      const tally = new HeartbeatTally(node.nodeId);
-      const kindFor = (j: PlacementJob) => free.firstAvailable(relevantKinds(j.kind, node, args.gpuLabel));
+      const fill = new NodeFill(node, args.gpuLabel);
+      const { tally } = fill;
 
       // FIFO order does not change within a heartbeat; fair order does (it counts this heartbeat's assignments).
       const fifo = order === 'fifo' ? fifoOrder(input.jobs) : null;
-      while (free.total > 0) {
+      while (fill.free.total > 0) {
         const previousMarker = markers.get(node.nodeId); // Alg. 1 line 6
         const jobs = fifo ?? fairOrder(input.jobs, tally.perJob);
         let hit = false;
         for (const job of jobs) {
-          const kind = kindFor(job);
+          const kind = fill.kindFor(job);
           const local = kind ? tally.firstLocal(job) : undefined;
           if (kind && local) {
-            tally.assign(job, local, kind); // lines 9-10
-            free.take(kind);
+            fill.give(job, local, kind); // lines 9-10
             markers.set(node.nodeId, (previousMarker ?? 0) + 1); // lines 11-13
             hit = true;
             break; // line 15
@@ -83,19 +73,15 @@ export function createMatchmaking(
           break;
         }
         // Line 23 (second miss in a row): one non-local task from the first job that can run here.
-        const first = jobs.find((j) => kindFor(j) && tally.hasPending(j));
-        if (first) {
-          const kind = kindFor(first)!;
-          tally.assign(first, tally.firstAny(first)!, kind);
-          free.take(kind);
-        }
+        const first = jobs.find((j) => fill.usable(j));
+        if (first) fill.give(first, tally.firstAny(first)!, fill.kindFor(first)!);
         break; // line 25
       }
 
       // Markers of nodes are kept for every node; job ids only for jobs still queued.
       const nextKnown = [...new Set([...input.jobs.map((j) => j.jobId)])];
       return {
-        assignments: tally.assignments,
+        assignments: fill.assignments,
         state: { markers: Object.fromEntries(markers), knownJobIds: nextKnown },
       };
     },
