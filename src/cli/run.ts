@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { constants as osConstants, userInfo } from 'node:os';
 import { basename } from 'node:path';
 import { Command, InvalidArgumentError } from 'commander';
+import type { TicketArgs } from '../loop/tickets';
 
 /**
  * `yarn-sched-sidecar run`: admission before submission for a job's own client. It asks the
@@ -25,18 +26,8 @@ export const RUN_EXIT = {
   notStarted: 127,
 } as const;
 
-/** What a ticket answer carries (the API's Ticket). */
-export interface RunTicket {
-  id: string;
-  expiresAt: string;
-  queue: string;
-  priority: number;
-  labelExpression: string | null;
-  tags: string[];
-  mapreduce: string[];
-  spark: string[];
-  env: Record<string, string>;
-}
+/** What a ticket answer carries (the API's Ticket, defined once in src/loop/tickets.ts). */
+export type RunTicket = TicketArgs;
 
 export interface RunOptions {
   sidecar: string;

@@ -15,10 +15,12 @@ import type { ResolvedSubmission } from './resolve';
  * lane. Each change is in the ledger before it takes effect.
  */
 
-/** What a ticket tells the client (the answer's `ticket`, kept as the ticket's detail). */
-export interface TicketView {
+/**
+ * What a ticket tells the job's own client: the one definition of the API's Ticket that the
+ * sidecar answers with and `run` (src/cli/run.ts) reads.
+ */
+export interface TicketArgs {
   id: string;
-  status: TicketRecord['status'];
   expiresAt: string;
   queue: string;
   priority: number;
@@ -31,6 +33,11 @@ export interface TicketView {
   spark: string[];
   /** The same as environment variables, for any other client. */
   env: Record<string, string>;
+}
+
+/** A ticket as the sidecar keeps and shows it: what it told the client, its status and its app. */
+export interface TicketView extends TicketArgs {
+  status: TicketRecord['status'];
   /** The app it was bound to, once bound. */
   appId?: string | null;
 }
