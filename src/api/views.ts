@@ -10,7 +10,7 @@ import {
   type SketchSummary,
 } from '../core/cost-distribution';
 import { estimatesOf, type EstimateBook } from '../core/estimate-book';
-import type { ActionRecord, DecisionRecord, JobRecord, TicketRecord } from '../store/ledger';
+import type { ActionRecord, DecisionRecord, JobIdentity, JobRecord, TicketRecord } from '../store/ledger';
 
 /**
  * The shapes the read API answers with. The dashboard reads exactly these, as would any
@@ -26,16 +26,7 @@ export interface RejectionReason {
   [key: string]: unknown;
 }
 
-export interface JobView {
-  id: string;
-  name: string;
-  user: string;
-  submitter: string;
-  source: 'api' | 'discovered';
-  jobType: string;
-  maps: number;
-  reduces: number;
-  inputBytes: number;
+export interface JobView extends JobIdentity {
   decision: 'admitted' | 'rejected';
   state: string;
   outcome: 'met' | 'missed' | null;
@@ -103,10 +94,27 @@ export interface StatsSample {
   rejected: number;
   met: number;
   missed: number;
+  /** Admitted jobs whose app FAILED or was KILLED: counted apart, never as missed. */
+  failed?: number;
+  killed?: number;
   acceptRatio: number | null;
   successRatio: number | null;
   utilizationByLabel: Record<string, number>;
   energyKWh: number;
+  /** energyKWh per label partition ('' the default one) the admitted jobs were placed in. */
+  energyKWhByLabel?: Record<string, number>;
+}
+
+/** The clock every time in the API's answers is read from (GET /api/v1/cluster `clock`). */
+export interface ClockView {
+  /** The sidecar's time when it answered. */
+  now: string;
+  /** `emulated`: the sidecar runs on the emulated RM's clock (the demo), not the system's. */
+  kind: 'system' | 'emulated';
+}
+
+export function clockView(nowMs: number, kind: ClockView['kind'] = 'system'): ClockView {
+  return { now: new Date(nowMs).toISOString(), kind };
 }
 
 const iso = (ms: number | null): string | null => (ms === null ? null : new Date(ms).toISOString());

@@ -38,6 +38,8 @@ export interface SidecarDeps {
   logger: Logger;
   /** Epoch milliseconds; injected so tests and the demo control time. */
   now: () => number;
+  /** What `now` reads, as the API's cluster view says: `emulated` for the emulated RM's clock. */
+  clockKind?: 'system' | 'emulated';
   /** Ids of new jobs; injected for tests. */
   newId?: () => string;
   /**

@@ -94,6 +94,8 @@ export interface StartOptions {
   extraRoutes?: (app: express.Express) => void;
   /** Epoch ms clock; the demo and tests inject one. */
   now?: () => number;
+  /** `emulated` when `now` is the emulated RM's clock (the demo): the dashboard labels its times so. */
+  clockKind?: 'system' | 'emulated';
   /** Skip the cron schedule (tests drive runOnce themselves). */
   manualPolling?: boolean;
 }
@@ -191,6 +193,7 @@ export async function startSidecar(
     metrics,
     logger,
     now,
+    clockKind: options.clockKind,
   });
   const app = createApiApp({
     service: sidecar,

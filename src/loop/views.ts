@@ -1,4 +1,11 @@
-import { actionView, decisionView, jobView, type JobDetailView, type StatsSample } from '../api/views';
+import {
+  actionView,
+  clockView,
+  decisionView,
+  jobView,
+  type JobDetailView,
+  type StatsSample,
+} from '../api/views';
 import { RmAuthError } from '../errors/rm-auth';
 import { RmHttpError } from '../errors/rm-http';
 import { RmMalformedResponseError } from '../errors/rm-malformed';
@@ -74,6 +81,8 @@ export function clusterView(p: LoopParts): unknown {
       writesRefused: p.enforcer.writesRefused !== undefined,
     },
     polledAt: o.lastPollOkMs === undefined ? null : new Date(o.lastPollOkMs).toISOString(),
+    // The one clock of every time above and in the job views: the emulated RM's in the demo.
+    clock: clockView(p.deps.now(), p.deps.clockKind),
   };
 }
 
@@ -90,9 +99,17 @@ export function sample(p: LoopParts): void {
   const rejected = sum((c) => c.decision === 'rejected');
   const met = sum((c) => c.outcome === 'met');
   const missed = sum((c) => c.outcome === 'missed');
-  const energy = ledger
-    .listJobs({ decision: 'admitted', limit: 100000 })
-    .jobs.reduce((a, j) => a + (j.energyJoules ?? 0), 0);
+  // A failed or killed app has no met/missed outcome: counted apart, by its state.
+  const failed = sum((c) => c.decision === 'admitted' && c.state === 'failed');
+  const killed = sum((c) => c.decision === 'admitted' && c.state === 'killed');
+  let energy = 0;
+  const energyKWhByLabel: Record<string, number> = {};
+  for (const j of ledger.listJobs({ decision: 'admitted', limit: 100000 }).jobs) {
+    if (j.energyJoules === null) continue;
+    energy += j.energyJoules;
+    const label = j.label ?? '';
+    energyKWhByLabel[label] = (energyKWhByLabel[label] ?? 0) + j.energyJoules / 3.6e6;
+  }
   const utilizationByLabel: Record<string, number> = {};
   for (const part of p.observation.capacity?.partitions ?? [])
     utilizationByLabel[part.label] = part.utilization;
@@ -102,10 +119,13 @@ export function sample(p: LoopParts): void {
     rejected,
     met,
     missed,
+    failed,
+    killed,
     acceptRatio: accepted + rejected > 0 ? accepted / (accepted + rejected) : null,
     successRatio: met + missed > 0 ? met / (met + missed) : null,
     utilizationByLabel,
     energyKWh: energy / 3.6e6,
+    energyKWhByLabel,
   };
   const samples = [...(ledger.getValue<StatsSample[]>(STATS_KEY) ?? []), next].slice(-MAX_SAMPLES);
   ledger.setValue(STATS_KEY, samples);
