@@ -20,6 +20,23 @@ describe('configuration', () => {
     }).toThrow(TypeError);
   });
 
+  it("says in the comment above enforcement.shadow what the shipped files' value does", () => {
+    /** The comment lines right above `key:` in a YAML file, joined. */
+    const commentAbove = (file: string, key: string): string => {
+      const lines = readFileSync(join(root, 'config', file), 'utf8').split('\n');
+      const at = lines.findIndex((l) => l.trim().startsWith(`${key}:`));
+      const comment: string[] = [];
+      for (let i = at - 1; i >= 0 && lines[i]!.trim().startsWith('#'); i--) comment.unshift(lines[i]!.trim());
+      return comment.join(' ');
+    };
+    const shipped = loadConfigFile(join(root, 'config', 'default.yaml'));
+    expect(shipped.enforcement.shadow).toBe(false);
+    expect(commentAbove('default.yaml', 'shadow')).toMatch(/^# false: the sidecar enforces/);
+    const docker = loadConfigFile(join(root, 'config', 'docker.yaml'));
+    expect(docker.enforcement.shadow).toBe(true);
+    expect(commentAbove('docker.yaml', 'shadow')).toMatch(/^# Shadow first:/);
+  });
+
   it('fills defaults for an empty document and equals the shipped file', () => {
     const fromFile = loadConfigFile(join(root, 'config', 'default.yaml'));
     expect(buildConfig({})).toEqual(fromFile);
