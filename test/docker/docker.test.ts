@@ -9,6 +9,7 @@ import { DASHBOARD_FILES } from '../../src/dashboard';
 import type { SidecarConfig } from '../../src/config/schema';
 import {
   accessibleLabels,
+  allQueues,
   capacityOf,
   capacityProblems,
   childQueues,
@@ -42,6 +43,9 @@ interface ComposeService {
   volumes?: string[];
   ports?: string[];
   healthcheck?: { test: string[] };
+  user?: string;
+  restart?: string;
+  entrypoint?: string[];
   depends_on?: Record<string, { condition: string }>;
 }
 interface Compose {
@@ -123,8 +127,14 @@ describe('capacity-scheduler.xml against the sidecar configurations', () => {
 
   it('has capacities adding up to 100 at each level, in the default and the gpu partition', () => {
     expect(capacityProblems(cs, [dockerConfig.yarn.gpuLabel])).toEqual([]);
-    expect(childQueues(cs, 'root').map((q) => capacityOf(cs, q))).toEqual([50, 30, 20]);
-    expect(childQueues(cs, 'root').map((q) => capacityOf(cs, q, 'gpu'))).toEqual([70, 30, 0]);
+    expect(childQueues(cs, 'root')).toEqual([
+      'root.realtime',
+      'root.besteffort',
+      'root.default',
+      'root.reserved',
+    ]);
+    expect(childQueues(cs, 'root').map((q) => capacityOf(cs, q))).toEqual([50, 30, 10, 10]);
+    expect(childQueues(cs, 'root').map((q) => capacityOf(cs, q, 'gpu'))).toEqual([70, 30, 0, 0]);
   });
 
   it.each(sidecarConfigs)(
@@ -158,14 +168,33 @@ describe('capacity-scheduler.xml against the sidecar configurations', () => {
     expect(cs.get('yarn.scheduler.capacity.root.realtime.ordering-policy')).toBe('fifo');
   });
 
-  it('enables centralized node labels with a file system store in yarn-site.xml', () => {
+  it('enables centralized node labels with a file system store in yarn-site.xml, outside /tmp', () => {
     expect(ys.get('yarn.node-labels.enabled')).toBe('true');
     expect(ys.get('yarn.node-labels.configuration-type')).toBe('centralized');
-    expect(ys.get('yarn.node-labels.fs-store.root-dir')).toMatch(/^(file|hdfs):\/\/\//);
+    const store = ys.get('yarn.node-labels.fs-store.root-dir')!;
+    expect(store).toMatch(/^file:\/\/\//);
+    expect(store).not.toMatch(/^file:\/\/\/tmp\//);
   });
 
-  it('enables the reservation system; only the reservable variant marks the real-time queue', () => {
+  it('enables the reservation system with a reservable queue to act on, a RUNNING leaf of root', () => {
     expect(ys.get('yarn.resourcemanager.reservation-system.enable')).toBe('true');
+    const reservableQueues = allQueues(cs).filter(
+      (q) => cs.get(`yarn.scheduler.capacity.${q}.reservable`) === 'true',
+    );
+    expect(reservableQueues).toEqual(['root.reserved']);
+    expect(childQueues(cs, 'root.reserved')).toEqual([]);
+    expect(cs.get('yarn.scheduler.capacity.root.reserved.state')).toBe('RUNNING');
+    expect(capacityOf(cs, 'root.reserved')).toBeGreaterThan(0);
+    // Not one of the queues the sidecar uses: apps there run in its plan's default child.
+    for (const [, config] of sidecarConfigs)
+      expect([
+        config.yarn.realtimeQueue,
+        config.yarn.besteffortQueue,
+        config.yarn.defaultQueue,
+      ]).not.toContain('reserved');
+  });
+
+  it('makes the real-time queue reservable too only in the reservable variant', () => {
     const reservable = conf('capacity-scheduler-reservable.xml');
     const key = 'yarn.scheduler.capacity.root.realtime.reservable';
     expect(cs.get(key)).toBe('false');
@@ -262,11 +291,15 @@ describe('the capacity checker', () => {
 
 describe('docker/compose.yaml', () => {
   it('has the Hadoop services, the one-shot label service and the sidecar', () => {
-    expect(Object.keys(services).sort()).toEqual([...HADOOP_SERVICES, 'node-labels', 'sidecar'].sort());
+    expect(Object.keys(services).sort()).toEqual(
+      [...HADOOP_SERVICES, 'node-labels', 'rm-volume-owner', 'sidecar'].sort(),
+    );
   });
 
   it('runs every Hadoop service from one pinned official apache/hadoop 3.3.x image', () => {
-    const images = new Set([...HADOOP_SERVICES, 'node-labels'].map((s) => services[s]!.image));
+    const images = new Set(
+      [...HADOOP_SERVICES, 'node-labels', 'rm-volume-owner'].map((s) => services[s]!.image),
+    );
     expect([...images]).toHaveLength(1);
     expect([...images][0]).toMatch(/^apache\/hadoop:3\.3\.\d+$/);
   });
@@ -298,6 +331,26 @@ describe('docker/compose.yaml', () => {
     const [m] = mounts(overlay.services['resourcemanager']!);
     expect(existsSync(join(dockerDir, m!.source))).toBe(true);
     expect(m!.target).toBe(posix.join(CONF_DIR, 'capacity-scheduler.xml'));
+  });
+
+  it("keeps the RM's node-label store on a named volume owned by the RM's user", () => {
+    const store = new URL(conf('yarn-site.xml').get('yarn.node-labels.fs-store.root-dir')!).pathname;
+    const rm = services['resourcemanager']!;
+    const volume = new Map(mounts(rm).map((m) => [m.target, m.source])).get(store);
+    expect(volume).toBe('rm-node-labels');
+    expect(Object.keys(compose.volumes ?? {})).toContain(volume);
+    // A new named volume is root's; the one-shot gives it to `hadoop` before the RM starts.
+    const owner = services['rm-volume-owner']!;
+    expect(new Map(mounts(owner).map((m) => [m.target, m.source])).get(store)).toBe(volume);
+    expect(owner).toMatchObject({
+      user: 'root',
+      restart: 'no',
+      entrypoint: ['chown', '-R', 'hadoop', store],
+    });
+    expect(rm.depends_on!['rm-volume-owner']).toEqual({ condition: 'service_completed_successfully' });
+    // The reservations overlay replaces the scheduler file only: the store stays on the volume.
+    const overlay = YAML.parse(readFileSync(join(dockerDir, 'compose.reservations.yaml'), 'utf8')) as Compose;
+    expect(mounts(overlay.services['resourcemanager']!).map((m) => m.target)).not.toContain(store);
   });
 
   it('gives every Hadoop service its own name as host name (node ids and RPC addresses use it)', () => {
