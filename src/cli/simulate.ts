@@ -9,13 +9,12 @@ import { parseClusterFile } from '../sim/formats/cluster-file';
 import { TRACE_FORMATS, readTraceFile, type TraceFormat } from '../sim/formats/trace-reader';
 import type { ClusterSpec, TraceJob } from '../sim/model';
 import { parsePolicyList, type PolicySpec } from '../sim/policies';
-import { findChromium, renderPngs } from '../sim/png';
 import { aggregate, writeReport } from '../sim/report';
 import type { EstimateModel } from '../core/learning';
 
 /**
  * `simulate`: run a built-in experiment of the seeds, or any cluster and trace under a list
- * of policies, and write summary.json, jobs.csv and SVG plots to --out.
+ * of policies, and write summary.json, jobs.csv and the plots (Vega-Lite spec, SVG, PNG) to --out.
  *
  *   simulate --experiment rtmr-workload-2 --seed 1 --runs 5 --out out/w2
  *   simulate --cluster examples/cluster.yaml --trace examples/trace.jsonl --policies rtmr,dc,fifo-all --out out/mine
@@ -124,13 +123,14 @@ function issueText(i: ValidationIssue): string {
   return `  ${i.file ? `${i.file}${i.line !== undefined ? `:${i.line}` : ''}: ` : ''}${i.path}: ${i.message}`;
 }
 
-export function runPlan(
+export async function runPlan(
   plan: SimulationPlan,
   seeds: number[],
   out: string,
   log: (line: string) => void,
   stream?: NodeJS.WriteStream,
-): string[] {
+  options: { png?: boolean } = {},
+): Promise<string[]> {
   const progress = progressReporter(stream);
   const runs: RunResult[][] = [];
   for (const seed of seeds) {
@@ -151,7 +151,10 @@ export function runPlan(
     runs.push(results);
   }
   const summary = aggregate(plan.name, seeds, runs);
-  return writeReport(out, summary, runs, plan.sweep ? { sweep: plan.sweep } : {});
+  return writeReport(out, summary, runs, {
+    ...(plan.sweep ? { sweep: plan.sweep } : {}),
+    png: options.png ?? true,
+  });
 }
 
 export function simulateCommand(): Command {
@@ -199,7 +202,7 @@ export function simulateCommand(): Command {
       },
     )
     .option('--out <dir>', 'output directory', 'sim-out')
-    .option('--no-png', 'do not render PNG copies of the plots even if a browser is available')
+    .option('--no-png', 'write only the Vega-Lite specs and SVGs of the plots, no PNG copies')
     .action(async (opts: SimulateOptions & { png: boolean }) => {
       let plan: SimulationPlan;
       if (opts.experiment) {
@@ -258,7 +261,9 @@ export function simulateCommand(): Command {
       const seeds = Array.from({ length: opts.runs }, (_, i) => opts.seed + i);
       let files: string[];
       try {
-        files = runPlan(plan, seeds, opts.out, (line) => process.stderr.write(`${line}\n`));
+        files = await runPlan(plan, seeds, opts.out, (line) => process.stderr.write(`${line}\n`), undefined, {
+          png: opts.png,
+        });
       } catch (e) {
         // A run in which no event can make progress ends here, with the jobs left waiting.
         if (e instanceof SimulationStalledError) {
@@ -269,20 +274,5 @@ export function simulateCommand(): Command {
         throw e;
       }
       process.stdout.write(`wrote ${files.length} files to ${opts.out}: ${files.join(', ')}\n`);
-      if (opts.png) {
-        const browser = findChromium();
-        if (!browser)
-          process.stdout.write(
-            'no PNG copies: no Chromium found on PATH (set CHROMIUM_PATH); the SVGs open in any browser\n',
-          );
-        else {
-          const pngs = await renderPngs(
-            opts.out,
-            files.filter((f) => f.endsWith('.svg')),
-            browser,
-          );
-          process.stdout.write(`rendered ${pngs.length} PNG copies with ${browser}\n`);
-        }
-      }
     });
 }

@@ -1,45 +1,35 @@
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { delimiter, join } from 'node:path';
+import { Resvg } from '@resvg/resvg-js';
 
 /**
- * PNG copies of the SVG plots, when a Chromium-family browser is on the PATH (or named by
- * CHROMIUM_PATH): each SVG is opened in headless Chromium through playwright-core and
- * screenshotted. Without a browser nothing is written and the caller says so.
+ * PNG copies of the SVG plots through resvg (a Rust SVG renderer shipped as a native npm
+ * package): no browser, no canvas. Text is drawn with the system's fonts; the plots ask for
+ * DejaVu Sans first (Debian's fonts-dejavu-core), then Liberation Sans and Arial.
  */
-export function findChromium(env: NodeJS.ProcessEnv = process.env): string | null {
-  if (env.CHROMIUM_PATH && existsSync(env.CHROMIUM_PATH)) return env.CHROMIUM_PATH;
-  for (const dir of (env.PATH ?? '').split(delimiter)) {
-    for (const name of ['chromium', 'chromium-browser', 'google-chrome', 'google-chrome-stable']) {
-      const p = join(dir, name);
-      if (dir && existsSync(p)) return p;
-    }
-  }
-  return null;
+
+/** The 8 bytes every PNG file starts with. */
+export const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+
+/** The SVG's own size in px, from its width and height attributes. */
+export function svgSize(svg: string): { width: number; height: number } {
+  const open = /<svg\b[^>]*>/.exec(svg)?.[0];
+  const width = Number(/\swidth="([\d.]+)"/.exec(open ?? '')?.[1]);
+  const height = Number(/\sheight="([\d.]+)"/.exec(open ?? '')?.[1]);
+  if (!open || !(width > 0) || !(height > 0))
+    throw new RangeError('svgToPng: the SVG has no <svg> element with a positive width and height');
+  return { width, height };
 }
 
-export async function renderPngs(
-  dir: string,
-  svgFiles: readonly string[],
-  executablePath: string,
-): Promise<string[]> {
-  const { chromium } = await import('playwright-core');
-  const browser = await chromium.launch({ executablePath, args: ['--no-sandbox'] });
-  const written: string[] = [];
-  try {
-    const page = await browser.newPage();
-    for (const f of svgFiles) {
-      const svg = readFileSync(join(dir, f), 'utf8');
-      const w = Number(/width="(\d+)"/.exec(svg)?.[1] ?? 800);
-      const h = Number(/height="(\d+)"/.exec(svg)?.[1] ?? 600);
-      await page.setViewportSize({ width: w, height: h });
-      await page.setContent(`<html><body style="margin:0">${svg}</body></html>`);
-      const png = await page.screenshot({ clip: { x: 0, y: 0, width: w, height: h } });
-      const name = f.replace(/\.svg$/, '.png');
-      writeFileSync(join(dir, name), png);
-      written.push(name);
-    }
-  } finally {
-    await browser.close();
-  }
-  return written;
+/** Renders `svg` to PNG at `scale` times its size (1.5 by default, sharp on most screens). */
+export function svgToPng(svg: string, scale = 1.5): Buffer {
+  if (!(scale > 0) || !Number.isFinite(scale))
+    throw new RangeError(`svgToPng: scale must be > 0, got ${scale}`);
+  const { width } = svgSize(svg);
+  const png = new Resvg(svg, {
+    background: 'white',
+    fitTo: { mode: 'width', value: Math.round(width * scale) },
+    font: { loadSystemFonts: true, defaultFontFamily: 'DejaVu Sans', sansSerifFamily: 'DejaVu Sans' },
+  })
+    .render()
+    .asPng();
+  return Buffer.from(png);
 }

@@ -2,13 +2,14 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { RunResult } from './driver';
 import { meanSd, type PolicySummary } from './metrics';
-import { barChart, ganttChart, lineChart } from './plot/svg';
+import { writePlots, type Plot } from './plot/render';
+import { barChart, ganttChart, lineChart } from './plot/specs';
 
 /**
  * What `simulate` writes to its output directory:
  *   summary.json   per policy label: the metrics (mean over seeds) and their spread
  *   jobs.csv       one row per job, policy and seed
- *   *.svg          the plots (docs/simulator.md lists them)
+ *   NAME.vl.json, NAME.svg, NAME.png   each plot's Vega-Lite spec and its renderings (docs/simulator.md lists them)
  */
 
 export const SUMMARY_KEYS = [
@@ -136,36 +137,34 @@ export interface PlotOptions {
   sweep?: { parameter: string; values: number[] };
 }
 
-/** Builds every plot as [file name, svg text]. */
-export function plots(
-  summary: SummaryFile,
-  runs: RunResult[][],
-  options: PlotOptions = {},
-): Array<[string, string]> {
-  const out: Array<[string, string]> = [];
+/** Builds every plot as its name and Vega-Lite spec. */
+export function plots(summary: SummaryFile, runs: RunResult[][], options: PlotOptions = {}): Plot[] {
+  const out: Plot[] = [];
+  const add = (name: string, spec: Plot['spec']) => out.push({ name, spec });
   const labels = Object.keys(summary.policies);
   const p = (l: string) => summary.policies[l] as PolicyReport;
   const seedNote =
     summary.seeds.length > 1
-      ? ` (mean of ${summary.seeds.length} seeds, whiskers +/- sd)`
-      : ` (seed ${summary.seeds[0]})`;
+      ? `mean of ${summary.seeds.length} seeds (${summary.seeds.join(', ')}), whiskers +/- 1 sd`
+      : `seed ${summary.seeds[0]}`;
 
   const hasAdmission = labels.some((l) => p(l).acceptRatio !== null && (p(l).acceptRatio as number) < 1);
   if (hasAdmission || labels.some((l) => p(l).successRatio !== null && (p(l).successRatio as number) < 1)) {
-    out.push([
-      'admission.svg',
+    add(
+      'admission',
       barChart({
-        title: `${summary.experiment}: accept, success and utilisation per policy${seedNote}`,
+        title: `${summary.experiment}: accept, success and utilisation per policy`,
+        subtitle: seedNote,
         groups: ['accept ratio', 'success ratio', 'utilisation'],
         series: labels.map((l) => ({
           name: l,
           values: [p(l).acceptRatio, p(l).successRatio, p(l).utilization],
           errors: [p(l).sd.acceptRatio ?? null, p(l).sd.successRatio ?? null, p(l).sd.utilization ?? null],
         })),
-        yLabel: 'ratio',
+        yLabel: 'share (%)',
         percent: true,
       }),
-    ]);
+    );
   }
 
   if (options.sweep) {
@@ -177,91 +176,125 @@ export function plots(
       if (m) swept.set(m[1] as string, [...(swept.get(m[1] as string) ?? []), l]);
       else flat.push(l);
     }
-    const series = (k: SummaryKey) => [
+    const series = (k: SummaryKey | 'meanTurnaroundSeconds') => [
       ...[...swept.entries()].map(([name, ls]) => ({
         name,
         values: values.map((v) => p(ls.find((x) => x.endsWith(`=${v}`)) as string)[k]),
       })),
-      ...flat.map((l) => ({ name: l, values: values.map(() => p(l)[k]) })),
+      ...flat.map((l) => ({ name: l, values: values.map(() => p(l)[k]), flat: true })),
     ];
-    out.push([
-      'locality-vs-d.svg',
+    const axis = {
+      xLabel: `maximum delay ${parameter} (s, log scale)`,
+      x: values,
+      logX: true,
+      kinds: {
+        varying: `delay scheduling, varies with ${parameter}`,
+        flat: `without ${parameter} (constant)`,
+      },
+    };
+    add(
+      'locality-vs-d',
       lineChart({
-        title: `Data locality rate against the delay ${parameter}${seedNote}`,
-        xLabel: `maximum delay ${parameter} (s); policies without ${parameter} drawn flat`,
-        yLabel: 'local map tasks / all map tasks',
-        x: values,
-        categorical: true,
+        title: `${summary.experiment}: data locality rate against the delay ${parameter}`,
+        subtitle: seedNote,
+        yLabel: 'local map tasks / all map tasks (%)',
+        ...axis,
         series: series('localityRate'),
         percent: true,
       }),
-    ]);
-    out.push([
-      'map-response-vs-d.svg',
+    );
+    add(
+      'map-response-vs-d',
       lineChart({
-        title: `Mean map task response time against ${parameter}${seedNote}`,
-        xLabel: `maximum delay ${parameter} (s); policies without ${parameter} drawn flat`,
-        yLabel: 'mean (map finish - job arrival), s',
-        x: values,
-        categorical: true,
+        title: `${summary.experiment}: mean map task response time against the delay ${parameter}`,
+        subtitle: seedNote,
+        yLabel: 'mean map finish - job arrival (s)',
+        ...axis,
         series: series('meanMapResponseSeconds'),
       }),
-    ]);
+    );
+    add(
+      'turnaround-vs-d',
+      lineChart({
+        title: `${summary.experiment}: mean job turnaround against the delay ${parameter}`,
+        subtitle: seedNote,
+        yLabel: 'mean job finish - job arrival (s)',
+        ...axis,
+        series: series('meanTurnaroundSeconds'),
+      }),
+    );
+    add(
+      'makespan-vs-d',
+      lineChart({
+        title: `${summary.experiment}: workload turnaround (makespan) against the delay ${parameter}`,
+        subtitle: seedNote,
+        yLabel: 'last finish - first arrival (s)',
+        ...axis,
+        series: series('makespanSeconds'),
+      }),
+    );
   } else {
-    out.push([
-      'locality.svg',
+    add(
+      'locality',
       barChart({
-        title: `${summary.experiment}: data locality rate${seedNote}`,
+        title: `${summary.experiment}: data locality rate per policy`,
+        subtitle: seedNote,
         groups: ['locality rate'],
         series: labels.map((l) => ({
           name: l,
           values: [p(l).localityRate],
           errors: [p(l).sd.localityRate ?? null],
         })),
-        yLabel: 'local map tasks / all',
+        yLabel: 'local map tasks / all map tasks (%)',
         percent: true,
       }),
-    ]);
+    );
   }
 
   if (labels.some((l) => p(l).energyKWh !== null)) {
-    out.push([
-      'energy.svg',
+    add(
+      'energy',
       barChart({
-        title: `${summary.experiment}: energy per policy${seedNote}`,
-        groups: ['total energy (kWh)', 'task energy, no idle (kWh)'],
+        title: `${summary.experiment}: energy per policy`,
+        subtitle: seedNote,
+        groups: ['total energy', 'task energy (no idle power)'],
         series: labels.map((l) => ({
           name: l,
           values: [p(l).energyKWh, p(l).taskEnergyKWh],
           errors: [p(l).sd.energyKWh ?? null, p(l).sd.taskEnergyKWh ?? null],
         })),
-        yLabel: 'kWh',
+        yLabel: 'energy (kWh)',
+        independentScales: true,
       }),
-    ]);
+    );
   }
-  out.push([
-    'turnaround.svg',
-    barChart({
-      title: `${summary.experiment}: workload turnaround (makespan) and mean job turnaround${seedNote}`,
-      groups: ['makespan (s)', 'mean job turnaround (s)'],
-      series: labels.map((l) => ({
-        name: l,
-        values: [p(l).makespanSeconds, p(l).meanTurnaroundSeconds],
-        errors: [p(l).sd.makespanSeconds ?? null, p(l).sd.meanTurnaroundSeconds ?? null],
-      })),
-      yLabel: 'seconds',
-    }),
-  ]);
+  // A sweep draws these against its parameter above instead (one bar per swept value repeats colours).
+  if (!options.sweep)
+    add(
+      'turnaround',
+      barChart({
+        title: `${summary.experiment}: workload turnaround (makespan) and mean job turnaround`,
+        subtitle: seedNote,
+        groups: ['makespan', 'mean job turnaround'],
+        series: labels.map((l) => ({
+          name: l,
+          values: [p(l).makespanSeconds, p(l).meanTurnaroundSeconds],
+          errors: [p(l).sd.makespanSeconds ?? null, p(l).sd.meanTurnaroundSeconds ?? null],
+        })),
+        yLabel: 'time (s)',
+        independentScales: true,
+      }),
+    );
 
   // Gantt views of the first seed, one per policy.
   const first = runs[0] ?? [];
   for (const r of first) {
     if (r.outcomes.every((o) => o.absDeadline === null) && options.sweep && /:D=/.test(r.spec.label))
       continue;
-    out.push([
-      `gantt-${r.spec.label.replace(/[^a-zA-Z0-9.-]+/g, '_')}.svg`,
+    add(
+      `gantt-${r.spec.label.replace(/[^a-zA-Z0-9.-]+/g, '_')}`,
       ganttChart(
-        `${summary.experiment} / ${r.spec.label}: deadline vs finish per job (seed ${summary.seeds[0]})`,
+        `${summary.experiment} / ${r.spec.label}: each job's wait, run and deadline`,
         r.outcomes.map((o) => ({
           id: o.id,
           arrival: o.arrival,
@@ -270,19 +303,20 @@ export function plots(
           finish: o.finish,
           status: o.status,
         })),
+        `seed ${summary.seeds[0]}`,
       ),
-    ]);
+    );
   }
   return out;
 }
 
-/** Writes summary.json, jobs.csv and the SVG plots; returns the files written. */
-export function writeReport(
+/** Writes summary.json, jobs.csv and the plots (spec, SVG and, unless png is false, PNG); returns the files written. */
+export async function writeReport(
   dir: string,
   summary: SummaryFile,
   runs: RunResult[][],
-  options: PlotOptions = {},
-): string[] {
+  options: PlotOptions & { png?: boolean } = {},
+): Promise<string[]> {
   mkdirSync(dir, { recursive: true });
   const files: string[] = [];
   const put = (name: string, text: string) => {
@@ -291,7 +325,7 @@ export function writeReport(
   };
   put('summary.json', JSON.stringify(summary, null, 2) + '\n');
   put('jobs.csv', jobsCsv(summary.seeds, runs));
-  for (const [name, svg] of plots(summary, runs, options)) put(name, svg);
+  files.push(...(await writePlots(dir, plots(summary, runs, options), { png: options.png ?? true })));
   return files;
 }
 
