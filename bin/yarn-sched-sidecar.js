@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 'use strict';
-// The compiled CLI lives in dist/ (built by `npm install` through the prepare script).
+// The compiled CLI lives in dist/ (built by `npm install` through the prepare script). main()
+// sets the exit code itself (docs/cli.md); this catch is for a failure to load it at all.
 require('../dist/cli/main.js')
   .main(process.argv)
   .catch((err) => {

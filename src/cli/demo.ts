@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { Command } from 'commander';
+import { constants as osConstants, tmpdir } from 'node:os';
+import { Command, InvalidArgumentError } from 'commander';
 import { buildConfig } from '../config/load';
 import { mountDashboard } from '../dashboard';
 import { defaultEmulatorConfig } from '../emulator/config';
@@ -10,6 +10,7 @@ import { startEmulator, type RunningEmulator } from '../emulator/server';
 import { createLogger } from '../log';
 import { startSidecar, type RunningSidecar } from '../loop/service';
 import { mulberry32 } from '../sim/rng';
+import { EXIT, startFailureCode } from './exit-codes';
 
 const MB = 1024 * 1024;
 
@@ -30,8 +31,14 @@ export interface RunningDemo {
   emulator: RunningEmulator;
   sidecar: RunningSidecar;
   token: string;
-  /** Resolves when the job stream has ended (never, with jobs = 0, until stop()). */
+  /** The temporary folder of the demo's ledger, removed by stop(). */
+  dir: string;
+  /**
+   * Resolves with the number of jobs submitted when the job stream has ended: all of them, or
+   * fewer when stop() came first (never, with jobs = 0, until stop()).
+   */
   submitted: Promise<number>;
+  /** Stops the job stream, the sidecar and the emulator, and removes `dir`. */
   stop(): Promise<void>;
 }
 
@@ -43,42 +50,67 @@ export interface RunningDemo {
  */
 export async function startDemo(o: DemoOptions): Promise<RunningDemo> {
   const quiet = createLogger({ level: 'warn', format: 'pretty' });
-  const emulator = await startEmulator({
-    // A cluster whose operator allows priorities up to 10 (a stock one caps them at 0), so the
-    // sidecar's EDF priorities show.
-    config: defaultEmulatorConfig({ maxApplicationPriority: 10 }),
-    port: o.rmPort,
-    jhsPort: o.jhsPort,
-    speed: o.speed,
-    seed: o.seed,
-    logger: quiet,
-  });
-  const token = randomBytes(18).toString('base64url');
   const dir = mkdtempSync(join(tmpdir(), 'yarn-sched-sidecar-demo-'));
-  const config = buildConfig({
-    rm: { addresses: [emulator.url], jobHistoryAddress: emulator.jhsUrl, timeoutMs: 5000 },
-    // Worst case of the emulated cluster's task times (docs/emulator.md): the sidecar's
-    // starting estimates are at or above it, so its promises hold.
-    admission: { initialEstimates: { eta: 1, mapSecondsPerMb: 0.1, reduceSecondsPerMb: 0.1 } },
-    auth: { tokens: [{ name: 'demo', token }] },
-    server: { port: o.port, host: '127.0.0.1' },
-    loop: { pollCron: '*/2 * * * * *' },
-    ledger: { path: join(dir, 'ledger.db') },
-    log: { level: 'warn', format: 'pretty' },
-  });
-  const sidecar = await startSidecar(config, {
-    logger: quiet,
-    now: () => emulator.time.nowEpochMs(),
-    extraRoutes: (app) => mountDashboard(app),
-  });
-  // The sidecar answers 503 NOT_READY until its first poll has read the cluster; wait for that
-  // poll (startSidecar has already begun it) so the first demo job gets a decision.
-  await sidecar.sidecar.runOnce();
+  const removeDir = () => rmSync(dir, { recursive: true, force: true });
+  let emulator: RunningEmulator | undefined;
+  let sidecar: RunningSidecar | undefined;
+  const token = randomBytes(18).toString('base64url');
+  try {
+    emulator = await startEmulator({
+      // A cluster whose operator allows priorities up to 10 (a stock one caps them at 0), so the
+      // sidecar's EDF priorities show.
+      config: defaultEmulatorConfig({ maxApplicationPriority: 10 }),
+      port: o.rmPort,
+      jhsPort: o.jhsPort,
+      speed: o.speed,
+      seed: o.seed,
+      logger: quiet,
+    });
+    const emulated = emulator;
+    const config = buildConfig({
+      rm: { addresses: [emulator.url], jobHistoryAddress: emulator.jhsUrl, timeoutMs: 5000 },
+      // Worst case of the emulated cluster's task times (docs/emulator.md): the sidecar's
+      // starting estimates are at or above it, so its promises hold.
+      admission: { initialEstimates: { eta: 1, mapSecondsPerMb: 0.1, reduceSecondsPerMb: 0.1 } },
+      auth: { tokens: [{ name: 'demo', token }] },
+      server: { port: o.port, host: '127.0.0.1' },
+      loop: { pollCron: '*/2 * * * * *' },
+      ledger: { path: join(dir, 'ledger.db') },
+      log: { level: 'warn', format: 'pretty' },
+    });
+    sidecar = await startSidecar(config, {
+      logger: quiet,
+      now: () => emulated.time.nowEpochMs(),
+      clockKind: 'emulated',
+      extraRoutes: (app) => mountDashboard(app),
+    });
+    // The sidecar answers 503 NOT_READY until its first poll has read the cluster; wait for that
+    // poll (startSidecar has already begun it) so the first demo job gets a decision.
+    await sidecar.sidecar.runOnce();
+  } catch (err) {
+    // Nothing of a demo that could not start is left running or on disk.
+    await sidecar?.close().catch(() => undefined);
+    await emulator?.close().catch(() => undefined);
+    removeDir();
+    throw err;
+  }
+  return streamJobs(o, emulator, sidecar, token, dir, removeDir);
+}
+
+/** Prints where everything is, then submits the job stream until done or stopped. */
+function streamJobs(
+  o: DemoOptions,
+  emulator: RunningEmulator,
+  sidecar: RunningSidecar,
+  token: string,
+  dir: string,
+  removeDir: () => void,
+): RunningDemo {
   o.out(
     `Emulated YARN ResourceManager: ${emulator.url} (JobHistory ${emulator.jhsUrl}), ${o.speed}x real time`,
   );
   o.out(`Sidecar and dashboard:         http://localhost:${new URL(sidecar.url).port}`);
-  o.out(`Ledger:                        ${config.ledger.path}`);
+  o.out(`Ledger:                        ${join(dir, 'ledger.db')} (removed when the demo stops)`);
   o.out(`Submit your own job:`);
   o.out(
     `  curl -s -X POST ${sidecar.url}/api/v1/jobs -H 'Authorization: Bearer ${token}' -H 'Content-Type: application/json' \\`,
@@ -102,6 +134,8 @@ export async function startDemo(o: DemoOptions): Promise<RunningDemo> {
   const names = ['hourly-report', 'fraud-scoring', 'ad-optimisation', 'md-simulation', 'log-rollup'];
   const submitted = (async () => {
     let n = 0;
+    /** Jobs the sidecar answered (admitted, rejected or refused). */
+    let answered = 0;
     while (!stopped && (o.jobs === 0 || n < o.jobs)) {
       n++;
       const maps = 2 + Math.floor(rng.next() * 30);
@@ -126,6 +160,7 @@ export async function startDemo(o: DemoOptions): Promise<RunningDemo> {
           body: JSON.stringify(job),
         });
         const a = (await res.json()) as Record<string, unknown>;
+        answered++;
         const what =
           a.decision === 'admitted'
             ? `admitted, estimated finish ${String(a.estimatedFinish)}, priority ${String(a.priority)}${a.label ? `, label ${String(a.label)}` : ''}`
@@ -138,75 +173,96 @@ export async function startDemo(o: DemoOptions): Promise<RunningDemo> {
       } catch (err) {
         o.out(`${job.name}: submission failed: ${(err as Error).message}`);
       }
-      await pause(o.intervalMs);
+      // No pause after the last job: the stream has ended.
+      if (o.jobs === 0 || n < o.jobs) await pause(o.intervalMs);
     }
-    return n;
+    return answered;
   })();
 
+  let stopping: Promise<void> | undefined;
   return {
     emulator,
     sidecar,
     token,
+    dir,
     submitted,
-    async stop() {
-      stopped = true;
-      if (timer) clearTimeout(timer);
-      wake?.();
-      await submitted;
-      await sidecar.close();
-      await emulator.close();
+    stop() {
+      stopping ??= (async () => {
+        stopped = true;
+        if (timer) clearTimeout(timer);
+        wake?.();
+        await submitted;
+        try {
+          await sidecar.close();
+          await emulator.close();
+        } finally {
+          removeDir();
+        }
+      })();
+      return stopping;
     },
   };
 }
+
+/** An option's value as a number of at least `min`, else a usage error naming the option. */
+const atLeast = (min: number) => (value: string) => {
+  const v = Number(value);
+  if (value.trim() === '' || !Number.isFinite(v) || v < min)
+    throw new InvalidArgumentError(`must be a number >= ${min}`);
+  return v;
+};
 
 export function demoCommand(): Command {
   return new Command('demo')
     .description(
       'Run an emulated YARN cluster, the sidecar and its dashboard, with a stream of deadline jobs',
     )
-    .option('--port <n>', 'sidecar and dashboard port', '8080')
-    .option('--rm-port <n>', 'emulated ResourceManager port', '8088')
-    .option('--jhs-port <n>', 'emulated JobHistory server port', '19888')
-    .option('--speed <n>', 'simulated seconds per real second', '10')
-    .option('--jobs <n>', 'jobs to submit (0 = until stopped)', '0')
-    .option('--interval-ms <n>', 'time between submissions', '1500')
-    .option('--seed <n>', 'seed of the job stream and the emulated cluster', '1')
-    .action(async (opts: Record<string, string>) => {
-      const num = (k: string, min: number): number => {
-        const v = Number(opts[k]);
-        if (!Number.isFinite(v) || v < min) {
-          process.stderr.write(
-            `demo: --${k.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)} must be a number >= ${min}\n`,
-          );
-          process.exit(2);
-        }
-        return v;
-      };
-      const options: DemoOptions = {
-        port: num('port', 0),
-        rmPort: num('rmPort', 0),
-        jhsPort: num('jhsPort', 0),
-        speed: num('speed', 0.001),
-        jobs: num('jobs', 0),
-        intervalMs: num('intervalMs', 10),
-        seed: num('seed', 0),
-        out: (line) => process.stdout.write(`${line}\n`),
-      };
+    .option('--port <n>', 'sidecar and dashboard port', atLeast(0), 8080)
+    .option('--rm-port <n>', 'emulated ResourceManager port', atLeast(0), 8088)
+    .option('--jhs-port <n>', 'emulated JobHistory server port', atLeast(0), 19888)
+    .option('--speed <n>', 'simulated seconds per real second', atLeast(0.001), 10)
+    .option('--jobs <n>', 'jobs to submit (0 = until stopped)', atLeast(0), 0)
+    .option('--interval-ms <n>', 'time between submissions', atLeast(10), 1500)
+    .option('--seed <n>', 'seed of the job stream and the emulated cluster', atLeast(0), 1)
+    .action(async (opts: Omit<DemoOptions, 'out'>) => {
+      const out = (line: string) => process.stdout.write(`${line}\n`);
       let demo: RunningDemo;
       try {
-        demo = await startDemo(options);
+        demo = await startDemo({ ...opts, out });
       } catch (err) {
         process.stderr.write(`demo: cannot start: ${(err as Error).message}\n`);
-        process.exitCode = 2;
+        process.exitCode = startFailureCode(err);
         return;
       }
-      const stop = () => {
-        process.stdout.write('\nstopping the demo\n');
-        void demo.stop().then(() => process.exit(0));
+      const { dir } = demo;
+      // Whatever ends the process, the demo's folder goes with it.
+      process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
+      let stopping = false;
+      const stop = (signal: NodeJS.Signals) => {
+        if (stopping) {
+          out(`${signal} again: exiting without waiting`);
+          process.exit(128 + osConstants.signals[signal]);
+        }
+        stopping = true;
+        out(`\n${signal}: stopping the demo`);
+        void demo
+          .stop()
+          .then(() => demo.submitted)
+          .then((n) => {
+            out(
+              `Demo stopped: ${n} job(s) submitted${opts.jobs > 0 ? ` of ${opts.jobs}` : ''}; ` +
+                `sidecar and emulated cluster closed, ${dir} removed.`,
+            );
+            process.exit(EXIT.ok);
+          });
       };
-      process.once('SIGINT', stop);
-      process.once('SIGTERM', stop);
-      await demo.submitted;
-      options.out('All demo jobs submitted; the sidecar keeps running. Ctrl-C stops it.');
+      process.on('SIGINT', stop);
+      process.on('SIGTERM', stop);
+      const n = await demo.submitted;
+      // Stopped early, the stop handler says what happened instead.
+      if (!stopping)
+        out(
+          `The job stream has ended: ${n} of ${opts.jobs} demo jobs submitted; the sidecar keeps running. Ctrl-C stops it.`,
+        );
     });
 }

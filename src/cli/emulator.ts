@@ -13,6 +13,7 @@ import { ValidationError } from '../errors/validation';
 import type { FaultSettings } from '../emulator/controls';
 import { startEmulator } from '../emulator/server';
 import { createLogger } from '../log';
+import { EXIT, startFailureCode } from './exit-codes';
 import { parseClusterFile } from '../sim/formats/cluster-file';
 
 /**
@@ -195,10 +196,13 @@ export function emulatorCommand(): Command {
               .map((l) => `  ${l}\n`)
               .join('')}`,
           );
-          process.exitCode = 2;
+          process.exitCode = EXIT.usage;
           return;
         }
-        throw e;
+        // A file named by an option that cannot be read is bad input too.
+        process.stderr.write(`invalid input, emulator not started: ${(e as Error).message}\n`);
+        process.exitCode = EXIT.usage;
+        return;
       }
       const logger = createLogger({ level: o.verbose ? 'debug' : 'info', format: 'pretty', stderr: true });
       const faults: Partial<FaultSettings> = {
@@ -210,23 +214,30 @@ export function emulatorCommand(): Command {
         corruptShare: o.corruptShare,
         loseAnswerShare: o.loseAnswerShare,
       };
-      const emu = await startEmulator({
-        config: setup.config,
-        hdfsFiles: setup.hdfsFiles,
-        speed: o.speed,
-        seed: o.seed,
-        host: o.host,
-        port: o.port,
-        jhsPort: o.jhsPort,
-        faults,
-        logger,
-      });
+      let emu: Awaited<ReturnType<typeof startEmulator>>;
+      try {
+        emu = await startEmulator({
+          config: setup.config,
+          hdfsFiles: setup.hdfsFiles,
+          speed: o.speed,
+          seed: o.seed,
+          host: o.host,
+          port: o.port,
+          jhsPort: o.jhsPort,
+          faults,
+          logger,
+        });
+      } catch (err) {
+        process.stderr.write(`emulator: cannot start: ${(err as Error).message}\n`);
+        process.exitCode = startFailureCode(err);
+        return;
+      }
       // Keep the simulation moving between requests, so each request has little to catch up.
       const tick = setInterval(() => emu.rm.sync(), 1000);
       process.stdout.write(`ResourceManager: ${emu.url}\nJobHistory server: ${emu.jhsUrl}\n`);
       const stop = () => {
         clearInterval(tick);
-        void emu.close().then(() => process.exit(0));
+        void emu.close().then(() => process.exit(EXIT.ok));
       };
       process.once('SIGINT', stop);
       process.once('SIGTERM', stop);

@@ -1,6 +1,7 @@
 import { Command } from 'commander';
 import { validateWorkloadClass } from '../core/estimates';
 import { ValidationError } from '../errors/validation';
+import { EXIT } from './exit-codes';
 
 /** What `estimates reset` needs: where the running sidecar listens and a write token. */
 export interface ResetRequest {
@@ -49,19 +50,23 @@ export function estimatesCommand(): Command {
     .action(async (workloadClass: string, opts: { url: string; token?: string }) => {
       const token = opts.token ?? process.env.YSS_TOKEN;
       if (!token) {
-        process.stderr.write('a write token is needed: --token or YSS_TOKEN\n');
-        process.exitCode = 2;
+        process.stderr.write('estimates reset: a write token is needed: --token or YSS_TOKEN\n');
+        process.exitCode = EXIT.usage;
         return;
       }
       try {
         const { status, body } = await resetEstimates({ url: opts.url, token, workloadClass });
         process.stdout.write(`${JSON.stringify(body, null, 2)}\n`);
-        if (status !== 200) process.exitCode = 1;
+        // As `run`: a request the sidecar refuses as invalid is usage, any other error unavailable.
+        if (status !== 200) process.exitCode = status === 400 ? EXIT.usage : EXIT.unavailable;
       } catch (err) {
-        const what =
-          err instanceof ValidationError ? err.message : `cannot reach ${opts.url}: ${String(err)}`;
-        process.stderr.write(`${what}\n`);
-        process.exitCode = 2;
+        if (err instanceof ValidationError) {
+          process.stderr.write(`estimates reset: ${err.message}\n`);
+          process.exitCode = EXIT.usage;
+        } else {
+          process.stderr.write(`estimates reset: cannot reach ${opts.url}: ${String(err)}\n`);
+          process.exitCode = EXIT.unavailable;
+        }
       }
     });
   return cmd;

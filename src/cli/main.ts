@@ -1,7 +1,9 @@
-import { Command } from 'commander';
+import { Command, CommanderError, InvalidArgumentError } from 'commander';
 import { demoCommand } from './demo';
 import { emulatorCommand } from './emulator';
 import { estimatesCommand } from './estimates';
+import { EXIT, exitCodeOf } from './exit-codes';
+import { addHelp } from './help';
 import { probeCommand } from './probe';
 import { runCommand } from './run';
 import { simulateCommand } from './simulate';
@@ -23,9 +25,32 @@ export function buildProgram(): Command {
   program.addCommand(startCommand());
   program.addCommand(estimatesCommand());
   program.addCommand(runCommand());
+  addHelp(program);
+  throwInsteadOfExit(program);
   return program;
 }
 
+/** Commander's own errors (bad options) are thrown to `main`, which gives them the usage code. */
+function throwInsteadOfExit(cmd: Command): void {
+  cmd.exitOverride();
+  for (const sub of cmd.commands) throwInsteadOfExit(sub);
+}
+
+/**
+ * Runs the command line and sets `process.exitCode` by docs/cli.md's table; never rejects. A
+ * command that keeps running (start, demo, emulator) has returned once it listens.
+ */
 export async function main(argv: string[]): Promise<void> {
-  await buildProgram().parseAsync(argv);
+  try {
+    await buildProgram().parseAsync(argv);
+  } catch (err) {
+    process.exitCode = exitCodeOf(err);
+    // Commander has printed its own parse errors and the help; what an action threw is not printed yet.
+    if (err instanceof CommanderError && !(err instanceof InvalidArgumentError)) return;
+    const message = err instanceof Error ? err.message : String(err);
+    const what = process.exitCode === EXIT.internal ? 'unexpected error: ' : 'error: ';
+    process.stderr.write(`yarn-sched-sidecar: ${what}${message}\n`);
+    if (process.exitCode === EXIT.internal && err instanceof Error && err.stack)
+      process.stderr.write(`${err.stack}\n`);
+  }
 }

@@ -1,6 +1,7 @@
 import { Command, InvalidArgumentError } from 'commander';
 import { SidecarError } from '../errors/base';
 import { createLogger, type Logger } from '../log';
+import { exitCodeOf } from './exit-codes';
 import { HttpResourceManagerClient } from '../yarn/client';
 import { flattenQueues } from '../yarn/mapping';
 import {
@@ -236,7 +237,7 @@ export async function runProbe(opts: ProbeOptions, io: ProbeIo): Promise<number>
   } catch (err) {
     const what = err instanceof SidecarError ? `${err.code}: ${err.message}` : (err as Error).message;
     io.err(`probe failed: ${what.replace(/\s+/g, ' ')}\n`);
-    return err instanceof SidecarError ? 2 : 1;
+    return exitCodeOf(err);
   }
 }
 

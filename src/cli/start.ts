@@ -4,6 +4,7 @@ import { defaultRegistry } from '../core/registry';
 import { SidecarError } from '../errors/base';
 import { createLogger } from '../log';
 import { resolveDataPath, startSidecar, type StartOptions } from '../loop/service';
+import { EXIT, startFailureCode } from './exit-codes';
 
 /** Dashboard routes, when the dashboard module is present. */
 function dashboardRoutes(): StartOptions['extraRoutes'] {
@@ -18,8 +19,10 @@ function dashboardRoutes(): StartOptions['extraRoutes'] {
 
 export function startCommand(): Command {
   return new Command('start')
-    .description('run the sidecar: poll the RM, decide, enforce, and serve the API and dashboard')
-    .option('--config <file>', 'configuration file (YAML)', 'config/default.yaml')
+    .description(
+      'Run the sidecar against a real RM: poll the RM, decide, enforce, and serve the API and dashboard',
+    )
+    .option('--config <file>', 'configuration file (YAML; docs/configuration.md)', 'config/default.yaml')
     .action(async (opts: { config: string }) => {
       const registry = defaultRegistry();
       let config;
@@ -31,7 +34,7 @@ export function startCommand(): Command {
         });
       } catch (err) {
         process.stderr.write(`configuration error: ${(err as Error).message}\n`);
-        process.exitCode = 2;
+        process.exitCode = EXIT.usage;
         return;
       }
       const logger = createLogger({ level: config.log.level, format: config.log.format });
@@ -40,14 +43,14 @@ export function startCommand(): Command {
         const stop = async (signal: string) => {
           logger.info('stopping', { component: 'service', signal });
           await running.close();
-          process.exit(0);
+          process.exit(EXIT.ok);
         };
         process.once('SIGTERM', () => void stop('SIGTERM'));
         process.once('SIGINT', () => void stop('SIGINT'));
       } catch (err) {
         const code = err instanceof SidecarError ? `${err.code}: ` : '';
         process.stderr.write(`cannot start: ${code}${(err as Error).message}\n`);
-        process.exitCode = 2;
+        process.exitCode = startFailureCode(err);
       }
     });
 }

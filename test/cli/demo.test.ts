@@ -1,3 +1,5 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { openApiDocument } from '../../src/api/openapi';
 import { startDemo, type RunningDemo } from '../../src/cli/demo';
 import { SLEEP_AM } from '../yarn-submission';
@@ -26,6 +28,28 @@ describe('demo', () => {
   });
   afterAll(async () => {
     await demo.stop();
+  });
+
+  it('keeps its ledger in a temporary folder, removed when it stops', async () => {
+    expect(existsSync(join(demo.dir, 'ledger.db'))).toBe(true);
+    expect(lines).toContain(
+      `Ledger:                        ${join(demo.dir, 'ledger.db')} (removed when the demo stops)`,
+    );
+    // A second demo, stopped at once: its folder is gone when stop() resolves.
+    const other = await startDemo({
+      port: 0,
+      rmPort: 0,
+      jhsPort: 0,
+      speed: 10,
+      jobs: 1,
+      intervalMs: 10,
+      seed: 2,
+      out: () => undefined,
+    });
+    expect(existsSync(other.dir)).toBe(true);
+    await other.stop();
+    expect(existsSync(other.dir)).toBe(false);
+    expect(await other.submitted).toBeLessThanOrEqual(1);
   });
 
   it('decides the first job of the stream, instead of answering 503 before the first poll', () => {
