@@ -108,6 +108,30 @@ function cls(partial: Partial<NodeClassSpec> & Pick<NodeClassSpec, 'name' | 'cou
 }
 
 /**
+ * A cluster of `nodeClasses` with the seeds' common settings unless `partial` says otherwise:
+ * mr1 slots, 3 s heartbeats, a remote read 50 % slower, loadgen's costs, 128 MB blocks with 3
+ * replicas and none placed up front, no failures, energy counted over the whole run.
+ */
+function clusterOf({
+  nodeClasses,
+  ...partial
+}: Partial<ClusterSpec> & Pick<ClusterSpec, 'nodeClasses'>): ClusterSpec {
+  return {
+    version: 1,
+    slotModel: 'mr1',
+    heartbeatSeconds: 3,
+    remoteReadPenalty: 0.5,
+    gpuLabel: 'gpu',
+    nodeClasses,
+    costs: { cpu: LOADGEN_COST, gpu: LOADGEN_COST },
+    hdfs: { blockMB: 128, replication: 3, blocks: 0 },
+    failures: null,
+    energyWindowSeconds: null,
+    ...partial,
+  };
+}
+
+/**
  * Seed 000 Table I / seed 004 Table 5.4: 20 nodes with 2 dual-core 2.2 GHz Opteron-275 CPUs,
  * 4 map + 1 reduce slots; 10 nodes with 2 single-core 2.2 GHz Opteron-64 CPUs, 2 map + 1
  * reduce slots ("we make the number of map slots in a worker node equal to the number of CPU
@@ -116,12 +140,8 @@ function cls(partial: Partial<NodeClassSpec> & Pick<NodeClassSpec, 'name' | 'cou
  * not in per-slot speed. In `unified`, each node's slots become one pool of containers (5 and 3).
  */
 export function rtmrCluster(slotModel: SlotModel = 'mr1'): ClusterSpec {
-  return {
-    version: 1,
+  return clusterOf({
     slotModel,
-    heartbeatSeconds: 3,
-    remoteReadPenalty: 0.5,
-    gpuLabel: 'gpu',
     nodeClasses: [
       cls({
         name: 'opteron275',
@@ -141,27 +161,16 @@ export function rtmrCluster(slotModel: SlotModel = 'mr1'): ClusterSpec {
         speed: { cpu: 1, gpu: 1, gpuOnCpu: 1 },
       }),
     ],
-    costs: { cpu: LOADGEN_COST, gpu: LOADGEN_COST },
-    hdfs: { blockMB: 128, replication: 3, blocks: 0 },
-    failures: null,
-    energyWindowSeconds: null,
-  };
+  });
 }
 
 /** Seed 004 Table 4.3 and 4.4.1: 30 nodes, 2 map + 1 reduce slots, 100 blocks x 2 replicas. */
 export function localityCluster(): ClusterSpec {
-  return {
-    version: 1,
-    slotModel: 'mr1',
-    heartbeatSeconds: 3,
+  return clusterOf({
     remoteReadPenalty: 1.0,
-    gpuLabel: 'gpu',
     nodeClasses: [cls({ name: 'opteron64', count: 30, mapSlots: 2, reduceSlots: 1, containers: 3 })],
-    costs: { cpu: LOADGEN_COST, gpu: LOADGEN_COST },
     hdfs: { blockMB: 128, replication: 2, blocks: 100 },
-    failures: null,
-    energyWindowSeconds: null,
-  };
+  });
 }
 
 /**
@@ -201,12 +210,8 @@ export const EFH_BINS_SEED_TOTAL_MAPS = 2409;
 export function efhCluster(): ClusterSpec {
   const mdCpu = 0.0269; // kWh per MD map on a CPU server (6.3.2: 0.1446 - 0.1175)
   const loadgenCpu = 0.004; // kWh per loadgen map on a CPU server: ours, the seed gives only ratios
-  return {
-    version: 1,
+  return clusterOf({
     slotModel: 'unified',
-    heartbeatSeconds: 3,
-    remoteReadPenalty: 0.5,
-    gpuLabel: 'gpu',
     nodeClasses: [
       cls({
         name: 'cpu',
@@ -259,9 +264,8 @@ export function efhCluster(): ClusterSpec {
       },
     },
     hdfs: { blockMB: 128, replication: 3, blocks: 200 },
-    failures: null,
     energyWindowSeconds: 6.5 * 3600,
-  };
+  });
 }
 
 function arrivals(rng: Rng, n: number): number[] {
@@ -428,12 +432,8 @@ export function syntheticTrace(seed: number, jobs: number, meanInterarrival: num
 
 /** A homogeneous cluster of `nodes` nodes for the speed benchmark. */
 export function syntheticCluster(nodes: number, slotModel: SlotModel = 'mr1'): ClusterSpec {
-  return {
-    version: 1,
+  return clusterOf({
     slotModel,
-    heartbeatSeconds: 3,
-    remoteReadPenalty: 0.5,
-    gpuLabel: 'gpu',
     nodeClasses: [
       cls({
         name: 'worker',
@@ -445,9 +445,5 @@ export function syntheticCluster(nodes: number, slotModel: SlotModel = 'mr1'): C
         taskEnergyKWh: { cpu: 0.002, gpu: 0.002, gpuOnCpu: 0.002 },
       }),
     ],
-    costs: { cpu: LOADGEN_COST, gpu: LOADGEN_COST },
-    hdfs: { blockMB: 128, replication: 3, blocks: 0 },
-    failures: null,
-    energyWindowSeconds: null,
-  };
+  });
 }

@@ -155,22 +155,16 @@ export function validateCluster(
     }
   });
   if (total > 0 && spec.slotModel === 'mr1') {
-    const maps = spec.nodeClasses.reduce((n, c) => n + c.count * c.mapSlots, 0);
-    const reds = spec.nodeClasses.reduce((n, c) => n + c.count * c.reduceSlots, 0);
-    if (maps === 0)
-      issues.push({
-        path: 'nodeClasses',
-        message: 'no map slots in the cluster',
-        file,
-        line: lineOf(['nodeClasses']),
-      });
-    if (reds === 0)
-      issues.push({
-        path: 'nodeClasses',
-        message: 'no reduce slots in the cluster',
-        file,
-        line: lineOf(['nodeClasses']),
-      });
+    for (const kind of ['map', 'reduce'] as const) {
+      const slots = spec.nodeClasses.reduce((n, c) => n + c.count * c[`${kind}Slots`], 0);
+      if (slots === 0)
+        issues.push({
+          path: 'nodeClasses',
+          message: `no ${kind} slots in the cluster`,
+          file,
+          line: lineOf(['nodeClasses']),
+        });
+    }
   }
   for (const kind of ['cpu', 'gpu'] as const) {
     const [lo, hi] = spec.costs[kind].jitter;

@@ -27,31 +27,42 @@ export function isRecord(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
+type Problems = Array<{ path: string; message: string }>;
+
 /** A finite number, or undefined when the key is absent; a wrong type is reported as `path`. */
 export function optionalNumber(
   v: Record<string, unknown>,
   key: string,
   path: string,
-  problems: Array<{ path: string; message: string }>,
+  problems: Problems,
 ): number | undefined {
-  const x = v[key];
-  if (x === undefined || x === null) return undefined;
-  if (typeof x === 'number' && Number.isFinite(x)) return x;
-  // SLS reads numbers through Jackson, which takes "1000" for 1000 too.
-  if (typeof x === 'string' && x.trim() !== '' && Number.isFinite(Number(x))) return Number(x);
-  problems.push({ path, message: `must be a number, got ${JSON.stringify(x)}` });
-  return undefined;
+  return optional(v[key], 'a number', path, problems, (x) => {
+    if (typeof x === 'number' && Number.isFinite(x)) return x;
+    // SLS reads numbers through Jackson, which takes "1000" for 1000 too.
+    if (typeof x === 'string' && x.trim() !== '' && Number.isFinite(Number(x))) return Number(x);
+    return undefined;
+  });
 }
 
 export function optionalString(
   v: Record<string, unknown>,
   key: string,
   path: string,
-  problems: Array<{ path: string; message: string }>,
+  problems: Problems,
 ): string | undefined {
-  const x = v[key];
+  return optional(v[key], 'a string', path, problems, (x) => (typeof x === 'string' ? x : undefined));
+}
+
+/** `read(x)` for a present value; one that reads as undefined is reported as not `what`. */
+function optional<T>(
+  x: unknown,
+  what: string,
+  path: string,
+  problems: Problems,
+  read: (x: unknown) => T | undefined,
+): T | undefined {
   if (x === undefined || x === null) return undefined;
-  if (typeof x === 'string') return x;
-  problems.push({ path, message: `must be a string, got ${JSON.stringify(x)}` });
-  return undefined;
+  const value = read(x);
+  if (value === undefined) problems.push({ path, message: `must be ${what}, got ${JSON.stringify(x)}` });
+  return value;
 }
