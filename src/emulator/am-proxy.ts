@@ -114,6 +114,108 @@ function redirect(req: Request, res: Response, target: string): void {
     );
 }
 
+/** The app a proxied path names, and its state. */
+interface Reached {
+  rec: AppRecord;
+  view: AppView;
+}
+
+/**
+ * The app behind the path, if its MapReduce AM can answer; otherwise the proxy answers as
+ * Hadoop's does (404 for an unknown app, a redirect for one not running, 404 for another AM).
+ */
+function reachAm(rm: EmulatedRm, jhsBase: () => string, req: Request, res: Response): Reached | undefined {
+  const appId = String(req.params.appId);
+  const view = rm.allViews().find((v) => v.rec.id === appId);
+  const rmBase = `http://${req.get('host') ?? 'localhost'}`;
+  const rest = req.path.slice(`/proxy/${appId}`.length);
+  if (!view) {
+    res
+      .status(404)
+      .type('text/html')
+      .send(
+        `<html><body><h1>Not Found</h1>Application ${appId} could not be found in RM or history server</body></html>`,
+      );
+    return undefined;
+  }
+  const mapreduce = view.rec.applicationType.toUpperCase() === 'MAPREDUCE';
+  if (FINAL.has(view.state)) {
+    const target =
+      mapreduce && view.rec.inEngine
+        ? `${jhsBase()}/jobhistory/job/job_${appId.slice('application_'.length)}${rest}`
+        : `${rmBase}/cluster/app/${appId}`;
+    redirect(req, res, target);
+    return undefined;
+  }
+  if (view.state !== 'RUNNING') {
+    redirect(req, res, `${rmBase}/cluster/app/${appId}`);
+    return undefined;
+  }
+  if (!mapreduce) {
+    res.status(404).type('text/plain').send('Not Found');
+    return undefined;
+  }
+  return { rec: view.rec, view };
+}
+
+/** The path's job id must be well formed and be the app's own job. */
+function mustJob(req: Request, rec: AppRecord): void {
+  const id = String(req.params.jobId);
+  if (!/^job_\d+_\d+$/.test(id))
+    throw remoteRejection(
+      404,
+      'NotFoundException',
+      `java.lang.Exception: JobId string : ${id} is not properly formed`,
+    );
+  if (id !== `job_${rec.id.slice('application_'.length)}`)
+    throw remoteRejection(404, 'NotFoundException', `java.lang.Exception: job, ${id}, is not found`);
+}
+
+/** One AM resource's answer, for the running MapReduce app its path reached. */
+type AmRoute = (rm: EmulatedRm, req: Request, res: Response, found: Reached) => void;
+
+const jobsRoute: AmRoute = (rm, req, res, { rec, view }) => {
+  const tasks = runningJobTasks(rm, rec);
+  answer(req, res, 'jobs', { job: [jobContent(rec, view, tasks, rm.time.nowEpochMs())] });
+};
+
+const jobRoute: AmRoute = (rm, req, res, { rec, view }) => {
+  mustJob(req, rec);
+  answer(req, res, 'job', jobContent(rec, view, runningJobTasks(rm, rec), rm.time.nowEpochMs()));
+};
+
+const tasksRoute: AmRoute = (rm, req, res, { rec }) => {
+  mustJob(req, rec);
+  const type = query(req, 'type');
+  if (type !== undefined && type !== 'm' && type !== 'r')
+    throw remoteRejection(400, 'BadRequestException', 'java.lang.Exception: tasktype must be either m or r');
+  const now = rm.time.nowEpochMs();
+  const task = runningJobTasks(rm, rec)
+    .filter((t) => type === undefined || (type === 'm') === (t.type === 'MAP'))
+    .map((t) => taskContent(t, now));
+  answer(req, res, 'tasks', { task });
+};
+
+const taskRoute: AmRoute = (rm, req, res, { rec }) => {
+  mustJob(req, rec);
+  const t = runningJobTasks(rm, rec).find((x) => x.id === req.params.taskId);
+  if (!t)
+    throw remoteRejection(
+      404,
+      'NotFoundException',
+      `java.lang.Exception: task not found with id ${String(req.params.taskId)}`,
+    );
+  answer(req, res, 'task', taskContent(t, rm.time.nowEpochMs()));
+};
+
+/** The AM's REST resources the proxy serves (A1-A2), by path. */
+const AM_ROUTES: ReadonlyArray<readonly [string, AmRoute]> = [
+  [`${AM}/jobs`, jobsRoute],
+  [`${AM}/jobs/:jobId`, jobRoute],
+  [`${AM}/jobs/:jobId/tasks`, tasksRoute],
+  [`${AM}/jobs/:jobId/tasks/:taskId`, taskRoute],
+];
+
 /**
  * The proxy's router, mounted on the RM's app before its own routes: it handles `/proxy/…`
  * only and lets every other path through untouched. `jhsBase` gives the history server's
@@ -135,115 +237,21 @@ export function buildAmProxy(
     rm.sync();
     next();
   });
-
-  /** The app behind the path, if its MapReduce AM can answer; otherwise the proxy has answered. */
-  const reach = (req: Request, res: Response): { rec: AppRecord; view: AppView } | undefined => {
-    const appId = String(req.params.appId);
-    const view = rm.allViews().find((v) => v.rec.id === appId);
-    const rmBase = `http://${req.get('host') ?? 'localhost'}`;
-    const rest = req.path.slice(`/proxy/${appId}`.length);
-    if (!view) {
-      res
-        .status(404)
-        .type('text/html')
-        .send(
-          `<html><body><h1>Not Found</h1>Application ${appId} could not be found in RM or history server</body></html>`,
-        );
-      return undefined;
-    }
-    const mapreduce = view.rec.applicationType.toUpperCase() === 'MAPREDUCE';
-    if (FINAL.has(view.state)) {
-      const target =
-        mapreduce && view.rec.inEngine
-          ? `${jhsBase()}/jobhistory/job/job_${appId.slice('application_'.length)}${rest}`
-          : `${rmBase}/cluster/app/${appId}`;
-      redirect(req, res, target);
-      return undefined;
-    }
-    if (view.state !== 'RUNNING') {
-      redirect(req, res, `${rmBase}/cluster/app/${appId}`);
-      return undefined;
-    }
-    if (!mapreduce) {
-      res.status(404).type('text/plain').send('Not Found');
-      return undefined;
-    }
-    return { rec: view.rec, view };
-  };
-
-  const mustJob = (req: Request, rec: AppRecord): void => {
-    const id = String(req.params.jobId);
-    if (!/^job_\d+_\d+$/.test(id))
-      throw remoteRejection(
-        404,
-        'NotFoundException',
-        `java.lang.Exception: JobId string : ${id} is not properly formed`,
-      );
-    if (id !== `job_${rec.id.slice('application_'.length)}`)
-      throw remoteRejection(404, 'NotFoundException', `java.lang.Exception: job, ${id}, is not found`);
-  };
   const h = (fn: (req: Request, res: Response) => void) => handle(log, fn, 'am');
-  const nowMs = () => rm.time.nowEpochMs();
-
-  r.get(
-    `${AM}/jobs`,
-    h((req, res) => {
-      const found = reach(req, res);
-      if (!found) return;
-      const tasks = runningJobTasks(rm, found.rec);
-      answer(req, res, 'jobs', { job: [jobContent(found.rec, found.view, tasks, nowMs())] });
-    }),
-  );
-  r.get(
-    `${AM}/jobs/:jobId`,
-    h((req, res) => {
-      const found = reach(req, res);
-      if (!found) return;
-      mustJob(req, found.rec);
-      answer(req, res, 'job', jobContent(found.rec, found.view, runningJobTasks(rm, found.rec), nowMs()));
-    }),
-  );
-  r.get(
-    `${AM}/jobs/:jobId/tasks`,
-    h((req, res) => {
-      const found = reach(req, res);
-      if (!found) return;
-      mustJob(req, found.rec);
-      const type = query(req, 'type');
-      if (type !== undefined && type !== 'm' && type !== 'r')
-        throw remoteRejection(
-          400,
-          'BadRequestException',
-          'java.lang.Exception: tasktype must be either m or r',
-        );
-      const now = nowMs();
-      const task = runningJobTasks(rm, found.rec)
-        .filter((t) => type === undefined || (type === 'm') === (t.type === 'MAP'))
-        .map((t) => taskContent(t, now));
-      answer(req, res, 'tasks', { task });
-    }),
-  );
-  r.get(
-    `${AM}/jobs/:jobId/tasks/:taskId`,
-    h((req, res) => {
-      const found = reach(req, res);
-      if (!found) return;
-      mustJob(req, found.rec);
-      const t = runningJobTasks(rm, found.rec).find((x) => x.id === req.params.taskId);
-      if (!t)
-        throw remoteRejection(
-          404,
-          'NotFoundException',
-          `java.lang.Exception: task not found with id ${String(req.params.taskId)}`,
-        );
-      answer(req, res, 'task', taskContent(t, nowMs()));
-    }),
-  );
+  for (const [path, route] of AM_ROUTES) {
+    r.get(
+      path,
+      h((req, res) => {
+        const found = reachAm(rm, jhsBase, req, res);
+        if (found) route(rm, req, res, found);
+      }),
+    );
+  }
   // Any other path of a running MapReduce AM: Jersey's own 404, not a RemoteException.
   r.all(
     '/proxy/:appId/*rest',
     h((req, res) => {
-      if (!reach(req, res)) return;
+      if (!reachAm(rm, jhsBase, req, res)) return;
       res.status(404).type('text/plain').send('Not Found');
     }),
   );

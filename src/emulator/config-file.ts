@@ -121,68 +121,75 @@ function placementPath(path: string): Path {
   return ['placementArgs', ...(rest ? rest.split('.') : [])];
 }
 
+type FileFields = z.output<typeof fileSchema>;
+type Located = ReturnType<typeof parseLocated>;
+
+/** The problems found so far, each with the file and the line of its path. */
+class Issues {
+  readonly list: ValidationIssue[] = [];
+
+  constructor(
+    private readonly doc: Located,
+    private readonly file: string,
+  ) {}
+
+  add(path: Path, message: string): void {
+    this.list.push({ path: issuePath(path), message, file: this.file, line: this.doc.lineOf(path) });
+  }
+
+  /** Stops here with what was found. */
+  fail(): never {
+    throw new ValidationError(this.list);
+  }
+}
+
 /**
- * Parse and validate the text of an emulator configuration file. `readText` reads a cluster
- * file the configuration names (a path relative to the configuration file).
+ * The file's `cluster`: a path (relative to the file) read with `readText` and checked by the
+ * cluster file's own rules, or an inline cluster, whose problems are named under `cluster.`.
  */
-export function parseEmulatorConfigFile(
-  text: string,
+function fileCluster(
+  value: unknown,
   file: string,
-  overrides: EmulatorConfigOverrides = {},
-  readText: (path: string) => string = (p) => readFileSync(p, 'utf8'),
-): EmulatorFileSettings {
-  const doc = parseLocated(text, file);
-  if (doc.syntaxIssues.length) throw new ValidationError(doc.syntaxIssues);
-  const issues: ValidationIssue[] = [];
-  const issue = (path: Path, message: string) =>
-    issues.push({ path: issuePath(path), message, file, line: doc.lineOf(path) });
-
-  const parsed = fileSchema.safeParse(doc.value);
-  if (!parsed.success) {
-    for (const i of zodIssues(parsed.error, doc.value)) issue(i.path, i.message);
-    throw new ValidationError(issues);
-  }
-  const f = parsed.data;
-
-  // The cluster: the command line's, else the file's (inline or a path), else the built-in one.
-  let cluster: ClusterSpec | undefined = overrides.cluster;
-  if (!cluster && f.cluster !== undefined) {
-    try {
-      if (typeof f.cluster === 'string') {
-        const path = isAbsolute(f.cluster) ? f.cluster : join(dirname(file), f.cluster);
-        let clusterText: string;
-        try {
-          clusterText = readText(path);
-        } catch (e) {
-          issue(
-            ['cluster'],
-            `cannot read the cluster file ${path}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`,
-          );
-          throw new ValidationError(issues);
-        }
-        cluster = parseClusterFile(clusterText, path);
-      } else if (f.cluster !== null && typeof f.cluster === 'object' && !Array.isArray(f.cluster)) {
-        cluster = validateCluster(f.cluster, file, (p) => doc.lineOf(['cluster', ...p]));
-      } else {
-        issue(['cluster'], 'a cluster file path or an inline cluster (docs/simulator.md)');
-        throw new ValidationError(issues);
+  doc: Located,
+  issues: Issues,
+  readText: (path: string) => string,
+): ClusterSpec {
+  try {
+    if (typeof value === 'string') {
+      const path = isAbsolute(value) ? value : join(dirname(file), value);
+      let clusterText: string;
+      try {
+        clusterText = readText(path);
+      } catch (e) {
+        issues.add(
+          ['cluster'],
+          `cannot read the cluster file ${path}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`,
+        );
+        return issues.fail();
       }
-    } catch (e) {
-      if (!(e instanceof ValidationError)) throw e;
-      // An inline cluster's paths are under `cluster.`; a cluster file's are its own.
-      const inline = typeof f.cluster !== 'string';
-      throw new ValidationError(
-        e.issues.map((i) =>
-          inline && i.file === file && !i.path.startsWith('cluster')
-            ? { ...i, path: i.path === '(root)' ? 'cluster' : `cluster.${i.path}` }
-            : i,
-        ),
-      );
+      return parseClusterFile(clusterText, path);
     }
+    if (value !== null && typeof value === 'object' && !Array.isArray(value))
+      return validateCluster(value, file, (p) => doc.lineOf(['cluster', ...p]));
+    issues.add(['cluster'], 'a cluster file path or an inline cluster (docs/simulator.md)');
+    return issues.fail();
+  } catch (e) {
+    if (!(e instanceof ValidationError)) throw e;
+    // An inline cluster's paths are under `cluster.`; a cluster file's are its own.
+    const inline = typeof value !== 'string';
+    throw new ValidationError(
+      e.issues.map((i) =>
+        inline && i.file === file && !i.path.startsWith('cluster')
+          ? { ...i, path: i.path === '(root)' ? 'cluster' : `cluster.${i.path}` }
+          : i,
+      ),
+    );
   }
-  cluster ??= defaultEmulatorCluster();
+}
 
-  const config: EmulatorConfig = {
+/** The RM's configuration: the file's fields with their defaults, the command line's over them. */
+function configOf(f: FileFields, cluster: ClusterSpec, overrides: EmulatorConfigOverrides): EmulatorConfig {
+  return {
     cluster,
     queues: f.queues ?? defaultQueues(cluster.gpuLabel),
     maxApplicationPriority: overrides.maxApplicationPriority ?? f.maxApplicationPriority,
@@ -198,47 +205,84 @@ export function parseEmulatorConfigFile(
     placementArgs: { ...f.placementArgs },
     hadoopVersion: f.hadoopVersion,
   };
+}
 
+/** The configuration's cross-field rules, and its placement policy built as the RM will. */
+function checkConfig(config: EmulatorConfig, builtInQueues: boolean, issues: Issues): void {
   for (const i of emulatorConfigIssues(config)) {
     // Without a `queues` list, the problem is the built-in queues meeting this cluster.
     const message =
-      f.queues === undefined && i.path[0] === 'queues'
+      builtInQueues && i.path[0] === 'queues'
         ? `${i.message} (the built-in queues; give queues for this cluster)`
         : i.message;
-    issue(i.path, message);
+    issues.add(i.path, message);
   }
-
-  // The placement policy and its arguments, as the emulated RM will build them.
   try {
-    placementPort(config.placementPolicy, config.placementArgs as Record<string, unknown>, cluster, {
+    placementPort(config.placementPolicy, config.placementArgs as Record<string, unknown>, config.cluster, {
       nodeId: String,
       orderKeyMs: () => 0,
     });
   } catch (e) {
-    if (e instanceof ValidationError) for (const i of e.issues) issue(placementPath(i.path), i.message);
-    else issue(['placementPolicy'], (e as Error).message);
+    if (e instanceof ValidationError) for (const i of e.issues) issues.add(placementPath(i.path), i.message);
+    else issues.add(['placementPolicy'], (e as Error).message);
   }
+}
 
+/** The WebHDFS files: labels the cluster has, no path twice, no file that is also a directory. */
+function checkHdfsFiles(files: FileFields['hdfsFiles'], cluster: ClusterSpec, issues: Issues): void {
   const labels = clusterLabels(cluster);
   const paths = new Map<string, number>();
-  f.hdfsFiles.forEach((h, i) => {
+  files.forEach((h, i) => {
     if (h.label !== undefined && h.label !== '' && !labels.has(h.label))
-      issue(['hdfsFiles', i, 'label'], `no node has label ${h.label}`);
+      issues.add(['hdfsFiles', i, 'label'], `no node has label ${h.label}`);
     if (h.label === '' && !cluster.nodeClasses.some((c) => c.count > 0 && c.labels.length === 0))
-      issue(['hdfsFiles', i, 'label'], 'the default partition has no node');
+      issues.add(['hdfsFiles', i, 'label'], 'the default partition has no node');
     const first = paths.get(h.path);
     if (first !== undefined)
-      issue(['hdfsFiles', i, 'path'], `duplicate path ${h.path} (also hdfsFiles[${first}])`);
+      issues.add(['hdfsFiles', i, 'path'], `duplicate path ${h.path} (also hdfsFiles[${first}])`);
     paths.set(h.path, i);
   });
   // A file cannot also be a directory above another file (EmulatedHdfs refuses it).
-  f.hdfsFiles.forEach((h, i) => {
-    const under = f.hdfsFiles.find((o) => o.path.startsWith(`${h.path}/`));
-    if (under) issue(['hdfsFiles', i, 'path'], `${h.path} is a file and also the directory of ${under.path}`);
+  files.forEach((h, i) => {
+    const under = files.find((o) => o.path.startsWith(`${h.path}/`));
+    if (under)
+      issues.add(['hdfsFiles', i, 'path'], `${h.path} is a file and also the directory of ${under.path}`);
   });
+}
+
+/**
+ * Parse and validate the text of an emulator configuration file. `readText` reads a cluster
+ * file the configuration names (a path relative to the configuration file).
+ */
+export function parseEmulatorConfigFile(
+  text: string,
+  file: string,
+  overrides: EmulatorConfigOverrides = {},
+  readText: (path: string) => string = (p) => readFileSync(p, 'utf8'),
+): EmulatorFileSettings {
+  const doc = parseLocated(text, file);
+  if (doc.syntaxIssues.length) throw new ValidationError(doc.syntaxIssues);
+  const issues = new Issues(doc, file);
+  const parsed = fileSchema.safeParse(doc.value);
+  if (!parsed.success) {
+    for (const i of zodIssues(parsed.error, doc.value)) issues.add(i.path, i.message);
+    return issues.fail();
+  }
+  const f = parsed.data;
+
+  // The cluster: the command line's, else the file's (inline or a path), else the built-in one.
+  const cluster =
+    overrides.cluster ??
+    (f.cluster !== undefined
+      ? fileCluster(f.cluster, file, doc, issues, readText)
+      : defaultEmulatorCluster());
+  const config = configOf(f, cluster, overrides);
+  checkConfig(config, f.queues === undefined, issues);
+  checkHdfsFiles(f.hdfsFiles, cluster, issues);
 
   // In file order, as the reader goes through the file.
-  if (issues.length) throw new ValidationError([...issues].sort((a, b) => (a.line ?? 0) - (b.line ?? 0)));
+  if (issues.list.length)
+    throw new ValidationError([...issues.list].sort((a, b) => (a.line ?? 0) - (b.line ?? 0)));
   return deepFreeze({
     config,
     hdfsFiles: f.hdfsFiles.map((h) => (h.label === undefined ? { path: h.path, bytes: h.bytes } : { ...h })),

@@ -97,10 +97,85 @@ export function endpointOf(path: string): string {
     .replace(/\/nodes\/[^/]+/g, '/nodes/{nodeid}');
 }
 
-function checkShare(name: string, v: unknown): number {
+function checkShare(v: unknown, name: string): number {
   if (typeof v !== 'number' || !(v >= 0 && v <= 1))
     throw new RangeError(`${name} must be a number in [0, 1]`);
   return v;
+}
+
+/** Each setting's check: the value to keep, or a RangeError saying what it must be. */
+const SETTING_CHECKS: { readonly [K in keyof FaultSettings]: (v: unknown) => FaultSettings[K] } = {
+  standbyOf: (v) => {
+    if (v !== null && (typeof v !== 'string' || !/^https?:\/\//.test(v)))
+      throw new RangeError('standbyOf must be an http(s) address or null');
+    return v === null ? null : v.replace(/\/+$/, '');
+  },
+  latencyMs: (v) => {
+    if (typeof v !== 'number' || !(v >= 0)) throw new RangeError('latencyMs must be a non-negative number');
+    return v;
+  },
+  failShare: (v) => checkShare(v, 'failShare'),
+  failStatuses: (v) => {
+    if (!Array.isArray(v) || v.length === 0 || !v.every((s) => Number.isInteger(s) && s >= 500 && s < 600))
+      throw new RangeError('failStatuses must be a non-empty list of 5xx statuses');
+    return v as number[];
+  },
+  failBody: (v) => {
+    if (v !== 'text' && v !== 'remote-exception')
+      throw new RangeError('failBody must be text or remote-exception');
+    return v;
+  },
+  truncateShare: (v) => checkShare(v, 'truncateShare'),
+  corruptShare: (v) => checkShare(v, 'corruptShare'),
+  dropConnections: (v) => {
+    if (typeof v !== 'boolean') throw new RangeError('dropConnections must be true or false');
+    return v;
+  },
+  loseAnswerShare: (v) => checkShare(v, 'loseAnswerShare'),
+};
+
+const isSetting = (key: string): key is keyof FaultSettings =>
+  Object.prototype.hasOwnProperty.call(SETTING_CHECKS, key);
+
+/** What an injected failure answers: a proxy's plain page, or the RM's own RemoteException. */
+function sendFailure(res: Response, status: number, body: FaultSettings['failBody']): void {
+  if (body === 'remote-exception') {
+    res
+      .status(status)
+      .type('application/json')
+      .send(
+        JSON.stringify({
+          RemoteException: {
+            exception: 'YarnRuntimeException',
+            message: 'injected failure',
+            javaClassName: 'org.apache.hadoop.yarn.exceptions.YarnRuntimeException',
+          },
+        }),
+      );
+  } else {
+    res
+      .status(status)
+      .type('text/plain')
+      .send(status === 503 ? 'Service Unavailable' : 'Internal Server Error');
+  }
+}
+
+/** Cuts every answer `res` sends to half (truncate), or overwrites a run in its middle. */
+function damageAnswers(res: Response, truncate: boolean): void {
+  const send = res.send.bind(res);
+  const damage = (text: string): string => {
+    if (truncate) return text.slice(0, Math.floor(text.length / 2));
+    // Overwrite a run of characters in the middle: structure breaks, length stays.
+    const mid = Math.floor(text.length / 2);
+    return `${text.slice(0, mid)}\u0000#garbage#${text.slice(mid + 10)}`;
+  };
+  res.send = (body?: unknown) => {
+    // Answers go out as strings or, to keep the RM's exact Content-Type, as buffers.
+    if (Buffer.isBuffer(body) && body.length > 0)
+      return send(Buffer.from(damage(body.toString('utf8')), 'utf8'));
+    if (typeof body !== 'string' || body.length === 0) return send(body);
+    return send(damage(body));
+  };
 }
 
 export class Controls {
@@ -129,50 +204,8 @@ export class Controls {
   set(partial: Partial<Record<keyof FaultSettings, unknown>>): Readonly<FaultSettings> {
     const next: FaultSettings = { ...this.current, failStatuses: [...this.current.failStatuses] };
     for (const [key, v] of Object.entries(partial)) {
-      switch (key as keyof FaultSettings) {
-        case 'standbyOf':
-          if (v !== null && (typeof v !== 'string' || !/^https?:\/\//.test(v)))
-            throw new RangeError('standbyOf must be an http(s) address or null');
-          next.standbyOf = v === null ? null : (v as string).replace(/\/+$/, '');
-          break;
-        case 'latencyMs':
-          if (typeof v !== 'number' || !(v >= 0))
-            throw new RangeError('latencyMs must be a non-negative number');
-          next.latencyMs = v;
-          break;
-        case 'failShare':
-          next.failShare = checkShare(key, v);
-          break;
-        case 'failStatuses':
-          if (
-            !Array.isArray(v) ||
-            v.length === 0 ||
-            !v.every((s) => Number.isInteger(s) && s >= 500 && s < 600)
-          )
-            throw new RangeError('failStatuses must be a non-empty list of 5xx statuses');
-          next.failStatuses = v as number[];
-          break;
-        case 'failBody':
-          if (v !== 'text' && v !== 'remote-exception')
-            throw new RangeError('failBody must be text or remote-exception');
-          next.failBody = v;
-          break;
-        case 'truncateShare':
-          next.truncateShare = checkShare(key, v);
-          break;
-        case 'corruptShare':
-          next.corruptShare = checkShare(key, v);
-          break;
-        case 'dropConnections':
-          if (typeof v !== 'boolean') throw new RangeError('dropConnections must be true or false');
-          next.dropConnections = v;
-          break;
-        case 'loseAnswerShare':
-          next.loseAnswerShare = checkShare(key, v);
-          break;
-        default:
-          throw new RangeError(`unknown fault setting ${key}`);
-      }
+      if (!isSetting(key)) throw new RangeError(`unknown fault setting ${key}`);
+      (next as Record<keyof FaultSettings, unknown>)[key] = SETTING_CHECKS[key](v);
     }
     this.current = next;
     return this.current;
@@ -196,6 +229,29 @@ export class Controls {
     this.writeLog.length = 0;
   }
 
+  /** A write call as it arrives, its status filled in once answered; undefined for a read. */
+  private recordWrite(req: Request, res: Response): WriteRecord | undefined {
+    if (req.method === 'GET' || req.method === 'HEAD') return undefined;
+    const record: WriteRecord = {
+      method: req.method,
+      endpoint: endpointOf(req.path),
+      path: req.path,
+      body: typeof req.body === 'string' ? req.body : '',
+      injected: false,
+    };
+    this.writeLog.push(record);
+    res.on('finish', () => {
+      record.status = res.statusCode;
+    });
+    return record;
+  }
+
+  /** One request's draw against `failShare`: the status to fail it with, or undefined. */
+  private drawFailure(f: FaultSettings): number | undefined {
+    if (!(f.failShare > 0 && this.rng.next() < f.failShare)) return undefined;
+    return f.failStatuses[Math.floor(this.rng.next() * f.failStatuses.length)]!;
+  }
+
   /**
    * The fault middleware. `rm`: this app is an RM (standby mode applies); the JobHistory
    * server has no HA state and gets the other faults only.
@@ -204,21 +260,7 @@ export class Controls {
     return async (req: Request, res: Response, next: NextFunction): Promise<void> => {
       if (req.path.startsWith(CONTROL_PREFIX)) return next();
       const f = this.current;
-      let record: WriteRecord | undefined;
-      if (req.method !== 'GET' && req.method !== 'HEAD') {
-        record = {
-          method: req.method,
-          endpoint: endpointOf(req.path),
-          path: req.path,
-          body: typeof req.body === 'string' ? req.body : '',
-          injected: false,
-        };
-        this.writeLog.push(record);
-        const r = record;
-        res.on('finish', () => {
-          r.status = res.statusCode;
-        });
-      }
+      const record = this.recordWrite(req, res);
       if (f.dropConnections) {
         req.socket.destroy();
         return;
@@ -233,37 +275,18 @@ export class Controls {
         return;
       }
       if (f.latencyMs > 0) await this.delay(f.latencyMs);
-      if (f.failShare > 0 && this.rng.next() < f.failShare) {
+      const failure = this.drawFailure(f);
+      if (failure !== undefined) {
         if (record) record.injected = true;
         this.injectedFailures++;
-        const status = f.failStatuses[Math.floor(this.rng.next() * f.failStatuses.length)]!;
-        if (f.failBody === 'remote-exception') {
-          res
-            .status(status)
-            .type('application/json')
-            .send(
-              JSON.stringify({
-                RemoteException: {
-                  exception: 'YarnRuntimeException',
-                  message: 'injected failure',
-                  javaClassName: 'org.apache.hadoop.yarn.exceptions.YarnRuntimeException',
-                },
-              }),
-            );
-        } else {
-          res
-            .status(status)
-            .type('text/plain')
-            .send(status === 503 ? 'Service Unavailable' : 'Internal Server Error');
-        }
+        sendFailure(res, failure, f.failBody);
         return;
       }
       if (record && f.loseAnswerShare > 0 && this.rng.next() < f.loseAnswerShare) {
         // The write goes through to the RM; only its answer is replaced by a closed connection.
         // Handlers answer synchronously after changing the state, so by `end` it has changed.
-        const r = record;
         res.end = ((..._ignored: unknown[]) => {
-          r.lostStatus = res.statusCode;
+          record.lostStatus = res.statusCode;
           req.socket.destroy();
           return res;
         }) as Response['end'];
@@ -271,22 +294,7 @@ export class Controls {
       }
       const truncate = f.truncateShare > 0 && this.rng.next() < f.truncateShare;
       const corrupt = !truncate && f.corruptShare > 0 && this.rng.next() < f.corruptShare;
-      if (truncate || corrupt) {
-        const send = res.send.bind(res);
-        const damage = (text: string): string => {
-          if (truncate) return text.slice(0, Math.floor(text.length / 2));
-          // Overwrite a run of characters in the middle: structure breaks, length stays.
-          const mid = Math.floor(text.length / 2);
-          return `${text.slice(0, mid)}\u0000#garbage#${text.slice(mid + 10)}`;
-        };
-        res.send = (body?: unknown) => {
-          // Answers go out as strings or, to keep the RM's exact Content-Type, as buffers.
-          if (Buffer.isBuffer(body) && body.length > 0)
-            return send(Buffer.from(damage(body.toString('utf8')), 'utf8'));
-          if (typeof body !== 'string' || body.length === 0) return send(body);
-          return send(damage(body));
-        };
-      }
+      if (truncate || corrupt) damageAnswers(res, truncate);
       next();
     };
   }

@@ -102,18 +102,137 @@ interface QueueLoad {
   jobs: Array<{ view: JobView; info: JobPlacementInfo }>;
 }
 
+/** What the queues and reservations of one partition hold now (maps and reduces alike). */
+interface PartitionUse {
+  loads: Map<string, QueueLoad>;
+  /** The queue's load, created empty on first use. */
+  load(name: string): QueueLoad;
+  usedTotal: number;
+  usedByReservation: Map<string, number>;
+  /** Whether any app of the partition has a container to take. */
+  demand: boolean;
+}
+
+function partitionUse(
+  b: PlacementBindings,
+  partition: string,
+  queue: readonly JobView[],
+  reduces: boolean,
+): PartitionUse {
+  const loads = new Map<string, QueueLoad>();
+  const load = (name: string): QueueLoad => {
+    let l = loads.get(name);
+    if (!l) {
+      l = {
+        name,
+        used: 0,
+        withheld: 0,
+        guaranteed: b.guaranteedContainers(name, partition),
+        max: b.maxContainers(name, partition),
+        jobs: [],
+      };
+      loads.set(name, l);
+    }
+    return l;
+  };
+  const use: PartitionUse = { loads, load, usedTotal: 0, usedByReservation: new Map(), demand: false };
+  for (const view of queue) {
+    const info = b.job(view.id);
+    if (!info || info.partition !== partition) continue;
+    const running = view.runningMaps + view.runningReduces;
+    load(info.queue).used += running;
+    use.usedTotal += running;
+    const r = info.reservationId;
+    if (r !== null) use.usedByReservation.set(r, (use.usedByReservation.get(r) ?? 0) + running);
+    if (pendingMapCount(view) > 0 || (reduces && reduceReady(view))) {
+      load(info.queue).jobs.push({ view, info });
+      use.demand = true;
+    }
+  }
+  return use;
+}
+
 /**
- * Wrap the simulator's placement port (src/sim/policies.ts: any registry policy) with the
- * capacity scheduler's rules above. `orderKeys` is what the inner port's `orderKeyMs` must
- * read: filled here before each call.
+ * Whether a queue's app may take one more container of the partition: within its
+ * reservation's unused hold, or from what no reservation keeps, below the queue's maximum.
+ * Counts each hold's unused containers against its queue (QueueLoad.withheld) on the way.
  */
-export function capacityScheduler(
-  inner: PlacementPort,
-  orderKeys: Map<string, number>,
-  bind: () => PlacementBindings,
-): PlacementPort {
-  /** The inner policy's choice of one map task among `jobs` (RM order) for one container. */
-  const offerMap = (node: NodeView, jobs: readonly JobView[], now: number): MapAssignment | null => {
+function takeRule(
+  use: PartitionUse,
+  holds: ReadonlyMap<string, Hold>,
+  partitionContainers: number,
+): (l: QueueLoad, info: JobPlacementInfo) => boolean {
+  const heldUsed = (id: string): number => use.usedByReservation.get(id) ?? 0;
+  let withheld = 0;
+  for (const [id, h] of holds) {
+    const unused = Math.max(0, h.containers - heldUsed(id));
+    withheld += unused;
+    use.load(h.queue).withheld += unused;
+  }
+  // Containers of the partition that no reservation keeps: what apps outside a hold may take.
+  const open = partitionContainers - use.usedTotal - withheld;
+  const withinHold = (info: JobPlacementInfo): boolean => {
+    if (info.reservationId === null) return false;
+    const h = holds.get(info.reservationId);
+    return h !== undefined && heldUsed(info.reservationId) < h.containers;
+  };
+  return (l, info) =>
+    withinHold(info)
+      ? // A held container is already counted against the queue (as withheld): only the
+        // hard bound applies.
+        l.used + 1 <= l.max
+      : open > 0 && l.used + l.withheld + 1 <= l.max;
+}
+
+/**
+ * PriorityUtilizationQueueOrderingPolicy: the queues with work, least used relative to their
+ * guarantee first; a queue without a guarantee in this partition comes after those with one.
+ */
+function queuesInOrder(loads: Map<string, QueueLoad>): QueueLoad[] {
+  const ratio = (l: QueueLoad): number => (l.guaranteed > 0 ? l.used / l.guaranteed : 1e9 + l.used);
+  return [...loads.values()]
+    .filter((l) => l.jobs.length > 0)
+    .sort((x, y) => ratio(x) - ratio(y) || (x.name < y.name ? -1 : x.name > y.name ? 1 : 0));
+}
+
+/** The inner policy's choice of one map task for one container: `jobs` (RM order) from one on. */
+type MapOffer = (node: NodeView, jobs: readonly JobView[], now: number) => MapAssignment | null;
+
+/**
+ * The container a queue's apps take on `node`, in the RM's order: a reduce for an app whose
+ * maps are done, else a map as the policy chooses among the apps from it on; null when none.
+ */
+function takeInQueue(
+  jobs: readonly JobView[],
+  node: NodeView,
+  now: number,
+  reduces: boolean,
+  offerMap: MapOffer,
+): ContainerAssignment | null {
+  for (let i = 0; i < jobs.length; i++) {
+    const j = jobs[i]!;
+    if (reduces && reduceReady(j) && node.freeReduceSlots > 0) return { kind: 'reduce', jobId: j.id };
+    if (pendingMapCount(j) === 0 || node.freeMapSlots <= 0) continue;
+    const a = offerMap(
+      node,
+      jobs.slice(i).filter((v) => pendingMapCount(v) > 0),
+      now,
+    );
+    if (a) return { kind: 'map', ...a };
+    // The policy passed over every map of this queue at this node (locality, container
+    // kind): a later app's reduce may still take the container.
+    if (reduces && node.freeReduceSlots > 0) {
+      const r = jobs.slice(i + 1).find(reduceReady);
+      if (r) return { kind: 'reduce', jobId: r.id };
+    }
+    return null;
+  }
+  return null;
+}
+
+/** The inner placement port's choice of one map task among `jobs` (RM order) for one container. */
+function mapOffer(inner: PlacementPort, orderKeys: Map<string, number>): MapOffer {
+  return (node, jobs, now) => {
     // The policies order by arrival; `jobs` is already in the RM's order (priority, then
     // submission). Lower each arrival to below its successor's so that a raised priority
     // moves a job ahead in the policy's FIFO order too, without changing anyone else's place.
@@ -131,7 +250,21 @@ export function capacityScheduler(
     };
     return inner.assignMaps(one, jobs, now)[0] ?? null;
   };
+}
 
+/**
+ * Wrap the simulator's placement port (src/sim/policies.ts: any registry policy) with the
+ * capacity scheduler's rules above. `orderKeys` is what the inner port's `orderKeyMs` must
+ * read: filled here before each call.
+ */
+export function capacityScheduler(
+  inner: PlacementPort,
+  orderKeys: Map<string, number>,
+  bind: () => PlacementBindings,
+): PlacementPort {
+  const offerMap = mapOffer(inner, orderKeys);
+
+  /** The container `node` gives next: queues in utilization order, the first that takes one. */
   const choose = (
     node: NodeView,
     queue: readonly JobView[],
@@ -140,89 +273,13 @@ export function capacityScheduler(
   ): ContainerAssignment | null => {
     const b = bind();
     const partition = nodePartition(node.labels);
-    const loads = new Map<string, QueueLoad>();
-    const load = (name: string): QueueLoad => {
-      let l = loads.get(name);
-      if (!l) {
-        l = {
-          name,
-          used: 0,
-          withheld: 0,
-          guaranteed: b.guaranteedContainers(name, partition),
-          max: b.maxContainers(name, partition),
-          jobs: [],
-        };
-        loads.set(name, l);
-      }
-      return l;
-    };
-    // What each queue and reservation holds in this partition now (maps and reduces alike).
-    let usedTotal = 0;
-    const usedByReservation = new Map<string, number>();
-    let demand = false;
-    for (const view of queue) {
-      const info = b.job(view.id);
-      if (!info || info.partition !== partition) continue;
-      const running = view.runningMaps + view.runningReduces;
-      const l = load(info.queue);
-      l.used += running;
-      usedTotal += running;
-      if (info.reservationId !== null)
-        usedByReservation.set(info.reservationId, (usedByReservation.get(info.reservationId) ?? 0) + running);
-      if (pendingMapCount(view) > 0 || (reduces && reduceReady(view))) {
-        l.jobs.push({ view, info });
-        demand = true;
-      }
-    }
-    if (!demand) return null;
-    const holds = b.holds(partition, now);
-    let withheld = 0;
-    for (const [id, h] of holds) {
-      const unused = Math.max(0, h.containers - (usedByReservation.get(id) ?? 0));
-      withheld += unused;
-      load(h.queue).withheld += unused;
-    }
-    // Containers of the partition that no reservation keeps: what apps outside a hold may take.
-    const open = b.partitionContainers(partition) - usedTotal - withheld;
-    const withinHold = (info: JobPlacementInfo): boolean => {
-      if (info.reservationId === null) return false;
-      const h = holds.get(info.reservationId);
-      return h !== undefined && (usedByReservation.get(info.reservationId) ?? 0) < h.containers;
-    };
-    const mayTake = (l: QueueLoad, info: JobPlacementInfo): boolean =>
-      withinHold(info)
-        ? // A held container is already counted against the queue (as withheld): only the
-          // hard bound applies.
-          l.used + 1 <= l.max
-        : open > 0 && l.used + l.withheld + 1 <= l.max;
-
-    // PriorityUtilizationQueueOrderingPolicy: least used relative to its guarantee first; a
-    // queue without a guarantee in this partition comes after those with one.
-    const ratio = (l: QueueLoad): number => (l.guaranteed > 0 ? l.used / l.guaranteed : 1e9 + l.used);
-    const ordered = [...loads.values()]
-      .filter((l) => l.jobs.length > 0)
-      .sort((x, y) => ratio(x) - ratio(y) || (x.name < y.name ? -1 : x.name > y.name ? 1 : 0));
-
-    for (const l of ordered) {
+    const use = partitionUse(b, partition, queue, reduces);
+    if (!use.demand) return null;
+    const mayTake = takeRule(use, b.holds(partition, now), b.partitionContainers(partition));
+    for (const l of queuesInOrder(use.loads)) {
       const jobs = l.jobs.filter((j) => mayTake(l, j.info)).map((j) => j.view);
-      for (let i = 0; i < jobs.length; i++) {
-        const j = jobs[i]!;
-        if (reduces && reduceReady(j) && node.freeReduceSlots > 0) return { kind: 'reduce', jobId: j.id };
-        if (pendingMapCount(j) === 0 || node.freeMapSlots <= 0) continue;
-        const a = offerMap(
-          node,
-          jobs.slice(i).filter((v) => pendingMapCount(v) > 0),
-          now,
-        );
-        if (a) return { kind: 'map', ...a };
-        // The policy passed over every map of this queue at this node (locality, container
-        // kind): a later app's reduce may still take the container.
-        if (reduces && node.freeReduceSlots > 0) {
-          const r = jobs.slice(i + 1).find(reduceReady);
-          if (r) return { kind: 'reduce', jobId: r.id };
-        }
-        break;
-      }
+      const a = takeInQueue(jobs, node, now, reduces, offerMap);
+      if (a) return a;
     }
     return null;
   };

@@ -109,36 +109,34 @@ class Listener {
   }
 }
 
-function controlRouter(
-  rm: EmulatedRm,
-  controls: Controls,
-  time: SimTime,
-  refuse: (ms: number) => void,
-): express.Router {
-  const r = express.Router();
-  r.use(express.json({ limit: '100kb' }));
-  const bad = (res: Response, err: unknown) => res.status(400).json({ error: (err as Error).message });
-  r.get('/state', (_req: Request, res: Response) => {
-    rm.sync();
-    res.json({
-      clusterTimestamp: rm.clusterTimestamp,
-      speed: time.speed,
-      simSeconds: rm.engine.now,
-      nowEpochMs: time.nowEpochMs(),
-      faults: controls.faults,
-      writes: controls.writeCounts(),
-      costs: rm.config.cluster.costs,
-      apps: rm.allViews().map((v) => ({
-        id: v.rec.id,
-        state: v.state,
-        queue: v.rec.queue,
-        priority: v.rec.priority,
-        partition: v.rec.partition,
-        maps: v.rec.maps,
-        reduces: v.rec.reduces,
-      })),
-    });
-  });
+/** A control call's bad input: 400 with the message. */
+const bad = (res: Response, err: unknown) => res.status(400).json({ error: (err as Error).message });
+
+/** What GET /_emulator/state answers: the clock, the faults, the writes and the apps. */
+function emulatorState(rm: EmulatedRm, controls: Controls, time: SimTime): unknown {
+  rm.sync();
+  return {
+    clusterTimestamp: rm.clusterTimestamp,
+    speed: time.speed,
+    simSeconds: rm.engine.now,
+    nowEpochMs: time.nowEpochMs(),
+    faults: controls.faults,
+    writes: controls.writeCounts(),
+    costs: rm.config.cluster.costs,
+    apps: rm.allViews().map((v) => ({
+      id: v.rec.id,
+      state: v.state,
+      queue: v.rec.queue,
+      priority: v.rec.priority,
+      partition: v.rec.partition,
+      maps: v.rec.maps,
+      reduces: v.rec.reduces,
+    })),
+  };
+}
+
+/** /faults (set, reset) and /writes (read, clear). */
+function faultRoutes(r: express.Router, controls: Controls): void {
   r.put('/faults', (req: Request, res: Response) => {
     try {
       res.json(controls.set((req.body ?? {}) as Partial<Record<keyof FaultSettings, unknown>>));
@@ -157,6 +155,10 @@ function controlRouter(
     controls.clearWrites();
     res.status(204).end();
   });
+}
+
+/** /advance (skip simulated time), an app's submission context, and /refuse (stop listening a while). */
+function rmRoutes(r: express.Router, rm: EmulatedRm, time: SimTime, refuse: (ms: number) => void): void {
   r.post('/advance', (req: Request, res: Response) => {
     try {
       time.skip(Number((req.body as { seconds?: unknown })?.seconds));
@@ -177,6 +179,19 @@ function controlRouter(
     res.status(202).json({ refusingForMs: ms });
     res.on('finish', () => refuse(ms));
   });
+}
+
+function controlRouter(
+  rm: EmulatedRm,
+  controls: Controls,
+  time: SimTime,
+  refuse: (ms: number) => void,
+): express.Router {
+  const r = express.Router();
+  r.use(express.json({ limit: '100kb' }));
+  r.get('/state', (_req: Request, res: Response) => res.json(emulatorState(rm, controls, time)));
+  faultRoutes(r, controls);
+  rmRoutes(r, rm, time, refuse);
   return r;
 }
 
