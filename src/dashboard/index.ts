@@ -22,7 +22,14 @@ export interface DashboardOptions {
 export const DEFAULT_POLL_INTERVAL_MS = 5000;
 
 /** The files the page needs; a folder missing one of them is not a dashboard. */
-export const DASHBOARD_FILES = ['index.html', 'dashboard.css', 'charts.js', 'dashboard.js'] as const;
+export const DASHBOARD_FILES = [
+  'index.html',
+  'dashboard.css',
+  'charts.js',
+  'dashboard.js',
+  'favicon.svg',
+  'favicon.ico',
+] as const;
 
 const PACKAGE_NAME = 'yarn-sched-sidecar';
 
@@ -76,7 +83,7 @@ const SECURITY_HEADERS: Record<string, string> = {
   'X-Frame-Options': 'DENY',
 };
 
-/** Mount the dashboard: `/` (the page), `/dashboard/*` (its files and settings). */
+/** Mount the dashboard: `/` (the page), `/favicon.ico`, `/dashboard/*` (its files and settings). */
 export function mountDashboard(app: express.Express, options: DashboardOptions = {}): void {
   const pollIntervalMs = options.pollIntervalMs ?? DEFAULT_POLL_INTERVAL_MS;
   if (!Number.isInteger(pollIntervalMs) || pollIntervalMs < 100 || pollIntervalMs > 3_600_000) {
@@ -102,6 +109,12 @@ export function mountDashboard(app: express.Express, options: DashboardOptions =
   app.get('/', secure, (_req, res) => {
     res.set('Cache-Control', 'no-cache');
     res.sendFile(indexHtml);
+  });
+
+  // Browsers ask for /favicon.ico whatever the page declares (the page itself links the SVG).
+  app.get('/favicon.ico', secure, (_req, res) => {
+    res.set('Cache-Control', 'public, max-age=86400');
+    res.type('image/x-icon').sendFile(join(assetsDir, 'favicon.ico'));
   });
 
   app.get('/dashboard/config.json', secure, (_req, res) => {

@@ -40,6 +40,21 @@ let context: BrowserContext;
 let page: Page;
 const dialogs: string[] = [];
 const pageErrors: string[] = [];
+/** Console errors (a CSP refusal, a failed load) and answers of 400 or more, by page. */
+const consoleErrors: string[] = [];
+const failedLoads: string[] = [];
+
+/** Record what a page says went wrong: script errors, console errors, failed loads. */
+function watch(p: Page): Page {
+  p.on('pageerror', (e) => pageErrors.push(e.message));
+  p.on('console', (m) => {
+    if (m.type() === 'error') consoleErrors.push(`${p.url()}: ${m.text()}`);
+  });
+  p.on('response', (r) => {
+    if (r.status() >= 400) failedLoads.push(`${r.status()} ${r.url()}`);
+  });
+  return p;
+}
 
 async function listen(protectReads: boolean): Promise<string> {
   const app = createApiApp({
@@ -95,12 +110,11 @@ beforeAll(async () => {
     ],
   });
   context = await browser.newContext({ viewport: { width: 1400, height: 1000 } });
-  page = await context.newPage();
+  page = watch(await context.newPage());
   page.on('dialog', (d) => {
     dialogs.push(d.message());
     void d.dismiss();
   });
-  page.on('pageerror', (e) => pageErrors.push(e.message));
   await page.goto(`${base}/`);
   await waitForIds(
     page,
@@ -271,6 +285,22 @@ describe('the dashboard in Chromium', () => {
     expect(await page.textContent('#tile-accept')).toBe('75.0%');
     expect(await page.textContent('#tile-success')).toBe('85.7%');
     expect(await page.textContent('#tile-energy')).toBe('5.5 kWh');
+    // Failed and killed apps counted apart from met and missed.
+    expect(await page.textContent('#tile-failed')).toBe('1');
+    expect(await page.textContent('#tile-killed')).toBe('1');
+    expect(await page.textContent('#tile-missed')).toBe('1');
+    // Energy per job: dl-001's 7.2 MJ is 2 kWh; an admitted job without a kWh estimate says why.
+    expect(await cellText(page, 'dl-001', 'energy')).toBe('2 kWh');
+    expect(await cellText(page, 'dl-002', 'energy')).toBe('1 kWh');
+    expect(await cellText(page, 'dl-003', 'energy')).toBe('–');
+    expect(await page.getAttribute('#jobs tbody tr[data-job-id="dl-003"] td.c-energy', 'title')).toMatch(
+      /^no kWh estimate: the energy profile has no kWh figure/,
+    );
+    expect(await cellText(page, 'dl-004', 'energy')).toBe('');
+    // One clock, the sidecar's, labelled; the status line carries no time of its own.
+    expect(await page.textContent('#clock-label')).toBe('Sidecar time');
+    expect(await page.textContent('#clock')).toBe('2026-11-22 08:00:00Z');
+    expect(await page.textContent('#status-text')).toBe('live · read every 250 ms');
     // One write pending (dl-003's priority), recorded 2.5 s after its arrival 20 minutes ago.
     expect(await page.textContent('#tile-outbox')).toBe('1 (oldest 19m 58s)');
     // The cluster table: one row per partition.
@@ -279,8 +309,8 @@ describe('the dashboard in Chromium', () => {
         rows.map((r) => Array.from(r.querySelectorAll('td')).map((td) => td.textContent)),
       ),
     ).toEqual([
-      ['(default)', '4', '40.0 GiB / 64.0 GiB', '20 / 32', '0 / 0', '62.5%'],
-      ['gpu', '1', '12.0 GiB / 16.0 GiB', '6 / 8', '2 / 2', '75.0%'],
+      ['(default)', '4', '40.0 GiB / 64.0 GiB', '20 / 32', '0 / 0', '62.5%', '3.67 kWh'],
+      ['gpu', '1', '12.0 GiB / 16.0 GiB', '6 / 8', '2 / 2', '75.0%', '1.83 kWh'],
     ]);
     expect(await page.textContent('#cluster-meta')).toBe(
       'read from the RM at 2026-11-22 08:00:00Z · RM http://rm1.example:8088, http://rm2.example:8088 · ACTIVE · Hadoop 3.3.6 · admission policy rtmr · 2 admitted jobs queued',
@@ -620,11 +650,11 @@ describe('the dashboard in Chromium', () => {
       service.cluster = cluster;
     }
     await page.waitForSelector('#error-banner', { state: 'hidden', timeout: 5000 });
-    expect(await page.textContent('#status-text')).toMatch(/^live · updated \d\d:\d\d:\d\dZ · every 250 ms$/);
+    expect(await page.textContent('#status-text')).toBe('live · read every 250 ms');
   });
 
   it('asks for the token when reads are protected, refuses a wrong one, and sends the right one as a bearer header', async () => {
-    const guarded = await context.newPage();
+    const guarded = watch(await context.newPage());
     guarded.on('dialog', (d) => {
       dialogs.push(d.message());
       void d.dismiss();
@@ -653,11 +683,64 @@ describe('the dashboard in Chromium', () => {
     await guarded.close();
   });
 
-  it('raised no script error and no dialog on the whole run', () => {
+  it('raised no script error, no dialog and no console error on the whole run but the failures it caused', () => {
     expect(pageErrors).toEqual([]);
     expect(dialogs).toEqual([]);
+    // Caused on purpose above: the 500 of /cluster and the protected server's 401s. Nothing
+    // else failed to load (the favicon included) and the CSP refused nothing.
+    const caused = (line: string) =>
+      line.startsWith(`500 ${base}/api/v1/cluster`) || line.startsWith(`401 ${protectedBase}/api/v1/`);
+    expect(failedLoads.filter((l) => !caused(l))).toEqual([]);
+    expect(failedLoads.some(caused)).toBe(true);
+    expect(
+      consoleErrors.filter(
+        (l) => !/Failed to load resource: the server responded with a status of (500|401)/.test(l),
+      ),
+    ).toEqual([]);
   });
 });
+
+/** 32 tasks of 12.8 s estimated cannot end within 5 s: rejected, with a later deadline offered. */
+const tooTight = (name: string) => ({
+  name,
+  user: 'carol',
+  deadline: 5,
+  maps: 30,
+  reduces: 2,
+  inputBytes: 30 * 128 * 1024 * 1024,
+  yarnSubmission: SLEEP_AM,
+});
+
+/**
+ * The emulated RM and JobHistory server on a manual clock (10x), and the live sidecar beside it
+ * on the emulator's clock (so labelled), polling only when a test says so, with the dashboard.
+ */
+async function startLive(
+  startMs: number,
+  seed: number,
+  token: string,
+  extra: Record<string, unknown> = {},
+): Promise<{ clock: ManualClock; emulator: RunningEmulator; running: RunningSidecar }> {
+  const clock = new ManualClock(startMs);
+  const emulator = await startEmulator({ clock, speed: 10, seed });
+  const config = buildConfig({
+    rm: { addresses: [emulator.url], jobHistoryAddress: emulator.jhsUrl, timeoutMs: 5000 },
+    // At or above the emulated task times (docs/emulator.md), so admitted jobs meet their deadlines.
+    admission: { initialEstimates: { eta: 1, mapSecondsPerMb: 0.1, reduceSecondsPerMb: 0.1 } },
+    auth: { tokens: [{ name: 'ci', token }] },
+    server: { port: 0, host: '127.0.0.1' },
+    ledger: { path: ':memory:' },
+    ...extra,
+  });
+  const running = await startSidecar(config, {
+    logger: silentLogger(),
+    now: () => emulator.time.nowEpochMs(),
+    clockKind: 'emulated',
+    manualPolling: true,
+    extraRoutes: (a) => mountDashboard(a, { pollIntervalMs: POLL_MS }),
+  });
+  return { clock, emulator, running };
+}
 
 /**
  * The same page against the real thing: the emulated RM and JobHistory server, and the live
@@ -685,22 +768,7 @@ describe('the dashboard of the live sidecar beside the emulated RM', () => {
   }
 
   beforeAll(async () => {
-    clock = new ManualClock(Date.UTC(2026, 10, 22, 8));
-    emulator = await startEmulator({ clock, speed: 10, seed: 7 });
-    const config = buildConfig({
-      rm: { addresses: [emulator.url], jobHistoryAddress: emulator.jhsUrl, timeoutMs: 5000 },
-      // At or above the emulated task times (docs/emulator.md), so admitted jobs meet their deadlines.
-      admission: { initialEstimates: { eta: 1, mapSecondsPerMb: 0.1, reduceSecondsPerMb: 0.1 } },
-      auth: { tokens: [{ name: 'ci', token: LIVE_TOKEN }] },
-      server: { port: 0, host: '127.0.0.1' },
-      ledger: { path: ':memory:' },
-    });
-    running = await startSidecar(config, {
-      logger: silentLogger(),
-      now: () => emulator.time.nowEpochMs(),
-      manualPolling: true,
-      extraRoutes: (a) => mountDashboard(a, { pollIntervalMs: POLL_MS }),
-    });
+    ({ clock, emulator, running } = await startLive(Date.UTC(2026, 10, 22, 8), 7, LIVE_TOKEN));
     await cycle();
     const submit = async (body: Record<string, unknown>) => {
       const res = await fetch(`${running.url}/api/v1/jobs`, {
@@ -738,16 +806,7 @@ describe('the dashboard of the live sidecar beside the emulated RM', () => {
       yarnSubmission: SLEEP_AM,
       jobType: 'gpu',
     });
-    // 32 tasks of 12.8 s estimated cannot end within 5 s: rejected, with a later deadline offered.
-    await submit({
-      name: 'too-tight',
-      user: 'carol',
-      deadline: 5,
-      maps: 30,
-      reduces: 2,
-      inputBytes: 30 * 128 * MB,
-      yarnSubmission: SLEEP_AM,
-    });
+    await submit(tooTight('too-tight'));
     await running.sidecar.runOnceSettled();
     // Ten real seconds at 10x is 100 simulated seconds a step: the jobs run and end.
     for (let i = 0; i < 8; i++) {
@@ -755,12 +814,11 @@ describe('the dashboard of the live sidecar beside the emulated RM', () => {
       await cycle();
     }
     const ctx = await browser.newContext({ viewport: { width: 1400, height: 1000 } });
-    livePage = await ctx.newPage();
+    livePage = watch(await ctx.newPage());
     livePage.on('dialog', (d) => {
       dialogs.push(d.message());
       void d.dismiss();
     });
-    livePage.on('pageerror', (e) => pageErrors.push(e.message));
     await livePage.goto(`${running.url}/`);
   });
 
@@ -865,5 +923,325 @@ describe('the dashboard of the live sidecar beside the emulated RM', () => {
     await livePage
       .locator('section:has(#costs-title)')
       .screenshot({ path: join(SHOTS, '13-live-task-costs.png') });
+  });
+});
+
+/**
+ * Tickets on the page, and the page's fit, against the live sidecar beside the emulated RM: four
+ * tickets taken through POST /api/v1/jobs without a launch context, one left to expire, one bound
+ * by an app submitted to the emulated RM with the ticket's queue and tags (as hadoop jar would),
+ * one cancelled with DELETE /api/v1/jobs/{id}, one still waiting. The sidecar runs on the
+ * emulated RM's clock, so the page labels its clock emulated. Screenshots at 1,280 and 1,920 px.
+ */
+describe('tickets on the dashboard of the live sidecar, and the page at 1,280 and 1,920 px', () => {
+  const MB = 1024 * 1024;
+  const TTL_SECONDS = 60;
+  const LIVE_TOKEN = 'ticket-dashboard-token-0123456789';
+  let clock: ManualClock;
+  let emulator: RunningEmulator;
+  let running: RunningSidecar;
+  let tp: Page;
+  const tickets: Record<'expired' | 'bound' | 'cancelled' | 'waiting', string> = {
+    expired: '',
+    bound: '',
+    cancelled: '',
+    waiting: '',
+  };
+  let boundApp = '';
+  let consoleFrom = 0;
+  let failedFrom = 0;
+
+  interface TicketAnswer {
+    id: string;
+    decision: string;
+    ticket: {
+      id: string;
+      status: string;
+      queue: string;
+      priority: number;
+      tags: string[];
+      expiresAt: string;
+    };
+  }
+
+  async function cycle(): Promise<void> {
+    await running.sidecar.runOnce();
+    await running.sidecar.runOnceSettled();
+  }
+
+  async function call(
+    method: string,
+    path: string,
+    body?: unknown,
+  ): Promise<{ status: number; json: unknown }> {
+    const res = await fetch(`${running.url}${path}`, {
+      method,
+      headers: { authorization: `Bearer ${LIVE_TOKEN}`, 'content-type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    return { status: res.status, json: await res.json() };
+  }
+
+  async function ticket(name: string, extra: Record<string, unknown> = {}): Promise<TicketAnswer> {
+    const { status, json } = await call('POST', '/api/v1/jobs', {
+      name,
+      user: 'alice',
+      deadline: 3600,
+      maps: 4,
+      reduces: 1,
+      inputBytes: 4 * 128 * MB,
+      ...extra,
+    });
+    expect(status).toBe(201);
+    return json as TicketAnswer;
+  }
+
+  /** What `hadoop jar` does with the ticket's options: an app in its queue, with its tags. */
+  async function submitApp(t: TicketAnswer['ticket']): Promise<string> {
+    const rm = async (path: string, body?: unknown) => {
+      const res = await fetch(`${emulator.url}${path}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json' },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+      expect(res.status).toBeLessThan(300);
+      const text = await res.text();
+      return (text ? JSON.parse(text) : {}) as Record<string, unknown>;
+    };
+    const id = String((await rm('/ws/v1/cluster/apps/new-application'))['application-id']);
+    await rm('/ws/v1/cluster/apps', {
+      'application-id': id,
+      'application-name': 'wordcount',
+      'application-type': 'MAPREDUCE',
+      queue: t.queue,
+      priority: t.priority,
+      'application-tags': { tag: t.tags },
+      ...SLEEP_AM,
+      resource: { memory: 1024, vCores: 1 },
+    });
+    return id;
+  }
+
+  async function ticketRows(): Promise<Array<Record<string, string>>> {
+    return tp.$$eval('#tickets tbody tr.ticket', (rows) =>
+      rows.map((r) =>
+        Object.fromEntries(
+          Array.from(r.querySelectorAll('td')).map((td) => [
+            td.className.replace(/^c-/, ''),
+            td.textContent ?? '',
+          ]),
+        ),
+      ),
+    );
+  }
+
+  beforeAll(async () => {
+    ({ clock, emulator, running } = await startLive(Date.UTC(2026, 10, 22, 9), 11, LIVE_TOKEN, {
+      tickets: { ttlSeconds: TTL_SECONDS },
+    }));
+    await cycle();
+    // A ticket no app ever binds: 100 emulated seconds later it is past its 60 s.
+    tickets.expired = (await ticket('never-started')).id;
+    clock.advance(10_000);
+    await cycle();
+    // A job submitted with its launch context beside the tickets, and one refused.
+    expect(
+      (
+        await call('POST', '/api/v1/jobs', {
+          name: 'hourly-report',
+          user: 'bob',
+          deadline: 900,
+          maps: 6,
+          reduces: 1,
+          inputBytes: 6 * 128 * MB,
+          yarnSubmission: SLEEP_AM,
+        })
+      ).status,
+    ).toBe(201);
+    expect(
+      (
+        await call(
+          'POST',
+          '/api/v1/jobs',
+          tooTight('too-tight-with-a-long-name-that-the-table-has-to-wrap-somewhere-sensible'),
+        )
+      ).status,
+    ).toBe(200);
+    const toBind = await ticket('wordcount-via-run', { jobType: 'gpu' });
+    tickets.bound = toBind.id;
+    tickets.cancelled = (await ticket('cancelled-before-start')).id;
+    tickets.waiting = (await ticket('still-to-start', { user: 'dave' })).id;
+    boundApp = await submitApp(toBind.ticket);
+    expect((await call('DELETE', `/api/v1/jobs/${tickets.cancelled}`)).status).toBe(200);
+    await cycle();
+    clock.advance(1000);
+    await cycle();
+    const ctx = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    consoleFrom = consoleErrors.length;
+    failedFrom = failedLoads.length;
+    tp = watch(await ctx.newPage());
+    await tp.goto(`${running.url}/`);
+    await tp.waitForFunction(() => document.querySelectorAll('#tickets tbody tr.ticket').length === 4, null, {
+      timeout: 5000,
+    });
+  });
+
+  afterAll(async () => {
+    await tp?.context().close();
+    await running?.close();
+    await emulator?.close();
+  });
+
+  it('shows each ticket with its state, expiry, queue, priority and label, as the API answers', async () => {
+    const api = (await (await fetch(`${running.url}/api/v1/jobs`)).json()) as { jobs: JobView[] };
+    const byId = new Map(api.jobs.map((j) => [j.id, j]));
+    const status = (id: string) => (byId.get(id)!.ticket as { status: string }).status;
+    expect([tickets.expired, tickets.bound, tickets.cancelled, tickets.waiting].map(status)).toEqual([
+      'expired',
+      'bound',
+      'cancelled',
+      'waiting',
+    ]);
+    const rows = await ticketRows();
+    // Newest first, as the API lists the jobs.
+    expect(rows.map((r) => [r.id, r.status])).toEqual([
+      [tickets.waiting, 'waiting'],
+      [tickets.cancelled, 'cancelled'],
+      [tickets.bound, 'bound'],
+      [tickets.expired, 'expired'],
+    ]);
+    for (const r of rows) {
+      const t = byId.get(r.id!)!.ticket as { expiresAt: string; queue: string; priority: number };
+      expect(r.expires).toBe(t.expiresAt.replace('T', ' ').replace(/\.\d+Z$/, 'Z'));
+      expect(r.queue).toBe(t.queue);
+      expect(r.priority).toBe(String(t.priority));
+    }
+    expect(rows.find((r) => r.id === tickets.bound)!.label).toBe('gpu');
+    expect(rows.find((r) => r.id === tickets.waiting)!.label).toBe('(default)');
+    expect(rows.find((r) => r.id === tickets.waiting)!.app).toBe('none yet');
+    expect(await tp.textContent('#tickets-count')).toBe(
+      '4 tickets: 1 waiting, 1 bound, 1 expired, 1 cancelled',
+    );
+    // The jobs table shows the tickets' jobs in their states too.
+    expect(await cellText(tp, tickets.expired, 'state')).toBe('expired');
+    expect(await cellText(tp, tickets.cancelled, 'state')).toBe('cancelled');
+    expect(await cellText(tp, tickets.waiting, 'state')).toBe('accepted');
+  });
+
+  it("links a bound ticket to its app's page on the RM, and every ticket to its job", async () => {
+    const app = await tp.$eval(`#tickets tr[data-job-id="${tickets.bound}"] td.c-app a`, (a) => ({
+      text: a.textContent,
+      href: (a as HTMLAnchorElement).href,
+      target: a.getAttribute('target'),
+      rel: a.getAttribute('rel'),
+    }));
+    expect(app).toEqual({
+      text: boundApp,
+      href: `${emulator.url}/cluster/app/${boundApp}`,
+      target: '_blank',
+      rel: 'noopener noreferrer',
+    });
+    const job = (await (await fetch(`${running.url}/api/v1/jobs/${tickets.bound}`)).json()) as JobView;
+    expect(job.appId).toBe(boundApp);
+    await tp.click(`#tickets tr[data-job-id="${tickets.bound}"] td.c-id a`);
+    await tp.waitForFunction(
+      (id) => document.querySelector('#detail')?.getAttribute('data-job-id') === id,
+      tickets.bound,
+    );
+    const fields = await tp.$$eval('#detail-fields dt', (dts) =>
+      Object.fromEntries(dts.map((dt) => [dt.textContent, dt.nextElementSibling?.textContent])),
+    );
+    expect(fields).toMatchObject({
+      Ticket: 'bound',
+      Application: boundApp,
+      'Ticket label expression': 'gpu',
+    });
+    await tp.click('#detail-close');
+  });
+
+  it('labels its one clock as emulated time, read from the sidecar', async () => {
+    const cluster = (await (await fetch(`${running.url}/api/v1/cluster`)).json()) as {
+      clock: { now: string; kind: string };
+    };
+    expect(cluster.clock.kind).toBe('emulated');
+    expect(await tp.textContent('#clock-label')).toBe('Emulated time');
+    expect(await tp.getAttribute('#clock-box', 'class')).toBe('clock emulated');
+    // The emulated clock stands still between the test's steps: the page shows its time.
+    expect(await tp.textContent('#clock')).toBe(cluster.clock.now.replace('T', ' ').replace(/\.\d+Z$/, 'Z'));
+    expect(await tp.textContent('#status-text')).toBe('live · read every 250 ms');
+  });
+
+  it('shows per-job energy where the energy profile gives kWh, and per-partition energy', async () => {
+    const api = (await (await fetch(`${running.url}/api/v1/jobs`)).json()) as { jobs: JobView[] };
+    const gpu = api.jobs.find((j) => j.id === tickets.bound)!;
+    // The gpu job is priced as md-simulation in kWh; cpu jobs (loadgen) have relative figures only.
+    expect(gpu.energyJoules).toBeGreaterThan(0);
+    expect(await cellText(tp, tickets.bound, 'energy')).toMatch(/^\d+(\.\d+)? kWh$/);
+    expect(await cellText(tp, tickets.waiting, 'energy')).toBe('–');
+    const { samples } = (await (await fetch(`${running.url}/api/v1/stats`)).json()) as {
+      samples: StatsSample[];
+    };
+    const last = samples[samples.length - 1]!;
+    expect(last.energyKWhByLabel!.gpu).toBeCloseTo(
+      api.jobs
+        .filter((j) => j.label === 'gpu' && j.energyJoules !== null)
+        .reduce((a, j) => a + j.energyJoules!, 0) / 3.6e6,
+      9,
+    );
+    expect(
+      await tp.$eval('#partitions tbody tr[data-label="gpu"] td.energy', (td) => td.textContent),
+    ).toMatch(/ kWh$/);
+    expect([last.failed, last.killed]).toEqual([0, 0]);
+    expect(await tp.textContent('#tile-failed')).toBe('0');
+    expect(await tp.textContent('#tile-killed')).toBe('0');
+  });
+
+  it.each([1280, 1920])(
+    'fits a %i px window: no sideways scroll, every table within its panel',
+    async (width) => {
+      await tp.setViewportSize({ width, height: 900 });
+      await waitForRefreshes(tp, (await refreshes(tp)) + 1);
+      const fit = await tp.evaluate(() => ({
+        scrollWidth: document.documentElement.scrollWidth,
+        innerWidth: window.innerWidth,
+        tables: Array.from(document.querySelectorAll('table')).map((t) => {
+          const box = t.parentElement!;
+          return {
+            id: t.id,
+            table: Math.ceil(t.getBoundingClientRect().right),
+            box: box.getBoundingClientRect().right,
+          };
+        }),
+        // Cells whose whole value matters: ids, times, slack, energy, ticket states and apps.
+        clipped: Array.from(
+          document.querySelectorAll(
+            '#jobs td:is(.c-id, .c-decision, .c-state, .c-outcome, .c-slack, .c-energy), #tickets td:is(.c-id, .c-status, .c-expires, .c-queue, .c-priority, .c-app)',
+          ),
+        )
+          .filter((td) => (td as HTMLElement).scrollWidth > (td as HTMLElement).clientWidth)
+          .map((td) => `${td.className}: ${td.textContent}`),
+        reason: (() => {
+          const td = document.querySelector('#jobs tbody td.c-reason:not(:empty)');
+          return td ? td.getBoundingClientRect().right : null;
+        })(),
+      }));
+      expect(fit.scrollWidth).toBeLessThanOrEqual(fit.innerWidth);
+      expect(fit.clipped).toEqual([]);
+      for (const t of fit.tables) expect(t.table).toBeLessThanOrEqual(Math.ceil(t.box));
+      // The last column, the rejection's reason, is on screen.
+      expect(fit.reason).not.toBeNull();
+      expect(fit.reason!).toBeLessThanOrEqual(fit.innerWidth);
+      await tp.evaluate(() => window.scrollTo(0, 0));
+      await tp.screenshot({ path: join(SHOTS, `dashboard-${width}.png`), fullPage: true });
+    },
+  );
+
+  it('serves the favicon, and raised no console error, failed load or script error', async () => {
+    const ico = await fetch(`${running.url}/favicon.ico`);
+    expect(ico.status).toBe(200);
+    expect(ico.headers.get('content-type')).toBe('image/x-icon');
+    expect(consoleErrors.slice(consoleFrom)).toEqual([]);
+    expect(failedLoads.slice(failedFrom)).toEqual([]);
+    expect(pageErrors).toEqual([]);
   });
 });

@@ -5,6 +5,7 @@ import type { Estimates } from '../../src/core/estimates';
 import { bookOf } from '../../src/core/estimate-book';
 import {
   actionView,
+  clockView,
   decisionView,
   estimatesView,
   jobView,
@@ -83,14 +84,15 @@ export class LedgerService implements SidecarService {
 
   listJobs(query: JobQuery): { jobs: unknown[]; total: number } {
     const { jobs, total } = this.ledger.listJobs(query);
-    return { jobs: jobs.map((j) => jobView(j)), total };
+    const tickets = this.ledger.ticketsOf(jobs.map((j) => j.id));
+    return { jobs: jobs.map((j) => jobView(j, null, tickets.get(j.id))), total };
   }
 
   getJob(id: string): JobDetailView | undefined {
     const job = this.ledger.getJob(id);
     if (!job) return undefined;
     return {
-      ...jobView(job),
+      ...jobView(job, null, this.ledger.getTicket(id)),
       decisions: this.ledger.decisionsOf(id).map(decisionView),
       actions: this.ledger.actionsOf(id).map(actionView),
     };
@@ -128,6 +130,7 @@ export class LedgerService implements SidecarService {
         };
       })(),
       polledAt: new Date(this.now()).toISOString(),
+      clock: clockView(this.now()),
     };
   }
 

@@ -80,6 +80,7 @@ describe('the files themselves', () => {
       '/dashboard/charts.js',
       '/dashboard/dashboard.css',
       '/dashboard/dashboard.js',
+      '/dashboard/favicon.svg',
     ]);
     for (const r of refs) expect(DASHBOARD_FILES).toContain(r.replace('/dashboard/', ''));
     expect(html).not.toMatch(/https?:\/\//);
@@ -162,6 +163,23 @@ describe('the routes', () => {
     const config = await get('/dashboard/config.json');
     expect(JSON.parse(config.body)).toEqual({ pollIntervalMs: 1500, apiBase: '/api/v1' });
     expect(config.headers['cache-control']).toBe('no-store');
+  });
+
+  it('serves a favicon at /favicon.ico (an ICO holding a 32 px PNG) and the SVG the page links', async () => {
+    const ico = await get('/favicon.ico');
+    expect(ico.status).toBe(200);
+    expect(ico.headers['content-type']).toBe('image/x-icon');
+    const bytes = readFileSync(join(PUBLIC, 'favicon.ico'));
+    // ICONDIR: reserved 0, type 1 (icon), one image of 32 x 32 whose data is a PNG.
+    expect([bytes.readUInt16LE(0), bytes.readUInt16LE(2), bytes.readUInt16LE(4)]).toEqual([0, 1, 1]);
+    expect([bytes[6], bytes[7]]).toEqual([32, 32]);
+    expect(bytes.subarray(bytes.readUInt32LE(18), bytes.readUInt32LE(18) + 4).toString('latin1')).toBe(
+      '\x89PNG',
+    );
+    const svg = await get('/dashboard/favicon.svg');
+    expect(svg.status).toBe(200);
+    expect(svg.headers['content-type']).toMatch(/^image\/svg\+xml/);
+    expect(svg.body).toBe(readFileSync(join(PUBLIC, 'favicon.svg'), 'utf8'));
   });
 
   it.each([

@@ -203,6 +203,9 @@ export function seedSamples(): StatsSample[] {
         0.3 + 0.04 * i,
         0.5 + 0.02 * i,
         0.5 * i,
+        // One app failed at 07:40, one was killed at 07:50: neither met nor missed.
+        i >= 10 ? 1 : 0,
+        i >= 11 ? 1 : 0,
       ),
     );
   }
@@ -218,6 +221,8 @@ export function sample(
   utilDefault: number,
   utilGpu: number,
   energyKWh: number,
+  failed = 0,
+  killed = 0,
 ): StatsSample {
   const decided = accepted + rejected;
   const ended = met + missed;
@@ -227,10 +232,14 @@ export function sample(
     rejected,
     met,
     missed,
+    failed,
+    killed,
     acceptRatio: decided ? accepted / decided : null,
     successRatio: ended ? met / ended : null,
     utilizationByLabel: { '': utilDefault, gpu: utilGpu },
     energyKWh,
+    // Two thirds in the default partition, a third in gpu.
+    energyKWhByLabel: { '': (energyKWh * 2) / 3, gpu: energyKWh / 3 },
   };
 }
 

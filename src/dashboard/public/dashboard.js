@@ -1,10 +1,12 @@
-/* global document, window, fetch, sessionStorage, URLSearchParams, setTimeout, clearTimeout, YssCharts */
+/* global document, window, fetch, sessionStorage, URL, URLSearchParams, setTimeout, clearTimeout, YssCharts */
 /*
  * The operator's dashboard. It reads only the public read API, as any outside client would:
  *   GET /api/v1/jobs?decision=&state=&queue=&user=&limit=   the table (label and search are
  *                                                           applied here, the API has no such filter)
+ *   GET /api/v1/jobs?limit=                                 the tickets (jobs with a `ticket`), whatever
+ *                                                           the table's filters
  *   GET /api/v1/jobs/:id                                    the job panel
- *   GET /api/v1/cluster                                     the partitions table
+ *   GET /api/v1/cluster                                     the partitions table and the clock
  *   GET /api/v1/stats                                       the charts over time
  *   GET /api/v1/estimates                                   the task costs panel
  * and polls them every few seconds. Every value that comes from the API reaches the page
@@ -20,6 +22,9 @@
   const CHART_H = 220;
   const KNOWN_DECISIONS = ['admitted', 'rejected'];
   const KNOWN_OUTCOMES = ['met', 'missed'];
+  const TICKET_STATES = ['waiting', 'bound', 'expired', 'cancelled'];
+  const NO_ENERGY =
+    "no kWh estimate: the energy profile has no kWh figure for this job's workload (the shipped profile gives the cpu jobs' workload, loadgen, only relative efficiency factors)";
 
   const $ = (id) => document.getElementById(id);
 
@@ -122,6 +127,12 @@
     return `${n.toFixed(i ? 1 : 0)} ${units[i]}`;
   }
 
+  /** A job's estimated energy in kWh; '–' for an admitted job without a kWh estimate. */
+  function energyText(job) {
+    if (Number.isFinite(job.energyJoules)) return `${YssCharts.formatNumber(job.energyJoules / 3.6e6)} kWh`;
+    return job.decision === 'admitted' ? '–' : '';
+  }
+
   function reasonText(reason) {
     if (!reason) return '';
     const msg = typeof reason.message === 'string' ? reason.message : '';
@@ -143,6 +154,15 @@
 
   function clear(n) {
     while (n.firstChild) n.removeChild(n.firstChild);
+  }
+
+  /** A table body's one row saying why it is empty, across every column. */
+  function emptyRow(tbody, message) {
+    const tr = document.createElement('tr');
+    const td = node('td', message, 'empty');
+    td.colSpan = tbody.parentElement.tHead.rows[0].cells.length;
+    tr.appendChild(td);
+    tbody.appendChild(tr);
   }
 
   function setText(id, value) {
@@ -251,8 +271,10 @@
     ['estimate', (j) => fmtTime(j.estimatedFinish)],
     ['finished', (j) => fmtTime(j.finishedAt)],
     ['slack', (j) => fmtDuration(j.slackSeconds)],
+    ['energy', (j) => energyText(j)],
     ['reason', (j) => reasonText(j.reason)],
   ];
+  const column = (name) => COLUMNS.findIndex(([n]) => n === name);
 
   function newRow(id) {
     const tr = document.createElement('tr');
@@ -270,9 +292,17 @@
     if (tr.className !== className) tr.className = className;
     COLUMNS.forEach(([, value], i) => {
       const v = String(value(j));
-      if (tr.cells[i].textContent !== v) tr.cells[i].textContent = v;
+      // The title gives a value the column cuts short in full.
+      if (tr.cells[i].textContent !== v) {
+        tr.cells[i].textContent = v;
+        tr.cells[i].title = v;
+      }
     });
-    tr.cells[11].classList.toggle('late', j.slackSeconds !== null && j.slackSeconds < 0);
+    tr.cells[column('slack')].classList.toggle('late', j.slackSeconds !== null && j.slackSeconds < 0);
+    const energy = tr.cells[column('energy')];
+    const none = j.decision === 'admitted' && !Number.isFinite(j.energyJoules);
+    energy.classList.toggle('none', none);
+    if (none) energy.title = NO_ENERGY;
   }
 
   /**
@@ -338,10 +368,16 @@
       .filter((s) => Number.isFinite(s.t))
       .sort((a, b) => a.t - b.t);
     const last = samples[samples.length - 1];
+    energyByLabel =
+      last && last.energyKWhByLabel && typeof last.energyKWhByLabel === 'object' ? last.energyKWhByLabel : {};
     setText('tile-admitted', last ? last.accepted : '–');
     setText('tile-rejected', last ? last.rejected : '–');
     setText('tile-met', last ? last.met : '–');
     setText('tile-missed', last ? last.missed : '–');
+    // Failed and killed apps are neither met nor missed: counted apart (0 in a sample from
+    // before they were counted).
+    setText('tile-failed', last ? (Number.isFinite(last.failed) ? last.failed : 0) : '–');
+    setText('tile-killed', last ? (Number.isFinite(last.killed) ? last.killed : 0) : '–');
     setText('tile-accept', fmtRatio(last && last.acceptRatio));
     setText('tile-success', fmtRatio(last && last.successRatio));
     setText(
@@ -433,8 +469,12 @@
     setText('tile-outbox', `${outbox.pending}${outbox.pending > 0 ? age : ''}`);
   }
 
+  /** energyKWhByLabel of the newest sample: the partitions table's energy column. */
+  let energyByLabel = {};
+
   function renderCluster(cluster) {
     renderOutbox(cluster && cluster.outbox);
+    renderClock(cluster && cluster.clock);
     const tbody = $('partitions').tBodies[0];
     clear(tbody);
     const partitions = cluster && Array.isArray(cluster.partitions) ? cluster.partitions : [];
@@ -461,15 +501,11 @@
       td.appendChild(meter);
       td.appendChild(node('span', fmtRatio(p.utilization)));
       tr.appendChild(td);
+      const kwh = energyByLabel[p.label === null || p.label === undefined ? '' : p.label];
+      tr.appendChild(node('td', Number.isFinite(kwh) ? `${YssCharts.formatNumber(kwh)} kWh` : '–', 'energy'));
       tbody.appendChild(tr);
     }
-    if (!partitions.length) {
-      const tr = document.createElement('tr');
-      const td = node('td', 'no cluster snapshot yet (the sidecar has not read the RM)', 'empty');
-      td.colSpan = 6;
-      tr.appendChild(td);
-      tbody.appendChild(tr);
-    }
+    if (!partitions.length) emptyRow(tbody, 'no cluster snapshot yet (the sidecar has not read the RM)');
     // Fields beyond `partitions` are optional in the contract: each is shown when present.
     const meta = [];
     const rm = cluster && cluster.rm && typeof cluster.rm === 'object' ? cluster.rm : {};
@@ -490,6 +526,115 @@
     // Shadow mode decides and records but writes nothing to the RM: say so where it shows.
     $('shadow-badge').hidden = admission.shadow !== true;
     setText('cluster-meta', meta.join(' · '));
+  }
+
+  /**
+   * The page's one clock: the sidecar's time at its last answer, which every other time on the
+   * page is read from. When that is the emulated RM's clock (the demo), it says so.
+   */
+  function renderClock(clock) {
+    const ok = clock && typeof clock.now === 'string';
+    const emulated = ok && clock.kind === 'emulated';
+    $('clock-box').className = emulated ? 'clock emulated' : 'clock';
+    $('clock-box').title = emulated
+      ? "Emulated time: the sidecar runs on the emulated ResourceManager's clock, faster than real time; every time on this page is emulated time"
+      : "The sidecar's clock (UTC) at its last answer; every time on this page is read from it";
+    setText('clock-label', emulated ? 'Emulated time' : 'Sidecar time');
+    setText('clock', ok ? fmtTime(clock.now) : '–');
+    if (ok) $('clock').setAttribute('datetime', clock.now);
+  }
+
+  // --- tickets ----------------------------------------------------------------------------
+
+  /**
+   * The RM's own page of an app, on the first RM address the sidecar reads (shown without user
+   * information); null when there is no http(s) address.
+   */
+  function rmAppUrl(cluster, appId) {
+    const addresses =
+      cluster && cluster.rm && Array.isArray(cluster.rm.addresses) ? cluster.rm.addresses : [];
+    for (const a of addresses) {
+      try {
+        const base = new URL(String(a));
+        if (base.protocol !== 'http:' && base.protocol !== 'https:') continue;
+        return new URL(`/cluster/app/${encodeURIComponent(appId)}`, base).toString();
+      } catch {
+        // Not a URL: try the next address.
+      }
+    }
+    return null;
+  }
+
+  function link(textValue, href, className) {
+    const a = node('a', textValue, className);
+    a.href = href;
+    return a;
+  }
+
+  let lastTicketsKey = null;
+
+  /** Every job with a ticket, newest first: its state, expiry, placement and, once bound, its app. */
+  function renderTickets(jobs, cluster) {
+    const rows = jobs
+      .filter((j) => j && j.ticket && typeof j.ticket === 'object')
+      .map((j) => {
+        const t = j.ticket;
+        const status = TICKET_STATES.includes(t.status) ? t.status : 'unknown';
+        const appId = typeof t.appId === 'string' && t.appId ? t.appId : j.appId || null;
+        return {
+          id: j.id,
+          name: j.name,
+          status,
+          expiresAt: typeof t.expiresAt === 'string' ? t.expiresAt : null,
+          queue: typeof t.queue === 'string' ? t.queue : j.queue,
+          priority: Number.isFinite(t.priority) ? t.priority : j.priority,
+          label: typeof t.labelExpression === 'string' ? t.labelExpression : null,
+          appId: status === 'bound' ? appId : null,
+          appUrl: status === 'bound' && appId ? rmAppUrl(cluster, appId) : null,
+        };
+      });
+    const key = JSON.stringify(rows);
+    if (key === lastTicketsKey) return;
+    lastTicketsKey = key;
+    const tbody = $('tickets').tBodies[0];
+    clear(tbody);
+    const counts = {};
+    for (const r of rows) {
+      counts[r.status] = (counts[r.status] || 0) + 1;
+      const tr = document.createElement('tr');
+      tr.dataset.jobId = r.id;
+      tr.dataset.status = r.status;
+      tr.className = 'ticket';
+      const cell = (name, child) => {
+        const td = node('td', null, `c-${name}`);
+        if (typeof child === 'string') {
+          td.textContent = child;
+          td.title = child;
+        } else if (child) td.appendChild(child);
+        tr.appendChild(td);
+        return td;
+      };
+      // The job's own panel, as a row of the jobs table opens it.
+      cell('id', link(r.id, `#job=${encodeURIComponent(r.id)}`, 'job-link')).title = r.id;
+      cell('name', r.name);
+      const badge = node('span', r.status, `badge ${safeClass(r.status, TICKET_STATES)}`);
+      cell('status', badge);
+      cell('expires', fmtTime(r.expiresAt));
+      cell('queue', r.queue || '');
+      cell('priority', r.priority === null || r.priority === undefined ? '' : String(r.priority));
+      cell('label', labelName(r.label));
+      if (r.appId && r.appUrl) {
+        const a = link(r.appId, r.appUrl, 'app-link');
+        a.target = '_blank';
+        a.rel = 'noopener noreferrer';
+        a.title = `the app's page on the ResourceManager: ${r.appUrl}`;
+        cell('app', a);
+      } else cell('app', r.appId || (r.status === 'waiting' ? 'none yet' : '–'));
+      tbody.appendChild(tr);
+    }
+    if (!rows.length) emptyRow(tbody, 'no ticket among the newest jobs');
+    const parts = TICKET_STATES.filter((st) => counts[st]).map((st) => `${counts[st]} ${st}`);
+    setText('tickets-count', rows.length ? `${plural(rows.length, 'ticket')}: ${parts.join(', ')}` : '');
   }
 
   let lastCostsKey = null;
@@ -707,8 +852,14 @@
     field(
       dl,
       'Energy (est.)',
-      Number.isFinite(job.energyJoules) ? `${YssCharts.formatNumber(job.energyJoules / 3.6e6)} kWh` : '',
+      Number.isFinite(job.energyJoules) ? energyText(job) : job.decision === 'admitted' ? NO_ENERGY : '',
     );
+    const ticket = job.ticket && typeof job.ticket === 'object' ? job.ticket : null;
+    if (ticket) {
+      field(dl, 'Ticket', TICKET_STATES.includes(ticket.status) ? ticket.status : 'unknown');
+      field(dl, 'Ticket expires', fmtTime(ticket.expiresAt));
+      field(dl, 'Ticket label expression', ticket.labelExpression);
+    }
 
     const decisions = $('detail-decisions');
     clear(decisions);
@@ -772,9 +923,11 @@
     const generation = ++state.generation;
     const f = filters();
     const selected = state.selectedId;
+    const query = jobsQuery(f);
+    const unfiltered = jobsQuery({});
     try {
-      const [jobs, cluster, stats, detail, costs] = await Promise.all([
-        api(jobsQuery(f)),
+      const [jobs, cluster, stats, detail, costs, all] = await Promise.all([
+        api(query),
         api('/cluster'),
         api('/stats'),
         selected
@@ -783,6 +936,8 @@
             )
           : Promise.resolve(undefined),
         api('/estimates'),
+        // The tickets panel lists every ticket, whatever the table's filters.
+        query === unfiltered ? Promise.resolve(null) : api(unfiltered),
       ]);
       // A newer refresh (a filter changed meanwhile) owns the page.
       if (generation !== state.generation) return;
@@ -792,12 +947,15 @@
       renderJobs();
       renderStats(stats);
       renderCluster(cluster);
+      const allJobs = all ? (Array.isArray(all.jobs) ? all.jobs : []) : state.jobs;
+      renderTickets(allJobs, cluster);
       renderCosts(costs);
       if (selected && selected === state.selectedId) renderDetail(detail || null);
       $('error-banner').hidden = true;
       state.refreshes++;
       document.body.dataset.refreshes = String(state.refreshes);
-      setStatus(true, `live · updated ${new Date().toISOString().slice(11, 19)}Z · every ${fmtInterval()}`);
+      // No time of the browser's own here: the page's one clock is the sidecar's (renderClock).
+      setStatus(true, `live · read every ${fmtInterval()}`);
     } catch (err) {
       if (generation !== state.generation) return;
       if (err instanceof AuthRequired) {
@@ -869,6 +1027,11 @@
       if (bar) openJob(bar.getAttribute('data-key'));
     });
     $('detail-close').addEventListener('click', closeJob);
+    // A ticket's job link (#job=<id>) opens that job's panel, as a click on its row does.
+    window.addEventListener('hashchange', () => {
+      const m = /^#job=(.+)$/.exec(window.location.hash);
+      if (m && decodeURIComponent(m[1]) !== state.selectedId) openJob(decodeURIComponent(m[1]));
+    });
 
     // Server-side filters need a new read; label and search filter what is loaded.
     for (const id of ['f-decision', 'f-state', 'f-queue', 'f-user'])
