@@ -150,34 +150,43 @@ export async function submitSleeper(
   return id;
 }
 
-export interface JavaRun {
+export interface ProcessRun {
   code: number | null;
   stdout: string;
   stderr: string;
 }
 
-/** Runs a Hadoop client class against the cluster: java -cp CONF:JARS MAIN ARGS. */
-export function runHadoopClient(info: HadoopInfo, args: string[], timeoutMs: number): Promise<JavaRun> {
+/** Runs a command to its end, its output collected; rejects (after SIGKILL) past `timeoutMs`. */
+export function runProcess(
+  command: string,
+  args: string[],
+  o: { timeoutMs: number; env?: NodeJS.ProcessEnv; cwd?: string },
+): Promise<ProcessRun> {
   return new Promise((resolve, reject) => {
-    const child = spawn('java', [
-      '-Xmx256m',
-      ...info.javaOpts,
-      '-cp',
-      `${info.conf}:${info.classpath}`,
-      ...args,
-    ]);
+    const child = spawn(command, args, { env: o.env, cwd: o.cwd, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
     child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
-      reject(new Error(`${args[0]} still running after ${timeoutMs} ms:\n${stderr.slice(-2000)}`));
-    }, timeoutMs);
+      reject(
+        new Error(
+          `${command} ${args.slice(-8).join(' ')}: still running after ${o.timeoutMs} ms:\n${stderr.slice(-2000)}`,
+        ),
+      );
+    }, o.timeoutMs);
     child.on('error', reject);
     child.on('close', (code) => {
       clearTimeout(timer);
       resolve({ code, stdout, stderr });
     });
+  });
+}
+
+/** Runs a Hadoop client class against the cluster: java -cp CONF:JARS MAIN ARGS. */
+export function runHadoopClient(info: HadoopInfo, args: string[], timeoutMs: number): Promise<ProcessRun> {
+  return runProcess('java', ['-Xmx256m', ...info.javaOpts, '-cp', info.clientClasspath, ...args], {
+    timeoutMs,
   });
 }
