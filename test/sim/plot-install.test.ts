@@ -1,12 +1,16 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { builtinModules } from 'node:module';
+import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
 
 /**
  * `simulate` from a production install: docker/Dockerfile prunes the devDependencies, so every
  * package the simulate command can load at run time (its source and everything it imports,
  * followed file by file) must be a regular dependency, and none of it may reach for a browser
- * (playwright-core). Type-only imports are left out: TypeScript erases them.
+ * (playwright-core). Type-only imports are left out: TypeScript erases them. Then the command
+ * runs, with every devDependency refused to the sources (test/sim/plot-no-dev.cjs), and writes
+ * its plots.
  */
 const root = join(__dirname, '..', '..');
 const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
@@ -115,4 +119,60 @@ describe('simulate needs no devDependency', () => {
       ).sort(),
     ).toEqual(['./local', 'dynamic', 'mixed', 'required', 'side-effect']);
   });
+});
+
+describe('simulate with the devDependencies refused', () => {
+  const node = (code: string) =>
+    spawnSync(
+      process.execPath,
+      ['--require', require.resolve('tsx/cjs'), '--require', join(__dirname, 'plot-no-dev.cjs'), '-e', code],
+      { cwd: root, env: { ...process.env, YSS_ROOT: root }, encoding: 'utf8', timeout: 180_000 },
+    );
+
+  it('the guard does refuse a devDependency asked for by a source file', () => {
+    const r = node(
+      "const M = require('node:module'); const m = new M('x'); m.filename = require('node:path').join(process.cwd(), 'src', 'x.js');" +
+        "try { M._resolveFilename('playwright-core', m); console.log('loaded') } catch (e) { console.log(e.message) }",
+    );
+    expect(r.stdout).toContain('devDependency playwright-core required by');
+  });
+
+  it('runs a cluster and trace and writes every plot as spec, SVG and PNG', () => {
+    const out = mkdtempSync(join(tmpdir(), 'yss-sim-prod-'));
+    try {
+      const argv = [
+        'node',
+        'yarn-sched-sidecar',
+        'simulate',
+        '--cluster',
+        'examples/cluster.yaml',
+        '--trace',
+        'examples/trace.jsonl',
+        '--policies',
+        'rtmr,fifo-all',
+        '--out',
+        out,
+      ];
+      const r = node(
+        `require('./src/cli/main.ts').main(${JSON.stringify(argv)}).catch((e) => { console.error(e.message); process.exit(1); })`,
+      );
+      expect({ status: r.status, stderr: r.stderr.includes('devDependency') ? r.stderr : '' }).toEqual({
+        status: 0,
+        stderr: '',
+      });
+      const files = readdirSync(out);
+      const plots = files.filter((f) => f.endsWith('.vl.json')).map((f) => f.slice(0, -'.vl.json'.length));
+      expect(plots.sort()).toEqual(['energy', 'gantt-fifo-all', 'gantt-rtmr', 'locality', 'turnaround']);
+      for (const p of plots) {
+        expect(readFileSync(join(out, `${p}.svg`), 'utf8').startsWith('<svg')).toBe(true);
+        expect(
+          readFileSync(join(out, `${p}.png`))
+            .subarray(1, 4)
+            .toString('latin1'),
+        ).toBe('PNG');
+      }
+    } finally {
+      rmSync(out, { recursive: true, force: true });
+    }
+  }, 180_000);
 });

@@ -9,10 +9,12 @@ import {
   GANTT_OUTCOMES,
   SERIES_COLOURS,
   barChart,
+  colour,
   formatValue,
   ganttChart,
   ganttRows,
   lineChart,
+  shape,
   type GanttJob,
 } from '../../src/sim/plot/specs';
 
@@ -375,6 +377,15 @@ describe('writePlots', () => {
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+});
+
+describe('series styles', () => {
+  it('keeps every (colour, marker) pair distinct past the eight colours', () => {
+    const pairs = Array.from({ length: 64 }, (_, i) => `${colour(i)} ${shape(i)}`);
+    expect(new Set(pairs).size).toBe(64);
+    expect(colour(8)).toBe(colour(0));
+    expect(shape(8)).not.toBe(shape(0));
   });
 });
 

@@ -52,6 +52,11 @@ export function colour(i: number): string {
   return SERIES_COLOURS[i % SERIES_COLOURS.length] as string;
 }
 
+/** The i-th series marker, shifted by one each time the colours cycle: (colour, shape) pairs stay distinct up to 64 series. */
+export function shape(i: number): string {
+  return SERIES_SHAPES[(i + Math.floor(i / SERIES_COLOURS.length)) % SERIES_SHAPES.length] as string;
+}
+
 /** A figure as its label shows it: three significant digits, or a percentage of a ratio. */
 export function formatValue(x: number, percent = false): string {
   if (percent) return `${Number((x * 100).toPrecision(3))}%`;
@@ -240,7 +245,7 @@ export function lineChart(input: LineChartInput): TopLevelSpec {
         encoding: {
           shape: {
             ...series,
-            scale: { domain: names, range: names.map((_, i) => SERIES_SHAPES[i % SERIES_SHAPES.length]) },
+            scale: { domain: names, range: names.map((_, i) => shape(i)) },
           },
         },
       },
