@@ -18,6 +18,7 @@ import { TokenAuthenticator, type NamedToken } from './auth';
 import type { SidecarMetrics } from './metrics';
 import { httpMetrics } from './http-metrics';
 import { openApiDocument } from './openapi';
+import { DOCS_CSP, renderOpenApiPage } from './openapi-page';
 import { PAGE_CSP, renderJobsPage } from './page';
 import type { JobView } from './views';
 import { parseSubmission, type Submission } from './submission';
@@ -160,6 +161,11 @@ export function createApiApp(options: ApiOptions): express.Express {
     res.json(openApiDocument);
   });
 
+  // The same document as an HTML reference, rendered once on the server (no script, no CDN).
+  app.get('/api/v1/docs', (_req, res) => {
+    res.set('Content-Security-Policy', DOCS_CSP).type('html').send(openApiPage());
+  });
+
   const jsonBody = jsonBodyParser(options.maxBodyBytes, options.maxJsonDepth ?? MAX_JSON_DEPTH);
 
   app.post('/api/v1/jobs', requireToken, (req: RawRequest, _res, next) => {
@@ -286,6 +292,9 @@ export function createApiApp(options: ApiOptions): express.Express {
 
   return app;
 }
+
+let docsPage: string | undefined;
+const openApiPage = (): string => (docsPage ??= renderOpenApiPage(openApiDocument));
 
 /** Longest job id or path echoed back in an answer. */
 const MAX_ID_LENGTH = 200;

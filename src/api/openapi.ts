@@ -517,6 +517,19 @@ const paths = {
       },
     },
   },
+  '/api/v1/docs': {
+    get: {
+      operationId: 'getApiDocs',
+      summary: 'This document as an HTML reference',
+      description:
+        'Operations with their security, parameters, request body and answers, then the schemas; rendered on the server from this document, with no script.',
+      security: open,
+      responses: {
+        '200': text('text/html', 'HTML'),
+        '404': failure('NOT_FOUND: a path or method not served'),
+      },
+    },
+  },
   '/healthz': {
     get: {
       operationId: 'getHealth',

@@ -231,6 +231,7 @@ describe('the HTTP API', () => {
         '/api/v1/estimates/{workloadClass}/reset',
         '/api/v1/jobs',
         '/api/v1/jobs/{id}',
+        '/api/v1/docs',
         '/api/v1/openapi.json',
         '/api/v1/stats',
         '/healthz',
