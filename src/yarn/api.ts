@@ -16,20 +16,17 @@ import type {
   ReservationInfo,
   SchedulerInfo,
   SubmissionResult,
+  TimeWindowQuery,
 } from './model';
 import type { AppSubmission } from './submission';
 
 /** Filters of `GET /ws/v1/cluster/apps` (INDEX.md section 3, row 4). */
-export interface AppQuery {
+export interface AppQuery extends TimeWindowQuery {
   states?: string[];
   queue?: string;
   user?: string;
   applicationTags?: string[];
   applicationTypes?: string[];
-  startedTimeBegin?: number;
-  startedTimeEnd?: number;
-  finishedTimeBegin?: number;
-  finishedTimeEnd?: number;
   limit?: number;
   /** Fields the RM may leave out: resourceRequests, timeouts, appNodeLabelExpression, … */
   deSelects?: string[];

@@ -79,6 +79,28 @@ export class HttpResourceManagerClient implements ResourceManagerApi {
     }
   }
 
+  /**
+   * `PUT /apps/{appId}/{resource}` with `content` under `rootName` (wrapped in its root in JSON
+   * only where the RM wants it), the answer read with `map`.
+   */
+  private putApp<T>(
+    appId: string,
+    resource: string,
+    rootName: string,
+    content: Record<string, unknown>,
+    map: (tree: Tree) => T,
+    wrapped = false,
+  ): Promise<{ value: T; status: number }> {
+    return this.write(
+      {
+        method: 'PUT',
+        path: `${CLUSTER}/apps/${seg(appId)}/${resource}`,
+        body: m.encodeBody(this.format, rootName, content, wrapped),
+      },
+      map,
+    );
+  }
+
   // --- reads -----------------------------------------------------------------------------
 
   clusterInfo(): Promise<ClusterInfo> {
@@ -205,25 +227,17 @@ export class HttpResourceManagerClient implements ResourceManagerApi {
 
   /** INDEX.md 9.1: the answer is the queue after the call, compared by leaf name. */
   async moveApp(appId: string, queue: string): Promise<QueueMoveResult> {
-    const { value } = await this.write(
-      {
-        method: 'PUT',
-        path: `${CLUSTER}/apps/${seg(appId)}/queue`,
-        body: m.encodeBody(this.format, 'appqueue', { queue }, false),
-      },
-      m.mapAppQueue,
-    );
+    const { value } = await this.putApp(appId, 'queue', 'appqueue', { queue }, m.mapAppQueue);
     return { queue: value, moved: sameQueue(queue, value) };
   }
 
   /** INDEX.md 9.2: the RM caps the value, so the answer is what it actually set. */
   async setAppPriority(appId: string, priority: number): Promise<number> {
-    const { value } = await this.write(
-      {
-        method: 'PUT',
-        path: `${CLUSTER}/apps/${seg(appId)}/priority`,
-        body: m.encodeBody(this.format, 'applicationpriority', { priority }, false),
-      },
+    const { value } = await this.putApp(
+      appId,
+      'priority',
+      'applicationpriority',
+      { priority },
       m.mapAppPriority,
     );
     return value;
@@ -233,27 +247,20 @@ export class HttpResourceManagerClient implements ResourceManagerApi {
   async killApp(appId: string, diagnostics?: string): Promise<KillResult> {
     const content: Record<string, unknown> = { state: 'KILLED' };
     if (diagnostics !== undefined) content.diagnostics = diagnostics;
-    const { value, status } = await this.write(
-      {
-        method: 'PUT',
-        path: `${CLUSTER}/apps/${seg(appId)}/state`,
-        body: m.encodeBody(this.format, 'appstate', content, false),
-      },
-      m.mapAppState,
-    );
+    const { value, status } = await this.putApp(appId, 'state', 'appstate', content, m.mapAppState);
     return { status, state: value };
   }
 
   /** INDEX.md 9.3: singular path, wrapped body, `±HHMM` offset with milliseconds. */
   async setAppLifetime(appId: string, expiryEpochMs: number): Promise<AppTimeout> {
     const expiryTime = formatExpiryTime(expiryEpochMs, this.expiryOffsetMinutes);
-    const { value } = await this.write(
-      {
-        method: 'PUT',
-        path: `${CLUSTER}/apps/${seg(appId)}/timeout`,
-        body: m.encodeBody(this.format, 'timeout', { type: 'LIFETIME', expiryTime }, true),
-      },
+    const { value } = await this.putApp(
+      appId,
+      'timeout',
+      'timeout',
+      { type: 'LIFETIME', expiryTime },
       m.mapTimeout,
+      true,
     );
     return value;
   }

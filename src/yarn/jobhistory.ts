@@ -1,18 +1,14 @@
 import type { Tree } from './format';
 import { appIdToJobId } from './ids';
 import { mapJob, mapJobs, mapTask, mapTaskAttempt, mapTaskAttempts, mapTasks } from './mapping';
-import type { JobSummary, TaskAttemptReport, TaskReport, TaskType } from './model';
+import type { JobSummary, TaskAttemptReport, TaskReport, TaskType, TimeWindowQuery } from './model';
 import { HttpTransport, withUrl, type QueryValue, type TransportOptions } from './transport';
 
-export interface JobQuery {
+export interface JobQuery extends TimeWindowQuery {
   user?: string;
   state?: string;
   queue?: string;
   limit?: number;
-  startedTimeBegin?: number;
-  startedTimeEnd?: number;
-  finishedTimeBegin?: number;
-  finishedTimeEnd?: number;
 }
 
 const seg = encodeURIComponent;

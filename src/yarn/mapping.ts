@@ -29,6 +29,7 @@ import type {
   SchedulerInfo,
   TaskAttemptReport,
   TaskReport,
+  TaskRun,
   TaskType,
 } from './model';
 
@@ -41,6 +42,18 @@ import type {
  */
 
 const root = (tree: Tree): Node => Node.root(tree);
+
+/** A list answer `{<list>: {<item>: [...]}}` (missing or empty: no items), each item mapped. */
+const listOf =
+  <T>(list: string, item: string, map: (n: Node) => T) =>
+  (tree: Tree): T[] =>
+    root(tree).get(list).listOf(item).map(map);
+
+/** A one-item answer `{<item>: {...}}`, mapped (the item is required). */
+const itemOf =
+  <T>(item: string, map: (n: Node) => T) =>
+  (tree: Tree): T =>
+    map(root(tree).req(item));
 
 // --- resources ------------------------------------------------------------------------------
 
@@ -171,13 +184,8 @@ function mapNodeReport(n: Node): NodeReport {
   };
 }
 
-export function mapNodes(tree: Tree): NodeReport[] {
-  return root(tree).get('nodes').listOf('node').map(mapNodeReport);
-}
-
-export function mapNode(tree: Tree): NodeReport {
-  return mapNodeReport(root(tree).req('node'));
-}
+export const mapNodes = listOf('nodes', 'node', mapNodeReport);
+export const mapNode = itemOf('node', mapNodeReport);
 
 // --- apps ------------------------------------------------------------------------------------
 
@@ -230,41 +238,26 @@ function mapAppReport(n: Node): AppReport {
   };
 }
 
-export function mapApps(tree: Tree): AppReport[] {
-  return root(tree).get('apps').listOf('app').map(mapAppReport);
-}
+export const mapApps = listOf('apps', 'app', mapAppReport);
+export const mapApp = itemOf('app', mapAppReport);
 
-export function mapApp(tree: Tree): AppReport {
-  return mapAppReport(root(tree).req('app'));
-}
+export const mapAppStatistics = listOf('appStatInfo', 'statItem', (n): AppStatItem => ({
+  state: n.req('state').str(),
+  type: n.get('type').strOr(''),
+  count: n.req('count').num(),
+}));
 
-export function mapAppStatistics(tree: Tree): AppStatItem[] {
-  return root(tree)
-    .get('appStatInfo')
-    .listOf('statItem')
-    .map((n) => ({
-      state: n.req('state').str(),
-      type: n.get('type').strOr(''),
-      count: n.req('count').num(),
-    }));
-}
-
-export function mapAppAttempts(tree: Tree): AppAttempt[] {
-  return root(tree)
-    .get('appAttempts')
-    .listOf('appAttempt')
-    .map((n) => ({
-      id: n.req('id').num(),
-      appAttemptId: n.get('appAttemptId').optStr(),
-      startTime: n.get('startTime').numOr(0),
-      finishedTime: n.get('finishedTime').numOr(0),
-      containerId: n.get('containerId').strOr(''),
-      nodeId: n.get('nodeId').strOr(''),
-      nodeHttpAddress: n.get('nodeHttpAddress').strOr(''),
-      logsLink: n.get('logsLink').strOr(''),
-      state: n.get('appAttemptState').optStr(),
-    }));
-}
+export const mapAppAttempts = listOf('appAttempts', 'appAttempt', (n): AppAttempt => ({
+  id: n.req('id').num(),
+  appAttemptId: n.get('appAttemptId').optStr(),
+  startTime: n.get('startTime').numOr(0),
+  finishedTime: n.get('finishedTime').numOr(0),
+  containerId: n.get('containerId').strOr(''),
+  nodeId: n.get('nodeId').strOr(''),
+  nodeHttpAddress: n.get('nodeHttpAddress').strOr(''),
+  logsLink: n.get('logsLink').strOr(''),
+  state: n.get('appAttemptState').optStr(),
+}));
 
 function mapContainerReport(n: Node): ContainerReport {
   return {
@@ -281,13 +274,8 @@ function mapContainerReport(n: Node): ContainerReport {
   };
 }
 
-export function mapContainers(tree: Tree): ContainerReport[] {
-  return root(tree).get('containers').listOf('container').map(mapContainerReport);
-}
-
-export function mapContainer(tree: Tree): ContainerReport {
-  return mapContainerReport(root(tree).req('container'));
-}
+export const mapContainers = listOf('containers', 'container', mapContainerReport);
+export const mapContainer = itemOf('container', mapContainerReport);
 
 /** `{"state":…}` in JSON (unwrapped), `<appstate><state>…` in XML. */
 export function mapAppState(tree: Tree): string {
@@ -321,14 +309,9 @@ function mapTimeoutNode(n: Node): AppTimeout {
   };
 }
 
-export function mapTimeouts(tree: Tree): AppTimeout[] {
-  return root(tree).get('timeouts').listOf('timeout').map(mapTimeoutNode);
-}
-
+export const mapTimeouts = listOf('timeouts', 'timeout', mapTimeoutNode);
 /** The timeout GET and PUT answers are root-wrapped in both formats (INDEX.md 9.3). */
-export function mapTimeout(tree: Tree): AppTimeout {
-  return mapTimeoutNode(root(tree).req('timeout'));
-}
+export const mapTimeout = itemOf('timeout', mapTimeoutNode);
 
 export function mapNewApplication(tree: Tree): NewApplication {
   const n = root(tree).unwrap('NewApplication');
@@ -686,15 +669,11 @@ function mapJobNode(n: Node): JobSummary {
   };
 }
 
-export function mapJobs(tree: Tree): JobSummary[] {
-  return root(tree).get('jobs').listOf('job').map(mapJobNode);
-}
+export const mapJobs = listOf('jobs', 'job', mapJobNode);
+export const mapJob = itemOf('job', mapJobNode);
 
-export function mapJob(tree: Tree): JobSummary {
-  return mapJobNode(root(tree).req('job'));
-}
-
-function mapTaskNode(n: Node): TaskReport {
+/** What a task and a task attempt both report. */
+function mapTaskRun(n: Node): TaskRun {
   return {
     id: n.req('id').str(),
     type: taskType(n.req('type')),
@@ -703,27 +682,19 @@ function mapTaskNode(n: Node): TaskReport {
     finishTime: n.get('finishTime').numOr(0),
     elapsedTime: n.get('elapsedTime').numOr(0),
     progress: n.get('progress').numOr(0),
-    successfulAttempt: n.get('successfulAttempt').strOr(''),
   };
 }
 
-export function mapTasks(tree: Tree): TaskReport[] {
-  return root(tree).get('tasks').listOf('task').map(mapTaskNode);
+function mapTaskNode(n: Node): TaskReport {
+  return { ...mapTaskRun(n), successfulAttempt: n.get('successfulAttempt').strOr('') };
 }
 
-export function mapTask(tree: Tree): TaskReport {
-  return mapTaskNode(root(tree).req('task'));
-}
+export const mapTasks = listOf('tasks', 'task', mapTaskNode);
+export const mapTask = itemOf('task', mapTaskNode);
 
 function mapTaskAttemptNode(n: Node): TaskAttemptReport {
   const out: TaskAttemptReport = {
-    id: n.req('id').str(),
-    type: taskType(n.req('type')),
-    state: n.req('state').str(),
-    startTime: n.req('startTime').num(),
-    finishTime: n.get('finishTime').numOr(0),
-    elapsedTime: n.get('elapsedTime').numOr(0),
-    progress: n.get('progress').numOr(0),
+    ...mapTaskRun(n),
     nodeHttpAddress: n.get('nodeHttpAddress').strOr(''),
     rack: n.get('rack').strOr(''),
     assignedContainerId: n.get('assignedContainerId').strOr(''),
@@ -733,13 +704,8 @@ function mapTaskAttemptNode(n: Node): TaskAttemptReport {
   return out;
 }
 
-export function mapTaskAttempts(tree: Tree): TaskAttemptReport[] {
-  return root(tree).get('taskAttempts').listOf('taskAttempt').map(mapTaskAttemptNode);
-}
-
-export function mapTaskAttempt(tree: Tree): TaskAttemptReport {
-  return mapTaskAttemptNode(root(tree).req('taskAttempt'));
-}
+export const mapTaskAttempts = listOf('taskAttempts', 'taskAttempt', mapTaskAttemptNode);
+export const mapTaskAttempt = itemOf('taskAttempt', mapTaskAttemptNode);
 
 // --- WebHDFS ---------------------------------------------------------------------------------
 

@@ -361,6 +361,17 @@ export interface KillResult {
   state: string;
 }
 
+/**
+ * The time filters of the RM's app list and the JobHistory server's job list (epoch ms, both
+ * bounds inclusive; INDEX.md section 3).
+ */
+export interface TimeWindowQuery {
+  startedTimeBegin?: number;
+  startedTimeEnd?: number;
+  finishedTimeBegin?: number;
+  finishedTimeEnd?: number;
+}
+
 // --- JobHistory server and MapReduce AM ----------------------------------------------------
 
 export type TaskType = 'MAP' | 'REDUCE';
@@ -380,7 +391,8 @@ export interface JobSummary {
   reducesCompleted: number;
 }
 
-export interface TaskReport {
+/** What the JobHistory server and the AM report of a task and of a task attempt alike. */
+export interface TaskRun {
   id: string;
   type: TaskType;
   state: string;
@@ -389,17 +401,13 @@ export interface TaskReport {
   finishTime: number;
   elapsedTime: number;
   progress: number;
+}
+
+export interface TaskReport extends TaskRun {
   successfulAttempt: string;
 }
 
-export interface TaskAttemptReport {
-  id: string;
-  type: TaskType;
-  state: string;
-  startTime: number;
-  finishTime: number;
-  elapsedTime: number;
-  progress: number;
+export interface TaskAttemptReport extends TaskRun {
   nodeHttpAddress: string;
   rack: string;
   assignedContainerId: string;

@@ -1,5 +1,6 @@
 import type { JobType } from '../../sim/model';
 import type { SubmissionContext } from '../submission-context';
+import type { TimeWindowQuery } from '../../yarn/model';
 
 /** The emulated RM's app model: its states, the record it keeps of each app, and the view it reports. */
 
@@ -123,16 +124,12 @@ export interface AppView {
   launchedSeconds: number | null;
 }
 
-export interface AppQueryFilter {
+export interface AppQueryFilter extends TimeWindowQuery {
   states?: string[];
   finalStatus?: string;
   user?: string;
   queue?: string;
   limit?: number;
-  startedTimeBegin?: number;
-  startedTimeEnd?: number;
-  finishedTimeBegin?: number;
-  finishedTimeEnd?: number;
   applicationTypes?: string[];
   applicationTags?: string[];
   name?: string;
