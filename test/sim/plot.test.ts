@@ -151,7 +151,7 @@ describe('bar charts', () => {
     expect(shown.filter((t) => t === 'time (s)')).toHaveLength(2);
     expect(shown).toContain('2,000'); // makespan's axis
     expect(shown).toContain('400'); // the mean's own axis, not squeezed under 2,000
-    expect(shown).toContain('1900');
+    expect(shown).toContain('1,900');
   });
 });
 
@@ -392,7 +392,8 @@ describe('series styles', () => {
 describe('formatValue', () => {
   it.each([
     [0, false, '0'],
-    [1918.7, false, '1919'],
+    [1918.7, false, '1,919'],
+    [-83259.4, false, '-83,259'],
     [374.25, false, '374'],
     [43.75, false, '43.8'],
     [0.12345, false, '0.123'],

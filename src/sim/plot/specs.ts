@@ -57,12 +57,13 @@ export function shape(i: number): string {
   return SERIES_SHAPES[(i + Math.floor(i / SERIES_COLOURS.length)) % SERIES_SHAPES.length] as string;
 }
 
-/** A figure as its label shows it: three significant digits, or a percentage of a ratio. */
+/** A figure as its label shows it: three significant digits (whole above 1000), or a percentage of a ratio. */
 export function formatValue(x: number, percent = false): string {
   if (percent) return `${Number((x * 100).toPrecision(3))}%`;
   if (x === 0) return '0';
   const a = Math.abs(x);
-  if (a >= 1000) return x.toFixed(0);
+  // Thousands grouped as on the axes: 11,020.
+  if (a >= 1000) return Math.round(x).toLocaleString('en-US');
   return String(Number(x.toPrecision(3)));
 }
 
