@@ -59,124 +59,118 @@ export class SidecarMetrics {
   readonly registry = new Registry();
 
   /** Constant 1, labelled with what is running: join on it to see versions across restarts. */
-  readonly buildInfo = new Gauge({
-    name: 'yss_build_info',
-    help: 'Always 1; the labels say which version of the sidecar runs on which Node.js',
-    labelNames: ['version', 'node_version'] as const,
-    registers: [this.registry],
-  });
+  readonly buildInfo = this.gauge(
+    'yss_build_info',
+    'Always 1; the labels say which version of the sidecar runs on which Node.js',
+    ['version', 'node_version'],
+  );
 
   /** API requests by route template (`/api/v1/jobs/:id`, never the raw path), method and status. */
-  readonly httpRequests = new Counter({
-    name: 'http_requests_total',
-    help: 'HTTP requests the API answered, by method, route template and status code',
-    labelNames: ['method', 'route', 'status_code'] as const,
-    registers: [this.registry],
-  });
+  readonly httpRequests = this.counter(
+    'http_requests_total',
+    'HTTP requests the API answered, by method, route template and status code',
+    ['method', 'route', 'status_code'],
+  );
 
-  readonly httpRequestSeconds = new Histogram({
-    name: 'http_request_duration_seconds',
-    help: 'Time from receiving an HTTP request to the end of its answer, by method, route template and status code',
-    labelNames: ['method', 'route', 'status_code'] as const,
-    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
-    registers: [this.registry],
-  });
+  readonly httpRequestSeconds = this.histogram(
+    'http_request_duration_seconds',
+    'Time from receiving an HTTP request to the end of its answer, by method, route template and status code',
+    [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+    ['method', 'route', 'status_code'],
+  );
 
-  readonly decisions = new Counter({
-    name: 'yss_decisions_total',
-    help: 'Admission decisions, by outcome (admitted, rejected) and source (api, discovered)',
-    labelNames: ['outcome', 'source'] as const,
-    registers: [this.registry],
-  });
+  readonly decisions = this.counter(
+    'yss_decisions_total',
+    'Admission decisions, by outcome (admitted, rejected) and source (api, discovered)',
+    ['outcome', 'source'],
+  );
 
-  readonly deadlines = new Counter({
-    name: 'yss_deadline_outcomes_total',
-    help: 'Admitted jobs that ended, by whether they met their deadline (met, missed), failed or killed on the RM (failed, killed), lost (the RM forgot their app) or refused (the RM would not take their submission)',
-    labelNames: ['outcome'] as const,
-    registers: [this.registry],
-  });
+  readonly deadlines = this.counter(
+    'yss_deadline_outcomes_total',
+    'Admitted jobs that ended, by whether they met their deadline (met, missed), failed or killed on the RM (failed, killed), lost (the RM forgot their app) or refused (the RM would not take their submission)',
+    ['outcome'],
+  );
 
-  readonly admissionSeconds = new Histogram({
-    name: 'yss_admission_duration_seconds',
-    help: 'Time to decide one submission',
-    buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1],
-    registers: [this.registry],
-  });
+  readonly admissionSeconds = this.histogram(
+    'yss_admission_duration_seconds',
+    'Time to decide one submission',
+    [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1],
+  );
 
-  readonly rmCallSeconds = new Histogram({
-    name: 'yss_rm_request_duration_seconds',
-    help: 'ResourceManager REST calls, by method and endpoint',
-    labelNames: ['method', 'endpoint'] as const,
-    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
-    registers: [this.registry],
-  });
+  readonly rmCallSeconds = this.histogram(
+    'yss_rm_request_duration_seconds',
+    'ResourceManager REST calls, by method and endpoint',
+    [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+    ['method', 'endpoint'],
+  );
 
-  readonly rmErrors = new Counter({
-    name: 'yss_rm_errors_total',
-    help: 'Failed ResourceManager REST calls, by method, endpoint and error code',
-    labelNames: ['method', 'endpoint', 'code'] as const,
-    registers: [this.registry],
-  });
+  readonly rmErrors = this.counter(
+    'yss_rm_errors_total',
+    'Failed ResourceManager REST calls, by method, endpoint and error code',
+    ['method', 'endpoint', 'code'],
+  );
 
-  readonly rmWrites = new Counter({
-    name: 'yss_rm_writes_total',
-    help: 'Enforcement actions, by kind and final status',
-    labelNames: ['kind', 'status'] as const,
-    registers: [this.registry],
-  });
+  readonly rmWrites = this.counter('yss_rm_writes_total', 'Enforcement actions, by kind and final status', [
+    'kind',
+    'status',
+  ]);
 
-  readonly pollSeconds = new Histogram({
-    name: 'yss_poll_duration_seconds',
-    help: 'One poll-decide-enforce cycle',
-    buckets: [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
-    registers: [this.registry],
-  });
+  readonly pollSeconds = this.histogram(
+    'yss_poll_duration_seconds',
+    'One poll-decide-enforce cycle',
+    [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+  );
 
-  readonly queueDepth = new Gauge({
-    name: 'yss_queue_depth',
-    help: 'Admitted jobs not yet ended (the EDF queue)',
-    registers: [this.registry],
-  });
+  readonly queueDepth = this.gauge('yss_queue_depth', 'Admitted jobs not yet ended (the EDF queue)');
 
-  readonly rmUp = new Gauge({
-    name: 'yss_rm_up',
-    help: '1 while the ResourceManager answers, 0 otherwise',
-    registers: [this.registry],
-  });
+  readonly rmUp = this.gauge('yss_rm_up', '1 while the ResourceManager answers, 0 otherwise');
 
-  readonly pendingActions = new Gauge({
-    name: 'yss_pending_actions',
-    help: 'RM writes recorded but not yet confirmed',
-    registers: [this.registry],
-  });
+  readonly pendingActions = this.gauge('yss_pending_actions', 'RM writes recorded but not yet confirmed');
 
-  readonly oldestPendingActionSeconds = new Gauge({
-    name: 'yss_oldest_pending_action_age_seconds',
-    help: 'How long the oldest RM write still pending has waited (0 when none is)',
-    registers: [this.registry],
-  });
+  readonly oldestPendingActionSeconds = this.gauge(
+    'yss_oldest_pending_action_age_seconds',
+    'How long the oldest RM write still pending has waited (0 when none is)',
+  );
 
   /** Every unit cost learning sees; the buckets bracket the learned worst case's usual range. */
   readonly taskUnitCost = withFixedLabels(
-    new Histogram({
-      name: 'yss_task_unit_cost_seconds',
-      help: 'Finished tasks: run time in seconds per MB of data (unit="per_megabyte"; map: its split; reduce: its input), by stage (map, reduce) and workload class',
-      labelNames: ['stage', 'class', 'unit'] as const,
-      buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
-      registers: [this.registry],
-    }),
+    this.histogram(
+      'yss_task_unit_cost_seconds',
+      'Finished tasks: run time in seconds per MB of data (unit="per_megabyte"; map: its split; reduce: its input), by stage (map, reduce) and workload class',
+      [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+      ['stage', 'class', 'unit'],
+    ),
     { unit: PER_MEGABYTE },
   );
 
   readonly learnedUnitCost = withFixedLabels(
-    new Gauge({
-      name: 'yss_learned_unit_cost_seconds',
-      help: 'The worst-case cost admission plans with (c_m^max, c_r^max) in seconds per MB (unit="per_megabyte"), by stage (map, reduce) and workload class (* the default)',
-      labelNames: ['stage', 'class', 'unit'] as const,
-      registers: [this.registry],
-    }),
+    this.gauge(
+      'yss_learned_unit_cost_seconds',
+      'The worst-case cost admission plans with (c_m^max, c_r^max) in seconds per MB (unit="per_megabyte"), by stage (map, reduce) and workload class (* the default)',
+      ['stage', 'class', 'unit'],
+    ),
     { unit: PER_MEGABYTE },
   );
+
+  /** A counter on this instance's registry (and no other). */
+  private counter<L extends string>(name: string, help: string, labelNames: readonly L[] = []): Counter<L> {
+    return new Counter({ name, help, labelNames, registers: [this.registry] });
+  }
+
+  /** A gauge on this instance's registry. */
+  private gauge<L extends string>(name: string, help: string, labelNames: readonly L[] = []): Gauge<L> {
+    return new Gauge({ name, help, labelNames, registers: [this.registry] });
+  }
+
+  /** A histogram with its buckets on this instance's registry. */
+  private histogram<L extends string>(
+    name: string,
+    help: string,
+    buckets: number[],
+    labelNames: readonly L[] = [],
+  ): Histogram<L> {
+    return new Histogram({ name, help, buckets, labelNames, registers: [this.registry] });
+  }
 
   constructor(options: { processMetrics?: boolean; version?: string } = {}) {
     this.buildInfo.set({ version: options.version ?? PACKAGE_VERSION, node_version: process.version }, 1);
