@@ -143,6 +143,13 @@ export function plots(summary: SummaryFile, runs: RunResult[][], options: PlotOp
   const add = (name: string, spec: Plot['spec']) => out.push({ name, spec });
   const labels = Object.keys(summary.policies);
   const p = (l: string) => summary.policies[l] as PolicyReport;
+  /** One bar series per policy: the figures `keys` (one panel each) with their spread over the seeds. */
+  const perPolicy = (keys: Array<SummaryKey | 'taskEnergyKWh' | 'meanTurnaroundSeconds'>) =>
+    labels.map((l) => ({
+      name: l,
+      values: keys.map((k) => p(l)[k]),
+      errors: keys.map((k) => p(l).sd[k] ?? null),
+    }));
   const seedNote =
     summary.seeds.length > 1
       ? `mean of ${summary.seeds.length} seeds (${summary.seeds.join(', ')}), whiskers +/- 1 sd`
@@ -156,11 +163,7 @@ export function plots(summary: SummaryFile, runs: RunResult[][], options: PlotOp
         title: `${summary.experiment}: accept, success and utilisation per policy`,
         subtitle: seedNote,
         groups: ['accept ratio', 'success ratio', 'utilisation'],
-        series: labels.map((l) => ({
-          name: l,
-          values: [p(l).acceptRatio, p(l).successRatio, p(l).utilization],
-          errors: [p(l).sd.acceptRatio ?? null, p(l).sd.successRatio ?? null, p(l).sd.utilization ?? null],
-        })),
+        series: perPolicy(['acceptRatio', 'successRatio', 'utilization']),
         yLabel: 'share (%)',
         percent: true,
       }),
@@ -240,11 +243,7 @@ export function plots(summary: SummaryFile, runs: RunResult[][], options: PlotOp
         title: `${summary.experiment}: data locality rate per policy`,
         subtitle: seedNote,
         groups: ['locality rate'],
-        series: labels.map((l) => ({
-          name: l,
-          values: [p(l).localityRate],
-          errors: [p(l).sd.localityRate ?? null],
-        })),
+        series: perPolicy(['localityRate']),
         yLabel: 'local map tasks / all map tasks (%)',
         percent: true,
       }),
@@ -258,11 +257,7 @@ export function plots(summary: SummaryFile, runs: RunResult[][], options: PlotOp
         title: `${summary.experiment}: energy per policy`,
         subtitle: seedNote,
         groups: ['total energy', 'task energy (no idle power)'],
-        series: labels.map((l) => ({
-          name: l,
-          values: [p(l).energyKWh, p(l).taskEnergyKWh],
-          errors: [p(l).sd.energyKWh ?? null, p(l).sd.taskEnergyKWh ?? null],
-        })),
+        series: perPolicy(['energyKWh', 'taskEnergyKWh']),
         yLabel: 'energy (kWh)',
         independentScales: true,
       }),
@@ -276,11 +271,7 @@ export function plots(summary: SummaryFile, runs: RunResult[][], options: PlotOp
         title: `${summary.experiment}: workload turnaround (makespan) and mean job turnaround`,
         subtitle: seedNote,
         groups: ['makespan', 'mean job turnaround'],
-        series: labels.map((l) => ({
-          name: l,
-          values: [p(l).makespanSeconds, p(l).meanTurnaroundSeconds],
-          errors: [p(l).sd.makespanSeconds ?? null, p(l).sd.meanTurnaroundSeconds ?? null],
-        })),
+        series: perPolicy(['makespanSeconds', 'meanTurnaroundSeconds']),
         yLabel: 'time (s)',
         independentScales: true,
       }),
