@@ -17,7 +17,7 @@ import type { JobQuery } from '../store/types';
 import { TokenAuthenticator, type NamedToken } from './auth';
 import type { SidecarMetrics } from './metrics';
 import { httpMetrics } from './http-metrics';
-import { openApiDocument } from './openapi';
+import { JOB_STATES, openApiDocument } from './openapi';
 import { DOCS_CSP, renderOpenApiPage } from './openapi-page';
 import { PAGE_CSP, renderJobsPage } from './page';
 import type { JobView } from './views';
@@ -79,19 +79,6 @@ export const SECURITY_HEADERS: Readonly<Record<string, string>> = {
   'Referrer-Policy': 'no-referrer',
   'Cross-Origin-Resource-Policy': 'same-origin',
 };
-
-const JOB_STATES = [
-  'rejected',
-  'accepted',
-  'submitted',
-  'running',
-  'finished',
-  'failed',
-  'killed',
-  'lost',
-  'expired',
-  'cancelled',
-] as const;
 
 export function createApiApp(options: ApiOptions): express.Express {
   const { service, metrics, logger, now } = options;

@@ -1,6 +1,8 @@
 import { z } from 'zod';
 import { DEFAULT_RECENT_CLASSES } from '../core/cost-distribution';
+import { WORKLOAD_CLASS_PATTERN } from '../core/estimates';
 import { errorCatalog } from '../errors/catalog';
+import type { JobState } from '../store/types';
 import { RESERVED_TAG_KEYS } from '../yarn/tags';
 import { submissionSchema, SUBMISSION_LIMITS as L } from './submission';
 
@@ -358,6 +360,20 @@ const readErrors = {
   '500': failure('INTERNAL: a bug, logged with its component; the answer says nothing more'),
 };
 const notReady = failure('NOT_READY: the sidecar has not read the cluster from the RM yet');
+/** The states a job can be listed by (GET /api/v1/jobs?state=). */
+export const JOB_STATES = [
+  'rejected',
+  'accepted',
+  'submitted',
+  'running',
+  'finished',
+  'failed',
+  'killed',
+  'lost',
+  'expired',
+  'cancelled',
+] as const satisfies readonly JobState[];
+
 const pathParameter = (name: string, description: string) => ({
   name,
   in: 'path',
@@ -406,20 +422,35 @@ const paths = {
       summary: 'List jobs, newest first',
       security: readSecurity,
       parameters: [
-        ...['decision', 'state', 'queue', 'user'].map((name) => ({
+        ...(
+          [
+            ['decision', { type: 'string', enum: ['admitted', 'rejected'] }],
+            ['state', { type: 'string', enum: JOB_STATES }],
+            ['queue', { type: 'string' }],
+            ['user', { type: 'string' }],
+          ] as const
+        ).map(([name, schema]) => ({
           name,
           in: 'query',
           required: false,
           description: `only jobs with this ${name}`,
-          schema: { type: 'string' },
+          schema,
         })),
-        ...['limit', 'offset'].map((name) => ({
-          name,
+        // The bounds parseJobQuery (app.ts) holds.
+        {
+          name: 'limit',
           in: 'query',
           required: false,
-          description: name === 'limit' ? 'at most this many jobs' : 'skip this many jobs first',
-          schema: { type: 'integer', minimum: 0 },
-        })),
+          description: 'at most this many jobs (default 100)',
+          schema: { type: 'integer', minimum: 1, maximum: 1000 },
+        },
+        {
+          name: 'offset',
+          in: 'query',
+          required: false,
+          description: 'skip this many jobs first',
+          schema: { type: 'integer', minimum: 0, maximum: 10_000_000 },
+        },
       ],
       responses: {
         '200': json('JobList', 'the jobs of this page and the total matching the filter'),
@@ -482,7 +513,12 @@ const paths = {
         'Forget what one workload class learned: its jobs are judged with its configured figures again (docs/estimates.md)',
       description:
         "Drops the class's learned figures and samples from the ledger, rebuilds the admission lanes with the configured figures and records who reset it. Resetting a class that learned nothing changes nothing (hadLearned false). No body.",
-      parameters: [pathParameter('workloadClass', 'the workload class, as its jobs are judged with')],
+      parameters: [
+        {
+          ...pathParameter('workloadClass', 'the workload class, as its jobs are judged with'),
+          schema: { type: 'string', pattern: WORKLOAD_CLASS_PATTERN.source },
+        },
+      ],
       responses: {
         '200': json('EstimatesReset', 'the class and its figures before and after'),
         '400': failure(

@@ -75,8 +75,9 @@ describe('the API docs page', () => {
     const reads = page.slice(page.indexOf('id="op-listJobs"'), page.indexOf('id="op-getJob"'));
     expect(reads).toContain('security: bearer when configured (auth.protectReads), else open');
     expect(reads).toMatch(
-      /<code>limit<\/code><\/td><td>query<\/td><td>integer <span class="muted">\(at least 0\)<\/span><\/td><td>no<\/td>/,
+      /<code>limit<\/code><\/td><td>query<\/td><td>integer <span class="muted">\(1 to 1000\)<\/span><\/td><td>no<\/td>/,
     );
+    expect(reads).toContain('<td><code>&quot;admitted&quot;</code> | <code>&quot;rejected&quot;</code></td>');
   });
 
   it('shows every schema with its fields, which are required and their types', () => {
