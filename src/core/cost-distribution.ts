@@ -1,4 +1,4 @@
-import { ValidationError, type ValidationIssue } from '../errors/validation';
+import { ValidationError, issueCollector, type ValidationIssue } from '../errors/validation';
 
 /**
  * The observed distribution of task unit costs (seconds per MB), kept beside the learned worst
@@ -335,15 +335,7 @@ export function validateObservedCosts(input: unknown, path = 'observedCosts'): O
     throw new ValidationError([{ path, message: 'must be an object' }]);
   const r = input as Record<string, unknown>;
   const issues: ValidationIssue[] = [];
-  const part = <T>(f: () => T): T | undefined => {
-    try {
-      return f();
-    } catch (err) {
-      if (err instanceof ValidationError) issues.push(...err.issues);
-      else throw err;
-      return undefined;
-    }
-  };
+  const part = issueCollector(issues);
   const map = part(() => validateSketch(r.map, `${path}.map`));
   const reduce = part(() => validateSketch(r.reduce, `${path}.reduce`));
   if (typeof r.jobs !== 'number' || !Number.isInteger(r.jobs) || r.jobs < 0) {

@@ -155,34 +155,40 @@ export function validateLearnedEstimates(input: unknown, path = 'estimates'): Le
   const collect = issueCollector(issues);
   const def =
     rec.default === undefined ? undefined : collect(() => validateEstimates(rec.default, `${path}.default`));
-  const classes: Record<string, Estimates> = {};
-  const raw = rec.classes ?? {};
-  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
-    issues.push({ path: `${path}.classes`, message: 'must be an object of class name to estimates' });
-  } else {
-    for (const [name, v] of Object.entries(raw as Record<string, unknown>)) {
-      const cls = collect(() => validateWorkloadClass(name, `${path}.classes.${name}`));
-      const est = collect(() => validateEstimates(v, `${path}.classes.${name}`));
-      if (cls !== undefined && est !== undefined) classes[cls] = est;
-    }
-  }
-  const samples: Record<string, ClassLearning> = {};
-  const rawSamples = rec.samples ?? {};
-  if (typeof rawSamples !== 'object' || rawSamples === null || Array.isArray(rawSamples)) {
-    issues.push({ path: `${path}.samples`, message: 'must be an object of class name to samples' });
-  } else {
-    for (const [name, v] of Object.entries(rawSamples as Record<string, unknown>)) {
-      const cls = collect(() => validateWorkloadClass(name, `${path}.samples.${name}`));
-      const l = collect(() => validateClassLearning(v, `${path}.samples.${name}`));
-      if (cls !== undefined && l !== undefined) samples[cls] = l;
-    }
-  }
+  const classes = byClass(rec.classes, `${path}.classes`, 'estimates', validateEstimates, issues);
+  const samples = byClass(rec.samples, `${path}.samples`, 'samples', validateClassLearning, issues);
   if (issues.length > 0) throw new ValidationError(issues);
   return Object.freeze({
     ...(def === undefined ? {} : { default: def }),
     classes: Object.freeze(classes),
     ...(Object.keys(samples).length === 0 ? {} : { samples: Object.freeze(samples) }),
   });
+}
+
+/**
+ * A map of workload class to `what` (absent: empty), each class name and value validated, every
+ * problem added to `issues`; the classes found good.
+ */
+function byClass<T>(
+  raw: unknown,
+  path: string,
+  what: string,
+  validate: (v: unknown, path: string) => T,
+  issues: ValidationIssue[],
+): Record<string, T> {
+  const out: Record<string, T> = {};
+  const value = raw ?? {};
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    issues.push({ path, message: `must be an object of class name to ${what}` });
+    return out;
+  }
+  const collect = issueCollector(issues);
+  for (const [name, v] of Object.entries(value as Record<string, unknown>)) {
+    const cls = collect(() => validateWorkloadClass(name, `${path}.${name}`));
+    const valid = collect(() => validate(v, `${path}.${name}`));
+    if (cls !== undefined && valid !== undefined) out[cls] = valid;
+  }
+  return out;
 }
 
 /** What was learned with one class's figures and samples gone (an operator's reset). */

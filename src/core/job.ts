@@ -1,4 +1,4 @@
-import { ValidationError, type ValidationIssue } from '../errors/validation';
+import { ValidationError, issueCollector, type ValidationIssue } from '../errors/validation';
 import { validateEstimates, validateWorkloadClass, type Estimates } from './estimates';
 import type { MapLaneKind } from './slots/model';
 
@@ -122,24 +122,13 @@ export function validateJob(input: unknown, path = 'job'): DeadlineJob {
       }
     }
   }
-  let cls: string | undefined;
-  if (workloadClass !== undefined) {
-    try {
-      cls = validateWorkloadClass(workloadClass, at('workloadClass'));
-    } catch (e) {
-      if (e instanceof ValidationError) issues.push(...e.issues);
-      else throw e;
-    }
-  }
-  let est: Estimates | undefined;
-  if (estimates !== undefined) {
-    try {
-      est = validateEstimates(estimates, at('estimates'));
-    } catch (e) {
-      if (e instanceof ValidationError) issues.push(...e.issues);
-      else throw e;
-    }
-  }
+  const collect = issueCollector(issues);
+  const cls =
+    workloadClass === undefined
+      ? undefined
+      : collect(() => validateWorkloadClass(workloadClass, at('workloadClass')));
+  const est: Estimates | undefined =
+    estimates === undefined ? undefined : collect(() => validateEstimates(estimates, at('estimates')));
   if (issues.length > 0) throw new ValidationError(issues);
   const job: DeadlineJob = {
     id: id as string,

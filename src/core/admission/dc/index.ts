@@ -102,37 +102,25 @@ export function dc(
     job: DeadlineJob,
   ): { ok: true; plan: DcPlan } | { ok: false; reason: RejectReason } => {
     const deadline = absoluteDeadline(job);
-    const base = { jobId: job.id, deadline, estimatedFinish: null, lateBySeconds: null };
-    if (job.reduces > reduceTotal)
-      return {
-        ok: false,
-        reason: { ...base, kind: 'dc-too-many-reduces', slotsNeeded: job.reduces, slotsFree: reduceTotal },
-      };
+    const refuse = (kind: RejectReason['kind'], slotsNeeded?: number, slotsFree?: number) => ({
+      ok: false as const,
+      reason: {
+        jobId: job.id,
+        deadline,
+        estimatedFinish: null,
+        lateBySeconds: null,
+        kind,
+        ...(slotsNeeded === undefined ? {} : { slotsNeeded, slotsFree }),
+      },
+    });
+    if (job.reduces > reduceTotal) return refuse('dc-too-many-reduces', job.reduces, reduceTotal);
     const plan = dcPlan(o, job);
-    if (!(plan.reduceStart > job.arrival))
-      return { ok: false, reason: { ...base, kind: 'dc-no-time-for-maps' } };
+    if (!(plan.reduceStart > job.arrival)) return refuse('dc-no-time-for-maps');
     const mapsFree = mapTotal - inUse(s, job.arrival).maps;
     if (plan.mapSlotsNeeded > mapsFree)
-      return {
-        ok: false,
-        reason: {
-          ...base,
-          kind: 'dc-map-slots-unavailable',
-          slotsNeeded: plan.mapSlotsNeeded,
-          slotsFree: mapsFree,
-        },
-      };
+      return refuse('dc-map-slots-unavailable', plan.mapSlotsNeeded, mapsFree);
     const reducesFree = reduceTotal - inUse(s, plan.reduceStart).reduces;
-    if (job.reduces > reducesFree)
-      return {
-        ok: false,
-        reason: {
-          ...base,
-          kind: 'dc-reduce-slots-unavailable',
-          slotsNeeded: job.reduces,
-          slotsFree: reducesFree,
-        },
-      };
+    if (job.reduces > reducesFree) return refuse('dc-reduce-slots-unavailable', job.reduces, reducesFree);
     return { ok: true, plan };
   };
   const policy: AdmissionPolicy<DcState> & { readonly options: DcOptions } = {

@@ -11,6 +11,7 @@ import {
   insertionIndex,
   keepCheckpoints,
   newWalker,
+  placedEntry,
   rtmrStateFromSnapshot,
   runLanesBefore,
   vectorsBefore,
@@ -144,17 +145,7 @@ function decide(state: RtmrState, job: DeadlineJob, now: number, acceptAll: bool
       },
     };
   }
-  const entry: RtmrEntry = {
-    job,
-    work,
-    started: false,
-    mapEnd: r.mapEnd,
-    finish: r.finish,
-    steps: r.steps,
-    computedAt: now,
-    mapFirstPick: r.firstPick,
-    absorbed: false,
-  };
+  const entry = placedEntry({ job, work, started: false }, r, now);
   // lines 10-21; a no-op placement (zero-length tasks on slots after now) may let the walk stop
   // early: the successors' old vectors are then compared as the walk goes.
   const unchanged = state.engine === 'fast' && p < state.entries.length && !r.raised;

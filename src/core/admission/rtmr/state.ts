@@ -102,6 +102,28 @@ export interface Walker {
   place(work: JobWork, now: number): Placement & { steps: Step[]; firstPick: number; raised: boolean };
 }
 
+/** What placing one job on the vectors gave (Walker.place). */
+export type WalkPlacement = ReturnType<Walker['place']>;
+
+/** A queue entry for a job as a walk placed it at `now` (not absorbed into the base). */
+export function placedEntry(
+  j: Pick<RtmrEntry, 'job' | 'work' | 'started'>,
+  r: WalkPlacement,
+  now: number,
+): RtmrEntry {
+  return {
+    job: j.job,
+    work: j.work,
+    started: j.started,
+    mapEnd: r.mapEnd,
+    finish: r.finish,
+    steps: r.steps,
+    computedAt: now,
+    mapFirstPick: r.firstPick,
+    absorbed: false,
+  };
+}
+
 class LiteralWalker implements Walker {
   private cur: Float64Array[];
   constructor(
@@ -300,17 +322,7 @@ export function walkSuccessors(
   for (let s = from; s < es.length; s++) {
     const prev = es[s]!;
     const r = walker.place(prev.work, now);
-    const next: RtmrEntry = {
-      job: prev.job,
-      work: prev.work,
-      started: prev.started,
-      mapEnd: r.mapEnd,
-      finish: r.finish,
-      steps: r.steps,
-      computedAt: now,
-      mapFirstPick: r.firstPick,
-      absorbed: false,
-    };
+    const next = placedEntry(prev, r, now);
     out.push(next);
     if (stopAtMiss && r.finish > absoluteDeadline(prev.job))
       return { entries: out, miss: { index: s, entry: prev, finish: r.finish } };
@@ -442,19 +454,8 @@ export function rtmrStateFromSnapshot(
     checkpoints: new Map(),
   };
   const walker = newWalker(state, base);
-  const entries: RtmrEntry[] = [...started, ...waiting].map((j) => {
-    const r = walker.place(j.work, snap.now);
-    return {
-      job: j.job,
-      work: j.work,
-      started: j.started,
-      mapEnd: r.mapEnd,
-      finish: r.finish,
-      steps: r.steps,
-      computedAt: snap.now,
-      mapFirstPick: r.firstPick,
-      absorbed: false,
-    };
-  });
+  const entries: RtmrEntry[] = [...started, ...waiting].map((j) =>
+    placedEntry(j, walker.place(j.work, snap.now), snap.now),
+  );
   return { ...state, entries };
 }
