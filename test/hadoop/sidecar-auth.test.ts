@@ -5,6 +5,7 @@
  * the user and the RM runs the app as that user.
  */
 import { startHadoop, type RunningHadoop } from '../../hadoop/launch';
+import { EXIT } from '../../src/cli/exit-codes';
 import { runProbe } from '../../src/cli/probe';
 import { buildConfig } from '../../src/config/load';
 import { startSidecar, type RunningSidecar } from '../../src/loop/service';
@@ -38,7 +39,8 @@ describe('without rm.user', () => {
       { urls: [hadoop.info.rm], format: 'json', output: 'text', timeoutMs: 10_000 },
       { out: (t) => out.push(t), err: (t) => err.push(t) },
     );
-    expect(code).toBe(2);
+    // docs/cli.md's table: an RM that answered an error is something probe needs being unavailable.
+    expect(code).toBe(EXIT.unavailable);
     expect(out).toEqual([]);
     expect(err.join('')).toMatch(
       /^probe failed: RM_AUTH_REQUIRED: RM refused an anonymous call with 401 \(authentication required\): set rm\.user/,
