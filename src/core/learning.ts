@@ -60,7 +60,8 @@ export interface ClassLearning {
 
 const FIELDS = ['eta', 'mapCostMax', 'reduceCostMax', 'mapTaskSeconds', 'reduceTaskSeconds'] as const;
 
-function full(e: Estimates): Required<Estimates> {
+/** Every figure of an estimate, an absent task floor as 0. */
+export function fullEstimates(e: Estimates): Required<Estimates> {
   return {
     eta: e.eta,
     mapCostMax: e.mapCostMax,
@@ -72,8 +73,8 @@ function full(e: Estimates): Required<Estimates> {
 
 /** Field by field, the larger of the two. */
 export function maxEstimates(a: Estimates, b: Estimates): Estimates {
-  const x = full(a);
-  const y = full(b);
+  const x = fullEstimates(a);
+  const y = fullEstimates(b);
   const out = {} as Record<(typeof FIELDS)[number], number>;
   for (const f of FIELDS) out[f] = Math.max(x[f], y[f]);
   return Object.freeze(out);
@@ -114,7 +115,7 @@ export function flooredSample(
   options: LearningOptions,
 ): Estimates {
   validateObservation(obs);
-  const cur = full(current);
+  const cur = fullEstimates(current);
   const g = options.maxGrowthPerJob;
   const stage = (tasks: FinishedJobObservation['mapTasks'], floorNow: number, costNow: number) => {
     // A tiny task's seconds less what its data costs at the current rate: the start-up.

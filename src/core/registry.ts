@@ -235,6 +235,15 @@ function admit(
   return capabilitiesOf ? Object.freeze({ ...e, capabilitiesOf }) : e;
 }
 
+/**
+ * A factory taking its own typed arguments, registered as one taking the raw ones: each factory
+ * validates what it is given (a ValidationError names each bad field).
+ */
+const fromArgs =
+  <A>(create: (args: A) => AnyAdmissionPolicy) =>
+  (args: unknown): AnyAdmissionPolicy =>
+    create(args as A);
+
 /** RTMR's feedback controller can be turned off by its arguments (`feedback: false`). */
 const feedbackArg = (args: unknown): Partial<AdmissionCapabilities> =>
   (args as { feedback?: unknown } | null)?.feedback === false ? { feedback: false } : {};
@@ -247,6 +256,10 @@ const VECTORS: Partial<AdmissionCapabilities> = {
   earliestDeadline: true,
   reservations: true,
 };
+/** An RTMR admission test on the slot vectors, its feedback on unless its arguments turn it off. */
+const onVectors = <A>(description: string, create: (args: A) => AnyAdmissionPolicy): AdmissionEntry =>
+  admit(description, fromArgs(create), VECTORS, feedbackArg);
+
 /** Baselines that admit every job and only estimate its finish on the vectors. */
 const ADMIT_ALL: Partial<AdmissionCapabilities> = {
   promisesDeadlines: false,
@@ -259,38 +272,22 @@ const ADMIT_ALL: Partial<AdmissionCapabilities> = {
  * its own arguments (a ValidationError names each bad field).
  */
 export const admissionEntries: Readonly<Record<string, AdmissionEntry<AnyAdmissionPolicy>>> = Object.freeze({
-  rtmr: admit(
-    'RTMR: EDF admission on slot vectors, with feedback (seed 000)',
-    (a) => rtmr(a as Parameters<typeof rtmr>[0]),
-    VECTORS,
-    feedbackArg,
-  ),
-  'rtmr-no-feedback': admit(
-    'RTMR without the feedback controller',
-    (a) => rtmrNoFeedback(a as Parameters<typeof rtmrNoFeedback>[0]),
-    { ...VECTORS, feedback: false },
-  ),
-  dc: admit(
-    'Deadline Constraint scheduler, a baseline (seed 001)',
-    (a) => dc(a as Parameters<typeof dc>[0]),
-    {
-      dispatch: 'minimum-tasks',
-      args: 'unit-costs',
-      estimateModel: 'paper',
-      earliestDeadline: true,
-    },
-  ),
-  'rtmr-fifo': admit(
-    'RTMR admission on a FIFO queue instead of EDF',
-    (a) => rtmrFifo(a as Parameters<typeof rtmrFifo>[0]),
-    VECTORS,
-    feedbackArg,
-  ),
-  'fifo-all': admit(
-    'admit every job, FIFO, with estimated finish times',
-    (a) => fifoAll(a as Parameters<typeof fifoAll>[0]),
-    { ...ADMIT_ALL, queueOrder: 'arrival' },
-  ),
+  rtmr: onVectors('RTMR: EDF admission on slot vectors, with feedback (seed 000)', rtmr),
+  'rtmr-no-feedback': admit('RTMR without the feedback controller', fromArgs(rtmrNoFeedback), {
+    ...VECTORS,
+    feedback: false,
+  }),
+  dc: admit('Deadline Constraint scheduler, a baseline (seed 001)', fromArgs(dc), {
+    dispatch: 'minimum-tasks',
+    args: 'unit-costs',
+    estimateModel: 'paper',
+    earliestDeadline: true,
+  }),
+  'rtmr-fifo': onVectors('RTMR admission on a FIFO queue instead of EDF', rtmrFifo),
+  'fifo-all': admit('admit every job, FIFO, with estimated finish times', fromArgs(fifoAll), {
+    ...ADMIT_ALL,
+    queueOrder: 'arrival',
+  }),
   'edf-all': edfAllEntry,
   'yarn-greedy': admit(
     "YARN ReservationSystem's GreedyReservationAgent as an admission test",

@@ -31,7 +31,7 @@ import {
 } from '../core/estimates';
 import type { DeadlineJob } from '../core/job';
 import { JOB_TYPES, type JobType } from '../core/kinds';
-import { estimatesFromSamples, learnJob, type LearningOptions } from '../core/learning';
+import { estimatesFromSamples, fullEstimates, learnJob, type LearningOptions } from '../core/learning';
 import { ValidationError } from '../errors/validation';
 import type { Logger } from '../log';
 import type { JobRecord, Ledger } from '../store/types';
@@ -75,13 +75,15 @@ export interface EstimatesResetView {
   after: FiguresView;
 }
 
+/** The figures under the API's names (seconds per MB), absent task floors as 0 as the core reads them. */
 export function figuresView(e: Estimates): FiguresView {
+  const f = fullEstimates(e);
   return {
-    eta: e.eta,
-    mapSecondsPerMb: e.mapCostMax,
-    reduceSecondsPerMb: e.reduceCostMax,
-    mapTaskSeconds: e.mapTaskSeconds ?? 0,
-    reduceTaskSeconds: e.reduceTaskSeconds ?? 0,
+    eta: f.eta,
+    mapSecondsPerMb: f.mapCostMax,
+    reduceSecondsPerMb: f.reduceCostMax,
+    mapTaskSeconds: f.mapTaskSeconds,
+    reduceTaskSeconds: f.reduceTaskSeconds,
   };
 }
 

@@ -1,5 +1,11 @@
 import type { PartitionView } from '../api/views';
-import { GPU_RESOURCE, type NodeReport, type QueueInfo, type SchedulerInfo } from '../yarn/model';
+import {
+  GPU_RESOURCE,
+  type NodeReport,
+  type QueueInfo,
+  type Resource,
+  type SchedulerInfo,
+} from '../yarn/model';
 
 /**
  * What one poll of the RM tells the sidecar about capacity: label partitions (from the nodes)
@@ -57,6 +63,13 @@ function absoluteShare(q: QueueInfo, label: string): number {
   return label === '' ? q.absoluteCapacity : 0;
 }
 
+/** Each resource column of a partition, and how much of a node's resource it counts. */
+const COUNTED: ReadonlyArray<readonly ['memoryMb' | 'vcores' | 'gpus', (r: Resource) => number]> = [
+  ['memoryMb', (r) => r.memoryMB],
+  ['vcores', (r) => r.vcores],
+  ['gpus', (r) => r.extra[GPU_RESOURCE] ?? 0],
+];
+
 export function buildCapacityView(
   nodes: readonly NodeReport[],
   scheduler: SchedulerInfo | undefined,
@@ -76,12 +89,10 @@ export function buildCapacityView(
       containers: 0,
     };
     p.nodes++;
-    p.memoryMb.total += n.total.memoryMB;
-    p.memoryMb.used += n.used.memoryMB;
-    p.vcores.total += n.total.vcores;
-    p.vcores.used += n.used.vcores;
-    p.gpus.total += n.total.extra[GPU_RESOURCE] ?? 0;
-    p.gpus.used += n.used.extra[GPU_RESOURCE] ?? 0;
+    for (const [column, amount] of COUNTED) {
+      p[column].total += amount(n.total);
+      p[column].used += amount(n.used);
+    }
     p.containers += nodeContainers(n, size);
     byLabel.set(label, p);
   }
