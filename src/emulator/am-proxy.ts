@@ -2,7 +2,7 @@ import express, { type NextFunction, type Request, type Response } from 'express
 import { remoteRejection } from '../errors/emulated-rm-rejection';
 import type { Logger } from '../log';
 import type { Controls } from './controls';
-import { answer, handle, query } from './http';
+import { answer, handle, query, useEmulatedBasics } from './http';
 import { jobTasks, taskContent, type TaskEntry } from './jhs-app';
 import type { Content } from './render';
 import type { AppRecord, AppView, EmulatedRm } from './rm-state';
@@ -231,12 +231,7 @@ export function buildAmProxy(
   r.use((req: Request, _res: Response, next: NextFunction) =>
     req.path.startsWith('/proxy/') ? next() : next('router'),
   );
-  r.use(express.text({ type: () => true, limit: '1mb' }));
-  r.use(controls.middleware(true));
-  r.use((_req, _res, next) => {
-    rm.sync();
-    next();
-  });
+  useEmulatedBasics(r, rm, controls, true);
   const h = (fn: (req: Request, res: Response) => void) => handle(log, fn, 'am');
   for (const [path, route] of AM_ROUTES) {
     r.get(

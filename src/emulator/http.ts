@@ -1,11 +1,19 @@
 import { createHash } from 'node:crypto';
-import type { Express, NextFunction, Request, RequestHandler, Response } from 'express';
+import express, {
+  type Express,
+  type NextFunction,
+  type Request,
+  type RequestHandler,
+  type Response,
+  type Router,
+} from 'express';
 import { EmulatedRmRejection, remoteRejection } from '../errors/emulated-rm-rejection';
 import { RmMalformedResponseError } from '../errors/rm-malformed';
 import type { Logger } from '../log';
 import { Node } from '../yarn/coerce';
 import { parseJson, parseXml } from '../yarn/format';
 import { jettyErrorPage, remoteUser, sendJettyError, servletNameOf, type JettyError } from './auth';
+import type { Controls } from './controls';
 import {
   CONTENT_TYPE,
   formatFromAccept,
@@ -16,6 +24,33 @@ import {
   type Format,
   type RenderOptions,
 } from './render';
+
+/**
+ * What every emulated server does before its routes: any body read as text (1 MB at most), the
+ * fault controls (`rm`: with a standby RM's redirects), and the simulation brought up to now.
+ */
+export function useEmulatedBasics(
+  r: Express | Router,
+  sim: { sync(): void },
+  controls: Controls,
+  rm: boolean,
+): void {
+  r.use(express.text({ type: () => true, limit: '1mb' }));
+  r.use(controls.middleware(rm));
+  r.use((_req, _res, next) => {
+    sim.sync();
+    next();
+  });
+}
+
+/** An emulated server's app: no X-Powered-By or ETag header, as Hadoop's, then the basics above. */
+export function emulatedApp(sim: { sync(): void }, controls: Controls, rm: boolean): Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('etag', false);
+  useEmulatedBasics(app, sim, controls, rm);
+  return app;
+}
 
 /**
  * Request and answer plumbing shared by the emulated RM and JobHistory server: the format the

@@ -3,7 +3,7 @@ import { remoteRejection } from '../errors/emulated-rm-rejection';
 import type { Logger } from '../log';
 import type { TaskRecord } from '../sim/engine';
 import type { Controls } from './controls';
-import { answer, handle, query, queryNumber, unknownRoutes } from './http';
+import { answer, emulatedApp, handle, query, queryNumber, unknownRoutes } from './http';
 import type { Content } from './render';
 import type { AppRecord, AppView, EmulatedRm } from './rm-state';
 
@@ -294,15 +294,7 @@ function historyInfo(rm: EmulatedRm, req: Request, res: Response): void {
 }
 
 export function buildJhsApp(rm: EmulatedRm, controls: Controls, log: Logger): express.Express {
-  const app = express();
-  app.disable('x-powered-by');
-  app.set('etag', false);
-  app.use(express.text({ type: () => true, limit: '1mb' }));
-  app.use(controls.middleware(false));
-  app.use((_req, _res, next) => {
-    rm.sync();
-    next();
-  });
+  const app = emulatedApp(rm, controls, false);
   const h = (fn: (rm: EmulatedRm, req: Request, res: Response) => void) =>
     handle(log, (req, res) => fn(rm, req, res), 'jhs');
   const J = `${H}/mapreduce/jobs/:jobId`;

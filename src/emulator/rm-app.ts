@@ -1,7 +1,7 @@
 import express from 'express';
 import type { Logger } from '../log';
 import type { Controls } from './controls';
-import { unknownRoutes } from './http';
+import { emulatedApp, unknownRoutes } from './http';
 import type { EmulatedRm } from './rm-state';
 import { registerAppReadRoutes, registerAppFieldRoutes } from './rm-routes/apps';
 import { registerAppWriteRoutes, registerSubmissionRoutes } from './rm-routes/app-writes';
@@ -22,15 +22,7 @@ import { registerSchedulerRoutes } from './rm-routes/scheduler';
  * last the handler that answers for every path the RM does not have.
  */
 export function buildRmApp(rm: EmulatedRm, controls: Controls, log: Logger): express.Express {
-  const app = express();
-  app.disable('x-powered-by');
-  app.set('etag', false);
-  app.use(express.text({ type: () => true, limit: '1mb' }));
-  app.use(controls.middleware(true));
-  app.use((_req, _res, next) => {
-    rm.sync();
-    next();
-  });
+  const app = emulatedApp(rm, controls, true);
   const c = rmContext(app, rm, controls, log);
   registerClusterRoutes(c);
   registerSchedulerRoutes(c);
