@@ -3,8 +3,13 @@
  * Queues of 10 / 100 / 1,000 admitted jobs on unified clusters of 100 / 1,000 / 20,000 slots.
  * Job sizes follow the Facebook bins of seed 000 Table II (1 to 5,000 maps, 128 MB splits),
  * drawn with a small seeded PRNG here (the core takes no randomness).
+ * Then the scale cells (issue 17): 1,000 jobs x 20,000 and 10,000 jobs x 200,000 containers,
+ * fast engine only: admission, the earliest-deadline search of a refused job, heap per job.
  */
 import { loadavg } from 'node:os';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
+import { percentile, recordResult } from './results';
 import { rtmr, type RtmrState } from '../src/core/admission';
 import type { Estimates } from '../src/core/estimates';
 import type { DeadlineJob } from '../src/core/job';
@@ -50,9 +55,12 @@ function drawJob(rnd: () => number, id: string): DeadlineJob {
   return { id, arrival: 0, deadline: 1, maps, reduces, inputSize: maps * SPLIT_MB };
 }
 
-function pct(xs: number[], p: number): number {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.max(0, Math.ceil((p / 100) * s.length) - 1))]!;
+const pct = percentile;
+
+/** A full garbage collection (for heap figures), exposed without a command-line flag. */
+function collect(): void {
+  setFlagsFromString('--expose-gc');
+  (runInNewContext('gc') as () => void)();
 }
 
 const nowMs = (): number => Number(process.hrtime.bigint()) / 1e6;
@@ -154,6 +162,14 @@ export default async function (): Promise<void> {
         ].join(' '),
       );
       console.error(rows[rows.length - 1]);
+      if (queue === 1000 && slots === 20000 && !busy)
+        recordResult({
+          name: 'admission 1000x20000 fast vs literal engine (decision)',
+          unit: 'ms',
+          median: f50,
+          p99: f99,
+          ratio: l50 / f50,
+        });
     }
   }
   console.log(
@@ -170,4 +186,112 @@ export default async function (): Promise<void> {
   for (const r of rows) console.log(r);
   console.log('* busy cluster: every slot free at a different time (rebuilt from a snapshot)');
   for (const n of notes) console.log(`note: ${n}`);
+  scaleCells();
+}
+
+/**
+ * Issue 17's cells: a queue built so that every job fits (each deadline a little after its
+ * finish at the tail), then candidates with deadlines spread over the queue (admission), and
+ * refused candidates (deadlines of a few seconds) with the earliest-deadline search.
+ */
+function scaleCells(): void {
+  const cells = [
+    { queue: 1000, slots: 20000, decisions: 1000, searches: 200 },
+    { queue: 10000, slots: 200000, decisions: 1000, searches: 100 },
+  ];
+  const lines: string[] = [];
+  for (const { queue, slots, decisions, searches } of cells) {
+    const rnd = mulberry32(queue * 31 + slots);
+    const fast = rtmr({ slotModel: { name: 'unified', containers: slots }, estimates: EST });
+    collect();
+    const heap0 = process.memoryUsage().heapUsed;
+    let s: RtmrState = fast.initialState(0);
+    let last = 0;
+    const b0 = nowMs();
+    for (let i = 0; i < queue; i++) {
+      const j = drawJob(rnd, `q${i}`);
+      const probe = fast.admit(s, { ...j, deadline: 1e12 }, 0, { searchEarliest: false });
+      if (!probe.admitted) throw new Error('probe refused');
+      last = Math.max(last, probe.estimatedFinish) + rnd() * 600;
+      const r = fast.admit(s, { ...j, deadline: last }, 0, { searchEarliest: false });
+      if (!r.admitted) throw new Error(`queue job ${i} refused`);
+      s = r.state;
+    }
+    const buildS = (nowMs() - b0) / 1000;
+    const first = s.entries[0]!.job.deadline;
+    const admit: number[] = [];
+    const admitCpu: number[] = [];
+    let admitted = 0;
+    for (let i = 0; i < decisions + 5; i++) {
+      const c = { ...drawJob(rnd, `n${i}`), deadline: first + rnd() * (last * 1.05 - first) };
+      const c0 = cpuMs();
+      const t0 = nowMs();
+      const r = fast.admit(s, c, 0, { searchEarliest: false });
+      if (i < 5) continue; // warm-up
+      admit.push(nowMs() - t0);
+      admitCpu.push(cpuMs() - c0);
+      if (r.admitted) admitted++;
+    }
+    const search: number[] = [];
+    const searchCpu: number[] = [];
+    let found = 0;
+    for (let i = 0; i < searches; i++) {
+      const c = { ...drawJob(rnd, `r${i}`), deadline: 1 + rnd() * 20 };
+      const c0 = cpuMs();
+      const t0 = nowMs();
+      const r = fast.admit(s, c, 0);
+      search.push(nowMs() - t0);
+      searchCpu.push(cpuMs() - c0);
+      if (!r.admitted && r.earliestAdmissibleDeadline !== null) found++;
+    }
+    collect();
+    // The state after the decisions, with the checkpoints they memoised.
+    const kb = (process.memoryUsage().heapUsed - heap0) / queue / 1024;
+    if (s.entries.length !== queue) throw new Error('queue changed');
+    const name = `admission ${queue}x${slots}`;
+    recordResult({ name: `${name} admit`, unit: 'ms', median: pct(admit, 50), p99: pct(admit, 99) });
+    recordResult({
+      name: `${name} admit (cpu)`,
+      unit: 'ms',
+      median: pct(admitCpu, 50),
+      p99: pct(admitCpu, 99),
+    });
+    recordResult({
+      name: `${name} earliest deadline`,
+      unit: 'ms',
+      median: pct(search, 50),
+      p99: pct(search, 99),
+    });
+    recordResult({
+      name: `${name} earliest deadline (cpu)`,
+      unit: 'ms',
+      median: pct(searchCpu, 50),
+      p99: pct(searchCpu, 99),
+    });
+    recordResult({ name: `${name} heap per queued job`, unit: 'KB', median: kb, p99: kb });
+    lines.push(
+      [
+        String(queue).padStart(6),
+        String(slots).padStart(7),
+        `${admitted}/${admit.length}`.padStart(10),
+        pct(admit, 50).toFixed(3).padStart(9),
+        pct(admit, 99).toFixed(3).padStart(9),
+        pct(admitCpu, 99).toFixed(3).padStart(8),
+        `${found}/${search.length}`.padStart(8),
+        pct(search, 50).toFixed(2).padStart(9),
+        pct(search, 99).toFixed(2).padStart(9),
+        pct(searchCpu, 99).toFixed(2).padStart(8),
+        kb.toFixed(2).padStart(7),
+        buildS.toFixed(1).padStart(7),
+      ].join(' '),
+    );
+    console.error(lines[lines.length - 1]);
+  }
+  console.log(
+    '\nAt scale (fast engine): admission and earliest-deadline search in ms (wall clock; cpu = process CPU time)',
+  );
+  console.log(
+    ' queue   slots   admitted admit p50 admit p99  cpu p99  refused  earl p50  earl p99  cpu p99 KB/job build s',
+  );
+  for (const l of lines) console.log(l);
 }

@@ -1,10 +1,12 @@
 /**
  * `npm run bench [-- NAME...]`: runs every bench/*.bench.ts (or those whose file name
- * contains one of the NAMEs) one after another and prints what each measured.
+ * contains one of the NAMEs) one after another and prints what each measured, then writes the
+ * rows the benches recorded (bench/results.ts) to bench/results.json.
  * Each bench file exports `default async function (): Promise<void>`.
  */
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { recordedResults, writeResults } from './results';
 
 async function run(): Promise<void> {
   const filters = process.argv.slice(2);
@@ -22,6 +24,9 @@ async function run(): Promise<void> {
     const mod = (await import(join(__dirname, file))) as { default: () => Promise<void> };
     await mod.default();
   }
+  const out = join(__dirname, 'results.json');
+  writeResults(out);
+  console.log(`\n${recordedResults().length} result rows written to bench/results.json`);
 }
 
 void run();

@@ -2,26 +2,47 @@ import { ValidationError, type ValidationIssue, issueCollector } from '../../../
 import { DEFAULT_ESTIMATES, validateEstimates, type Estimates } from '../../estimates';
 import { absoluteDeadline, validateJob, type DeadlineJob } from '../../job';
 import { satu } from '../../slots/literal';
-import { reduceCapacity, usableMapSlots, validateSlotModel, type SlotModel } from '../../slots/model';
+import type { Step } from '../../slots/fast';
+import {
+  reduceCapacity,
+  usableMapSlots,
+  validateSlotModel,
+  type JobWork,
+  type Placement,
+  type SlotModel,
+} from '../../slots/model';
 import { DEADLINE_HORIZON_SECONDS, searchEarliestDeadline } from '../earliest';
 import type { AdmissionPolicy, AdmissionResult, AdmitOptions, JobActuals, RejectReason } from '../types';
 import {
   emptyRtmrState,
+  FastWalker,
+  fieldsOf,
   freshWork,
   insertionIndex,
   keepCheckpoints,
+  DENSE_STRIDE,
+  denseOf,
+  indexOfJob,
+  lastStartedOf,
+  makeRtmrState,
+  newDense,
+  writeDense,
   newWalker,
   placedEntry,
+  recordsOf,
   rtmrStateFromSnapshot,
   runLanesBefore,
   vectorsBefore,
   walkerBefore,
   walkSuccessors,
   type ClusterSnapshot,
+  type Dense,
   type QueueOrder,
+  type Records,
   type RtmrEntry,
   type RtmrState,
   type VectorEngine,
+  type Walker,
 } from './state';
 
 /** What the user writes for an RTMR-family policy. */
@@ -122,33 +143,182 @@ export function unusableSlots(model: SlotModel, job: DeadlineJob): RejectReason 
   };
 }
 
-/** Alg. 5.1: admission controller. A rejected job changes nothing: the old state is returned. */
-function decide(state: RtmrState, job: DeadlineJob, now: number, acceptAll: boolean): Decision {
+/**
+ * Alg. 5.1: admission controller. A rejected job changes nothing: the old state is returned.
+ * `wantState: false` (the earliest-deadline search) skips building the admitted state.
+ */
+function decide(
+  state: RtmrState,
+  job: DeadlineJob,
+  now: number,
+  acceptAll: boolean,
+  wantState = true,
+): Decision {
   const p = insertionIndex(state, job);
   const unusable = unusableSlots(state.model, job);
   if (unusable) return { ok: false, position: p, reason: unusable };
-  const walker = walkerBefore(state, p); // lines 1-3
+  if (state.engine === 'literal')
+    return decideWalkingAll(state, job, p, walkerBefore(state, p), now, acceptAll);
+  const lanes = runLanesBefore(state, p); // lines 1-3
+  let lowest = Infinity;
+  for (const l of lanes.lanes) lowest = Math.min(lowest, l.min());
   const work = freshWork(state.estimates, job, state.model);
-  const r = walker.place(work, now); // lines 4-6
+  const r = lanes.place(work, now); // lines 4-6
   const deadline = absoluteDeadline(job);
-  if (!acceptAll && r.finish > deadline) {
-    // lines 7-9
-    return {
-      ok: false,
-      position: p,
-      reason: {
-        kind: 'new-job-misses',
-        jobId: job.id,
-        deadline,
-        estimatedFinish: r.finish,
-        lateBySeconds: r.finish - deadline,
-      },
-    };
+  if (!acceptAll && r.finish > deadline) return ownMiss(job, p, r.finish);
+  const rec = recordsOf(state);
+  const es = rec.list;
+  const n = es.length;
+  // A no-op placement (zero-length tasks on slots after now) may let the walk stop early where
+  // a successor's old vectors come out unchanged: the full walk of walkSuccessors does that.
+  if (p < n && !r.raised) return decideWalkingAll(state, job, p, new FastWalker(lanes), now, acceptAll, r);
+  const entry = placedEntry({ job, work, started: false }, r, now);
+  // lines 10-21: walk the successors while a bound cannot vouch for the rest (see successorBound).
+  const bound = acceptAll ? null : successorBound(rec, p, now, Math.max(0, r.finish - lowest), work);
+  const stop = bound === null ? p : bound.walkUntil;
+  const walked: RtmrEntry[] = [];
+  for (let s = p; s < stop; s++) {
+    const prev = es[s]!;
+    const q = lanes.place(prev.work, now);
+    if (q.finish > absoluteDeadline(prev.job)) return successorMiss(prev, p, q.finish);
+    walked.push(placedEntry(prev, q, now));
   }
+  if (!wantState) return { ok: true, position: p, finish: r.finish, state };
+  // lines 22-23: insert J; the successors not walked keep provisional records (Records).
+  const list = es.slice(0, p);
+  list.push(entry);
+  for (const w of walked) list.push(w);
+  for (let s = stop; s < n; s++) list.push(es[s]!);
+  const fields = { ...fieldsOf(state), checkpoints: keepCheckpoints(state, p) };
+  const pending =
+    stop < n ? { from: stop + 1, now, shift: bound === null ? Infinity : bound.shift } : undefined;
+  const memo: { derive?: () => Dense; lastStarted?: number } = {};
+  if (rec.lastStarted !== undefined) memo.lastStarted = rec.lastStarted; // p is behind it
+  const old = rec.dense;
+  if (old !== undefined)
+    // Built when first needed: the old rows before p and from `stop` on, and the rows of the
+    // new job and of the walked successors between. (An old provisional row that the old state
+    // recomputed meanwhile holds its exact figures: still below the bound, see Records.)
+    memo.derive = () => {
+      const d = newDense(n + 1);
+      const S = DENSE_STRIDE;
+      d.num.set(old.num.subarray(0, p * S));
+      d.ids.set(old.ids.subarray(0, p));
+      d.num.set(old.num.subarray(stop * S), (stop + 1) * S);
+      d.ids.set(old.ids.subarray(stop), stop + 1);
+      for (let k = p; k <= stop; k++) writeDense(d, k, list[k]!);
+      return d;
+    };
+  return { ok: true, position: p, finish: r.finish, state: makeRtmrState(fields, list, pending, memo) };
+}
+
+/** Alg. 5.1 lines 7-9. */
+function ownMiss(job: DeadlineJob, p: number, finish: number): Decision {
+  const deadline = absoluteDeadline(job);
+  return {
+    ok: false,
+    position: p,
+    reason: {
+      kind: 'new-job-misses',
+      jobId: job.id,
+      deadline,
+      estimatedFinish: finish,
+      lateBySeconds: finish - deadline,
+    },
+  };
+}
+
+/** Alg. 5.1 lines 15-17: the first successor found to miss its deadline. */
+function successorMiss(e: RtmrEntry, p: number, finish: number): Decision {
+  const d = absoluteDeadline(e.job);
+  return {
+    ok: false,
+    position: p,
+    reason: {
+      kind: 'admitted-job-would-miss',
+      jobId: e.job.id,
+      deadline: d,
+      estimatedFinish: finish,
+      lateBySeconds: finish - d,
+    },
+  };
+}
+
+/**
+ * Where an admission at `p` may stop walking its successors, and the bound on how far the
+ * records it does not walk can be above their stored ones.
+ *
+ * Why it is exact. Placing a job (Alg. 5.2/5.3) on sorted vectors is monotone and
+ * shift-invariant: if every slot time of vectors A is at most that of vectors B plus D
+ * (componentwise on the sorted vectors) and A's release instant is at most B's plus D, then
+ * the job's finish, end of maps and every slot time after it are at most B's plus D, since
+ * each task writes max(t, release) + seconds, a non-decreasing function of t and release. The
+ * new job raises the vectors before `p`: every slot it takes ends at most at its finish and
+ * started at least at the lowest slot time, so the vectors after it are at most the old ones
+ * plus delta = finish - lowest. The old records from `p` on are a chain of such placements
+ * (at the instant each was computed; a record that absorbed a departed job's steps only sits
+ * higher, a SATU record (`full` step) is no placement and stops the bound), and provisional
+ * old records are themselves below their stored figures plus the old `shift`. So every
+ * successor's exact new finish is at most its stored one plus
+ *   shift = max(delta, now - each record's instant) + old shift (if provisional ones follow),
+ * and a successor whose slack (deadline - stored finish) is at least that cannot miss. The
+ * walk goes on up to the last successor that is not vouched for (or the last SATU record), so
+ * a rejection is always found by the walk itself, with the walk's exact figures.
+ *
+ * Rounding: each task's float addition can make the chain's gap grow by at most 2 units in the
+ * last place of the largest time involved; `eps` allows 2^-48 (32 times that) per task placed
+ * from `p` on, and the slack must clear the shift by another `eps`.
+ */
+function successorBound(
+  rec: Records,
+  p: number,
+  now: number,
+  delta: number,
+  work: JobWork,
+): { walkUntil: number; shift: number } {
+  const n = rec.list.length;
+  const num = denseOf(rec).num;
+  const S = DENSE_STRIDE;
+  const exactTo = Math.min(rec.from, n);
+  // Provisional records are to be recomputed at rec.now.
+  let oldest = exactTo < n ? rec.now : Infinity;
+  let tasks = work.pendingMaps + work.pendingReduces + 2;
+  let scale = Math.abs(now) + 1;
+  for (let i = p, o = p * S; i < n; i++, o += S) {
+    if (i < exactTo && num[o + 1]! < oldest) oldest = num[o + 1]!;
+    tasks += num[o + 2]!;
+    if (num[o + 3]! > scale) scale = num[o + 3]!;
+  }
+  const lift = Math.max(delta, now - oldest);
+  const shift0 = lift + (exactTo < n ? rec.shift : 0);
+  const eps = 2 ** -48 * tasks * (scale + shift0 + 1);
+  const shift = shift0 + eps;
+  const need = shift + eps;
+  // The last successor the bound does not vouch for: the walk must go past it.
+  let i = n - 1;
+  while (i >= p && num[i * S]! >= need) i--;
+  return { walkUntil: i + 1, shift };
+}
+
+/** Alg. 5.1 walking every successor (the literal engine, and a fast no-op placement). */
+function decideWalkingAll(
+  state: RtmrState,
+  job: DeadlineJob,
+  p: number,
+  walker: Walker,
+  now: number,
+  acceptAll: boolean,
+  placed?: Placement & { steps: Step[]; firstPick: number; raised: boolean },
+): Decision {
+  const work = freshWork(state.estimates, job, state.model);
+  const r = placed ?? walker.place(work, now); // lines 4-6
+  const deadline = absoluteDeadline(job);
+  if (!acceptAll && r.finish > deadline) return ownMiss(job, p, r.finish);
   const entry = placedEntry({ job, work, started: false }, r, now);
   // lines 10-21; a no-op placement (zero-length tasks on slots after now) may let the walk stop
   // early: the successors' old vectors are then compared as the walk goes.
-  const unchanged = state.engine === 'fast' && p < state.entries.length && !r.raised;
+  const es = state.entries;
+  const unchanged = state.engine === 'fast' && p < es.length && !r.raised;
   const w = walkSuccessors(
     state,
     p,
@@ -157,27 +327,14 @@ function decide(state: RtmrState, job: DeadlineJob, now: number, acceptAll: bool
     !acceptAll,
     unchanged ? () => runLanesBefore(state, p) : undefined,
   );
-  if (w.miss) {
-    const d = absoluteDeadline(w.miss.entry.job);
-    return {
-      ok: false,
-      position: p,
-      reason: {
-        kind: 'admitted-job-would-miss',
-        jobId: w.miss.entry.job.id,
-        deadline: d,
-        estimatedFinish: w.miss.finish,
-        lateBySeconds: w.miss.finish - d,
-      },
-    };
-  }
+  if (w.miss) return successorMiss(w.miss.entry, p, w.miss.finish);
   // lines 22-23: insert J, record the new vectors of J and its successors.
-  const entries = [...state.entries.slice(0, p), entry, ...w.entries];
+  const entries = [...es.slice(0, p), entry, ...w.entries];
   return {
     ok: true,
     position: p,
     finish: r.finish,
-    state: { ...state, entries, checkpoints: keepCheckpoints(state, p) },
+    state: makeRtmrState({ ...fieldsOf(state), checkpoints: keepCheckpoints(state, p) }, entries),
   };
 }
 
@@ -195,12 +352,12 @@ function removeAt(state: RtmrState, i: number): RtmrState {
     ...(next ? [{ ...next, steps: [...gone.steps, ...next.steps], absorbed: true }] : []),
     ...es.slice(i + 2),
   ];
-  return { ...state, entries, checkpoints: keepCheckpoints(state, i) };
+  return makeRtmrState({ ...fieldsOf(state), checkpoints: keepCheckpoints(state, i) }, entries);
 }
 
 export function createRtmrPolicy(name: string, input: RtmrOptionsInput): RtmrPolicy {
   const options = validateRtmrOptions(input);
-  const indexOf = (state: RtmrState, id: string): number => state.entries.findIndex((e) => e.job.id === id);
+  const indexOf = indexOfJob;
 
   const policy: RtmrPolicy = {
     name,
@@ -210,12 +367,11 @@ export function createRtmrPolicy(name: string, input: RtmrOptionsInput): RtmrPol
     fromSnapshot: (snap) =>
       rtmrStateFromSnapshot(options.slotModel, options.estimates, options.engine, options.order, snap),
     withEngine: (state, engine) => {
-      const base = { ...state, engine, entries: [] as RtmrEntry[], checkpoints: new Map() };
       const entries = state.entries.map((e, i) => {
         const lanes = vectorsBefore(state, i + 1);
         return { ...e, steps: [{ kind: 'full' as const, lanes }] };
       });
-      return { ...base, entries };
+      return makeRtmrState({ ...fieldsOf(state), engine, checkpoints: new Map() }, entries);
     },
     admit(state, jobInput, now, opts: AdmitOptions = {}): AdmissionResult<RtmrState> {
       const job = validateJob(jobInput);
@@ -240,16 +396,22 @@ export function createRtmrPolicy(name: string, input: RtmrOptionsInput): RtmrPol
           freshWork(state.estimates, job, state.model),
           now,
         ).finish;
-        const lastDeadline = state.entries.reduce((m, e) => Math.max(m, absoluteDeadline(e.job)), -Infinity);
+        const lastDeadline = recordsOf(state).list.reduce(
+          (m, e) => Math.max(m, absoluteDeadline(e.job)),
+          -Infinity,
+        );
         const hint = Math.max(tail - job.arrival, lastDeadline - job.arrival + 1);
         // The horizon counts from now; D counts from the job's arrival.
         const horizon = Math.floor(
           Math.max(0, now - job.arrival) + (opts.horizon ?? DEADLINE_HORIZON_SECONDS),
         );
-        earliest = searchEarliestDeadline((D) => decide(state, { ...job, deadline: D }, now, false).ok, {
-          hint,
-          horizon,
-        });
+        earliest = searchEarliestDeadline(
+          (D) => decide(state, { ...job, deadline: D }, now, false, false).ok,
+          {
+            hint,
+            horizon,
+          },
+        );
         if (earliest === null) searchedUpTo = horizon;
       }
       return {
@@ -263,15 +425,21 @@ export function createRtmrPolicy(name: string, input: RtmrOptionsInput): RtmrPol
     },
     markStarted(state, jobId) {
       const i = indexOf(state, jobId);
-      if (i < 0 || state.entries[i]!.started) return state;
-      const entries = state.entries.slice();
+      const rec = recordsOf(state);
+      if (i < 0 || rec.list[i]!.started) return state;
+      // The start flag is no part of a record: provisional records stay provisional.
+      const entries = rec.list.slice();
       entries[i] = { ...entries[i]!, started: true };
-      return { ...state, entries };
+      const memo = {
+        lastStarted: Math.max(i, lastStartedOf(rec)),
+        ...(rec.dense ? { dense: { num: rec.dense.num.slice(), ids: rec.dense.ids.slice() } } : {}),
+      };
+      return makeRtmrState(fieldsOf(state), entries, rec, memo);
     },
     complete(state, jobId, actuals: JobActuals, now) {
       const i = indexOf(state, jobId);
       if (i < 0) return state;
-      const e = state.entries[i]!;
+      const e = state.entries[i]!; // every record exact from here on
       const issues: ValidationIssue[] = [];
       const times = (p: string, a: readonly number[], n: number): void => {
         if (a.length > n)
@@ -305,11 +473,11 @@ export function createRtmrPolicy(name: string, input: RtmrOptionsInput): RtmrPol
         const walker = newWalker(state, u);
         // lines 12-19, stopping once a successor's vectors come out unchanged.
         const w = walkSuccessors(state, i + 1, walker, now, false, () => runLanesBefore(state, i + 1));
-        s = {
-          ...state,
-          entries: [...state.entries.slice(0, i), updated, ...w.entries],
-          checkpoints: keepCheckpoints(state, i),
-        };
+        s = makeRtmrState({ ...fieldsOf(state), checkpoints: keepCheckpoints(state, i) }, [
+          ...state.entries.slice(0, i),
+          updated,
+          ...w.entries,
+        ]);
       }
       return removeAt(s, i);
     },
@@ -317,7 +485,7 @@ export function createRtmrPolicy(name: string, input: RtmrOptionsInput): RtmrPol
       const i = indexOf(state, jobId);
       return i < 0 ? state : removeAt(state, i);
     },
-    queue: (state) => state.entries.map((e) => e.job),
+    queue: (state) => recordsOf(state).list.map((e) => e.job),
   };
   return Object.freeze(policy);
 }

@@ -51,6 +51,10 @@ export interface RtmrState {
   readonly order: QueueOrder;
   /** Slot availability before the first queued job: all free, or rebuilt from a running cluster. */
   readonly base: Lanes;
+  /**
+   * The queue in order, every record exact. On a state made by an admission that did not walk
+   * all of its successors (see `Records`), reading this recomputes the pending records first.
+   */
   readonly entries: readonly RtmrEntry[];
   /**
    * Memo (not state): vectors before entry c, for c a multiple of CHECKPOINT_EVERY, filled on
@@ -60,6 +64,185 @@ export interface RtmrState {
 }
 
 export const CHECKPOINT_EVERY = 16;
+/**
+ * Past this many entries checkpoints are memoised only every 4 * CHECKPOINT_EVERY: a checkpoint
+ * holds a copy of the heap (its batches shared), which grows with the queue, and at 10,000
+ * queued jobs one every 16 entries held most of the state's memory, while replaying 63 records
+ * costs about what copying such a checkpoint does.
+ */
+export const SPARSE_CHECKPOINTS_FROM = 1024;
+
+function memoisesCheckpoint(i: number): boolean {
+  return i % (i < SPARSE_CHECKPOINTS_FROM ? CHECKPOINT_EVERY : 4 * CHECKPOINT_EVERY) === 0;
+}
+
+/**
+ * How a state stores its entries (memo, not state: the queue's value is what `entries` gives).
+ * An admission that proves from bounds that no successor can miss its deadline (policy.ts,
+ * `decide`) leaves the records of the successors it did not walk as they were, to be
+ * recomputed the first time something needs them: `list[from..]` are then provisional, and
+ * their exact records are those of Alg. 5.1 lines 12-21 run at `now` from the vectors before
+ * `from`. `shift` bounds how far the exact records can be above the provisional ones: every
+ * provisional entry's exact finish, and every slot time of the vectors after it, is at most
+ * its provisional figure + `shift` (see `decide` for why). `from` = list.length: all exact.
+ * Only fast-engine states are ever provisional.
+ */
+export interface Records {
+  readonly list: RtmrEntry[];
+  from: number;
+  now: number;
+  shift: number;
+  /** Memo: the figures the bound and the id look-up read, densely (see `denseOf`). */
+  dense?: Dense;
+  /** How to build `dense` from the state this one was derived from (cheaper than a scan). */
+  derive?: () => Dense;
+  /** Memo: index of the last started entry (-1: none). */
+  lastStarted?: number;
+}
+
+/**
+ * Per entry, in typed arrays (a scan of 10,000 entries reads a few hundred KB in order instead
+ * of chasing three objects per entry): `num` holds DENSE_STRIDE figures per entry, slack
+ * (deadline - stored finish; -Infinity for a record holding a SATU vector, which no bound
+ * vouches for), the instant the record was computed, the tasks it places, |stored finish|;
+ * `ids` a hash of its job id.
+ */
+export interface Dense {
+  readonly num: Float64Array;
+  readonly ids: Int32Array;
+}
+export const DENSE_STRIDE = 4;
+
+/** A 32-bit hash of a job id (FNV-1a over its UTF-16 code units). */
+export function idHash(id: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < id.length; i++) h = Math.imul(h ^ id.charCodeAt(i), 0x01000193);
+  return h | 0;
+}
+
+/** Writes entry `e`'s dense figures at row `i`. */
+export function writeDense(d: Dense, i: number, e: RtmrEntry): void {
+  const o = i * DENSE_STRIDE;
+  let full = false;
+  for (const st of e.steps) if (st.kind === 'full') full = true;
+  d.num[o] = full ? -Infinity : absoluteDeadline(e.job) - e.finish;
+  d.num[o + 1] = e.computedAt;
+  d.num[o + 2] = e.work.pendingMaps + e.work.pendingReduces;
+  d.num[o + 3] = Math.abs(e.finish);
+  d.ids[i] = idHash(e.job.id);
+}
+
+export function newDense(n: number): Dense {
+  return { num: new Float64Array(n * DENSE_STRIDE), ids: new Int32Array(n) };
+}
+
+/** The dense figures of a state's stored records, built on first use. */
+export function denseOf(rec: Records): Dense {
+  if (rec.dense === undefined && rec.derive !== undefined) {
+    rec.dense = rec.derive();
+    rec.derive = undefined;
+  }
+  if (rec.dense === undefined) {
+    const d = newDense(rec.list.length);
+    rec.list.forEach((e, i) => writeDense(d, i, e));
+    rec.dense = d;
+  }
+  return rec.dense;
+}
+
+/** Index of the entry of job `id`, or -1 (jobs are never provisional: the stored list answers). */
+export function indexOfJob(state: RtmrState, id: string): number {
+  const rec = recordsOf(state);
+  const ids = denseOf(rec).ids;
+  const h = idHash(id);
+  for (let i = 0; i < ids.length; i++) if (ids[i] === h && rec.list[i]!.job.id === id) return i;
+  return -1;
+}
+
+/** Index of the last started entry, or -1. */
+export function lastStartedOf(rec: Records): number {
+  if (rec.lastStarted === undefined) {
+    let i = rec.list.length - 1;
+    while (i >= 0 && !rec.list[i]!.started) i--;
+    rec.lastStarted = i;
+  }
+  return rec.lastStarted;
+}
+
+const RECORDS = Symbol('rtmr records');
+
+/** A state's stored records (a state built by hand, or spread into a copy, has only exact ones). */
+export function recordsOf(state: RtmrState): Records {
+  const r = (state as { [RECORDS]?: Records })[RECORDS];
+  if (r !== undefined) return r;
+  const list = state.entries as RtmrEntry[];
+  return { list, from: list.length, now: 0, shift: 0 };
+}
+
+/** The fields of a state other than its entries. */
+export type RtmrStateFields = Omit<RtmrState, 'entries' | 'kind'>;
+
+export function fieldsOf(state: RtmrState): RtmrStateFields {
+  const { model, estimates, engine, order, base, checkpoints } = state;
+  return { model, estimates, engine, order, base, checkpoints };
+}
+
+/**
+ * A state holding `list` (owned by it from now on: recomputing provisional records writes into
+ * it). `pending`: the provisional records from `pending.from` on (fast engine only).
+ */
+export function makeRtmrState(
+  fields: RtmrStateFields,
+  list: RtmrEntry[],
+  pending?: { from: number; now: number; shift: number },
+  memo: { dense?: Dense; derive?: () => Dense; lastStarted?: number } = {},
+): RtmrState {
+  const rec: Records = {
+    list,
+    from: pending === undefined ? list.length : Math.min(pending.from, list.length),
+    now: pending?.now ?? 0,
+    shift: pending?.shift ?? 0,
+    ...memo,
+  };
+  const state = {
+    kind: 'rtmr' as const,
+    model: fields.model,
+    estimates: fields.estimates,
+    engine: fields.engine,
+    order: fields.order,
+    base: fields.base,
+    checkpoints: fields.checkpoints,
+    get entries(): readonly RtmrEntry[] {
+      settle(state, rec.list.length);
+      return rec.list;
+    },
+  };
+  Object.defineProperty(state, RECORDS, { value: rec });
+  return state;
+}
+
+/**
+ * Makes the records before `index` exact (recomputing the provisional ones among them at the
+ * instant they are due, exactly as the admission's walk would have) and returns the vectors
+ * before `index` when it had to walk to get there (undefined when nothing was provisional).
+ */
+export function settle(state: RtmrState, index: number): RunLanes | undefined {
+  const rec = recordsOf(state);
+  const end = Math.min(index, rec.list.length);
+  if (rec.from >= end) return undefined;
+  const lanes = replayBefore(state, rec.list, rec.from);
+  const now = rec.now;
+  for (let i = rec.from; i < end; i++) {
+    const prev = rec.list[i]!;
+    const r = lanes.place(prev.work, now);
+    const e = placedEntry(prev, r, now);
+    rec.list[i] = e;
+    // A dense row holds the stored record's figures: keep it in step (deriving it first).
+    if (rec.dense !== undefined || rec.derive !== undefined) writeDense(denseOf(rec), i, e);
+  }
+  rec.from = end;
+  return lanes;
+}
 
 export function emptyRtmrState(
   model: SlotModel,
@@ -68,16 +251,10 @@ export function emptyRtmrState(
   order: QueueOrder,
   now: number,
 ): RtmrState {
-  return {
-    kind: 'rtmr',
-    model,
-    estimates,
-    engine,
-    order,
-    base: freeLanes(model, now),
-    entries: [],
-    checkpoints: new Map(),
-  };
+  return makeRtmrState(
+    { model, estimates, engine, order, base: freeLanes(model, now), checkpoints: new Map() },
+    [],
+  );
 }
 
 export function freshWork(estimates: Estimates, job: DeadlineJob, model: SlotModel): JobWork {
@@ -102,8 +279,8 @@ export interface Walker {
   place(work: JobWork, now: number): Placement & { steps: Step[]; firstPick: number; raised: boolean };
 }
 
-/** What placing one job on the vectors gave (Walker.place). */
-export type WalkPlacement = ReturnType<Walker['place']>;
+/** What placing one job on the vectors gave (a walker's or the lanes' `place`). */
+export type WalkPlacement = Pick<Placement, 'mapEnd' | 'finish'> & { steps: Step[]; firstPick: number };
 
 /** A queue entry for a job as a walk placed it at `now` (not absorbed into the base). */
 export function placedEntry(
@@ -188,25 +365,34 @@ function lastFull(steps: readonly Step[]): number {
 
 /**
  * The vectors before entry `index` (after its predecessor; T_p of Alg. 5.1 lines 2-3) in the
- * fast engine's form, as a fresh copy. Starts from the nearest full record or memoised
- * checkpoint, replays the records in between (each a drop of its consumed slots and a push of
- * its added batch), and memoises the checkpoints it passes.
+ * fast engine's form, as a fresh copy (recomputing provisional records before it first).
  */
 export function runLanesBefore(state: RtmrState, index: number): RunLanes {
+  return settle(state, index) ?? replayBefore(state, recordsOf(state).list, index);
+}
+
+/**
+ * The vectors before entry `index` of `es`, whose records before it are exact. Starts from the
+ * nearest full record or memoised checkpoint, replays the records in between (each a drop of
+ * its consumed slots and a push of its added batch), and memoises the checkpoints it passes.
+ */
+function replayBefore(state: RtmrState, es: readonly RtmrEntry[], index: number): RunLanes {
   const cps = state.checkpoints;
-  // Nearest full record at or before index-1.
-  let j = index - 1;
-  while (j >= 0 && lastFull(state.entries[j]!.steps) < 0) j--;
-  // Nearest memoised checkpoint at or after it (a checkpoint c holds the vectors before entry c).
+  // Nearest memoised checkpoint at or before index (a checkpoint c holds the vectors before
+  // entry c), then the nearest full record after it: only the records in between are read,
+  // not the whole queue before `index`.
   let c = Math.floor(index / CHECKPOINT_EVERY) * CHECKPOINT_EVERY;
-  while (c >= j + 1 && !cps.has(c)) c -= CHECKPOINT_EVERY;
+  while (c > 0 && !cps.has(c)) c -= CHECKPOINT_EVERY;
+  if (!cps.has(c)) c = -1;
+  let j = index - 1;
+  while (j >= 0 && j >= c && lastFull(es[j]!.steps) < 0) j--;
   let lanes: RunLanes;
   let from: number;
   if (c >= j + 1) {
     lanes = cps.get(c)!.clone();
     from = c;
   } else if (j >= 0) {
-    const steps = state.entries[j]!.steps;
+    const steps = es[j]!.steps;
     const k = lastFull(steps);
     lanes = RunLanes.fromSorted(state.model, (steps[k] as { lanes: Lanes }).lanes);
     lanes.applyAll(steps.slice(k + 1));
@@ -217,9 +403,8 @@ export function runLanesBefore(state: RtmrState, index: number): RunLanes {
     from = 0;
   }
   for (let i = from; i < index; i++) {
-    if (state.engine === 'fast' && i > 0 && i % CHECKPOINT_EVERY === 0 && !cps.has(i))
-      cps.set(i, lanes.clone());
-    lanes.applyAll(state.entries[i]!.steps);
+    if (state.engine === 'fast' && i > 0 && memoisesCheckpoint(i) && !cps.has(i)) cps.set(i, lanes.clone());
+    lanes.applyAll(es[i]!.steps);
   }
   return lanes;
 }
@@ -227,8 +412,8 @@ export function runLanesBefore(state: RtmrState, index: number): RunLanes {
 /** The vectors before entry `index` as sorted arrays (for mr1 `[T^m, T^r]`, for unified `[T]`). */
 export function vectorsBefore(state: RtmrState, index: number): Float64Array[] {
   if (state.engine === 'literal') {
-    // Every literal record is a full vector: no replay needed.
-    const prev = index > 0 ? state.entries[index - 1]!.steps : [];
+    // Every literal record is a full vector: no replay needed (and never provisional).
+    const prev = index > 0 ? recordsOf(state).list[index - 1]!.steps : [];
     const k = lastFull(prev);
     if (k === prev.length - 1 && k >= 0)
       return (prev[k] as { lanes: Lanes }).lanes.map((l) => Float64Array.from(l));
@@ -255,14 +440,11 @@ export function keepCheckpoints(state: RtmrState, index: number): Map<number, Ru
  * deadlines) or at the tail for FIFO.
  */
 export function insertionIndex(state: RtmrState, job: DeadlineJob): number {
-  const es = state.entries;
+  // Jobs and start flags are never provisional: the stored list answers.
+  const rec = recordsOf(state);
+  const es = rec.list;
   if (state.order === 'fifo') return es.length;
-  let lastStarted = -1;
-  for (let i = es.length - 1; i >= 0; i--)
-    if (es[i]!.started) {
-      lastStarted = i;
-      break;
-    }
+  const lastStarted = lastStartedOf(rec);
   const d = absoluteDeadline(job);
   let lo = lastStarted + 1;
   let hi = es.length;
@@ -443,19 +625,10 @@ export function rtmrStateFromSnapshot(
     (a, b) => key(a.job) - key(b.job) || a.job.arrival - b.job.arrival || (a.job.id < b.job.id ? -1 : 1),
   );
   const base = snap.slots.map((lane) => Float64Array.from(lane).sort());
-  const state: RtmrState = {
-    kind: 'rtmr',
-    model,
-    estimates,
-    engine,
-    order,
-    base,
-    entries: [],
-    checkpoints: new Map(),
-  };
-  const walker = newWalker(state, base);
+  const fields: RtmrStateFields = { model, estimates, engine, order, base, checkpoints: new Map() };
+  const walker = newWalker(fields, base);
   const entries: RtmrEntry[] = [...started, ...waiting].map((j) =>
     placedEntry(j, walker.place(j.work, snap.now), snap.now),
   );
-  return { ...state, entries };
+  return makeRtmrState(fields, entries);
 }
