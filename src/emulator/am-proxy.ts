@@ -3,7 +3,7 @@ import { remoteRejection } from '../errors/emulated-rm-rejection';
 import type { Logger } from '../log';
 import type { Controls } from './controls';
 import { answer, handle, query, useEmulatedBasics } from './http';
-import { jobTasks, taskContent, type TaskEntry } from './jhs-app';
+import { jobTasks, taskById, taskContent, type TaskEntry } from './jhs-app';
 import type { Content } from './render';
 import type { AppRecord, AppView, EmulatedRm } from './rm-state';
 import type { RunningAttempt } from '../sim/engine';
@@ -198,13 +198,7 @@ const tasksRoute: AmRoute = (rm, req, res, { rec }) => {
 
 const taskRoute: AmRoute = (rm, req, res, { rec }) => {
   mustJob(req, rec);
-  const t = runningJobTasks(rm, rec).find((x) => x.id === req.params.taskId);
-  if (!t)
-    throw remoteRejection(
-      404,
-      'NotFoundException',
-      `java.lang.Exception: task not found with id ${String(req.params.taskId)}`,
-    );
+  const t = taskById(runningJobTasks(rm, rec), req.params.taskId);
   answer(req, res, 'task', taskContent(t, rm.time.nowEpochMs()));
 };
 

@@ -168,17 +168,22 @@ function mustJob(rm: EmulatedRm, req: Request): { rec: AppRecord; view: AppView 
   return found;
 }
 
-/** The task `:taskId` of the job `:jobId` names, or a 404. */
-function mustTask(rm: EmulatedRm, req: Request): TaskEntry {
-  const { rec } = mustJob(rm, req);
-  const t = jobTasks(rm, rec).find((x) => x.id === req.params.taskId);
+/** The task of `tasks` with id `taskId`, or the 404 the JobHistory server and the AM answer. */
+export function taskById(tasks: readonly TaskEntry[], taskId: unknown): TaskEntry {
+  const t = tasks.find((x) => x.id === taskId);
   if (!t)
     throw remoteRejection(
       404,
       'NotFoundException',
-      `java.lang.Exception: task not found with id ${String(req.params.taskId)}`,
+      `java.lang.Exception: task not found with id ${String(taskId)}`,
     );
   return t;
+}
+
+/** The task `:taskId` of the job `:jobId` names, or a 404. */
+function mustTask(rm: EmulatedRm, req: Request): TaskEntry {
+  const { rec } = mustJob(rm, req);
+  return taskById(jobTasks(rm, rec), req.params.taskId);
 }
 
 const badRequest = (message: string) =>

@@ -3,14 +3,7 @@ import { ValidationError } from '../../../errors/validation';
 import { mapTaskEnergy, workloadOf } from '../../energy/fitness';
 import type { EnergyProfile } from '../../energy/profile';
 import { NodeFill, compareIds, fifoOrder, parseArgs, relevantKinds } from '../common';
-import type {
-  ContainerKind,
-  HeartbeatInput,
-  HeartbeatResult,
-  NodeView,
-  PlacementJob,
-  PlacementPolicy,
-} from '../types';
+import type { ContainerKind, HeartbeatInput, HeartbeatResult, PlacementJob, PlacementPolicy } from '../types';
 
 export const idealEnergyArgsSchema = z.strictObject({});
 
@@ -58,7 +51,7 @@ export function createIdealEnergy(
     name: 'ideal-energy',
     initialState: () => ({ classes: {} }),
     onHeartbeat(state: IdealEnergyState, input: HeartbeatInput): HeartbeatResult<IdealEnergyState> {
-      const node: NodeView = input.node;
+      const { node } = input;
       const classes = { ...state.classes, [node.nodeClass]: node.labels };
       const fill = new NodeFill(node, gpuLabel);
       const idealKind = (job: PlacementJob): ContainerKind | undefined => {
