@@ -80,24 +80,14 @@ export const SECURITY_HEADERS: Readonly<Record<string, string>> = {
   'Cross-Origin-Resource-Policy': 'same-origin',
 };
 
-export function createApiApp(options: ApiOptions): express.Express {
-  const { service, metrics, logger, now } = options;
-  const auth = new TokenAuthenticator(options.tokens);
-  const app = express();
-  app.disable('x-powered-by');
-  app.set('etag', false);
-  // Every JSON answer passes here: a credential inside any string (an RM URL with user:pw in an
-  // error, a token in a message) is redacted however it got there.
-  app.set('json replacer', (_key: string, value: unknown) =>
-    typeof value === 'string' ? redactText(value) : value,
-  );
-  app.use(httpMetrics(metrics));
-  app.use((_req, res, next) => {
-    res.set(SECURITY_HEADERS);
-    next();
-  });
+type Middleware = (req: RawRequest, res: Response, next: NextFunction) => void;
 
-  const requireToken = (req: RawRequest, _res: Response, next: NextFunction): void => {
+/** The bearer-token checks: `requireToken` for writes, `readGuard` for reads (open unless protected). */
+function tokenGuards(
+  auth: TokenAuthenticator,
+  protectReads: boolean,
+): { requireToken: Middleware; readGuard: Middleware } {
+  const requireToken: Middleware = (req, _res, next) => {
     if (!auth.enabled) {
       next(
         new UnauthorizedError(
@@ -114,9 +104,13 @@ export function createApiApp(options: ApiOptions): express.Express {
     req.submitter = name;
     next();
   };
-  const readGuard = (req: RawRequest, res: Response, next: NextFunction): void =>
-    options.protectReads ? requireToken(req, res, next) : next();
+  const readGuard: Middleware = (req, res, next) => (protectReads ? requireToken(req, res, next) : next());
+  return { requireToken, readGuard };
+}
 
+/** Health, readiness, metrics and the API's own description: what probes and tools read. */
+function probeRoutes(app: express.Express, options: ApiOptions, auth: TokenAuthenticator): void {
+  const { service, metrics } = options;
   app.get('/healthz', (_req, res) => {
     res.json({ status: 'ok' });
   });
@@ -152,9 +146,11 @@ export function createApiApp(options: ApiOptions): express.Express {
   app.get('/api/v1/docs', (_req, res) => {
     res.set('Content-Security-Policy', DOCS_CSP).type('html').send(openApiPage());
   });
+}
 
+/** POST /api/v1/jobs: a token, a JSON body within the limits, an idempotency key if any. */
+function submitRoute(app: express.Express, options: ApiOptions, requireToken: Middleware): void {
   const jsonBody = jsonBodyParser(options.maxBodyBytes, options.maxJsonDepth ?? MAX_JSON_DEPTH);
-
   app.post('/api/v1/jobs', requireToken, (req: RawRequest, _res, next) => {
     if (!req.is('application/json')) {
       next(new UnsupportedMediaTypeError('send the job as Content-Type: application/json'));
@@ -164,7 +160,7 @@ export function createApiApp(options: ApiOptions): express.Express {
   });
   app.post('/api/v1/jobs', ...jsonBody, async (req: RawRequest, res: Response, next: NextFunction) => {
     try {
-      const submission = parseSubmission(req.body, now());
+      const submission = parseSubmission(req.body, options.now());
       const idempotencyKey = req.get('idempotency-key');
       if (idempotencyKey !== undefined && !/^[\x21-\x7e]{1,200}$/.test(idempotencyKey)) {
         throw new ValidationError([
@@ -174,7 +170,7 @@ export function createApiApp(options: ApiOptions): express.Express {
       const requestHash = createHash('sha256')
         .update(req.rawBody ?? Buffer.alloc(0))
         .digest('hex');
-      const answer = await service.submit(submission, {
+      const answer = await options.service.submit(submission, {
         submitter: req.submitter!,
         idempotencyKey,
         requestHash,
@@ -184,7 +180,14 @@ export function createApiApp(options: ApiOptions): express.Express {
       next(err);
     }
   });
+}
 
+/** The jobs, the cluster, the estimates and the stats: reads behind readGuard, writes behind a token. */
+function sidecarRoutes(
+  app: express.Express,
+  service: SidecarService,
+  { requireToken, readGuard }: ReturnType<typeof tokenGuards>,
+): void {
   app.get('/api/v1/jobs', readGuard, (req, res, next) => {
     try {
       res.json(service.listJobs(parseJobQuery(req.query)));
@@ -231,28 +234,15 @@ export function createApiApp(options: ApiOptions): express.Express {
   app.get('/api/v1/stats', readGuard, (_req, res) => {
     res.json(service.stats());
   });
+}
 
-  options.extraRoutes?.(app);
-
-  if (!options.extraRoutes) {
-    app.get('/', readGuard, (_req, res) => {
-      res.set('Content-Security-Policy', PAGE_CSP);
-      res
-        .type('html')
-        .send(
-          redactText(renderJobsPage(service.listJobs({ limit: 200 }).jobs as Array<Partial<JobView>>, now())),
-        );
-    });
-  }
-
-  app.use((req, _res, next) =>
-    next(new NotFoundError(`no route ${req.method} ${req.path.slice(0, MAX_ID_LENGTH)}`)),
-  );
-
-  // One place renders every error: a SidecarError as {error: {code, message, ...}} with its
-  // status; the HTTP layer's own client errors (body reading, path decoding) mapped onto the
-  // catalog; anything else a logged, typed 500 that says nothing of its cause.
-  app.use((err: unknown, req: Request, res: Response, _next: NextFunction) => {
+/**
+ * One place renders every error: a SidecarError as {error: {code, message, ...}} with its
+ * status; the HTTP layer's own client errors (body reading, path decoding) mapped onto the
+ * catalog; anything else a logged, typed 500 that says nothing of its cause.
+ */
+function errorRenderer(logger: Logger) {
+  return (err: unknown, req: Request, res: Response, _next: NextFunction): void => {
     let known = toSidecarError(err);
     if (!known) {
       known = new InternalError('internal error; see the sidecar log', { cause: err });
@@ -275,8 +265,48 @@ export function createApiApp(options: ApiOptions): express.Express {
       return;
     }
     res.status(known.httpStatus).json({ error: renderError(known) });
+  };
+}
+
+export function createApiApp(options: ApiOptions): express.Express {
+  const { service, metrics, logger, now } = options;
+  const auth = new TokenAuthenticator(options.tokens);
+  const guards = tokenGuards(auth, options.protectReads);
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('etag', false);
+  // Every JSON answer passes here: a credential inside any string (an RM URL with user:pw in an
+  // error, a token in a message) is redacted however it got there.
+  app.set('json replacer', (_key: string, value: unknown) =>
+    typeof value === 'string' ? redactText(value) : value,
+  );
+  app.use(httpMetrics(metrics));
+  app.use((_req, res, next) => {
+    res.set(SECURITY_HEADERS);
+    next();
   });
 
+  probeRoutes(app, options, auth);
+  submitRoute(app, options, guards.requireToken);
+  sidecarRoutes(app, service, guards);
+
+  options.extraRoutes?.(app);
+
+  if (!options.extraRoutes) {
+    app.get('/', guards.readGuard, (_req, res) => {
+      res.set('Content-Security-Policy', PAGE_CSP);
+      res
+        .type('html')
+        .send(
+          redactText(renderJobsPage(service.listJobs({ limit: 200 }).jobs as Array<Partial<JobView>>, now())),
+        );
+    });
+  }
+
+  app.use((req, _res, next) =>
+    next(new NotFoundError(`no route ${req.method} ${req.path.slice(0, MAX_ID_LENGTH)}`)),
+  );
+  app.use(errorRenderer(logger));
   return app;
 }
 
