@@ -146,6 +146,21 @@ function subjectOf(action: ActionRecord): string {
   return typeof appId === 'string' ? `app:${appId}` : `action:${action.id}`;
 }
 
+/** What carrying out one action settled, and what to write with its confirmation. */
+interface Executed {
+  outcome: unknown;
+  after?: () => void;
+}
+
+/** One action about to be carried out. */
+interface Step {
+  action: ActionRecord;
+  /** An earlier attempt may have reached the RM: read it before writing again. */
+  ambiguous: boolean;
+  /** Commits the attempt count (and `first`'s writes) before the call goes out. */
+  attempt: (first?: () => void) => Promise<void>;
+}
+
 export class Enforcer {
   private draining: Promise<DrainResult> | null = null;
   /** The drain that runs once the current one ends, for callers that came during it. */
@@ -359,102 +374,121 @@ export class Enforcer {
    * the attempt count that makes a retry read the RM first) is committed before it; what the
    * call settled comes back as `after`, written with the action's confirmation.
    */
-  private async execute(action: ActionRecord): Promise<{ outcome: unknown; after?: () => void }> {
-    const { ledger, rm } = this.options;
-    const ambiguous = action.attempts > 0;
-    // On disk before the call; queued with the other chains' marks and the decisions of the
-    // moment, so writes going out together share one commit.
-    const attempt = (first?: () => void) =>
-      ledger.writeSoon(() => {
-        first?.();
-        ledger.markActionAttempt(action.id);
-      });
+  private async execute(action: ActionRecord): Promise<Executed> {
+    const { ledger } = this.options;
+    const step: Step = {
+      action,
+      ambiguous: action.attempts > 0,
+      // On disk before the call; queued with the other chains' marks and the decisions of the
+      // moment, so writes going out together share one commit.
+      attempt: (first) =>
+        ledger.writeSoon(() => {
+          first?.();
+          ledger.markActionAttempt(action.id);
+        }),
+    };
     switch (action.kind as ActionKind) {
-      case 'submit': {
-        const p = action.payload as SubmitPayload;
-        const job = ledger.getJob(action.jobId!);
-        if (!job) throw new Error(`action ${action.id}: no job ${action.jobId}`);
-        const submitted = () => ledger.updateJob(job.id, { state: 'submitted' });
-        let appId = job.appId;
-        let keepAppId: (() => void) | undefined;
-        if (appId === null) {
-          // new-application only hands out an id; an id lost in a crash is harmless.
-          const id = (await rm.newApplication()).applicationId;
-          appId = id;
-          keepAppId = () => ledger.updateJob(job.id, { appId: id });
-        } else if (ambiguous && (await this.appExists(appId))) {
-          return { outcome: { appId, reconciled: true }, after: submitted };
-        }
-        // A reservation made for this job (an earlier action) is named in the submission.
-        const reserved = ledger.actionsOf(job.id).find((a) => a.kind === 'reserve' && a.status === 'done')
-          ?.result as { reservationId?: string } | undefined;
-        await attempt(keepAppId);
-        const res = await rm.submitApp(
-          this.submission(appId, { ...p, reservationId: reserved?.reservationId }),
-        );
-        return { outcome: { appId, status: res.status }, after: submitted };
-      }
-      case 'set-priority': {
-        const p = action.payload as { appId: string; priority: number };
-        if (ambiguous && (await rm.appPriority(p.appId)) === p.priority)
-          return { outcome: { priority: p.priority, reconciled: true } };
-        await attempt();
-        const priority = await rm.setAppPriority(p.appId, p.priority);
-        if (priority < p.priority) this.options.onPriorityCapped?.(p.appId, p.priority, priority);
-        return {
-          outcome: { requested: p.priority, priority },
-          after: () => {
-            const job = ledger.getJobByAppId(p.appId);
-            if (job) ledger.updateJob(job.id, { priority });
-          },
-        };
-      }
-      case 'move-queue': {
-        const p = action.payload as { appId: string; queue: string };
-        if (ambiguous && leaf(await rm.appQueue(p.appId)) === leaf(p.queue))
-          return { outcome: { queue: p.queue, reconciled: true } };
-        await attempt();
-        const res = await rm.moveApp(p.appId, p.queue);
-        return {
-          outcome: res,
-          after: () => {
-            const job = ledger.getJobByAppId(p.appId);
-            if (job) ledger.updateJob(job.id, { queue: leaf(res.queue) });
-          },
-        };
-      }
-      case 'set-lifetime': {
-        const p = action.payload as { appId: string; expiryMs: number };
-        if (ambiguous) {
-          const t = await rm.appTimeout(p.appId, 'LIFETIME');
-          if (t.expiryTime !== null && Math.abs(t.expiryTime - p.expiryMs) < 1000)
-            return { outcome: { reconciled: true } };
-        }
-        await attempt();
-        return { outcome: await rm.setAppLifetime(p.appId, p.expiryMs) };
-      }
-      case 'reserve': {
-        // Re-submitting the same reservation id with the same definition is accepted by the
-        // RM without creating a second reservation (ReservationSystem docs), so a retry is safe.
-        const p = action.payload as {
-          queue: string;
-          definition: ReservationDefinition;
-          reservationId?: string;
-        };
-        let reservationId = p.reservationId;
-        let keepId: (() => void) | undefined;
-        if (reservationId === undefined) {
-          const id = await rm.newReservation();
-          reservationId = id;
-          keepId = () => ledger.updateActionPayload(action.id, { ...p, reservationId: id });
-        }
-        await attempt(keepId);
-        await rm.submitReservation(reservationId, p.queue, p.definition);
-        return { outcome: { reservationId } };
-      }
+      case 'submit':
+        return this.submit(step);
+      case 'set-priority':
+        return this.setPriority(step);
+      case 'move-queue':
+        return this.moveQueue(step);
+      case 'set-lifetime':
+        return this.setLifetime(step);
+      case 'reserve':
+        return this.reserve(step);
       default:
         throw new Error(`unknown action kind ${action.kind}`);
     }
+  }
+
+  private async submit({ action, ambiguous, attempt }: Step): Promise<Executed> {
+    const { ledger, rm } = this.options;
+    const p = action.payload as SubmitPayload;
+    const job = ledger.getJob(action.jobId!);
+    if (!job) throw new Error(`action ${action.id}: no job ${action.jobId}`);
+    const submitted = () => ledger.updateJob(job.id, { state: 'submitted' });
+    let appId = job.appId;
+    let keepAppId: (() => void) | undefined;
+    if (appId === null) {
+      // new-application only hands out an id; an id lost in a crash is harmless.
+      const id = (await rm.newApplication()).applicationId;
+      appId = id;
+      keepAppId = () => ledger.updateJob(job.id, { appId: id });
+    } else if (ambiguous && (await this.appExists(appId))) {
+      return { outcome: { appId, reconciled: true }, after: submitted };
+    }
+    // A reservation made for this job (an earlier action) is named in the submission.
+    const reserved = ledger.actionsOf(job.id).find((a) => a.kind === 'reserve' && a.status === 'done')
+      ?.result as { reservationId?: string } | undefined;
+    await attempt(keepAppId);
+    const res = await rm.submitApp(this.submission(appId, { ...p, reservationId: reserved?.reservationId }));
+    return { outcome: { appId, status: res.status }, after: submitted };
+  }
+
+  private async setPriority({ action, ambiguous, attempt }: Step): Promise<Executed> {
+    const { ledger, rm } = this.options;
+    const p = action.payload as { appId: string; priority: number };
+    if (ambiguous && (await rm.appPriority(p.appId)) === p.priority)
+      return { outcome: { priority: p.priority, reconciled: true } };
+    await attempt();
+    const priority = await rm.setAppPriority(p.appId, p.priority);
+    if (priority < p.priority) this.options.onPriorityCapped?.(p.appId, p.priority, priority);
+    return {
+      outcome: { requested: p.priority, priority },
+      after: () => {
+        const job = ledger.getJobByAppId(p.appId);
+        if (job) ledger.updateJob(job.id, { priority });
+      },
+    };
+  }
+
+  private async moveQueue({ action, ambiguous, attempt }: Step): Promise<Executed> {
+    const { ledger, rm } = this.options;
+    const p = action.payload as { appId: string; queue: string };
+    if (ambiguous && leaf(await rm.appQueue(p.appId)) === leaf(p.queue))
+      return { outcome: { queue: p.queue, reconciled: true } };
+    await attempt();
+    const res = await rm.moveApp(p.appId, p.queue);
+    return {
+      outcome: res,
+      after: () => {
+        const job = ledger.getJobByAppId(p.appId);
+        if (job) ledger.updateJob(job.id, { queue: leaf(res.queue) });
+      },
+    };
+  }
+
+  private async setLifetime({ action, ambiguous, attempt }: Step): Promise<Executed> {
+    const { rm } = this.options;
+    const p = action.payload as { appId: string; expiryMs: number };
+    if (ambiguous) {
+      const t = await rm.appTimeout(p.appId, 'LIFETIME');
+      if (t.expiryTime !== null && Math.abs(t.expiryTime - p.expiryMs) < 1000)
+        return { outcome: { reconciled: true } };
+    }
+    await attempt();
+    return { outcome: await rm.setAppLifetime(p.appId, p.expiryMs) };
+  }
+
+  /**
+   * Re-submitting the same reservation id with the same definition is accepted by the RM
+   * without creating a second reservation (ReservationSystem docs), so a retry is safe.
+   */
+  private async reserve({ action, attempt }: Step): Promise<Executed> {
+    const { ledger, rm } = this.options;
+    const p = action.payload as { queue: string; definition: ReservationDefinition; reservationId?: string };
+    let reservationId = p.reservationId;
+    let keepId: (() => void) | undefined;
+    if (reservationId === undefined) {
+      const id = await rm.newReservation();
+      reservationId = id;
+      keepId = () => ledger.updateActionPayload(action.id, { ...p, reservationId: id });
+    }
+    await attempt(keepId);
+    await rm.submitReservation(reservationId, p.queue, p.definition);
+    return { outcome: { reservationId } };
   }
 
   private async appExists(appId: string): Promise<boolean> {
