@@ -63,31 +63,19 @@ const rawSchema = z.strictObject({
   defaultWorkload: z.strictObject({ cpu: z.string(), gpu: z.string(), adaptive: z.string() }),
 });
 
-/**
- * Validates a profile (as parsed from YAML, or any plain object) against the cluster's node
- * classes and returns it frozen. Every problem is reported at once, each under its path:
- * a class the cluster has but the profile lacks, a negative or zero energy, a label the
- * cluster does not know, a GPU energy on a class without the GPU label, an unknown workload.
- */
-export function parseEnergyProfile(raw: unknown, cluster: readonly ClusterNodeClass[]): EnergyProfile {
-  const parsed = rawSchema.safeParse(raw);
-  if (!parsed.success) {
-    throw new ValidationError(
-      parsed.error.issues.map((issue) => ({
-        path: ['profile', ...issue.path.map(String), ...((issue as { keys?: string[] }).keys ?? [])].join(
-          '.',
-        ),
-        message: issue.message,
-      })),
-    );
-  }
-  const p = parsed.data;
-  const issues: ValidationIssue[] = [];
+type RawProfile = z.output<typeof rawSchema>;
+
+const nodesOf = (c: ClusterNodeClass) =>
+  `the cluster has ${c.nodes} node${c.nodes === 1 ? '' : 's'} of this class`;
+
+/** Every class of the cluster has a profile, with labels the cluster knows and gives that class. */
+function checkNodeClasses(
+  p: RawProfile,
+  cluster: readonly ClusterNodeClass[],
+  issues: ValidationIssue[],
+): void {
   const knownLabels = new Set(cluster.flatMap((c) => c.labels));
   const clusterByClass = new Map(cluster.map((c) => [c.nodeClass, c]));
-  const nodesOf = (c: ClusterNodeClass) =>
-    `the cluster has ${c.nodes} node${c.nodes === 1 ? '' : 's'} of this class`;
-
   for (const c of cluster) {
     if (!(c.nodeClass in p.nodeClasses)) {
       issues.push({ path: `profile.nodeClasses.${c.nodeClass}`, message: `missing, ${nodesOf(c)}` });
@@ -114,42 +102,78 @@ export function parseEnergyProfile(raw: unknown, cluster: readonly ClusterNodeCl
       });
     }
   }
+}
 
-  const workloads: Record<string, WorkloadProfile> = {};
-  for (const [w, spec] of Object.entries(p.workloads)) {
-    const [field, table, unit] =
-      'mapTaskKwh' in spec
-        ? (['mapTaskKwh', spec.mapTaskKwh, 'kWh'] as const)
-        : (['efficiencyFactor', spec.efficiencyFactor, 'relative'] as const);
-    const base = `profile.workloads.${w}.${field}`;
-    for (const c of cluster) {
-      if (!(c.nodeClass in table))
-        issues.push({ path: `${base}.${c.nodeClass}`, message: `missing, ${nodesOf(c)}` });
-    }
-    const mapTask: Record<string, MapTaskEnergy> = {};
-    for (const [cls, entry] of Object.entries(table)) {
-      const nc = p.nodeClasses[cls];
-      if (!nc) {
-        issues.push({
-          path: `${base}.${cls}`,
-          message: `unknown node class; profile.nodeClasses has: ${Object.keys(p.nodeClasses).join(', ')}`,
-        });
-        continue;
-      }
-      if (entry.gpu !== undefined && !nc.labels.includes(p.gpuLabel)) {
-        issues.push({
-          path: `${base}.${cls}.gpu`,
-          message: `node class "${cls}" does not carry the GPU label "${p.gpuLabel}"`,
-        });
-      }
-      // Table 6.9/6.10 factors are efficiencies (1 / relative energy); store energies throughout.
-      mapTask[cls] =
-        unit === 'kWh'
-          ? Object.freeze({ ...entry })
-          : Object.freeze({ cpu: 1 / entry.cpu, ...(entry.gpu !== undefined ? { gpu: 1 / entry.gpu } : {}) });
-    }
-    workloads[w] = Object.freeze({ unit, mapTask: Object.freeze(mapTask) });
+/**
+ * One workload's map-task energies per node class, from kWh or from Table 6.9/6.10's relative
+ * efficiencies: every cluster class present, only known classes, a GPU figure only where the
+ * class carries the GPU label.
+ */
+function workloadProfile(
+  p: RawProfile,
+  w: string,
+  spec: RawProfile['workloads'][string],
+  cluster: readonly ClusterNodeClass[],
+  issues: ValidationIssue[],
+): WorkloadProfile {
+  const [field, table, unit] =
+    'mapTaskKwh' in spec
+      ? (['mapTaskKwh', spec.mapTaskKwh, 'kWh'] as const)
+      : (['efficiencyFactor', spec.efficiencyFactor, 'relative'] as const);
+  const base = `profile.workloads.${w}.${field}`;
+  for (const c of cluster) {
+    if (!(c.nodeClass in table))
+      issues.push({ path: `${base}.${c.nodeClass}`, message: `missing, ${nodesOf(c)}` });
   }
+  const mapTask: Record<string, MapTaskEnergy> = {};
+  for (const [cls, entry] of Object.entries(table)) {
+    const nc = p.nodeClasses[cls];
+    if (!nc) {
+      issues.push({
+        path: `${base}.${cls}`,
+        message: `unknown node class; profile.nodeClasses has: ${Object.keys(p.nodeClasses).join(', ')}`,
+      });
+      continue;
+    }
+    if (entry.gpu !== undefined && !nc.labels.includes(p.gpuLabel)) {
+      issues.push({
+        path: `${base}.${cls}.gpu`,
+        message: `node class "${cls}" does not carry the GPU label "${p.gpuLabel}"`,
+      });
+    }
+    // Table 6.9/6.10 factors are efficiencies (1 / relative energy); store energies throughout.
+    mapTask[cls] =
+      unit === 'kWh'
+        ? Object.freeze({ ...entry })
+        : Object.freeze({ cpu: 1 / entry.cpu, ...(entry.gpu !== undefined ? { gpu: 1 / entry.gpu } : {}) });
+  }
+  return Object.freeze({ unit, mapTask: Object.freeze(mapTask) });
+}
+
+/**
+ * Validates a profile (as parsed from YAML, or any plain object) against the cluster's node
+ * classes and returns it frozen. Every problem is reported at once, each under its path:
+ * a class the cluster has but the profile lacks, a negative or zero energy, a label the
+ * cluster does not know, a GPU energy on a class without the GPU label, an unknown workload.
+ */
+export function parseEnergyProfile(raw: unknown, cluster: readonly ClusterNodeClass[]): EnergyProfile {
+  const parsed = rawSchema.safeParse(raw);
+  if (!parsed.success) {
+    throw new ValidationError(
+      parsed.error.issues.map((issue) => ({
+        path: ['profile', ...issue.path.map(String), ...((issue as { keys?: string[] }).keys ?? [])].join(
+          '.',
+        ),
+        message: issue.message,
+      })),
+    );
+  }
+  const p = parsed.data;
+  const issues: ValidationIssue[] = [];
+  checkNodeClasses(p, cluster, issues);
+  const workloads: Record<string, WorkloadProfile> = {};
+  for (const [w, spec] of Object.entries(p.workloads))
+    workloads[w] = workloadProfile(p, w, spec, cluster, issues);
   for (const kind of JOB_TYPES) {
     const w = p.defaultWorkload[kind];
     if (!(w in p.workloads)) {
