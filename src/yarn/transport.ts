@@ -133,6 +133,12 @@ type Outcome =
   /** close() was called; `sent`: the request had gone out. */
   | { kind: 'closed'; url: string; sent: boolean };
 
+/** Whether a failed attempt may be made again: a read (or a write marked so), with attempts left. */
+interface Retry {
+  idempotent: boolean;
+  canRetry: boolean;
+}
+
 /** A limit on one call's wall-clock time, also fired by close(). */
 interface CallScope {
   signal: AbortSignal;
@@ -518,22 +524,18 @@ export class HttpTransport {
 
   private async sendWithin(req: HttpRequest, call: AbortSignal): Promise<HttpResponse> {
     const idempotent = req.idempotent ?? req.method === 'GET';
-    const pause = (attempt: number): Promise<void> =>
-      this.within(this.sleep(this.backoffDelay(attempt)), call, req);
     let failovers = 0;
     for (let attempt = 0; ; attempt++) {
       if (!this.activeKnown) await this.within(this.ensureActive(), call, req);
       const base = this.activeUrl;
       const out = await this.once(base, req, attempt, call);
-      const canRetry = attempt + 1 < this.opts.maxAttempts;
-
+      const retry: Retry = { idempotent, canRetry: attempt + 1 < this.opts.maxAttempts };
       if (out.kind === 'response') {
-        const { res } = out;
-        if (res.status >= 200 && res.status < 300) return res;
-        if (res.status === 307 && this.opts.haDetection) {
+        const verdict = await this.answerOf(out.res, req, call, retry);
+        if (verdict === 'standby') {
           // A standby redirects every path but /cluster/info. It did not act on the request, so
           // even a write may be re-sent, to the address we find active (not the Location).
-          this.log.warn('RM answered as standby', { rm: base, path: req.path, location: res.location });
+          this.log.warn('RM answered as standby', { rm: base, path: req.path, location: out.res.location });
           if (++failovers > this.urls.length) {
             throw new RmUnavailableError(`RMs keep redirecting; no active RM among ${this.urls.join(', ')}`, {
               addresses: this.urls,
@@ -546,104 +548,118 @@ export class HttpTransport {
           attempt--;
           continue;
         }
-        const text = looksLikeHtml(res.text, res.contentType)
-          ? htmlSummary(res.text)
-          : res.text.trim().slice(0, 500);
-        if (res.status === 401) {
-          throw new RmAuthError({ url: res.url, user: this.user, text, service: this.service });
-        }
-        const remote = readRemoteException(res.text);
-        if (remote)
-          throw new RmRemoteError({ status: res.status, ...remote, url: res.url, service: this.service });
-        if (res.status === 500 && res.text.trim() === '' && (req.format ?? this.format) === 'xml') {
-          // A real RM (3.4) cannot write a RemoteException in XML: it answers 500 with no body
-          // where JSON gets e.g. 404 NotFoundException. A read is asked again in JSON to learn
-          // which; a write is not sent twice, and says what it was.
-          if (req.method === 'GET' && !req.xmlErrorRetry) {
-            try {
-              await this.sendWithin({ ...req, format: 'json', xmlErrorRetry: true }, call);
-            } catch (err) {
-              if (err instanceof RmRemoteError) throw err;
-            }
-          }
-          throw new RmHttpError({
-            status: 500,
-            text: 'no body: the RM could not write its error in XML (ask in JSON, rm.format: json, to see it)',
-            url: res.url,
-            service: this.service,
-          });
-        }
-        if (res.status >= 500 && idempotent && canRetry) {
-          await pause(attempt);
-          continue;
-        }
-        throw new RmHttpError({ status: res.status, text, url: res.url, service: this.service });
+        if (verdict !== 'retry') return verdict;
+      } else {
+        const switchFor = this.failureOf(out, req, retry);
+        if (switchFor !== undefined) this.switchToNext(base, switchFor);
       }
+      await this.within(this.sleep(this.backoffDelay(attempt)), call, req);
+    }
+  }
 
-      if (out.kind === 'closed') throw this.stopped(req, out.url, out.sent);
-
-      if (out.kind === 'too-large') {
-        // The same request would get the same answer: not retried.
-        throw new RmResponseTooLargeError({
-          url: out.url,
-          method: req.method,
-          limitBytes: this.opts.maxResponseBytes,
-          receivedBytes: out.receivedBytes,
-          declaredBytes: out.declaredBytes,
-          service: this.service,
-          setting: this.settings.maxResponseBytes,
-        });
-      }
-
-      if (out.kind === 'timeout') {
-        if (out.call) throw this.timeoutError(req, out.url, true);
-        // A write that timed out may have been applied: never resend it.
-        if (idempotent && canRetry) {
-          this.switchToNext(base, 'timeout');
-          await pause(attempt);
-          continue;
+  /**
+   * What an answer means: the answer itself (2xx), `standby` (a standby's redirect, with HA
+   * detection on), `retry` (a 5xx to a request that may be sent again); else the typed error.
+   */
+  private async answerOf(
+    res: HttpResponse,
+    req: HttpRequest,
+    call: AbortSignal,
+    { idempotent, canRetry }: Retry,
+  ): Promise<HttpResponse | 'standby' | 'retry'> {
+    if (res.status >= 200 && res.status < 300) return res;
+    if (res.status === 307 && this.opts.haDetection) return 'standby';
+    const text = looksLikeHtml(res.text, res.contentType)
+      ? htmlSummary(res.text)
+      : res.text.trim().slice(0, 500);
+    if (res.status === 401) {
+      throw new RmAuthError({ url: res.url, user: this.user, text, service: this.service });
+    }
+    const remote = readRemoteException(res.text);
+    if (remote)
+      throw new RmRemoteError({ status: res.status, ...remote, url: res.url, service: this.service });
+    if (res.status === 500 && res.text.trim() === '' && (req.format ?? this.format) === 'xml') {
+      // A real RM (3.4) cannot write a RemoteException in XML: it answers 500 with no body
+      // where JSON gets e.g. 404 NotFoundException. A read is asked again in JSON to learn
+      // which; a write is not sent twice, and says what it was.
+      if (req.method === 'GET' && !req.xmlErrorRetry) {
+        try {
+          await this.sendWithin({ ...req, format: 'json', xmlErrorRetry: true }, call);
+        } catch (err) {
+          if (err instanceof RmRemoteError) throw err;
         }
-        throw this.timeoutError(req, out.url, false);
       }
-
-      if (out.kind === 'cut') {
-        // The server answered, so it is up: ask it again (a read), without failing over.
-        if (idempotent && canRetry) {
-          await pause(attempt);
-          continue;
-        }
-        const what = `${req.method} ${out.url}: the ${this.service} answered ${out.status}, then the connection closed after ${out.receivedBytes} bytes of the body (${out.code})`;
-        if (!idempotent) {
-          throw new RmUnavailableError(`${what}; the write may have been applied`, {
-            addresses: this.urls,
-            reason: out.code,
-            outcomeUnknown: true,
-          });
-        }
-        throw new RmMalformedResponseError(what, { url: out.url, reason: 'truncated' });
-      }
-
-      // Connection refused proves the request never reached a server, so a write may go again.
-      const neverArrived =
-        out.code === 'ECONNREFUSED' || out.code === 'ENOTFOUND' || out.code === 'EAI_AGAIN';
-      if ((idempotent || neverArrived) && canRetry) {
-        this.switchToNext(base, out.code);
-        await pause(attempt);
-        continue;
-      }
-      if (!idempotent && !neverArrived) {
-        // The request may have reached the server before the connection failed (a reset, a
-        // closed socket): its effect is unknown, and the caller must look before sending again.
-        throw new RmUnavailableError(
-          `${req.method} ${out.url}: the connection failed after the request was sent (${out.code} ${out.message}); the write may have been applied`,
-          { addresses: this.urls, reason: out.code, outcomeUnknown: true },
-        );
-      }
-      throw new RmUnavailableError(`cannot reach ${out.url}: ${out.code} ${out.message}`, {
-        addresses: this.urls,
-        reason: out.code,
+      throw new RmHttpError({
+        status: 500,
+        text: 'no body: the RM could not write its error in XML (ask in JSON, rm.format: json, to see it)',
+        url: res.url,
+        service: this.service,
       });
     }
+    if (res.status >= 500 && idempotent && canRetry) return 'retry';
+    throw new RmHttpError({ status: res.status, text, url: res.url, service: this.service });
+  }
+
+  /**
+   * What a failed attempt allows: to try again, on the next RM (the reason to switch for) or the
+   * same one (undefined); else the typed error, naming whether a write may have been applied.
+   */
+  private failureOf(
+    out: Exclude<Outcome, { kind: 'response' }>,
+    req: HttpRequest,
+    { idempotent, canRetry }: Retry,
+  ): string | undefined {
+    if (out.kind === 'closed') throw this.stopped(req, out.url, out.sent);
+
+    if (out.kind === 'too-large') {
+      // The same request would get the same answer: not retried.
+      throw new RmResponseTooLargeError({
+        url: out.url,
+        method: req.method,
+        limitBytes: this.opts.maxResponseBytes,
+        receivedBytes: out.receivedBytes,
+        declaredBytes: out.declaredBytes,
+        service: this.service,
+        setting: this.settings.maxResponseBytes,
+      });
+    }
+
+    if (out.kind === 'timeout') {
+      if (out.call) throw this.timeoutError(req, out.url, true);
+      // A write that timed out may have been applied: never resend it.
+      if (idempotent && canRetry) return 'timeout';
+      throw this.timeoutError(req, out.url, false);
+    }
+
+    if (out.kind === 'cut') {
+      // The server answered, so it is up: ask it again (a read), without failing over.
+      if (idempotent && canRetry) return undefined;
+      const what = `${req.method} ${out.url}: the ${this.service} answered ${out.status}, then the connection closed after ${out.receivedBytes} bytes of the body (${out.code})`;
+      if (!idempotent) {
+        throw new RmUnavailableError(`${what}; the write may have been applied`, {
+          addresses: this.urls,
+          reason: out.code,
+          outcomeUnknown: true,
+        });
+      }
+      throw new RmMalformedResponseError(what, { url: out.url, reason: 'truncated' });
+    }
+
+    // Connection refused proves the request never reached a server, so a write may go again.
+    const neverArrived = out.code === 'ECONNREFUSED' || out.code === 'ENOTFOUND' || out.code === 'EAI_AGAIN';
+    if ((idempotent || neverArrived) && canRetry) return out.code;
+    if (!idempotent && !neverArrived) {
+      // The request may have reached the server before the connection failed (a reset, a
+      // closed socket): its effect is unknown, and the caller must look before sending again.
+      throw new RmUnavailableError(
+        `${req.method} ${out.url}: the connection failed after the request was sent (${out.code} ${out.message}); the write may have been applied`,
+        { addresses: this.urls, reason: out.code, outcomeUnknown: true },
+      );
+    }
+    throw new RmUnavailableError(`cannot reach ${out.url}: ${out.code} ${out.message}`, {
+      addresses: this.urls,
+      reason: out.code,
+    });
   }
 
   /** Send, then decode the body in the expected format. */
