@@ -7,6 +7,7 @@ import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
+import { EXIT } from '../../src/cli/exit-codes';
 import { runDemo } from '../fixture-server/demo';
 import {
   DEFAULT_PARTITION,
@@ -105,7 +106,8 @@ describe('probe', () => {
     const port = (gone.address() as AddressInfo).port;
     await new Promise((r) => gone.close(r));
     const c = io();
-    expect(await runProbe({ ...base, urls: [`http://127.0.0.1:${port}`] }, c.io)).toBe(2);
+    // docs/cli.md: an RM that cannot be reached or answers an error is 69 (unavailable).
+    expect(await runProbe({ ...base, urls: [`http://127.0.0.1:${port}`] }, c.io)).toBe(EXIT.unavailable);
     expect(c.out).toEqual([]);
     expect(c.err).toHaveLength(1);
     expect(c.err[0]).toMatch(/^probe failed: RM_UNAVAILABLE: cannot reach .*ECONNREFUSED.*\n$/);
@@ -123,7 +125,7 @@ describe('probe', () => {
         { ...base, urls: [`http://127.0.0.1:${(garbage.address() as AddressInfo).port}`] },
         c.io,
       );
-      expect(code).toBe(2);
+      expect(code).toBe(EXIT.unavailable);
       expect(c.err).toEqual([
         expect.stringMatching(
           /^probe failed: RM_MALFORMED_RESPONSE: the RM answered an HTML page where JSON was expected\n$/,
