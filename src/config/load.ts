@@ -3,6 +3,7 @@ import cron from 'node-cron';
 import YAML from 'yaml';
 import { defaultRegistry } from '../core/registry';
 import { ValidationError, zodIssues, type ValidationIssue } from '../errors/validation';
+import { splitList } from '../yarn/coerce';
 import { configSchema, type SidecarConfig } from './schema';
 
 /**
@@ -34,13 +35,6 @@ export const ENV_OVERRIDES: ReadonlyArray<{
     parse: parseQueueDeadlines,
   },
 ];
-
-function splitList(v: string): string[] {
-  return v
-    .split(',')
-    .map((s) => s.trim())
-    .filter((s) => s.length > 0);
-}
 
 function parseBool(v: string): unknown {
   if (/^(1|true|yes|on)$/i.test(v)) return true;

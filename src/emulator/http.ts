@@ -10,7 +10,7 @@ import express, {
 import { EmulatedRmRejection, remoteRejection } from '../errors/emulated-rm-rejection';
 import { RmMalformedResponseError } from '../errors/rm-malformed';
 import type { Logger } from '../log';
-import { Node } from '../yarn/coerce';
+import { Node, splitList } from '../yarn/coerce';
 import { parseJson, parseXml } from '../yarn/format';
 import { jettyErrorPage, remoteUser, sendJettyError, servletNameOf, type JettyError } from './auth';
 import type { Controls } from './controls';
@@ -254,10 +254,7 @@ export function queryList(req: Request, name: string): string[] | undefined {
   const v = (req.query as Record<string, unknown>)[name];
   if (v === undefined) return undefined;
   const all = (Array.isArray(v) ? v : [v]).filter((x): x is string => typeof x === 'string');
-  return all
-    .flatMap((s) => s.split(','))
-    .map((s) => s.trim())
-    .filter((s) => s !== '');
+  return all.flatMap(splitList);
 }
 
 /** A numeric query parameter; a non-number is the RM's 400. */

@@ -2,6 +2,17 @@ import { RmMalformedResponseError } from '../errors/rm-malformed';
 import type { Tree } from './format';
 
 /**
+ * A comma-separated list as Hadoop writes one (application tags, a query's repeated values) and
+ * as the sidecar's environment gives one: each item trimmed, empty items dropped.
+ */
+export function splitList(text: string): string[] {
+  return text
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s.length > 0);
+}
+
+/**
  * A cursor over a decoded body that knows its path, so a missing or mistyped field is reported
  * as `apps.app[2].startedTime`, and that accepts both of the RM's dialects for every value:
  * numbers as numbers or strings (XML, and the Jersey default notation of the reservation and

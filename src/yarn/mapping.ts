@@ -1,6 +1,6 @@
 import { XMLBuilder } from 'fast-xml-parser';
 import { RmMalformedResponseError } from '../errors/rm-malformed';
-import { Node } from './coerce';
+import { Node, splitList } from './coerce';
 import { parseExpiryTime } from './expiry';
 import type { Format, Tree } from './format';
 import type {
@@ -189,13 +189,6 @@ export const mapNode = itemOf('node', mapNodeReport);
 
 // --- apps ------------------------------------------------------------------------------------
 
-function splitTags(text: string): string[] {
-  return text
-    .split(',')
-    .map((t) => t.trim())
-    .filter((t) => t.length > 0);
-}
-
 function mapResourceRequest(n: Node): ResourceRequestInfo {
   const prio = n.get('priority');
   return {
@@ -220,7 +213,7 @@ function mapAppReport(n: Node): AppReport {
     progress: n.get('progress').numOr(0),
     applicationType: n.get('applicationType').strOr(''),
     // As reported: the RM lower-cases tags, and a reader of a tag's value must allow for that.
-    applicationTags: splitTags(n.get('applicationTags').strOr('')),
+    applicationTags: splitList(n.get('applicationTags').strOr('')),
     priority: n.get('priority').optNum(),
     startedTime: n.get('startedTime').numOr(0),
     finishedTime: n.get('finishedTime').numOr(0),
