@@ -16,8 +16,8 @@ import java.util.Map;
  * daemon (conf/rm1, conf/nm1, ...) plus conf/client for clients such as SleepJob.
  *
  * <p>Queues and labels follow docker/hadoop/capacity-scheduler.xml (realtime 50 %, besteffort
- * 30 %, default; the exclusive partition gpu shared 70/30 by realtime and besteffort), with one
- * addition: a reservable queue root.reserved, its 10 % taken from default (20 % in docker/).
+ * 30 %, default 10 %, the reservable root.reserved 10 %; the exclusive partition gpu shared
+ * 70/30 by realtime and besteffort).
  */
 final class ClusterConf {
   static final int NODE_MEMORY_MB = 16384;
