@@ -261,6 +261,21 @@ const cluster = z
         }),
       )
       .optional(),
+    outbox: z
+      .looseObject({
+        pending: z.int().describe('RM writes recorded and not yet confirmed'),
+        oldestPendingSeconds: nullableNumber,
+        writesRefused: z.boolean(),
+      })
+      .optional(),
+    clock: z
+      .object({
+        now: isoTime.describe("the sidecar's time when it answered: the clock of every time in the answers"),
+        kind: z
+          .enum(['system', 'emulated'])
+          .describe("emulated: the sidecar runs on the emulated RM's clock (the demo), not the system's"),
+      })
+      .optional(),
   })
   .nullable()
   .describe(
@@ -275,10 +290,19 @@ const stats = z.object({
       rejected: z.int(),
       met: z.int(),
       missed: z.int(),
+      failed: z.int().optional().describe('admitted jobs whose app FAILED: counted apart, never as missed'),
+      killed: z
+        .int()
+        .optional()
+        .describe('admitted jobs whose app was KILLED: counted apart, never as missed'),
       acceptRatio: nullableNumber,
       successRatio: nullableNumber,
       utilizationByLabel: z.record(z.string(), z.number()),
       energyKWh: z.number(),
+      energyKWhByLabel: z
+        .record(z.string(), z.number())
+        .optional()
+        .describe("energyKWh per label partition ('' the default one)"),
     }),
   ),
 });
