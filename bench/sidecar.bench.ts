@@ -101,6 +101,7 @@ class StubRm {
   private server!: Server;
   url = '';
   nodesBody = '';
+  metricsBody = '';
   /** Apps beyond the submitted ones, to reach APPS in the listing. */
   fillers = 0;
   lastAppsBody = '';
@@ -118,6 +119,12 @@ class StubRm {
       });
     }
     this.nodesBody = JSON.stringify({ nodes: { node: nodes } });
+    // The cluster metrics the client requires; only the node counts matter to the poll.
+    const zero =
+      'appsSubmitted appsCompleted appsPending appsRunning appsFailed appsKilled totalMB availableMB allocatedMB reservedMB totalVirtualCores availableVirtualCores allocatedVirtualCores containersAllocated containersPending containersReserved lostNodes unhealthyNodes decommissionedNodes rebootedNodes';
+    const metrics: Record<string, number> = Object.fromEntries(zero.split(' ').map((k) => [k, 0]));
+    metrics.totalNodes = metrics.activeNodes = nodes.length;
+    this.metricsBody = JSON.stringify({ clusterMetrics: metrics });
   }
 
   appsBody(): string {
@@ -175,6 +182,8 @@ class StubRm {
     if (req.method === 'GET' && path === '/ws/v1/cluster/info') return json(200, this.t.info);
     if (req.method === 'GET' && path === '/ws/v1/cluster/scheduler') return json(200, this.t.scheduler);
     if (req.method === 'GET' && path === '/ws/v1/cluster/nodes') return json(200, this.nodesBody);
+    // Read each cycle since the poll reads the nodes only when these change (src/loop/observe.ts).
+    if (req.method === 'GET' && path === '/ws/v1/cluster/metrics') return json(200, this.metricsBody);
     if (req.method === 'GET' && path === '/ws/v1/cluster/apps') return json(200, this.appsBody());
     if (req.method === 'POST' && path === '/ws/v1/cluster/apps/new-application') {
       const id = `application_${this.t.clusterTimestamp}_${String(++this.seq).padStart(4, '0')}`;

@@ -259,6 +259,13 @@ const loop = z
   .object({
     /** node-cron expression for the poll-decide-enforce cycle (six fields: seconds first). */
     pollCron: z.string().max(256).default('*/5 * * * * *'),
+    /**
+     * Every this many cycles the poll reads every app on the RM (the safety net of the filtered
+     * reads, src/loop/app-reads.ts); 1 reads every app every cycle.
+     */
+    fullReadEvery: z.number().int().min(1).max(100_000).default(60),
+    /** The nodes and scheduler are read at least every this many cycles (more often when the cluster metrics' nodes change). */
+    capacityReadEvery: z.number().int().min(1).max(100_000).default(12),
   })
   .strict();
 

@@ -1,3 +1,4 @@
+import { followedOf } from './app-reads';
 import type { LoopParts } from './context';
 import { enforce, planPriorities } from './plan';
 import type { Reconciler } from './reconcile';
@@ -17,20 +18,25 @@ import { sample } from './views';
 export async function runCycle(p: LoopParts, reconciler: Reconciler): Promise<void> {
   const { metrics, ledger, config, rm } = p.deps;
   const end = metrics.pollSeconds.startTimer();
-  const apps = await p.observation.poll((view) => p.lanes.applyCapacity(view));
+  // The apps of open admitted jobs (tickets too) are followed: read by their tags every cycle.
+  const openBefore = ledger.openAdmittedJobs();
+  const read = await p.observation.poll((view) => p.lanes.applyCapacity(view), openBefore.map(followedOf));
   const step = (name: string, fn: () => unknown) => runStep(p, name, fn);
-  if (apps !== undefined) {
-    await step('track apps', () => reconciler.trackApps(apps));
+  if (read !== undefined) {
+    const { apps } = read;
+    await step('track apps', () => reconciler.trackApps(apps, read.full, openBefore));
     // After the apps are tracked: a ticket whose app appeared in this poll is bound, not expired.
     await step('tickets', () => expireTickets(p));
-    await step('overruns', () => p.progress.detectOverruns());
+    // Read once after tracking, for the steps below (each read it on its own before).
+    const open = ledger.openAdmittedJobs();
+    await step('overruns', () => p.progress.detectOverruns(open));
     await step('lane progress', () => p.progress.readLaneProgress(apps));
     await step('priority cap', () => p.cap.readFrom(rm, p.deps.now));
     await step('priorities', () =>
       ledger.transaction(() =>
         enforce(
           ledger,
-          planPriorities(config, ledger, p.lanes.all(), apps, (pos) => p.cap.priorityAt(pos)),
+          planPriorities(config, ledger, p.lanes.all(), apps, (pos) => p.cap.priorityAt(pos), open),
         ),
       ),
     );

@@ -53,11 +53,11 @@ export class ProgressWatch {
    * overrun causes instead of slots the vectors count free. Each job is handled once; its end
    * then feeds the feedback controller and learning as any job's does.
    */
-  detectOverruns(): void {
-    const { lanes, ledger } = this.deps;
+  detectOverruns(open: readonly JobRecord[] = this.deps.ledger.openAdmittedJobs()): void {
+    const { lanes } = this.deps;
     const nowMs = this.deps.now();
     const thresholdMs = this.deps.feedbackThresholdSeconds * 1000;
-    for (const j of ledger.openAdmittedJobs()) {
+    for (const j of open) {
       if (j.state !== 'running' || j.estimatedFinishMs === null || this.overran.has(j.id)) continue;
       if (nowMs <= j.estimatedFinishMs + thresholdMs) continue;
       this.overran.add(j.id);

@@ -5,15 +5,39 @@ import { SidecarError } from '../errors/base';
 import { redactText, type Logger } from '../log';
 import type { Ledger } from '../store/types';
 import type { ResourceManagerApi } from '../yarn/api';
-import type { AppReport, ClusterInfo } from '../yarn/model';
+import type { ClusterInfo, ClusterMetrics, NodeReport, SchedulerInfo } from '../yarn/model';
+import { AppReader, type AppsRead, type Followed } from './app-reads';
 import { buildCapacityView, type CapacityView } from './snapshot';
 
 export const CAPACITY_KEY = 'capacity';
 
+/** Cluster metrics that change when the nodes or their sizes do (not with the load on them). */
+const NODE_METRICS = [
+  'totalMB',
+  'totalVirtualCores',
+  'totalNodes',
+  'activeNodes',
+  'lostNodes',
+  'unhealthyNodes',
+  'decommissioningNodes',
+  'decommissionedNodes',
+  'rebootedNodes',
+  'shutdownNodes',
+] as const satisfies ReadonlyArray<keyof ClusterMetrics>;
+
+const nodeSignature = (m: ClusterMetrics) => NODE_METRICS.map((k) => m[k] ?? '').join(',');
+
 /**
- * Observe, the pipeline's first stage: one poll of the RM (cluster info, nodes, scheduler,
- * apps) into what the other stages read: the capacity per queue and partition, the node
- * partitions (for dop), the apps. A failed poll keeps the last capacity seen and says why.
+ * Observe, the pipeline's first stage: one poll of the RM into what the other stages read: the
+ * capacity per queue and partition, the node partitions (for dop), the apps. A failed poll
+ * keeps the last capacity seen and says why.
+ *
+ * Each cycle reads the cluster info and metrics (small) and the apps the sidecar needs
+ * (app-reads.ts). The nodes and the scheduler (5,000 nodes are megabytes) are read when the
+ * metrics' node counts or total resources changed, and every `loop.capacityReadEvery` cycles
+ * otherwise: what the metrics do not show (a node's label changed, queues reconfigured, the
+ * used share of a partition) is at most that many cycles old. The capacity view is written to
+ * the ledger only when it changed.
  */
 export class ClusterObservation {
   capacity: CapacityView | undefined;
@@ -24,6 +48,11 @@ export class ClusterObservation {
   lastPollError: string | undefined;
   /** The typed error behind lastPollError, to say what kind of failure it is. */
   lastPollFailure: unknown;
+  private readonly apps: AppReader;
+  /** The capacity view as last written to the ledger (JSON), to write only a changed one. */
+  private written: string | undefined;
+  private nodeMetrics: string | undefined;
+  private sinceCapacityRead = 0;
 
   constructor(
     private readonly deps: {
@@ -37,6 +66,8 @@ export class ClusterObservation {
   ) {
     // Decide at once after a restart, even with the RM down: the last capacity seen is kept.
     this.capacity = deps.ledger.getValue<CapacityView>(CAPACITY_KEY);
+    this.written = this.capacity === undefined ? undefined : JSON.stringify(this.capacity);
+    this.apps = new AppReader({ rm: deps.rm, log: deps.log, fullEvery: deps.config.loop.fullReadEvery });
   }
 
   get pollOk(): boolean {
@@ -62,31 +93,26 @@ export class ClusterObservation {
 
   /**
    * Polls the RM; `apply` sizes the lanes to the capacity seen, before the poll counts as good.
-   * The apps it lists, or undefined when the poll failed (logged, and kept for /readyz).
+   * The apps read (those of `followed` and the new ones, or all: app-reads.ts), or undefined
+   * when the poll failed (logged, and kept for /readyz).
    */
-  async poll(apply: (view: CapacityView) => void): Promise<AppReport[] | undefined> {
-    const { rm, metrics, ledger, config } = this.deps;
+  async poll(
+    apply: (view: CapacityView) => void,
+    followed: readonly Followed[],
+  ): Promise<AppsRead | undefined> {
+    const { rm, metrics } = this.deps;
     try {
-      const [info, nodes, scheduler, appList] = await Promise.all([
+      const [info, , read] = await Promise.all([
         rm.clusterInfo(),
-        rm.nodes(),
-        rm.scheduler(),
-        rm.apps({ deSelects: ['resourceRequests'] }),
+        this.readCapacity(apply),
+        this.apps.read(followed),
       ]);
       this.clusterInfo = info;
-      this.hostPartitions = hostPartitionsOf(nodes.filter((n) => n.state === 'RUNNING'));
-      const view = buildCapacityView(nodes, scheduler, {
-        memoryMb: config.admission.containerMemoryMb,
-        vcores: config.admission.containerVcores,
-      });
-      this.capacity = view;
-      apply(view);
-      ledger.setValue(CAPACITY_KEY, view);
       this.lastPollOkMs = this.deps.now();
       this.lastPollError = undefined;
       this.lastPollFailure = undefined;
       metrics.rmUp.set(1);
-      return appList;
+      return read;
     } catch (err) {
       // Shown by /readyz: an RM address in the message may carry user:password.
       this.lastPollError = redactText(err instanceof Error ? err.message : String(err));
@@ -98,5 +124,44 @@ export class ClusterObservation {
       });
       return undefined;
     }
+  }
+
+  /** Nodes and scheduler when due (see the class comment): the capacity view, applied and kept. */
+  private async readCapacity(apply: (view: CapacityView) => void): Promise<void> {
+    const { rm, ledger, config } = this.deps;
+    const due =
+      this.hostPartitions === undefined || ++this.sinceCapacityRead >= config.loop.capacityReadEvery;
+    let clusterMetrics: ClusterMetrics;
+    let nodes: NodeReport[];
+    let scheduler: SchedulerInfo;
+    if (due) {
+      [clusterMetrics, nodes, scheduler] = await Promise.all([
+        rm.clusterMetrics(),
+        rm.nodes(),
+        rm.scheduler(),
+      ]);
+    } else {
+      clusterMetrics = await rm.clusterMetrics();
+      if (nodeSignature(clusterMetrics) === this.nodeMetrics) {
+        if (this.capacity) apply(this.capacity);
+        return;
+      }
+      [nodes, scheduler] = await Promise.all([rm.nodes(), rm.scheduler()]);
+    }
+    const signature = nodeSignature(clusterMetrics);
+    this.hostPartitions = hostPartitionsOf(nodes.filter((n) => n.state === 'RUNNING'));
+    const view = buildCapacityView(nodes, scheduler, {
+      memoryMb: config.admission.containerMemoryMb,
+      vcores: config.admission.containerVcores,
+    });
+    this.capacity = view;
+    apply(view);
+    const json = JSON.stringify(view);
+    if (json !== this.written) {
+      ledger.setValue(CAPACITY_KEY, view);
+      this.written = json;
+    }
+    this.nodeMetrics = signature;
+    this.sinceCapacityRead = 0;
   }
 }

@@ -150,24 +150,31 @@ export function planPriorities(
   lanes: readonly Lane[],
   apps: readonly AppReport[],
   priorityAt: (position: number) => number,
+  /** The open admitted jobs as just read, if the caller has them (else each is read). */
+  open?: readonly JobRecord[],
 ): Plan {
   if (!config.enforcement.priorities && !config.enforcement.lifetimeTimeouts) return [];
   const byId = new Map(apps.map((a) => [a.id, a]));
+  const known = new Map((open ?? []).map((j) => [j.id, j]));
   const pending = ledger.pendingActions();
   const pendingFor = (kind: string, appId: string) =>
     pending.some((a) => a.kind === kind && (a.payload as { appId?: string }).appId === appId);
   const plan: PlannedWrite[] = [];
   for (const lane of lanes) {
     lane.policy.queue(lane.state).forEach((job, position) => {
-      const rec = ledger.getJob(job.id);
+      const rec = known.get(job.id)?.appId ? known.get(job.id) : ledger.getJob(job.id);
       if (!rec?.appId) return;
       const app = byId.get(rec.appId);
       // Until the scheduler has accepted an app (NEW, NEW_SAVING, SUBMITTED) a real RM shows its
       // priority as -1: it has none yet, and a write now would only repeat the submission's.
       if (!app || ENDED_APP_STATES.has(app.state) || NOT_YET_SCHEDULED.has(app.state)) return;
+      const target = priorityAt(position);
+      // The RM already shows the target, and no lifetime to set: nothing to write (the common case).
+      const shown = app.priority ?? rec.priority ?? undefined;
+      if (!config.enforcement.lifetimeTimeouts && (!config.enforcement.priorities || shown === target))
+        return;
       const actions = ledger.actionsOf(rec.id);
       if (config.enforcement.priorities) {
-        const target = priorityAt(position);
         if (needsPriorityWrite(rec, app, actions, target) && !pendingFor('set-priority', app.id)) {
           plan.push({
             jobId: rec.id,

@@ -14,6 +14,15 @@ import { bindTicket } from './tickets';
 const OPEN_STATES = new Set(['accepted', 'submitted', 'running']);
 const ENDED_APP_STATES = new Set(['FINISHED', 'FAILED', 'KILLED']);
 const NOT_YET_SCHEDULED = new Set(['NEW', 'NEW_SAVING', 'SUBMITTED']);
+/** Apps whose last tracked report is remembered (beyond it the memory starts again). */
+const MAX_REMEMBERED = 100_000;
+
+/**
+ * What of an app's report tracking reads: an app whose fields here have not changed since it
+ * was last tracked has nothing new to tell (its progress alone does not matter to tracking).
+ */
+const trackedFields = (a: AppReport) =>
+  `${a.state}|${a.finalStatus}|${a.priority ?? ''}|${a.queue}|${a.finishedTime}|${a.startedTime}`;
 
 /**
  * Reconcile, part of the pipeline's observe stage: the RM's apps against the ledger. An app
@@ -24,19 +33,35 @@ const NOT_YET_SCHEDULED = new Set(['NEW', 'NEW_SAVING', 'SUBMITTED']);
 export class Reconciler {
   /** Warnings already given once (warnOnce). */
   private readonly warned = new Set<string>();
+  /** Each app's tracked fields when it was last tracked in full (incremental reconcile). */
+  private readonly tracked = new Map<string, string>();
 
   constructor(private readonly p: LoopParts) {}
 
-  async trackApps(apps: readonly AppReport[]): Promise<void> {
+  /**
+   * The apps of one poll against the ledger: only those whose tracked fields changed since they
+   * were last tracked (or never seen), then the open jobs whose app is missing (findLost). With
+   * `full` (every app on the RM was read), apps no longer listed are forgotten.
+   */
+  async trackApps(apps: readonly AppReport[], full = true, open?: readonly JobRecord[]): Promise<void> {
     const { ledger } = this.p.deps;
-    const ended: Array<{ job: JobRecord; app: AppReport }> = [];
+    const ended: Array<{ job: JobRecord; app: AppReport; fields: string }> = [];
+    const done: Array<[string, string]> = [];
+    if (full && this.tracked.size > 0) {
+      const listed = new Set(apps.map((a) => a.id));
+      for (const id of this.tracked.keys()) if (!listed.has(id)) this.tracked.delete(id);
+    }
+    if (this.tracked.size > MAX_REMEMBERED) this.tracked.clear();
     // The cycle's bookkeeping in one transaction: one disk sync instead of one per row.
     ledger.transaction(() => {
       for (const app of apps) {
+        const fields = trackedFields(app);
+        if (this.tracked.get(app.id) === fields) continue;
         // One app's row failing (a constraint, a bug) is logged once and leaves the others tracked.
         try {
           const job = this.trackApp(app);
-          if (job) ended.push({ job, app });
+          if (job) ended.push({ job, app, fields });
+          else done.push([app.id, fields]);
         } catch (err) {
           this.warnOnce(`track ${app.id}`, 'could not track an app; left as it is', {
             app: app.id,
@@ -45,9 +70,14 @@ export class Reconciler {
         }
       }
     });
+    // Remembered once committed: a rolled-back cycle tracks its apps again.
+    for (const [id, fields] of done) this.tracked.set(id, fields);
     // Ended jobs read the JobHistory server first, so they are handled one by one after it.
-    for (const { job, app } of ended) await this.finish(job, app);
-    await this.findLost(apps);
+    for (const { job, app, fields } of ended) {
+      await this.finish(job, app);
+      this.tracked.set(app.id, fields);
+    }
+    await this.findLost(apps, open);
   }
 
   /** One app against the ledger; the admitted open job whose app ended, if it is one. */
@@ -125,14 +155,17 @@ export class Reconciler {
    * its capacity is released and, where the submission asked for it (resubmitIfLost), it is
    * decided again for the time left and, if admitted, submitted again as a new app.
    */
-  private async findLost(apps: readonly AppReport[]): Promise<void> {
+  private async findLost(apps: readonly AppReport[], open?: readonly JobRecord[]): Promise<void> {
     const { ledger, rm } = this.p.deps;
     const listed = new Set(apps.map((a) => a.id));
-    const missing = ledger
-      .openAdmittedJobs()
-      .filter(
-        (j) => j.appId !== null && (j.state === 'submitted' || j.state === 'running') && !listed.has(j.appId),
-      );
+    const isMissing = (j: JobRecord) =>
+      j.appId !== null && (j.state === 'submitted' || j.state === 'running') && !listed.has(j.appId);
+    // From the jobs open before the poll when given (a job's app is only ever recorded before
+    // its app is listed), each checked again as it is now.
+    const missing = (open ?? ledger.openAdmittedJobs())
+      .filter(isMissing)
+      .map((j) => (open ? ledger.getJob(j.id) : j))
+      .filter((j): j is JobRecord => j !== undefined && j.decision === 'admitted' && isMissing(j));
     this.endRefused();
     for (const job of missing) {
       try {

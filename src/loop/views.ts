@@ -90,10 +90,20 @@ export function stats(p: LoopParts): { samples: StatsSample[] } {
   return { samples: p.deps.ledger.getValue<StatsSample[]>(STATS_KEY) ?? [] };
 }
 
+/**
+ * The energy of the admitted jobs, read again only when the job counts changed (a job's energy
+ * is recorded when it ends, which changes them): every admitted job is a big read each cycle.
+ */
+const energyOf = new WeakMap<
+  LoopParts,
+  { counts: string; energy: { joules: number; kWhByLabel: Record<string, number> } }
+>();
+
 /** One sample of the dashboard's charts, kept in the ledger (the latest MAX_SAMPLES). */
 export function sample(p: LoopParts): void {
   const { ledger } = p.deps;
   const counts = ledger.countJobs();
+  const countsKey = JSON.stringify(counts);
   const sum = (f: (c: (typeof counts)[number]) => boolean) => counts.filter(f).reduce((a, c) => a + c.n, 0);
   const accepted = sum((c) => c.decision === 'admitted');
   const rejected = sum((c) => c.decision === 'rejected');
@@ -102,13 +112,16 @@ export function sample(p: LoopParts): void {
   // A failed or killed app has no met/missed outcome: counted apart, by its state.
   const failed = sum((c) => c.decision === 'admitted' && c.state === 'failed');
   const killed = sum((c) => c.decision === 'admitted' && c.state === 'killed');
-  let energy = 0;
-  const energyKWhByLabel: Record<string, number> = {};
-  for (const j of ledger.listJobs({ decision: 'admitted', limit: 100000 }).jobs) {
-    if (j.energyJoules === null) continue;
-    energy += j.energyJoules;
-    const label = j.label ?? '';
-    energyKWhByLabel[label] = (energyKWhByLabel[label] ?? 0) + j.energyJoules / 3.6e6;
+  let e = energyOf.get(p)?.counts === countsKey ? energyOf.get(p)!.energy : undefined;
+  if (e === undefined) {
+    e = { joules: 0, kWhByLabel: {} };
+    for (const j of ledger.listJobs({ decision: 'admitted', limit: 100000 }).jobs) {
+      if (j.energyJoules === null) continue;
+      e.joules += j.energyJoules;
+      const label = j.label ?? '';
+      e.kWhByLabel[label] = (e.kWhByLabel[label] ?? 0) + j.energyJoules / 3.6e6;
+    }
+    energyOf.set(p, { counts: countsKey, energy: e });
   }
   const utilizationByLabel: Record<string, number> = {};
   for (const part of p.observation.capacity?.partitions ?? [])
@@ -124,8 +137,8 @@ export function sample(p: LoopParts): void {
     acceptRatio: accepted + rejected > 0 ? accepted / (accepted + rejected) : null,
     successRatio: met + missed > 0 ? met / (met + missed) : null,
     utilizationByLabel,
-    energyKWh: energy / 3.6e6,
-    energyKWhByLabel,
+    energyKWh: e.joules / 3.6e6,
+    energyKWhByLabel: { ...e.kWhByLabel },
   };
   const samples = [...(ledger.getValue<StatsSample[]>(STATS_KEY) ?? []), next].slice(-MAX_SAMPLES);
   ledger.setValue(STATS_KEY, samples);

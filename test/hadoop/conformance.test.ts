@@ -3,6 +3,7 @@
  * emulated RM pass, run against the real ResourceManager in JSON and in XML. The real cluster's
  * queues stand in for the fixture's: besteffort to move to, the reservable `reserved`.
  */
+import { describeAppFilterConformance } from '../yarn/app-filters';
 import { describeRmConformance } from '../yarn/conformance';
 import { sharedCluster, submitSleeper } from './cluster';
 import { killLive } from './sidecar-support';
@@ -21,4 +22,10 @@ describeRmConformance(
   `the real RM ${info.version}`,
   async () => ({ url: info.rm, close: async () => undefined }),
   { moveTo: 'besteffort', reservationQueue: 'reserved', user: 'alice' },
+);
+
+describeAppFilterConformance(
+  `the real RM ${info.version}`,
+  async () => ({ url: info.rm, close: async () => undefined }),
+  { user: 'alice' },
 );

@@ -207,6 +207,21 @@ export class FakeRm {
           hadoopVersion: '3.3.6',
         };
       },
+      clusterMetrics: async () => {
+        this.check();
+        const all = nodes();
+        const sum = (f: (n: NodeReport) => number) => all.reduce((a, n) => a + f(n), 0);
+        return {
+          totalMB: sum((n) => n.total.memoryMB),
+          totalVirtualCores: sum((n) => n.total.vcores),
+          totalNodes: all.length,
+          activeNodes: all.length,
+          lostNodes: 0,
+          unhealthyNodes: 0,
+          decommissionedNodes: 0,
+          rebootedNodes: 0,
+        };
+      },
       nodes: async () => (this.check(), nodes()),
       scheduler: async () => (this.check(), scheduler),
       apps: async () => (this.check(), [...this.apps.values()]),

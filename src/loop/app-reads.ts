@@ -1,0 +1,181 @@
+import type { Logger } from '../log';
+import type { JobRecord } from '../store/ledger';
+import type { ResourceManagerApi } from '../yarn/api';
+import type { AppReport } from '../yarn/model';
+
+/**
+ * Which apps a cycle reads from the RM: only those the sidecar has to see, with the RM's own
+ * filters of `GET /ws/v1/cluster/apps` (real RM semantics, checked by test/yarn/app-filters.ts):
+ *
+ * - new apps: `startedTimeBegin` from the newest start time seen, less NEW_APPS_OVERLAP_MS.
+ *   Deadline apps submitted to YARN directly carry `deadline:` tags whose values vary, so they
+ *   cannot be asked for by tag: each is seen in the reads of new apps while it is new.
+ * - followed apps: the apps of the open admitted jobs (and waiting tickets), by their exact
+ *   tags, a few hundred per read (`applicationTags` is any-of): `sidecar-id:<job>` for a job of
+ *   the API, the app's `deadline:` tag for a discovered one. Those reads carry no state filter,
+ *   so a followed app that ended since the last cycle comes with them, finished.
+ * - a followed app missing from those reads is read from its own endpoint: absence from a
+ *   filtered read is not absence from the RM. One the RM does not know (404) is left out, and
+ *   reconcile confirms it and marks its job lost, as it does for an app missing from a full list.
+ *
+ * A full read (every app) is the first read, and every `fullEvery` cycles after it: the safety
+ * net for what the reads of new apps can miss (an app started before the window, after an RM
+ * failover to a node whose clock is behind by more than the overlap; a discovered app the
+ * reconciler could not record in its window). An RM that ignores a filter (an app without the
+ * filtered tag, or started before startedTimeBegin, in its answer) gets full reads instead, said
+ * once, and filtered reads are tried again after `fullEvery` cycles.
+ */
+
+/** How far before the newest start time seen a read of new apps starts (clock steps between RMs). */
+export const NEW_APPS_OVERLAP_MS = 15_000;
+/** Most characters of tags in one read's `applicationTags`: the URL stays under about 4 KB. */
+export const TAG_CHARS_PER_READ = 3_000;
+/** Followed apps read one by one at most per cycle; beyond it the cycle reads every app. */
+export const MAX_SINGLE_READS = 25;
+const READS_AT_ONCE = 4;
+const DESELECTS = ['resourceRequests'];
+
+/** An open job whose app the cycle must see. */
+export interface Followed {
+  jobId: string;
+  appId: string | null;
+  /** The tag to read its app by (lower-cased), or undefined: read by its id alone. */
+  tag: string | undefined;
+}
+
+export interface AppsRead {
+  apps: AppReport[];
+  /** Every app on the RM (a full read), or only those the sidecar follows and the new ones. */
+  full: boolean;
+}
+
+/** The tag an open job's app is read by: its `sidecar-id:` tag, or a discovered app's deadline tag. */
+export function followedOf(job: JobRecord): Followed {
+  let tag: string | undefined;
+  if (job.source === 'api') tag = `sidecar-id:${job.id}`.toLowerCase();
+  else {
+    const tags = (job.spec as { tags?: unknown } | null)?.tags;
+    const deadline = Array.isArray(tags)
+      ? tags.find((t): t is string => typeof t === 'string' && t.toLowerCase().startsWith('deadline:'))
+      : undefined;
+    tag = deadline?.trim().toLowerCase();
+  }
+  // The RM splits the parameter at commas: such a tag cannot be asked for.
+  if (tag !== undefined && (tag.includes(',') || tag.length > TAG_CHARS_PER_READ)) tag = undefined;
+  return { jobId: job.id, appId: job.appId, tag };
+}
+
+/** Tags in groups whose joined length stays within TAG_CHARS_PER_READ. */
+export function tagChunks(tags: Iterable<string>, maxChars = TAG_CHARS_PER_READ): string[][] {
+  const out: string[][] = [];
+  let chunk: string[] = [];
+  let chars = 0;
+  for (const t of tags) {
+    if (chunk.length > 0 && chars + t.length + 1 > maxChars) {
+      out.push(chunk);
+      chunk = [];
+      chars = 0;
+    }
+    chunk.push(t);
+    chars += t.length + 1;
+  }
+  if (chunk.length > 0) out.push(chunk);
+  return out;
+}
+
+class FilterIgnored extends Error {}
+
+export class AppReader {
+  private cycle = 0;
+  /** The newest start time among the apps read (RM clock, epoch ms). */
+  private newestStartMs: number | undefined;
+  /** Full reads until this cycle, after the RM ignored a filter. */
+  private fullUntil = 0;
+  private warnedIgnored = false;
+
+  constructor(
+    private readonly deps: {
+      rm: ResourceManagerApi;
+      log: Logger;
+      /** A full read every this many cycles (1: every cycle, as before filtered reads). */
+      fullEvery: number;
+    },
+  ) {}
+
+  /** This cycle's apps: a full read when one is due, else the filtered reads (see above). */
+  async read(followed: readonly Followed[]): Promise<AppsRead> {
+    const n = this.cycle++;
+    const { fullEvery } = this.deps;
+    if (this.newestStartMs === undefined || fullEvery <= 1 || n % fullEvery === 0 || n < this.fullUntil)
+      return this.full();
+    try {
+      const apps = await this.filtered(followed);
+      if (apps) return { apps, full: false };
+    } catch (err) {
+      if (!(err instanceof FilterIgnored)) throw err;
+      this.fullUntil = n + fullEvery;
+      if (!this.warnedIgnored) {
+        this.warnedIgnored = true;
+        this.deps.log.warn('the RM ignores a filter of GET /apps; every app is read instead', {
+          filter: err.message,
+          retryAfterCycles: fullEvery,
+        });
+      }
+    }
+    return this.full();
+  }
+
+  private async full(): Promise<AppsRead> {
+    const apps = await this.deps.rm.apps({ deSelects: DESELECTS });
+    this.sawStarts(apps);
+    this.newestStartMs ??= 0;
+    return { apps, full: true };
+  }
+
+  private sawStarts(apps: readonly AppReport[]): void {
+    for (const a of apps)
+      if (a.startedTime > (this.newestStartMs ?? 0) && Number.isFinite(a.startedTime))
+        this.newestStartMs = a.startedTime;
+  }
+
+  /** The filtered reads, or undefined when too many followed apps are missing from them. */
+  private async filtered(followed: readonly Followed[]): Promise<AppReport[] | undefined> {
+    const { rm } = this.deps;
+    const begin = Math.max(0, (this.newestStartMs ?? 0) - NEW_APPS_OVERLAP_MS);
+    const fresh = await rm.apps({ startedTimeBegin: begin, deSelects: DESELECTS });
+    if (fresh.some((a) => a.startedTime < begin)) throw new FilterIgnored('startedTimeBegin');
+    const byId = new Map(fresh.map((a) => [a.id, a]));
+    const chunks = tagChunks(new Set(followed.flatMap((f) => (f.tag === undefined ? [] : [f.tag]))));
+    const byTags = async (chunk: string[]): Promise<void> => {
+      const got = await rm.apps({ applicationTags: chunk, deSelects: DESELECTS });
+      const want = new Set(chunk);
+      for (const a of got) {
+        if (!a.applicationTags.some((t) => want.has(t.toLowerCase())))
+          throw new FilterIgnored('applicationTags');
+        byId.set(a.id, a);
+      }
+    };
+    // The first alone: an RM that ignores the filter is found after one answer, not several.
+    if (chunks.length > 0) await byTags(chunks[0]!);
+    for (let i = 1; i < chunks.length; i += READS_AT_ONCE)
+      await Promise.all(chunks.slice(i, i + READS_AT_ONCE).map(byTags));
+    const missing = followed.filter((f) => f.appId !== null && !byId.has(f.appId));
+    if (missing.length > MAX_SINGLE_READS) {
+      this.deps.log.info('followed apps missing from the filtered reads; every app is read instead', {
+        missing: missing.length,
+      });
+      return undefined;
+    }
+    for (const f of missing) {
+      try {
+        const app = await rm.app(f.appId!);
+        byId.set(app.id, app);
+      } catch {
+        // Unknown to the RM (404) or not answered: left out; reconcile asks again, and marks
+        // its job lost only on a 404, as for an app missing from a full read.
+      }
+    }
+    this.sawStarts(fresh);
+    return [...byId.values()];
+  }
+}

@@ -1,0 +1,135 @@
+/**
+ * The poll's reads of apps (src/loop/app-reads.ts): a full read first and every fullEvery
+ * cycles, filtered reads between them (new apps by start time, followed apps by their exact
+ * tags), a followed app missing from them read from its own endpoint, and full reads instead
+ * when the RM ignores a filter.
+ */
+import { RmRemoteError } from '../../src/errors/rm-remote';
+import { AppReader, followedOf, tagChunks, type Followed } from '../../src/loop/app-reads';
+import { silentLogger } from '../../src/log';
+import type { JobRecord } from '../../src/store/ledger';
+import type { AppQuery, ResourceManagerApi } from '../../src/yarn/api';
+import type { AppReport } from '../../src/yarn/model';
+
+function app(id: string, startedTime: number, tags: string[], state = 'RUNNING'): AppReport {
+  return { id, startedTime, applicationTags: tags, state, finishedTime: 0 } as unknown as AppReport;
+}
+
+/** An RM holding `apps`, applying the filters as a real RM does unless `ignores` is set. */
+function rmOf(apps: AppReport[], o: { ignores?: boolean } = {}) {
+  const calls: string[] = [];
+  const rm = {
+    apps: async (q: AppQuery = {}) => {
+      calls.push(
+        q.applicationTags
+          ? `tags ${q.applicationTags.length}`
+          : q.startedTimeBegin !== undefined
+            ? 'new'
+            : 'all',
+      );
+      if (o.ignores) return apps;
+      const tags = (q.applicationTags ?? []).map((t) => t.toLowerCase());
+      return apps.filter(
+        (a) =>
+          (q.startedTimeBegin === undefined || a.startedTime >= q.startedTimeBegin) &&
+          (tags.length === 0 || a.applicationTags.some((t) => tags.includes(t))),
+      );
+    },
+    app: async (id: string) => {
+      calls.push(`app ${id}`);
+      const a = apps.find((x) => x.id === id);
+      if (!a)
+        throw new RmRemoteError({
+          status: 404,
+          exception: 'NotFoundException',
+          javaClassName: 'NotFoundException',
+          message: `app with id: ${id} not found`,
+          url: `http://rm/ws/v1/cluster/apps/${id}`,
+        });
+      return a;
+    },
+  } as unknown as ResourceManagerApi;
+  return { rm, calls };
+}
+
+const warnings: string[] = [];
+const log = { ...silentLogger(), warn: (m: string) => void warnings.push(m) } as unknown as ReturnType<
+  typeof silentLogger
+>;
+
+const T = 1_800_000_000_000;
+const others = Array.from({ length: 50 }, (_, i) =>
+  app(`application_1_${1000 + i}`, T - 3_600_000 + i, ['team:x']),
+);
+
+describe('AppReader', () => {
+  beforeEach(() => warnings.splice(0));
+
+  it('reads every app first, then only new and followed apps, and every app again each fullEvery cycles', async () => {
+    const ours = app('application_1_0001', T, ['sidecar-id:dl-a', 'deadline:2030-01-01t00:00:00.000z']);
+    const { rm, calls } = rmOf([...others, ours]);
+    const reader = new AppReader({ rm, log, fullEvery: 3 });
+    const followed: Followed[] = [{ jobId: 'dl-a', appId: ours.id, tag: 'sidecar-id:dl-a' }];
+    expect((await reader.read(followed)).full).toBe(true);
+    const second = await reader.read(followed);
+    expect(second.full).toBe(false);
+    // The new-apps window starts before the newest start seen: ours again, none of the old ones.
+    expect(second.apps.map((a) => a.id)).toEqual([ours.id]);
+    expect((await reader.read(followed)).full).toBe(false);
+    expect((await reader.read(followed)).full).toBe(true);
+    expect(calls).toEqual(['all', 'new', 'tags 1', 'new', 'tags 1', 'all']);
+  });
+
+  it('reads a followed app missing from the filtered reads from its own endpoint; a 404 is left out', async () => {
+    const ours = app('application_1_0002', T - 7_200_000, ['no-tag-we-know']);
+    const { rm, calls } = rmOf([...others, ours]);
+    const reader = new AppReader({ rm, log, fullEvery: 100 });
+    await reader.read([]);
+    const followed: Followed[] = [
+      { jobId: 'dl-b', appId: ours.id, tag: 'sidecar-id:dl-b' },
+      { jobId: 'dl-c', appId: 'application_1_0404', tag: 'sidecar-id:dl-c' },
+    ];
+    const read = await reader.read(followed);
+    expect(read.full).toBe(false);
+    expect(read.apps.map((a) => a.id)).toContain(ours.id);
+    expect(read.apps.map((a) => a.id)).not.toContain('application_1_0404');
+    expect(calls.slice(1)).toEqual(['new', 'tags 2', `app ${ours.id}`, 'app application_1_0404']);
+  });
+
+  it('reads every app when the RM ignores a filter, says so once, and tries the filters again later', async () => {
+    const ours = app('application_1_0003', T, ['sidecar-id:dl-d']);
+    const { rm, calls } = rmOf([...others, ours], { ignores: true });
+    const reader = new AppReader({ rm, log, fullEvery: 4 });
+    const followed: Followed[] = [{ jobId: 'dl-d', appId: ours.id, tag: 'sidecar-id:dl-d' }];
+    for (let i = 0; i < 6; i++) {
+      const read = await reader.read(followed);
+      expect(read.full).toBe(true);
+      expect(read.apps).toHaveLength(51);
+    }
+    expect(warnings).toEqual(['the RM ignores a filter of GET /apps; every app is read instead']);
+    // Cycle 1 found it out (one filtered read), cycles 2 to 4 read everything, cycle 5 tried again.
+    expect(calls).toEqual(['all', 'new', 'all', 'all', 'all', 'all', 'new', 'all']);
+  });
+});
+
+describe('followedOf and tagChunks', () => {
+  it('follows an API job by its sidecar-id tag and a discovered one by its deadline tag', () => {
+    const job = (o: Partial<JobRecord>) =>
+      ({ id: 'dl-x', appId: null, source: 'api', spec: {}, ...o }) as JobRecord;
+    expect(followedOf(job({})).tag).toBe('sidecar-id:dl-x');
+    expect(
+      followedOf(
+        job({ source: 'discovered', spec: { tags: ['maps:2', 'deadline:2030-01-01t00:00:00.000z'] } }),
+      ).tag,
+    ).toBe('deadline:2030-01-01t00:00:00.000z');
+    // No tag to read it by: its app is read from its own endpoint.
+    expect(followedOf(job({ source: 'discovered', spec: { tags: ['maps:2'] } })).tag).toBeUndefined();
+  });
+
+  it('keeps each read within the characters given', () => {
+    const tags = Array.from({ length: 100 }, (_, i) => `sidecar-id:dl-${String(i).padStart(12, '0')}`);
+    const chunks = tagChunks(tags, 300);
+    expect(chunks.flat()).toEqual(tags);
+    for (const c of chunks) expect(c.join(',').length).toBeLessThanOrEqual(300);
+  });
+});
