@@ -5,25 +5,7 @@ import { formatExpiryTime } from './expiry';
 import type { Tree } from './format';
 import { sameQueue } from './ids';
 import * as m from './mapping';
-import type {
-  AppAttempt,
-  AppReport,
-  AppStatItem,
-  AppTimeout,
-  ClusterInfo,
-  ClusterMetrics,
-  ContainerReport,
-  KillResult,
-  LabelMapping,
-  NewApplication,
-  NodeLabel,
-  NodeReport,
-  QueueMoveResult,
-  ReservationDefinition,
-  ReservationInfo,
-  SchedulerInfo,
-  SubmissionResult,
-} from './model';
+import type * as model from './model';
 import { submissionContent, type AppSubmission } from './submission';
 import { HttpTransport, withUrl, type HttpRequest, type TransportOptions } from './transport';
 
@@ -103,27 +85,27 @@ export class HttpResourceManagerClient implements ResourceManagerApi {
 
   // --- reads -----------------------------------------------------------------------------
 
-  clusterInfo(): Promise<ClusterInfo> {
+  clusterInfo(): Promise<model.ClusterInfo> {
     return this.read({ path: `${CLUSTER}/info` }, m.mapClusterInfo);
   }
 
-  clusterMetrics(): Promise<ClusterMetrics> {
+  clusterMetrics(): Promise<model.ClusterMetrics> {
     return this.read({ path: `${CLUSTER}/metrics` }, m.mapClusterMetrics);
   }
 
-  scheduler(): Promise<SchedulerInfo> {
+  scheduler(): Promise<model.SchedulerInfo> {
     return this.read({ path: `${CLUSTER}/scheduler` }, m.mapScheduler);
   }
 
-  nodes(states?: string[]): Promise<NodeReport[]> {
+  nodes(states?: string[]): Promise<model.NodeReport[]> {
     return this.read({ path: `${CLUSTER}/nodes`, query: { states } }, m.mapNodes);
   }
 
-  node(nodeId: string): Promise<NodeReport> {
+  node(nodeId: string): Promise<model.NodeReport> {
     return this.read({ path: `${CLUSTER}/nodes/${seg(nodeId)}` }, m.mapNode);
   }
 
-  apps(q: AppQuery = {}): Promise<AppReport[]> {
+  apps(q: AppQuery = {}): Promise<model.AppReport[]> {
     return this.read(
       {
         path: `${CLUSTER}/apps`,
@@ -145,22 +127,22 @@ export class HttpResourceManagerClient implements ResourceManagerApi {
     );
   }
 
-  app(appId: string): Promise<AppReport> {
+  app(appId: string): Promise<model.AppReport> {
     return this.read({ path: `${CLUSTER}/apps/${seg(appId)}` }, m.mapApp);
   }
 
-  appStatistics(states?: string[], applicationType?: string): Promise<AppStatItem[]> {
+  appStatistics(states?: string[], applicationType?: string): Promise<model.AppStatItem[]> {
     return this.read(
       { path: `${CLUSTER}/appstatistics`, query: { states, applicationTypes: applicationType } },
       m.mapAppStatistics,
     );
   }
 
-  appAttempts(appId: string): Promise<AppAttempt[]> {
+  appAttempts(appId: string): Promise<model.AppAttempt[]> {
     return this.read({ path: `${CLUSTER}/apps/${seg(appId)}/appattempts` }, m.mapAppAttempts);
   }
 
-  attemptContainers(appId: string, attemptId: string): Promise<ContainerReport[]> {
+  attemptContainers(appId: string, attemptId: string): Promise<model.ContainerReport[]> {
     return this.read(
       { path: `${CLUSTER}/apps/${seg(appId)}/appattempts/${seg(attemptId)}/containers` },
       m.mapContainers,
@@ -179,11 +161,11 @@ export class HttpResourceManagerClient implements ResourceManagerApi {
     return this.read({ path: `${CLUSTER}/apps/${seg(appId)}/priority` }, m.mapAppPriority);
   }
 
-  appTimeouts(appId: string): Promise<AppTimeout[]> {
+  appTimeouts(appId: string): Promise<model.AppTimeout[]> {
     return this.read({ path: `${CLUSTER}/apps/${seg(appId)}/timeouts` }, m.mapTimeouts);
   }
 
-  appTimeout(appId: string, type = 'LIFETIME'): Promise<AppTimeout> {
+  appTimeout(appId: string, type = 'LIFETIME'): Promise<model.AppTimeout> {
     return this.read({ path: `${CLUSTER}/apps/${seg(appId)}/timeouts/${seg(type)}` }, m.mapTimeout);
   }
 
@@ -195,7 +177,7 @@ export class HttpResourceManagerClient implements ResourceManagerApi {
     return Number.isInteger(n) ? n : undefined;
   }
 
-  nodeLabels(): Promise<NodeLabel[]> {
+  nodeLabels(): Promise<model.NodeLabel[]> {
     return this.read({ path: `${CLUSTER}/get-node-labels` }, m.mapNodeLabels);
   }
 
@@ -203,11 +185,11 @@ export class HttpResourceManagerClient implements ResourceManagerApi {
     return this.read({ path: `${CLUSTER}/get-node-to-labels` }, m.mapNodeToLabels);
   }
 
-  labelMappings(labels?: string[]): Promise<LabelMapping[]> {
+  labelMappings(labels?: string[]): Promise<model.LabelMapping[]> {
     return this.read({ path: `${CLUSTER}/label-mappings`, repeatedQuery: { labels } }, m.mapLabelMappings);
   }
 
-  reservations(q: ReservationQuery = {}): Promise<ReservationInfo[]> {
+  reservations(q: ReservationQuery = {}): Promise<model.ReservationInfo[]> {
     return this.read(
       {
         path: `${CLUSTER}/reservation/list`,
@@ -226,7 +208,7 @@ export class HttpResourceManagerClient implements ResourceManagerApi {
   // --- writes ----------------------------------------------------------------------------
 
   /** INDEX.md 9.1: the answer is the queue after the call, compared by leaf name. */
-  async moveApp(appId: string, queue: string): Promise<QueueMoveResult> {
+  async moveApp(appId: string, queue: string): Promise<model.QueueMoveResult> {
     const { value } = await this.putApp(appId, 'queue', 'appqueue', { queue }, m.mapAppQueue);
     return { queue: value, moved: sameQueue(queue, value) };
   }
@@ -244,7 +226,7 @@ export class HttpResourceManagerClient implements ResourceManagerApi {
   }
 
   /** 202 while the kill runs, 200 once the app is KILLED (INDEX.md section 3, row 15). */
-  async killApp(appId: string, diagnostics?: string): Promise<KillResult> {
+  async killApp(appId: string, diagnostics?: string): Promise<model.KillResult> {
     const content: Record<string, unknown> = { state: 'KILLED' };
     if (diagnostics !== undefined) content.diagnostics = diagnostics;
     const { value, status } = await this.putApp(appId, 'state', 'appstate', content, m.mapAppState);
@@ -252,7 +234,7 @@ export class HttpResourceManagerClient implements ResourceManagerApi {
   }
 
   /** INDEX.md 9.3: singular path, wrapped body, `±HHMM` offset with milliseconds. */
-  async setAppLifetime(appId: string, expiryEpochMs: number): Promise<AppTimeout> {
+  async setAppLifetime(appId: string, expiryEpochMs: number): Promise<model.AppTimeout> {
     const expiryTime = formatExpiryTime(expiryEpochMs, this.expiryOffsetMinutes);
     const { value } = await this.putApp(
       appId,
@@ -265,7 +247,7 @@ export class HttpResourceManagerClient implements ResourceManagerApi {
     return value;
   }
 
-  async newApplication(): Promise<NewApplication> {
+  async newApplication(): Promise<model.NewApplication> {
     const { value } = await this.write(
       { method: 'POST', path: `${CLUSTER}/apps/new-application` },
       m.mapNewApplication,
@@ -274,7 +256,7 @@ export class HttpResourceManagerClient implements ResourceManagerApi {
   }
 
   /** INDEX.md 9.4: unwrapped JSON body; the answer is 202 with a Location and no body. */
-  async submitApp(submission: AppSubmission): Promise<SubmissionResult> {
+  async submitApp(submission: AppSubmission): Promise<model.SubmissionResult> {
     const res = await this.transport.send({
       method: 'POST',
       path: `${CLUSTER}/apps`,
@@ -333,7 +315,7 @@ export class HttpResourceManagerClient implements ResourceManagerApi {
   async submitReservation(
     reservationId: string,
     queue: string,
-    definition: ReservationDefinition,
+    definition: model.ReservationDefinition,
   ): Promise<void> {
     await this.sendReservation('submit', 'reservation-submission-context', {
       queue,
@@ -342,7 +324,7 @@ export class HttpResourceManagerClient implements ResourceManagerApi {
     });
   }
 
-  async updateReservation(reservationId: string, definition: ReservationDefinition): Promise<void> {
+  async updateReservation(reservationId: string, definition: model.ReservationDefinition): Promise<void> {
     await this.sendReservation('update', 'reservation-update-context', {
       'reservation-id': reservationId,
       'reservation-definition': m.reservationDefinitionContent(definition),

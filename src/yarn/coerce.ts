@@ -102,6 +102,20 @@ export class Node {
     return this.present && this.value !== '' ? this.num() : fallback;
   }
 
+  /** Members of this object that are numbers, each 0 when the RM leaves it out (`numOr(0)`). */
+  nums<K extends string>(...keys: K[]): Record<K, number> {
+    const out = {} as Record<K, number>;
+    for (const k of keys) out[k] = this.get(k).numOr(0);
+    return out;
+  }
+
+  /** Members of this object that are strings, each '' when the RM leaves it out (`strOr('')`). */
+  strs<K extends string>(...keys: K[]): Record<K, string> {
+    const out = {} as Record<K, string>;
+    for (const k of keys) out[k] = this.get(k).strOr('');
+    return out;
+  }
+
   /**
    * A number the RM may leave out (a field newer than the RM, or one it omits when null): the
    * number, from a number or a string, or undefined when the member is missing, null or an

@@ -99,8 +99,7 @@ export function mapClusterInfo(tree: Tree): ClusterInfo {
     startedOn: n.get('startedOn').numOr(0),
     state: n.get('state').strOr(''),
     haState: n.get('haState').optStr(),
-    resourceManagerVersion: n.get('resourceManagerVersion').strOr(''),
-    hadoopVersion: n.get('hadoopVersion').strOr(''),
+    ...n.strs('resourceManagerVersion', 'hadoopVersion'),
     haZooKeeperConnectionState: n.get('haZooKeeperConnectionState').optStr(),
   };
 }
@@ -243,26 +242,18 @@ export const mapAppStatistics = listOf('appStatInfo', 'statItem', (n): AppStatIt
 export const mapAppAttempts = listOf('appAttempts', 'appAttempt', (n): AppAttempt => ({
   id: n.req('id').num(),
   appAttemptId: n.get('appAttemptId').optStr(),
-  startTime: n.get('startTime').numOr(0),
-  finishedTime: n.get('finishedTime').numOr(0),
-  containerId: n.get('containerId').strOr(''),
-  nodeId: n.get('nodeId').strOr(''),
-  nodeHttpAddress: n.get('nodeHttpAddress').strOr(''),
-  logsLink: n.get('logsLink').strOr(''),
+  ...n.nums('startTime', 'finishedTime'),
+  ...n.strs('containerId', 'nodeId', 'nodeHttpAddress', 'logsLink'),
   state: n.get('appAttemptState').optStr(),
 }));
 
 function mapContainerReport(n: Node): ContainerReport {
   return {
     containerId: n.req('containerId').str(),
-    allocatedMB: n.get('allocatedMB').numOr(0),
-    allocatedVCores: n.get('allocatedVCores').numOr(0),
+    ...n.nums('allocatedMB', 'allocatedVCores'),
     nodeId: n.get('nodeId').strOr(n.get('assignedNodeId').strOr('')),
     state: n.get('containerState').strOr(''),
-    priority: n.get('priority').numOr(0),
-    startedTime: n.get('startedTime').numOr(0),
-    finishedTime: n.get('finishedTime').numOr(0),
-    elapsedTime: n.get('elapsedTime').numOr(0),
+    ...n.nums('priority', 'startedTime', 'finishedTime', 'elapsedTime'),
     exitStatus: n.get('containerExitStatus').numOr(0),
   };
 }
@@ -334,12 +325,14 @@ function optCapacityVector(n: Node): CapacityVector | undefined {
 function mapPartition(n: Node): PartitionCapacity {
   return {
     partition: n.get('partitionName').strOr(''),
-    capacity: n.get('capacity').numOr(0),
-    usedCapacity: n.get('usedCapacity').numOr(0),
-    maxCapacity: n.get('maxCapacity').numOr(0),
-    absoluteCapacity: n.get('absoluteCapacity').numOr(0),
-    absoluteUsedCapacity: n.get('absoluteUsedCapacity').numOr(0),
-    absoluteMaxCapacity: n.get('absoluteMaxCapacity').numOr(0),
+    ...n.nums(
+      'capacity',
+      'usedCapacity',
+      'maxCapacity',
+      'absoluteCapacity',
+      'absoluteUsedCapacity',
+      'absoluteMaxCapacity',
+    ),
     maxAMLimitPercentage: n.get('maxAMLimitPercentage').optNum(),
     weight: n.get('weight').optNum(),
     normalizedWeight: n.get('normalizedWeight').optNum(),
@@ -648,17 +641,17 @@ function taskType(n: Node): TaskType {
 function mapJobNode(n: Node): JobSummary {
   return {
     id: n.req('id').str(),
-    name: n.get('name').strOr(''),
-    user: n.get('user').strOr(''),
-    queue: n.get('queue').strOr(''),
+    ...n.strs('name', 'user', 'queue'),
     state: n.req('state').str(),
-    submitTime: n.get('submitTime').numOr(0),
-    startTime: n.get('startTime').numOr(0),
-    finishTime: n.get('finishTime').numOr(0),
-    mapsTotal: n.get('mapsTotal').numOr(0),
-    mapsCompleted: n.get('mapsCompleted').numOr(0),
-    reducesTotal: n.get('reducesTotal').numOr(0),
-    reducesCompleted: n.get('reducesCompleted').numOr(0),
+    ...n.nums(
+      'submitTime',
+      'startTime',
+      'finishTime',
+      'mapsTotal',
+      'mapsCompleted',
+      'reducesTotal',
+      'reducesCompleted',
+    ),
   };
 }
 
@@ -672,9 +665,7 @@ function mapTaskRun(n: Node): TaskRun {
     type: taskType(n.req('type')),
     state: n.req('state').str(),
     startTime: n.req('startTime').num(),
-    finishTime: n.get('finishTime').numOr(0),
-    elapsedTime: n.get('elapsedTime').numOr(0),
-    progress: n.get('progress').numOr(0),
+    ...n.nums('finishTime', 'elapsedTime', 'progress'),
   };
 }
 
@@ -688,9 +679,7 @@ export const mapTask = itemOf('task', mapTaskNode);
 function mapTaskAttemptNode(n: Node): TaskAttemptReport {
   const out: TaskAttemptReport = {
     ...mapTaskRun(n),
-    nodeHttpAddress: n.get('nodeHttpAddress').strOr(''),
-    rack: n.get('rack').strOr(''),
-    assignedContainerId: n.get('assignedContainerId').strOr(''),
+    ...n.strs('nodeHttpAddress', 'rack', 'assignedContainerId'),
   };
   if (n.get('shuffleFinishTime').present) out.shuffleFinishTime = n.get('shuffleFinishTime').num();
   if (n.get('mergeFinishTime').present) out.mergeFinishTime = n.get('mergeFinishTime').num();
@@ -723,9 +712,7 @@ function mapFileStatusNode(n: Node): FileStatus {
     pathSuffix: n.get('pathSuffix').strOr(''),
     type: n.req('type').str(),
     length: n.req('length').num(),
-    blockSize: n.get('blockSize').numOr(0),
-    replication: n.get('replication').numOr(0),
-    modificationTime: n.get('modificationTime').numOr(0),
+    ...n.nums('blockSize', 'replication', 'modificationTime'),
   };
 }
 
