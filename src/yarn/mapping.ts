@@ -307,6 +307,19 @@ export function mapNewApplication(tree: Tree): NewApplication {
 
 // --- scheduler -------------------------------------------------------------------------------
 
+/** A queue's weight mode figures and capacity vector, as both the queue and its partition report them. */
+function queueWeights(n: Node): {
+  weight?: number;
+  normalizedWeight?: number;
+  capacityVector?: ReturnType<typeof optCapacityVector>;
+} {
+  return {
+    weight: n.get('weight').optNum(),
+    normalizedWeight: n.get('normalizedWeight').optNum(),
+    capacityVector: optCapacityVector(n.get('queueCapacityVectorInfo')),
+  };
+}
+
 /** `queueCapacityVectorInfo` (3.4+): `{configuredCapacityVector, capacityVectorEntries[]}`. */
 function optCapacityVector(n: Node): CapacityVector | undefined {
   if (!n.present || n.value === '') return undefined;
@@ -334,9 +347,7 @@ function mapPartition(n: Node): PartitionCapacity {
       'absoluteMaxCapacity',
     ),
     maxAMLimitPercentage: n.get('maxAMLimitPercentage').optNum(),
-    weight: n.get('weight').optNum(),
-    normalizedWeight: n.get('normalizedWeight').optNum(),
-    capacityVector: optCapacityVector(n.get('queueCapacityVectorInfo')),
+    ...queueWeights(n),
     configuredMinResource: optResource(n.get('configuredMinResource')),
     configuredMaxResource: optResource(n.get('configuredMaxResource')),
     effectiveMinResource: optResource(n.get('effectiveMinResource')),
@@ -386,9 +397,7 @@ function mapCapacityQueue(n: Node, parentPath: string | undefined): QueueInfo {
       ? n.get('resources').listOf('resourceUsagesByPartition').map(mapPartitionResources)
       : undefined,
     capacityMode: n.get('mode').optStr(),
-    weight: n.get('weight').optNum(),
-    normalizedWeight: n.get('normalizedWeight').optNum(),
-    capacityVector: optCapacityVector(n.get('queueCapacityVectorInfo')),
+    ...queueWeights(n),
     effectiveMinResource: optResource(n.get('minEffectiveCapacity')),
     effectiveMaxResource: optResource(n.get('maxEffectiveCapacity')),
     children: n
