@@ -200,6 +200,41 @@ export function mdMapSecondsFromSeed(): { cpu: number; gpu9800gt: number; gpu210
 /** Maps of the seed's 87-job EFH workload: Table 6.6 counts of bins 1-6 with one fewer one-map job. */
 export const EFH_BINS_SEED_TOTAL_MAPS = 2409;
 
+/** kWh per MD map on an EFH CPU server (seed 004 6.3.2: 0.1446 - 0.1175). */
+const EFH_MD_CPU_KWH = 0.0269;
+/** kWh per loadgen map on an EFH CPU server: ours, the seed gives only ratios. */
+const EFH_LOADGEN_CPU_KWH = 0.004;
+
+/**
+ * One of the EFH cluster's GPU servers (seed 004 Table 6.5): 2 containers, one of them for GPU
+ * code, labelled `gpu`. An MD map takes `mdMapSeconds` as GPU code; CPU code on its 2.2 GHz
+ * Opteron cores runs as on a CPU server. Each kind of task costs a CPU server's energy over this
+ * server's efficiency factor for it.
+ */
+function efhGpuServer(
+  name: string,
+  mdMapSeconds: number,
+  idleWatts: number,
+  efficiency: { cpu: number; gpu: number; gpuOnCpu: number },
+): NodeClassSpec {
+  return cls({
+    name,
+    count: 1,
+    containers: 2,
+    mapSlots: 2,
+    reduceSlots: 1,
+    gpuContainers: 1,
+    labels: ['gpu'],
+    speed: { cpu: 1, gpu: MD_MAP_SECONDS.cpu / mdMapSeconds, gpuOnCpu: 1 },
+    idleWatts,
+    taskEnergyKWh: {
+      cpu: EFH_LOADGEN_CPU_KWH / efficiency.cpu,
+      gpu: EFH_MD_CPU_KWH / efficiency.gpu,
+      gpuOnCpu: EFH_MD_CPU_KWH / efficiency.gpuOnCpu,
+    },
+  });
+}
+
 /**
  * Seed 004 Table 6.5: 6 CPU servers (8 cores) and 2 GPU servers (2 cores; Geforce
  * 9800-gt and 210), YARN containers, GPU nodes labelled `gpu`. Idle power: 235 W for a
@@ -208,8 +243,6 @@ export const EFH_BINS_SEED_TOTAL_MAPS = 2409;
  * counted over the seed's 6.5 h window (6.3.3).
  */
 export function efhCluster(): ClusterSpec {
-  const mdCpu = 0.0269; // kWh per MD map on a CPU server (6.3.2: 0.1446 - 0.1175)
-  const loadgenCpu = 0.004; // kWh per loadgen map on a CPU server: ours, the seed gives only ratios
   return clusterOf({
     slotModel: 'unified',
     nodeClasses: [
@@ -221,34 +254,11 @@ export function efhCluster(): ClusterSpec {
         reduceSlots: 1,
         speed: { cpu: 1, gpu: 1, gpuOnCpu: 1 },
         idleWatts: 235,
-        taskEnergyKWh: { cpu: loadgenCpu, gpu: mdCpu, gpuOnCpu: mdCpu },
+        taskEnergyKWh: { cpu: EFH_LOADGEN_CPU_KWH, gpu: EFH_MD_CPU_KWH, gpuOnCpu: EFH_MD_CPU_KWH },
       }),
-      cls({
-        name: 'gpu-9800gt',
-        count: 1,
-        containers: 2,
-        mapSlots: 2,
-        reduceSlots: 1,
-        gpuContainers: 1,
-        labels: ['gpu'],
-        // GPU code on the 9800-gt: MD_MAP_SECONDS; CPU code on its 2.2 GHz Opteron cores: as a CPU server's.
-        speed: { cpu: 1, gpu: MD_MAP_SECONDS.cpu / MD_MAP_SECONDS.gpu9800gt, gpuOnCpu: 1 },
-        idleWatts: 78,
-        // Tables 6.9 / 6.10: efficiency factors relative to the CPU server (energy = 1 / factor).
-        taskEnergyKWh: { cpu: loadgenCpu / 1.04, gpu: mdCpu / 1.41, gpuOnCpu: mdCpu / 1.23 },
-      }),
-      cls({
-        name: 'gpu-210',
-        count: 1,
-        containers: 2,
-        mapSlots: 2,
-        reduceSlots: 1,
-        gpuContainers: 1,
-        labels: ['gpu'],
-        speed: { cpu: 1, gpu: MD_MAP_SECONDS.cpu / MD_MAP_SECONDS.gpu210, gpuOnCpu: 1 },
-        idleWatts: 68,
-        taskEnergyKWh: { cpu: loadgenCpu / 1.05, gpu: mdCpu / 1.52, gpuOnCpu: mdCpu / 1.4 },
-      }),
+      // Efficiency factors relative to the CPU server from Tables 6.9 / 6.10 (energy = 1 / factor).
+      efhGpuServer('gpu-9800gt', MD_MAP_SECONDS.gpu9800gt, 78, { cpu: 1.04, gpu: 1.41, gpuOnCpu: 1.23 }),
+      efhGpuServer('gpu-210', MD_MAP_SECONDS.gpu210, 68, { cpu: 1.05, gpu: 1.52, gpuOnCpu: 1.4 }),
     ],
     costs: {
       cpu: LOADGEN_COST,
