@@ -26,23 +26,43 @@ export interface LayoutPoint {
   py: number;
 }
 
-export interface LineLayoutOptions {
+/** What every layout is asked for: its size, margins and how many y ticks to aim at. */
+export interface LayoutOptions {
   width: number;
   height: number;
   margin?: Partial<Margin>;
+  yTickCount?: number;
+}
+
+export interface LineLayoutOptions extends LayoutOptions {
   yMin?: number;
   yMax?: number;
   xTickCount?: number;
-  yTickCount?: number;
   yFormat?: (v: number) => string;
 }
 
-export interface LineLayout {
+export interface XTick {
+  value: number;
+  px: number;
+  label: string;
+}
+
+export interface YTick {
+  value: number;
+  py: number;
+  label: string;
+}
+
+/** What every layout has: its size, the plot area inside the margins and the y axis. */
+export interface ChartLayout {
   width: number;
   height: number;
   plot: Plot;
-  xTicks: Array<{ value: number; px: number; label: string }>;
-  yTicks: Array<{ value: number; py: number; label: string }>;
+  yTicks: YTick[];
+}
+
+export interface LineLayout extends ChartLayout {
+  xTicks: XTick[];
   series: Array<{ name: string; index: number; points: LayoutPoint[]; segments: LayoutPoint[][] }>;
 }
 
@@ -53,12 +73,8 @@ export interface BarInput {
   title: string;
 }
 
-export interface BarLayout {
-  width: number;
-  height: number;
-  plot: Plot;
+export interface BarLayout extends ChartLayout {
   zeroY: number;
-  yTicks: Array<{ value: number; py: number; label: string }>;
   bars: Array<{
     key: string;
     kind: string;
@@ -77,10 +93,7 @@ export function timeTicks(minMs: number, maxMs: number, count: number): { step: 
 export function formatTimeTick(ms: number, step: number): string;
 export function formatNumber(v: number): string;
 export function lineLayout(series: SeriesInput[], options: LineLayoutOptions): LineLayout;
-export function barLayout(
-  bars: BarInput[],
-  options: { width: number; height: number; margin?: Partial<Margin>; yTickCount?: number },
-): BarLayout;
+export function barLayout(bars: BarInput[], options: LayoutOptions): BarLayout;
 
 export interface HistogramBinInput {
   from: number;
@@ -88,12 +101,8 @@ export interface HistogramBinInput {
   count: number;
 }
 
-export interface HistogramLayout {
-  width: number;
-  height: number;
-  plot: Plot;
-  xTicks: Array<{ value: number; px: number; label: string }>;
-  yTicks: Array<{ value: number; py: number; label: string }>;
+export interface HistogramLayout extends ChartLayout {
+  xTicks: XTick[];
   bars: Array<{ from: number; to: number; count: number; x: number; y: number; w: number; h: number }>;
   marks: Array<{ key: string; label: string; value: number; px: number }>;
 }
@@ -101,11 +110,5 @@ export interface HistogramLayout {
 export function logTicks(lo: number, hi: number): number[];
 export function histogramLayout(
   bins: HistogramBinInput[],
-  options: {
-    width: number;
-    height: number;
-    margin?: Partial<Margin>;
-    yTickCount?: number;
-    marks?: Array<{ key: string; label: string; value: number }>;
-  },
+  options: LayoutOptions & { marks?: Array<{ key: string; label: string; value: number }> },
 ): HistogramLayout;
