@@ -26,6 +26,20 @@
   const NO_ENERGY =
     "no kWh estimate: the energy profile has no kWh figure for this job's workload (the shipped profile gives the cpu jobs' workload, loadgen, only relative efficiency factors)";
 
+  /** The summary tiles, in page order: [key of #tile-<key>, label, title or none]. */
+  const TILES = [
+    ['admitted', 'Admitted'],
+    ['rejected', 'Rejected'],
+    ['accept', 'Accept ratio'],
+    ['met', 'Deadlines met'],
+    ['missed', 'Deadlines missed'],
+    ['failed', 'Apps failed', 'Admitted jobs whose app FAILED: neither met nor missed'],
+    ['killed', 'Apps killed', 'Admitted jobs whose app was KILLED: neither met nor missed'],
+    ['success', 'Success ratio', 'Met over met plus missed'],
+    ['energy', 'Energy (est.)'],
+    ['outbox', 'RM writes pending', "RM writes recorded but not yet confirmed (the enforcer's backlog)"],
+  ];
+
   const $ = (id) => document.getElementById(id);
 
   const state = {
@@ -167,6 +181,17 @@
 
   function setText(id, value) {
     $(id).textContent = value === null || value === undefined ? '' : String(value);
+  }
+
+  function buildTiles() {
+    for (const [key, label, title] of TILES) {
+      const tile = node('div', null, 'tile');
+      if (title) tile.title = title;
+      const value = node('span', '–', 'v');
+      value.id = `tile-${key}`;
+      tile.append(node('span', label, 'k'), value);
+      $('tiles').appendChild(tile);
+    }
   }
 
   function safeClass(value, allowed) {
@@ -1065,6 +1090,7 @@
   }
 
   async function start() {
+    buildTiles();
     try {
       const res = await fetch('/dashboard/config.json', { cache: 'no-store' });
       if (res.ok) Object.assign(state.config, await res.json());
