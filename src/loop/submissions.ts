@@ -79,6 +79,41 @@ interface Answer {
   adopt: () => void;
 }
 
+/** The 201 answer of an admission (ticket included when the client is to submit the app). */
+function admittedBody(
+  j: Judged,
+  a: {
+    priority: number;
+    label: string | null;
+    estimatedFinishMs: number;
+    energyJoules: number | null;
+    ticket: ReturnType<typeof ticketFor> | undefined;
+  },
+) {
+  const { id, s, queue, judgedWith, derived, deadlineFrom } = j;
+  const { priority, label, estimatedFinishMs, energyJoules, ticket } = a;
+  const result = (j.outcome as Extract<LaneOutcome, { lane: object }>).result;
+  if (!result.admitted) throw new Error('not an admission');
+  return {
+    id,
+    decision: 'admitted',
+    deadline: new Date(s.deadlineMs).toISOString(),
+    estimatedFinish: new Date(estimatedFinishMs).toISOString(),
+    slackSeconds: (s.deadlineMs - estimatedFinishMs) / 1000,
+    position: result.position + 1,
+    queue,
+    priority,
+    label,
+    energyJoules,
+    placement: j.placement,
+    ...judgedWith,
+    ...derived,
+    ...deadlineFrom,
+    dryRun: s.dryRun,
+    ...(ticket === undefined ? {} : { ticket }),
+  };
+}
+
 export class Submissions {
   private chain: Promise<unknown> = Promise.resolve();
   /**
@@ -238,8 +273,8 @@ export class Submissions {
     const priority = this.p.cap.priorityAt(result.position);
     const estimatedFinishMs = Math.round(result.estimatedFinish * 1000);
     const energyJoules = this.p.partitions.energyJoules(s.jobType, lane.label, s.maps);
-    const { judgedWith, deadlineFrom, derived } = j;
-    const { ledger, config } = this.p.deps;
+    const { judgedWith, deadlineFrom } = j;
+    const { config } = this.p.deps;
     // Without a launch context the sidecar submits nothing: the client does, with the ticket.
     const ticket =
       s.request === undefined && !s.dryRun
@@ -252,24 +287,7 @@ export class Submissions {
             expiresMs: this.p.deps.now() + config.tickets.ttlSeconds * 1000,
           })
         : undefined;
-    const body = {
-      id,
-      decision: 'admitted',
-      deadline: new Date(s.deadlineMs).toISOString(),
-      estimatedFinish: new Date(estimatedFinishMs).toISOString(),
-      slackSeconds: (s.deadlineMs - estimatedFinishMs) / 1000,
-      position: result.position + 1,
-      queue,
-      priority,
-      label,
-      energyJoules,
-      placement: j.placement,
-      ...judgedWith,
-      ...derived,
-      ...deadlineFrom,
-      dryRun: s.dryRun,
-      ...(ticket === undefined ? {} : { ticket }),
-    };
+    const body = admittedBody(j, { priority, label, estimatedFinishMs, energyJoules, ticket });
     return {
       status: 201,
       body,
@@ -293,24 +311,34 @@ export class Submissions {
         ...deadlineFrom,
         ...(ticket === undefined ? {} : { ticket: { expiresAt: ticket.expiresAt, tags: ticket.tags } }),
       },
-      enqueue: () => {
-        if (ticket !== undefined) {
-          ledger.insertTicket({ jobId: id, expiresMs: Date.parse(ticket.expiresAt), detail: ticket });
-          return;
-        }
-        // Planned at commit time, with the estimates and clock of that moment.
-        const nowMs = this.p.deps.now();
-        const job = this.p.estimates.deadlineJob({ ...j.record, arrivalMs: nowMs, spec: s });
-        const defaultEstimates = this.p.estimates.book.default;
-        enforce(
-          ledger,
-          planAdmittedSubmission(config, { id, s, queue, label, priority, nowMs, job, defaultEstimates }),
-        );
-      },
+      enqueue: () => this.enqueueAdmitted(j, label, priority, ticket),
       adopt: () => {
         lane.state = result.state;
       },
     };
+  }
+
+  /** What an admission records when it commits: its ticket, or the RM writes that submit it. */
+  private enqueueAdmitted(
+    j: Judged,
+    label: string | null,
+    priority: number,
+    ticket: ReturnType<typeof ticketFor> | undefined,
+  ): void {
+    const { id, s, queue } = j;
+    const { ledger, config } = this.p.deps;
+    if (ticket !== undefined) {
+      ledger.insertTicket({ jobId: id, expiresMs: Date.parse(ticket.expiresAt), detail: ticket });
+      return;
+    }
+    // Planned at commit time, with the estimates and clock of that moment.
+    const nowMs = this.p.deps.now();
+    const job = this.p.estimates.deadlineJob({ ...j.record, arrivalMs: nowMs, spec: s });
+    const defaultEstimates = this.p.estimates.book.default;
+    enforce(
+      ledger,
+      planAdmittedSubmission(config, { id, s, queue, label, priority, nowMs, job, defaultEstimates }),
+    );
   }
 
   private rejected(j: Judged, arrivalMs: number): Answer {
