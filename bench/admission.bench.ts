@@ -57,6 +57,30 @@ function drawJob(rnd: () => number, id: string): DeadlineJob {
 
 const pct = percentile;
 
+/**
+ * `queue` drawn jobs admitted into `state`, each with a deadline a little after its finish at
+ * the tail, so all fit; `last` is the last deadline given.
+ */
+function fillQueue(
+  engine: ReturnType<typeof rtmr>,
+  state: RtmrState,
+  rnd: () => number,
+  queue: number,
+): { state: RtmrState; last: number } {
+  let s = state;
+  let last = 0;
+  for (let i = 0; i < queue; i++) {
+    const j = drawJob(rnd, `q${i}`);
+    const probe = engine.admit(s, { ...j, deadline: 1e12 }, 0, { searchEarliest: false });
+    if (!probe.admitted) throw new Error('probe refused');
+    last = Math.max(last, probe.estimatedFinish) + rnd() * 600;
+    const r = engine.admit(s, { ...j, deadline: last }, 0, { searchEarliest: false });
+    if (!r.admitted) throw new Error(`queue job ${i} refused`);
+    s = r.state;
+  }
+  return { state: s, last };
+}
+
 /** A full garbage collection (for heap figures), exposed without a command-line flag. */
 function collect(): void {
   setFlagsFromString('--expose-gc');
@@ -90,19 +114,18 @@ export default async function (): Promise<void> {
       const fast = rtmr({ slotModel: model, estimates: EST, engine: 'fast' });
       const literal = rtmr({ slotModel: model, estimates: EST, engine: 'literal' });
       // Build the queue: each job gets a deadline a little after its finish at the tail, so all fit.
-      let s: RtmrState = busy
-        ? fast.fromSnapshot({ now: 0, slots: [Array.from({ length: slots }, () => rnd() * 600)], queue: [] })
-        : fast.initialState(0);
-      let last = 0;
-      for (let i = 0; i < queue; i++) {
-        const j = drawJob(rnd, `q${i}`);
-        const probe = fast.admit(s, { ...j, deadline: 1e12 }, 0, { searchEarliest: false });
-        if (!probe.admitted) throw new Error('probe refused');
-        last = Math.max(last, probe.estimatedFinish) + rnd() * 600;
-        const r = fast.admit(s, { ...j, deadline: last }, 0, { searchEarliest: false });
-        if (!r.admitted) throw new Error(`queue job ${i} refused`);
-        s = r.state;
-      }
+      const { state: s, last } = fillQueue(
+        fast,
+        busy
+          ? fast.fromSnapshot({
+              now: 0,
+              slots: [Array.from({ length: slots }, () => rnd() * 600)],
+              queue: [],
+            })
+          : fast.initialState(0),
+        rnd,
+        queue,
+      );
       const first = s.entries[0]!.job.deadline;
       const candidates = Array.from({ length: FAST_DECISIONS }, (_, i) => ({
         ...drawJob(rnd, `n${i}`),
@@ -205,18 +228,9 @@ function scaleCells(): void {
     const fast = rtmr({ slotModel: { name: 'unified', containers: slots }, estimates: EST });
     collect();
     const heap0 = process.memoryUsage().heapUsed;
-    let s: RtmrState = fast.initialState(0);
-    let last = 0;
+    const idle = fast.initialState(0);
     const b0 = nowMs();
-    for (let i = 0; i < queue; i++) {
-      const j = drawJob(rnd, `q${i}`);
-      const probe = fast.admit(s, { ...j, deadline: 1e12 }, 0, { searchEarliest: false });
-      if (!probe.admitted) throw new Error('probe refused');
-      last = Math.max(last, probe.estimatedFinish) + rnd() * 600;
-      const r = fast.admit(s, { ...j, deadline: last }, 0, { searchEarliest: false });
-      if (!r.admitted) throw new Error(`queue job ${i} refused`);
-      s = r.state;
-    }
+    const { state: s, last } = fillQueue(fast, idle, rnd, queue);
     const buildS = (nowMs() - b0) / 1000;
     const first = s.entries[0]!.job.deadline;
     const admit: number[] = [];

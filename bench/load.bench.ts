@@ -28,16 +28,15 @@
  */
 import autocannon from 'autocannon';
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
+import { recordResult } from './results';
+import { exportBaseTree, git, isDirty, MB, median, recordFigure, ROOT, TOKEN } from './support';
 
-const ROOT = resolve(__dirname, '..');
 const CLIENTS = 64;
 const SPEED = 60;
-const TOKEN = 'bench-token-0123456789abcdef';
-const MB = 1024 * 1024;
 const int = (name: string, fallback: number) => {
   const raw = process.env[name];
   if (raw === undefined || raw === '') return fallback;
@@ -55,8 +54,6 @@ interface Tree {
   commit: string;
 }
 
-const git = (...args: string[]) => execFileSync('git', args, { cwd: ROOT, encoding: 'utf8' }).trim();
-
 function build(root: string): void {
   execFileSync(join(ROOT, 'node_modules', '.bin', 'tsc'), ['-p', join(root, 'tsconfig.build.json')], {
     cwd: root,
@@ -67,7 +64,7 @@ function build(root: string): void {
 /** This working tree, built in place. */
 function thisTree(): Tree {
   build(ROOT);
-  const dirty = git('status', '--porcelain', '--untracked-files=no') !== '';
+  const dirty = isDirty();
   return {
     label: 'this',
     root: ROOT,
@@ -77,13 +74,7 @@ function thisTree(): Tree {
 
 /** A commit's tree, exported to a temporary directory and built there with this tree's modules. */
 function baseTree(dir: string): Tree {
-  const dirty = git('status', '--porcelain', '--untracked-files=no') !== '';
-  const ref = process.env.YSS_BENCH_BASE || (dirty ? 'HEAD' : 'HEAD~1');
-  const commit = git('rev-parse', '--short', ref);
-  const root = join(dir, `base-${commit}`);
-  mkdirSync(root, { recursive: true });
-  execFileSync('sh', ['-c', `git archive ${commit} | tar -x -C "${root}"`], { cwd: ROOT });
-  symlinkSync(join(ROOT, 'node_modules'), join(root, 'node_modules'));
+  const { root, commit } = exportBaseTree(dir);
   build(root);
   return { label: 'base', root, commit };
 }
@@ -329,9 +320,15 @@ async function oneRun(tree: Tree, emulatorRoot: string, dir: string): Promise<Ru
   }
 }
 
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+const PHASES: ReadonlyArray<[string, (r: RunResult) => Phase]> = [
+  [`submissions (${PHASE_SECONDS} s)`, (r) => r.submissions],
+  [`reads (${PHASE_SECONDS} s)`, (r) => r.reads],
+  [`submissions up to ${TOTAL}`, (r) => r.volume],
+  [`reads with ${TOTAL} jobs recorded`, (r) => r.readsAtTotal],
+];
 
-function report(tree: Tree, runs: RunResult[]): void {
+/** Prints a tree's medians and records them; `base`, the base tree's runs, gives this tree's ratios. */
+function report(tree: Tree, runs: RunResult[], base?: RunResult[]): void {
   const m = (f: (r: RunResult) => number) => median(runs.map(f));
   const f0 = (x: number) => x.toFixed(0);
   const phase = (name: string, f: (r: RunResult) => Phase) =>
@@ -339,14 +336,33 @@ function report(tree: Tree, runs: RunResult[]): void {
     `p99 ${f0(m((r) => f(r).p99))} ms, max ${f0(m((r) => f(r).max))} ms, ` +
     `${f0(m((r) => f(r).bad))} not 2xx of ${f0(m((r) => f(r).answers))}`;
   console.log(`${tree.label} (${tree.commit}):`);
-  console.log(phase(`submissions (${PHASE_SECONDS} s)`, (r) => r.submissions));
-  console.log(phase(`reads (${PHASE_SECONDS} s)`, (r) => r.reads));
-  console.log(phase(`submissions up to ${TOTAL}`, (r) => r.volume));
-  console.log(phase(`reads with ${TOTAL} jobs recorded`, (r) => r.readsAtTotal));
+  for (const [name, f] of PHASES) console.log(phase(name, f));
   console.log(
     `  recorded ${f0(m((r) => r.recorded))} (admitted ${f0(m((r) => r.admitted))}, rejected ${f0(m((r) => r.rejected))}); ` +
       `sidecar RSS after ${f0(m((r) => r.recorded))} submissions ${f0(m((r) => r.rss))} MB (peak ${f0(m((r) => r.peak))} MB)`,
   );
+  // Rows for bench/results.json: latency (ratio: base over this) and answers/s (this over base).
+  const rssMB = m((r) => r.rss);
+  const ofBase = (f: (r: RunResult) => number) => (base ? median(base.map(f)) : undefined);
+  for (const [name, f] of PHASES) {
+    const row = `load ${CLIENTS} clients, ${name} (${tree.label} ${tree.commit})`;
+    const p50 = m((r) => f(r).p50);
+    const baseP50 = ofBase((r) => f(r).p50);
+    recordResult({
+      name: `${row}: latency`,
+      unit: 'ms',
+      median: p50,
+      p99: m((r) => f(r).p99),
+      ratio: baseP50 === undefined ? null : baseP50 / p50,
+      rssMB,
+    });
+    const perSecond = m((r) => f(r).perSecond);
+    const basePerSecond = ofBase((r) => f(r).perSecond);
+    recordFigure(`${row}: throughput`, 'answers/s', perSecond, {
+      ratio: basePerSecond === undefined ? null : perSecond / basePerSecond,
+      rssMB,
+    });
+  }
 }
 
 export default async function bench(): Promise<void> {
@@ -372,7 +388,7 @@ export default async function bench(): Promise<void> {
         results.get(tree)!.push(res);
       }
     }
-    for (const [tree, runs] of results) report(tree, runs);
+    for (const [tree, runs] of results) report(tree, runs, tree === here ? results.get(base) : undefined);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

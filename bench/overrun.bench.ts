@@ -4,6 +4,7 @@
  * with overrun handling (learning and re-admission), on the same generated workloads
  * (src/sim/overrun.ts). `npm run bench -- overrun`; OVERRUN_WORKLOADS sets the count (2000).
  */
+import { recordFigure } from './support';
 import { OVERRUN_ARMS, overrunStudy } from '../src/sim/overrun';
 
 export default async function (): Promise<void> {
@@ -21,6 +22,11 @@ export default async function (): Promise<void> {
       console.log(
         `  ${arm.padEnd(12)} admitted ${String(a.admitted).padStart(6)}  missed ${String(a.misses).padStart(5)} (${rate.toFixed(2)}% of admitted)`,
       );
+      // Ratio: misses without feedback over this arm's.
+      const baseline = r.arms['no-feedback'].misses;
+      recordFigure(`overrun ${slotModel} ${r.workloads} workloads, ${arm}: misses`, '% of admitted', rate, {
+        ratio: a.misses === 0 ? null : baseline / a.misses,
+      });
     }
     const none = r.arms['no-feedback'].misses;
     const fb = r.arms.feedback.misses;

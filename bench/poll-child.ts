@@ -10,10 +10,9 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { MB, msSince, sidecarConfigInput, TOKEN } from './support';
 
 const [root, rmUrl, deadlineAppsArg, cyclesArg] = process.argv.slice(2) as [string, string, string, string];
-const TOKEN = 'bench-token-0123456789abcdef';
-const MB = 1024 * 1024;
 
 interface Running {
   url: string;
@@ -48,14 +47,14 @@ async function main(): Promise<void> {
   };
   const { silentLogger } = (await import(join(root, 'src/log'))) as { silentLogger: () => unknown };
   const dir = mkdtempSync(join(tmpdir(), 'yss-poll-bench-'));
-  const config = buildConfig({
-    rm: { addresses: [rmUrl], jobHistoryAddress: rmUrl, timeoutMs: 60_000 },
-    auth: { tokens: [{ name: 'bench', token: TOKEN }] },
-    server: { port: 0, host: '127.0.0.1' },
-    ledger: { path: join(dir, 'ledger.db') },
-    enforcement: { maxWritesPerCycle: 10_000 },
-    log: { level: 'error' },
-  });
+  const config = buildConfig(
+    sidecarConfigInput({
+      rmUrl,
+      ledgerPath: join(dir, 'ledger.db'),
+      timeoutMs: 60_000,
+      maxWritesPerCycle: 10_000,
+    }),
+  );
   const sc = await startSidecar(config, { logger: silentLogger(), manualPolling: true });
   try {
     await sc.sidecar.runOnce();
@@ -95,7 +94,7 @@ async function main(): Promise<void> {
       await fetch(`${rmUrl}/bench/mark?cycle=${i}`);
       const s = process.hrtime.bigint();
       await sc.sidecar.runOnce();
-      cycles.push(Number(process.hrtime.bigint() - s) / 1e6);
+      cycles.push(msSince(s));
     }
     await fetch(`${rmUrl}/bench/mark?cycle=-1`);
     if (profile) writeFileSync(process.env.YSS_BENCH_PROFILE!, JSON.stringify(await profile()));

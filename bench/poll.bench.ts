@@ -22,18 +22,15 @@
  * YSS_BENCH_RMS (`filters,ignoring`); YSS_BENCH_PROFILE=FILE writes a CPU profile of the sidecar's timed
  * cycles, YSS_BENCH_TRACE=1 prints each request the stub gets in them.
  */
-import { execFileSync, spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import type { ServerResponse } from 'node:http';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { startEmulator } from '../src/emulator/server';
-import { HttpResourceManagerClient } from '../src/yarn/client';
-import { amCommand } from '../src/yarn/submission';
+import { join } from 'node:path';
+import { percentile, recordResult } from './results';
+import * as rm from './stub-rm';
+import { exportBaseTree, MB, msSince, ROOT } from './support';
 
-const ROOT = resolve(__dirname, '..');
-const MB = 1024 * 1024;
 const DEADLINE_APPS = 500;
 const env = (name: string, fallback: string) => process.env[name] || fallback;
 const RUNS = Number(env('YSS_BENCH_RUNS', '2'));
@@ -54,64 +51,11 @@ export interface BenchRow {
   rssMB: number | null;
 }
 
-interface Templates {
-  info: string;
-  scheduler: string;
-  cpuNode: Record<string, unknown>;
-  gpuNode: Record<string, unknown>;
-  app: Record<string, unknown>;
-  clusterTimestamp: number;
-}
-
-/** The RM's own answers, taken once from an emulated RM. */
-async function captureTemplates(): Promise<Templates> {
-  const emu = await startEmulator({ speed: 1 });
-  try {
-    const rm = new HttpResourceManagerClient({ urls: [emu.url], format: 'json', timeoutMs: 5000 });
-    const { applicationId } = await rm.newApplication();
-    await rm.submitApp({
-      applicationId,
-      name: 'template',
-      queue: 'default',
-      tags: ['type:cpu'],
-      amResource: { memoryMB: 1024, vcores: 1 },
-      am: amCommand('true'),
-    });
-    const get = async (path: string) =>
-      (await fetch(`${emu.url}${path}`, { headers: { accept: 'application/json' } })).text();
-    const nodes = (
-      JSON.parse(await get('/ws/v1/cluster/nodes')) as { nodes: { node: Array<Record<string, unknown>> } }
-    ).nodes.node;
-    const labelled = (n: Record<string, unknown>) =>
-      ((n.nodeLabels as string[] | undefined) ?? []).length > 0;
-    const apps = JSON.parse(await get('/ws/v1/cluster/apps?deSelects=resourceRequests')) as {
-      apps: { app: Array<Record<string, unknown>> };
-    };
-    return {
-      info: await get('/ws/v1/cluster/info'),
-      scheduler: await get('/ws/v1/cluster/scheduler'),
-      cpuNode: nodes.find((n) => !labelled(n))!,
-      gpuNode: nodes.find(labelled)!,
-      app: apps.apps.app[0]!,
-      clusterTimestamp: emu.rm.clusterTimestamp,
-    };
-  } finally {
-    await emu.close();
-  }
-}
-
-type App = Record<string, unknown> & {
-  id: string;
-  state: string;
-  startedTime: number;
-  finishedTime: number;
-  applicationTags: string;
-};
+type App = rm.StubApp & { startedTime: number; finishedTime: number };
 
 /** The stand-in RM: reads (filtered as a real RM filters, or not at all), submissions, priorities. */
 class StubRm {
-  private server!: Server;
-  url = '';
+  private readonly server = new rm.StubServer((req, res) => this.handle(req, res), 60_000);
   private readonly apps = new Map<string, App>();
   private readonly nodesBody: string;
   private readonly metricsBody: string;
@@ -122,89 +66,44 @@ class StubRm {
   readonly fetched: string[][] = [];
 
   constructor(
-    private readonly t: Templates,
+    private readonly t: rm.Templates,
     private readonly size: { apps: number; nodes: number },
     private readonly honoursFilters: boolean,
   ) {
-    const nodes: Array<Record<string, unknown>> = [];
     const gpus = Math.floor(size.nodes / 5);
-    for (let i = 0; i < size.nodes; i++) {
-      const gpu = i >= size.nodes - gpus;
-      const host = gpu ? `gpu-${i}` : `cpu-${i}`;
-      nodes.push({
-        ...(gpu ? t.gpuNode : t.cpuNode),
-        id: `${host}:45454`,
-        nodeHostName: host,
-        nodeHTTPAddress: `${host}:8042`,
-      });
-    }
-    this.nodesBody = JSON.stringify({ nodes: { node: nodes } });
-    const total = (n: Record<string, unknown>, k: string) =>
-      Number((n.totalResource as Record<string, number>)[k]);
-    this.metricsBody = JSON.stringify({
-      clusterMetrics: {
-        appsSubmitted: 0,
-        appsCompleted: 0,
-        appsPending: 0,
-        appsRunning: 0,
-        appsFailed: 0,
-        appsKilled: 0,
-        totalMB: nodes.reduce((a, n) => a + total(n, 'memory'), 0),
-        availableMB: 0,
-        allocatedMB: 0,
-        reservedMB: 0,
-        reservedVirtualCores: 0,
-        totalVirtualCores: nodes.reduce((a, n) => a + total(n, 'vCores'), 0),
-        availableVirtualCores: 0,
-        allocatedVirtualCores: 0,
-        containersAllocated: 0,
-        containersPending: 0,
-        containersReserved: 0,
-        totalNodes: nodes.length,
-        activeNodes: nodes.length,
-        lostNodes: 0,
-        unhealthyNodes: 0,
-        decommissioningNodes: 0,
-        decommissionedNodes: 0,
-        rebootedNodes: 0,
-        shutdownNodes: 0,
-      },
-    });
+    ({ nodesBody: this.nodesBody, metricsBody: this.metricsBody } = rm.clusterBodies(
+      t,
+      size.nodes - gpus,
+      gpus,
+    ));
   }
 
   /** The other users' apps, older than the deadline apps: a third running, the rest finished. */
   fill(): void {
-    const ts = this.t.clusterTimestamp;
     const n = this.size.apps - this.apps.size;
     const start = Date.now() - 3_600_000;
     for (let i = 0; i < n; i++) {
-      const running = i % 3 === 0;
-      const id = `application_${ts}_${String(900000 + i)}`;
-      this.apps.set(id, {
-        ...this.t.app,
-        id,
-        name: `batch-${i}`,
-        queue: 'root.default',
-        state: running ? 'RUNNING' : 'FINISHED',
-        finalStatus: running ? 'UNDEFINED' : 'SUCCEEDED',
+      const app = rm.otherApp(this.t, i);
+      const running = app.state === 'RUNNING';
+      this.apps.set(app.id, {
+        ...app,
         startedTime: start + i * 10,
         finishedTime: running ? 0 : start + i * 10 + 60_000,
-        applicationTags: 'team:analytics',
       });
     }
     this.cache.clear();
   }
 
-  async start(): Promise<void> {
-    this.server = createServer((req, res) => void this.handle(req, res));
-    this.server.keepAliveTimeout = 60_000;
-    await new Promise<void>((ok) => this.server.listen(0, '127.0.0.1', ok));
-    this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+  start(): Promise<void> {
+    return this.server.start();
+  }
+
+  get url(): string {
+    return this.server.url;
   }
 
   close(): Promise<void> {
-    this.server.closeAllConnections();
-    return new Promise((ok) => this.server.close(() => ok()));
+    return this.server.close();
   }
 
   /** GET /apps as a real RM answers it (ClientRMService.getApplications), or every app. */
@@ -237,11 +136,8 @@ class StubRm {
     return JSON.stringify({ apps: out.length === 0 ? null : { app: out } });
   }
 
-  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const chunks: Buffer[] = [];
-    for await (const c of req) chunks.push(c as Buffer);
-    const body = Buffer.concat(chunks).toString('utf8');
-    const url = new URL(req.url ?? '/', 'http://stub');
+  private handle(req: rm.StubRequest, res: ServerResponse): void {
+    const { url, body } = req;
     const path = url.pathname;
     const json = (status: number, text: string, headers: Record<string, string> = {}) => {
       if (this.cycle >= 0 && status === 200) (this.fetched[this.cycle] ??= []).push(text);
@@ -249,9 +145,8 @@ class StubRm {
       res.end(text);
     };
     const cached = (make: () => string) => {
-      const key = req.url ?? '';
-      let text = this.cache.get(key);
-      if (text === undefined) this.cache.set(key, (text = make()));
+      let text = this.cache.get(req.rawUrl);
+      if (text === undefined) this.cache.set(req.rawUrl, (text = make()));
       return text;
     };
     if (path === '/bench/fill') {
@@ -264,7 +159,7 @@ class StubRm {
       return;
     }
     if (process.env.YSS_BENCH_TRACE && this.cycle >= 0)
-      console.error(`cycle ${this.cycle}: ${req.method} ${(req.url ?? '').slice(0, 120)}`);
+      console.error(`cycle ${this.cycle}: ${req.method} ${req.rawUrl.slice(0, 120)}`);
     if (req.method === 'GET') {
       if (path === '/ws/v1/cluster/info') return json(200, this.t.info);
       if (path === '/ws/v1/cluster/metrics') return json(200, this.metricsBody);
@@ -278,72 +173,29 @@ class StubRm {
       const one = /^\/ws\/v1\/cluster\/apps\/(application_\d+_\d+)$/.exec(path);
       if (one && this.apps.has(one[1]!)) return json(200, JSON.stringify({ app: this.apps.get(one[1]!) }));
     }
-    if (req.method === 'POST' && path === '/ws/v1/cluster/apps/new-application') {
-      const id = `application_${this.t.clusterTimestamp}_${String(++this.seq).padStart(4, '0')}`;
-      return json(
-        200,
-        JSON.stringify({ 'application-id': id, 'maximum-resource-capability': { memory: 16384, vCores: 8 } }),
-      );
-    }
+    if (req.method === 'POST' && path === '/ws/v1/cluster/apps/new-application')
+      return json(200, rm.newApplication(this.t, ++this.seq).body);
     if (req.method === 'POST' && path === '/ws/v1/cluster/apps') {
-      const s = JSON.parse(body) as {
-        'application-id': string;
-        'application-name': string;
-        priority?: number;
-        'application-tags'?: { tag: string[] };
-        'app-node-label-expression'?: string;
-      };
-      const id = s['application-id'];
-      this.apps.set(id, {
-        ...this.t.app,
-        id,
-        name: s['application-name'],
-        queue: 'root.realtime',
-        state: 'RUNNING',
-        finalStatus: 'UNDEFINED',
+      const s = rm.parseSubmission(body);
+      this.apps.set(s.id, {
+        ...rm.submittedApp(this.t, s),
         // Started over the last 10 minutes, a second apart, as a steady stream of deadline apps.
         startedTime: Date.now() - 600_000 + this.seq * 1000,
         finishedTime: 0,
-        applicationTags: (s['application-tags']?.tag ?? []).join(',').toLowerCase(),
-        priority: s.priority ?? 0,
-        appNodeLabelExpression: s['app-node-label-expression'] ?? '',
       });
       this.cache.clear();
-      return json(202, '', { location: `${this.url}/ws/v1/cluster/apps/${id}` });
+      return json(202, '', { location: `${this.url}/ws/v1/cluster/apps/${s.id}` });
     }
-    const prio = /^\/ws\/v1\/cluster\/apps\/(application_\d+_\d+)\/priority$/.exec(path);
-    if (prio && req.method === 'PUT') {
-      const p = (JSON.parse(body) as { priority: number }).priority;
-      const app = this.apps.get(prio[1]!);
-      if (app) app.priority = p;
+    const prio = rm.priorityWrite(req);
+    if (prio !== null) {
+      const app = this.apps.get(prio.id);
+      if (app) app.priority = prio.priority;
       this.cache.clear();
-      return json(200, JSON.stringify({ priority: p }));
+      return json(200, JSON.stringify({ priority: prio.priority }));
     }
     res.writeHead(404, { 'content-type': 'application/json' });
-    res.end(
-      JSON.stringify({
-        RemoteException: {
-          exception: 'NotFoundException',
-          message: `no ${path}`,
-          javaClassName: 'NotFoundException',
-        },
-      }),
-    );
+    res.end(rm.notFoundBody(path));
   }
-}
-
-const git = (...args: string[]) => execFileSync('git', args, { cwd: ROOT, encoding: 'utf8' }).trim();
-
-/** The base commit's tree, exported beside this one (run from its src/ with this tree's modules). */
-function baseTree(dir: string): { root: string; commit: string } {
-  const dirty = git('status', '--porcelain', '--untracked-files=no') !== '';
-  const ref = process.env.YSS_BENCH_BASE || (dirty ? 'HEAD' : 'HEAD~1');
-  const commit = git('rev-parse', '--short', ref);
-  const root = join(dir, `base-${commit}`);
-  mkdirSync(root, { recursive: true });
-  execFileSync('sh', ['-c', `git archive ${commit} | tar -x -C "${root}"`], { cwd: ROOT });
-  symlinkSync(join(ROOT, 'node_modules'), join(root, 'node_modules'));
-  return { root, commit };
 }
 
 function child(root: string, rmUrl: string): Promise<{ cycles: number[]; rssMb: number }> {
@@ -365,10 +217,8 @@ function child(root: string, rmUrl: string): Promise<{ cycles: number[]; rssMb: 
   });
 }
 
-const quantile = (xs: readonly number[], q: number) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.max(0, Math.ceil(q * s.length) - 1))]!;
-};
+/** q-th quantile (nearest rank), q in [0, 1]. */
+const quantile = (xs: readonly number[], q: number) => percentile(xs, q * 100);
 
 /** JSON.parse of each cycle's bytes, the median of 3 timings each. */
 function parseTimes(fetched: readonly string[][]): { ms: number[]; mb: number[] } {
@@ -379,7 +229,7 @@ function parseTimes(fetched: readonly string[][]): { ms: number[]; mb: number[] 
     for (let r = 0; r < 3; r++) {
       const s = process.hrtime.bigint();
       for (const b of bodies) if (b !== '') JSON.parse(b);
-      t.push(Number(process.hrtime.bigint() - s) / 1e6);
+      t.push(msSince(s));
     }
     ms.push(quantile(t, 0.5));
     mb.push(bodies.reduce((a, b) => a + Buffer.byteLength(b), 0) / MB);
@@ -396,11 +246,11 @@ interface Measured {
 
 /** Every scenario, base and this tree alternating; the rows of bench/results.json. */
 export async function pollRows(): Promise<BenchRow[]> {
-  const t = await captureTemplates();
+  const t = await rm.captureTemplates('/ws/v1/cluster/apps?deSelects=resourceRequests');
   const dir = mkdtempSync(join(tmpdir(), 'yss-poll-bench-'));
   const rows: BenchRow[] = [];
   try {
-    const base = baseTree(dir);
+    const base = exportBaseTree(dir);
     const trees = [
       { label: `base ${base.commit}`, root: base.root },
       { label: 'this', root: ROOT },
@@ -469,5 +319,8 @@ export function printRows(rows: readonly BenchRow[]): void {
 }
 
 export default async function bench(): Promise<void> {
-  printRows(await pollRows());
+  const rows = await pollRows();
+  printRows(rows);
+  // A JSON.parse row has no sidecar RSS of its own: it ran here, so it gets this process's.
+  for (const r of rows) recordResult({ ...r, rssMB: r.rssMB ?? undefined });
 }

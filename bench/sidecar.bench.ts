@@ -18,16 +18,15 @@
  * figure is the median of RUNS runs, each on a fresh sidecar and ledger.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { ServerResponse } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { percentile, recordResult } from './results';
+import * as rm from './stub-rm';
+import { MB, median, msSince, recordFigure, sidecarConfigInput, TOKEN } from './support';
 import { buildConfig } from '../src/config/load';
-import { startEmulator } from '../src/emulator/server';
 import { silentLogger } from '../src/log';
 import { startSidecar, type RunningSidecar } from '../src/loop/service';
-import { HttpResourceManagerClient } from '../src/yarn/client';
-import { amCommand } from '../src/yarn/submission';
 import { SLEEP_AM } from '../test/yarn-submission';
 
 const RUNS = 3;
@@ -37,144 +36,49 @@ const CLIENTS = 4;
 const CPU_NODES = 4000;
 const GPU_NODES = 1000;
 const APPS = 10_000;
-const MB = 1024 * 1024;
-const TOKEN = 'bench-token-0123456789abcdef';
-
-interface Templates {
-  info: string;
-  scheduler: string;
-  cpuNode: Record<string, unknown>;
-  gpuNode: Record<string, unknown>;
-  app: Record<string, unknown>;
-  clusterTimestamp: number;
-}
-
-/** The RM's own answers, taken once from an emulated RM. */
-async function captureTemplates(): Promise<Templates> {
-  const emu = await startEmulator({ speed: 1 });
-  try {
-    const rm = new HttpResourceManagerClient({ urls: [emu.url], format: 'json', timeoutMs: 5000 });
-    const { applicationId } = await rm.newApplication();
-    await rm.submitApp({
-      applicationId,
-      name: 'template',
-      queue: 'default',
-      tags: ['type:cpu'],
-      amResource: { memoryMB: 1024, vcores: 1 },
-      am: amCommand('true'),
-    });
-    const get = async (path: string) =>
-      (await fetch(`${emu.url}${path}`, { headers: { accept: 'application/json' } })).text();
-    const nodes = (
-      JSON.parse(await get('/ws/v1/cluster/nodes')) as { nodes: { node: Array<Record<string, unknown>> } }
-    ).nodes.node;
-    const labelled = (n: Record<string, unknown>) =>
-      ((n.nodeLabels as string[] | undefined) ?? []).length > 0;
-    const apps = JSON.parse(await get('/ws/v1/cluster/apps')) as {
-      apps: { app: Array<Record<string, unknown>> };
-    };
-    return {
-      info: await get('/ws/v1/cluster/info'),
-      scheduler: await get('/ws/v1/cluster/scheduler'),
-      cpuNode: nodes.find((n) => !labelled(n))!,
-      gpuNode: nodes.find(labelled)!,
-      app: apps.apps.app[0]!,
-      clusterTimestamp: emu.rm.clusterTimestamp,
-    };
-  } finally {
-    await emu.close();
-  }
-}
-
-interface Submitted {
-  id: string;
-  name: string;
-  tags: string;
-  priority: number;
-  label: string;
-}
 
 /** A stand-in RM: reads from the templates, new-application, submit and priority writes. */
 class StubRm {
-  readonly submitted = new Map<string, Submitted>();
+  readonly submitted = new Map<string, rm.Submission>();
   private seq = 0;
-  private server!: Server;
-  url = '';
-  nodesBody = '';
-  metricsBody = '';
+  private readonly server = new rm.StubServer((req, res) => this.handle(req, res));
+  readonly nodesBody: string;
+  readonly metricsBody: string;
   /** Apps beyond the submitted ones, to reach APPS in the listing. */
   fillers = 0;
   lastAppsBody = '';
 
-  constructor(private readonly t: Templates) {
-    const nodes: Array<Record<string, unknown>> = [];
-    for (let i = 0; i < CPU_NODES + GPU_NODES; i++) {
-      const gpu = i >= CPU_NODES;
-      const host = gpu ? `gpu-${i}` : `cpu-${i}`;
-      nodes.push({
-        ...(gpu ? t.gpuNode : t.cpuNode),
-        id: `${host}:45454`,
-        nodeHostName: host,
-        nodeHTTPAddress: `${host}:8042`,
-      });
-    }
-    this.nodesBody = JSON.stringify({ nodes: { node: nodes } });
-    // The cluster metrics the client requires; only the node counts matter to the poll.
-    const zero =
-      'appsSubmitted appsCompleted appsPending appsRunning appsFailed appsKilled totalMB availableMB allocatedMB reservedMB totalVirtualCores availableVirtualCores allocatedVirtualCores containersAllocated containersPending containersReserved lostNodes unhealthyNodes decommissionedNodes rebootedNodes';
-    const metrics: Record<string, number> = Object.fromEntries(zero.split(' ').map((k) => [k, 0]));
-    metrics.totalNodes = metrics.activeNodes = nodes.length;
-    this.metricsBody = JSON.stringify({ clusterMetrics: metrics });
+  constructor(private readonly t: rm.Templates) {
+    ({ nodesBody: this.nodesBody, metricsBody: this.metricsBody } = rm.clusterBodies(
+      t,
+      CPU_NODES,
+      GPU_NODES,
+    ));
+  }
+
+  get url(): string {
+    return this.server.url;
+  }
+
+  start(): Promise<void> {
+    return this.server.start();
+  }
+
+  close(): Promise<void> {
+    return this.server.close();
   }
 
   appsBody(): string {
-    const ts = this.t.clusterTimestamp;
     const apps: Array<Record<string, unknown>> = [];
-    for (const s of this.submitted.values()) {
-      apps.push({
-        ...this.t.app,
-        id: s.id,
-        name: s.name,
-        queue: 'root.realtime',
-        state: 'RUNNING',
-        finalStatus: 'UNDEFINED',
-        finishedTime: 0,
-        applicationTags: s.tags,
-        priority: s.priority,
-        appNodeLabelExpression: s.label,
-      });
-    }
-    for (let i = 0; i < this.fillers; i++) {
-      apps.push({
-        ...this.t.app,
-        id: `application_${ts}_${String(900000 + i)}`,
-        name: `batch-${i}`,
-        queue: 'root.default',
-        state: i % 3 === 0 ? 'RUNNING' : 'FINISHED',
-        finalStatus: i % 3 === 0 ? 'UNDEFINED' : 'SUCCEEDED',
-        applicationTags: 'team:analytics',
-      });
-    }
+    for (const s of this.submitted.values()) apps.push(rm.submittedApp(this.t, s));
+    for (let i = 0; i < this.fillers; i++) apps.push(rm.otherApp(this.t, i));
     this.lastAppsBody = JSON.stringify({ apps: { app: apps } });
     return this.lastAppsBody;
   }
 
-  async start(): Promise<void> {
-    this.server = createServer((req, res) => void this.handle(req, res));
-    await new Promise<void>((ok) => this.server.listen(0, '127.0.0.1', ok));
-    this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
-  }
-
-  close(): Promise<void> {
-    this.server.closeAllConnections();
-    return new Promise((ok) => this.server.close(() => ok()));
-  }
-
-  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const chunks: Buffer[] = [];
-    for await (const c of req) chunks.push(c as Buffer);
-    const body = Buffer.concat(chunks).toString('utf8');
-    const path = (req.url ?? '').split('?')[0]!;
+  private handle(req: rm.StubRequest, res: ServerResponse): void {
+    const { body } = req;
+    const path = req.url.pathname;
     const json = (status: number, text: string, headers: Record<string, string> = {}) => {
       res.writeHead(status, { 'content-type': 'application/json', ...headers });
       res.end(text);
@@ -185,50 +89,20 @@ class StubRm {
     // Read each cycle since the poll reads the nodes only when these change (src/loop/observe.ts).
     if (req.method === 'GET' && path === '/ws/v1/cluster/metrics') return json(200, this.metricsBody);
     if (req.method === 'GET' && path === '/ws/v1/cluster/apps') return json(200, this.appsBody());
-    if (req.method === 'POST' && path === '/ws/v1/cluster/apps/new-application') {
-      const id = `application_${this.t.clusterTimestamp}_${String(++this.seq).padStart(4, '0')}`;
-      return json(
-        200,
-        JSON.stringify({
-          'application-id': id,
-          'maximum-resource-capability': { memory: 16384, vCores: 8 },
-        }),
-      );
-    }
+    if (req.method === 'POST' && path === '/ws/v1/cluster/apps/new-application')
+      return json(200, rm.newApplication(this.t, ++this.seq).body);
     if (req.method === 'POST' && path === '/ws/v1/cluster/apps') {
-      const s = JSON.parse(body) as {
-        'application-id': string;
-        'application-name': string;
-        priority?: number;
-        'application-tags'?: { tag: string[] };
-        'app-node-label-expression'?: string;
-      };
-      this.submitted.set(s['application-id'], {
-        id: s['application-id'],
-        name: s['application-name'],
-        tags: (s['application-tags']?.tag ?? []).join(',').toLowerCase(),
-        priority: s.priority ?? 0,
-        label: s['app-node-label-expression'] ?? '',
-      });
-      return json(202, '', { location: `${this.url}/ws/v1/cluster/apps/${s['application-id']}` });
+      const s = rm.parseSubmission(body);
+      this.submitted.set(s.id, s);
+      return json(202, '', { location: `${this.url}/ws/v1/cluster/apps/${s.id}` });
     }
-    const prio = /^\/ws\/v1\/cluster\/apps\/(application_\d+_\d+)\/priority$/.exec(path);
-    if (prio && req.method === 'PUT') {
-      const p = (JSON.parse(body) as { priority: number }).priority;
-      const app = this.submitted.get(prio[1]!);
-      if (app) app.priority = p;
-      return json(200, JSON.stringify({ priority: p }));
+    const prio = rm.priorityWrite(req);
+    if (prio !== null) {
+      const app = this.submitted.get(prio.id);
+      if (app) app.priority = prio.priority;
+      return json(200, JSON.stringify({ priority: prio.priority }));
     }
-    json(
-      404,
-      JSON.stringify({
-        RemoteException: {
-          exception: 'NotFoundException',
-          message: `no ${path}`,
-          javaClassName: 'NotFoundException',
-        },
-      }),
-    );
+    json(404, rm.notFoundBody(path));
   }
 }
 
@@ -273,34 +147,35 @@ async function load(
         const i = next++;
         const s = process.hrtime.bigint();
         const r = await post(url, make(i));
-        latencies.push(Number(process.hrtime.bigint() - s) / 1e6);
+        latencies.push(msSince(s));
         if (r.status >= 300) throw new Error(`request ${i}: ${r.status}`);
         if (r.decision === 'admitted') admitted++;
       }
     }),
   );
   const seconds = Number(process.hrtime.bigint() - t0) / 1e9;
-  latencies.sort((a, b) => a - b);
-  const q = (p: number) => latencies[Math.min(latencies.length - 1, Math.ceil(p * latencies.length) - 1)]!;
-  return { perSecond: total / seconds, p50: q(0.5), p99: q(0.99), admitted };
+  return {
+    perSecond: total / seconds,
+    p50: percentile(latencies, 50),
+    p99: percentile(latencies, 99),
+    admitted,
+  };
 }
 
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
-
-async function oneRun(t: Templates) {
+async function oneRun(t: rm.Templates) {
   const stub = new StubRm(t);
   await stub.start();
   const dir = mkdtempSync(join(tmpdir(), 'yss-bench-'));
   let sc: RunningSidecar | undefined;
   try {
-    const config = buildConfig({
-      rm: { addresses: [stub.url], jobHistoryAddress: stub.url, timeoutMs: 30_000 },
-      auth: { tokens: [{ name: 'bench', token: TOKEN }] },
-      server: { port: 0, host: '127.0.0.1' },
-      ledger: { path: join(dir, 'ledger.db') },
-      enforcement: { maxWritesPerCycle: 100_000 },
-      log: { level: 'error' },
-    });
+    const config = buildConfig(
+      sidecarConfigInput({
+        rmUrl: stub.url,
+        ledgerPath: join(dir, 'ledger.db'),
+        timeoutMs: 30_000,
+        maxWritesPerCycle: 10_000,
+      }),
+    );
     sc = await startSidecar(config, { logger: silentLogger(), manualPolling: true });
     await sc.sidecar.runOnce();
     // 1,000 admitted jobs queued in the realtime lane (deadlines a day out).
@@ -318,14 +193,14 @@ async function oneRun(t: Templates) {
     for (let i = 0; i < 4; i++) {
       const s = process.hrtime.bigint();
       await sc.sidecar.runOnce();
-      cycles.push(Number(process.hrtime.bigint() - s) / 1e6);
+      cycles.push(msSince(s));
     }
     const bytes = [t.info, t.scheduler, stub.nodesBody, stub.lastAppsBody];
     const parses: number[] = [];
     for (let i = 0; i < 4; i++) {
       const s = process.hrtime.bigint();
       for (const b of bytes) JSON.parse(b);
-      parses.push(Number(process.hrtime.bigint() - s) / 1e6);
+      parses.push(msSince(s));
     }
     const appCount = (JSON.parse(stub.lastAppsBody) as { apps: { app: unknown[] } }).apps.app.length;
     return {
@@ -347,7 +222,7 @@ async function oneRun(t: Templates) {
 }
 
 export default async function bench(): Promise<void> {
-  const t = await captureTemplates();
+  const t = await rm.captureTemplates();
   const runs: Array<Awaited<ReturnType<typeof oneRun>>> = [];
   for (let r = 0; r < RUNS; r++) runs.push(await oneRun(t));
   const m = (f: (x: (typeof runs)[number]) => number) => median(runs.map(f));
@@ -371,4 +246,31 @@ export default async function bench(): Promise<void> {
       `ratio ${f1(m((x) => x.steadyCycleMs / x.parseMs))}x (first cycle ${f1(m((x) => x.firstCycleMs / x.parseMs))}x)`,
   );
   console.log(`resident memory after the cycles: ${f1(m((x) => x.rssMb))} MB`);
+  const rssMB = m((x) => x.rssMb);
+  for (const [load, of] of [
+    ['dry-run', (x: (typeof runs)[number]) => x.dry],
+    ['recorded', (x: (typeof runs)[number]) => x.recorded],
+  ] as const) {
+    const name = `sidecar ${load} submissions, ${QUEUED} queued, ${CLIENTS} clients`;
+    recordResult({
+      name: `${name}: latency`,
+      unit: 'ms',
+      median: m((x) => of(x).p50),
+      p99: m((x) => of(x).p99),
+      rssMB,
+    });
+    recordFigure(
+      `${name}: throughput`,
+      'answers/s',
+      m((x) => of(x).perSecond),
+      { rssMB },
+    );
+  }
+  // One steady cycle per run beside its bare JSON.parse (ratio: cycle over parse, as printed).
+  const poll = `sidecar poll-and-reconcile ${APPS / 1000}k apps ${CPU_NODES + GPU_NODES} nodes`;
+  for (const [cycle, ms] of [
+    ['steady', (x: (typeof runs)[number]) => x.steadyCycleMs],
+    ['first', (x: (typeof runs)[number]) => x.firstCycleMs],
+  ] as const)
+    recordFigure(`${poll}: ${cycle} cycle`, 'ms', m(ms), { ratio: m((x) => ms(x) / x.parseMs), rssMB });
 }
