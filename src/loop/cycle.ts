@@ -19,7 +19,7 @@ export async function runCycle(p: LoopParts, reconciler: Reconciler): Promise<vo
   const { metrics, ledger, config, rm } = p.deps;
   const end = metrics.pollSeconds.startTimer();
   // The apps of open admitted jobs (tickets too) are followed: read by their tags every cycle.
-  const openBefore = ledger.openAdmittedJobs();
+  const openBefore = ledger.openAdmittedJobsReused();
   const read = await p.observation.poll((view) => p.lanes.applyCapacity(view), openBefore.map(followedOf));
   const step = (name: string, fn: () => unknown) => runStep(p, name, fn);
   if (read !== undefined) {
@@ -28,7 +28,7 @@ export async function runCycle(p: LoopParts, reconciler: Reconciler): Promise<vo
     // After the apps are tracked: a ticket whose app appeared in this poll is bound, not expired.
     await step('tickets', () => expireTickets(p));
     // Read once after tracking, for the steps below (each read it on its own before).
-    const open = ledger.openAdmittedJobs();
+    const open = ledger.openAdmittedJobsReused();
     await step('overruns', () => p.progress.detectOverruns(open));
     await step('lane progress', () => p.progress.readLaneProgress(apps));
     await step('priority cap', () => p.cap.readFrom(rm, p.deps.now));

@@ -53,7 +53,7 @@ export class ProgressWatch {
    * overrun causes instead of slots the vectors count free. Each job is handled once; its end
    * then feeds the feedback controller and learning as any job's does.
    */
-  detectOverruns(open: readonly JobRecord[] = this.deps.ledger.openAdmittedJobs()): void {
+  detectOverruns(open: readonly JobRecord[] = this.deps.ledger.openAdmittedJobsReused()): void {
     const { lanes } = this.deps;
     const nowMs = this.deps.now();
     const thresholdMs = this.deps.feedbackThresholdSeconds * 1000;
@@ -90,7 +90,7 @@ export class ProgressWatch {
     if (!this.deps.runningAppTasks) return;
     const byId = new Map(apps.map((a) => [a.id, a]));
     const running = this.deps.ledger
-      .openAdmittedJobs()
+      .openAdmittedJobsReused()
       .filter((j) => keys.has(laneKeyOf(j)))
       .map((j) => ({ job: j, app: j.appId === null ? undefined : byId.get(j.appId) }))
       .filter((x): x is { job: JobRecord; app: AppReport } => x.app?.state === 'RUNNING');

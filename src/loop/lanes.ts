@@ -163,7 +163,7 @@ export class LaneBook {
     const key = laneKey(queue, label);
     const policy = this.createPolicy(containers);
     const jobs = this.deps.ledger
-      .openAdmittedJobs()
+      .openAdmittedJobsReused()
       .filter((j) => (j.queue ?? '') === queue && (j.label ?? '') === label)
       .map((j) => {
         const job = this.deps.estimates.deadlineJob(j);

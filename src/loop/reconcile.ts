@@ -162,7 +162,7 @@ export class Reconciler {
       j.appId !== null && (j.state === 'submitted' || j.state === 'running') && !listed.has(j.appId);
     // From the jobs open before the poll when given (a job's app is only ever recorded before
     // its app is listed), each checked again as it is now.
-    const missing = (open ?? ledger.openAdmittedJobs())
+    const missing = (open ?? ledger.openAdmittedJobsReused())
       .filter(isMissing)
       .map((j) => (open ? ledger.getJob(j.id) : j))
       .filter((j): j is JobRecord => j !== undefined && j.decision === 'admitted' && isMissing(j));

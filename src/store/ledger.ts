@@ -587,6 +587,73 @@ export class SqliteLedger implements Ledger {
       'INSERT INTO kv (key, value, updated_ms) VALUES (?, ?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value, updated_ms = excluded.updated_ms',
     ).run(key, JSON.stringify(value), this.clock());
   }
+
+  /** Each open admitted job's row as last read and its record (openAdmittedJobsReused). */
+  private openRows = new Map<string, { raw: unknown[]; job: JobRecord }>();
+  private openRawStatement: Database.Statement | undefined;
+  /** Writes to the jobs table by this connection, counted by a trigger (never rolled back). */
+  private jobWrites = 0;
+  /** The open jobs as last read, and the write count and data_version they were read at. */
+  private openList: { writes: number; dataVersion: number; jobs: JobRecord[] } | undefined;
+
+  /**
+   * openAdmittedJobs, read again only when the jobs table may have changed since the last call,
+   * and then with each row decoded (its JSON columns parsed) only when one of its columns
+   * changed: the poll loop reads every open job twice a cycle, and with hundreds open, reading
+   * and decoding unchanged rows cost more than the RM's answers. A write by this connection is
+   * seen by a temporary trigger that counts every insert, update and delete of a job (a count
+   * in this process, so a rolled-back write still counts); a commit by another connection by
+   * SQLite's data_version. Each call returns new records (shallow copies); their JSON values
+   * (spec, reason) are shared between calls and must not be changed in place.
+   */
+  openAdmittedJobsReused(): JobRecord[] {
+    this.commitQueued();
+    // The triggers are made outside a transaction: one made inside it would go with a rollback.
+    if (this.openRawStatement === undefined && this.db.inTransaction) return this.openAdmittedJobs();
+    if (this.openRawStatement === undefined) {
+      this.db.function('yss_job_written', { deterministic: false }, () => {
+        this.jobWrites++;
+        return null;
+      });
+      for (const event of ['INSERT', 'UPDATE', 'DELETE'])
+        this.db.exec(
+          `CREATE TEMP TRIGGER IF NOT EXISTS yss_jobs_${event.toLowerCase()} AFTER ${event} ON main.jobs BEGIN SELECT yss_job_written(); END`,
+        );
+      this.openRawStatement = this.db
+        .prepare(
+          "SELECT * FROM jobs WHERE decision = 'admitted' AND state IN ('accepted', 'submitted', 'running') ORDER BY deadline_ms, created_ms",
+        )
+        .raw(true);
+    }
+    const dataVersion = this.db.pragma('data_version', { simple: true }) as number;
+    const seen = this.openList;
+    if (seen && seen.writes === this.jobWrites && seen.dataVersion === dataVersion)
+      return seen.jobs.map((j) => ({ ...j }));
+    const writes = this.jobWrites;
+    const st = this.openRawStatement;
+    const names = st.columns().map((c) => c.name);
+    const idAt = names.indexOf('id');
+    const rows = st.all() as unknown[][];
+    const next = new Map<string, { raw: unknown[]; job: JobRecord }>();
+    const out: JobRecord[] = [];
+    for (const raw of rows) {
+      const id = raw[idAt] as string;
+      let hit = this.openRows.get(id);
+      if (hit === undefined || hit.raw.length !== raw.length || hit.raw.some((v, i) => v !== raw[i])) {
+        const row: Row = {};
+        for (let i = 0; i < names.length; i++) row[names[i]!] = raw[i];
+        hit = { raw, job: jobFromRow(row) };
+      }
+      next.set(id, hit);
+      out.push({ ...hit.job });
+    }
+    this.openRows = next;
+    // Read inside a transaction, the list may yet be rolled back: kept only when read outside one.
+    this.openList = this.db.inTransaction
+      ? undefined
+      : { writes, dataVersion, jobs: out.map((j) => ({ ...j })) };
+    return out;
+  }
 }
 
 /**

@@ -158,6 +158,12 @@ export interface Ledger {
   listJobs(query?: JobQuery): { jobs: JobRecord[]; total: number };
   /** Admitted jobs not yet ended, by deadline: the queue admission state is rebuilt from. */
   openAdmittedJobs(): JobRecord[];
+  /**
+   * The same jobs as openAdmittedJobs, each row decoded again only when it changed: for the
+   * poll loop, which reads them every cycle. The records' JSON values (spec, reason) are shared
+   * between calls: read them, never change them in place.
+   */
+  openAdmittedJobsReused(): JobRecord[];
   countOpenAdmittedJobs(): number;
   countJobs(): JobCount[];
 
