@@ -2,6 +2,7 @@ import { Command, InvalidArgumentError } from 'commander';
 import { SidecarError } from '../errors/base';
 import { createLogger, type Logger } from '../log';
 import { exitCodeOf } from './exit-codes';
+import { lendingView, type LendingView } from '../loop/lending';
 import { HttpResourceManagerClient } from '../yarn/client';
 import { flattenQueues } from '../yarn/mapping';
 import {
@@ -33,6 +34,11 @@ interface UsedTotal {
 export interface ProbeSummary {
   /** How the sidecar's writes would fare: the user they carry, the RM's priority cap (null: unknown). */
   writes: { user: string | null; priorityCap: number | null };
+  /**
+   * The real-time queue's guarantee per partition, what other queues may borrow of it, and
+   * whether the RM's preemption takes it back (from the scheduler and the RM's /conf).
+   */
+  lending: LendingView;
   rm: {
     url: string;
     version: string;
@@ -91,7 +97,7 @@ export function summarise(
   nodes: readonly NodeReport[],
   scheduler: SchedulerInfo,
   apps: readonly AppReport[],
-): Omit<ProbeSummary, 'writes'> {
+): Omit<ProbeSummary, 'writes' | 'lending'> {
   const resources: ProbeSummary['resources'] = {};
   for (const n of nodes) {
     for (const label of labelsOf(n)) {
@@ -184,12 +190,40 @@ export function formatSummary(s: ProbeSummary): string {
     `Priority cap (yarn.cluster.max-application-priority): ${cap ?? 'unknown'}` +
       (cap === 0 ? ' - every app runs at 0: EDF order cannot be written as priorities' : ''),
   );
+  lines.push(...formatLending(s.lending));
   lines.push(
     s.writes.user === null
       ? 'Writes: anonymous (no --user): an RM with simple authentication refuses them (401); a stock RM runs submitted apps as dr.who. Set rm.user to the user jobs should run as'
       : `Writes: as user.name=${s.writes.user}`,
   );
   return `${lines.join('\n')}\n`;
+}
+
+function formatLending(l: LendingView): string[] {
+  const p = l.preemption;
+  const lines = [
+    p.source === 'unknown'
+      ? 'Preemption: unknown (the RM hides /conf)'
+      : `Preemption: ${p.enabled ? 'on' : 'off'} (yarn.resourcemanager.scheduler.monitor.enable)` +
+        (p.enabled
+          ? `; max_wait_before_kill ${p.maxWaitBeforeKillMs} ms, natural_termination_factor ${p.naturalTerminationFactor}, monitoring_interval ${p.monitoringIntervalMs} ms`
+          : ''),
+  ];
+  if (!l.found) {
+    lines.push(`Real-time queue ${l.queue}: not among the scheduler's leaf queues`);
+    return lines;
+  }
+  lines.push(
+    `Real-time queue ${l.queue}, per partition (guaranteed / max / used %; others may borrow / borrow now %):`,
+  );
+  for (const x of l.partitions) {
+    const exempt = x.unpreemptable.length ? `; never preempted: ${x.unpreemptable.join(', ')}` : '';
+    lines.push(
+      `  ${x.partition === '' ? '(default)' : x.partition}: ${x.guaranteed} / ${x.maximum} / ${x.used}; ${x.othersMayBorrow} / ${x.othersBorrowNow}; guarantee ${x.verdict}${exempt}`,
+    );
+  }
+  for (const w of l.warnings) lines.push(`WARNING: ${w}`);
+  return lines;
 }
 
 export interface ProbeOptions {
@@ -200,6 +234,8 @@ export interface ProbeOptions {
   timeoutMs: number;
   caFile?: string;
   logger?: Logger;
+  /** The queue admitted jobs run in (yarn.realtimeQueue), for the lending view. */
+  realtimeQueue?: string;
 }
 
 export interface ProbeIo {
@@ -228,9 +264,12 @@ export async function runProbe(opts: ProbeOptions, io: ProbeIo): Promise<number>
     ]);
     // The cap from the RM's /conf; an RM that hides /conf leaves it unknown.
     const priorityCap = await client.maxApplicationPriority().catch(() => undefined);
+    const preemption = await client.preemption();
+    const labels = [...new Set(nodes.flatMap((n) => n.nodeLabels))];
     const summary: ProbeSummary = {
       ...summarise(client.transport.activeUrl, info, metrics, nodes, scheduler, apps),
       writes: { user: opts.user ?? null, priorityCap: priorityCap ?? null },
+      lending: lendingView(scheduler, preemption, opts.realtimeQueue ?? 'realtime', labels),
     };
     io.out(opts.output === 'json' ? `${JSON.stringify(summary, null, 2)}\n` : formatSummary(summary));
     return 0;
@@ -279,6 +318,11 @@ export function probeCommand(): Command {
     .option('--user <name>', 'simple authentication: user.name')
     .option('--timeout-ms <n>', 'timeout of each call, ms', parsePositiveInt, 10_000)
     .option('--ca-file <path>', 'PEM file of the CA of an HTTPS RM')
+    .option(
+      '--realtime-queue <name>',
+      "the queue admitted jobs run in (the sidecar's yarn.realtimeQueue)",
+      'realtime',
+    )
     .option('--verbose', 'log every RM call (stderr)')
     .action(
       async (o: {
@@ -288,6 +332,7 @@ export function probeCommand(): Command {
         user?: string;
         timeoutMs: number;
         caFile?: string;
+        realtimeQueue: string;
         verbose?: boolean;
       }) => {
         const logger = createLogger({ level: o.verbose ? 'debug' : 'info', format: 'pretty', stderr: true });
@@ -300,6 +345,7 @@ export function probeCommand(): Command {
             timeoutMs: o.timeoutMs,
             caFile: o.caFile,
             logger,
+            realtimeQueue: o.realtimeQueue,
           },
           { out: (t) => process.stdout.write(t), err: (t) => process.stderr.write(t) },
         );

@@ -2,9 +2,40 @@ import { Command } from 'commander';
 import { loadConfigFile } from '../config/load';
 import { defaultRegistry } from '../core/registry';
 import { SidecarError } from '../errors/base';
-import { createLogger } from '../log';
+import type { SidecarConfig } from '../config/schema';
+import { createLogger, type Logger } from '../log';
+import { lendingView } from '../loop/lending';
 import { resolveDataPath, startSidecar, type StartOptions } from '../loop/service';
+import { HttpResourceManagerClient } from '../yarn/client';
 import { EXIT, startFailureCode } from './exit-codes';
+
+/**
+ * Once at start: warn when the real-time queue's guarantee can be lent to other queues with
+ * nothing to take it back (the RM's preemption off, or the borrowers exempt), as probe shows it.
+ * An RM that cannot be read now is not an error here: the loop reports it.
+ */
+export async function warnIfGuaranteeLent(config: SidecarConfig, logger: Logger): Promise<string[]> {
+  const rm = new HttpResourceManagerClient({
+    urls: config.rm.addresses,
+    format: config.rm.format,
+    user: config.rm.user || undefined,
+    timeoutMs: config.rm.timeoutMs,
+    caFile: config.rm.caFile,
+    maxAttempts: 1,
+  });
+  try {
+    const [scheduler, nodes, preemption] = await Promise.all([rm.scheduler(), rm.nodes(), rm.preemption()]);
+    const labels = [...new Set(nodes.flatMap((n) => n.nodeLabels))];
+    const view = lendingView(scheduler, preemption, config.yarn.realtimeQueue, labels);
+    for (const w of view.warnings) logger.warn(w, { component: 'service', check: 'guarantee-lending' });
+    return view.warnings;
+  } catch (err) {
+    logger.debug('guarantee lending not checked', { component: 'service', error: (err as Error).message });
+    return [];
+  } finally {
+    rm.transport.close();
+  }
+}
 
 /** Dashboard routes, when the dashboard module is present. */
 function dashboardRoutes(): StartOptions['extraRoutes'] {
@@ -40,6 +71,7 @@ export function startCommand(): Command {
       const logger = createLogger({ level: config.log.level, format: config.log.format });
       try {
         const running = await startSidecar(config, { logger, extraRoutes: dashboardRoutes() });
+        void warnIfGuaranteeLent(config, logger);
         const stop = async (signal: string) => {
           logger.info('stopping', { component: 'service', signal });
           await running.close();

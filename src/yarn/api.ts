@@ -18,6 +18,7 @@ import type {
   SubmissionResult,
   TimeWindowQuery,
 } from './model';
+import type { PreemptionSettings } from './conf';
 import type { AppSubmission } from './submission';
 
 /** Filters of `GET /ws/v1/cluster/apps` (INDEX.md section 3, row 4). */
@@ -67,6 +68,8 @@ export interface ResourceManagerApi {
    * does not say (an RM that hides /conf, or a double without one).
    */
   maxApplicationPriority?(): Promise<number | undefined>;
+  /** The RM's preemption settings from its /conf (optional: a double may not have them). */
+  preemption?(): Promise<PreemptionSettings>;
   appTimeout(appId: string, type?: string): Promise<AppTimeout>;
   nodeLabels(): Promise<NodeLabel[]>;
   nodeToLabels(): Promise<Map<string, string[]>>;

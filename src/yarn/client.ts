@@ -1,6 +1,15 @@
+import { RmHttpError } from '../errors/rm-http';
 import { RmRemoteError } from '../errors/rm-remote';
 import type { AppQuery, ReservationQuery, ResourceManagerApi } from './api';
-import { CONF_PATH, MAX_APP_PRIORITY_KEY, mapConfValue } from './conf';
+import {
+  CONF_PATH,
+  MAX_APP_PRIORITY_KEY,
+  PREEMPTION_KEYS,
+  mapConfValue,
+  preemptionOf,
+  UNKNOWN_PREEMPTION,
+  type PreemptionSettings,
+} from './conf';
 import { formatExpiryTime } from './expiry';
 import type { Tree } from './format';
 import { sameQueue } from './ids';
@@ -175,6 +184,33 @@ export class HttpResourceManagerClient implements ResourceManagerApi {
     );
     const n = text === undefined ? NaN : Number(text.trim());
     return Number.isInteger(n) ? n : undefined;
+  }
+
+  /** One key of the RM's /conf; undefined when the RM does not have it set (its 404). */
+  async confValue(key: string): Promise<string | undefined> {
+    try {
+      return await this.read({ path: CONF_PATH, query: { name: key } }, (tree) => mapConfValue(tree, key));
+    } catch (err) {
+      // ConfServlet answers a key it does not have with a bare 404 (measured on 3.4.3).
+      if ((err instanceof RmHttpError || err instanceof RmRemoteError) && err.status === 404)
+        return undefined;
+      throw err;
+    }
+  }
+
+  /**
+   * Whether the RM can take containers back from queues over their guarantee, and with what
+   * waits, from its /conf; `source: 'unknown'` when the RM hides /conf (any other failure).
+   */
+  async preemption(): Promise<PreemptionSettings> {
+    try {
+      const entries = await Promise.all(
+        Object.entries(PREEMPTION_KEYS).map(async ([k, key]) => [k, await this.confValue(key)] as const),
+      );
+      return preemptionOf(Object.fromEntries(entries.filter(([, v]) => v !== undefined)));
+    } catch {
+      return UNKNOWN_PREEMPTION;
+    }
   }
 
   nodeLabels(): Promise<model.NodeLabel[]> {

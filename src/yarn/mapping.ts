@@ -398,6 +398,7 @@ function mapCapacityQueue(n: Node, parentPath: string | undefined): QueueInfo {
       : undefined,
     capacityMode: n.get('mode').optStr(),
     ...queueWeights(n),
+    preemptionDisabled: n.get('preemptionDisabled').optBool(),
     effectiveMinResource: optResource(n.get('minEffectiveCapacity')),
     effectiveMaxResource: optResource(n.get('maxEffectiveCapacity')),
     children: n

@@ -239,6 +239,11 @@ export interface QueueInfo {
   normalizedWeight?: number;
   /** Capacity scheduler since Hadoop 3.4, on the root only (the others carry it per partition). */
   capacityVector?: CapacityVector;
+  /**
+   * Capacity scheduler leaves: the queue's containers are never preempted
+   * (`yarn.scheduler.capacity.<queue>.disable_preemption`); undefined when the RM does not say.
+   */
+  preemptionDisabled?: boolean;
   /** Capacity scheduler since Hadoop 3.1 (`minEffectiveCapacity`): the guaranteed resources. */
   effectiveMinResource?: Resource;
   /** Capacity scheduler since Hadoop 3.1 (`maxEffectiveCapacity`): the most it may use. */

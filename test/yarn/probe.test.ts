@@ -17,6 +17,7 @@ import {
   UNKNOWN,
   type ProbeSummary,
 } from '../../src/cli/probe';
+import { UNKNOWN_PREEMPTION } from '../../src/yarn/conf';
 import { startFixtureServer, type FixtureServer } from '../fixture-server/server';
 
 function io() {
@@ -162,8 +163,17 @@ describe('probe', () => {
       queues: [],
       apps: { total: 0, byState: {}, byPriority: {} },
       writes: { user: null, priorityCap: 0 },
+      lending: {
+        queue: 'realtime',
+        found: false,
+        preemption: UNKNOWN_PREEMPTION,
+        partitions: [],
+        warnings: [],
+      },
     });
     expect(text).toContain('Nodes: 0 (by state: none; by label: none)');
+    expect(text).toContain('Preemption: unknown (the RM hides /conf)');
+    expect(text).toContain("Real-time queue realtime: not among the scheduler's leaf queues");
     expect(text).toContain('App priorities: none');
     expect(text).toContain(
       'Priority cap (yarn.cluster.max-application-priority): 0 - every app runs at 0: EDF order cannot be written as priorities',

@@ -80,6 +80,8 @@ function confProperties(cfg: EmulatorConfig): ConfProperty[] {
   return [
     yarn('yarn.cluster.max-application-priority', cfg.maxApplicationPriority, 0),
     yarn('yarn.resourcemanager.am.max-attempts', cfg.amMaxAttempts, 2),
+    // The emulated scheduler never preempts: its monitor is off, as yarn-default.xml has it.
+    yarn('yarn.resourcemanager.scheduler.monitor.enable', false, false),
     yarn('yarn.acl.enable', cfg.aclEnabled, false),
     yarn('yarn.admin.acl', cfg.adminAcl, '*'),
     core('hadoop.http.authentication.type', 'simple', 'simple'),
