@@ -18,12 +18,18 @@ import type { AppReport } from '../yarn/model';
  *   filtered read is not absence from the RM. One the RM does not know (404) is left out, and
  *   reconcile confirms it and marks its job lost, as it does for an app missing from a full list.
  *
- * A full read (every app) is the first read, and every `fullEvery` cycles after it: the safety
- * net for what the reads of new apps can miss (an app started before the window, after an RM
- * failover to a node whose clock is behind by more than the overlap; a discovered app the
- * reconciler could not record in its window). An RM that ignores a filter (an app without the
- * filtered tag, or started before startedTimeBegin, in its answer) gets full reads instead, said
- * once, and filtered reads are tried again after `fullEvery` cycles.
+ * A full read is the first read, and every `fullEvery` cycles after it: the safety net for what
+ * the reads of new apps can miss (an app started before the window, after an RM failover to a
+ * node whose clock is behind by more than the overlap; a discovered app the reconciler could not
+ * record in its window). It reads every live app (`states=` LIVE_STATES) and the followed apps
+ * by their tags, not every app: an ended app that no open job follows has nothing to tell the
+ * sidecar (discovery takes only live apps, and an ended job is not tracked again), and on a big
+ * cluster the ended apps are most of the list (50,000 apps are more than rm.maxResponseBytes).
+ * A followed app missing from it is read from its own endpoint, as in the filtered reads. An RM
+ * that ignores `states` answers every app: that answer is used as it is. An RM that ignores a
+ * filter (an app without the filtered tag, or started before startedTimeBegin, in its answer)
+ * gets reads of every app instead, said once, and filtered reads are tried again after
+ * `fullEvery` cycles.
  */
 
 /** How far before the newest start time seen a read of new apps starts (clock steps between RMs). */
@@ -34,6 +40,9 @@ export const TAG_CHARS_PER_READ = 3_000;
 export const MAX_SINGLE_READS = 25;
 const READS_AT_ONCE = 4;
 const DESELECTS = ['resourceRequests'];
+/** The states of an app that has not ended: what a full read asks for (besides the followed apps). */
+export const LIVE_STATES = ['NEW', 'NEW_SAVING', 'SUBMITTED', 'ACCEPTED', 'RUNNING'];
+const LIVE = new Set(LIVE_STATES);
 
 /** An open job whose app the cycle must see. */
 export interface Followed {
@@ -45,7 +54,10 @@ export interface Followed {
 
 export interface AppsRead {
   apps: AppReport[];
-  /** Every app on the RM (a full read), or only those the sidecar follows and the new ones. */
+  /**
+   * A full read: every live app on the RM and every followed one (an app not in it has ended,
+   * or is unknown to the RM), or only those the sidecar follows and the new ones.
+   */
   full: boolean;
 }
 
@@ -106,11 +118,11 @@ export class AppReader {
   async read(followed: readonly Followed[]): Promise<AppsRead> {
     const n = this.cycle++;
     const { fullEvery } = this.deps;
-    if (this.newestStartMs === undefined || fullEvery <= 1 || n % fullEvery === 0 || n < this.fullUntil)
-      return this.full();
+    if (n < this.fullUntil) return this.every();
+    const full = this.newestStartMs === undefined || fullEvery <= 1 || n % fullEvery === 0;
     try {
-      const apps = await this.filtered(followed);
-      if (apps) return { apps, full: false };
+      const apps = full ? await this.live(followed) : await this.filtered(followed);
+      if (apps) return full ? this.fullRead(apps) : { apps, full: false };
     } catch (err) {
       if (!(err instanceof FilterIgnored)) throw err;
       this.fullUntil = n + fullEvery;
@@ -122,14 +134,36 @@ export class AppReader {
         });
       }
     }
-    return this.full();
+    return this.every();
   }
 
-  private async full(): Promise<AppsRead> {
-    const apps = await this.deps.rm.apps({ deSelects: DESELECTS });
+  /** Every app on the RM, unfiltered: for an RM that ignores filters. */
+  private async every(): Promise<AppsRead> {
+    return this.fullRead(await this.deps.rm.apps({ deSelects: DESELECTS }));
+  }
+
+  /**
+   * A full read's apps. Until one has shown an app (an RM with no app yet, or none live), the
+   * newest start time stays unknown and the next cycle reads in full again (cheap on such an
+   * RM): a read of new apps from time 0 would be a read of every app, ended ones included,
+   * too large for rm.maxResponseBytes on a big cluster, every cycle until the next full read.
+   */
+  private fullRead(apps: AppReport[]): AppsRead {
     this.sawStarts(apps);
-    this.newestStartMs ??= 0;
     return { apps, full: true };
+  }
+
+  /**
+   * The live apps and the followed ones (see the class comment), or undefined when too many
+   * followed apps are missing from them. An RM that ignores `states` (an ended app in its
+   * answer) has answered every app: that answer is the full read.
+   */
+  private async live(followed: readonly Followed[]): Promise<AppReport[] | undefined> {
+    const live = await this.deps.rm.apps({ states: LIVE_STATES, deSelects: DESELECTS });
+    if (live.some((a) => !LIVE.has(a.state))) return live;
+    const byId = new Map(live.map((a) => [a.id, a]));
+    if (!(await this.followedInto(byId, followed))) return undefined;
+    return [...byId.values()];
   }
 
   private sawStarts(apps: readonly AppReport[]): void {
@@ -145,6 +179,17 @@ export class AppReader {
     const fresh = await rm.apps({ startedTimeBegin: begin, deSelects: DESELECTS });
     if (fresh.some((a) => a.startedTime < begin)) throw new FilterIgnored('startedTimeBegin');
     const byId = new Map(fresh.map((a) => [a.id, a]));
+    if (!(await this.followedInto(byId, followed))) return undefined;
+    this.sawStarts(fresh);
+    return [...byId.values()];
+  }
+
+  /**
+   * The followed apps into `byId`: by their tags, then those still missing from their own
+   * endpoints. False when more than MAX_SINGLE_READS are missing (the caller reads every app).
+   */
+  private async followedInto(byId: Map<string, AppReport>, followed: readonly Followed[]): Promise<boolean> {
+    const { rm } = this.deps;
     const chunks = tagChunks(new Set(followed.flatMap((f) => (f.tag === undefined ? [] : [f.tag]))));
     const byTags = async (chunk: string[]): Promise<void> => {
       const got = await rm.apps({ applicationTags: chunk, deSelects: DESELECTS });
@@ -164,7 +209,7 @@ export class AppReader {
       this.deps.log.info('followed apps missing from the filtered reads; every app is read instead', {
         missing: missing.length,
       });
-      return undefined;
+      return false;
     }
     for (const f of missing) {
       try {
@@ -175,7 +220,6 @@ export class AppReader {
         // its job lost only on a 404, as for an app missing from a full read.
       }
     }
-    this.sawStarts(fresh);
-    return [...byId.values()];
+    return true;
   }
 }

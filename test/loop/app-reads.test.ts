@@ -25,13 +25,17 @@ function rmOf(apps: AppReport[], o: { ignores?: boolean } = {}) {
           ? `tags ${q.applicationTags.length}`
           : q.startedTimeBegin !== undefined
             ? 'new'
-            : 'all',
+            : q.states
+              ? 'live'
+              : 'all',
       );
       if (o.ignores) return apps;
       const tags = (q.applicationTags ?? []).map((t) => t.toLowerCase());
+      const states = (q.states ?? []).map((x) => x.toUpperCase());
       return apps.filter(
         (a) =>
           (q.startedTimeBegin === undefined || a.startedTime >= q.startedTimeBegin) &&
+          (states.length === 0 || states.includes(a.state)) &&
           (tags.length === 0 || a.applicationTags.some((t) => tags.includes(t))),
       );
     },
@@ -65,19 +69,54 @@ const others = Array.from({ length: 50 }, (_, i) =>
 describe('AppReader', () => {
   beforeEach(() => warnings.splice(0));
 
-  it('reads every app first, then only new and followed apps, and every app again each fullEvery cycles', async () => {
+  it('reads every live app and the followed ones first, then only new and followed apps, and the first again each fullEvery cycles', async () => {
     const ours = app('application_1_0001', T, ['sidecar-id:dl-a', 'deadline:2030-01-01t00:00:00.000z']);
     const { rm, calls } = rmOf([...others, ours]);
     const reader = new AppReader({ rm, log, fullEvery: 3 });
     const followed: Followed[] = [{ jobId: 'dl-a', appId: ours.id, tag: 'sidecar-id:dl-a' }];
-    expect((await reader.read(followed)).full).toBe(true);
+    const first = await reader.read(followed);
+    expect(first.full).toBe(true);
+    expect(first.apps).toHaveLength(51);
     const second = await reader.read(followed);
     expect(second.full).toBe(false);
     // The new-apps window starts before the newest start seen: ours again, none of the old ones.
     expect(second.apps.map((a) => a.id)).toEqual([ours.id]);
     expect((await reader.read(followed)).full).toBe(false);
     expect((await reader.read(followed)).full).toBe(true);
-    expect(calls).toEqual(['all', 'new', 'tags 1', 'new', 'tags 1', 'all']);
+    expect(calls).toEqual(['live', 'tags 1', 'new', 'tags 1', 'new', 'tags 1', 'live', 'tags 1']);
+  });
+
+  it('leaves ended apps out of a full read unless followed: a followed one that ended still comes', async () => {
+    const ended = (id: string, tags: string[]) => ({
+      ...app(id, T - 60_000, tags, 'FINISHED'),
+      finishedTime: T,
+    });
+    const oursEnded = ended('application_1_0005', ['sidecar-id:dl-e']);
+    const untagged = ended('application_1_0006', ['x']);
+    const theirs = ended('application_1_0007', ['team:y']);
+    const { rm, calls } = rmOf([...others, oursEnded, untagged, theirs]);
+    const reader = new AppReader({ rm, log, fullEvery: 60 });
+    const read = await reader.read([
+      { jobId: 'dl-e', appId: oursEnded.id, tag: 'sidecar-id:dl-e' },
+      // Followed with no tag to read it by: from its own endpoint.
+      { jobId: 'dl-f', appId: untagged.id, tag: undefined },
+    ]);
+    expect(read.full).toBe(true);
+    const ids = read.apps.map((a) => a.id);
+    expect(ids).toHaveLength(52);
+    expect(ids).toEqual(expect.arrayContaining([oursEnded.id, untagged.id]));
+    expect(ids).not.toContain(theirs.id);
+    expect(calls).toEqual(['live', 'tags 1', `app ${untagged.id}`]);
+  });
+
+  it('takes the answer of an RM that ignores states as the full read', async () => {
+    const theirs = { ...app('application_1_0008', T - 60_000, ['team:y'], 'KILLED'), finishedTime: T };
+    const { rm, calls } = rmOf([...others, theirs], { ignores: true });
+    const reader = new AppReader({ rm, log, fullEvery: 60 });
+    const read = await reader.read([{ jobId: 'dl-g', appId: null, tag: 'sidecar-id:dl-g' }]);
+    expect(read.full).toBe(true);
+    expect(read.apps).toHaveLength(51);
+    expect(calls).toEqual(['live']);
   });
 
   it('reads a followed app missing from the filtered reads from its own endpoint; a 404 is left out', async () => {
@@ -107,8 +146,8 @@ describe('AppReader', () => {
       expect(read.apps).toHaveLength(51);
     }
     expect(warnings).toEqual(['the RM ignores a filter of GET /apps; every app is read instead']);
-    // Cycle 1 found it out (one filtered read), cycles 2 to 4 read everything, cycle 5 tried again.
-    expect(calls).toEqual(['all', 'new', 'all', 'all', 'all', 'all', 'new', 'all']);
+    // Cycle 0 found it out (its tags read), cycles 1 to 3 read everything, cycle 4 tried again.
+    expect(calls).toEqual(['live', 'tags 1', 'all', 'all', 'all', 'all', 'live', 'tags 1', 'all', 'all']);
   });
 });
 
