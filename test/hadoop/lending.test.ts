@@ -39,6 +39,7 @@ describe.each(['json', 'xml'] as const)('the real RM on a shared cluster (%s)', 
       lending: {
         queue: string;
         partitions: Array<{ partition: string; guaranteed: number; verdict: string }>;
+        warnings: string[];
       };
     };
     expect(s.lending.queue).toBe('root.realtime');
