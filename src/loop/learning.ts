@@ -134,6 +134,8 @@ export class EstimateKeeper {
   private observed: ObservedCostsBook;
   /** Which classes keep a distribution and metric series (ClassRetention). */
   private readonly retention: ClassRetention;
+  /** A save of the learned figures is queued for the next group commit (saveSoon). */
+  private saveQueued = false;
 
   constructor(private readonly deps: EstimateKeeperDeps) {
     const { config, ledger } = deps;
@@ -220,7 +222,12 @@ export class EstimateKeeper {
     const changed = JSON.stringify(before) !== JSON.stringify(after);
     if (changed) {
       this.deps.log.info('estimates changed', { workloadClass: cls, before, after });
-      this.deps.ledger.recordDecision(job.id, 'estimates', 'learned', { workloadClass: cls, before, after });
+      const { ledger } = this.deps;
+      this.written(
+        ledger.writeSoon(() =>
+          ledger.recordDecision(job.id, 'estimates', 'learned', { workloadClass: cls, before, after }),
+        ),
+      );
     }
     return {
       actuals: {
@@ -232,15 +239,36 @@ export class EstimateKeeper {
     };
   }
 
+  /**
+   * The learned estimates and the observed distribution saved in the next group commit, once
+   * however many jobs finish before it (the latest figures win): a poll that ends many jobs
+   * costs one disk sync, off the event loop, instead of one per job on it.
+   */
+  private saveSoon(): void {
+    if (this.saveQueued) return;
+    this.saveQueued = true;
+    const { ledger } = this.deps;
+    this.written(
+      ledger.writeSoon(() => {
+        this.saveQueued = false;
+        ledger.setValue(ESTIMATES_KEY, this.learned);
+        ledger.setValue(OBSERVED_KEY, this.observed);
+      }),
+    );
+  }
+
+  private written(write: Promise<void>): void {
+    write.catch((err: unknown) =>
+      this.deps.log.error('learned estimates could not be saved', { error: String(err) }),
+    );
+  }
+
   /** The same unit costs c^max is the maximum of, kept as a distribution beside it, and saved. */
   private observe(cls: string, observation: FinishedJobObservation): void {
     const unit = unitCosts(observation);
     const observed = observeClassJob(this.observed, cls, unit, this.retention);
     this.observed = observed.book;
-    this.deps.ledger.transaction(() => {
-      this.deps.ledger.setValue(ESTIMATES_KEY, this.learned);
-      this.deps.ledger.setValue(OBSERVED_KEY, this.observed);
-    });
+    this.saveSoon();
     const costs = this.deps.metrics.taskUnitCost;
     for (const v of unit.map) costs.observe({ stage: 'map', class: cls }, v);
     for (const v of unit.reduce) costs.observe({ stage: 'reduce', class: cls }, v);

@@ -300,7 +300,12 @@ export class Reconciler {
     const actuals = state === 'finished' ? await this.learn(job, app) : undefined;
     // Looked up after learning: growing estimates rebuild every lane.
     this.p.lanes.finished(job, actuals);
-    ledger.updateJob(job.id, { state, outcome, finishedMs });
+    // In the next group commit with the learned figures: one sync for the poll's ended jobs.
+    ledger
+      .writeSoon(() => ledger.updateJob(job.id, { state, outcome, finishedMs }))
+      .catch((err: unknown) =>
+        this.p.log.error('an ended job could not be recorded', { job: job.id, error: String(err) }),
+      );
     this.p.progress.forget(job.id);
     metrics.deadlines.inc({ outcome: outcome ?? state });
     this.p.log.info('job ended', {
