@@ -3,7 +3,7 @@ import { rtmr, vectorsAfter, type RtmrPolicy, type RtmrState } from '../../../sr
 import { recordsOf } from '../../../src/core/admission/rtmr/state';
 import type { DeadlineJob } from '../../../src/core/job';
 import type { SlotModel } from '../../../src/core/slots/model';
-import { EST, HEAVY, gpuLaneModelArb, modelArb, reducesArb } from './helpers';
+import { EST, gpuLaneModelArb, jobOfOp, modelArb, reducesArb } from './helpers';
 
 /**
  * The fast engine's bounded walk (docs/admission.md, "Bounded successor walk"): an admission
@@ -154,16 +154,7 @@ function drive(model: SlotModel, ops: readonly Op[], snap: Snap | null): Drive {
   for (const op of ops) {
     if (op.kind === 'admit') {
       now += op.dt;
-      const j: DeadlineJob = {
-        id: `j${n++}`,
-        arrival: now,
-        deadline: op.deadline,
-        maps: op.maps,
-        reduces: op.reduces,
-        inputSize: op.split * op.maps,
-        ...(op.heavy ? { workloadClass: 'heavy', estimates: HEAVY } : {}),
-        ...(op.gpu ? { lane: 'gpu' as const } : {}),
-      };
+      const j = jobOfOp(op, `j${n++}`, now);
       const o = { searchEarliest: op.search };
       const rl = pl.admit(sl, j, now, o);
       const rf = pf.admit(sf, j, now, o);

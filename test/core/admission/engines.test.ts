@@ -5,7 +5,7 @@ import { literalPlace } from '../../../src/core/slots/literal';
 import { RunLane } from '../../../src/core/slots/fast';
 import type { DeadlineJob } from '../../../src/core/job';
 import type { SlotModel } from '../../../src/core/slots/model';
-import { EST, HEAVY, gpuLaneModelArb, modelArb, reducesArb } from './helpers';
+import { EST, gpuLaneModelArb, jobOfOp, modelArb, reducesArb } from './helpers';
 
 const RUNS = 300;
 
@@ -143,16 +143,7 @@ describe('(a) fast and literal implementations agree on every decision and every
           for (const op of ops) {
             if (op.kind === 'admit') {
               now += op.dt;
-              const j: DeadlineJob = {
-                id: `j${n++}`,
-                arrival: now,
-                deadline: op.deadline,
-                maps: op.maps,
-                reduces: op.reduces,
-                inputSize: op.split * op.maps,
-                ...(op.heavy ? { workloadClass: 'heavy', estimates: HEAVY } : {}),
-                ...(op.gpu ? { lane: 'gpu' as const } : {}),
-              };
+              const j = jobOfOp(op, `j${n++}`, now);
               const rf = pf.admit(sf, j, now);
               const rl = pl.admit(sl, j, now);
               expect({ ...rf, state: undefined }).toEqual({ ...rl, state: undefined });

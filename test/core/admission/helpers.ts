@@ -16,6 +16,30 @@ export function job(id: string, o: Partial<DeadlineJob> & { arrival?: number }):
  * A job's reduce count: one in four map-only (R = 0: distcp, Sqoop imports, an empty reduce
  * stage), the rest 1..max.
  */
+/** What a random 'admit' operation of the property tests describes. */
+export interface AdmitOp {
+  maps: number;
+  reduces: number;
+  split: number;
+  deadline: number;
+  heavy?: boolean;
+  gpu?: boolean;
+}
+
+/** The job an 'admit' operation submits at `now`: a HEAVY-class job and GPU maps when it says so. */
+export function jobOfOp(op: AdmitOp, id: string, now: number): DeadlineJob {
+  return {
+    id,
+    arrival: now,
+    deadline: op.deadline,
+    maps: op.maps,
+    reduces: op.reduces,
+    inputSize: op.split * op.maps,
+    ...(op.heavy ? { workloadClass: 'heavy', estimates: HEAVY } : {}),
+    ...(op.gpu ? { lane: 'gpu' as const } : {}),
+  };
+}
+
 export const reducesArb = (max: number): fc.Arbitrary<number> =>
   fc.oneof({ weight: 1, arbitrary: fc.constant(0) }, { weight: 3, arbitrary: fc.integer({ min: 1, max }) });
 
