@@ -3,6 +3,8 @@
  * embedded ZooKeeper): one ACTIVE, one STANDBY that redirects REST calls to it, and a failover
  * when the active one is stopped.
  */
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { startHadoop, type RunningHadoop } from '../../hadoop/launch';
 import { at, http, list, read, waitFor } from './cluster';
 
@@ -15,6 +17,19 @@ beforeAll(async () => {
 afterAll(async () => {
   await hadoop?.stop();
 });
+
+/** The last lines an RM's log has about its ZooKeeper session and the election. */
+function electorLog(rmId: string): string {
+  const file = join(hadoop.info.logs, `${rmId}.log`);
+  if (!existsSync(file)) return `(no ${rmId}.log)`;
+  return readFileSync(file, 'utf8')
+    .split('\n')
+    .filter((l) =>
+      /ActiveStandbyElector|ElectorService|ClientCnxn|ZooKeeper|Transitioning|transitioned/i.test(l),
+    )
+    .slice(-20)
+    .join('\n');
+}
 
 /** Each RM's haState, or DOWN when it does not answer. */
 async function haStates(): Promise<Record<string, unknown>> {
@@ -37,14 +52,23 @@ describe('--ha', () => {
     expect(Object.values(states).sort()).toEqual(['ACTIVE', 'STANDBY']);
     expect(states[activeRm]).toBe('ACTIVE');
     expect(rm).toBe(rms[rmIds.indexOf(activeRm)]);
-    for (const url of rms) {
-      // A session a busy machine let expire comes back: wait for it rather than read once.
-      await waitFor(`${url} connected to ZooKeeper`, async () => {
-        const info = await read(`${url}/ws/v1/cluster/info`);
-        return at(info, 'clusterInfo.haZooKeeperConnectionState') === 'CONNECTED' ? true : undefined;
+    for (const [i, url] of rms.entries()) {
+      // A session a busy machine let expire comes back: wait for it rather than read once, and
+      // say what the RM reported and what its elector logged if it never does.
+      let seen: unknown;
+      await waitFor(
+        `${rmIds[i]} (${url}) connected to ZooKeeper`,
+        async () => {
+          const info = await read(`${url}/ws/v1/cluster/info`);
+          seen = at(info, 'clusterInfo.haZooKeeperConnectionState');
+          return seen === 'CONNECTED' ? true : undefined;
+        },
+        120_000,
+      ).catch((e: Error) => {
+        throw new Error(`${e.message}; last reported: ${String(seen)}\n${electorLog(rmIds[i]!)}`);
       });
     }
-  });
+  }, 300_000);
 
   it('the STANDBY redirects other REST calls to the ACTIVE (307, by host name)', async () => {
     const { rms, rmIds, activeRm } = hadoop.info;
