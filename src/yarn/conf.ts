@@ -22,26 +22,33 @@ export const PREEMPTION_KEYS = {
   maxWaitBeforeKillMs: 'yarn.resourcemanager.monitor.capacity.preemption.max_wait_before_kill',
   naturalTerminationFactor: 'yarn.resourcemanager.monitor.capacity.preemption.natural_termination_factor',
   monitoringIntervalMs: 'yarn.resourcemanager.monitor.capacity.preemption.monitoring_interval',
+  totalPreemptionPerRound: 'yarn.resourcemanager.monitor.capacity.preemption.total_preemption_per_round',
 } as const;
 
-/** Hadoop's defaults where a key is not set (preemption off; 15 s, 0.2, 3 s). */
+/** Hadoop's defaults where a key is not set (preemption off; 15 s, 0.2, 3 s, 10 % a round). */
 export const PREEMPTION_DEFAULTS = {
   enabled: false,
   maxWaitBeforeKillMs: 15_000,
   naturalTerminationFactor: 0.2,
   monitoringIntervalMs: 3_000,
+  totalPreemptionPerRound: 0.1,
 } as const;
 
 /** What the RM says of preemption, each figure with Hadoop's default where the key is not set. */
 export interface PreemptionSettings {
-  /** `rm`: read from the RM's /conf; `unknown`: the RM hides /conf, so nothing is known. */
-  source: 'rm' | 'unknown';
+  /**
+   * `rm`: read from the RM's /conf; `config`: as the sidecar's admission.sharing says (the
+   * operator's word); `unknown`: the RM hides /conf, so nothing is known.
+   */
+  source: 'rm' | 'config' | 'unknown';
   /** The scheduling monitor runs (the preemption policy can take containers back). */
   enabled: boolean | undefined;
   policies: string | undefined;
   maxWaitBeforeKillMs: number | undefined;
   naturalTerminationFactor: number | undefined;
   monitoringIntervalMs: number | undefined;
+  /** Share of the partition the policy may mark in one run. */
+  totalPreemptionPerRound: number | undefined;
 }
 
 /** The settings from the raw values of PREEMPTION_KEYS (undefined: the key is not set). */
@@ -59,6 +66,7 @@ export function preemptionOf(raw: Partial<Record<keyof typeof PREEMPTION_KEYS, s
     maxWaitBeforeKillMs: num(raw.maxWaitBeforeKillMs, PREEMPTION_DEFAULTS.maxWaitBeforeKillMs),
     naturalTerminationFactor: num(raw.naturalTerminationFactor, PREEMPTION_DEFAULTS.naturalTerminationFactor),
     monitoringIntervalMs: num(raw.monitoringIntervalMs, PREEMPTION_DEFAULTS.monitoringIntervalMs),
+    totalPreemptionPerRound: num(raw.totalPreemptionPerRound, PREEMPTION_DEFAULTS.totalPreemptionPerRound),
   };
 }
 
@@ -69,6 +77,7 @@ export const UNKNOWN_PREEMPTION: PreemptionSettings = Object.freeze({
   maxWaitBeforeKillMs: undefined,
   naturalTerminationFactor: undefined,
   monitoringIntervalMs: undefined,
+  totalPreemptionPerRound: undefined,
 });
 
 export function mapConfValue(tree: Tree, key: string): string | undefined {

@@ -22,6 +22,7 @@ describe.each(['json', 'xml'] as const)('the real RM on a shared cluster (%s)', 
         maxWaitBeforeKillMs: 15000,
         naturalTerminationFactor: 0.2,
         monitoringIntervalMs: 3000,
+        totalPreemptionPerRound: 0.1,
       });
     } finally {
       rm.transport.close();

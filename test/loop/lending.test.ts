@@ -61,6 +61,7 @@ describe('the real-time queue lending view', () => {
       maxWaitBeforeKillMs: 15000,
       naturalTerminationFactor: 0.2,
       monitoringIntervalMs: 3000,
+      totalPreemptionPerRound: 0.1,
     });
     expect(ON.enabled).toBe(true);
     expect(ON.maxWaitBeforeKillMs).toBe(10000);

@@ -179,17 +179,24 @@ export interface ProgressedJob {
  * tasks its done counts and running starts. Started jobs come first, in the order their first
  * task started (ties: deadline, then id); the rest are ordered by the policy itself. With no
  * progress at all this is every slot free at `now` and every job whole, the rebuild the
- * sidecar did before it read the AMs.
+ * sidecar did before it read the AMs. `heldUntil`: the absolute times at which slots other
+ * queues hold now come back (finite; a slot that never comes back is not the lane's).
  */
 export function snapshotFromProgress(
   model: SlotModel,
   estimates: Estimates,
   now: number,
   jobs: readonly ProgressedJob[],
+  heldUntil: readonly number[] = [],
 ): ClusterSnapshot {
   const mapEnds: number[] = [];
   const gpuMapEnds: number[] = [];
   const reduceEnds: number[] = [];
+  // Slots other tenants hold until a time (core/sharing.ts) are busy until then, as a running
+  // task's are; on mr1 they are taken from map and reduce slots in turn, the earliest first.
+  [...heldUntil]
+    .sort((a, b) => a - b)
+    .forEach((t, i) => (model.name === 'mr1' && i % 2 === 1 ? reduceEnds : mapEnds).push(t));
   const rows = jobs.map(({ job, progress = NO_PROGRESS }) => {
     const t = taskEstimates(estimates, job);
     const ends = job.lane === 'gpu' ? gpuMapEnds : mapEnds;

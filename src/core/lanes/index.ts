@@ -111,6 +111,8 @@ export function takesSnapshot(p: AdmissionPolicy<unknown>): p is SnapshotPolicy 
  * A lane's state rebuilt from its open jobs. A policy with a snapshot rebuild counts each job's
  * work still to come (its progress when known, else whole: core/admission/progress.ts); the
  * others (dc, yarn-greedy) re-admit each job whole, in order, without the earliest-deadline search.
+ * `heldUntil` (slots other queues hold, and when each returns) reaches only a snapshot policy;
+ * the caller sizes the others' lanes without the held slots.
  */
 export function rebuildLaneState(
   policy: AdmissionPolicy<unknown>,
@@ -118,8 +120,10 @@ export function rebuildLaneState(
   estimates: Estimates,
   now: number,
   jobs: readonly ProgressedJob[],
+  heldUntil: readonly number[] = [],
 ): unknown {
-  if (takesSnapshot(policy)) return policy.fromSnapshot(snapshotFromProgress(model, estimates, now, jobs));
+  if (takesSnapshot(policy))
+    return policy.fromSnapshot(snapshotFromProgress(model, estimates, now, jobs, heldUntil));
   let state = policy.initialState(now);
   for (const { job } of jobs) state = policy.admit(state, job, now, { searchEarliest: false }).state;
   return state;
