@@ -37,7 +37,11 @@ const triple = z
 
 const rejectionReason = z
   .looseObject({
-    kind: z.string().describe('e.g. new-job-misses, admitted-job-would-miss, no-capacity, label-unavailable'),
+    kind: z
+      .string()
+      .describe(
+        'e.g. new-job-misses, admitted-job-would-miss, no-capacity, guarantee-held, label-unavailable',
+      ),
     message: z.string(),
     jobId: z.string().optional().describe('the job whose deadline would be missed'),
     lateBySeconds: z.number().optional(),
@@ -47,6 +51,23 @@ const rejectionReason = z
       .optional()
       .describe(
         'the label partition the rejection was judged in; null for the default partition (as `label`)',
+      ),
+    sharing: z
+      .object({
+        mode: z
+          .enum(['own', 'preemption', 'lent', 'unknown'])
+          .describe(
+            "how the lane's guarantee stood: its own; partly held by other queues and taken back by preemption; lent with preemption off; lent with preemption not known to be on",
+          ),
+        guaranteed: z.number().int().describe("the queue's guaranteed containers in the partition"),
+        held: z.number().int().describe('of them, held by other queues when the job was decided'),
+        firstReturnSeconds: z.number().nullable().describe('seconds until the first held container returns'),
+        lastReturnSeconds: z.number().nullable().describe('seconds until the last one with a known return'),
+        neverReturn: z.number().int().describe('held containers with no known return (preemption off)'),
+      })
+      .optional()
+      .describe(
+        'present when other queues held part of the guarantee: which way it comes back (docs/admission.md)',
       ),
   })
   .describe('why a job was rejected: which job would miss its deadline, and by how much');

@@ -103,6 +103,29 @@ const learning = z
   })
   .strict();
 
+/** How admission counts a queue's guarantee on a cluster other queues use too (docs/admission.md). */
+const sharing = z
+  .object({
+    /**
+     * Count the guaranteed containers other queues hold now, and when each comes back (true);
+     * false: the guarantee is the admitted jobs' own (a cluster with no other tenants).
+     */
+    otherQueues: z.boolean().default(true),
+    /**
+     * Whether the RM's preemption takes a lent guarantee back: `rm` as the RM's /conf says
+     * (not known when it hides /conf, and then counted as off); `on` or `off` as set here.
+     */
+    preemption: z.enum(['rm', 'on', 'off']).default('rm'),
+    /** With `preemption: on`: the waits the RM runs with (Hadoop's defaults). */
+    maxWaitBeforeKillMs: z.number().int().min(0).max(86_400_000).default(15_000),
+    monitoringIntervalMs: z.number().int().min(1).max(86_400_000).default(3_000),
+    naturalTerminationFactor: z.number().gt(0).max(1).default(0.2),
+    totalPreemptionPerRound: z.number().gt(0).max(1).default(0.1),
+    /** A lane is rebuilt when a held container's return moves by more than this (seconds). */
+    returnQuantumSeconds: z.number().min(1).max(3600).default(15),
+  })
+  .strict();
+
 const admission = z
   .object({
     policy: z.string().min(1).max(64).default('rtmr'),
@@ -151,6 +174,7 @@ const admission = z
       .record(z.string().min(1).max(256), queueDefault)
       .refine((m) => Object.keys(m).length <= 1000, 'may name at most 1000 queues')
       .default({}),
+    sharing: sharing.default(sharing.parse({})),
   })
   .strict()
   .superRefine((a, ctx) => {

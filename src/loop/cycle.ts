@@ -20,7 +20,10 @@ export async function runCycle(p: LoopParts, reconciler: Reconciler): Promise<vo
   const end = metrics.pollSeconds.startTimer();
   // The apps of open admitted jobs (tickets too) are followed: read by their tags every cycle.
   const openBefore = ledger.openAdmittedJobsReused();
-  const read = await p.observation.poll((view) => p.lanes.applyCapacity(view), openBefore.map(followedOf));
+  const read = await p.observation.poll(
+    (view, sharing) => p.lanes.applyCapacity(view, sharing),
+    openBefore.map(followedOf),
+  );
   const step = (name: string, fn: () => unknown) => runStep(p, name, fn);
   if (read !== undefined) {
     const { apps } = read;
@@ -31,6 +34,10 @@ export async function runCycle(p: LoopParts, reconciler: Reconciler): Promise<vo
     const open = ledger.openAdmittedJobsReused();
     await step('overruns', () => p.progress.detectOverruns(open));
     await step('lane progress', () => p.progress.readLaneProgress(apps));
+    // Each app that waited for its AM's container while preemption freed its lane's guarantee.
+    await step('preemption delay', () =>
+      p.observation.delays.observe(apps, (a) => p.lanes.heldWithPreemption(a)),
+    );
     await step('priority cap', () => p.cap.readFrom(rm, p.deps.now));
     await step('priorities', () =>
       ledger.transaction(() =>

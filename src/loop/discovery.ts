@@ -107,7 +107,7 @@ function recordRejected(p: LoopParts, app: AppReport, base: Base, outcome: LaneO
     outcome === undefined
       ? { kind: 'deadline-passed', message: 'the deadline in its tags has already passed' }
       : outcome.lane
-        ? reasonOf(outcome.result, outcome.lane.label, base.id)
+        ? reasonOf(outcome.result, outcome.lane, base.id)
         : outcome.reason;
   ledger.insertJob({
     ...base,

@@ -21,12 +21,15 @@ import {
 } from '../core/lanes';
 import type { PartitionLocality } from '../core/placement/locality';
 import type { AnyAdmissionPolicy, PolicyRegistry } from '../core/registry';
+import { describeHolds, holdsSignature, lostContainers, NO_HOLDS, type LaneHolds } from '../core/sharing';
 import type { SlotModel } from '../core/slots/model';
 import type { JobActuals } from '../core/admission';
 import type { AdmitOptions } from '../core/admission/types';
 import type { JobRecord, Ledger } from '../store/types';
+import { sameQueue } from '../yarn/ids';
 import type { EstimateKeeper } from './learning';
 import type { Partitions } from './partitions';
+import { holdsOf, type SharingInputs } from './sharing';
 import type { CapacityView } from './snapshot';
 
 /**
@@ -50,14 +53,47 @@ export interface Lane extends CoreLane {
   key: string;
   queue: string;
   label: string;
+  /** The queue's guaranteed containers in the partition. */
   containers: number;
+  /**
+   * Of them, what other queues hold now and when each comes back (core/sharing.ts). A policy
+   * with a snapshot rebuild counts the held ones as busy until they return and leaves out those
+   * that never do; the others leave out every held one.
+   */
+  holds: LaneHolds;
+  /** When the holds were counted (epoch seconds): their returns are seconds after it. */
+  holdsReadAt: number;
+  /** The containers the policy was sized to: the guarantee less what it leaves out. */
+  size: number;
+  /** Every guaranteed container is held with no return the policy can count: nothing fits. */
+  blocked: boolean;
   policy: AnyAdmissionPolicy;
   rebuild: LaneRebuild;
+}
+
+/** The sharing named in a rejection: which of the guarantee's ways applied, with its figures. */
+export function sharingOf(lane: Pick<Lane, 'holds'>): Record<string, unknown> {
+  const h = lane.holds;
+  const finite = h.returns.filter((r) => Number.isFinite(r));
+  return {
+    mode: h.mode,
+    guaranteed: h.guaranteed,
+    held: h.held,
+    firstReturnSeconds: finite.length > 0 ? Math.round(finite[0]!) : null,
+    lastReturnSeconds: finite.length > 0 ? Math.round(finite[finite.length - 1]!) : null,
+    neverReturn: lostContainers(h),
+  };
 }
 
 /** A decision in the lanes: admitted or rejected in a lane, or no lane to decide in. */
 export type LaneOutcome =
   { lane: Lane; result: AdmissionResult<unknown> } | { lane: undefined; reason: RejectionReason };
+
+/** Holds counted `elapsed` seconds ago, as seen now: each return that much sooner. */
+function movedOn(h: LaneHolds, elapsed: number): LaneHolds {
+  if (elapsed <= 0 || h.held === 0) return h;
+  return { ...h, returns: h.returns.map((r) => Math.max(0, r - elapsed)) };
+}
 
 export const laneKey = (queue: string, label: string): string => `${queue}|${label}`;
 /** The lane a ledger row was admitted in. */
@@ -125,8 +161,14 @@ export class LaneBook {
     });
   }
 
-  /** Size every lane to the capacity seen; rebuild a lane's state when its size changed. */
-  applyCapacity(view: CapacityView): void {
+  /**
+   * Size every lane to the capacity seen, and count what other queues hold of it
+   * (admission.sharing); rebuild a lane's state when its size or its holds changed (a held
+   * container's return by more than admission.sharing.returnQuantumSeconds).
+   */
+  applyCapacity(view: CapacityView, sharing?: SharingInputs): void {
+    const nowS = this.deps.now() / 1000;
+    const cfg = this.deps.config.admission.sharing;
     for (const q of view.queues) {
       for (const [label, containers] of Object.entries(q.containers)) {
         const key = laneKey(q.name, label);
@@ -135,7 +177,15 @@ export class LaneBook {
           this.lanes.delete(key);
           continue;
         }
-        if (!lane || lane.containers !== containers) this.rebuild(q.name, label, containers);
+        const holds = cfg.otherQueues
+          ? holdsOf(view, q.name, label, containers, sharing, nowS)
+          : { ...NO_HOLDS, guaranteed: containers };
+        const changed =
+          !lane ||
+          lane.containers !== containers ||
+          holdsSignature(lane.holds, lane.holdsReadAt, cfg.returnQuantumSeconds) !==
+            holdsSignature(holds, nowS, cfg.returnQuantumSeconds);
+        if (changed) this.rebuild(q.name, label, containers, undefined, holds);
       }
     }
   }
@@ -143,6 +193,14 @@ export class LaneBook {
   /** Every lane again from the ledger's open admitted jobs. */
   rebuildAll(): void {
     for (const lane of this.all()) this.rebuild(lane.queue, lane.label, lane.containers);
+  }
+
+  /** The containers a lane's policy is sized to, and the held slots it counts as busy. */
+  private sized(containers: number, holds: LaneHolds, nowS: number): { size: number; heldUntil: number[] } {
+    if (holds.held === 0) return { size: containers, heldUntil: [] };
+    if (!this.fromProgress) return { size: containers - holds.held, heldUntil: [] };
+    const heldUntil = holds.returns.filter((r) => Number.isFinite(r)).map((r) => nowS + r);
+    return { size: containers - lostContainers(holds), heldUntil };
   }
 
   /**
@@ -158,10 +216,19 @@ export class LaneBook {
     label: string,
     containers: number,
     tasks?: ReadonlyMap<string, readonly TaskProgress[]>,
+    holds?: LaneHolds,
   ): Lane {
     const nowS = this.deps.now() / 1000;
     const key = laneKey(queue, label);
-    const policy = this.createPolicy(containers);
+    // A rebuild for progress keeps the holds last counted, moved on to now.
+    const before = this.lanes.get(key);
+    const h =
+      holds ??
+      (before ? movedOn(before.holds, nowS - before.holdsReadAt) : { ...NO_HOLDS, guaranteed: containers });
+    const { size: wanted, heldUntil } = this.sized(containers, h, nowS);
+    const blocked = wanted < 1;
+    const size = Math.max(1, wanted);
+    const policy = this.createPolicy(size);
     const jobs = this.deps.ledger
       .openAdmittedJobsReused()
       .filter((j) => (j.queue ?? '') === queue && (j.label ?? '') === label)
@@ -171,7 +238,7 @@ export class LaneBook {
         return { job, progress: read ? progressOf(job, read, nowS) : undefined };
       });
     const book = this.deps.estimates.book;
-    const state = rebuildLaneState(policy, this.slotModel(containers), book.default, nowS, jobs);
+    const state = rebuildLaneState(policy, this.slotModel(size), book.default, nowS, jobs, heldUntil);
     if (this.fromProgress && tasks === undefined) this.toRead.add(key);
     const sum = (f: (x: (typeof jobs)[number]) => number) => jobs.reduce((a, x) => a + f(x), 0);
     const lane: Lane = {
@@ -179,6 +246,10 @@ export class LaneBook {
       queue,
       label,
       containers,
+      holds: h,
+      holdsReadAt: nowS,
+      size,
+      blocked,
       policy,
       state,
       rebuild: {
@@ -204,15 +275,26 @@ export class LaneBook {
    */
   decide(job: DeadlineJob, queue: string, jobType: string, locality?: PartitionLocality): LaneOutcome {
     const nowS = this.deps.now() / 1000;
-    const tries = this.deps.partitions
+    const lanes = this.deps.partitions
       .ranked(jobType, locality)
       .map(({ label }) => this.lanes.get(laneKey(queue, label)))
-      .filter((lane): lane is Lane => lane !== undefined)
-      .map((lane) => ({ lane, job }));
+      .filter((lane): lane is Lane => lane !== undefined);
+    const tries = lanes.filter((lane) => !lane.blocked).map((lane) => ({ lane, job }));
     const { admitted, rejected } = admitInLanes(tries, nowS, this.admitOptions);
     if (admitted) return admitted;
     const soonest = soonestRejection(rejected);
     if (soonest) return soonest;
+    const blocked = lanes.find((lane) => lane.blocked);
+    if (blocked)
+      return {
+        lane: undefined,
+        reason: {
+          kind: 'guarantee-held',
+          message: `queue '${queue}'${blocked.label === '' ? '' : ` (partition '${blocked.label}')`}: ${describeHolds(blocked.holds) ?? 'every guaranteed container is held by other queues'}`,
+          partition: blocked.label === '' ? null : blocked.label,
+          sharing: sharingOf(blocked),
+        },
+      };
     const labels = this.deps.partitions
       .candidates(jobType)
       .map((l) => (l === '' ? 'the default partition' : `label '${l}'`));
@@ -240,6 +322,18 @@ export class LaneBook {
     if (lane) laneLeft(lane, j.id, nowS);
   }
 
+  /**
+   * Whether the lane an app runs in (its queue and partition) had part of its guarantee held
+   * by other queues, with preemption to take it back, at the last count.
+   */
+  heldWithPreemption(app: { queue?: string; appNodeLabelExpression?: string }): boolean {
+    const label = app.appNodeLabelExpression ?? '';
+    const lane = this.all().find(
+      (l) => l.label === label && app.queue !== undefined && sameQueue(l.queue, app.queue),
+    );
+    return lane !== undefined && lane.holds.mode === 'preemption' && lane.holds.held > 0;
+  }
+
   /** Each queued job's position in its lane's queue, 1 first. */
   positions(): Map<string, number> {
     const out = new Map<string, number>();
@@ -254,6 +348,7 @@ export class LaneBook {
       queue: l.queue,
       label: l.label,
       containers: l.containers,
+      sharing: { ...sharingOf(l), size: l.size },
       queued: l.policy.queue(l.state).length,
       // A policy with a snapshot rebuild keeps its lane as RTMR's slot vectors (its capability,
       // not its name), whose committed work can be read; the others have no such figure.

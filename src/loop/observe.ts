@@ -7,6 +7,8 @@ import type { Ledger } from '../store/types';
 import type { ResourceManagerApi } from '../yarn/api';
 import type { ClusterInfo, ClusterMetrics, NodeReport, SchedulerInfo } from '../yarn/model';
 import { AppReader, type AppsRead, type Followed } from './app-reads';
+import type { PreemptionSettings } from '../yarn/conf';
+import { PreemptionDelays, resolvePreemption, type SharingInputs } from './sharing';
 import { buildCapacityView, type CapacityView } from './snapshot';
 
 export const CAPACITY_KEY = 'capacity';
@@ -48,6 +50,10 @@ export class ClusterObservation {
   lastPollError: string | undefined;
   /** The typed error behind lastPollError, to say what kind of failure it is. */
   lastPollFailure: unknown;
+  /** The RM's preemption settings from its /conf, read with the scheduler (admission.sharing). */
+  preemptionFromRm: PreemptionSettings | undefined;
+  /** The preemption delays measured on this RM (kept in the ledger). */
+  readonly delays: PreemptionDelays;
   private readonly apps: AppReader;
   /** The capacity view as last written to the ledger (JSON), to write only a changed one. */
   private written: string | undefined;
@@ -68,6 +74,15 @@ export class ClusterObservation {
     this.capacity = deps.ledger.getValue<CapacityView>(CAPACITY_KEY);
     this.written = this.capacity === undefined ? undefined : JSON.stringify(this.capacity);
     this.apps = new AppReader({ rm: deps.rm, log: deps.log, fullEvery: deps.config.loop.fullReadEvery });
+    this.delays = new PreemptionDelays(deps.ledger);
+  }
+
+  /** What the lanes count a guarantee other queues hold with (admission.sharing). */
+  sharingInputs(): SharingInputs {
+    return {
+      preemption: resolvePreemption(this.deps.config.admission.sharing, this.preemptionFromRm),
+      measuredFirstReturnSeconds: this.delays.longest,
+    };
   }
 
   get pollOk(): boolean {
@@ -97,7 +112,7 @@ export class ClusterObservation {
    * when the poll failed (logged, and kept for /readyz).
    */
   async poll(
-    apply: (view: CapacityView) => void,
+    apply: (view: CapacityView, sharing: SharingInputs) => void,
     followed: readonly Followed[],
   ): Promise<AppsRead | undefined> {
     const { rm, metrics } = this.deps;
@@ -126,8 +141,16 @@ export class ClusterObservation {
     }
   }
 
+  /** The RM's preemption settings, when admission.sharing asks for the RM's word. */
+  private async readPreemption(): Promise<void> {
+    const { rm, config } = this.deps;
+    if (!config.admission.sharing.otherQueues || config.admission.sharing.preemption !== 'rm') return;
+    if (rm.preemption === undefined) return;
+    this.preemptionFromRm = await rm.preemption();
+  }
+
   /** Nodes and scheduler when due (see the class comment): the capacity view, applied and kept. */
-  private async readCapacity(apply: (view: CapacityView) => void): Promise<void> {
+  private async readCapacity(apply: (view: CapacityView, sharing: SharingInputs) => void): Promise<void> {
     const { rm, ledger, config } = this.deps;
     const due =
       this.hostPartitions === undefined || ++this.sinceCapacityRead >= config.loop.capacityReadEvery;
@@ -139,11 +162,12 @@ export class ClusterObservation {
         rm.clusterMetrics(),
         rm.nodes(),
         rm.scheduler(),
+        this.readPreemption(),
       ]);
     } else {
       clusterMetrics = await rm.clusterMetrics();
       if (nodeSignature(clusterMetrics) === this.nodeMetrics) {
-        if (this.capacity) apply(this.capacity);
+        if (this.capacity) apply(this.capacity, this.sharingInputs());
         return;
       }
       [nodes, scheduler] = await Promise.all([rm.nodes(), rm.scheduler()]);
@@ -155,7 +179,7 @@ export class ClusterObservation {
       vcores: config.admission.containerVcores,
     });
     this.capacity = view;
-    apply(view);
+    apply(view, this.sharingInputs());
     const json = JSON.stringify(view);
     if (json !== this.written) {
       ledger.setValue(CAPACITY_KEY, view);

@@ -1,9 +1,21 @@
 import type { RejectionReason } from '../api/views';
 import type { AdmissionResult } from '../core/admission';
+import { describeHolds } from '../core/sharing';
+import { sharingOf, type Lane } from './lanes';
 
-/** A policy's rejection as the API says it: whose deadline would be missed, by how much, where. */
-export function reasonOf(result: AdmissionResult<unknown>, label: string, ownId: string): RejectionReason {
+/**
+ * A policy's rejection as the API says it: whose deadline would be missed, by how much, where,
+ * and, when other queues hold part of the lane's guarantee, how (`sharing`: preemption takes
+ * it back, or it is lent with preemption off).
+ */
+export function reasonOf(
+  result: AdmissionResult<unknown>,
+  lane: Pick<Lane, 'label' | 'holds'>,
+  ownId: string,
+): RejectionReason {
   if (result.admitted) throw new Error('not a rejection');
+  const label = lane.label;
+  const held = describeHolds(lane.holds);
   const r = result.reason;
   const whose = r.jobId === ownId ? 'this job' : `admitted job ${r.jobId}`;
   const late = r.lateBySeconds === null ? '' : ` by ${r.lateBySeconds.toFixed(1)} s`;
@@ -14,7 +26,7 @@ export function reasonOf(result: AdmissionResult<unknown>, label: string, ownId:
       : `${r.kind}${where}`;
   return {
     kind: r.kind,
-    message,
+    message: held === undefined ? message : `${message}; ${held}`,
     jobId: r.jobId,
     deadline: isoOrNull(r.deadline * 1000),
     // Learned estimates can grow without bound (papers' model): a finish past what a Date can
@@ -23,6 +35,7 @@ export function reasonOf(result: AdmissionResult<unknown>, label: string, ownId:
     lateBySeconds: r.lateBySeconds ?? undefined,
     // null for the default partition, as the job's `label` and placement's partitions say it.
     partition: label === '' ? null : label,
+    ...(held === undefined ? {} : { sharing: sharingOf(lane) }),
   };
 }
 

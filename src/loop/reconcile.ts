@@ -245,7 +245,7 @@ export class Reconciler {
     const again = this.p.estimates.deadlineJob({ ...job, arrivalMs: nowMs });
     const outcome = this.p.lanes.decide(again, job.queue ?? config.yarn.realtimeQueue, job.jobType);
     if (!outcome.lane || !outcome.result.admitted) {
-      const reason = outcome.lane ? reasonOf(outcome.result, outcome.lane.label, job.id) : outcome.reason;
+      const reason = outcome.lane ? reasonOf(outcome.result, outcome.lane, job.id) : outcome.reason;
       ledger.recordDecision(job.id, config.admission.policy, 'not-resubmitted', { lostApp, reason });
       return false;
     }

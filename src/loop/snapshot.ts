@@ -24,18 +24,37 @@ export interface QueueSummary {
   accessibleNodeLabels: string[];
   /** Guaranteed task containers per partition ('' = default partition). */
   containers: Record<string, number>;
+  /** Task containers the queue uses now per partition (its absolute used share of them). */
+  used?: Record<string, number>;
 }
 
 export interface CapacityView {
   partitions: PartitionView[];
   queues: QueueSummary[];
+  /** Task containers free now per partition: what any queue can take at once. */
+  free?: Record<string, number>;
+  /** Task containers per partition, free or not. */
+  total?: Record<string, number>;
 }
 
 /** Task containers a node can hold: the smaller of what its memory and its vcores allow. */
 export function nodeContainers(node: NodeReport, size: ContainerSize): number {
-  return Math.max(
-    0,
-    Math.min(Math.floor(node.total.memoryMB / size.memoryMb), Math.floor(node.total.vcores / size.vcores)),
+  return containersIn(node.total, size);
+}
+
+function containersIn(r: Resource, size: ContainerSize): number {
+  return Math.max(0, Math.min(Math.floor(r.memoryMB / size.memoryMb), Math.floor(r.vcores / size.vcores)));
+}
+
+/** Task containers that still fit on a node now: what its total less its used leaves. */
+function freeContainers(node: NodeReport, size: ContainerSize): number {
+  return containersIn(
+    {
+      memoryMB: node.total.memoryMB - node.used.memoryMB,
+      vcores: node.total.vcores - node.used.vcores,
+      extra: {},
+    },
+    size,
   );
 }
 
@@ -63,6 +82,14 @@ function absoluteShare(q: QueueInfo, label: string): number {
   return label === '' ? q.absoluteCapacity : 0;
 }
 
+/** The queue's absolute used share (percent of the partition) in one partition. */
+function absoluteUsed(q: QueueInfo, label: string): number {
+  if (!reaches(q, label)) return 0;
+  const p = q.partitions.find((x) => x.partition === label);
+  if (p) return p.absoluteUsedCapacity;
+  return label === '' ? q.absoluteUsedCapacity : 0;
+}
+
 /** Each resource column of a partition, and how much of a node's resource it counts. */
 const COUNTED: ReadonlyArray<readonly ['memoryMb' | 'vcores' | 'gpus', (r: Resource) => number]> = [
   ['memoryMb', (r) => r.memoryMB],
@@ -76,6 +103,7 @@ export function buildCapacityView(
   size: ContainerSize,
 ): CapacityView {
   const byLabel = new Map<string, PartitionView & { containers: number }>();
+  const free: Record<string, number> = {};
   for (const n of nodes) {
     if (n.state !== 'RUNNING') continue;
     const label = partitionOf(n);
@@ -94,6 +122,7 @@ export function buildCapacityView(
       p[column].used += amount(n.used);
     }
     p.containers += nodeContainers(n, size);
+    free[label] = (free[label] ?? 0) + freeContainers(n, size);
     byLabel.set(label, p);
   }
   const partitions = [...byLabel.values()]
@@ -105,8 +134,10 @@ export function buildCapacityView(
   const queues: QueueSummary[] = scheduler
     ? leaves(scheduler.root).map((q) => {
         const containers: Record<string, number> = {};
+        const used: Record<string, number> = {};
         for (const [label, p] of byLabel) {
           containers[label] = Math.floor((p.containers * absoluteShare(q, label)) / 100);
+          used[label] = Math.round((p.containers * absoluteUsed(q, label)) / 100);
         }
         return {
           name: q.name,
@@ -115,8 +146,10 @@ export function buildCapacityView(
           absoluteCapacity: q.absoluteCapacity,
           accessibleNodeLabels: q.accessibleNodeLabels,
           containers,
+          used,
         };
       })
     : [];
-  return { partitions, queues };
+  const total = Object.fromEntries([...byLabel].map(([label, p]) => [label, p.containers]));
+  return { partitions, queues, free, total };
 }

@@ -360,7 +360,7 @@ export class Submissions {
   private rejected(j: Judged, arrivalMs: number): Answer {
     const { outcome, id, s } = j;
     const reason: RejectionReason = outcome.lane
-      ? reasonOf(outcome.result, outcome.lane.label, id)
+      ? reasonOf(outcome.result, outcome.lane, id)
       : outcome.reason;
     const eD = outcome.lane ? earliest(outcome.result) : null;
     const earliestDeadlineMs = eD === null ? null : Math.ceil((arrivalMs / 1000 + eD) * 1000);

@@ -215,6 +215,7 @@ function mapAppReport(n: Node): AppReport {
     applicationTags: splitList(n.get('applicationTags').strOr('')),
     priority: n.get('priority').optNum(),
     startedTime: n.get('startedTime').numOr(0),
+    launchTime: n.get('launchTime').optNum(),
     finishedTime: n.get('finishedTime').numOr(0),
     elapsedTime: n.get('elapsedTime').numOr(0),
     allocatedMB: n.get('allocatedMB').numOr(0),

@@ -124,6 +124,11 @@ export interface AppReport {
   /** Since Hadoop 2.8 (application priority); absent from 2.7 and earlier. */
   priority?: number;
   startedTime: number;
+  /**
+   * When the AM's container was launched (0 before; -1 for an unmanaged AM). Since Hadoop 2.8;
+   * absent from older RMs.
+   */
+  launchTime?: number;
   /** 0 while the app runs. */
   finishedTime: number;
   elapsedTime: number;

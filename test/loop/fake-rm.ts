@@ -2,6 +2,7 @@ import { RmAuthError } from '../../src/errors/rm-auth';
 import { RmRemoteError } from '../../src/errors/rm-remote';
 import type { ResourceManagerApi } from '../../src/yarn/api';
 import type { AppReport, NodeReport, QueueInfo, SchedulerInfo } from '../../src/yarn/model';
+import type { PreemptionSettings } from '../../src/yarn/conf';
 import type { AppSubmission } from '../../src/yarn/submission';
 
 /** A small in-memory RM for the sidecar's unit tests: nodes, three queues, apps it can finish. */
@@ -21,6 +22,13 @@ export class FakeRm {
   submitRefusals = 0;
   /** Every submission as the RM received it. */
   submissions: AppSubmission[] = [];
+  /**
+   * Containers (2 GB, 1 vcore) of every CPU node the `default` queue holds: another tenant
+   * borrowing the real-time queue's idle guarantee (each node holds 4).
+   */
+  tenantPerCpuNode = 0;
+  /** What the RM's /conf says of preemption; undefined: this RM has no /conf reader. */
+  preemptionSettings: PreemptionSettings | undefined = undefined;
   private seq = 0;
 
   constructor(
@@ -31,6 +39,7 @@ export class FakeRm {
 
   node(id: string, labels: string[]): NodeReport {
     const r = (memoryMB: number, vcores: number) => ({ memoryMB, vcores, extra: {} });
+    const k = labels.length === 0 ? this.tenantPerCpuNode : 0;
     return {
       id,
       host: id,
@@ -43,12 +52,13 @@ export class FakeRm {
       healthReport: '',
       version: '3.3.6',
       total: r(8192, 4),
-      used: r(2048, 1),
-      available: r(6144, 3),
+      // Only the tenant's containers (queue(): every other queue's absoluteUsedCapacity is 0).
+      used: r(2048 * k, k),
+      available: r(8192 - 2048 * k, 4 - k),
     };
   }
 
-  queue(name: string, abs: number, gpuAbs: number): QueueInfo {
+  queue(name: string, abs: number, gpuAbs: number, usedAbs = 0): QueueInfo {
     return {
       name,
       path: `root.${name}`,
@@ -58,8 +68,8 @@ export class FakeRm {
       absoluteCapacity: abs,
       maxCapacity: 100,
       absoluteMaxCapacity: 100,
-      usedCapacity: 0,
-      absoluteUsedCapacity: 0,
+      usedCapacity: abs > 0 ? (usedAbs * 100) / abs : 0,
+      absoluteUsedCapacity: usedAbs,
       numApplications: 0,
       accessibleNodeLabels: gpuAbs > 0 ? ['gpu'] : [],
       defaultNodeLabelExpression: undefined,
@@ -67,10 +77,10 @@ export class FakeRm {
         {
           partition: '',
           capacity: abs,
-          usedCapacity: 0,
+          usedCapacity: abs > 0 ? (usedAbs * 100) / abs : 0,
           maxCapacity: 100,
           absoluteCapacity: abs,
-          absoluteUsedCapacity: 0,
+          absoluteUsedCapacity: usedAbs,
           absoluteMaxCapacity: 100,
         },
         ...(gpuAbs > 0
@@ -179,7 +189,7 @@ export class FakeRm {
   }
 
   api(): ResourceManagerApi {
-    const scheduler: SchedulerInfo = {
+    const scheduler = (): SchedulerInfo => ({
       type: 'capacity',
       root: {
         ...this.queue('root', 100, 100),
@@ -187,10 +197,10 @@ export class FakeRm {
         children: [
           this.queue('realtime', 50, 100),
           this.queue('besteffort', 30, 0),
-          this.queue('default', 20, 0),
+          this.queue('default', 20, 0, (this.tenantPerCpuNode / 4) * 100),
         ],
       },
-    };
+    });
     const nodes = () => [
       ...Array.from({ length: this.cpuNodes }, (_, i) => this.node(`cpu-${i + 1}`, [])),
       ...Array.from({ length: this.gpuNodes }, (_, i) => this.node(`gpu-${i + 1}`, ['gpu'])),
@@ -223,7 +233,10 @@ export class FakeRm {
         };
       },
       nodes: async () => (this.check(), nodes()),
-      scheduler: async () => (this.check(), scheduler),
+      scheduler: async () => (this.check(), scheduler()),
+      ...(this.preemptionSettings === undefined
+        ? {}
+        : { preemption: async () => (this.check(), this.preemptionSettings!) }),
       apps: async () => (this.check(), [...this.apps.values()]),
       app: async (id: string) => {
         this.check();

@@ -5,6 +5,7 @@ import { defaultRegistry } from '../../src/core/registry';
 import { silentLogger } from '../../src/log';
 import { Sidecar } from '../../src/loop/sidecar';
 import { Ledger } from '../../src/store/ledger';
+import { preemptionOf, type PreemptionSettings } from '../../src/yarn/conf';
 import { FakeRm } from './fake-rm';
 import { SLEEP_AM } from '../yarn-submission';
 
@@ -14,11 +15,23 @@ const NO_FLOOR = { mapTaskSeconds: 0, reduceTaskSeconds: 0 };
 const T0 = Date.parse('2026-11-22T08:00:00Z');
 const MB = 1024 * 1024;
 
-function setup(opts: { ledger?: Ledger; rm?: FakeRm; shadow?: boolean; idPrefix?: string } = {}) {
+function setup(
+  opts: {
+    ledger?: Ledger;
+    rm?: FakeRm;
+    shadow?: boolean;
+    idPrefix?: string;
+    /** admission.sharing */
+    sharing?: Record<string, unknown>;
+  } = {},
+) {
   let now = T0;
   const clock = { now: () => now, advance: (s: number) => (now += s * 1000) };
   const config = buildConfig({
-    admission: { initialEstimates: { eta: 1, mapSecondsPerMb: 0.1, reduceSecondsPerMb: 0.1, ...NO_FLOOR } },
+    admission: {
+      initialEstimates: { eta: 1, mapSecondsPerMb: 0.1, reduceSecondsPerMb: 0.1, ...NO_FLOOR },
+      ...(opts.sharing ? { sharing: opts.sharing } : {}),
+    },
     enforcement: { shadow: opts.shadow ?? false },
   });
   const rm = opts.rm ?? new FakeRm();
@@ -62,7 +75,7 @@ type Answer = {
   decision: string;
   estimatedFinish?: string;
   earliestAdmissibleDeadline?: string;
-  reason?: { kind: string; message: string; lateBySeconds?: number };
+  reason?: { kind: string; message: string; lateBySeconds?: number; sharing?: Record<string, unknown> };
   priority?: number;
   label?: string | null;
   queue?: string;
@@ -378,5 +391,87 @@ describe('the live sidecar', () => {
     expect(rm.apps.get(ext)!.queue).toBe('root.default');
     expect(ledger.listJobs().total).toBe(3);
     expect(ledger.countActions().every((a) => a.status === 'skipped')).toBe(true);
+  });
+
+  describe('on a shared cluster (admission.sharing): another queue holds the real-time guarantee', () => {
+    /** 4 CPU nodes of 4 containers, the real-time queue guaranteed 8; `default` holds `k` of each node. */
+    const tenant = (k: number, preemption?: PreemptionSettings) => {
+      const rm = new FakeRm(4, 0);
+      rm.tenantPerCpuNode = k;
+      rm.preemptionSettings = preemption;
+      return rm;
+    };
+    const finishOf = (a: Answer) => Date.parse(a.estimatedFinish!) - T0;
+
+    it('with preemption on, admits with the preemption delay in the estimate, and says so when it rejects', async () => {
+      const free = setup({ rm: tenant(0) });
+      await free.sidecar.runOnce();
+      const alone = (await free.submit({ deadline: 3600 })).body as Answer;
+      expect(alone.decision).toBe('admitted');
+
+      // Hadoop's defaults: a run every 3 s, kills 15 s after the ask, one container a round
+      // (10 % of 16): the 8 held containers return at 18, 36, ..., 144 s.
+      const held = setup({ rm: tenant(4, preemptionOf({ enabled: 'true' })) });
+      await held.sidecar.runOnce();
+      const late = (await held.submit({ deadline: 3600 })).body as Answer;
+      expect(late.decision).toBe('admitted');
+      expect(finishOf(late)).toBeGreaterThanOrEqual(finishOf(alone) + 18_000);
+
+      const tight = (await held.submit({ deadline: Math.ceil(finishOf(alone) / 1000) + 1 })).body as Answer;
+      expect(tight.decision).toBe('rejected');
+      expect(tight.reason!.sharing).toEqual({
+        mode: 'preemption',
+        guaranteed: 8,
+        held: 8,
+        firstReturnSeconds: 18,
+        lastReturnSeconds: 144,
+        neverReturn: 0,
+      });
+      expect(tight.reason!.message).toMatch(
+        /; 8 of 8 guaranteed containers are held by other queues; preemption takes them back in 18–144 s$/,
+      );
+    });
+
+    it('with preemption off and no known release, rejects with the reason "guarantee lent to other queues, preemption off"', async () => {
+      const { sidecar, submit, ledger } = setup({ rm: tenant(4), sharing: { preemption: 'off' } });
+      await sidecar.runOnce();
+      const a = (await submit({ deadline: 3600 })).body as Answer;
+      expect(a.decision).toBe('rejected');
+      expect(a.reason).toMatchObject({
+        kind: 'guarantee-held',
+        message:
+          "queue 'realtime': guarantee lent to other queues, preemption off: 8 of 8 guaranteed containers are held by other queues; none has a known release",
+        sharing: { mode: 'lent', held: 8, neverReturn: 8 },
+      });
+      expect(ledger.getJob(a.id)).toMatchObject({ state: 'rejected' });
+    });
+
+    it('an RM that hides its preemption settings counts as preemption off, and says it is not known', async () => {
+      const { sidecar, submit } = setup({ rm: tenant(4) });
+      await sidecar.runOnce();
+      const a = (await submit({ deadline: 3600 })).body as Answer;
+      expect(a.reason).toMatchObject({ kind: 'guarantee-held', sharing: { mode: 'unknown' } });
+      expect(a.reason!.message).toContain('guarantee lent to other queues, preemption not known to be on');
+    });
+
+    it('with preemption off, admits on what is free now: the free half of the guarantee', async () => {
+      const half = setup({ rm: tenant(3), sharing: { preemption: 'off' } });
+      await half.sidecar.runOnce();
+      const full = setup({ rm: tenant(0), sharing: { preemption: 'off' } });
+      await full.sidecar.runOnce();
+      const onHalf = (await half.submit({ deadline: 3600 })).body as Answer;
+      const onFull = (await full.submit({ deadline: 3600 })).body as Answer;
+      expect([onHalf.decision, onFull.decision]).toEqual(['admitted', 'admitted']);
+      // 8 maps in 4 containers take two waves where 8 containers take one.
+      expect(finishOf(onHalf)).toBeGreaterThan(finishOf(onFull));
+    });
+
+    it("otherQueues: false keeps the guarantee the admitted jobs' own, as on a dedicated cluster", async () => {
+      const { sidecar, submit } = setup({ rm: tenant(4), sharing: { otherQueues: false } });
+      await sidecar.runOnce();
+      const a = (await submit({ deadline: 3600 })).body as Answer;
+      expect(a.decision).toBe('admitted');
+      expect(a.reason).toBeUndefined();
+    });
   });
 });

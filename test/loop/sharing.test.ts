@@ -1,0 +1,100 @@
+import { buildConfig } from '../../src/config/load';
+import { holdsOf, PreemptionDelays, PREEMPTION_DELAYS_KEY, resolvePreemption } from '../../src/loop/sharing';
+import type { CapacityView } from '../../src/loop/snapshot';
+import { preemptionOf } from '../../src/yarn/conf';
+
+const sharing = (o: Record<string, unknown> = {}) =>
+  buildConfig({ admission: { sharing: o } }).admission.sharing;
+
+const view: CapacityView = {
+  partitions: [],
+  queues: [
+    {
+      name: 'realtime',
+      path: 'root.realtime',
+      capacity: 50,
+      absoluteCapacity: 50,
+      accessibleNodeLabels: [],
+      containers: { '': 10 },
+      used: { '': 2 },
+    },
+  ],
+  free: { '': 1 },
+  total: { '': 20 },
+};
+
+describe('the sidecar side of a shared cluster (src/loop/sharing.ts)', () => {
+  it('takes preemption from the RM, from the config, or as not known, and says which', () => {
+    const fromRm = preemptionOf({ enabled: 'true' });
+    expect(resolvePreemption(sharing(), fromRm)).toBe(fromRm);
+    expect(resolvePreemption(sharing(), undefined)).toMatchObject({ source: 'unknown', enabled: undefined });
+    expect(resolvePreemption(sharing({ preemption: 'off' }), fromRm)).toMatchObject({
+      source: 'config',
+      enabled: false,
+    });
+    expect(
+      resolvePreemption(sharing({ preemption: 'on', maxWaitBeforeKillMs: 5000 }), undefined),
+    ).toMatchObject({
+      source: 'config',
+      enabled: true,
+      maxWaitBeforeKillMs: 5000,
+      monitoringIntervalMs: 3000,
+    });
+  });
+
+  it('counts a lane’s holds from the capacity view: guaranteed 10, used 2, free 1 leaves 7 held', () => {
+    const on = preemptionOf({ enabled: 'true', naturalTerminationFactor: '1', totalPreemptionPerRound: '1' });
+    const h = holdsOf(view, 'realtime', '', 10, { preemption: on }, 1000);
+    expect(h).toEqual({ mode: 'preemption', guaranteed: 10, held: 7, returns: [18, 18, 18, 18, 18, 18, 18] });
+    // A measured first return of 40 s pushes them back.
+    expect(
+      holdsOf(view, 'realtime', '', 10, { preemption: on, measuredFirstReturnSeconds: 40 }, 1000).returns[0],
+    ).toBe(40);
+    // Preemption off: the other tenants' containers end at epoch seconds 1030 and 1100, the rest unknown.
+    const off = holdsOf(
+      view,
+      'realtime',
+      '',
+      10,
+      { preemption: preemptionOf({}), releases: { '': [1100, 1030] } },
+      1000,
+    );
+    expect(off).toEqual({
+      mode: 'lent',
+      guaranteed: 10,
+      held: 7,
+      returns: [30, 100, ...Array(5).fill(Infinity)],
+    });
+    // No sharing inputs, or a view of an older ledger without used/free: nothing held.
+    expect(holdsOf(view, 'realtime', '', 10, undefined, 1000)).toMatchObject({ mode: 'own', held: 0 });
+    expect(holdsOf({ ...view, free: undefined }, 'realtime', '', 10, { preemption: on }, 1000).held).toBe(0);
+  });
+
+  it('measures the preemption delay from an app’s start to its AM container, only while held, and keeps it', () => {
+    const values = new Map<string, unknown>();
+    const store = {
+      getValue: <T>(k: string) => values.get(k) as T | undefined,
+      setValue: (k: string, v: unknown) => void values.set(k, v),
+    };
+    const d = new PreemptionDelays(store);
+    expect(d.longest).toBeUndefined();
+    const apps = [
+      { id: 'a1', startedTime: 10_000, launchTime: 52_000 },
+      { id: 'a2', startedTime: 10_000, launchTime: 0 },
+      { id: 'a3', startedTime: 10_000, launchTime: 13_000 },
+    ];
+    expect(d.observe(apps, (a) => a.id !== 'a3')).toBe(true);
+    expect(d.all).toEqual([{ appId: 'a1', seconds: 42 }]);
+    // Seen once: a1 is not counted again; a2's AM has launched now, while held.
+    expect(
+      d.observe([...apps.slice(0, 1), { id: 'a2', startedTime: 10_000, launchTime: 25_000 }], () => true),
+    ).toBe(true);
+    expect(d.longest).toBe(42);
+    expect(values.get(PREEMPTION_DELAYS_KEY)).toEqual([
+      { appId: 'a1', seconds: 42 },
+      { appId: 'a2', seconds: 15 },
+    ]);
+    // After a restart the delays are read back.
+    expect(new PreemptionDelays(store).longest).toBe(42);
+  });
+});
