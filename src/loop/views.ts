@@ -73,6 +73,12 @@ export function clusterView(p: LoopParts): unknown {
       estimates: { default: book.default, classes: book.classes },
       shadow: config.enforcement.shadow,
       lanes: p.lanes.views(p.deps.now() / 1000),
+      // What the lanes count a guarantee other queues hold with (docs/admission.md).
+      sharing: {
+        otherQueues: config.admission.sharing.otherQueues,
+        preemption: o.sharingInputs().preemption,
+        measuredPreemptionDelays: o.delays.all,
+      },
     },
     // RM writes recorded and not yet confirmed: the enforcer's backlog.
     outbox: {

@@ -430,6 +430,22 @@ describe('the live sidecar', () => {
       expect(tight.reason!.message).toMatch(
         /; 8 of 8 guaranteed containers are held by other queues; preemption takes them back in 18–144 s$/,
       );
+      // The cluster view shows the same per lane, and where preemption's settings came from.
+      const view = held.sidecar.cluster() as {
+        admission: {
+          lanes: Array<{ label: string; sharing: Record<string, unknown> }>;
+          sharing: { preemption: { source: string; enabled: boolean }; measuredPreemptionDelays: unknown[] };
+        };
+      };
+      expect(view.admission.sharing).toMatchObject({
+        preemption: { source: 'rm', enabled: true },
+        measuredPreemptionDelays: [],
+      });
+      expect(view.admission.lanes.find((l) => l.label === '')!.sharing).toMatchObject({
+        mode: 'preemption',
+        held: 8,
+        size: 8,
+      });
     });
 
     it('with preemption off and no known release, rejects with the reason "guarantee lent to other queues, preemption off"', async () => {
