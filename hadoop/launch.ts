@@ -59,6 +59,12 @@ export interface HadoopOptions {
   ha?: boolean;
   /** RM recovery on; without it a restarted RM forgets every app. */
   recovery?: boolean;
+  /**
+   * A shared cluster: one user of `default` may fill it to its maximum, and the RM's preemption
+   * monitor takes lent guarantees back (`on`: every 1 s, kill 5 s after the ask) or not (`off`).
+   * Default: Hadoop's (no monitor), queues as docker/'s.
+   */
+  preemption?: 'on' | 'off';
   workDir?: string;
   keep?: boolean;
   startTimeoutMs?: number;
@@ -105,6 +111,7 @@ export interface HadoopInfo {
   priorityCap: number;
   ha: boolean;
   recovery: boolean;
+  preemption: 'on' | 'off' | null;
   zk: string | null;
   queues: string[];
   workDir: string;
@@ -301,6 +308,7 @@ export function launcherArgs(options: HadoopOptions): string[] {
   if (options.priorityCap !== undefined) args.push('--priority-cap', String(options.priorityCap));
   if (options.ha) args.push('--ha');
   if (options.recovery) args.push('--recovery');
+  if (options.preemption) args.push('--preemption', options.preemption);
   if (options.workDir) args.push('--work-dir', options.workDir);
   if (options.keep) args.push('--keep');
   if (options.startTimeoutMs) args.push('--start-timeout', String(Math.ceil(options.startTimeoutMs / 1000)));

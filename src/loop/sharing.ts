@@ -96,6 +96,11 @@ export function holdsOf(
 
 /** The ledger value the measured preemption delays are kept in (they survive a restart). */
 export const PREEMPTION_DELAYS_KEY = 'sharing.preemptionDelays';
+/**
+ * The CapacityScheduler's diagnostics of an app it holds back for its queue's AM limit ("Queue's
+ * AM resource limit exceeded", measured on 3.4.3), and of one whose user's AM limit is reached.
+ */
+const AM_LIMIT = /AM resource limit exceeded|User's AM resource limit exceeded/i;
 /** Delays kept: the estimate takes the longest of the last this many. */
 const DELAYS_KEPT = 20;
 
@@ -134,23 +139,30 @@ export class PreemptionDelays {
     return this.samples;
   }
 
+  /** An app not to sample (again). The set is bounded: past 10,000 it starts over. */
+  private mark(id: string): void {
+    this.seen.add(id);
+    if (this.seen.size > 10_000) {
+      this.seen.clear();
+      for (const s of this.samples) this.seen.add(s.appId);
+    }
+  }
+
   /**
    * Takes one sample per app whose AM container was launched while `held(app)` says its lane's
-   * guarantee was held with preemption on; true when a sample was added (and kept).
+   * guarantee was held with preemption on; true when a sample was added (and kept). An app seen
+   * waiting for its queue's AM limit (the CapacityScheduler's diagnostics while it is ACCEPTED)
+   * is not sampled: that wait is the queue's own, not preemption's.
    */
-  observe<A extends { id: string; startedTime: number; launchTime?: number }>(
-    apps: readonly A[],
-    held: (app: A) => boolean,
-  ): boolean {
+  observe<
+    A extends { id: string; state?: string; diagnostics?: string; startedTime: number; launchTime?: number },
+  >(apps: readonly A[], held: (app: A) => boolean): boolean {
     let added = false;
     for (const a of apps) {
-      if (this.seen.has(a.id) || a.launchTime === undefined || a.launchTime <= 0 || a.startedTime <= 0)
-        continue;
-      this.seen.add(a.id);
-      if (this.seen.size > 10_000) {
-        this.seen.clear();
-        for (const s of this.samples) this.seen.add(s.appId);
-      }
+      if (this.seen.has(a.id)) continue;
+      if (a.state === 'ACCEPTED' && AM_LIMIT.test(a.diagnostics ?? '')) this.mark(a.id);
+      if (a.launchTime === undefined || a.launchTime <= 0 || a.startedTime <= 0) continue;
+      this.mark(a.id);
       if (!held(a)) continue;
       this.samples.push({ appId: a.id, seconds: Math.max(0, (a.launchTime - a.startedTime) / 1000) });
       added = true;

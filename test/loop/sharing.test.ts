@@ -97,4 +97,29 @@ describe('the sidecar side of a shared cluster (src/loop/sharing.ts)', () => {
     // After a restart the delays are read back.
     expect(new PreemptionDelays(store).longest).toBe(42);
   });
+
+  it('does not count a wait for the queue’s AM limit as preemption (the RM’s diagnostics say which)', () => {
+    const values = new Map<string, unknown>();
+    const d = new PreemptionDelays({
+      getValue: <T>(k: string) => values.get(k) as T | undefined,
+      setValue: (k: string, v: unknown) => void values.set(k, v),
+    });
+    const waiting = {
+      id: 'a1',
+      state: 'ACCEPTED',
+      startedTime: 10_000,
+      launchTime: 0,
+      diagnostics:
+        "[Wed Nov 25 12:30:00 +0000 2026] Application is added to the scheduler and is not yet activated. Queue's AM resource limit exceeded.  Details : AM Partition = <DEFAULT_PARTITION>",
+    };
+    expect(
+      d.observe([waiting, { id: 'a2', state: 'ACCEPTED', startedTime: 10_000, diagnostics: '' }], () => true),
+    ).toBe(false);
+    const launched = [
+      { ...waiting, state: 'RUNNING', launchTime: 134_000, diagnostics: '' },
+      { id: 'a2', state: 'RUNNING', startedTime: 10_000, launchTime: 17_000, diagnostics: '' },
+    ];
+    expect(d.observe(launched, () => true)).toBe(true);
+    expect(d.all).toEqual([{ appId: 'a2', seconds: 7 }]);
+  });
 });

@@ -494,6 +494,7 @@ public final class Launcher {
     i.put("priorityCap", opts.priorityCap == null ? 0 : opts.priorityCap);
     i.put("ha", opts.ha);
     i.put("recovery", opts.recovery);
+    i.put("preemption", opts.preemption);
     i.put("zk", opts.ha ? "127.0.0.1:" + cc.zk : null);
     i.put("queues", List.of("root.realtime", "root.besteffort", "root.default", "root.reserved"));
     i.put("workDir", work.toString());

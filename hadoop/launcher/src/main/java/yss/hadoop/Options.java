@@ -10,6 +10,12 @@ final class Options {
   Integer priorityCap;
   boolean ha;
   boolean recovery;
+  /**
+   * null: Hadoop's default (no preemption monitor, queues as docker/'s). "on" or "off": a
+   * shared cluster whose `default` queue one user can grow to its maximum (another tenant
+   * borrowing the others' idle guarantees), with the preemption monitor on (short waits) or off.
+   */
+  String preemption;
   boolean keep;
   Path workDir;
   int startTimeoutSeconds = 240;
@@ -17,7 +23,7 @@ final class Options {
   static final String USAGE =
       String.join(
           "\n",
-          "usage: hadoop-launcher [--auth none|simple] [--priority-cap N] [--ha] [--recovery]",
+          "usage: hadoop-launcher [--auth none|simple] [--priority-cap N] [--ha] [--recovery] [--preemption on|off]",
           "                       [--work-dir DIR] [--keep] [--start-timeout SECONDS]",
           "  --auth none|simple   web authentication of every daemon (default none: anonymous",
           "                       requests run as dr.who; simple: requests need ?user.name=)",
@@ -25,6 +31,9 @@ final class Options {
           "  --ha                 two ResourceManagers rm1/rm2 with an embedded ZooKeeper",
           "  --recovery           RM recovery on (state store in the work dir, or ZooKeeper with",
           "                       --ha); without it a restarted RM forgets every app",
+          "  --preemption on|off  a shared cluster: one user of `default` may fill it up to its maximum,",
+          "                       and the preemption monitor takes lent guarantees back (on: every",
+          "                       1 s, kill 5 s after the ask, all that is over target at once) or not (off)",
           "  --work-dir DIR       a new or empty folder for confs, logs and data (default: a temp dir)",
           "  --keep               keep the work dir on exit",
           "  --start-timeout S    give up if the cluster is not ready after S seconds (default 240)",
@@ -44,6 +53,12 @@ final class Options {
         case "--priority-cap" -> o.priorityCap = intValue(args, ++i, a, 0);
         case "--ha" -> o.ha = true;
         case "--recovery" -> o.recovery = true;
+        case "--preemption" -> {
+          o.preemption = value(args, ++i, a);
+          if (!o.preemption.equals("on") && !o.preemption.equals("off")) {
+            throw new IllegalArgumentException("--preemption must be on or off, not " + o.preemption);
+          }
+        }
         case "--keep" -> o.keep = true;
         case "--work-dir" -> o.workDir = Path.of(value(args, ++i, a)).toAbsolutePath();
         case "--start-timeout" -> o.startTimeoutSeconds = intValue(args, ++i, a, 1);
