@@ -8,7 +8,8 @@ import type { ResourceManagerApi } from '../yarn/api';
 import type { ClusterInfo, ClusterMetrics, NodeReport, SchedulerInfo } from '../yarn/model';
 import { AppReader, type AppsRead, type Followed } from './app-reads';
 import type { PreemptionSettings } from '../yarn/conf';
-import { PreemptionDelays, resolvePreemption, type SharingInputs } from './sharing';
+import { PreemptionDelays, resolvePreemption, sharingModeOf, type SharingInputs } from './sharing';
+import { isQueue, TenantRunTimes } from './tenants';
 import { buildCapacityView, type CapacityView } from './snapshot';
 
 export const CAPACITY_KEY = 'capacity';
@@ -54,6 +55,12 @@ export class ClusterObservation {
   preemptionFromRm: PreemptionSettings | undefined;
   /** The preemption delays measured on this RM (kept in the ledger). */
   readonly delays: PreemptionDelays;
+  /** Other tenants' run times, learned from their ended apps (kept in the ledger). */
+  readonly tenants: TenantRunTimes;
+  /** Per partition, when the other tenants' running containers end (epoch s), as last read. */
+  private releases: Record<string, number[]> | undefined;
+  /** When ended apps were last read (epoch ms): the next read asks for those ended since. */
+  private endedReadMs: number | undefined;
   private readonly apps: AppReader;
   /** The capacity view as last written to the ledger (JSON), to write only a changed one. */
   private written: string | undefined;
@@ -75,6 +82,7 @@ export class ClusterObservation {
     this.written = this.capacity === undefined ? undefined : JSON.stringify(this.capacity);
     this.apps = new AppReader({ rm: deps.rm, log: deps.log, fullEvery: deps.config.loop.fullReadEvery });
     this.delays = new PreemptionDelays(deps.ledger);
+    this.tenants = new TenantRunTimes(deps.ledger);
   }
 
   /** What the lanes count a guarantee other queues hold with (admission.sharing). */
@@ -82,6 +90,7 @@ export class ClusterObservation {
     return {
       preemption: resolvePreemption(this.deps.config.admission.sharing, this.preemptionFromRm),
       measuredFirstReturnSeconds: this.delays.longest,
+      ...(this.releases === undefined ? {} : { releases: this.releases }),
     };
   }
 
@@ -149,6 +158,47 @@ export class ClusterObservation {
     this.preemptionFromRm = await rm.preemption();
   }
 
+  /**
+   * Other tenants' apps, with a capacity read: those ended since the last read (their run times
+   * are learned), and, while preemption is not on and some queue's guarantee is held, the
+   * running ones (when each is expected to release its containers). A failure leaves the last
+   * figures and is logged: it never fails the poll.
+   */
+  private async readTenants(view: CapacityView): Promise<void> {
+    const { rm, config, log } = this.deps;
+    const sharing = config.admission.sharing;
+    if (!sharing.otherQueues) return;
+    const own = isQueue(config.yarn.realtimeQueue);
+    const nowMs = this.deps.now();
+    const deSelects = ['resourceRequests', 'timeouts'];
+    try {
+      const since = this.endedReadMs ?? nowMs - 24 * 3600_000;
+      const ended = await rm.apps({
+        states: ['FINISHED', 'FAILED', 'KILLED'],
+        finishedTimeBegin: since,
+        deSelects,
+      });
+      this.endedReadMs = nowMs;
+      this.tenants.learn(ended, own);
+      const lent = sharingModeOf(this.sharingInputs().preemption) !== 'preemption';
+      if (!lent || !anyHeld(view)) {
+        this.releases = undefined;
+        return;
+      }
+      const running = await rm.apps({ states: ['RUNNING'], deSelects });
+      this.releases = this.tenants.releases(
+        running,
+        own,
+        { memoryMb: config.admission.containerMemoryMb, vcores: config.admission.containerVcores },
+        nowMs / 1000,
+      );
+    } catch (err) {
+      log.warn('reading other tenants’ apps failed', {
+        error: redactText(err instanceof Error ? err.message : String(err)),
+      });
+    }
+  }
+
   /** Nodes and scheduler when due (see the class comment): the capacity view, applied and kept. */
   private async readCapacity(apply: (view: CapacityView, sharing: SharingInputs) => void): Promise<void> {
     const { rm, ledger, config } = this.deps;
@@ -179,6 +229,7 @@ export class ClusterObservation {
       vcores: config.admission.containerVcores,
     });
     this.capacity = view;
+    await this.readTenants(view);
     apply(view, this.sharingInputs());
     const json = JSON.stringify(view);
     if (json !== this.written) {
@@ -188,4 +239,14 @@ export class ClusterObservation {
     this.nodeMetrics = signature;
     this.sinceCapacityRead = 0;
   }
+}
+
+/** Some queue's guarantee in some partition is held by others: more unused than free. */
+function anyHeld(view: CapacityView): boolean {
+  return view.queues.some((q) =>
+    Object.entries(q.containers).some(
+      ([label, guaranteed]) =>
+        guaranteed - (q.used?.[label] ?? guaranteed) > (view.free?.[label] ?? Infinity),
+    ),
+  );
 }

@@ -482,6 +482,39 @@ describe('the live sidecar', () => {
       expect(finishOf(onHalf)).toBeGreaterThan(finishOf(onFull));
     });
 
+    it("with preemption off, counts the lent containers back as the tenant's apps end, by their own observed run times", async () => {
+      const rm = tenant(4);
+      // The tenant's nightly job ran 100 s last time; today's started 40 s ago and holds the partition.
+      const last = rm.external([], 'default', T0 - 500_000);
+      Object.assign(rm.apps.get(last)!, { name: 'nightly', state: 'FINISHED', finishedTime: T0 - 400_000 });
+      const today = rm.external([], 'default', T0 - 40_000);
+      Object.assign(rm.apps.get(today)!, {
+        name: 'nightly',
+        state: 'RUNNING',
+        runningContainers: 16,
+        allocatedMB: 16 * 2048,
+        allocatedVCores: 16,
+      });
+      const { sidecar, submit } = setup({ rm, sharing: { preemption: 'off' } });
+      await sidecar.runOnce();
+      const a = (await submit({ deadline: 3600 })).body as Answer;
+      expect(a.decision).toBe('admitted');
+      // Not before the tenant's containers come back, 60 s from now.
+      expect(finishOf(a)).toBeGreaterThanOrEqual(60_000);
+      const tight = (await submit({ deadline: 55 })).body as Answer;
+      expect(tight.reason!.sharing).toEqual({
+        mode: 'lent',
+        guaranteed: 8,
+        held: 8,
+        firstReturnSeconds: 60,
+        lastReturnSeconds: 60,
+        neverReturn: 0,
+      });
+      expect(tight.reason!.message).toContain(
+        'guarantee lent to other queues, preemption off: 8 of 8 guaranteed containers are held by other queues; 8 return as their apps end in 60 s',
+      );
+    });
+
     it("otherQueues: false keeps the guarantee the admitted jobs' own, as on a dedicated cluster", async () => {
       const { sidecar, submit } = setup({ rm: tenant(4), sharing: { otherQueues: false } });
       await sidecar.runOnce();
