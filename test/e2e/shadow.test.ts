@@ -121,7 +121,8 @@ describe('shadow mode', () => {
         const ended = found.filter((j) => j.decision === 'rejected' || j.outcome !== null);
         return found.length === userApps.length && ended.length === found.length ? d : undefined;
       },
-      { procs: [sc.proc, emu.proc], timeoutMs: 40_000, intervalMs: 500 },
+      // About 10 s on an idle machine; a loaded 2-core one (CI beside other jobs) took over 40.
+      { procs: [sc.proc, emu.proc], timeoutMs: 120_000, intervalMs: 500 },
     );
     const found = details.filter((j) => j.source === 'discovered');
     expect(found.filter((j) => j.decision === 'admitted')).toHaveLength(2);
@@ -153,5 +154,5 @@ describe('shadow mode', () => {
       `shadow: ${answers.length} submissions (${admitted.length} admitted), ${found.length} apps discovered, ` +
         `${actions.length} actions recorded as skipped, RM writes: ${writes.log.length}\n`,
     );
-  });
+  }, 180_000);
 });
