@@ -47,6 +47,21 @@ type Detail = {
 
 describe('shadow mode', () => {
   it('decides, records and follows everything, and writes nothing to the RM', async () => {
+    // The sidecar starts first: an app the emulator has already run to its end before the first
+    // poll (a loaded machine took over 5 s to start the sidecar) is not discovered.
+    const sc = await startSidecarProc('sidecar', {
+      rmUrls: [emu.url],
+      jhsUrl: emu.jhsUrl,
+      ledgerPath: join(tmp.dir, 'ledger.db'),
+      config: {
+        admission: { initialEstimates: { eta: 1, mapSecondsPerMb: 0.5, reduceSecondsPerMb: 0.5 } },
+        // Everything switched on that could write.
+        enforcement: { priorities: true, lifetimeTimeouts: true, reservations: true },
+      },
+      env: { YSS_SHADOW: 'true' },
+    });
+    await waitReady(sc, [sc.proc, emu.proc]);
+    expect((await emu.writes()).log).toEqual([]);
     // Three apps a user submitted with deadline tags: feasible in the default queue (to be
     // admitted and moved to realtime), feasible in realtime, and hopeless (to be moved to
     // besteffort).
@@ -75,21 +90,13 @@ describe('shadow mode', () => {
         am: amCommand('sleep 1'),
       });
     }
+    // The user's own writes: a new application and a submission for each.
+    const userWrites = (await emu.writes()).log.map((w) => `${w.method} ${w.path}`);
+    expect(userWrites.sort()).toEqual([
+      ...Array(userApps.length).fill('POST /ws/v1/cluster/apps'),
+      ...Array(userApps.length).fill('POST /ws/v1/cluster/apps/new-application'),
+    ]);
     await emu.control('DELETE', '/writes');
-    expect((await emu.writes()).log).toEqual([]);
-
-    const sc = await startSidecarProc('sidecar', {
-      rmUrls: [emu.url],
-      jhsUrl: emu.jhsUrl,
-      ledgerPath: join(tmp.dir, 'ledger.db'),
-      config: {
-        admission: { initialEstimates: { eta: 1, mapSecondsPerMb: 0.5, reduceSecondsPerMb: 0.5 } },
-        // Everything switched on that could write.
-        enforcement: { priorities: true, lifetimeTimeouts: true, reservations: true },
-      },
-      env: { YSS_SHADOW: 'true' },
-    });
-    await waitReady(sc, [sc.proc, emu.proc]);
     expect(await sc.get('/api/v1/cluster')).toMatchObject({ admission: { shadow: true } });
 
     const answers = [];
