@@ -342,8 +342,9 @@ export function workloadI(seed: number): TraceJob[] {
 
 /**
  * The shared-cluster experiment's deadline jobs (ours): workload I's bins 1-5 (Tables II-III:
- * maps, reduces and deadlines), 60 jobs arriving a minute apart on average, so that the
- * real-time queue is idle between bursts and another tenant borrows its guarantee then.
+ * maps and reduces; deadlines 0.3 times Table III's, tight enough that a wait for the guarantee
+ * shows), 60 jobs arriving a minute apart on average, so that the real-time queue is idle
+ * between bursts and another tenant borrows its guarantee then.
  */
 export function sharedClusterWorkload(seed: number): TraceJob[] {
   const rng = mulberry32(seed).fork('shared-cluster');
@@ -357,7 +358,7 @@ export function sharedClusterWorkload(seed: number): TraceJob[] {
     job(
       `sc-${String(i + 1).padStart(3, '0')}`,
       at[i] as number,
-      rng.int(...b.cfg.deadline),
+      Math.round(0.3 * rng.int(...b.cfg.deadline)),
       b.maps,
       rng.int(...b.cfg.reduces),
       { user: `bin${b.bin}` },
