@@ -195,6 +195,27 @@ describe('the simulated scheduler and admission with a tenant', () => {
     );
   });
 
+  it('sizes a policy without a snapshot rebuild without every held container, as the sidecar does', () => {
+    // yarn-greedy cannot count a held container as busy until it returns: with all 6 held its
+    // lane has nothing, while rtmr counts on the preemption model's returns and admits.
+    const tenant = hog({ preemption: 'on' });
+    const [greedy] = runPolicies({
+      cluster: small,
+      jobs: one(99, 4, 2000),
+      seed: 1,
+      specs: [{ label: 'yarn-greedy', admission: 'yarn-greedy', placement: 'fifo', tenant }],
+    });
+    expect(greedy!.outcomes[0]).toMatchObject({
+      admitted: false,
+      reason:
+        'guarantee-held: 6 of 6 guaranteed containers are held by other queues; preemption takes them back in 18–108 s',
+    });
+    expect(run(small, one(99, 4, 2000), tenant).outcomes[0]).toMatchObject({
+      admitted: true,
+      metDeadline: true,
+    });
+  });
+
   it('admission blind to the tenant admits a job it then cannot keep', () => {
     const r = run(small, one(99, 4, 150), hog({ preemption: 'off', admission: 'blind' }, 300));
     expect(r.outcomes[0]).toMatchObject({ admitted: true, metDeadline: false });
