@@ -84,6 +84,8 @@ export class TenantRt {
   /** Containers the tenant holds now. */
   used = 0;
   private readonly tasks: TenantTask[] = [];
+  /** The attempts running now (indices into tasks). */
+  private readonly running = new Set<number>();
   /** Containers waiting to start, as job indices in arrival order (a killed one goes first). */
   private readonly waiting: number[] = [];
   private waitHead = 0;
@@ -119,10 +121,7 @@ export class TenantRt {
 
   /** The ends of the tenant's running containers (absolute seconds), ascending. */
   runningEnds(): number[] {
-    return this.tasks
-      .filter((t) => t.running)
-      .map((t) => t.end)
-      .sort((a, b) => a - b);
+    return [...this.running].map((id) => (this.tasks[id] as TenantTask).end).sort((a, b) => a - b);
   }
 
   get runningCount(): number {
@@ -154,7 +153,7 @@ export class TenantRt {
     const t = this.tasks[task] as TenantTask;
     if (!t.running) return;
     this.account();
-    this.stop(t);
+    this.stop(task);
     this.changed();
   }
 
@@ -180,7 +179,7 @@ export class TenantRt {
     for (const id of marked) {
       const t = this.tasks[id] as TenantTask;
       if (!t.running) continue;
-      this.stop(t);
+      this.stop(id);
       batch.killed++;
       this.preempted++;
       this.requeued.push(t.job);
@@ -232,13 +231,16 @@ export class TenantRt {
     const seconds = (this.jobs[job] as TenantJob).seconds;
     const task: TenantTask = { job, node: best, start: now, end: now + seconds, running: true };
     this.tasks.push(task);
+    this.running.add(this.tasks.length - 1);
     this.host.take(best);
     this.used++;
     this.started++;
     this.host.schedule(task.end, 'end', this.tasks.length - 1);
   }
 
-  private stop(t: TenantTask): void {
+  private stop(id: number): void {
+    const t = this.tasks[id] as TenantTask;
+    this.running.delete(id);
     t.running = false;
     this.host.release(t.node);
     this.used--;
@@ -252,11 +254,10 @@ export class TenantRt {
   private mark(held: number): void {
     const returns = preemptionReturns(held, this.model);
     const size = returns.filter((r) => r === returns[0]).length;
-    const running = this.tasks
-      .map((t, id) => ({ t, id }))
-      .filter(({ t }) => t.running)
-      .sort((a, b) => b.t.start - a.t.start || b.id - a.id);
-    this.marked = running.slice(0, size).map(({ id }) => id);
+    const youngest = [...this.running].sort(
+      (a, b) => (this.tasks[b] as TenantTask).start - (this.tasks[a] as TenantTask).start || b - a,
+    );
+    this.marked = youngest.slice(0, size);
     const killAt = this.host.now() + this.model.maxWaitBeforeKillSeconds;
     this.batches.push({
       markedAt: this.host.now(),
