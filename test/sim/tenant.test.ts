@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { heldContainers, preemptionReturns } from '../../src/core/sharing';
 import { runPolicies } from '../../src/sim/driver';
 import { Engine, worstMapSecondsOn, worstReduceSecondsOn } from '../../src/sim/engine';
@@ -165,6 +166,72 @@ describe('the simulated scheduler and admission with a tenant', () => {
     expect(r.outcomes[0]).toMatchObject({ admitted: true, metDeadline: true });
     expect(r.outcomes[0]!.start).toBeGreaterThanOrEqual(117);
     expect(t.preempted).toBe(returned.length);
+  });
+
+  it('returns every held container no later than the model, whatever the waits, shares and arrival', () => {
+    let compared = 0;
+    fc.assert(
+      fc.property(
+        fc.record({
+          nodes: fc.integer({ min: 1, max: 4 }),
+          containers: fc.integer({ min: 2, max: 6 }),
+          share: fc.constantFrom(0, 0.25, 0.5),
+          interval: fc.constantFrom(0.5, 1, 3, 5),
+          wait: fc.constantFrom(0, 2, 7, 15),
+          factor: fc.constantFrom(0.1, 0.2, 0.5, 1),
+          perRound: fc.constantFrom(0.05, 0.1, 0.5, 1),
+          arrival: fc.double({ min: 1, max: 100, noNaN: true }),
+        }),
+        (r) => {
+          const c = cluster({
+            slotModel: 'unified',
+            nodeClasses: [nodeClass('a', r.nodes, { containers: r.containers })],
+          });
+          const total = r.nodes * r.containers;
+          const tenant = tenantOf(c, {
+            share: r.share,
+            max: 1,
+            preemption: 'on',
+            preemptionSettings: {
+              monitoringIntervalSeconds: r.interval,
+              maxWaitBeforeKillSeconds: r.wait,
+              naturalTerminationFactor: r.factor,
+              totalPreemptionPerRound: r.perRound,
+            },
+            workload: {
+              meanGapSeconds: 1e9,
+              containers: [total, total],
+              runSeconds: [1e5, 1e5],
+              longShare: 0,
+            },
+          });
+          const shares = tenantShares(c, tenant);
+          // Maps of about 100 s each, three waves of the guarantee: the job stays open while
+          // everything held comes back.
+          const maps = 3 * shares.realtime;
+          const jobs = [
+            traceJob('j0', {
+              arrival: r.arrival,
+              maps,
+              reduces: 0,
+              inputBytes: maps * 1000 * 1024 * 1024,
+              deadline: 1e6,
+            }),
+          ];
+          const out = run(c, jobs, tenant);
+          expect(out.outcomes[0]).toMatchObject({ admitted: true, metDeadline: true });
+          const model = preemptionReturns(shares.realtime, preemptionModelOf(tenant, shares)).map(
+            (x) => r.arrival + x,
+          );
+          const returned = out.tenant!.batches.flatMap((b) => Array<number>(b.killed).fill(b.killAt));
+          expect(returned).toHaveLength(shares.realtime);
+          returned.forEach((at, k) => expect(at).toBeLessThanOrEqual(model[k]! + 1e-9));
+          compared += returned.length;
+        },
+      ),
+      { numRuns: 200, seed: 23 },
+    );
+    expect(compared).toBeGreaterThan(1000);
   });
 
   it('rejects with the sharing named when the whole guarantee is lent and nothing is known to return it', () => {
