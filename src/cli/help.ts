@@ -56,11 +56,16 @@ export const COMMAND_HELP: Readonly<Record<string, CommandHelp>> = {
     ],
   },
   simulate: {
-    notes: ['Writes summary.json, a per-job CSV and SVG plots to --out.'],
+    notes: [
+      'Writes summary.json, a per-job CSV and SVG plots to --out.',
+      'Another tenant on a unified cluster (--tenant-share and the options after it): docs/simulator.md.',
+    ],
     examples: [
       'simulate --experiment rtmr-workload-1 --runs 5 --out sim-out',
       'simulate --cluster examples/cluster.yaml --trace examples/trace.jsonl --policies rtmr,dc,fifo-all+fifo',
       'simulate --cluster examples/cluster.yaml --trace examples/sls-sample.json --policies rtmr --sls-deadline-factor 2 --skip-bad',
+      'simulate --experiment tenants --runs 3 --out sim-tenants',
+      'simulate --experiment efh --tenant-share 0.5 --tenant-max 1 --preemption on',
     ],
   },
   emulator: {

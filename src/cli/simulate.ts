@@ -11,6 +11,7 @@ import type { ClusterSpec, TraceJob } from '../sim/model';
 import { parsePolicyList, type PolicySpec } from '../sim/policies';
 import { aggregate, writeReport } from '../sim/report';
 import type { EstimateModel } from '../core/learning';
+import { tenantIssues, tenantOf, type TenantSpec } from '../sim/tenant';
 
 /**
  * `simulate`: run a built-in experiment of the seeds, or any cluster and trace under a list
@@ -33,6 +34,10 @@ interface SimulateOptions {
   traceFormat?: TraceFormat | 'auto';
   skipBad?: boolean;
   estimateModel?: EstimateModel;
+  tenantShare?: number;
+  tenantMax?: number;
+  preemption?: 'on' | 'off';
+  tenantReleases?: 'known' | 'unknown';
 }
 
 function int(name: string, min: number) {
@@ -48,6 +53,57 @@ function positive(v: string): number {
   const n = Number(v);
   if (!Number.isFinite(n) || n <= 0) throw new InvalidArgumentError('must be a number > 0');
   return n;
+}
+
+/** A share of the cluster, a number in [0, 1]. */
+function share(v: string): number {
+  const n = Number(v);
+  if (v.trim() === '' || !Number.isFinite(n) || n < 0 || n > 1)
+    throw new InvalidArgumentError('must be a number in [0, 1]');
+  return n;
+}
+
+function oneOf<T extends string>(...values: readonly T[]) {
+  return (v: string): T => {
+    if (!(values as readonly string[]).includes(v))
+      throw new InvalidArgumentError(`must be ${values.map((x) => `'${x}'`).join(' or ')}`);
+    return v as T;
+  };
+}
+
+/**
+ * The other tenant the options ask for (--tenant-share and the options that shape it), or
+ * undefined for none; a usage error for a shaping option without --tenant-share, or for a run
+ * whose experiment brings its own tenants.
+ */
+export function tenantFromOptions(
+  opts: Pick<SimulateOptions, 'tenantShare' | 'tenantMax' | 'preemption' | 'tenantReleases'>,
+  plan: Pick<SimulationPlan, 'cluster' | 'specs' | 'name'>,
+): TenantSpec | undefined {
+  const shaping = (
+    [
+      ['--tenant-max', opts.tenantMax],
+      ['--preemption', opts.preemption],
+      ['--tenant-releases', opts.tenantReleases],
+    ] as const
+  ).filter(([, v]) => v !== undefined);
+  if (opts.tenantShare === undefined) {
+    if (shaping.length > 0)
+      throw new InvalidArgumentError(
+        `${shaping.map(([k]) => k).join(', ')} ${shaping.length === 1 ? 'shapes' : 'shape'} another tenant: give --tenant-share too`,
+      );
+    return undefined;
+  }
+  if (plan.specs.some((s) => s.tenant !== undefined))
+    throw new InvalidArgumentError(
+      `the ${plan.name} experiment sets its own tenants; leave out --tenant-share`,
+    );
+  return tenantOf(plan.cluster, {
+    share: opts.tenantShare,
+    max: opts.tenantMax ?? 1,
+    preemption: opts.preemption ?? 'off',
+    releases: opts.tenantReleases ?? 'unknown',
+  });
 }
 
 /** A progress bar on a terminal, plain lines otherwise (CI logs, pipes). */
@@ -201,6 +257,22 @@ export function simulateCommand(): Command {
         return v;
       },
     )
+    .option(
+      '--tenant-share <f>',
+      "another tenant's guaranteed share of the CPU containers, in [0, 1): the admitted jobs' queue keeps the rest (unified clusters; docs/simulator.md)",
+      share,
+    )
+    .option('--tenant-max <f>', "the tenant's maximum share, in [share, 1] (default 1)", share)
+    .option(
+      '--preemption <on|off>',
+      "whether the RM's preemption takes the guarantee back from the tenant (default off)",
+      oneOf('on', 'off'),
+    )
+    .option(
+      '--tenant-releases <known|unknown>',
+      "whether admission knows when the tenant's containers end (default unknown)",
+      oneOf('known', 'unknown'),
+    )
     .option('--out <dir>', 'output directory', 'sim-out')
     .option('--no-png', 'write only the Vega-Lite specs and SVGs of the plots, no PNG copies')
     .action(async (opts: SimulateOptions & { png: boolean }) => {
@@ -258,6 +330,21 @@ export function simulateCommand(): Command {
         }
       }
       if (opts.estimateModel !== undefined) plan.estimateModel = opts.estimateModel;
+      const tenant = tenantFromOptions(opts, plan);
+      if (tenant !== undefined) {
+        const issues = tenantIssues(plan.cluster, tenant).map((i) => ({
+          ...i,
+          path: i.path
+            .replace(/^tenant\.(share|max)$/, (_, k: string) => `--tenant-${k}`)
+            .replace(/^tenant\.cluster$/, 'cluster'),
+        }));
+        if (issues.length > 0) {
+          process.stderr.write(`invalid input, nothing simulated:\n${issues.map(issueText).join('\n')}\n`);
+          process.exitCode = 2;
+          return;
+        }
+        plan.specs = plan.specs.map((s) => ({ ...s, tenant }));
+      }
       const seeds = Array.from({ length: opts.runs }, (_, i) => opts.seed + i);
       let files: string[];
       try {

@@ -2,7 +2,14 @@ import { bookOf, type EstimateBook } from '../core/estimate-book';
 import type { Estimates } from '../core/estimates';
 import { DEFAULT_LEARNING, type EstimateModel, type LearningOptions } from '../core/learning';
 import type { PolicyRegistry } from '../core/registry';
-import { Engine, worstMapSecondsOn, worstReduceSecondsOn, type JobOutcome } from './engine';
+import {
+  Engine,
+  worstMapSecondsOn,
+  worstReduceSecondsOn,
+  type EngineTenant,
+  type JobOutcome,
+  type TenantReport,
+} from './engine';
 import { summarize, type PolicySummary } from './metrics';
 import type { ClusterSpec, TraceJob } from './model';
 import {
@@ -13,6 +20,7 @@ import {
   worstCaseEstimates,
   type PolicySpec,
 } from './policies';
+import { preemptionModelOf, tenantShares, tenantWorkload, validateTenant, type TenantSpec } from './tenant';
 
 /**
  * Runs one workload under each policy combination, each on a fresh engine with the same
@@ -55,6 +63,8 @@ export interface RunResult {
   outcomes: JobOutcome[];
   events: number;
   wallMs: number;
+  /** What the other tenant did, when the run had one. */
+  tenant?: TenantReport;
 }
 
 export function runPolicies(req: RunRequest): RunResult[] {
@@ -65,6 +75,7 @@ export function runPolicies(req: RunRequest): RunResult[] {
     const started = process.hrtime.bigint();
     const model = req.estimateModel ?? 'floored';
     let engineRef: Engine | null = null;
+    const tenant = spec.tenant ? engineTenant(req.cluster, spec.tenant, jobs, req.seed) : undefined;
     const estimates = worstCaseEstimates(
       jobs,
       (j) => worstMapSecondsOn(req.cluster, j),
@@ -89,6 +100,13 @@ export function runPolicies(req: RunRequest): RunResult[] {
                 heartbeatSeconds: req.cluster.heartbeatSeconds,
                 progressOf: (id) => (engineRef as Engine).taskProgress(id),
               },
+          tenant && {
+            spec: tenant.spec,
+            shares: tenant.shares,
+            model: tenant.model,
+            read: () => (engineRef as Engine).sharingRead(),
+            progressOf: (id) => (engineRef as Engine).taskProgress(id),
+          },
         )
       : noAdmission(req.cluster);
     const byArrival =
@@ -110,6 +128,7 @@ export function runPolicies(req: RunRequest): RunResult[] {
       admission,
       placement,
       onProgress: req.onProgress ? (done, total) => req.onProgress?.(spec.label, done, total) : undefined,
+      ...(tenant ? { tenant } : {}),
     });
     engineRef = engine;
     for (const j of jobs) engine.submit(j);
@@ -121,9 +140,32 @@ export function runPolicies(req: RunRequest): RunResult[] {
       outcomes,
       events: engine.events,
       wallMs: Number(process.hrtime.bigint() - started) / 1e6,
+      ...(tenant ? { tenant: engine.tenantReport() } : {}),
     });
   }
   return out;
+}
+
+/**
+ * The other tenant of a run: validated against the cluster, its shares, the RM's preemption as
+ * the core models it, and its jobs (seeded by the run's seed) until an hour past the last
+ * deadline of the workload, after which nothing it does can change an outcome.
+ */
+function engineTenant(
+  cluster: RunRequest['cluster'],
+  spec: TenantSpec,
+  jobs: readonly TraceJob[],
+  seed: number,
+): EngineTenant {
+  validateTenant(cluster, spec);
+  const shares = tenantShares(cluster, spec);
+  const horizon = jobs.reduce((m, j) => Math.max(m, j.arrival + (j.deadline ?? 0)), 0) + 3600;
+  return {
+    spec,
+    shares,
+    model: preemptionModelOf(spec, shares),
+    jobs: tenantWorkload(spec.workload, seed, horizon),
+  };
 }
 
 /** Every figure of the book times `k` (eta is a ratio of sizes, not a cost: kept). */

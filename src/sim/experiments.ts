@@ -1,12 +1,14 @@
 import type { EstimateModel } from '../core/learning';
 import type { ClusterSpec, TraceJob } from './model';
 import type { PolicySpec } from './policies';
+import { tenantOf } from './tenant';
 import {
   efhCluster,
   efhWorkload,
   localityCluster,
   localityWorkload,
   rtmrCluster,
+  sharedClusterWorkload,
   typicalMapSeconds,
   workloadI,
   workloadII,
@@ -125,9 +127,38 @@ export function experiment(name: string): Experiment {
           { label: 'ideal-energy', admission: null, placement: 'ideal-energy' },
         ],
       };
+    case 'tenants': {
+      // Issue 23: the real-time queue guaranteed half of a unified cluster, another tenant the
+      // other half and up to all of it; preemption on or off, its containers' ends known to
+      // admission or not, and admission blind to it as it was before (to show why it must see it).
+      const cluster = rtmrCluster('unified');
+      const feedbackThresholdSeconds = typicalMapSeconds(cluster.costs.cpu);
+      const rtmr = (label: string, tenant?: Parameters<typeof tenantOf>[1]): PolicySpec => ({
+        label,
+        admission: 'rtmr',
+        admissionArgs: { feedbackThresholdSeconds },
+        placement: 'fifo',
+        ...(tenant ? { tenant: tenantOf(cluster, tenant) } : {}),
+      });
+      return {
+        name,
+        description:
+          'issue 23: rtmr on the 30-node cluster (unified) shared half and half with another tenant that may grow to all of it; no tenant, preemption on, preemption off with its run times known or not, and admission blind to it',
+        cluster,
+        jobs: sharedClusterWorkload,
+        specs: [
+          rtmr('no-tenant'),
+          rtmr('preemption-on', { preemption: 'on' }),
+          rtmr('preemption-off-known', { preemption: 'off', releases: 'known' }),
+          rtmr('preemption-off-unknown', { preemption: 'off', releases: 'unknown' }),
+          rtmr('blind-preemption-on', { preemption: 'on', admission: 'blind' }),
+          rtmr('blind-preemption-off', { preemption: 'off', admission: 'blind' }),
+        ],
+      };
+    }
     default:
       throw new RangeError(`unknown experiment "${name}"; known: ${EXPERIMENTS.join(', ')}`);
   }
 }
 
-export const EXPERIMENTS = ['rtmr-workload-1', 'rtmr-workload-2', 'locality', 'efh'];
+export const EXPERIMENTS = ['rtmr-workload-1', 'rtmr-workload-2', 'locality', 'efh', 'tenants'];

@@ -31,6 +31,17 @@ export interface PolicySummary {
   taskEnergyKWh: number | null;
   meanTurnaroundSeconds: number | null;
   missed: number;
+  /** With another tenant (src/sim/tenant.ts): what it did, and the rejections that named it. */
+  tenant?: TenantSummary;
+}
+
+export interface TenantSummary {
+  /** Its containers killed by preemption. */
+  preempted: number;
+  /** Container-seconds it held beyond its own guarantee. */
+  borrowedContainerSeconds: number;
+  /** Jobs rejected with the sharing of the guarantee named in the reason. */
+  rejectedNamingSharing: number;
 }
 
 export function summarize(
@@ -83,6 +94,7 @@ export function summarize(
     const window = Math.max(makespan, engine.cluster.energyWindowSeconds ?? 0);
     energy = engine.idleEnergyKWh(0, window) + taskEnergy;
   }
+  const tenant = engine.tenantReport();
   const turnarounds = outcomes.filter((o) => o.finish !== null).map((o) => (o.finish as number) - o.arrival);
   return {
     acceptRatio: jobs ? accepted / jobs : 0,
@@ -100,6 +112,17 @@ export function summarize(
       ? turnarounds.reduce((a, b) => a + b, 0) / turnarounds.length
       : null,
     missed,
+    ...(tenant
+      ? {
+          tenant: {
+            preempted: tenant.preempted,
+            borrowedContainerSeconds: tenant.borrowedSeconds,
+            rejectedNamingSharing: outcomes.filter(
+              (o) => !o.admitted && /held by other queues/.test(o.reason ?? ''),
+            ).length,
+          },
+        }
+      : {}),
   };
 }
 

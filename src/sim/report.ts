@@ -1,7 +1,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { RunResult } from './driver';
-import { meanSd, type PolicySummary } from './metrics';
+import { meanSd, type PolicySummary, type TenantSummary } from './metrics';
 import { writePlots, type Plot } from './plot/render';
 import { barChart, ganttChart, lineChart } from './plot/specs';
 
@@ -31,6 +31,8 @@ export interface PolicyReport extends Record<SummaryKey, number | null> {
   taskEnergyKWh: number | null;
   meanTurnaroundSeconds: number | null;
   missed: number | null;
+  /** With another tenant: the means over the seeds of what metrics.ts's TenantSummary counts. */
+  tenant?: Record<keyof TenantSummary, number>;
   /** Sample standard deviation of each figure over the seeds (0 with one seed). */
   sd: Partial<Record<SummaryKey | 'taskEnergyKWh' | 'meanTurnaroundSeconds', number>>;
   runs: number;
@@ -57,6 +59,15 @@ export function aggregate(experiment: string, seeds: number[], runs: RunResult[]
       const ms = meanSd(per.map((s) => (s as unknown as Record<string, number | null>)[k] ?? null));
       (report as Record<string, unknown>)[k] = ms ? round(ms.mean) : null;
       if (ms && k !== 'missed') (report.sd as Record<string, number>)[k] = round(ms.sd);
+    }
+    const tenants = per.map((s) => s.tenant).filter((t): t is TenantSummary => t !== undefined);
+    if (tenants.length > 0) {
+      const mean = (k: keyof TenantSummary) => round(tenants.reduce((a, t) => a + t[k], 0) / tenants.length);
+      report.tenant = {
+        preempted: mean('preempted'),
+        borrowedContainerSeconds: mean('borrowedContainerSeconds'),
+        rejectedNamingSharing: mean('rejectedNamingSharing'),
+      };
     }
     policies[label] = report as PolicyReport;
   }

@@ -47,6 +47,7 @@ export function onArrive(s: EngineState, job: JobRt): void {
   s.orderDirty = true;
   s.placement.jobAdded(job.view, s.now);
   s.wakeAll();
+  s.tenant?.changed();
 }
 
 export function onTaskEnd(s: EngineState, row: number): void {
@@ -77,6 +78,7 @@ export function onTaskEnd(s: EngineState, row: number): void {
   if (job.finishedMaps === job.spec.maps && job.finishedReduces === job.spec.reduces) finishJob(s, job);
   s.heartbeatIfWorth(node);
   if (isMap && job.finishedMaps === job.spec.maps && job.spec.reduces > 0) s.wakeAll();
+  s.tenant?.changed();
 }
 
 export function onFail(s: EngineState, node: NodeRt): void {
@@ -219,4 +221,5 @@ export function killJob(s: EngineState, job: JobRt): void {
   s.settled++;
   // Freed slots may now serve other jobs.
   s.wakeAll();
+  s.tenant?.changed();
 }

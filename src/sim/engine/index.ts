@@ -20,19 +20,33 @@ import {
   EV_FAIL,
   EV_HEARTBEAT,
   EV_KINDS,
+  EV_PREEMPT,
   EV_REPAIR,
   EV_TASK_END,
+  EV_TENANT_ARRIVE,
+  EV_TENANT_END,
   EngineState,
   eventCode,
 } from './state';
 import { evenSplits, worstMapSecondsOn, worstReduceSecondsOn } from './timing';
-import type { EngineOptions, EngineSnapshot, JobOutcome, RunningAttempt, TaskRecord } from './types';
+import type { TenantReport } from './tenant';
+import type {
+  EngineOptions,
+  EngineSnapshot,
+  JobOutcome,
+  RunningAttempt,
+  SharingRead,
+  TaskRecord,
+} from './types';
 
 export type { IndexedJobView } from '../policy-port';
 export { evenSplits, runKind, worstMapSecondsOn, worstReduceSecondsOn } from './timing';
+export type { PreemptionBatch, TenantReport } from './tenant';
 export type {
   ContainerKind,
   EngineOptions,
+  EngineTenant,
+  SharingRead,
   EngineSnapshot,
   JobOutcome,
   JobStatus,
@@ -77,7 +91,7 @@ export class Engine {
     this.cluster = cluster;
     this.onProgress = options.onProgress;
     this.stallSeconds = options.stallSeconds ?? Math.max(3600, 100 * cluster.heartbeatSeconds);
-    this.s = new EngineState(cluster, options.admission, options.placement, options.seed);
+    this.s = new EngineState(cluster, options.admission, options.placement, options.seed, options.tenant);
     this.context = {
       cluster,
       worstMapSeconds: (job) => this.worstMapSeconds(job),
@@ -184,6 +198,18 @@ export class Engine {
       case EV_REPAIR:
         onRepair(s, s.nodes[subject] as NodeRt);
         break;
+      case EV_TENANT_ARRIVE:
+        s.tenant?.arrive(subject);
+        break;
+      case EV_TENANT_END:
+        s.tenant?.ended(subject);
+        s.lastActivity = s.now;
+        break;
+      case EV_PREEMPT:
+        if (subject === 0) s.tenant?.tick();
+        else s.tenant?.kill();
+        s.lastActivity = s.now;
+        break;
     }
     return true;
   }
@@ -206,7 +232,8 @@ export class Engine {
         // Only parked heartbeats could remain; nothing more can happen.
         if (s.queue.size === 0) break;
       }
-      if (s.settled === s.jobs.length && this.cluster.failures) break;
+      // With failures or another tenant, events go on for ever: stop once every job is settled.
+      if (s.settled === s.jobs.length && (this.cluster.failures || s.tenant)) break;
     }
     this.onProgress?.(s.settled, s.jobs.length, s.now);
   }
@@ -215,6 +242,8 @@ export class Engine {
   private checkStalled(): void {
     const s = this.s;
     if (s.nodes.some((n) => !n.alive)) return;
+    // The other tenant's containers end or are taken back, and the jobs may then run.
+    if (s.tenant && s.tenant.runningCount > 0) return;
     throw new SimulationStalledError({
       now: s.now,
       idleSeconds: this.stallSeconds,
@@ -293,6 +322,27 @@ export class Engine {
   runningTasksOf(jobId: string): RunningAttempt[] {
     const job = this.s.jobNamed(jobId);
     return job === undefined ? [] : runningTasksOf(this.s, job.index);
+  }
+
+  /**
+   * The real-time queue's guarantee as the RM would show it now, with another tenant: its
+   * guaranteed CPU containers, what it uses, what is free, and when each of the tenant's
+   * containers ends. Undefined without a tenant.
+   */
+  sharingRead(): SharingRead | undefined {
+    const t = this.s.tenant;
+    if (!t) return undefined;
+    return {
+      guaranteed: t.shares.realtime,
+      used: this.s.slots.realtimeUsed,
+      free: this.s.slots.freeCpuContainers(),
+      otherEnds: t.runningEnds(),
+    };
+  }
+
+  /** What the other tenant did (undefined without one). */
+  tenantReport(): TenantReport | undefined {
+    return this.s.tenant?.report();
   }
 
   /** Idle energy: each node's idle power over [0, until], kWh (down time excluded). */

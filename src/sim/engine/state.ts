@@ -6,6 +6,8 @@ import { TaskLog } from '../task-log';
 import { BlockMap } from './blocks';
 import type { JobRt } from './job-state';
 import { createNodes, Slots, type NodeRt } from './nodes';
+import { TenantRt } from './tenant';
+import type { EngineTenant } from './types';
 
 /**
  * An event is one number on the agenda: subject * EV_KINDS + kind, the subject being a job
@@ -17,6 +19,12 @@ export const EV_HEARTBEAT = 1;
 export const EV_TASK_END = 2;
 export const EV_FAIL = 3;
 export const EV_REPAIR = 4;
+/** The other tenant's events (engine/tenant.ts): one of its jobs arrives (subject: its index), */
+export const EV_TENANT_ARRIVE = 5;
+/** one of its containers ends (subject: the container), */
+export const EV_TENANT_END = 6;
+/** the preemption monitor runs (subject 0) or a marked batch is killed (subject 1). */
+export const EV_PREEMPT = 7;
 export const EV_KINDS = 8;
 
 /** The agenda code of event `kind` about `subject`. */
@@ -40,6 +48,8 @@ export class EngineState {
   readonly rngJitter: Rng;
   readonly rngFail: Rng;
   readonly log = new TaskLog();
+  /** Another tenant sharing the CPU containers, or null (the admitted jobs own the cluster). */
+  readonly tenant: TenantRt | null;
   /** Admitted, unfinished jobs, in dispatch order once orderedQueue() has run. */
   active: JobRt[] = [];
   orderDirty = false;
@@ -63,6 +73,7 @@ export class EngineState {
     readonly admission: AdmissionPort,
     readonly placement: PlacementPort,
     seed: number,
+    tenant?: EngineTenant,
   ) {
     const root = mulberry32(seed);
     const rngPhase = root.fork('heartbeat-phase');
@@ -70,7 +81,12 @@ export class EngineState {
     const rngBlocks = root.fork('block-placement');
     this.rngFail = root.fork('failures');
     this.nodes = createNodes(cluster, rngPhase);
-    this.slots = new Slots(cluster, this.nodes, Boolean(admission.containerLanes));
+    this.slots = new Slots(
+      cluster,
+      this.nodes,
+      Boolean(admission.containerLanes),
+      tenant ? tenant.shares.realtime : null,
+    );
     this.blocks = new BlockMap(cluster, this.nodes.length, rngBlocks, (id) => this.jobNamed(id));
     if (cluster.failures) {
       for (const n of this.nodes)
@@ -79,6 +95,25 @@ export class EngineState {
           eventCode(n.index, EV_FAIL),
         );
     }
+    this.tenant = tenant ? this.createTenant(tenant) : null;
+  }
+
+  private createTenant(t: EngineTenant): TenantRt {
+    const codes = { arrive: EV_TENANT_ARRIVE, end: EV_TENANT_END, tick: EV_PREEMPT, kill: EV_PREEMPT };
+    const slots = this.slots;
+    return new TenantRt(t.spec, t.shares, t.jobs, t.model, {
+      now: () => this.now,
+      nodes: this.nodes,
+      realtimeOpen: () => this.active.length > 0,
+      freeCpu: () => slots.freeCpuContainers(),
+      freeCpuOn: (node) => slots.physicalCpu(node),
+      realtimeUsed: () => slots.realtimeUsed,
+      take: (node) => slots.takeOther(node),
+      release: (node) => slots.releaseOther(node),
+      schedule: (at, what, subject) =>
+        this.queue.push(at, eventCode(what === 'kill' ? 1 : subject, codes[what])),
+      wake: () => this.wakeAll(),
+    });
   }
 
   jobNamed(jobId: string): JobRt | undefined {

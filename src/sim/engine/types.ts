@@ -1,4 +1,6 @@
+import type { PreemptionModel } from '../../core/sharing';
 import type { AdmissionPort, PlacementPort } from '../policy-port';
+import type { TenantJob, TenantShares, TenantSpec } from '../tenant';
 
 export type TaskKind = 'map' | 'reduce';
 
@@ -66,6 +68,29 @@ export interface EngineOptions {
    * or 100 heartbeats if longer, well past any placement policy's deliberate wait.
    */
   stallSeconds?: number;
+  /** Another tenant sharing the cluster's CPU containers (unified only); none when absent. */
+  tenant?: EngineTenant;
+}
+
+/** Another tenant as the engine runs it (src/sim/tenant.ts builds it, engine/tenant.ts runs it). */
+export interface EngineTenant {
+  readonly spec: TenantSpec;
+  readonly shares: TenantShares;
+  readonly jobs: readonly TenantJob[];
+  /** The RM's preemption as core/sharing.ts models it; the monitor's batches are sized by it. */
+  readonly model: PreemptionModel;
+}
+
+/** The real-time queue's guarantee as one read of the RM shows it (the sidecar's holdsOf inputs). */
+export interface SharingRead {
+  /** Its guaranteed CPU containers. */
+  readonly guaranteed: number;
+  /** CPU containers it uses now. */
+  readonly used: number;
+  /** CPU containers free now. */
+  readonly free: number;
+  /** When each of the other tenant's containers ends, absolute seconds, ascending. */
+  readonly otherEnds: readonly number[];
 }
 
 export interface EngineSnapshot {

@@ -18,14 +18,16 @@ import type { OverrunFeedback } from '../overrun-feedback';
 import type { AdmissionDecision, FinishedJobRecord, JobView } from '../policy-port';
 import { coreSlotModel, lanesForJob, unrunnableReason } from './cluster-slots';
 import { judgedBy, toDeadlineJob, traceClassOf } from './estimates';
+import type { LaneSharing } from './sharing';
 
 /** One admission lane: a policy instance sized to its containers, with its own state. */
 export interface AdmissionLane {
   /** The kind of container the lane owns (null: the whole cluster, no lanes). */
   readonly kind: 'cpu' | 'gpu' | null;
-  readonly policy: AdmissionPolicy<unknown>;
+  /** Replaced, with the model, when a lane another tenant shares is rebuilt to another size. */
+  policy: AdmissionPolicy<unknown>;
   /** The slots the lane's policy reasons about. */
-  readonly model: SlotModel;
+  model: SlotModel;
   state: unknown;
   /** Each admitted job's position in the lane's queue. */
   rank: Map<string, number>;
@@ -72,6 +74,8 @@ export class LanedAdmission {
   readonly dcJobs = new Map<string, DcJob>();
   private readonly laneIndex: Map<'cpu' | 'gpu' | null, number>;
   private readonly mapModel: SlotModel;
+  /** Each lane's containers when nothing of its guarantee is held (a lane another tenant shares). */
+  private readonly baseSize: Map<AdmissionLane, number>;
 
   constructor(
     readonly lanes: readonly AdmissionLane[],
@@ -80,9 +84,12 @@ export class LanedAdmission {
     private readonly book: EstimateBook,
     private readonly caps: AdmissionCapabilities,
     private readonly feedback: OverrunFeedback | null,
+    /** Another tenant sharing the CPU containers, as admission sees it (sharing.ts); null: none. */
+    readonly sharing: LaneSharing | null = null,
   ) {
     this.laneIndex = new Map(lanes.map((l, i) => [l.kind, i]));
     this.mapModel = coreSlotModel(cluster, layout.mapLanes);
+    this.baseSize = new Map(lanes.map((l) => [l, l.model.name === 'unified' ? l.model.containers : 0]));
   }
 
   decide(job: TraceJob, now: number): AdmissionDecision {
@@ -95,8 +102,26 @@ export class LanedAdmission {
       this.rerankAll();
     }
     const book = this.feedback?.estimates ?? this.book;
+    const sharing = this.sharing;
+    if (sharing) {
+      sharing.beforeDecision(
+        this.lanes,
+        (l) => this.baseSize.get(l as AdmissionLane) ?? 0,
+        book.default,
+        now,
+      );
+      this.rerankAll();
+    }
     const cls = traceClassOf(job);
-    const tries: Candidate[] = tried.map(({ lane: i, mapKind }) => ({
+    const open = sharing ? tried.filter(({ lane: i }) => !sharing.shareOf(this.lanes[i]!)?.blocked) : tried;
+    if (open.length === 0) {
+      const held = sharing?.describe(this.lanes[tried[0]!.lane]!);
+      return {
+        admit: false,
+        reason: `guarantee-held: ${held ?? 'every guaranteed container is held by other queues'}`,
+      };
+    }
+    const tries: Candidate[] = open.map(({ lane: i, mapKind }) => ({
       lane: this.lanes[i] as AdmissionLane,
       index: i,
       mapKind,
@@ -110,7 +135,7 @@ export class LanedAdmission {
     try {
       admitted = admitInLanes(tries, now, { searchEarliest: false }, (t) => {
         t.lane.state = t.result.state;
-        firstReason ??= rejectionText(t, `(${judgedBy(book, cls)})`);
+        firstReason ??= withSharing(rejectionText(t, `(${judgedBy(book, cls)})`), sharing?.describe(t.lane));
       }).admitted;
     } catch (e) {
       if (e instanceof ValidationError)
@@ -232,6 +257,11 @@ export class LanedAdmission {
     this.mapKindOf.delete(jobId);
     this.dcJobs.delete(jobId);
   }
+}
+
+/** A rejection's reason with the sharing of its lane named (when part of its guarantee was held). */
+function withSharing(reason: string | null, sharing: string | undefined): string | null {
+  return reason === null || sharing === undefined ? reason : `${reason}; ${sharing}`;
 }
 
 /** A lane's rejection as the job's reason: the lane, who would be late and by how much, whose estimates. */

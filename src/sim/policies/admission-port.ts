@@ -13,6 +13,7 @@ import type { SlotModel } from '../../core/slots/model';
 import { gpuSlotsOf, containerLanesOf, coreSlotModel, unrunnableReason } from './cluster-slots';
 import { traceClassOf } from './estimates';
 import { LanedAdmission, type AdmissionLane, type LaneLayout } from './admission-lanes';
+import { LaneSharing, type LaneSharingOptions } from './sharing';
 import { simulatorRegistry } from './spec';
 import type { ClusterSpec } from '../model';
 import { handlesOverruns, OverrunFeedback, type OverrunFeedbackOptions } from '../overrun-feedback';
@@ -65,20 +66,28 @@ export function admissionPort(
   registry: PolicyRegistry = simulatorRegistry(),
   /** Overrun handling (overrun-feedback.ts): how to learn, and each admitted job's progress. */
   overruns?: Pick<OverrunFeedbackOptions, 'learning' | 'heartbeatSeconds' | 'progressOf'>,
+  /** Another tenant sharing the CPU containers (sharing.ts): admission sees its holds. */
+  tenant?: Omit<LaneSharingOptions, 'createPolicy'>,
 ): AdmissionPort {
   const caps = registry.admissionCapabilities(name);
   const layout = laneLayout(cluster, caps);
-  const lanes = createLanes(layout, cluster, (slotModel) =>
-    // The policy's own figures are the default; every job carries its class's (withClass),
-    // which every policy reads first (taskEstimates, dcCosts).
-    registry.createAdmission(name, policyArgs(caps, slotModel, book.default, args)),
-  );
+  // The policy's own figures are the default; every job carries its class's (withClass),
+  // which every policy reads first (taskEstimates, dcCosts).
+  const create = (slotModel: SlotModel) =>
+    registry.createAdmission(
+      name,
+      policyArgs(caps, slotModel, book.default, args),
+    ) as AdmissionPolicy<unknown>;
+  const sharing = tenant ? new LaneSharing({ ...tenant, createPolicy: create }) : null;
+  const lanes = createLanes(layout, cluster, create);
+  // With another tenant, a lane of CPU containers is sized to the real-time queue's guarantee.
+  if (sharing) for (const lane of lanes) sizeToGuarantee(lane, sharing, create);
   // Overrun handling (overrun-feedback.ts), for a policy with feedback and a snapshot rebuild.
   const feedback =
     overruns && lanes.every((l) => handlesOverruns(l.policy))
       ? new OverrunFeedback(lanes, { ...overruns, configured: book, classOf: traceClassOf })
       : null;
-  const laned = new LanedAdmission(lanes, layout, cluster, book, caps, feedback);
+  const laned = new LanedAdmission(lanes, layout, cluster, book, caps, feedback, sharing);
   const port: AdmissionPort = {
     name,
     promisesDeadlines: caps.promisesDeadlines,
@@ -124,6 +133,19 @@ function createLanes(
     const policy = create(model) as AdmissionPolicy<unknown>;
     return { kind, policy, model, state: policy.initialState(0), rank: new Map<string, number>() };
   });
+}
+
+/** A lane of CPU containers sized to the real-time queue's guarantee (a new policy instance for it). */
+function sizeToGuarantee(
+  lane: AdmissionLane,
+  sharing: LaneSharing,
+  create: (slotModel: SlotModel) => AdmissionPolicy<unknown>,
+): void {
+  if (lane.model.name !== 'unified' || lane.kind === 'gpu') return;
+  const containers = sharing.baseContainers(lane.kind, lane.model.containers);
+  lane.model = { name: 'unified', containers };
+  lane.policy = create(lane.model);
+  lane.state = lane.policy.initialState(0);
 }
 
 /** DC (seed 001) takes unit costs of its own: the same worst-case figures RTMR takes as estimates. */

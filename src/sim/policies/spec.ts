@@ -1,5 +1,6 @@
 import { defaultRegistry, type PolicyRegistry } from '../../core/registry';
 import { ValidationError } from '../../errors/validation';
+import type { TenantSpec } from '../tenant';
 
 /** The registry the simulator runs with: the shared one, every policy by name. */
 export function simulatorRegistry(): PolicyRegistry {
@@ -14,6 +15,8 @@ export interface PolicySpec {
   admissionArgs?: Record<string, unknown>;
   placement: string;
   placementArgs?: Record<string, unknown>;
+  /** Another tenant the run shares the cluster with (src/sim/tenant.ts); none when absent. */
+  tenant?: TenantSpec;
 }
 
 /**
