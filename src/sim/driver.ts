@@ -7,10 +7,12 @@ import { summarize, type PolicySummary } from './metrics';
 import type { ClusterSpec, TraceJob } from './model';
 import {
   admissionPort,
+  estimateView,
   noAdmission,
   placementPort,
   simulatorRegistry,
   worstCaseEstimates,
+  type EstimateBasis,
   type PolicySpec,
 } from './policies';
 
@@ -39,6 +41,12 @@ export interface RunRequest {
    */
   estimateScale?: number;
   /**
+   * What admission's figures are taken from (policies/estimates.ts, ESTIMATE_BASES): the
+   * model's worst case (default), or a task's longest or mean time on its own data. A spec's
+   * own `estimates` overrides this and estimateScale for that policy.
+   */
+  estimateBasis?: EstimateBasis;
+  /**
    * How a policy with feedback (RTMR) learns from finished jobs and handles overruns
    * (overrun-feedback.ts); null: it does not. Default: DEFAULT_LEARNING under the floored
    * model, null under 'paper' (the runs the papers' figures were recorded with). A task within
@@ -65,14 +73,15 @@ export function runPolicies(req: RunRequest): RunResult[] {
     const started = process.hrtime.bigint();
     const model = req.estimateModel ?? 'floored';
     let engineRef: Engine | null = null;
+    const view = estimateView(req.cluster, spec.estimates?.basis ?? req.estimateBasis ?? 'worst');
     const estimates = worstCaseEstimates(
       jobs,
-      (j) => worstMapSecondsOn(req.cluster, j),
-      (j) => worstReduceSecondsOn(req.cluster, j),
-      req.cluster,
+      (j) => worstMapSecondsOn(view, j),
+      (j) => worstReduceSecondsOn(view, j),
+      view,
       (spec.admission ? registry.admissionCapabilities(spec.admission).estimateModel : undefined) ?? model,
     );
-    const scaled = scaleBook(estimates, req.estimateScale ?? 1);
+    const scaled = scaleBook(estimates, spec.estimates?.scale ?? req.estimateScale ?? 1);
     const learning =
       req.learning === undefined ? (model === 'paper' ? null : DEFAULT_LEARNING) : req.learning;
     const admission = spec.admission

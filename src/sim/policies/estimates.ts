@@ -99,6 +99,38 @@ export function worstCaseEstimates(
   return bookOf(figures(all), Object.fromEntries([...perClass].map(([cls, c]) => [cls, figures(c)])));
 }
 
+/**
+ * What admission's figures are taken from, when an experiment asks for other than the model's
+ * worst case (docs/results.md sweeps them):
+ *  - `worst`: the longest a task can take (remote read, top of the jitter range) plus one
+ *    heartbeat, the default: every task keeps its estimate, the premise of RTMR's guarantee;
+ *  - `local-worst`: the longest a task takes on its own data, with no heartbeat allowance, as
+ *    seed 001 IV measured it ("we selected the largest execution time as our estimate", on jobs
+ *    run with "no other running jobs"), without the non-local reads its criteria leave out
+ *    ("We have not accounted this in our minimum tasks criteria", seed 001 III.B);
+ *  - `local-mean`: a local task's mean time (the middle of the jitter range), no heartbeat.
+ */
+export const ESTIMATE_BASES = ['worst', 'local-worst', 'local-mean'] as const;
+export type EstimateBasis = (typeof ESTIMATE_BASES)[number];
+
+/** The cluster as `basis` sees it: the view worstCaseEstimates takes its figures from. */
+export function estimateView(cluster: ClusterSpec, basis: EstimateBasis): ClusterSpec {
+  if (basis === 'worst') return cluster;
+  const atMean = (c: ClusterSpec['costs']['cpu']) =>
+    basis === 'local-mean'
+      ? {
+          ...c,
+          jitter: [(c.jitter[0] + c.jitter[1]) / 2, (c.jitter[0] + c.jitter[1]) / 2] as [number, number],
+        }
+      : c;
+  return {
+    ...cluster,
+    remoteReadPenalty: 0,
+    heartbeatSeconds: 0,
+    costs: { cpu: atMean(cluster.costs.cpu), gpu: atMean(cluster.costs.gpu) },
+  };
+}
+
 /** Trace job -> the core's J = (A, D, M, R, delta), sizes in MB; R = 0 is a map-only job. */
 export function toDeadlineJob(j: TraceJob): DeadlineJob {
   return deadlineJobOf(

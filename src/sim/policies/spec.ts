@@ -1,5 +1,6 @@
 import { defaultRegistry, type PolicyRegistry } from '../../core/registry';
 import { ValidationError } from '../../errors/validation';
+import type { EstimateBasis } from './estimates';
 
 /** The registry the simulator runs with: the shared one, every policy by name. */
 export function simulatorRegistry(): PolicyRegistry {
@@ -14,6 +15,11 @@ export interface PolicySpec {
   admissionArgs?: Record<string, unknown>;
   placement: string;
   placementArgs?: Record<string, unknown>;
+  /**
+   * Admission's estimates for this policy alone, when an experiment gives it other figures
+   * than the run's (seed 001's DC measured its own): what they are taken from, and a factor.
+   */
+  estimates?: { basis?: EstimateBasis; scale?: number };
 }
 
 /**
