@@ -161,9 +161,9 @@ const ADMISSION_PARAMETERS: readonly ExperimentParameter[] = [
   {
     name: 'dcEstimates',
     description:
-      "DC's own figures (seed 001 IV: the largest task time it observed): same (as estimates), or a basis",
+      "DC's own figures: local-worst (seed 001 IV: the largest task time observed, with the cluster to itself; III.B: non-local reads not accounted), same (as estimates), or another basis",
     kind: 'choice',
-    default: 'same',
+    default: 'local-worst',
     choices: ['same', ...ESTIMATE_BASES],
   },
   heartbeat,

@@ -1,4 +1,7 @@
+import { runPolicies } from '../../src/sim/driver';
+import { worstMapSecondsOn } from '../../src/sim/engine';
 import { DELAY_VALUES_SECONDS, experiment } from '../../src/sim/experiments';
+import { estimateView } from '../../src/sim/policies';
 import { MB, slotTotals, totalNodes } from '../../src/sim/model';
 import {
   EFH_BINS,
@@ -235,5 +238,49 @@ describe('seed 004 section 6.3: the EFH experiment', () => {
     expect(c.costs.gpu.mapFixedSeconds / gpu1!.speed.gpu).toBeCloseTo(MD_MAP_SECONDS.gpu9800gt, 9);
     expect(c.costs.gpu.mapFixedSeconds / gpu2!.speed.gpu).toBeCloseTo(MD_MAP_SECONDS.gpu210, 9);
     expect(c.costs.gpu.mapFixedSeconds * c.costs.gpu.jitter[1]).toBeLessThan(1800);
+  });
+});
+
+describe("seed 001 IV and III.B: DC's own estimates", () => {
+  it('are the longest a map takes on its own data, without a heartbeat: the largest execution time observed, non-local reads not accounted', () => {
+    for (const name of ['rtmr-workload-1', 'rtmr-workload-2']) {
+      const e = experiment(name);
+      expect(e.specs.find((s) => s.admission === 'dc')!.estimates).toEqual({ basis: 'local-worst' });
+      // RTMR keeps the worst case (seed 000 IV.A: c_m^max covers "local disk, or remote disk").
+      expect(e.specs.find((s) => s.admission === 'rtmr')!.estimates).toBeUndefined();
+      expect(e.estimateBasis).toBe('worst');
+    }
+    const c = rtmrCluster('mr1');
+    const j = workloadII(1)[0]!;
+    const perMap = (view: typeof c) => worstMapSecondsOn(view, { ...j, inputBytes: j.maps * 128 * MB });
+    // 0.15 s/MB x 128 MB at the top of the jitter range; the worst case adds the remote read (x 1.5).
+    expect(perMap(estimateView(c, 'local-worst'))).toBeCloseTo(19.2, 9);
+    expect(perMap(estimateView(c, 'local-mean'))).toBeCloseTo(15.36, 9);
+    expect(perMap(estimateView(c, 'worst'))).toBeCloseTo(28.8, 9);
+    expect(estimateView(c, 'local-worst').heartbeatSeconds).toBe(0);
+  });
+});
+
+describe('seed 000 Table VI, its shape: RTMR keeps every promise, DC does not', () => {
+  it('on workload II (seeds 1-5), RTMR meets every admitted deadline and DC misses some', () => {
+    const e = experiment('rtmr-workload-2');
+    const specs = e.specs.filter((s) => s.label === 'dc' || s.label === 'rtmr');
+    let dcMissed = 0;
+    for (const seed of [1, 2, 3, 4, 5]) {
+      const jobs = e.jobs(seed);
+      const runs = runPolicies({
+        cluster: e.cluster,
+        jobs,
+        specs,
+        seed,
+        estimateModel: e.estimateModel,
+        estimateBasis: e.estimateBasis,
+        jobsFor: (spec) => e.jobsFor!(spec, jobs),
+      });
+      const [dc, rtmr] = runs.map((r) => r.summary);
+      expect(rtmr!.successRatio).toBe(1);
+      dcMissed += dc!.accepted - dc!.succeeded;
+    }
+    expect(dcMissed).toBeGreaterThan(0);
   });
 });

@@ -453,7 +453,8 @@ export function sweepChart(input: SweepChartInput): TopLevelSpec {
     const y = {
       field: 'value',
       type: 'quantitative',
-      title: p.yLabel,
+      // Named in the panel's subtitle: a long rotated axis title shifts the panel's title.
+      title: null,
       scale: { zero: false },
       ...(percent ? { axis: { format: '.0%' } } : {}),
     };
@@ -468,7 +469,7 @@ export function sweepChart(input: SweepChartInput): TopLevelSpec {
       : { field: 'x', type: 'ordinal', title: input.xLabel, sort: input.x, axis: { labelAngle: 0 } };
     const color = { field: 'series', type: 'nominal', title: 'series', scale: colourScale };
     return {
-      title: p.title,
+      title: { text: p.title, subtitle: p.yLabel, frame: 'group' },
       width: 300,
       height: 260,
       layer: [
