@@ -1,4 +1,5 @@
 import type { EstimateModel } from '../core/learning';
+import { DELAY_WAIT_RULES } from '../core/placement/delay';
 import type { ClusterSpec, TaskCostSpec, TraceJob } from './model';
 import { ESTIMATE_BASES, type EstimateBasis, type PolicySpec } from './policies';
 import {
@@ -216,6 +217,14 @@ function admissionHeadline(name: string): HeadlinePanel[] {
 }
 
 const LOCALITY_PARAMETERS: readonly ExperimentParameter[] = [
+  {
+    name: 'delayWait',
+    description:
+      "how delay scheduling counts a skipped job's wait: first-skip (time since first skipped) or hadoop1 (Hadoop 1's fair scheduler: only over heartbeats after one it was skipped at, reset by every launch)",
+    kind: 'choice',
+    default: 'first-skip',
+    choices: DELAY_WAIT_RULES,
+  },
   heartbeat,
   {
     name: 'remoteReadPenalty',
@@ -227,9 +236,10 @@ const LOCALITY_PARAMETERS: readonly ExperimentParameter[] = [
   },
   {
     name: 'taskScale',
-    description: "loadgen's task times times this (ours: 0.15 s/MB, about 19 s a block): the cluster's load",
+    description:
+      "loadgen's task times times this (0.15 s/MB, about 19 s a block, at 1): the cluster's load; 3 by default, where waiting for locality delays tasks as seed 004 4.4.2 describes",
     kind: 'number',
-    default: 1,
+    default: 3,
     min: 0.01,
     max: 100,
   },
@@ -469,18 +479,19 @@ export function experiment(name: string, given: Readonly<Record<string, SettingV
         { label: 'matchmaking', admission: null, placement: 'matchmaking' },
         { label: 'fair-matchmaking', admission: null, placement: 'fair-matchmaking' },
       ];
+      const waitRule = settings.delayWait === 'first-skip' ? {} : { waitRule: settings.delayWait };
       for (const d of DELAY_VALUES_SECONDS) {
         specs.push({
           label: `delay:D=${d}`,
           admission: null,
           placement: 'delay',
-          placementArgs: { maxDelayMs: d * 1000 },
+          placementArgs: { maxDelayMs: d * 1000, ...waitRule },
         });
         specs.push({
           label: `fair-delay:D=${d}`,
           admission: null,
           placement: 'fair-delay',
-          placementArgs: { maxDelayMs: d * 1000 },
+          placementArgs: { maxDelayMs: d * 1000, ...waitRule },
         });
       }
       const base = localityCluster();
@@ -507,7 +518,8 @@ export function experiment(name: string, given: Readonly<Record<string, SettingV
     }
     case 'efh': {
       const longWaitThresholdMs = num('aeThresholdSeconds') * 1000;
-      const placementArgs = longWaitThresholdMs === 300_000 ? undefined : { longWaitThresholdMs };
+      const noAeArgs = longWaitThresholdMs === 300_000 ? undefined : { longWaitThresholdMs };
+      const efhArgs = noAeArgs;
       return {
         name,
         description:
@@ -520,9 +532,9 @@ export function experiment(name: string, given: Readonly<Record<string, SettingV
             label: 'efh-no-ae',
             admission: null,
             placement: 'efh-no-ae',
-            ...(placementArgs && { placementArgs }),
+            ...(noAeArgs && { placementArgs: noAeArgs }),
           },
-          { label: 'efh', admission: null, placement: 'efh', ...(placementArgs && { placementArgs }) },
+          { label: 'efh', admission: null, placement: 'efh', ...(efhArgs && { placementArgs: efhArgs }) },
           { label: 'ideal-energy', admission: null, placement: 'ideal-energy' },
         ],
         parameters: EFH_PARAMETERS,

@@ -284,3 +284,27 @@ describe('seed 000 Table VI, its shape: RTMR keeps every promise, DC does not', 
     expect(dcMissed).toBeGreaterThan(0);
   });
 });
+
+describe("seed 004 Figure 4.1, its shape: matchmaking's locality above delay scheduling's at every D", () => {
+  it('holds on the locality experiment as built (seeds 1-5), with FIFO lowest; at the earlier task times it did not', () => {
+    const rates = (taskScale: number) => {
+      const e = experiment('locality', { taskScale });
+      const specs = e.specs.filter((s) => !s.label.startsWith('fair'));
+      const sum = new Map<string, number>();
+      for (const seed of [1, 2, 3, 4, 5]) {
+        for (const r of runPolicies({ cluster: e.cluster, jobs: e.jobs(seed), specs, seed }))
+          sum.set(r.spec.label, (sum.get(r.spec.label) ?? 0) + (r.summary.localityRate as number) / 5);
+      }
+      return sum;
+    };
+    expect(experiment('locality').settings.taskScale).toBe(3);
+    const now = rates(3);
+    const delays = [...now].filter(([l]) => l.startsWith('delay:D='));
+    expect(delays).toHaveLength(DELAY_VALUES_SECONDS.length);
+    for (const [, rate] of delays) expect(now.get('matchmaking')!).toBeGreaterThan(rate);
+    for (const [l, rate] of now) if (l !== 'fifo') expect(now.get('fifo')!).toBeLessThan(rate);
+    // With a third of the load, waiting for locality costs nothing and delay scheduling at 30 s wins.
+    const before = rates(1);
+    expect(before.get('delay:D=30')!).toBeGreaterThan(before.get('matchmaking')!);
+  });
+});
