@@ -287,6 +287,14 @@ const LOCALITY_HEADLINE: HeadlinePanel[] = [
 
 const EFH_PARAMETERS: readonly ExperimentParameter[] = [
   {
+    name: 'aeScope',
+    description:
+      "which MD jobs EFH's adaptive execution lets onto CPU containers: all (Table 6.2 as written) or long-waiting (6.3.3: it \"allows some 'long waiting' GPU jobs to run on a CPU node\")",
+    kind: 'choice',
+    default: 'all',
+    choices: ['all', 'long-waiting'],
+  },
+  {
     name: 'mdCpuSeconds',
     description: `an MD map's time on a CPU core, s (derived: ${MD_MAP_SECONDS.cpu}; GPUs ${MD_MAP_SECONDS.gpu9800gt} s and ${MD_MAP_SECONDS.gpu210} s)`,
     kind: 'number',
@@ -309,7 +317,7 @@ const EFH_PARAMETERS: readonly ExperimentParameter[] = [
       'energy of an MD map on a CPU server beyond idle, kWh (Table 6.8: 0.0269; GPU servers by Tables 6.9-6.10)',
     kind: 'number',
     default: 0.0269,
-    min: 0,
+    min: 0.0001,
     max: 10,
   },
 ];
@@ -519,7 +527,8 @@ export function experiment(name: string, given: Readonly<Record<string, SettingV
     case 'efh': {
       const longWaitThresholdMs = num('aeThresholdSeconds') * 1000;
       const noAeArgs = longWaitThresholdMs === 300_000 ? undefined : { longWaitThresholdMs };
-      const efhArgs = noAeArgs;
+      const efhArgs =
+        settings.aeScope === 'all' ? noAeArgs : { ...noAeArgs, aeScope: settings.aeScope as string };
       return {
         name,
         description:
