@@ -416,9 +416,12 @@ export interface SweepChartInput {
  * shared by name across panels.
  */
 export function sweepChart(input: SweepChartInput): TopLevelSpec {
-  const numeric = input.x.every((v) => typeof v === 'number');
+  // Positive numbers spanning 10 times or more on a log axis, other positive numbers on a linear
+  // one; words, and numbers with a 0 or below (no log axis, and 0 and 60 would share a label
+  // next to 3600), as evenly spaced categories in the order given.
   const nums = input.x as number[];
-  const logX = numeric && nums.every((v) => v > 0) && Math.max(...nums) / Math.min(...nums) >= 10;
+  const numeric = input.x.every((v) => typeof v === 'number' && v > 0);
+  const logX = numeric && Math.max(...nums) / Math.min(...nums) >= 10;
   const names = [...new Set(input.panels.flatMap((p) => p.series.map((s) => s.name)))];
   const colourScale = { domain: names, range: names.map((_, i) => colour(i)) };
   const panel = (p: SweepPanel) => {
@@ -442,8 +445,10 @@ export function sweepChart(input: SweepChartInput): TopLevelSpec {
       .filter((s) => s.seed !== undefined)
       .map((s) => ({ series: s.name, seed: s.seed as number }));
     // One label per distinct seed value, naming every series at it (their dashed lines coincide).
-    const labels = [...new Set(refs.map((r) => r.seed))].map((v) => ({
+    const labels = [...new Set(refs.map((r) => r.seed))].map((v, i) => ({
       seed: v,
+      // Alternate sides, so that labels of close values do not overprint.
+      side: i % 2 === 0 ? 'right' : 'left',
       series: (refs.find((r) => r.seed === v) as { series: string }).series,
       label: `seed ${refs
         .filter((r) => r.seed === v)
@@ -464,7 +469,7 @@ export function sweepChart(input: SweepChartInput): TopLevelSpec {
           type: 'quantitative',
           title: input.xLabel,
           scale: logX ? { type: 'log', nice: false, padding: 12 } : { zero: false, padding: 12 },
-          axis: { values: input.x, format: '~g', grid: true, labelAngle: 0 },
+          axis: { values: input.x, format: '~r', grid: true, labelAngle: 0 },
         }
       : { field: 'x', type: 'ordinal', title: input.xLabel, sort: input.x, axis: { labelAngle: 0 } };
     const color = { field: 'series', type: 'nominal', title: 'series', scale: colourScale };
@@ -507,16 +512,24 @@ export function sweepChart(input: SweepChartInput): TopLevelSpec {
                     mark: { type: 'rule', strokeDash: [6, 4], strokeWidth: 1.5 },
                     encoding: { y: { ...y, field: 'seed' }, color, description: { field: 'label' } },
                   },
-                  {
+                  ...(['right', 'left'] as const).map((side) => ({
                     data: { values: labels },
-                    mark: { type: 'text', align: 'right', baseline: 'bottom', dy: -2, fontSize: 10 },
+                    transform: [{ filter: { field: 'side', equal: side } }],
+                    mark: {
+                      type: 'text',
+                      align: side,
+                      baseline: 'bottom',
+                      dx: side === 'left' ? 2 : -2,
+                      dy: -2,
+                      fontSize: 10,
+                    },
                     encoding: {
                       y: { ...y, field: 'seed' },
-                      x: { value: 300 },
+                      x: { value: side === 'right' ? 300 : 0 },
                       text: { field: 'label' },
                       color,
                     },
-                  },
+                  })),
                 ],
               },
             ]
