@@ -8,11 +8,13 @@ import type { ClusterSpec, TraceJob } from './model';
 import {
   admissionPort,
   estimateView,
+  measuredEstimates,
   noAdmission,
   placementPort,
   simulatorRegistry,
   worstCaseEstimates,
   type EstimateBasis,
+  type MeasuredTask,
   type PolicySpec,
 } from './policies';
 
@@ -68,19 +70,28 @@ export interface RunResult {
 export function runPolicies(req: RunRequest): RunResult[] {
   const registry = req.registry ?? simulatorRegistry();
   const out: RunResult[] = [];
+  // 'measured' figures come from one earlier run of the whole workload, shared by every policy.
+  let measured: EstimateBook | null = null;
+  const measuredBook = (): EstimateBook =>
+    (measured ??= measuredEstimates(req.jobs, calibrationTasks(req, registry), req.cluster));
   for (const spec of req.specs) {
     const jobs = req.jobsFor ? req.jobsFor(spec) : req.jobs;
     const started = process.hrtime.bigint();
     const model = req.estimateModel ?? 'floored';
     let engineRef: Engine | null = null;
-    const view = estimateView(req.cluster, spec.estimates?.basis ?? req.estimateBasis ?? 'worst');
-    const estimates = worstCaseEstimates(
-      jobs,
-      (j) => worstMapSecondsOn(view, j),
-      (j) => worstReduceSecondsOn(view, j),
-      view,
-      (spec.admission ? registry.admissionCapabilities(spec.admission).estimateModel : undefined) ?? model,
-    );
+    const basis = spec.estimates?.basis ?? req.estimateBasis ?? 'worst';
+    const view = estimateView(req.cluster, basis);
+    const estimates =
+      basis === 'measured'
+        ? measuredBook()
+        : worstCaseEstimates(
+            jobs,
+            (j) => worstMapSecondsOn(view, j),
+            (j) => worstReduceSecondsOn(view, j),
+            view,
+            (spec.admission ? registry.admissionCapabilities(spec.admission).estimateModel : undefined) ??
+              model,
+          );
     const scaled = scaleBook(estimates, spec.estimates?.scale ?? req.estimateScale ?? 1);
     const learning =
       req.learning === undefined ? (model === 'paper' ? null : DEFAULT_LEARNING) : req.learning;
@@ -133,6 +144,34 @@ export function runPolicies(req: RunRequest): RunResult[] {
     });
   }
   return out;
+}
+
+/**
+ * The finished tasks of the workload run once under FIFO with no admission, on the same cluster
+ * and seed: the history seed 000 IV.A learns c_m^max and c_r^max from.
+ */
+function calibrationTasks(req: RunRequest, registry: PolicyRegistry): MeasuredTask[] {
+  let engineRef: Engine | null = null;
+  const placement = placementPort(
+    'fifo',
+    {},
+    req.cluster,
+    {
+      nodeId: (i) => (engineRef as Engine).nodeId(i),
+      orderKeyMs: (j) => j.spec.arrival * 1000,
+      orderKeyFixed: true,
+      keepPromise: false,
+    },
+    registry,
+  );
+  const engine = new Engine(req.cluster, { seed: req.seed, admission: noAdmission(req.cluster), placement });
+  engineRef = engine;
+  for (const j of req.jobs) engine.submit(j);
+  engine.run();
+  return engine
+    .taskRecords()
+    .filter((t) => t.completed)
+    .map((t) => ({ job: t.job, kind: t.kind, index: t.index, seconds: t.end - t.start }));
 }
 
 /** Every figure of the book times `k` (eta is a ratio of sizes, not a cost: kept). */

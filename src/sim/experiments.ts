@@ -146,7 +146,7 @@ const ADMISSION_PARAMETERS: readonly ExperimentParameter[] = [
   {
     name: 'estimates',
     description:
-      "what every admission policy's figures are taken from: worst (remote read, slowest jitter, plus a heartbeat), local-worst (slowest local task), local-mean (mean local task)",
+      "what every admission policy's figures are taken from: worst (remote read, slowest jitter, plus a heartbeat), local-worst (slowest local task), local-mean (mean local task), measured (seed 000 IV.A: the largest time per MB observed in a FIFO run of the workload)",
     kind: 'choice',
     default: 'worst',
     choices: ESTIMATE_BASES,

@@ -15,10 +15,12 @@ export {
   ESTIMATE_BASES,
   estimateView,
   judgedBy,
+  measuredEstimates,
   toDeadlineJob,
   traceClassOf,
   worstCaseEstimates,
   type EstimateBasis,
+  type MeasuredTask,
 } from './estimates';
 export { admissionPort, noAdmission } from './admission-port';
 export { energyProfileOf, placementPort, type PlacementPortOptions } from './placement-port';
