@@ -59,9 +59,11 @@ export const COMMAND_HELP: Readonly<Record<string, CommandHelp>> = {
     notes: [
       'Writes summary.json, a per-job CSV and SVG plots to --out.',
       'Another tenant on a unified cluster (--tenant-share and the options after it): docs/simulator.md.',
+      "--sweep PARAM=a,b,c runs an experiment once per value of one of its parameters and writes sweep.json, sweep.csv and a plot of its headline figures against PARAM, the seed's figures as dashed lines; a wrong PARAM lists the experiment's parameters.",
     ],
     examples: [
       'simulate --experiment rtmr-workload-1 --runs 5 --out sim-out',
+      'simulate --experiment rtmr-workload-2 --sweep deadlineScale=0.1,0.25,0.5,1 --runs 3 --out sim-sweep',
       'simulate --cluster examples/cluster.yaml --trace examples/trace.jsonl --policies rtmr,dc,fifo-all+fifo',
       'simulate --cluster examples/cluster.yaml --trace examples/sls-sample.json --policies rtmr --sls-deadline-factor 2 --skip-bad',
       'simulate --experiment tenants --runs 3 --out sim-tenants',

@@ -4,12 +4,13 @@ import { Command, InvalidArgumentError } from 'commander';
 import { SimulationStalledError } from '../errors/simulation-stalled';
 import { ValidationError, type ValidationIssue } from '../errors/validation';
 import { runPolicies, type RunResult } from '../sim/driver';
-import { EXPERIMENTS, experiment } from '../sim/experiments';
+import { EXPERIMENTS, experiment, type Experiment } from '../sim/experiments';
 import { parseClusterFile } from '../sim/formats/cluster-file';
 import { TRACE_FORMATS, readTraceFile, type TraceFormat } from '../sim/formats/trace-reader';
 import type { ClusterSpec, TraceJob } from '../sim/model';
-import { parsePolicyList, type PolicySpec } from '../sim/policies';
-import { aggregate, writeReport } from '../sim/report';
+import { parsePolicyList, type EstimateBasis, type PolicySpec } from '../sim/policies';
+import { aggregate, writeReport, type SummaryFile } from '../sim/report';
+import { parseSweep, sweepFile, writeSweep, type SweepFile, type SweepRequest } from '../sim/sweep';
 import type { EstimateModel } from '../core/learning';
 import { tenantIssues, tenantOf, type TenantSpec } from '../sim/tenant';
 
@@ -38,6 +39,7 @@ interface SimulateOptions {
   tenantMax?: number;
   preemption?: 'on' | 'off';
   tenantReleases?: 'known' | 'unknown';
+  sweep?: string;
 }
 
 function int(name: string, min: number) {
@@ -151,6 +153,9 @@ export interface SimulationPlan {
   sweep?: { parameter: string; values: number[] };
   /** How admission's worst-case estimates are modelled (docs/estimates.md); floored by default. */
   estimateModel?: EstimateModel;
+  /** What admission's figures are taken from, and a factor on them (an experiment's settings). */
+  estimateBasis?: EstimateBasis;
+  estimateScale?: number;
 }
 
 /**
@@ -179,6 +184,38 @@ function issueText(i: ValidationIssue): string {
   return `  ${i.file ? `${i.file}${i.line !== undefined ? `:${i.line}` : ''}: ` : ''}${i.path}: ${i.message}`;
 }
 
+/** Runs `plan` once per seed, each policy on a fresh engine, and aggregates the figures over the seeds. */
+export function runSeeds(
+  plan: SimulationPlan,
+  seeds: number[],
+  log: (line: string) => void,
+  stream?: NodeJS.WriteStream,
+  labelPrefix = '',
+): { summary: SummaryFile; runs: RunResult[][] } {
+  const progress = progressReporter(stream);
+  const runs: RunResult[][] = [];
+  for (const seed of seeds) {
+    log(`${labelPrefix}seed ${seed}`);
+    const jobs = plan.jobs(seed);
+    const results = runPolicies({
+      cluster: plan.cluster,
+      jobs,
+      specs: plan.specs,
+      seed,
+      estimateModel: plan.estimateModel ?? 'floored',
+      ...(plan.estimateBasis === undefined ? {} : { estimateBasis: plan.estimateBasis }),
+      ...(plan.estimateScale === undefined ? {} : { estimateScale: plan.estimateScale }),
+      jobsFor: plan.jobsFor
+        ? (spec) => (plan.jobsFor as NonNullable<SimulationPlan['jobsFor']>)(spec, jobs)
+        : undefined,
+      onProgress: (label, done, total) => progress.update(labelPrefix + label, done, total),
+    });
+    for (const r of results) progress.finish(labelPrefix + r.spec.label, r);
+    runs.push(results);
+  }
+  return { summary: aggregate(plan.name, seeds, runs), runs };
+}
+
 export async function runPlan(
   plan: SimulationPlan,
   seeds: number[],
@@ -187,30 +224,56 @@ export async function runPlan(
   stream?: NodeJS.WriteStream,
   options: { png?: boolean } = {},
 ): Promise<string[]> {
-  const progress = progressReporter(stream);
-  const runs: RunResult[][] = [];
-  for (const seed of seeds) {
-    log(`seed ${seed}`);
-    const jobs = plan.jobs(seed);
-    const results = runPolicies({
-      cluster: plan.cluster,
-      jobs,
-      specs: plan.specs,
-      seed,
-      estimateModel: plan.estimateModel ?? 'floored',
-      jobsFor: plan.jobsFor
-        ? (spec) => (plan.jobsFor as NonNullable<SimulationPlan['jobsFor']>)(spec, jobs)
-        : undefined,
-      onProgress: (label, done, total) => progress.update(label, done, total),
-    });
-    for (const r of results) progress.finish(r.spec.label, r);
-    runs.push(results);
-  }
-  const summary = aggregate(plan.name, seeds, runs);
+  const { summary, runs } = runSeeds(plan, seeds, log, stream);
   return writeReport(out, summary, runs, {
     ...(plan.sweep ? { sweep: plan.sweep } : {}),
     png: options.png ?? true,
   });
+}
+
+/** A built-in experiment as a plan to run. */
+export function planOf(e: Experiment): SimulationPlan {
+  return {
+    name: e.name,
+    cluster: e.cluster,
+    jobs: e.jobs,
+    specs: e.specs,
+    jobsFor: e.jobsFor,
+    sweep: e.sweep,
+    ...(e.estimateModel === undefined ? {} : { estimateModel: e.estimateModel }),
+    ...(e.estimateBasis === undefined ? {} : { estimateBasis: e.estimateBasis }),
+    ...(e.estimateScale === undefined ? {} : { estimateScale: e.estimateScale }),
+  };
+}
+
+/**
+ * `--sweep`: builds `experimentName` once per value of the parameter, runs each over `seeds`
+ * (progress on `stream`: which value, then each policy's bar), and writes sweep.json, sweep.csv
+ * and the plot to `out` (src/sim/sweep.ts). `estimateModel` overrides the experiment's.
+ */
+export async function runSweep(
+  experimentName: string,
+  req: SweepRequest,
+  seeds: number[],
+  out: string,
+  log: (line: string) => void,
+  stream?: NodeJS.WriteStream,
+  options: { png?: boolean; estimateModel?: EstimateModel } = {},
+): Promise<{ files: string[]; file: SweepFile }> {
+  const results: Array<{ experiment: Experiment; summary: SummaryFile }> = [];
+  const n = req.values.length;
+  req.values.forEach((value, i) => {
+    const e = experiment(experimentName, { [req.parameter.name]: value });
+    const plan = planOf(e);
+    if (options.estimateModel !== undefined) plan.estimateModel = options.estimateModel;
+    log(`sweep ${req.parameter.name}=${value} (${i + 1}/${n}) [${'#'.repeat(i)}${'.'.repeat(n - i)}]`);
+    const { summary } = runSeeds(plan, seeds, log, stream, `[${i + 1}/${n}] `);
+    results.push({ experiment: e, summary });
+  });
+  const first = experiment(experimentName);
+  const file = sweepFile(first, req, seeds, results);
+  const files = await writeSweep(out, file, first.headline, req.parameter, { png: options.png ?? true });
+  return { files, file };
 }
 
 export function simulateCommand(): Command {
@@ -273,6 +336,10 @@ export function simulateCommand(): Command {
       "whether admission knows when the tenant's containers end (default unknown)",
       oneOf('known', 'unknown'),
     )
+    .option(
+      '--sweep <PARAM=a,b,c>',
+      "with --experiment: run it once per value of one of its parameters and plot the headline figures against it (docs/simulator.md, 'Sweeps')",
+    )
     .option('--out <dir>', 'output directory', 'sim-out')
     .option('--no-png', 'write only the Vega-Lite specs and SVGs of the plots, no PNG copies')
     .action(async (opts: SimulateOptions & { png: boolean }) => {
@@ -287,17 +354,44 @@ export function simulateCommand(): Command {
             `unknown experiment "${opts.experiment}"; known: ${EXPERIMENTS.join(', ')}`,
           );
         }
-        const e = experiment(opts.experiment);
-        plan = {
-          name: e.name,
-          cluster: e.cluster,
-          jobs: e.jobs,
-          specs: e.specs,
-          jobsFor: e.jobsFor,
-          sweep: e.sweep,
-          ...(e.estimateModel === undefined ? {} : { estimateModel: e.estimateModel }),
-        };
+        if (opts.sweep !== undefined) {
+          let req: SweepRequest;
+          try {
+            req = parseSweep(opts.experiment, opts.sweep);
+          } catch (e) {
+            if (e instanceof RangeError) throw new InvalidArgumentError(e.message);
+            throw e;
+          }
+          const seeds = Array.from({ length: opts.runs }, (_, i) => opts.seed + i);
+          let files: string[];
+          try {
+            ({ files } = await runSweep(
+              opts.experiment,
+              req,
+              seeds,
+              opts.out,
+              (line) => process.stderr.write(`${line}\n`),
+              undefined,
+              {
+                png: opts.png,
+                ...(opts.estimateModel === undefined ? {} : { estimateModel: opts.estimateModel }),
+              },
+            ));
+          } catch (e) {
+            if (e instanceof SimulationStalledError) {
+              process.stderr.write(`${e.code}: ${e.message}\n`);
+              process.exitCode = 3;
+              return;
+            }
+            throw e;
+          }
+          process.stdout.write(`wrote ${files.length} files to ${opts.out}: ${files.join(', ')}\n`);
+          return;
+        }
+        plan = planOf(experiment(opts.experiment));
       } else {
+        if (opts.sweep !== undefined)
+          throw new InvalidArgumentError('--sweep varies a built-in experiment: give --experiment NAME');
         if (!opts.cluster || !opts.trace || !opts.policies) {
           throw new InvalidArgumentError(
             'give --experiment NAME, or all of --cluster FILE --trace FILE --policies LIST',

@@ -14,10 +14,14 @@ import { summarize, type PolicySummary } from './metrics';
 import type { ClusterSpec, TraceJob } from './model';
 import {
   admissionPort,
+  estimateView,
+  measuredEstimates,
   noAdmission,
   placementPort,
   simulatorRegistry,
   worstCaseEstimates,
+  type EstimateBasis,
+  type MeasuredTask,
   type PolicySpec,
 } from './policies';
 import { preemptionModelOf, tenantShares, tenantWorkload, validateTenant, type TenantSpec } from './tenant';
@@ -47,6 +51,12 @@ export interface RunRequest {
    */
   estimateScale?: number;
   /**
+   * What admission's figures are taken from (policies/estimates.ts, ESTIMATE_BASES): the
+   * model's worst case (default), or a task's longest or mean time on its own data. A spec's
+   * own `estimates` overrides this and estimateScale for that policy.
+   */
+  estimateBasis?: EstimateBasis;
+  /**
    * How a policy with feedback (RTMR) learns from finished jobs and handles overruns
    * (overrun-feedback.ts); null: it does not. Default: DEFAULT_LEARNING under the floored
    * model, null under 'paper' (the runs the papers' figures were recorded with). A task within
@@ -70,20 +80,30 @@ export interface RunResult {
 export function runPolicies(req: RunRequest): RunResult[] {
   const registry = req.registry ?? simulatorRegistry();
   const out: RunResult[] = [];
+  // 'measured' figures come from one earlier run of the whole workload, shared by every policy.
+  let measured: EstimateBook | null = null;
+  const measuredBook = (): EstimateBook =>
+    (measured ??= measuredEstimates(req.jobs, calibrationTasks(req, registry), req.cluster));
   for (const spec of req.specs) {
     const jobs = req.jobsFor ? req.jobsFor(spec) : req.jobs;
     const started = process.hrtime.bigint();
     const model = req.estimateModel ?? 'floored';
     let engineRef: Engine | null = null;
     const tenant = spec.tenant ? engineTenant(req.cluster, spec.tenant, jobs, req.seed) : undefined;
-    const estimates = worstCaseEstimates(
-      jobs,
-      (j) => worstMapSecondsOn(req.cluster, j),
-      (j) => worstReduceSecondsOn(req.cluster, j),
-      req.cluster,
-      (spec.admission ? registry.admissionCapabilities(spec.admission).estimateModel : undefined) ?? model,
-    );
-    const scaled = scaleBook(estimates, req.estimateScale ?? 1);
+    const basis = spec.estimates?.basis ?? req.estimateBasis ?? 'worst';
+    const view = estimateView(req.cluster, basis);
+    const estimates =
+      basis === 'measured'
+        ? measuredBook()
+        : worstCaseEstimates(
+            jobs,
+            (j) => worstMapSecondsOn(view, j),
+            (j) => worstReduceSecondsOn(view, j),
+            view,
+            (spec.admission ? registry.admissionCapabilities(spec.admission).estimateModel : undefined) ??
+              model,
+          );
+    const scaled = scaleBook(estimates, spec.estimates?.scale ?? req.estimateScale ?? 1);
     const learning =
       req.learning === undefined ? (model === 'paper' ? null : DEFAULT_LEARNING) : req.learning;
     const admission = spec.admission
@@ -166,6 +186,34 @@ function engineTenant(
     model: preemptionModelOf(spec, shares),
     jobs: tenantWorkload(spec.workload, seed, horizon),
   };
+}
+
+/**
+ * The finished tasks of the workload run once under FIFO with no admission, on the same cluster
+ * and seed: the history seed 000 IV.A learns c_m^max and c_r^max from.
+ */
+function calibrationTasks(req: RunRequest, registry: PolicyRegistry): MeasuredTask[] {
+  let engineRef: Engine | null = null;
+  const placement = placementPort(
+    'fifo',
+    {},
+    req.cluster,
+    {
+      nodeId: (i) => (engineRef as Engine).nodeId(i),
+      orderKeyMs: (j) => j.spec.arrival * 1000,
+      orderKeyFixed: true,
+      keepPromise: false,
+    },
+    registry,
+  );
+  const engine = new Engine(req.cluster, { seed: req.seed, admission: noAdmission(req.cluster), placement });
+  engineRef = engine;
+  for (const j of req.jobs) engine.submit(j);
+  engine.run();
+  return engine
+    .taskRecords()
+    .filter((t) => t.completed)
+    .map((t) => ({ job: t.job, kind: t.kind, index: t.index, seconds: t.end - t.start }));
 }
 
 /** Every figure of the book times `k` (eta is a ratio of sizes, not a cost: kept). */

@@ -216,6 +216,7 @@ function efhGpuServer(
   mdMapSeconds: number,
   idleWatts: number,
   efficiency: { cpu: number; gpu: number; gpuOnCpu: number },
+  md: { cpuSeconds: number; kWh: number },
 ): NodeClassSpec {
   return cls({
     name,
@@ -225,12 +226,12 @@ function efhGpuServer(
     reduceSlots: 1,
     gpuContainers: 1,
     labels: ['gpu'],
-    speed: { cpu: 1, gpu: MD_MAP_SECONDS.cpu / mdMapSeconds, gpuOnCpu: 1 },
+    speed: { cpu: 1, gpu: md.cpuSeconds / mdMapSeconds, gpuOnCpu: 1 },
     idleWatts,
     taskEnergyKWh: {
       cpu: EFH_LOADGEN_CPU_KWH / efficiency.cpu,
-      gpu: EFH_MD_CPU_KWH / efficiency.gpu,
-      gpuOnCpu: EFH_MD_CPU_KWH / efficiency.gpuOnCpu,
+      gpu: md.kWh / efficiency.gpu,
+      gpuOnCpu: md.kWh / efficiency.gpuOnCpu,
     },
   });
 }
@@ -242,7 +243,12 @@ function efhGpuServer(
  * derived from Tables 6.8-6.10 (docs/simulator.md shows the arithmetic). Energy is
  * counted over the seed's 6.5 h window (6.3.3).
  */
-export function efhCluster(): ClusterSpec {
+export function efhCluster(options: { mdCpuSeconds?: number; mdMapKWh?: number } = {}): ClusterSpec {
+  // An experiment may sweep the MD map's CPU time (GPU times stay) and its energy per map.
+  const md = {
+    cpuSeconds: options.mdCpuSeconds ?? MD_MAP_SECONDS.cpu,
+    kWh: options.mdMapKWh ?? EFH_MD_CPU_KWH,
+  };
   return clusterOf({
     slotModel: 'unified',
     nodeClasses: [
@@ -254,17 +260,17 @@ export function efhCluster(): ClusterSpec {
         reduceSlots: 1,
         speed: { cpu: 1, gpu: 1, gpuOnCpu: 1 },
         idleWatts: 235,
-        taskEnergyKWh: { cpu: EFH_LOADGEN_CPU_KWH, gpu: EFH_MD_CPU_KWH, gpuOnCpu: EFH_MD_CPU_KWH },
+        taskEnergyKWh: { cpu: EFH_LOADGEN_CPU_KWH, gpu: md.kWh, gpuOnCpu: md.kWh },
       }),
       // Efficiency factors relative to the CPU server from Tables 6.9 / 6.10 (energy = 1 / factor).
-      efhGpuServer('gpu-9800gt', MD_MAP_SECONDS.gpu9800gt, 78, { cpu: 1.04, gpu: 1.41, gpuOnCpu: 1.23 }),
-      efhGpuServer('gpu-210', MD_MAP_SECONDS.gpu210, 68, { cpu: 1.05, gpu: 1.52, gpuOnCpu: 1.4 }),
+      efhGpuServer('gpu-9800gt', MD_MAP_SECONDS.gpu9800gt, 78, { cpu: 1.04, gpu: 1.41, gpuOnCpu: 1.23 }, md),
+      efhGpuServer('gpu-210', MD_MAP_SECONDS.gpu210, 68, { cpu: 1.05, gpu: 1.52, gpuOnCpu: 1.4 }, md),
     ],
     costs: {
       cpu: LOADGEN_COST,
       // MD simulation: compute-bound, input ~60 KB (6.3.1); a map on a CPU core: MD_MAP_SECONDS.
       gpu: {
-        mapFixedSeconds: MD_MAP_SECONDS.cpu,
+        mapFixedSeconds: md.cpuSeconds,
         mapSecondsPerMB: 0,
         reduceFixedSeconds: 20,
         reduceSecondsPerMB: 0,

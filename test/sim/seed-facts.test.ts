@@ -1,4 +1,7 @@
+import { runPolicies } from '../../src/sim/driver';
+import { worstMapSecondsOn } from '../../src/sim/engine';
 import { DELAY_VALUES_SECONDS, experiment } from '../../src/sim/experiments';
+import { estimateView } from '../../src/sim/policies';
 import { MB, slotTotals, totalNodes } from '../../src/sim/model';
 import {
   EFH_BINS,
@@ -235,5 +238,73 @@ describe('seed 004 section 6.3: the EFH experiment', () => {
     expect(c.costs.gpu.mapFixedSeconds / gpu1!.speed.gpu).toBeCloseTo(MD_MAP_SECONDS.gpu9800gt, 9);
     expect(c.costs.gpu.mapFixedSeconds / gpu2!.speed.gpu).toBeCloseTo(MD_MAP_SECONDS.gpu210, 9);
     expect(c.costs.gpu.mapFixedSeconds * c.costs.gpu.jitter[1]).toBeLessThan(1800);
+  });
+});
+
+describe("seed 001 IV and III.B: DC's own estimates", () => {
+  it('are the longest a map takes on its own data, without a heartbeat: the largest execution time observed, non-local reads not accounted', () => {
+    for (const name of ['rtmr-workload-1', 'rtmr-workload-2']) {
+      const e = experiment(name);
+      expect(e.specs.find((s) => s.admission === 'dc')!.estimates).toEqual({ basis: 'local-worst' });
+      // RTMR keeps the worst case (seed 000 IV.A: c_m^max covers "local disk, or remote disk").
+      expect(e.specs.find((s) => s.admission === 'rtmr')!.estimates).toBeUndefined();
+      expect(e.estimateBasis).toBe('worst');
+    }
+    const c = rtmrCluster('mr1');
+    const j = workloadII(1)[0]!;
+    const perMap = (view: typeof c) => worstMapSecondsOn(view, { ...j, inputBytes: j.maps * 128 * MB });
+    // 0.15 s/MB x 128 MB at the top of the jitter range; the worst case adds the remote read (x 1.5).
+    expect(perMap(estimateView(c, 'local-worst'))).toBeCloseTo(19.2, 9);
+    expect(perMap(estimateView(c, 'local-mean'))).toBeCloseTo(15.36, 9);
+    expect(perMap(estimateView(c, 'worst'))).toBeCloseTo(28.8, 9);
+    expect(estimateView(c, 'local-worst').heartbeatSeconds).toBe(0);
+  });
+});
+
+describe('seed 000 Table VI, its shape: RTMR keeps every promise, DC does not', () => {
+  it('on workload II (seeds 1-5), RTMR meets every admitted deadline and DC misses some', () => {
+    const e = experiment('rtmr-workload-2');
+    const specs = e.specs.filter((s) => s.label === 'dc' || s.label === 'rtmr');
+    let dcMissed = 0;
+    for (const seed of [1, 2, 3, 4, 5]) {
+      const jobs = e.jobs(seed);
+      const runs = runPolicies({
+        cluster: e.cluster,
+        jobs,
+        specs,
+        seed,
+        estimateModel: e.estimateModel,
+        estimateBasis: e.estimateBasis,
+        jobsFor: (spec) => e.jobsFor!(spec, jobs),
+      });
+      const [dc, rtmr] = runs.map((r) => r.summary);
+      expect(rtmr!.successRatio).toBe(1);
+      dcMissed += dc!.accepted - dc!.succeeded;
+    }
+    expect(dcMissed).toBeGreaterThan(0);
+  });
+});
+
+describe("seed 004 Figure 4.1, its shape: matchmaking's locality above delay scheduling's at every D", () => {
+  it('holds on the locality experiment as built (seeds 1-5), with FIFO lowest; at the earlier task times it did not', () => {
+    const rates = (taskScale: number) => {
+      const e = experiment('locality', { taskScale });
+      const specs = e.specs.filter((s) => !s.label.startsWith('fair'));
+      const sum = new Map<string, number>();
+      for (const seed of [1, 2, 3, 4, 5]) {
+        for (const r of runPolicies({ cluster: e.cluster, jobs: e.jobs(seed), specs, seed }))
+          sum.set(r.spec.label, (sum.get(r.spec.label) ?? 0) + (r.summary.localityRate as number) / 5);
+      }
+      return sum;
+    };
+    expect(experiment('locality').settings.taskScale).toBe(3);
+    const now = rates(3);
+    const delays = [...now].filter(([l]) => l.startsWith('delay:D='));
+    expect(delays).toHaveLength(DELAY_VALUES_SECONDS.length);
+    for (const [, rate] of delays) expect(now.get('matchmaking')!).toBeGreaterThan(rate);
+    for (const [l, rate] of now) if (l !== 'fifo') expect(now.get('fifo')!).toBeLessThan(rate);
+    // With a third of the load, waiting for locality costs nothing and delay scheduling at 30 s wins.
+    const before = rates(1);
+    expect(before.get('delay:D=30')!).toBeGreaterThan(before.get('matchmaking')!);
   });
 });

@@ -390,3 +390,160 @@ export function ganttChart(titleText: string, jobs: readonly GanttJob[], subtitl
     ],
   } as TopLevelSpec;
 }
+
+export interface SweepPanel {
+  title: string;
+  yLabel: string;
+  percent?: boolean;
+  /** One line per series over the swept values; `seed` is the seed's figure, drawn as a dashed reference line. */
+  series: Array<{ name: string; values: Array<number | null>; errors?: Array<number | null>; seed?: number }>;
+}
+
+export interface SweepChartInput {
+  title: string;
+  subtitle?: string;
+  /** The x axis title (the parameter, with its unit). */
+  xLabel: string;
+  /** The swept values, in the order given; numbers are drawn on a quantitative axis, words as categories. */
+  x: Array<number | string>;
+  panels: SweepPanel[];
+}
+
+/**
+ * A sweep: one panel per headline figure, side by side, each with a line per series against
+ * the swept parameter (whiskers +/- one sd over the seeds) and, where the seed publishes the
+ * figure, a dashed line of the same colour at the seed's value, labelled "seed". Colours are
+ * shared by name across panels.
+ */
+export function sweepChart(input: SweepChartInput): TopLevelSpec {
+  // Positive numbers spanning 10 times or more on a log axis, other positive numbers on a linear
+  // one; words, and numbers with a 0 or below (no log axis, and 0 and 60 would share a label
+  // next to 3600), as evenly spaced categories in the order given.
+  const nums = input.x as number[];
+  const numeric = input.x.every((v) => typeof v === 'number' && v > 0);
+  const logX = numeric && Math.max(...nums) / Math.min(...nums) >= 10;
+  const names = [...new Set(input.panels.flatMap((p) => p.series.map((s) => s.name)))];
+  const colourScale = { domain: names, range: names.map((_, i) => colour(i)) };
+  const panel = (p: SweepPanel) => {
+    const percent = p.percent ?? false;
+    const rows = p.series.flatMap((s) =>
+      input.x.map((x, i) => {
+        const v = s.values[i] ?? null;
+        const e = s.errors?.[i] ?? null;
+        const spread = v !== null && e !== null && e > 0;
+        return {
+          x,
+          series: s.name,
+          value: v,
+          lo: spread ? v - e : null,
+          hi: spread ? v + e : null,
+          label: `${s.name} at ${typeof x === 'number' ? formatValue(x) : x}: ${v === null ? 'n/a' : formatValue(v, percent)}`,
+        };
+      }),
+    );
+    const refs = p.series
+      .filter((s) => s.seed !== undefined)
+      .map((s) => ({ series: s.name, seed: s.seed as number }));
+    // One label per distinct seed value, naming every series at it (their dashed lines coincide).
+    const labels = [...new Set(refs.map((r) => r.seed))].map((v, i) => ({
+      seed: v,
+      // Alternate sides, so that labels of close values do not overprint.
+      side: i % 2 === 0 ? 'right' : 'left',
+      series: (refs.find((r) => r.seed === v) as { series: string }).series,
+      label: `seed ${refs
+        .filter((r) => r.seed === v)
+        .map((r) => r.series)
+        .join(', ')}: ${formatValue(v, percent)}`,
+    }));
+    const y = {
+      field: 'value',
+      type: 'quantitative',
+      // Named in the panel's subtitle: a long rotated axis title shifts the panel's title.
+      title: null,
+      scale: { zero: false },
+      ...(percent ? { axis: { format: '.0%' } } : {}),
+    };
+    const x = numeric
+      ? {
+          field: 'x',
+          type: 'quantitative',
+          title: input.xLabel,
+          scale: logX ? { type: 'log', nice: false, padding: 12 } : { zero: false, padding: 12 },
+          axis: { values: input.x, format: '~r', grid: true, labelAngle: 0 },
+        }
+      : { field: 'x', type: 'ordinal', title: input.xLabel, sort: input.x, axis: { labelAngle: 0 } };
+    const color = { field: 'series', type: 'nominal', title: 'series', scale: colourScale };
+    return {
+      title: { text: p.title, subtitle: p.yLabel, frame: 'group' },
+      width: 300,
+      height: 260,
+      layer: [
+        {
+          data: { values: rows },
+          transform: [{ filter: { field: 'value', valid: true } }],
+          encoding: { x, y, color, description: { field: 'label' }, tooltip: { field: 'label' } },
+          layer: [
+            { mark: { type: 'line', strokeWidth: 2 } },
+            {
+              mark: { type: 'point', filled: false, strokeWidth: 2, size: 60, opacity: 1 },
+              encoding: {
+                shape: {
+                  field: 'series',
+                  type: 'nominal',
+                  title: 'series',
+                  scale: { domain: names, range: names.map((_, i) => shape(i)) },
+                },
+              },
+            },
+          ],
+        },
+        {
+          data: { values: rows },
+          transform: [{ filter: { field: 'hi', valid: true } }],
+          mark: { type: 'rule', strokeWidth: 1 },
+          encoding: { x, y: { ...y, field: 'lo' }, y2: { field: 'hi' }, color },
+        },
+        ...(refs.length
+          ? [
+              {
+                data: { values: refs },
+                layer: [
+                  {
+                    mark: { type: 'rule', strokeDash: [6, 4], strokeWidth: 1.5 },
+                    encoding: { y: { ...y, field: 'seed' }, color, description: { field: 'label' } },
+                  },
+                  ...(['right', 'left'] as const).map((side) => ({
+                    data: { values: labels },
+                    transform: [{ filter: { field: 'side', equal: side } }],
+                    mark: {
+                      type: 'text',
+                      align: side,
+                      baseline: 'bottom',
+                      dx: side === 'left' ? 2 : -2,
+                      dy: -2,
+                      fontSize: 10,
+                    },
+                    encoding: {
+                      y: { ...y, field: 'seed' },
+                      x: { value: side === 'right' ? 300 : 0 },
+                      text: { field: 'label' },
+                      color,
+                    },
+                  })),
+                ],
+              },
+            ]
+          : []),
+      ],
+    };
+  };
+  return {
+    $schema: SCHEMA,
+    title: title(input.title, input.subtitle),
+    config: CONFIG,
+    hconcat: input.panels.map(panel),
+    bounds: 'flush',
+    spacing: 60,
+    resolve: { scale: { color: 'shared', shape: 'shared', y: 'independent' } },
+  } as TopLevelSpec;
+}

@@ -99,6 +99,41 @@ export function worstCaseEstimates(
   return bookOf(figures(all), Object.fromEntries([...perClass].map(([cls, c]) => [cls, figures(c)])));
 }
 
+/**
+ * What admission's figures are taken from, when an experiment asks for other than the model's
+ * worst case (docs/results.md sweeps them):
+ *  - `worst`: the longest a task can take (remote read, top of the jitter range) plus one
+ *    heartbeat, the default: every task keeps its estimate, the premise of RTMR's guarantee;
+ *  - `local-worst`: the longest a task takes on its own data, with no heartbeat allowance, as
+ *    seed 001 IV measured it ("we selected the largest execution time as our estimate", on jobs
+ *    run with "no other running jobs"), without the non-local reads its criteria leave out
+ *    ("We have not accounted this in our minimum tasks criteria", seed 001 III.B);
+ *  - `local-mean`: a local task's mean time (the middle of the jitter range), no heartbeat;
+ *  - `measured`: learned as seed 000 IV.A learns c_m^max and c_r^max, the largest time per MB
+ *    of any task of the class in a previous run of the same workload (the driver runs it first,
+ *    under FIFO with no admission; measuredEstimates).
+ */
+export const ESTIMATE_BASES = ['worst', 'local-worst', 'local-mean', 'measured'] as const;
+export type EstimateBasis = (typeof ESTIMATE_BASES)[number];
+
+/** The cluster as `basis` sees it: the view worstCaseEstimates takes its figures from ('measured' has none). */
+export function estimateView(cluster: ClusterSpec, basis: EstimateBasis): ClusterSpec {
+  if (basis === 'worst' || basis === 'measured') return cluster;
+  const atMean = (c: ClusterSpec['costs']['cpu']) =>
+    basis === 'local-mean'
+      ? {
+          ...c,
+          jitter: [(c.jitter[0] + c.jitter[1]) / 2, (c.jitter[0] + c.jitter[1]) / 2] as [number, number],
+        }
+      : c;
+  return {
+    ...cluster,
+    remoteReadPenalty: 0,
+    heartbeatSeconds: 0,
+    costs: { cpu: atMean(cluster.costs.cpu), gpu: atMean(cluster.costs.gpu) },
+  };
+}
+
 /** Trace job -> the core's J = (A, D, M, R, delta), sizes in MB; R = 0 is a map-only job. */
 export function toDeadlineJob(j: TraceJob): DeadlineJob {
   return deadlineJobOf(
@@ -113,4 +148,52 @@ export function toDeadlineJob(j: TraceJob): DeadlineJob {
     },
     { inputSize: 'splits' },
   );
+}
+
+/** One finished task of a previous run, as measuredEstimates reads it. */
+export interface MeasuredTask {
+  job: string;
+  kind: 'map' | 'reduce';
+  index: number;
+  seconds: number;
+}
+
+/**
+ * Seed 000 IV.A's learned figures: c_m^max = max over finished maps of e_i^m / delta_i^m and
+ * c_r^max = max over finished reduces of e_i^r / delta_i^r, per workload class (the default:
+ * over every job), in the papers' model (no per-task floor, no heartbeat: a task's own time).
+ * eta is the cluster's largest shuffle ratio, as worstCaseEstimates has it.
+ */
+export function measuredEstimates(
+  jobs: readonly TraceJob[],
+  tasks: readonly MeasuredTask[],
+  cluster: ClusterSpec,
+): EstimateBook {
+  const eta = Math.max(cluster.costs.cpu.shuffleRatio, cluster.costs.gpu.shuffleRatio, 1e-9);
+  const byId = new Map(jobs.map((j) => [j.id, j]));
+  const all = { map: 0, reduce: 0 };
+  const perClass = new Map<string, { map: number; reduce: number }>();
+  for (const t of tasks) {
+    const j = byId.get(t.job);
+    if (!j) continue;
+    const d = toDeadlineJob(j);
+    const mb =
+      t.kind === 'map'
+        ? d.mapSplits
+          ? (d.mapSplits[t.index] ?? 0)
+          : d.inputSize / d.maps
+        : (eta * d.inputSize) / Math.max(1, j.reduces);
+    if (!(mb > 0)) continue;
+    const cls = traceClassOf(j);
+    let c = perClass.get(cls);
+    if (!c) perClass.set(cls, (c = { map: 0, reduce: 0 }));
+    c[t.kind] = Math.max(c[t.kind], t.seconds / mb);
+    all[t.kind] = Math.max(all[t.kind], t.seconds / mb);
+  }
+  const figures = (c: { map: number; reduce: number }): Estimates => ({
+    eta,
+    mapCostMax: c.map,
+    reduceCostMax: c.reduce,
+  });
+  return bookOf(figures(all), Object.fromEntries([...perClass].map(([cls, c]) => [cls, figures(c)])));
 }

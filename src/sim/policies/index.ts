@@ -11,7 +11,17 @@
  */
 export { simulatorRegistry, parsePolicyList, type PolicySpec } from './spec';
 export { containerLanesOf, coreSlotModel, gpuSlotsOf, lanesForJob, unrunnableReason } from './cluster-slots';
-export { judgedBy, toDeadlineJob, traceClassOf, worstCaseEstimates } from './estimates';
+export {
+  ESTIMATE_BASES,
+  estimateView,
+  judgedBy,
+  measuredEstimates,
+  toDeadlineJob,
+  traceClassOf,
+  worstCaseEstimates,
+  type EstimateBasis,
+  type MeasuredTask,
+} from './estimates';
 export { admissionPort, noAdmission } from './admission-port';
 export { energyProfileOf, placementPort, type PlacementPortOptions } from './placement-port';
 export { pendingMapCount } from '../policy-port';

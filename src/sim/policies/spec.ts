@@ -1,6 +1,7 @@
 import { defaultRegistry, type PolicyRegistry } from '../../core/registry';
 import { ValidationError } from '../../errors/validation';
 import type { TenantSpec } from '../tenant';
+import type { EstimateBasis } from './estimates';
 
 /** The registry the simulator runs with: the shared one, every policy by name. */
 export function simulatorRegistry(): PolicyRegistry {
@@ -17,6 +18,11 @@ export interface PolicySpec {
   placementArgs?: Record<string, unknown>;
   /** Another tenant the run shares the cluster with (src/sim/tenant.ts); none when absent. */
   tenant?: TenantSpec;
+  /**
+   * Admission's estimates for this policy alone, when an experiment gives it other figures
+   * than the run's (seed 001's DC measured its own): what they are taken from, and a factor.
+   */
+  estimates?: { basis?: EstimateBasis; scale?: number };
 }
 
 /**

@@ -84,6 +84,27 @@ describe('EFH level I (seed 004 Tables 6.2-6.3)', () => {
     expect(ae.grants).toEqual([grant('a', 'g1', 'gpu'), grant('a', 'g1', 'cpu')]);
   });
 
+  it('aeScope long-waiting: adaptive execution only for long-waiting jobs; a regular adaptive job is ranked as a GPU job', () => {
+    const p = profileFor({ cpu: { cpu: 0.03 }, gpu: { cpu: 0.02, gpu: 0.01 } }, { gpu: ['gpu'] });
+    const nodes = [node('c1', { cpu: 4 }), node('g1', { cpu: 3, gpu: 1, labels: ['gpu'] })];
+    const one = job('one', [[]], { kind: 'adaptive', arrivalMs: 0 });
+    const two = job('two', [[], []], { kind: 'adaptive', arrivalMs: 0 });
+    const scoped = { ...opts, profile: p, aeScope: 'long-waiting' as const, longWaitThresholdMs: 1000 };
+    // Regular (waited 10 ms of 1000): only the GPU container is relevant; a one-map job fits there.
+    expect(levelI([one], containerGroups(nodes), [], 10, scoped).grants).toEqual([grant('one', 'g1', 'gpu')]);
+    // A two-map regular job does not fit the one GPU container: nothing, as a GPU job (Table 6.3).
+    expect(levelI([two], containerGroups(nodes), [], 10, scoped).grants).toEqual([]);
+    // Long-waiting (waited 1000 ms): every container is relevant, as with aeScope all.
+    const late = levelI([two], containerGroups(nodes), [], 1000, scoped);
+    expect(late.grants).toEqual([grant('two', 'g1', 'gpu'), grant('two', 'g1', 'cpu')]);
+    // It got all it asked for, so it leaves the long-waiting queue at once.
+    expect(late.longWaiting).toEqual([]);
+    expect(levelI([two], containerGroups(nodes), [], 10, { ...scoped, aeScope: 'all' }).grants).toEqual(
+      late.grants,
+    );
+    expect(() => createEfh({ aeScope: 'some' }, { energyProfile: profile })).toThrow(/aeScope/);
+  });
+
   it('requires an energy profile and a GPU label that agrees with it', () => {
     expect(() => createEfh({})).toThrow(/placement\.energyProfile: required by placement policy efh/);
     expect(() => createEfh({ gpuLabel: 'cuda' }, { energyProfile: profile })).toThrow(ValidationError);

@@ -110,6 +110,64 @@ describe('delay scheduling (seed 004 section 4.2)', () => {
   });
 });
 
+describe("delay scheduling, Hadoop 1's wait rule (waitRule: hadoop1)", () => {
+  const D = 3000;
+  const delay = createDelay({ maxDelayMs: D, waitRule: 'hadoop1' });
+  const n1 = node('n1', { cpu: 1 });
+  const n2 = node('n2', { cpu: 1 });
+
+  it('counts the wait only over heartbeats after one the job was skipped at, and resets it on every launch', () => {
+    const j1 = job('j1', [['n9'], ['n9'], ['n9']]);
+    const { results } = heartbeats(delay, [
+      { node: n1, jobs: [j1], nowMs: 1000 }, // skipped: nothing counted yet (no earlier heartbeat)
+      { node: n2, jobs: [j1], nowMs: 2500 }, // +1500 ms: skipped again
+      { node: n1, jobs: [j1], nowMs: 4000 }, // +1500 ms: waited 3000 = D, launches non-local
+    ]);
+    expect(results[0].assignments).toEqual([]);
+    expect(results[0].state.waitedMs).toEqual({});
+    expect(results[0].state.skippedLast).toEqual(['j1']);
+    expect(results[1].assignments).toEqual([]);
+    expect(results[1].state.waitedMs).toEqual({ j1: 1500 });
+    expect(taskIds(results[2])).toEqual(['j1-m0']);
+    expect(results[2].assignments[0]!.local).toBe(false);
+    // The launch resets the wait; its non-local level lets the next heartbeat launch at once.
+    expect(results[2].state).toMatchObject({ waitedMs: { j1: 0 }, skippedLast: [], nonLocal: ['j1'] });
+    const next = delay.onHeartbeat(results[2].state, {
+      node: n2,
+      jobs: [withoutTasks(j1, ['j1-m0'])],
+      nowMs: 4100,
+    });
+    expect(taskIds(next)).toEqual(['j1-m1']);
+  });
+
+  it('does not count a heartbeat at which the job was not visited (a job ahead took the slot)', () => {
+    const j1 = job('j1', [['n1'], ['n1']], { arrivalMs: 0 });
+    const j2 = job('j2', [['n9']], { arrivalMs: 1 });
+    const { results } = heartbeats(delay, [
+      { node: n2, jobs: [j1, j2], nowMs: 0 }, // both skipped on n2
+      { node: n1, jobs: [j1, j2], nowMs: 5000 }, // j1 launches locally; j2 never visited
+      { node: n1, jobs: [j1, j2], nowMs: 9000 }, // j1 again (the builder's jobs keep their tasks)
+    ]);
+    expect(results[0].state.skippedLast).toEqual(['j1', 'j2']);
+    expect(taskIds(results[1])).toEqual(['j1-m0']);
+    // j2 was skipped at 0: 5000 ms counted at the heartbeat of 5000; not skipped then, so 9000 adds nothing.
+    expect(results[1].state.waitedMs).toMatchObject({ j2: 5000 });
+    expect(results[1].state.skippedLast).toEqual([]);
+    expect(results[2].state.waitedMs).toMatchObject({ j2: 5000 });
+  });
+
+  it('a local launch puts the job back to waiting for locality', () => {
+    const j1 = job('j1', [['n1'], ['n9'], ['n9']]);
+    const r = delay.onHeartbeat(
+      { skippedSinceMs: {}, nonLocal: ['j1'], waitedMs: { j1: 0 }, skippedLast: [], lastHeartbeatMs: 0 },
+      { node: n1, jobs: [j1], nowMs: 10 },
+    );
+    expect(taskIds(r)).toEqual(['j1-m0']);
+    expect(r.state.nonLocal).toEqual([]);
+    expect(() => createDelay({ waitRule: 'sometimes' })).toThrow(/placement\.args\.waitRule/);
+  });
+});
+
 describe('matchmaking (seed 004 section 4.3, Algorithms 1-2)', () => {
   const mm = createMatchmaking();
 

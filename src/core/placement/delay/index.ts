@@ -8,8 +8,20 @@ import type { HeartbeatInput, HeartbeatResult, PlacementPolicy } from '../types'
  */
 export const DEFAULT_MAX_DELAY_MS = 4500;
 
+/**
+ * How a skipped job's wait is counted:
+ *  - `first-skip`: the time since the job was first skipped, cleared by a local launch;
+ *  - `hadoop1`: as Hadoop 1's fair scheduler counts `timeWaitedForLocalMap`: a heartbeat adds
+ *    the time since the cluster's previous heartbeat to each job skipped at that previous one
+ *    (visited, and launched no map); every map launch resets it to 0. A non-local launch lets the
+ *    job launch non-local maps at once until it launches a local one (its locality level stays
+ *    RACK, which on one rack is every node).
+ */
+export const DELAY_WAIT_RULES = ['first-skip', 'hadoop1'] as const;
+
 export const delayArgsSchema = z.strictObject({
   maxDelayMs: z.number().finite().nonnegative().default(DEFAULT_MAX_DELAY_MS),
+  waitRule: z.enum(DELAY_WAIT_RULES).default('first-skip'),
   gpuLabel: gpuLabelSchema,
 });
 export type DelayArgs = z.output<typeof delayArgsSchema>;
@@ -17,6 +29,13 @@ export type DelayArgs = z.output<typeof delayArgsSchema>;
 export interface DelayState {
   /** Per job: when it was first skipped for want of a local task; cleared when it launches a local task. */
   readonly skippedSinceMs: Readonly<Record<string, number>>;
+  /** `hadoop1` rule: per job, the wait counted so far (ms). */
+  readonly waitedMs?: Readonly<Record<string, number>>;
+  /** `hadoop1` rule: the jobs skipped at the cluster's previous heartbeat, and when it was. */
+  readonly skippedLast?: readonly string[];
+  readonly lastHeartbeatMs?: number;
+  /** `hadoop1` rule: jobs whose last map launch was non-local (they may launch non-local maps at once). */
+  readonly nonLocal?: readonly string[];
 }
 
 export type JobOrder = 'fifo' | 'fair';
@@ -36,6 +55,8 @@ export function createDelay(rawArgs: unknown = {}, order: JobOrder = 'fifo'): Pl
     name: order === 'fifo' ? 'delay' : 'fair-delay',
     initialState: () => ({ skippedSinceMs: {} }),
     onHeartbeat(state: DelayState, input: HeartbeatInput): HeartbeatResult<DelayState> {
+      if (args.waitRule === 'hadoop1')
+        return hadoop1Heartbeat(state, input, args.maxDelayMs, args.gpuLabel, order);
       const { node, nowMs } = input;
       const fill = new NodeFill(node, args.gpuLabel);
       const { tally } = fill;
@@ -66,6 +87,66 @@ export function createDelay(rawArgs: unknown = {}, order: JobOrder = 'fifo'): Pl
         break; // every job was skipped for this slot: leave the rest of the node idle
       }
       return { assignments: fill.assignments, state: { skippedSinceMs: Object.fromEntries(skipped) } };
+    },
+  };
+}
+
+/**
+ * One heartbeat under Hadoop 1's fair scheduler's delay rule (FairScheduler.assignTasks,
+ * updateLocalityWaitTimes, updateLastMapLocalityLevel, getAllowedLocalityLevel; one rack, so
+ * RACK is every node): see DELAY_WAIT_RULES.
+ */
+function hadoop1Heartbeat(
+  state: DelayState,
+  input: HeartbeatInput,
+  maxDelayMs: number,
+  gpuLabel: string,
+  order: JobOrder,
+): HeartbeatResult<DelayState> {
+  const { node, nowMs } = input;
+  const fill = new NodeFill(node, gpuLabel);
+  const { tally } = fill;
+  const present = new Set(input.jobs.map((j) => j.jobId));
+  const waited = new Map(Object.entries(state.waitedMs ?? {}).filter(([id]) => present.has(id)));
+  // updateLocalityWaitTimes: the jobs skipped at the previous heartbeat waited since it.
+  const sinceLast = state.lastHeartbeatMs === undefined ? 0 : Math.max(0, nowMs - state.lastHeartbeatMs);
+  for (const id of state.skippedLast ?? [])
+    if (present.has(id)) waited.set(id, (waited.get(id) ?? 0) + sinceLast);
+  const nonLocal = new Set((state.nonLocal ?? []).filter((id) => present.has(id)));
+  const visited = new Set<string>();
+  const launched = new Set<string>();
+  const fifo = order === 'fifo' ? fifoOrder(input.jobs) : null;
+  slots: while (fill.free.total > 0) {
+    const jobs = fifo ?? fairOrder(input.jobs, tally.perJob);
+    for (const job of jobs) {
+      const kind = fill.kindFor(job);
+      if (!kind || !tally.hasPending(job)) continue;
+      visited.add(job.jobId);
+      const local = tally.firstLocal(job);
+      const any =
+        local ??
+        (nonLocal.has(job.jobId) || (waited.get(job.jobId) ?? 0) >= maxDelayMs
+          ? tally.firstAny(job)
+          : undefined);
+      if (!any) continue;
+      fill.give(job, any, kind);
+      // updateLastMapLocalityLevel: every launch resets the wait and records its level.
+      launched.add(job.jobId);
+      waited.set(job.jobId, 0);
+      if (local) nonLocal.delete(job.jobId);
+      else nonLocal.add(job.jobId);
+      continue slots;
+    }
+    break;
+  }
+  return {
+    assignments: fill.assignments,
+    state: {
+      skippedSinceMs: {},
+      waitedMs: Object.fromEntries(waited),
+      skippedLast: [...visited].filter((id) => !launched.has(id)),
+      lastHeartbeatMs: nowMs,
+      nonLocal: [...nonLocal],
     },
   };
 }

@@ -25,6 +25,8 @@ export const DEFAULT_LONG_WAIT_THRESHOLD_MS = 300_000;
 
 export const efhArgsSchema = z.strictObject({
   longWaitThresholdMs: z.number().finite().nonnegative().default(DEFAULT_LONG_WAIT_THRESHOLD_MS),
+  /** With adaptive execution: which jobs may use CPU containers (EfhOptions.aeScope). */
+  aeScope: z.enum(['all', 'long-waiting']).default('all'),
   /** Defaults to the energy profile's `gpuLabel`. */
   gpuLabel: z.string().min(1).optional(),
 });
@@ -81,6 +83,7 @@ export function createEfh(
     gpuLabel: profile.gpuLabel,
     longWaitThresholdMs: args.longWaitThresholdMs,
     adaptiveExecution,
+    aeScope: args.aeScope,
   };
 
   const fitnessFor = (job: PlacementJob, nodes: ReadonlyMap<string, NodeView>) => {

@@ -10,6 +10,13 @@ export interface EfhOptions {
   readonly longWaitThresholdMs: number;
   /** With adaptive execution (Table 6.2) `adaptive` jobs may use CPU containers; without it (Table 6.3) they are GPU jobs. */
   readonly adaptiveExecution: boolean;
+  /**
+   * Which jobs adaptive execution lets onto CPU containers: `all` (Table 6.2 as written: an
+   * adaptive job's relevant containers are every container, in both queues) or `long-waiting`
+   * (only jobs in the long-waiting queue, as 6.3.3 describes its effect: "It allows some 'long
+   * waiting' GPU jobs to run on a CPU node"; a regular adaptive job is ranked as a GPU job).
+   */
+  readonly aeScope?: 'all' | 'long-waiting';
 }
 
 /** The identical containers of one kind on one node: they share one fitness score for a job. */
@@ -99,11 +106,27 @@ export function levelI(
   nowMs: number,
   opts: EfhOptions,
 ): LevelIResult {
+  const wanting = jobs
+    .map((job) => ({ job, want: job.pendingTasks.length - (job.grantedContainers?.length ?? 0) }))
+    .filter((w) => w.want > 0);
+
+  // Lines 17-19: a job that has waited T since submission moves to the long-waiting queue and
+  // stays there until it has all it asked for (it then leaves the queue altogether).
+  const present = new Set(wanting.map((w) => w.job.jobId));
+  const longWaiting = previousLongWaiting.filter((id) => present.has(id));
+  const lw = new Set(longWaiting);
+  for (const w of [...wanting].sort(byArrival)) {
+    if (!lw.has(w.job.jobId) && nowMs - w.job.arrivalMs >= opts.longWaitThresholdMs) {
+      longWaiting.push(w.job.jobId);
+      lw.add(w.job.jobId);
+    }
+  }
+
   const plans: JobPlan[] = [];
-  for (const job of jobs) {
-    const want = job.pendingTasks.length - (job.grantedContainers?.length ?? 0);
-    if (want <= 0) continue;
-    const candidates = rankCandidates(job, groups, opts);
+  for (const { job, want } of wanting) {
+    const adaptiveExecution =
+      opts.adaptiveExecution && (opts.aeScope !== 'long-waiting' || lw.has(job.jobId));
+    const candidates = rankCandidates(job, groups, { ...opts, adaptiveExecution });
     // Lines 5-6: optset_j = the first R_j relevant containers of the whole cluster, busy or free.
     let left = want;
     for (const c of candidates) {
@@ -114,18 +137,6 @@ export function levelI(
     // Lines 8-16: r_j = (currently available containers in optset_j) / R_j.
     const available = candidates.reduce((n, c) => n + Math.min(c.inOptset, c.group.free), 0);
     plans.push({ job, want, candidates, r: available / want });
-  }
-
-  // Lines 17-19: a job that has waited T since submission moves to the long-waiting queue and
-  // stays there until it has all it asked for (it then leaves the queue altogether).
-  const present = new Set(plans.map((p) => p.job.jobId));
-  const longWaiting = previousLongWaiting.filter((id) => present.has(id));
-  const lw = new Set(longWaiting);
-  for (const p of [...plans].sort(byArrival)) {
-    if (!lw.has(p.job.jobId) && nowMs - p.job.arrivalMs >= opts.longWaitThresholdMs) {
-      longWaiting.push(p.job.jobId);
-      lw.add(p.job.jobId);
-    }
   }
 
   // Line 20: each queue in non-increasing r_j (ties: FIFO).
@@ -165,6 +176,6 @@ function take(p: JobPlan, count: number, grants: GrantedContainer[]): void {
   }
 }
 
-function byArrival(a: JobPlan, b: JobPlan): number {
+function byArrival(a: { readonly job: PlacementJob }, b: { readonly job: PlacementJob }): number {
   return a.job.arrivalMs - b.job.arrivalMs || compareIds(a.job.jobId, b.job.jobId);
 }
