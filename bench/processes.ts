@@ -97,6 +97,21 @@ export async function stop(child: ChildProcess): Promise<void> {
   clearTimeout(timer);
 }
 
+/** Clock ticks per second of /proc's CPU times (getconf CLK_TCK; 100 on Linux's usual builds). */
+let clockTicks: number | undefined;
+
+/**
+ * CPU time (user and system) a process has used so far, in ms (Linux). Unlike answers per
+ * second, CPU per answer hardly moves when other work shares the cores.
+ */
+export function cpuMsOf(pid: number): number {
+  clockTicks ??= Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  // After the command name (which may hold spaces): state is field 3, utime 14 and stime 15.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / clockTicks;
+}
+
 /** VmRSS and VmHWM of a process, in MB (Linux). */
 export function memoryOf(pid: number): { rss: number; peak: number } {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');

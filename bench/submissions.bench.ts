@@ -7,7 +7,9 @@
  * info, poll every 5 s) and this process, which drives autocannon. Per run and tree, one fresh
  * sidecar takes the phases in order: recorded submissions at 1, 16 and 64 clients, then dry runs
  * at 1, 16 and 64, each for PHASE_SECONDS; the sidecar's resident memory (VmRSS) is read after
- * each phase. Deadlines spread from 1 min to 2 h, so some jobs are admitted (and submitted to the
+ * each phase, with its CPU time per answer (user and system over the phase, its poll and
+ * enforcement included: far steadier than answers per second when other work shares the
+ * cores). Deadlines spread from 1 min to 2 h, so some jobs are admitted (and submitted to the
  * emulated RM in the background) and the rest rejected. The trees alternate (base, this, base,
  * this, ...) and every figure is the median over RUNS runs.
  *
@@ -21,7 +23,18 @@ import type { ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { baseTree, cli, freePort, int, memoryOf, stop, thisTree, waitFor, type Tree } from './processes';
+import {
+  baseTree,
+  cli,
+  cpuMsOf,
+  freePort,
+  int,
+  memoryOf,
+  stop,
+  thisTree,
+  waitFor,
+  type Tree,
+} from './processes';
 import { recordResult } from './results';
 import { MB, median, recordFigure, TOKEN } from './support';
 
@@ -44,6 +57,8 @@ interface Phase {
   max: number;
   bad: number;
   rss: number;
+  /** The sidecar's CPU time over the phase (its poll and enforcement included) per answer. */
+  cpuMsPerAnswer: number;
 }
 
 const key = (mode: Mode, clients: number) => `${mode} ${clients}`;
@@ -66,6 +81,7 @@ function body(tag: string, i: number, dryRun: boolean): string {
 async function phase(url: string, tag: string, mode: Mode, clients: number, sidecar: number): Promise<Phase> {
   let i = 0;
   let firstError: string | undefined;
+  const cpuBefore = cpuMsOf(sidecar);
   const r = await autocannon({
     url,
     connections: clients,
@@ -91,6 +107,7 @@ async function phase(url: string, tag: string, mode: Mode, clients: number, side
     max: r.latency.max,
     bad: r.non2xx + r.errors + r.timeouts,
     rss: memoryOf(sidecar).rss,
+    cpuMsPerAnswer: (cpuMsOf(sidecar) - cpuBefore) / Math.max(1, r.requests.total),
   };
 }
 
@@ -162,22 +179,26 @@ function report(tree: Tree, runs: Array<Map<string, Phase>>, base?: Array<Map<st
       const k = key(mode, clients);
       const m = (rs: Array<Map<string, Phase>>, f: (p: Phase) => number) =>
         median(rs.map((r) => f(r.get(k)!)));
-      const [perSecond, p50, p99, max, bad, rss] = [
+      const [perSecond, p50, p99, max, bad, rss, cpu] = [
         m(runs, (p) => p.perSecond),
         m(runs, (p) => p.p50),
         m(runs, (p) => p.p99),
         m(runs, (p) => p.max),
         m(runs, (p) => p.bad),
         m(runs, (p) => p.rss),
+        m(runs, (p) => p.cpuMsPerAnswer),
       ];
+      const baseCpu = base ? m(base, (p) => p.cpuMsPerAnswer) : undefined;
       const vsBase = base
-        ? ` (base ${m(base, (p) => p.perSecond).toFixed(0)}/s, p99 ${m(base, (p) => p.p99).toFixed(1)} ms: ` +
+        ? ` (base ${m(base, (p) => p.perSecond).toFixed(0)}/s, p99 ${m(base, (p) => p.p99).toFixed(1)} ms, ` +
+          `${baseCpu!.toFixed(3)} CPU ms/answer: ` +
           `${(perSecond / m(base, (p) => p.perSecond)).toFixed(2)}x answers/s, ` +
-          `${(m(base, (p) => p.p99) / p99).toFixed(2)}x p99)`
+          `${(m(base, (p) => p.p99) / p99).toFixed(2)}x p99, ${(cpu / baseCpu!).toFixed(2)}x CPU per answer)`
         : '';
       console.log(
         `  ${mode}, ${clients} clients: ${perSecond.toFixed(0)} answers/s, p50 ${p50.toFixed(1)} ms, ` +
-          `p99 ${p99.toFixed(1)} ms, max ${max.toFixed(0)} ms, ${bad.toFixed(0)} not 2xx, RSS ${rss.toFixed(0)} MB${vsBase}`,
+          `p99 ${p99.toFixed(1)} ms, max ${max.toFixed(0)} ms, ${bad.toFixed(0)} not 2xx, RSS ${rss.toFixed(0)} MB, ` +
+          `${cpu.toFixed(3)} CPU ms/answer${vsBase}`,
       );
       const row = `submissions ${mode}, ${clients} clients (${tree.label} ${tree.commit})`;
       recordResult({
@@ -190,6 +211,11 @@ function report(tree: Tree, runs: Array<Map<string, Phase>>, base?: Array<Map<st
       });
       recordFigure(`${row}: throughput`, 'answers/s', perSecond, {
         ratio: base ? perSecond / m(base, (p) => p.perSecond) : null,
+        rssMB: rss,
+      });
+      // The base's CPU per answer over this tree's (how many times less this one spends).
+      recordFigure(`${row}: sidecar CPU per answer`, 'ms', cpu, {
+        ratio: baseCpu === undefined ? null : baseCpu / cpu,
         rssMB: rss,
       });
     }
