@@ -12,7 +12,7 @@ import {
   UnsupportedMediaTypeError,
 } from '../errors/api-errors';
 import { ValidationError } from '../errors/validation';
-import { redactDeep, redactText, type Logger } from '../log';
+import { mayHoldSecret, redactDeep, redactText, type Logger } from '../log';
 import type { JobQuery } from '../store/types';
 import { TokenAuthenticator, type NamedToken } from './auth';
 import type { SidecarMetrics } from './metrics';
@@ -28,7 +28,12 @@ export interface SidecarService {
   submit(
     submission: Submission,
     context: { submitter: string; idempotencyKey?: string; requestHash: string },
-  ): Promise<{ status: number; body: unknown }>;
+  ): Promise<{
+    status: number;
+    body: unknown;
+    /** JSON.stringify(body), when the service has it: sent as it is (see sendJson). */
+    json?: string;
+  }>;
   listJobs(query: JobQuery): { jobs: unknown[]; total: number };
   getJob(id: string): unknown | undefined;
   cluster(): unknown;
@@ -175,7 +180,7 @@ function submitRoute(app: express.Express, options: ApiOptions, requireToken: Mi
         idempotencyKey,
         requestHash,
       });
-      res.status(answer.status).json(answer.body);
+      sendJson(res, answer.status, answer.body, answer.json);
     } catch (err) {
       next(err);
     }
@@ -308,6 +313,22 @@ export function createApiApp(options: ApiOptions): express.Express {
   );
   app.use(errorRenderer(logger));
   return app;
+}
+
+/**
+ * Answers `body` as JSON, the same bytes as res.json(body): `json`, its JSON.stringify, is
+ * sent as it is when it holds no credential marker (then the app's redacting replacer would
+ * change none of its strings), in one write with the headers; otherwise res.json redacts.
+ */
+function sendJson(res: Response, status: number, body: unknown, json = JSON.stringify(body)): void {
+  if (json === undefined || mayHoldSecret(json)) {
+    res.status(status).json(body);
+    return;
+  }
+  res.statusCode = status;
+  res.setHeader('Content-Type', 'application/json; charset=utf-8');
+  res.setHeader('Content-Length', Buffer.byteLength(json));
+  res.end(json);
 }
 
 let docsPage: string | undefined;

@@ -513,7 +513,7 @@ export class SqliteLedger implements Ledger {
       : undefined;
   }
 
-  saveIdempotent(submitter: string, key: string, answer: IdempotentAnswer): void {
+  saveIdempotent(submitter: string, key: string, answer: IdempotentAnswer, responseJson?: string): void {
     this.sql(
       'INSERT INTO idempotency (submitter, key, request_hash, job_id, status, response, created_ms) VALUES (?, ?, ?, ?, ?, ?, ?)',
     ).run(
@@ -522,7 +522,7 @@ export class SqliteLedger implements Ledger {
       answer.requestHash,
       answer.jobId,
       answer.status,
-      JSON.stringify(answer.response),
+      responseJson ?? JSON.stringify(answer.response),
       this.clock(),
     );
   }
