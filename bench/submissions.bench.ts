@@ -2,16 +2,16 @@
  * Submissions (`POST /api/v1/jobs`) at 1, 16 and 64 clients, recorded and dry-run, side by side
  * with an earlier commit (issue 17, points 2 and 4; reported as measured, not asserted).
  *
- * Three processes on loopback, as in load.bench.ts: an emulated RM (this tree's), the sidecar
- * (`start`, compiled, default configuration but for its addresses, token and ledger; log level
- * info, poll every 5 s) and this process, which drives autocannon. Per run and tree, one fresh
- * sidecar takes the phases in order: recorded submissions at 1, 16 and 64 clients, then dry runs
- * at 1, 16 and 64, each for PHASE_SECONDS; the sidecar's resident memory (VmRSS) is read after
- * each phase, with its CPU time per answer (user and system over the phase, its poll and
- * enforcement included: far steadier than answers per second when other work shares the
- * cores). Deadlines spread from 1 min to 2 h, so some jobs are admitted (and submitted to the
- * emulated RM in the background) and the rest rejected. The trees alternate (base, this, base,
- * this, ...) and every figure is the median over RUNS runs.
+ * Processes on loopback, as in load.bench.ts: per tree an emulated RM (this tree's) and the
+ * sidecar (`start`, compiled, default configuration but for its addresses, token and ledger; log
+ * level info, poll every 5 s), and this process, which drives autocannon. Both trees' sidecars
+ * run at once and take the phases in order: recorded submissions at 1, 16 and 64 clients, then
+ * dry runs at 1, 16 and 64; each phase is RUNS runs of PHASE_SECONDS per tree, the trees taking
+ * turns run by run (which goes first alternating), so load from other work on the machine falls
+ * on both alike. After each run the sidecar's resident memory (VmRSS) is read, and its CPU time
+ * per answer (user and system over the run, its poll and enforcement included). Deadlines
+ * spread from 1 min to 2 h, so some jobs are admitted (and submitted to the emulated RM in the
+ * background) and the rest rejected. Every figure is the median over the RUNS runs.
  *
  * Environment: YSS_BENCH_BASE (as in load.bench.ts), YSS_BENCH_RUNS (default 3),
  * YSS_BENCH_PHASE_SECONDS (default 5), YSS_BENCH_CLIENTS (default "1,16,64"),
@@ -111,12 +111,14 @@ async function phase(url: string, tag: string, mode: Mode, clients: number, side
   };
 }
 
-async function oneRun(
-  tree: Tree,
-  emulatorRoot: string,
-  dir: string,
-  run: number,
-): Promise<Map<string, Phase>> {
+/** A tree's emulated RM and sidecar, running. */
+interface Running {
+  url: string;
+  pid: number;
+  close: () => Promise<void>;
+}
+
+async function start(tree: Tree, emulatorRoot: string, dir: string): Promise<Running> {
   const [rmPort, jhsPort, port] = [await freePort(), await freePort(), await freePort()];
   const work = mkdtempSync(join(dir, `${tree.label}-`));
   const emulator = cli(emulatorRoot, [
@@ -129,6 +131,11 @@ async function oneRun(
     String(SPEED),
   ]);
   let sidecar: ChildProcess | undefined;
+  const close = async () => {
+    if (sidecar) await stop(sidecar);
+    await stop(emulator);
+    rmSync(work, { recursive: true, force: true });
+  };
   try {
     await waitFor(`http://127.0.0.1:${rmPort}/ws/v1/cluster/info`, 'emulated RM');
     const config = join(work, 'sidecar.yaml');
@@ -154,20 +161,15 @@ async function oneRun(
     if (CPU_PROF !== undefined && tree.label === 'this') {
       const profDir = resolve(CPU_PROF);
       mkdirSync(profDir, { recursive: true });
-      nodeArgs = ['--cpu-prof', '--cpu-prof-dir', profDir, '--cpu-prof-name', `sidecar-run${run}.cpuprofile`];
+      nodeArgs = ['--cpu-prof', '--cpu-prof-dir', profDir, '--cpu-prof-name', 'sidecar.cpuprofile'];
     }
     sidecar = cli(tree.root, ['start', '--config', config], nodeArgs);
     const url = `http://127.0.0.1:${port}`;
     await waitFor(`${url}/readyz`, `sidecar (${tree.label})`);
-    const out = new Map<string, Phase>();
-    for (const mode of MODES)
-      for (const clients of CLIENTS)
-        out.set(key(mode, clients), await phase(url, `${tree.label}${run}`, mode, clients, sidecar.pid!));
-    return out;
-  } finally {
-    if (sidecar) await stop(sidecar);
-    await stop(emulator);
-    rmSync(work, { recursive: true, force: true });
+    return { url, pid: sidecar.pid!, close };
+  } catch (err) {
+    await close();
+    throw err;
   }
 }
 
@@ -229,22 +231,34 @@ export default async function bench(): Promise<void> {
     const base = baseTree(dir);
     console.log(
       `submissions at ${CLIENTS.join('/')} clients, ${PHASE_SECONDS} s each, on loopback, emulated RM at ` +
-        `${SPEED}x behind; median of ${RUNS} runs per tree, alternating ${base.commit} and ${here.commit}`,
+        `${SPEED}x behind; median of ${RUNS} runs per tree and phase, ${base.commit} and ${here.commit} ` +
+        'running side by side, taking turns',
     );
     const results = new Map<Tree, Array<Map<string, Phase>>>([
       [base, []],
       [here, []],
     ]);
-    for (let r = 0; r < RUNS; r++) {
-      for (const tree of [base, here]) {
-        const res = await oneRun(tree, here.root, dir, r + 1);
-        const rec = res.get(key('recorded', CLIENTS[Math.min(1, CLIENTS.length - 1)]!))!;
-        console.log(
-          `  run ${r + 1} ${tree.label}: recorded ${rec.perSecond.toFixed(0)}/s p99 ${rec.p99} ms ` +
-            `(${CLIENTS[Math.min(1, CLIENTS.length - 1)]} clients)`,
-        );
-        results.get(tree)!.push(res);
+    const running = new Map<Tree, Running>();
+    try {
+      for (const tree of [base, here]) running.set(tree, await start(tree, here.root, dir));
+      for (const runs of results.values()) for (let r = 0; r < RUNS; r++) runs.push(new Map());
+      for (const mode of MODES) {
+        for (const clients of CLIENTS) {
+          const line: string[] = [];
+          for (let r = 0; r < RUNS; r++) {
+            // Which tree goes first alternates run by run.
+            for (const tree of r % 2 === 0 ? [base, here] : [here, base]) {
+              const { url, pid } = running.get(tree)!;
+              const p = await phase(url, `${tree.label}${r + 1}`, mode, clients, pid);
+              results.get(tree)![r]!.set(key(mode, clients), p);
+              line.push(`${tree.label} ${p.perSecond.toFixed(0)}/s p99 ${p.p99} ms`);
+            }
+          }
+          console.log(`  ${mode}, ${clients} clients: ${line.join(', ')}`);
+        }
       }
+    } finally {
+      for (const r of running.values()) await r.close();
     }
     for (const [tree, runs] of results) report(tree, runs, tree === here ? results.get(base) : undefined);
   } finally {
