@@ -27,112 +27,19 @@
  * 100000), YSS_BENCH_PHASE_SECONDS (default 10).
  */
 import autocannon from 'autocannon';
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
+import type { ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { baseTree, cli, freePort, int, memoryOf, stop, thisTree, waitFor, type Tree } from './processes';
 import { recordResult } from './results';
-import { exportBaseTree, git, isDirty, MB, median, recordFigure, ROOT, TOKEN } from './support';
+import { MB, median, recordFigure, TOKEN } from './support';
 
 const CLIENTS = 64;
 const SPEED = 60;
-const int = (name: string, fallback: number) => {
-  const raw = process.env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const n = Number(raw);
-  if (!Number.isInteger(n) || n < 1) throw new Error(`${name} must be a positive integer, not ${raw}`);
-  return n;
-};
 const RUNS = int('YSS_BENCH_RUNS', 2);
 const TOTAL = int('YSS_BENCH_TOTAL', 100_000);
 const PHASE_SECONDS = int('YSS_BENCH_PHASE_SECONDS', 10);
-
-interface Tree {
-  label: string;
-  root: string;
-  commit: string;
-}
-
-function build(root: string): void {
-  execFileSync(join(ROOT, 'node_modules', '.bin', 'tsc'), ['-p', join(root, 'tsconfig.build.json')], {
-    cwd: root,
-    stdio: 'inherit',
-  });
-}
-
-/** This working tree, built in place. */
-function thisTree(): Tree {
-  build(ROOT);
-  const dirty = isDirty();
-  return {
-    label: 'this',
-    root: ROOT,
-    commit: `${git('rev-parse', '--short', 'HEAD')}${dirty ? '+changes' : ''}`,
-  };
-}
-
-/** A commit's tree, exported to a temporary directory and built there with this tree's modules. */
-function baseTree(dir: string): Tree {
-  const { root, commit } = exportBaseTree(dir);
-  build(root);
-  return { label: 'base', root, commit };
-}
-
-function freePort(): Promise<number> {
-  return new Promise((ok, fail) => {
-    const s = createServer();
-    s.once('error', fail);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => ok(port));
-    });
-  });
-}
-
-function cli(root: string, args: string[]): ChildProcess {
-  const child = spawn(process.execPath, [join(root, 'bin', 'yarn-sched-sidecar.js'), ...args], {
-    cwd: root,
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
-  let err = '';
-  child.stderr!.on('data', (d: Buffer) => {
-    err = (err + d.toString()).slice(-4000);
-  });
-  child.on('exit', (code, signal) => {
-    if (code !== 0 && signal === null) console.error(`${args[0]} exited ${code}: ${err}`);
-  });
-  return child;
-}
-
-async function waitFor(url: string, what: string, timeoutMs = 60_000): Promise<void> {
-  const until = Date.now() + timeoutMs;
-  for (;;) {
-    try {
-      if ((await fetch(url)).ok) return;
-    } catch {
-      // not listening yet
-    }
-    if (Date.now() > until) throw new Error(`${what} not ready at ${url} within ${timeoutMs} ms`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
-}
-
-async function stop(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const gone = new Promise<void>((ok) => child.once('exit', () => ok()));
-  child.kill('SIGTERM');
-  const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
-  await gone;
-  clearTimeout(timer);
-}
-
-/** VmRSS and VmHWM of a process, in MB (Linux). */
-function memoryOf(pid: number): { rss: number; peak: number } {
-  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-  const kb = (key: string) => Number(new RegExp(`^${key}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? NaN);
-  return { rss: kb('VmRSS') / 1024, peak: kb('VmHWM') / 1024 };
-}
 
 interface Phase {
   perSecond: number;

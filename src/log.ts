@@ -30,16 +30,27 @@ const SECRET_PATTERNS: ReadonlyArray<[RegExp, string | ((...groups: string[]) =>
   ],
 ];
 
+const SECRET_MARKERS = /:\/\/|bearer|authorization|[?&;][a-z_-]+=/i;
+
 /** `text` with every credential it holds replaced by `[redacted]` (see SECRET_PATTERNS). */
 export function redactText(text: string): string {
   // Most text holds none of the markers: skip the regular expressions for it.
-  if (!/:\/\/|bearer|authorization|[?&;][a-z_-]+=/i.test(text)) return text;
+  if (!mayHoldSecret(text)) return text;
   let out = text;
   for (const [pattern, replacement] of SECRET_PATTERNS) {
     out =
       typeof replacement === 'string' ? out.replace(pattern, replacement) : out.replace(pattern, replacement);
   }
   return out;
+}
+
+/**
+ * Whether `text` holds a marker of a credential (`://`, `bearer`, `authorization`, a query
+ * parameter): false means redactText returns it unchanged. JSON.stringify escapes none of
+ * these characters, so JSON text without a marker holds no string redactText would change.
+ */
+export function mayHoldSecret(text: string): boolean {
+  return SECRET_MARKERS.test(text);
 }
 
 /** A URL as it may be shown: its user information (user and password) replaced. */
@@ -116,6 +127,18 @@ export function createLogger(options: LoggerOptions = {}): Logger {
           }),
     ],
   });
+  // The level methods (logger.debug(...), a child's too) return before winston builds the
+  // record and writes it through its stream: a line below the level costs one comparison.
+  // Calls of logger.log(level, ...) are still dropped by the `enabled` format above.
+  const methods = logger as unknown as Record<string, (...args: unknown[]) => unknown>;
+  for (const level of Object.keys(logger.levels)) {
+    const write = methods[level];
+    if (typeof write !== 'function') continue;
+    methods[level] = function (this: Logger | undefined, ...args: unknown[]) {
+      const self = this ?? logger;
+      return self.isLevelEnabled(level) ? write.apply(self, args) : self;
+    };
+  }
   return logger;
 }
 

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import { SidecarError } from '../errors/base';
 import {
@@ -12,7 +12,7 @@ import {
   UnsupportedMediaTypeError,
 } from '../errors/api-errors';
 import { ValidationError } from '../errors/validation';
-import { redactDeep, redactText, type Logger } from '../log';
+import { mayHoldSecret, redactDeep, redactText, type Logger } from '../log';
 import type { JobQuery } from '../store/types';
 import { TokenAuthenticator, type NamedToken } from './auth';
 import type { SidecarMetrics } from './metrics';
@@ -28,7 +28,12 @@ export interface SidecarService {
   submit(
     submission: Submission,
     context: { submitter: string; idempotencyKey?: string; requestHash: string },
-  ): Promise<{ status: number; body: unknown }>;
+  ): Promise<{
+    status: number;
+    body: unknown;
+    /** JSON.stringify(body), when the service has it: sent as it is (see sendJson). */
+    json?: string;
+  }>;
   listJobs(query: JobQuery): { jobs: unknown[]; total: number };
   getJob(id: string): unknown | undefined;
   cluster(): unknown;
@@ -148,17 +153,37 @@ function probeRoutes(app: express.Express, options: ApiOptions, auth: TokenAuthe
   });
 }
 
-/** POST /api/v1/jobs: a token, a JSON body within the limits, an idempotency key if any. */
+/**
+ * POST /api/v1/jobs: a token, a JSON body within the limits, an idempotency key if any. The
+ * checks run one after the other inside one route handler, in this order: the token, the
+ * content type, the body read within its limit (no Content-Encoding), its charset and depth,
+ * JSON.parse; the first that fails hands its error to the error renderer and ends the request.
+ * (As separate handlers, each cost a pass through the router on every submission.)
+ */
 function submitRoute(app: express.Express, options: ApiOptions, requireToken: Middleware): void {
-  const jsonBody = jsonBodyParser(options.maxBodyBytes, options.maxJsonDepth ?? MAX_JSON_DEPTH);
-  app.post('/api/v1/jobs', requireToken, (req: RawRequest, _res, next) => {
-    if (!req.is('application/json')) {
-      next(new UnsupportedMediaTypeError('send the job as Content-Type: application/json'));
-      return;
-    }
-    next();
+  const [readBody, parseBody] = jsonBodyParser(options.maxBodyBytes, options.maxJsonDepth ?? MAX_JSON_DEPTH);
+  const submit = submitHandler(options);
+  app.post('/api/v1/jobs', (req: RawRequest, res: Response, next: NextFunction) => {
+    requireToken(req, res, (err?: unknown) => {
+      if (err !== undefined) return next(err);
+      if (!req.is('application/json')) {
+        next(new UnsupportedMediaTypeError('send the job as Content-Type: application/json'));
+        return;
+      }
+      readBody(req, res, (err?: unknown) => {
+        if (err !== undefined) return next(err);
+        parseBody(req, res, (err?: unknown) => {
+          if (err !== undefined) return next(err);
+          void submit(req, res, next);
+        });
+      });
+    });
   });
-  app.post('/api/v1/jobs', ...jsonBody, async (req: RawRequest, res: Response, next: NextFunction) => {
+}
+
+/** The submission itself, once its body is read and parsed: checked, decided, answered. */
+function submitHandler(options: ApiOptions) {
+  return async (req: RawRequest, res: Response, next: NextFunction): Promise<void> => {
     try {
       const submission = parseSubmission(req.body, options.now());
       const idempotencyKey = req.get('idempotency-key');
@@ -167,19 +192,17 @@ function submitRoute(app: express.Express, options: ApiOptions, requireToken: Mi
           { path: 'Idempotency-Key', message: 'must be 1 to 200 visible ASCII characters' },
         ]);
       }
-      const requestHash = createHash('sha256')
-        .update(req.rawBody ?? Buffer.alloc(0))
-        .digest('hex');
+      const requestHash = hash('sha256', req.rawBody ?? Buffer.alloc(0), 'hex');
       const answer = await options.service.submit(submission, {
         submitter: req.submitter!,
         idempotencyKey,
         requestHash,
       });
-      res.status(answer.status).json(answer.body);
+      sendJson(res, answer.status, answer.body, answer.json);
     } catch (err) {
       next(err);
     }
-  });
+  };
 }
 
 /** The jobs, the cluster, the estimates and the stats: reads behind readGuard, writes behind a token. */
@@ -310,6 +333,22 @@ export function createApiApp(options: ApiOptions): express.Express {
   return app;
 }
 
+/**
+ * Answers `body` as JSON, the same bytes as res.json(body): `json`, its JSON.stringify, is
+ * sent as it is when it holds no credential marker (then the app's redacting replacer would
+ * change none of its strings), in one write with the headers; otherwise res.json redacts.
+ */
+function sendJson(res: Response, status: number, body: unknown, json = JSON.stringify(body)): void {
+  if (json === undefined || mayHoldSecret(json)) {
+    res.status(status).json(body);
+    return;
+  }
+  res.statusCode = status;
+  res.setHeader('Content-Type', 'application/json; charset=utf-8');
+  res.setHeader('Content-Length', Buffer.byteLength(json));
+  res.end(json);
+}
+
 let docsPage: string | undefined;
 const openApiPage = (): string => (docsPage ??= renderOpenApiPage(openApiDocument));
 
@@ -367,7 +406,10 @@ function toSidecarError(err: unknown): SidecarError | undefined {
  * so nothing is inflated), at most `limit` bytes, UTF-8 only, checked for nesting depth on the
  * raw bytes before JSON.parse runs, so no body can make anything below recurse too deep.
  */
-function jsonBodyParser(limit: number, maxDepth: number): express.RequestHandler[] {
+function jsonBodyParser(
+  limit: number,
+  maxDepth: number,
+): [read: express.RequestHandler, parse: express.RequestHandler] {
   const raw = express.raw({ type: () => true, limit, inflate: false });
   const parse: express.RequestHandler = (req: RawRequest, _res, next) => {
     const charset = /;\s*charset\s*=\s*"?([^";\s]*)"?/i.exec(req.get('content-type') ?? '')?.[1];

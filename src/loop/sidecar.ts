@@ -12,7 +12,7 @@ import { ClusterObservation } from './observe';
 import { Partitions } from './partitions';
 import { PriorityCapTracker } from './priority-cap';
 import { Reconciler } from './reconcile';
-import { Submissions, type SubmitContext } from './submissions';
+import { Submissions, type SubmitAnswer, type SubmitContext } from './submissions';
 import { cancelTicket } from './tickets';
 import { clusterView, getJob, listJobs, readiness, stats, type Readiness } from './views';
 
@@ -95,7 +95,7 @@ export class Sidecar implements SidecarService {
   }
 
   /** POST /api/v1/jobs. Decisions are serialised: each sees the state the previous one left. */
-  submit(submission: Submission, context: SubmitContext): Promise<{ status: number; body: unknown }> {
+  submit(submission: Submission, context: SubmitContext): Promise<SubmitAnswer> {
     return this.submissions.submit(submission, context);
   }
 

@@ -46,6 +46,14 @@ function newJobId(): string {
   return `dl-${idPool.toString('hex', idOffset - 6, idOffset)}`;
 }
 
+/** An answer: its status, its body and the body's JSON text (serialised once, answered and kept as it is). */
+export interface SubmitAnswer {
+  status: number;
+  body: unknown;
+  /** JSON.stringify(body). */
+  json: string;
+}
+
 /** One key per submitter and Idempotency-Key. */
 const idempotencyRef = (submitter: string, key: string) => `${submitter}\u0000${key}`;
 
@@ -136,7 +144,7 @@ export class Submissions {
    */
   private readonly uncommittedAnswers = new Map<
     string,
-    { requestHash: string; status: number; response: unknown; durable: Promise<void> }
+    { requestHash: string; status: number; response: unknown; json: string; durable: Promise<void> }
   >();
 
   constructor(private readonly p: LoopParts) {}
@@ -146,7 +154,7 @@ export class Submissions {
     return this.chain;
   }
 
-  submit(submission: Submission, context: SubmitContext): Promise<{ status: number; body: unknown }> {
+  submit(submission: Submission, context: SubmitContext): Promise<SubmitAnswer> {
     const { ledger, webHdfs, config } = this.p.deps;
     // The input is read from WebHDFS at once, beside the decisions queued before this one.
     const input = startInputRead({ ledger, webHdfs, placement: config.placement }, submission, context);
@@ -154,16 +162,14 @@ export class Submissions {
     // The next decision waits for this one, not for its commit: decisions made in the same
     // turn of the event loop share one group commit (Ledger.writeSoon).
     this.chain = decided.catch(() => undefined);
-    return decided.then(async ({ status, body, durable }) => {
+    return decided.then(async ({ status, body, json, durable }) => {
       await durable;
-      return { status, body };
+      return { status, body, json };
     });
   }
 
   /** A retry's answer: the one given (or being committed) for the same key. */
-  private answered(
-    ctx: SubmitContext,
-  ): { status: number; body: unknown; durable?: Promise<void> | undefined } | undefined {
+  private answered(ctx: SubmitContext): (SubmitAnswer & { durable?: Promise<void> | undefined }) | undefined {
     if (ctx.idempotencyKey === undefined) return undefined;
     const seen =
       this.uncommittedAnswers.get(idempotencyRef(ctx.submitter, ctx.idempotencyKey)) ??
@@ -177,6 +183,7 @@ export class Submissions {
     return {
       status: seen.status,
       body: seen.response,
+      json: 'json' in seen ? seen.json : JSON.stringify(seen.response),
       durable: 'durable' in seen ? seen.durable : undefined,
     };
   }
@@ -189,7 +196,7 @@ export class Submissions {
     submission: Submission,
     ctx: SubmitContext,
     input: Promise<InputRead> | undefined,
-  ): Promise<{ status: number; body: unknown; durable?: Promise<void> | undefined }> {
+  ): Promise<SubmitAnswer & { durable?: Promise<void> | undefined }> {
     const seen = this.answered(ctx);
     if (seen) return seen;
     const { config, metrics } = this.p.deps;
@@ -205,7 +212,9 @@ export class Submissions {
       judged.outcome.lane && judged.outcome.result.admitted
         ? this.admitted(judged)
         : this.rejected(judged, nowMs);
-    const durable = s.dryRun ? undefined : this.record(judged, answer, ctx);
+    // Serialised once: the answer sent, and the idempotent answer kept, are this text.
+    const json = JSON.stringify(answer.body);
+    const durable = s.dryRun ? undefined : this.record(judged, answer, json, ctx);
     // At debug: the ledger keeps every decision (GET /api/v1/jobs/{id}, its decisions), and a
     // line per submission at info cost a tenth of the sidecar's time under load.
     this.p.log.debug('decided', {
@@ -216,7 +225,7 @@ export class Submissions {
       workloadClass: judged.job.workloadClass,
       dryRun: s.dryRun,
     });
-    return { status: answer.status, body: answer.body, durable };
+    return { status: answer.status, body: answer.body, json, durable };
   }
 
   /** Locality, the job in core terms, and the lanes' decision. */
@@ -412,7 +421,7 @@ export class Submissions {
    * The next decision sees this one at once; should the write fail, the lanes are rebuilt from
    * the ledger, which never had it.
    */
-  private record(j: Judged, a: Answer, ctx: SubmitContext): Promise<void> {
+  private record(j: Judged, a: Answer, json: string, ctx: SubmitContext): Promise<void> {
     const { ledger, metrics } = this.p.deps;
     const { id, s, queue } = j;
     const written = ledger.writeSoon(() => {
@@ -432,12 +441,12 @@ export class Submissions {
       ledger.recordDecision(id, a.policyName, a.fields.decision, a.detail);
       a.enqueue();
       if (ctx.idempotencyKey !== undefined)
-        ledger.saveIdempotent(ctx.submitter, ctx.idempotencyKey, {
-          requestHash: ctx.requestHash,
-          jobId: id,
-          status: a.status,
-          response: a.body,
-        });
+        ledger.saveIdempotent(
+          ctx.submitter,
+          ctx.idempotencyKey,
+          { requestHash: ctx.requestHash, jobId: id, status: a.status, response: a.body },
+          json,
+        );
     });
     a.adopt();
     const ref =
@@ -447,6 +456,7 @@ export class Submissions {
         requestHash: ctx.requestHash,
         status: a.status,
         response: a.body,
+        json,
         durable: written,
       });
     const decision = a.fields.decision;

@@ -73,6 +73,7 @@ const JOB_COLUMNS: Array<[keyof JobRecord, string, 'json' | 'plain']> = [
   ['updatedMs', 'updated_ms', 'plain'],
 ];
 const COLUMN_OF = new Map(JOB_COLUMNS.map(([k, c, kind]) => [k, { column: c, kind }]));
+const INSERT_JOB = `INSERT INTO jobs (${JOB_COLUMNS.map(([, c]) => c).join(', ')}) VALUES (${JOB_COLUMNS.map(() => '?').join(', ')})`;
 
 function toJson(value: unknown): string | null {
   return value === undefined || value === null ? null : JSON.stringify(value);
@@ -135,10 +136,18 @@ export class SqliteLedger implements Ledger {
   /** Job counts by query, valid while the connection has made no change since (total_changes). */
   private readonly counts = new Map<string, { changes: number; n: number }>();
 
+  /**
+   * Runs its argument in a transaction, or in a savepoint inside one: better-sqlite3's own
+   * wrapper, made once (db.transaction(fn) builds four wrappers on every call).
+   */
+  private readonly atomically: <T>(fn: () => T) => T;
+
   private constructor(
     private readonly db: Database.Database,
     private readonly clock: () => number,
-  ) {}
+  ) {
+    this.atomically = db.transaction((fn: () => unknown) => fn()) as <T>(fn: () => T) => T;
+  }
 
   /** A prepared statement, prepared once per SQL text. */
   private sql(text: string): Database.Statement {
@@ -200,7 +209,7 @@ export class SqliteLedger implements Ledger {
    * decided; should `fn` throw, only its own writes are rolled back.
    */
   transaction<T>(fn: () => T): T {
-    if (this.queued.length === 0) return this.db.transaction(fn)();
+    if (this.queued.length === 0) return this.atomically(fn);
     return this.commitQueued(fn) as T;
   }
 
@@ -239,23 +248,23 @@ export class SqliteLedger implements Ledger {
     const failed = new Map<QueuedWrite, unknown>();
     let out: { value: unknown } | { error: unknown } = { value: undefined };
     try {
-      this.db.transaction(() => {
+      this.atomically(() => {
         for (const w of batch) {
           try {
             // Nested: a savepoint, so one write's failure rolls back only its own rows.
-            this.db.transaction(w.fn)();
+            this.atomically(w.fn);
           } catch (err) {
             failed.set(w, err);
           }
         }
         if (last) {
           try {
-            out = { value: this.db.transaction(last)() };
+            out = { value: this.atomically(last) };
           } catch (error) {
             out = { error };
           }
         }
-      })();
+      });
     } catch (err) {
       // The commit itself failed (disk full, I/O error): nothing of the batch landed.
       for (const w of batch) w.settle(err);
@@ -271,11 +280,8 @@ export class SqliteLedger implements Ledger {
   insertJob(job: NewJob): JobRecord {
     const now = this.clock();
     const full: JobRecord = { ...job, createdMs: now, updatedMs: now };
-    const columns = JOB_COLUMNS.map(([, c]) => c);
     const values = JOB_COLUMNS.map(([k, , kind]) => (kind === 'json' ? toJson(full[k]) : full[k]));
-    this.sql(`INSERT INTO jobs (${columns.join(', ')}) VALUES (${columns.map(() => '?').join(', ')})`).run(
-      ...values,
-    );
+    this.sql(INSERT_JOB).run(...values);
     return full;
   }
 
@@ -406,12 +412,25 @@ export class SqliteLedger implements Ledger {
   /** Record an RM write before it is made. */
   enqueueAction(jobId: string | null, kind: string, payload: unknown): ActionRecord {
     const now = this.clock();
+    const text = JSON.stringify(payload ?? null);
     const id = Number(
       this.sql(
         "INSERT INTO actions (job_id, kind, payload, status, created_ms, updated_ms) VALUES (?, ?, ?, 'pending', ?, ?)",
-      ).run(jobId, kind, JSON.stringify(payload ?? null), now, now).lastInsertRowid,
+      ).run(jobId, kind, text, now, now).lastInsertRowid,
     );
-    return this.getAction(id)!;
+    // The row as getAction would read it back, without reading it.
+    return actionFromRow({
+      id,
+      job_id: jobId,
+      kind,
+      payload: text,
+      status: 'pending',
+      attempts: 0,
+      result: null,
+      error: null,
+      created_ms: now,
+      updated_ms: now,
+    });
   }
 
   /** Count an attempt just before the call goes out. */
@@ -513,7 +532,7 @@ export class SqliteLedger implements Ledger {
       : undefined;
   }
 
-  saveIdempotent(submitter: string, key: string, answer: IdempotentAnswer): void {
+  saveIdempotent(submitter: string, key: string, answer: IdempotentAnswer, responseJson?: string): void {
     this.sql(
       'INSERT INTO idempotency (submitter, key, request_hash, job_id, status, response, created_ms) VALUES (?, ?, ?, ?, ?, ?, ?)',
     ).run(
@@ -522,7 +541,7 @@ export class SqliteLedger implements Ledger {
       answer.requestHash,
       answer.jobId,
       answer.status,
-      JSON.stringify(answer.response),
+      responseJson ?? JSON.stringify(answer.response),
       this.clock(),
     );
   }

@@ -196,7 +196,8 @@ export interface Ledger {
   countActions(): ActionCount[];
 
   findIdempotent(submitter: string, key: string): IdempotentAnswer | undefined;
-  saveIdempotent(submitter: string, key: string, answer: IdempotentAnswer): void;
+  /** `responseJson`, when given, is JSON.stringify(answer.response), stored as it is. */
+  saveIdempotent(submitter: string, key: string, answer: IdempotentAnswer, responseJson?: string): void;
 
   insertTicket(t: Pick<TicketRecord, 'jobId' | 'expiresMs' | 'detail'>): void;
   getTicket(jobId: string): TicketRecord | undefined;

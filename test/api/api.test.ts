@@ -185,6 +185,22 @@ describe('the HTTP API', () => {
     expect(service.submitted).toHaveLength(0);
   });
 
+  it('checks a submission in order: the token, the content type, the body size, the JSON', async () => {
+    const big = JSON.stringify({ ...goodJob, name: 'x'.repeat(2 * 1024 * 1024) });
+    const send = async (headers: Record<string, string>, body: string) => {
+      const res = await fetch(`${base}/api/v1/jobs`, { method: 'POST', headers, body });
+      return ((await res.json()) as { error: { code: string } }).error.code;
+    };
+    const auth = { authorization: `Bearer ${TOKEN}` };
+    expect(await send({ 'content-type': 'text/plain' }, big)).toBe('UNAUTHORIZED');
+    expect(await send({ ...auth, 'content-type': 'text/plain' }, big)).toBe('UNSUPPORTED_MEDIA_TYPE');
+    expect(await send({ ...auth, 'content-type': 'application/json' }, `${big.slice(0, -1)},`)).toBe(
+      'PAYLOAD_TOO_LARGE',
+    );
+    expect(await send({ ...auth, 'content-type': 'application/json' }, '{"name": ')).toBe('INVALID_JSON');
+    expect(service.submitted).toHaveLength(0);
+  });
+
   it('serves the read API with validated filters', async () => {
     const list = await fetch(`${base}/api/v1/jobs?decision=rejected&limit=5`);
     expect(await list.json()).toEqual({

@@ -34,6 +34,18 @@ describe('the sidecar logger', () => {
     });
   });
 
+  it("returns from a level method below the level before winston's stream sees the record", () => {
+    const { logger, lines } = sidecarLogCapture('info');
+    const write = jest.spyOn(logger, 'write');
+    logger.debug('dropped', { job: 'dl-1' });
+    logger.child({ component: 'sidecar' }).debug('dropped too');
+    expect(write).not.toHaveBeenCalled();
+    expect(logger.debug('chained')).toBe(logger);
+    logger.info('kept', { job: 'dl-2' });
+    expect(write).toHaveBeenCalledTimes(1);
+    expect(lines.map((l) => (JSON.parse(l) as { message: string }).message)).toEqual(['kept']);
+  });
+
   it('follows a level changed at run time, children included', () => {
     const { logger, lines } = sidecarLogCapture('warn');
     const child = logger.child({ component: 'enforcer' });
@@ -41,5 +53,13 @@ describe('the sidecar logger', () => {
     logger.level = 'info';
     child.info('after');
     expect(lines.map((l) => (JSON.parse(l) as { message: string }).message)).toEqual(['after']);
+    logger.level = 'debug';
+    child.debug('at debug');
+    logger.debug('root at debug');
+    expect(lines.map((l) => (JSON.parse(l) as { message: string }).message)).toEqual([
+      'after',
+      'at debug',
+      'root at debug',
+    ]);
   });
 });

@@ -195,6 +195,8 @@ describe('the live sidecar', () => {
     const again = await submit({ deadline: 600 }, 'key-1');
     await sidecar.enforcer.drain();
     expect(again).toEqual(first);
+    // The answer's text, serialised once: what the API sends and what the ledger keeps.
+    expect(first.json).toBe(JSON.stringify(first.body));
     expect(rm.writes.filter((w) => w.startsWith('submit'))).toHaveLength(1);
     await expect(submit({ deadline: 700 }, 'key-1')).rejects.toMatchObject({
       code: 'IDEMPOTENCY_KEY_REUSED',

@@ -102,6 +102,24 @@ describe('ledger', () => {
     );
   });
 
+  it('returns an enqueued action as it reads it back', () => {
+    const { ledger, tick } = memoryLedger();
+    ledger.insertJob(jobRecord('a'));
+    tick(3);
+    const payloads: unknown[] = [
+      { appId: 'application_1_0001', tags: ['x'], skip: undefined },
+      null,
+      undefined,
+      7,
+    ];
+    for (const [i, payload] of payloads.entries()) {
+      const action = ledger.enqueueAction(i % 2 === 0 ? 'a' : null, `kind-${i}`, payload);
+      expect(action).toStrictEqual(ledger.getAction(action.id));
+      // The stored JSON's value, not the caller's object.
+      if (typeof payload === 'object' && payload !== null) expect(action.payload).not.toBe(payload);
+    }
+  });
+
   it('keeps actions pending until confirmed, and refuses to confirm twice', () => {
     const { ledger, tick } = memoryLedger();
     ledger.insertJob(jobRecord('a'));

@@ -1,0 +1,120 @@
+/**
+ * Processes the load benches run: trees built with tsc (this one, or a commit's exported beside
+ * it), the CLI started from a tree, waiting for it to listen, stopping it, and its memory.
+ * Free of src/ imports, as bench/support.ts.
+ */
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import { exportBaseTree, git, isDirty, ROOT } from './support';
+
+export interface Tree {
+  label: string;
+  root: string;
+  commit: string;
+}
+
+/** An environment variable holding a positive integer, or `fallback` when unset. */
+export const int = (name: string, fallback: number): number => {
+  const raw = process.env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 1) throw new Error(`${name} must be a positive integer, not ${raw}`);
+  return n;
+};
+
+export function build(root: string): void {
+  execFileSync(join(ROOT, 'node_modules', '.bin', 'tsc'), ['-p', join(root, 'tsconfig.build.json')], {
+    cwd: root,
+    stdio: 'inherit',
+  });
+}
+
+/** This working tree, built in place. */
+export function thisTree(): Tree {
+  build(ROOT);
+  const dirty = isDirty();
+  return {
+    label: 'this',
+    root: ROOT,
+    commit: `${git('rev-parse', '--short', 'HEAD')}${dirty ? '+changes' : ''}`,
+  };
+}
+
+/** A commit's tree, exported to a temporary directory and built there with this tree's modules. */
+export function baseTree(dir: string): Tree {
+  const { root, commit } = exportBaseTree(dir);
+  build(root);
+  return { label: 'base', root, commit };
+}
+
+export function freePort(): Promise<number> {
+  return new Promise((ok, fail) => {
+    const s = createServer();
+    s.once('error', fail);
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = s.address() as { port: number };
+      s.close(() => ok(port));
+    });
+  });
+}
+
+export function cli(root: string, args: string[], nodeArgs: string[] = []): ChildProcess {
+  const child = spawn(process.execPath, [...nodeArgs, join(root, 'bin', 'yarn-sched-sidecar.js'), ...args], {
+    cwd: root,
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  let err = '';
+  child.stderr!.on('data', (d: Buffer) => {
+    err = (err + d.toString()).slice(-4000);
+  });
+  child.on('exit', (code, signal) => {
+    if (code !== 0 && signal === null) console.error(`${args[0]} exited ${code}: ${err}`);
+  });
+  return child;
+}
+
+export async function waitFor(url: string, what: string, timeoutMs = 60_000): Promise<void> {
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      if ((await fetch(url)).ok) return;
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > until) throw new Error(`${what} not ready at ${url} within ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+export async function stop(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const gone = new Promise<void>((ok) => child.once('exit', () => ok()));
+  child.kill('SIGTERM');
+  const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+  await gone;
+  clearTimeout(timer);
+}
+
+/** Clock ticks per second of /proc's CPU times (getconf CLK_TCK; 100 on Linux's usual builds). */
+let clockTicks: number | undefined;
+
+/**
+ * CPU time (user and system) a process has used so far, in ms (Linux). Unlike answers per
+ * second, CPU per answer hardly moves when other work shares the cores.
+ */
+export function cpuMsOf(pid: number): number {
+  clockTicks ??= Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  // After the command name (which may hold spaces): state is field 3, utime 14 and stime 15.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / clockTicks;
+}
+
+/** VmRSS and VmHWM of a process, in MB (Linux). */
+export function memoryOf(pid: number): { rss: number; peak: number } {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kb = (key: string) => Number(new RegExp(`^${key}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? NaN);
+  return { rss: kb('VmRSS') / 1024, peak: kb('VmHWM') / 1024 };
+}

@@ -1,0 +1,267 @@
+/**
+ * Submissions (`POST /api/v1/jobs`) at 1, 16 and 64 clients, recorded and dry-run, side by side
+ * with an earlier commit (issue 17, points 2 and 4; reported as measured, not asserted).
+ *
+ * Processes on loopback, as in load.bench.ts: per tree an emulated RM (this tree's) and the
+ * sidecar (`start`, compiled, default configuration but for its addresses, token and ledger; log
+ * level info, poll every 5 s), and this process, which drives autocannon. Both trees' sidecars
+ * run at once and take the phases in order: recorded submissions at 1, 16 and 64 clients, then
+ * dry runs at 1, 16 and 64; each phase is RUNS runs of PHASE_SECONDS per tree, the trees taking
+ * turns run by run (which goes first alternating), so load from other work on the machine falls
+ * on both alike. After each run the sidecar's resident memory (VmRSS) is read, and its CPU time
+ * per answer (user and system over the run, its poll and enforcement included). Deadlines
+ * spread from 1 min to 2 h, so some jobs are admitted (and submitted to the emulated RM in the
+ * background) and the rest rejected. Every figure is the median over the RUNS runs.
+ *
+ * Environment: YSS_BENCH_BASE (as in load.bench.ts), YSS_BENCH_RUNS (default 3),
+ * YSS_BENCH_PHASE_SECONDS (default 5), YSS_BENCH_CLIENTS (default "1,16,64"),
+ * YSS_BENCH_CPU_PROF (a folder: this tree's sidecar runs with --cpu-prof and writes its
+ * profiles there).
+ */
+import autocannon from 'autocannon';
+import type { ChildProcess } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import {
+  baseTree,
+  cli,
+  cpuMsOf,
+  freePort,
+  int,
+  memoryOf,
+  stop,
+  thisTree,
+  waitFor,
+  type Tree,
+} from './processes';
+import { recordResult } from './results';
+import { MB, median, recordFigure, TOKEN } from './support';
+
+const SPEED = 60;
+const RUNS = int('YSS_BENCH_RUNS', 3);
+const PHASE_SECONDS = int('YSS_BENCH_PHASE_SECONDS', 5);
+const CLIENTS = (process.env.YSS_BENCH_CLIENTS || '1,16,64').split(',').map((c) => {
+  const n = Number(c);
+  if (!Number.isInteger(n) || n < 1) throw new Error(`YSS_BENCH_CLIENTS: ${c} is not a client count`);
+  return n;
+});
+const CPU_PROF = process.env.YSS_BENCH_CPU_PROF;
+const MODES = ['recorded', 'dry-run'] as const;
+type Mode = (typeof MODES)[number];
+
+interface Phase {
+  perSecond: number;
+  p50: number;
+  p99: number;
+  max: number;
+  bad: number;
+  rss: number;
+  /** The sidecar's CPU time over the phase (its poll and enforcement included) per answer. */
+  cpuMsPerAnswer: number;
+}
+
+const key = (mode: Mode, clients: number) => `${mode} ${clients}`;
+
+function body(tag: string, i: number, dryRun: boolean): string {
+  return JSON.stringify({
+    name: `sub-${tag}-${i}`,
+    user: 'bench',
+    // 1 min to 2 h, spread evenly over the run.
+    deadline: 60 + ((i * 7919) % 7140),
+    maps: 1 + (i % 8),
+    reduces: 1 + (i % 3),
+    inputBytes: (1 + (i % 8)) * 128 * MB,
+    jobType: 'cpu',
+    yarnSubmission: { 'am-container-spec': { commands: { command: 'sleep 300' } } },
+    ...(dryRun ? { dryRun: true } : {}),
+  });
+}
+
+async function phase(url: string, tag: string, mode: Mode, clients: number, sidecar: number): Promise<Phase> {
+  let i = 0;
+  let firstError: string | undefined;
+  const cpuBefore = cpuMsOf(sidecar);
+  const r = await autocannon({
+    url,
+    connections: clients,
+    duration: PHASE_SECONDS,
+    timeout: 30,
+    requests: [
+      {
+        method: 'POST',
+        path: '/api/v1/jobs',
+        headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
+        setupRequest: (req) => ({ ...req, body: body(tag, i++, mode === 'dry-run') }),
+        onResponse: (status, text) => {
+          if (status >= 300 && firstError === undefined) firstError = `${status} ${text.slice(0, 300)}`;
+        },
+      },
+    ],
+  });
+  if (firstError !== undefined) console.log(`  ${mode} ${clients} clients: first error ${firstError}`);
+  return {
+    perSecond: r.requests.average,
+    p50: r.latency.p50,
+    p99: r.latency.p99,
+    max: r.latency.max,
+    bad: r.non2xx + r.errors + r.timeouts,
+    rss: memoryOf(sidecar).rss,
+    cpuMsPerAnswer: (cpuMsOf(sidecar) - cpuBefore) / Math.max(1, r.requests.total),
+  };
+}
+
+/** A tree's emulated RM and sidecar, running. */
+interface Running {
+  url: string;
+  pid: number;
+  close: () => Promise<void>;
+}
+
+async function start(tree: Tree, emulatorRoot: string, dir: string): Promise<Running> {
+  const [rmPort, jhsPort, port] = [await freePort(), await freePort(), await freePort()];
+  const work = mkdtempSync(join(dir, `${tree.label}-`));
+  const emulator = cli(emulatorRoot, [
+    'emulator',
+    '--port',
+    String(rmPort),
+    '--jhs-port',
+    String(jhsPort),
+    '--speed',
+    String(SPEED),
+  ]);
+  let sidecar: ChildProcess | undefined;
+  const close = async () => {
+    if (sidecar) await stop(sidecar);
+    await stop(emulator);
+    rmSync(work, { recursive: true, force: true });
+  };
+  try {
+    await waitFor(`http://127.0.0.1:${rmPort}/ws/v1/cluster/info`, 'emulated RM');
+    const config = join(work, 'sidecar.yaml');
+    writeFileSync(
+      config,
+      [
+        'rm:',
+        `  addresses: ['http://127.0.0.1:${rmPort}']`,
+        `  jobHistoryAddress: 'http://127.0.0.1:${jhsPort}'`,
+        'auth:',
+        `  tokens: [{ name: bench, token: '${TOKEN}' }]`,
+        'server:',
+        `  port: ${port}`,
+        '  host: 127.0.0.1',
+        'ledger:',
+        `  path: '${join(work, 'ledger.db')}'`,
+        'log:',
+        '  level: info',
+        '',
+      ].join('\n'),
+    );
+    let nodeArgs: string[] = [];
+    if (CPU_PROF !== undefined && tree.label === 'this') {
+      const profDir = resolve(CPU_PROF);
+      mkdirSync(profDir, { recursive: true });
+      nodeArgs = ['--cpu-prof', '--cpu-prof-dir', profDir, '--cpu-prof-name', 'sidecar.cpuprofile'];
+    }
+    sidecar = cli(tree.root, ['start', '--config', config], nodeArgs);
+    const url = `http://127.0.0.1:${port}`;
+    await waitFor(`${url}/readyz`, `sidecar (${tree.label})`);
+    return { url, pid: sidecar.pid!, close };
+  } catch (err) {
+    await close();
+    throw err;
+  }
+}
+
+/** Prints a tree's medians and records them; `base`, the base tree's runs, gives this tree's ratios. */
+function report(tree: Tree, runs: Array<Map<string, Phase>>, base?: Array<Map<string, Phase>>): void {
+  console.log(`${tree.label} (${tree.commit}):`);
+  for (const mode of MODES) {
+    for (const clients of CLIENTS) {
+      const k = key(mode, clients);
+      const m = (rs: Array<Map<string, Phase>>, f: (p: Phase) => number) =>
+        median(rs.map((r) => f(r.get(k)!)));
+      const [perSecond, p50, p99, max, bad, rss, cpu] = [
+        m(runs, (p) => p.perSecond),
+        m(runs, (p) => p.p50),
+        m(runs, (p) => p.p99),
+        m(runs, (p) => p.max),
+        m(runs, (p) => p.bad),
+        m(runs, (p) => p.rss),
+        m(runs, (p) => p.cpuMsPerAnswer),
+      ];
+      const baseCpu = base ? m(base, (p) => p.cpuMsPerAnswer) : undefined;
+      const vsBase = base
+        ? ` (base ${m(base, (p) => p.perSecond).toFixed(0)}/s, p99 ${m(base, (p) => p.p99).toFixed(1)} ms, ` +
+          `${baseCpu!.toFixed(3)} CPU ms/answer: ` +
+          `${(perSecond / m(base, (p) => p.perSecond)).toFixed(2)}x answers/s, ` +
+          `${(m(base, (p) => p.p99) / p99).toFixed(2)}x p99, ${(cpu / baseCpu!).toFixed(2)}x CPU per answer)`
+        : '';
+      console.log(
+        `  ${mode}, ${clients} clients: ${perSecond.toFixed(0)} answers/s, p50 ${p50.toFixed(1)} ms, ` +
+          `p99 ${p99.toFixed(1)} ms, max ${max.toFixed(0)} ms, ${bad.toFixed(0)} not 2xx, RSS ${rss.toFixed(0)} MB, ` +
+          `${cpu.toFixed(3)} CPU ms/answer${vsBase}`,
+      );
+      const row = `submissions ${mode}, ${clients} clients (${tree.label} ${tree.commit})`;
+      recordResult({
+        name: `${row}: latency`,
+        unit: 'ms',
+        median: p50,
+        p99,
+        ratio: base ? m(base, (p) => p.p99) / p99 : null,
+        rssMB: rss,
+      });
+      recordFigure(`${row}: throughput`, 'answers/s', perSecond, {
+        ratio: base ? perSecond / m(base, (p) => p.perSecond) : null,
+        rssMB: rss,
+      });
+      // The base's CPU per answer over this tree's (how many times less this one spends).
+      recordFigure(`${row}: sidecar CPU per answer`, 'ms', cpu, {
+        ratio: baseCpu === undefined ? null : baseCpu / cpu,
+        rssMB: rss,
+      });
+    }
+  }
+}
+
+export default async function bench(): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), 'yss-submissions-'));
+  try {
+    const here = thisTree();
+    const base = baseTree(dir);
+    console.log(
+      `submissions at ${CLIENTS.join('/')} clients, ${PHASE_SECONDS} s each, on loopback, emulated RM at ` +
+        `${SPEED}x behind; median of ${RUNS} runs per tree and phase, ${base.commit} and ${here.commit} ` +
+        'running side by side, taking turns',
+    );
+    const results = new Map<Tree, Array<Map<string, Phase>>>([
+      [base, []],
+      [here, []],
+    ]);
+    const running = new Map<Tree, Running>();
+    try {
+      for (const tree of [base, here]) running.set(tree, await start(tree, here.root, dir));
+      for (const runs of results.values()) for (let r = 0; r < RUNS; r++) runs.push(new Map());
+      for (const mode of MODES) {
+        for (const clients of CLIENTS) {
+          const line: string[] = [];
+          for (let r = 0; r < RUNS; r++) {
+            // Which tree goes first alternates run by run.
+            for (const tree of r % 2 === 0 ? [base, here] : [here, base]) {
+              const { url, pid } = running.get(tree)!;
+              const p = await phase(url, `${tree.label}${r + 1}`, mode, clients, pid);
+              results.get(tree)![r]!.set(key(mode, clients), p);
+              line.push(`${tree.label} ${p.perSecond.toFixed(0)}/s p99 ${p.p99} ms`);
+            }
+          }
+          console.log(`  ${mode}, ${clients} clients: ${line.join(', ')}`);
+        }
+      }
+    } finally {
+      for (const r of running.values()) await r.close();
+    }
+    for (const [tree, runs] of results) report(tree, runs, tree === here ? results.get(base) : undefined);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
