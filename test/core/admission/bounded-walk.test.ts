@@ -242,6 +242,27 @@ describe('bounded successor walk: the same as walking every successor', () => {
     expect(provisional).toBeGreaterThan(20);
   });
 
+  it('walks to the end past a record that absorbed a completed job’s feedback vectors (found by seed 1596501629)', () => {
+    // Shrunk from the counterexample: after completions with feedback, a successor holds the
+    // departed job's SATU vectors; re-placed, it sits higher than any shift allows, and the
+    // bound vouched for j2 behind it, which the full walk finds 0.98 s late.
+    const ops = JSON.parse(
+      '[{"kind":"admit","dt":0,"maps":1,"reduces":0,"split":2,"deadline":80,"heavy":false,"gpu":false,"search":false},' +
+        '{"kind":"admit","dt":0,"maps":6,"reduces":1,"split":2,"deadline":1080,"heavy":true,"gpu":false,"search":false},' +
+        '{"kind":"admit","dt":0,"maps":7,"reduces":1,"split":2,"deadline":1709,"heavy":true,"gpu":false,"search":false},' +
+        '{"kind":"admit","dt":0,"maps":1,"reduces":1,"split":0.25,"deadline":80,"heavy":false,"gpu":false,"search":false},' +
+        '{"kind":"admit","dt":0,"maps":1,"reduces":1,"split":0.25,"deadline":80,"heavy":false,"gpu":false,"search":false},' +
+        '{"kind":"complete","pick":338117237,"frac":0.2,"dt":0},' +
+        '{"kind":"admit","dt":0,"maps":1,"reduces":1,"split":2,"deadline":80,"heavy":true,"gpu":false,"search":false},' +
+        '{"kind":"admit","dt":0,"maps":1,"reduces":1,"split":0.25,"deadline":1709,"heavy":false,"gpu":false,"search":false},' +
+        '{"kind":"complete","pick":48371669,"frac":0.4514164155188808,"dt":6},' +
+        '{"kind":"admit","dt":3,"maps":4,"reduces":0,"split":2,"deadline":49,"heavy":false,"gpu":true,"search":false},' +
+        '{"kind":"start","pick":1241357497},{"kind":"leave","pick":2063307002}]',
+    ) as Op[];
+    // drive() compares every decision, reason and estimate with the literal engine's.
+    expect(() => drive({ name: 'unified', containers: 1 }, ops, null)).not.toThrow();
+  });
+
   it('a provisional record is recomputed at the instant of the admission that left it', () => {
     const p = rtmr({ slotModel: { name: 'unified', containers: 4 }, estimates: EST });
     const l = rtmr({ slotModel: { name: 'unified', containers: 4 }, estimates: EST, engine: 'literal' });

@@ -294,6 +294,11 @@ function successorBound(
   const eps = 2 ** -48 * tasks * (scale + shift0 + 1);
   const shift = shift0 + eps;
   const need = shift + eps;
+  // A record holding a SATU step (slack -Infinity: a completed job's feedback vectors, absorbed
+  // when it left) breaks the chain: its walk recomputes it from fresh vectors, which may sit
+  // above the feedback ones by more than any shift, and every record after it was placed on
+  // them. Nothing after it is vouched for: the walk goes to the end.
+  for (let k = p; k < n; k++) if (num[k * S] === -Infinity) return { walkUntil: n, shift };
   // The last successor the bound does not vouch for: the walk must go past it.
   let i = n - 1;
   while (i >= p && num[i * S]! >= need) i--;
