@@ -80,10 +80,13 @@ export function holdsOf(
   const used = q?.used?.[label];
   const free = view.free[label];
   if (used === undefined || free === undefined) return { ...NO_HOLDS, guaranteed };
+  // A free container another queue's apps ask for is theirs at the next node heartbeat, long
+  // before a job admitted now has its app on the RM: it counts as held, not free.
+  const othersAsk = view.queues.reduce((a, x) => a + (x === q ? 0 : (x.pending?.[label] ?? 0)), 0);
   return laneHolds({
     guaranteed,
     used,
-    free,
+    free: Math.max(0, free - othersAsk),
     mode: sharingModeOf(inputs.preemption),
     preemption: preemptionModel(
       inputs.preemption,

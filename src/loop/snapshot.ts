@@ -26,6 +26,8 @@ export interface QueueSummary {
   containers: Record<string, number>;
   /** Task containers the queue uses now per partition (its absolute used share of them). */
   used?: Record<string, number>;
+  /** Task containers the queue's apps ask for and do not have yet, per partition. */
+  pending?: Record<string, number>;
 }
 
 export interface CapacityView {
@@ -44,6 +46,11 @@ export function nodeContainers(node: NodeReport, size: ContainerSize): number {
 
 function containersIn(r: Resource, size: ContainerSize): number {
   return Math.max(0, Math.min(Math.floor(r.memoryMB / size.memoryMb), Math.floor(r.vcores / size.vcores)));
+}
+
+/** Task containers of `size` that resources asked for amount to (the larger of memory and vcores). */
+function containersAsked(r: Resource, size: ContainerSize): number {
+  return Math.max(0, r.memoryMB / size.memoryMb, r.vcores / size.vcores);
 }
 
 /** Task containers that still fit on a node now: what its total less its used leaves. */
@@ -135,9 +142,12 @@ export function buildCapacityView(
     ? leaves(scheduler.root).map((q) => {
         const containers: Record<string, number> = {};
         const used: Record<string, number> = {};
+        const pending: Record<string, number> = {};
         for (const [label, p] of byLabel) {
           containers[label] = Math.floor((p.containers * absoluteShare(q, label)) / 100);
           used[label] = Math.round((p.containers * absoluteUsed(q, label)) / 100);
+          const asked = q.resourcesByPartition?.find((r) => r.partition === label)?.pending;
+          if (asked !== undefined) pending[label] = Math.ceil(containersAsked(asked, size));
         }
         return {
           name: q.name,
@@ -147,6 +157,7 @@ export function buildCapacityView(
           accessibleNodeLabels: q.accessibleNodeLabels,
           containers,
           used,
+          pending,
         };
       })
     : [];

@@ -1,6 +1,7 @@
 import { buildConfig } from '../../src/config/load';
 import { holdsOf, PreemptionDelays, PREEMPTION_DELAYS_KEY, resolvePreemption } from '../../src/loop/sharing';
-import type { CapacityView } from '../../src/loop/snapshot';
+import { buildCapacityView, type CapacityView } from '../../src/loop/snapshot';
+import type { NodeReport, QueueInfo, SchedulerInfo } from '../../src/yarn/model';
 import { preemptionOf } from '../../src/yarn/conf';
 
 const sharing = (o: Record<string, unknown> = {}) =>
@@ -65,6 +66,18 @@ describe('the sidecar side of a shared cluster (src/loop/sharing.ts)', () => {
       held: 7,
       returns: [30, 100, ...Array(5).fill(Infinity)],
     });
+    // A free container another queue's apps ask for is theirs at the next heartbeat: held.
+    const asked: CapacityView = {
+      ...view,
+      queues: [
+        ...view.queues,
+        { ...view.queues[0]!, name: 'default', path: 'root.default', used: { '': 9 }, pending: { '': 4 } },
+      ],
+    };
+    expect(holdsOf(asked, 'realtime', '', 10, { preemption: preemptionOf({}) }, 1000)).toMatchObject({
+      mode: 'lent',
+      held: 8,
+    });
     // No sharing inputs, or a view of an older ledger without used/free: nothing held.
     expect(holdsOf(view, 'realtime', '', 10, undefined, 1000)).toMatchObject({ mode: 'own', held: 0 });
     expect(holdsOf({ ...view, free: undefined }, 'realtime', '', 10, { preemption: on }, 1000).held).toBe(0);
@@ -121,5 +134,68 @@ describe('the sidecar side of a shared cluster (src/loop/sharing.ts)', () => {
     ];
     expect(d.observe(launched, () => true)).toBe(true);
     expect(d.all).toEqual([{ appId: 'a2', seconds: 7 }]);
+  });
+});
+
+describe('the capacity view a lane counts holds from (src/loop/snapshot.ts)', () => {
+  it('counts per partition the containers free, and per queue those used and asked for', () => {
+    const r = (memoryMB: number, vcores: number) => ({ memoryMB, vcores, extra: {} });
+    const node = (id: string, usedMb: number, usedVcores: number) =>
+      ({
+        id,
+        host: id,
+        rack: '/r',
+        state: 'RUNNING',
+        httpAddress: '',
+        nodeLabels: [],
+        numContainers: 0,
+        lastHealthUpdate: 0,
+        healthReport: '',
+        version: '3.4.3',
+        total: r(8192, 8),
+        used: r(usedMb, usedVcores),
+        available: r(8192 - usedMb, 8 - usedVcores),
+      }) as NodeReport;
+    const leaf = (name: string, cap: number, used: number, pending?: { memoryMB: number; vcores: number }) =>
+      ({
+        name,
+        path: `root.${name}`,
+        kind: 'leaf',
+        state: 'RUNNING',
+        capacity: cap,
+        absoluteCapacity: cap,
+        maxCapacity: 100,
+        absoluteMaxCapacity: 100,
+        usedCapacity: 0,
+        absoluteUsedCapacity: used,
+        numApplications: 0,
+        accessibleNodeLabels: [],
+        defaultNodeLabelExpression: undefined,
+        partitions: [],
+        resourcesUsed: undefined,
+        resourcesByPartition: pending ? [{ partition: '', pending: { ...pending, extra: {} } }] : undefined,
+        children: [],
+      }) as QueueInfo;
+    const scheduler = {
+      type: 'capacity',
+      root: {
+        ...leaf('root', 100, 0),
+        kind: 'parent',
+        children: [leaf('realtime', 50, 0), leaf('default', 50, 75, { memoryMB: 3072, vcores: 2 })],
+      },
+    } as SchedulerInfo;
+    // Two nodes of 8 x 1 GB containers: 12 used by default (75 %), 4 free; default asks for 3 more.
+    const v = buildCapacityView([node('a', 8192, 8), node('b', 4096, 4)], scheduler, {
+      memoryMb: 1024,
+      vcores: 1,
+    });
+    expect(v.free).toEqual({ '': 4 });
+    expect(v.total).toEqual({ '': 16 });
+    expect(v.queues.map((q) => [q.name, q.containers[''], q.used?.[''], q.pending?.['']])).toEqual([
+      ['realtime', 8, 0, undefined],
+      ['default', 8, 12, 3],
+    ]);
+    // The real-time lane: 8 guaranteed, none used, 4 free of which default takes 3: 7 held.
+    expect(holdsOf(v, 'realtime', '', 8, { preemption: preemptionOf({}) }, 0).held).toBe(7);
   });
 });
