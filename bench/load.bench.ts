@@ -28,10 +28,21 @@
  */
 import autocannon from 'autocannon';
 import type { ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { baseTree, cli, freePort, int, memoryOf, stop, thisTree, waitFor, type Tree } from './processes';
+import {
+  baseTree,
+  cli,
+  freePort,
+  int,
+  memoryOf,
+  stop,
+  thisTree,
+  waitFor,
+  writeSidecarConfig,
+  type Tree,
+} from './processes';
 import { recordResult } from './results';
 import { MB, median, recordFigure, TOKEN } from './support';
 
@@ -174,25 +185,7 @@ async function oneRun(tree: Tree, emulatorRoot: string, dir: string): Promise<Ru
   let sidecar: ChildProcess | undefined;
   try {
     await waitFor(`http://127.0.0.1:${rmPort}/ws/v1/cluster/info`, 'emulated RM');
-    const config = join(work, 'sidecar.yaml');
-    writeFileSync(
-      config,
-      [
-        'rm:',
-        `  addresses: ['http://127.0.0.1:${rmPort}']`,
-        `  jobHistoryAddress: 'http://127.0.0.1:${jhsPort}'`,
-        'auth:',
-        `  tokens: [{ name: bench, token: '${TOKEN}' }]`,
-        'server:',
-        `  port: ${port}`,
-        '  host: 127.0.0.1',
-        'ledger:',
-        `  path: '${join(work, 'ledger.db')}'`,
-        'log:',
-        '  level: info',
-        '',
-      ].join('\n'),
-    );
+    const config = writeSidecarConfig(work, { rmPort, jhsPort, port });
     sidecar = cli(tree.root, ['start', '--config', config]);
     const url = `http://127.0.0.1:${port}`;
     await waitFor(`${url}/readyz`, `sidecar (${tree.label})`);

@@ -4,10 +4,10 @@
  * Free of src/ imports, as bench/support.ts.
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
-import { exportBaseTree, git, isDirty, ROOT } from './support';
+import { exportBaseTree, git, isDirty, ROOT, TOKEN } from './support';
 
 export interface Tree {
   label: string;
@@ -117,4 +117,34 @@ export function memoryOf(pid: number): { rss: number; peak: number } {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
   const kb = (key: string) => Number(new RegExp(`^${key}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? NaN);
   return { rss: kb('VmRSS') / 1024, peak: kb('VmHWM') / 1024 };
+}
+
+/**
+ * The sidecar configuration the load benches start it with (an emulated RM and JobHistory on
+ * loopback, the bench's token, a ledger in `work`), written to work/sidecar.yaml; its path.
+ */
+export function writeSidecarConfig(
+  work: string,
+  o: { rmPort: number; jhsPort: number; port: number },
+): string {
+  const config = join(work, 'sidecar.yaml');
+  writeFileSync(
+    config,
+    [
+      'rm:',
+      `  addresses: ['http://127.0.0.1:${o.rmPort}']`,
+      `  jobHistoryAddress: 'http://127.0.0.1:${o.jhsPort}'`,
+      'auth:',
+      `  tokens: [{ name: bench, token: '${TOKEN}' }]`,
+      'server:',
+      `  port: ${o.port}`,
+      '  host: 127.0.0.1',
+      'ledger:',
+      `  path: '${join(work, 'ledger.db')}'`,
+      'log:',
+      '  level: info',
+      '',
+    ].join('\n'),
+  );
+  return config;
 }

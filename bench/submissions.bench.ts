@@ -20,7 +20,7 @@
  */
 import autocannon from 'autocannon';
 import type { ChildProcess } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import {
@@ -33,6 +33,7 @@ import {
   stop,
   thisTree,
   waitFor,
+  writeSidecarConfig,
   type Tree,
 } from './processes';
 import { recordResult } from './results';
@@ -138,25 +139,7 @@ async function start(tree: Tree, emulatorRoot: string, dir: string): Promise<Run
   };
   try {
     await waitFor(`http://127.0.0.1:${rmPort}/ws/v1/cluster/info`, 'emulated RM');
-    const config = join(work, 'sidecar.yaml');
-    writeFileSync(
-      config,
-      [
-        'rm:',
-        `  addresses: ['http://127.0.0.1:${rmPort}']`,
-        `  jobHistoryAddress: 'http://127.0.0.1:${jhsPort}'`,
-        'auth:',
-        `  tokens: [{ name: bench, token: '${TOKEN}' }]`,
-        'server:',
-        `  port: ${port}`,
-        '  host: 127.0.0.1',
-        'ledger:',
-        `  path: '${join(work, 'ledger.db')}'`,
-        'log:',
-        '  level: info',
-        '',
-      ].join('\n'),
-    );
+    const config = writeSidecarConfig(work, { rmPort, jhsPort, port });
     let nodeArgs: string[] = [];
     if (CPU_PROF !== undefined && tree.label === 'this') {
       const profDir = resolve(CPU_PROF);

@@ -362,11 +362,19 @@ export function simulateCommand(): Command {
             if (e instanceof RangeError) throw new InvalidArgumentError(e.message);
             throw e;
           }
+          if (
+            [opts.tenantShare, opts.tenantMax, opts.preemption, opts.tenantReleases].some(
+              (v) => v !== undefined,
+            )
+          )
+            throw new InvalidArgumentError(
+              '--sweep varies one parameter of an experiment as it is built; the tenant options do not apply to it',
+            );
           const seeds = Array.from({ length: opts.runs }, (_, i) => opts.seed + i);
-          let files: string[];
-          try {
-            ({ files } = await runSweep(
-              opts.experiment,
+          const name = opts.experiment;
+          await writeOrStall(opts.out, async () => {
+            const swept = await runSweep(
+              name,
               req,
               seeds,
               opts.out,
@@ -376,16 +384,9 @@ export function simulateCommand(): Command {
                 png: opts.png,
                 ...(opts.estimateModel === undefined ? {} : { estimateModel: opts.estimateModel }),
               },
-            ));
-          } catch (e) {
-            if (e instanceof SimulationStalledError) {
-              process.stderr.write(`${e.code}: ${e.message}\n`);
-              process.exitCode = 3;
-              return;
-            }
-            throw e;
-          }
-          process.stdout.write(`wrote ${files.length} files to ${opts.out}: ${files.join(', ')}\n`);
+            );
+            return swept.files;
+          });
           return;
         }
         plan = planOf(experiment(opts.experiment));
@@ -440,20 +441,30 @@ export function simulateCommand(): Command {
         plan.specs = plan.specs.map((s) => ({ ...s, tenant }));
       }
       const seeds = Array.from({ length: opts.runs }, (_, i) => opts.seed + i);
-      let files: string[];
-      try {
-        files = await runPlan(plan, seeds, opts.out, (line) => process.stderr.write(`${line}\n`), undefined, {
+      const runnable = plan;
+      await writeOrStall(opts.out, () =>
+        runPlan(runnable, seeds, opts.out, (line) => process.stderr.write(`${line}\n`), undefined, {
           png: opts.png,
-        });
-      } catch (e) {
-        // A run in which no event can make progress ends here, with the jobs left waiting.
-        if (e instanceof SimulationStalledError) {
-          process.stderr.write(`${e.code}: ${e.message}\n`);
-          process.exitCode = 3;
-          return;
-        }
-        throw e;
-      }
-      process.stdout.write(`wrote ${files.length} files to ${opts.out}: ${files.join(', ')}\n`);
+        }),
+      );
     });
+}
+
+/**
+ * Runs a simulation that writes files into `out` and says which; a run in which no event can
+ * make progress ends here instead, with the jobs left waiting (exit code 3).
+ */
+async function writeOrStall(out: string, run: () => Promise<string[]>): Promise<void> {
+  let files: string[];
+  try {
+    files = await run();
+  } catch (e) {
+    if (e instanceof SimulationStalledError) {
+      process.stderr.write(`${e.code}: ${e.message}\n`);
+      process.exitCode = 3;
+      return;
+    }
+    throw e;
+  }
+  process.stdout.write(`wrote ${files.length} files to ${out}: ${files.join(', ')}\n`);
 }

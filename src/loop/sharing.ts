@@ -1,6 +1,6 @@
 import type { SidecarConfig } from '../config/schema';
 import { laneHolds, NO_HOLDS, type LaneHolds, type PreemptionModel, type SharingMode } from '../core/sharing';
-import { PREEMPTION_DEFAULTS, type PreemptionSettings } from '../yarn/conf';
+import { PREEMPTION_DEFAULTS, UNKNOWN_PREEMPTION, type PreemptionSettings } from '../yarn/conf';
 import type { CapacityView } from './snapshot';
 
 /**
@@ -22,16 +22,7 @@ export function resolvePreemption(
   fromRm: PreemptionSettings | undefined,
 ): PreemptionSettings {
   if (config.preemption === 'rm' && fromRm !== undefined) return fromRm;
-  if (config.preemption === 'rm')
-    return {
-      source: 'unknown',
-      enabled: undefined,
-      policies: undefined,
-      maxWaitBeforeKillMs: undefined,
-      naturalTerminationFactor: undefined,
-      monitoringIntervalMs: undefined,
-      totalPreemptionPerRound: undefined,
-    };
+  if (config.preemption === 'rm') return UNKNOWN_PREEMPTION;
   return {
     source: 'config',
     enabled: config.preemption === 'on',

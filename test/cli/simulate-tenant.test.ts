@@ -92,6 +92,10 @@ describe('simulate with another tenant', () => {
       ['--experiment', 'rtmr-workload-1', '--tenant-share', '0.5'],
       'cluster: another tenant needs a unified cluster (it holds containers, not mr1 slots)',
     ],
+    [
+      ['--experiment', 'efh', '--sweep', 'aeThresholdSeconds=60,300', '--tenant-share', '0.5'],
+      'the tenant options do not apply to it',
+    ],
   ])('refuses %j with exit status 2', async (args, message) => {
     const r = await simulate([...args, '--out', join(dir, 'never'), '--no-png']);
     expect(r.code).toBe(2);
