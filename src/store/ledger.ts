@@ -173,6 +173,19 @@ export class SqliteLedger implements Ledger {
     return ledger;
   }
 
+  /**
+   * Every write made so far is durable once committed here (synchronous=FULL): commits what
+   * writeSoon queued, then resolves; rejects if that commit failed.
+   */
+  flush(): Promise<void> {
+    try {
+      this.commitQueued();
+      return Promise.resolve();
+    } catch (err) {
+      return Promise.reject(err instanceof Error ? err : new Error(String(err)));
+    }
+  }
+
   /** Commits what writeSoon queued, then closes. */
   close(): void {
     this.commitQueued();
