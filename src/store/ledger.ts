@@ -192,6 +192,14 @@ export class SqliteLedger implements Ledger {
     this.db.close();
   }
 
+  /**
+   * The SQLite connection itself, for the store's own modules only: the PostgreSQL ledger
+   * (./postgres.ts) adds its change capture to a working copy and loads rows into it.
+   */
+  get connection(): Database.Database {
+    return this.db;
+  }
+
   get schemaVersion(): number {
     return (this.sql('SELECT MAX(version) AS v FROM schema_migrations').get() as { v: number }).v;
   }
