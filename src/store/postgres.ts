@@ -655,13 +655,11 @@ export class PostgresLedger implements Ledger {
    * LedgerUnavailableError after flushTimeoutMs (the writes stay queued and ship later), or
    * LedgerFencedError. On a follower (nothing to ship) it resolves at once.
    */
-  flush(): Promise<void> {
-    if (this.fenced) return Promise.reject(this.fenced);
-    try {
-      this.work.commitQueued();
-    } catch (err) {
-      return Promise.reject(err instanceof Error ? err : new Error(String(err)));
-    }
+  async flush(): Promise<void> {
+    if (this.fenced) throw this.fenced;
+    // Writes queued for the working copy's group commit are writes made so far: join it.
+    await this.work.flush();
+    if (this.fenced) throw this.fenced;
     this.capture();
     const target = this.captured;
     if (this.shipped >= target) return Promise.resolve();
