@@ -49,8 +49,11 @@ function freePort(): Promise<number> {
   });
 }
 
-/** Starts a private server and creates database `yss` owned by user `yss` with a password. */
-export async function startTestPostgres(): Promise<TestPostgres> {
+/**
+ * Starts a private server and creates database `yss` owned by user `yss` with a password.
+ * `durable`: fsync on, as a real server (the benches); off by default, for the tests' speed.
+ */
+export async function startTestPostgres(settings: { durable?: boolean } = {}): Promise<TestPostgres> {
   const bin = postgresBinaries();
   if (!bin) throw new Error('PostgreSQL is not installed (Debian package postgresql)');
   const asRoot = process.getuid?.() === 0;
@@ -74,7 +77,7 @@ export async function startTestPostgres(): Promise<TestPostgres> {
   const hba = 'host all postgres 127.0.0.1/32 trust\nhost all all 127.0.0.1/32 scram-sha-256\n';
   writeFileSync(join(data, 'pg_hba.conf'), hba);
   if (asRoot) execFileSync('chown', ['postgres', join(data, 'pg_hba.conf')]);
-  const options = `-c listen_addresses=127.0.0.1 -c port=${port} -c unix_socket_directories='' -c fsync=off -c max_connections=40`;
+  const options = `-c listen_addresses=127.0.0.1 -c port=${port} -c unix_socket_directories='' -c fsync=${settings.durable ? 'on' : 'off'} -c max_connections=40`;
   const start = (): void => {
     run('pg_ctl', ['-D', data, '-o', options, '-l', join(data, 'server.log'), '-w', '-t', '60', 'start']);
   };
