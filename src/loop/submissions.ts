@@ -3,6 +3,8 @@ import type { Submission } from '../api/submission';
 import type { RejectionReason } from '../api/views';
 import type { DeadlineJob } from '../core/job';
 import { IdempotencyConflictError } from '../errors/api-errors';
+import { LedgerFencedError } from '../errors/ledger-fenced';
+import { LedgerReadOnlyError } from '../errors/ledger-read-only';
 import { LedgerUnavailableError } from '../errors/ledger-unavailable';
 import type { JobRecord } from '../store/types';
 import type { LoopParts } from './context';
@@ -484,6 +486,14 @@ export class Submissions {
           throw err;
         }
         if (decision === 'admitted') this.p.lanes.rebuildAll();
+        if (err instanceof LedgerReadOnlyError || err instanceof LedgerFencedError) {
+          // Not the writer (a follower, or a leader replaced): nothing was recorded; answered 503.
+          this.p.log.warn('a decision was not recorded: this sidecar does not write the ledger', {
+            job: id,
+            code: err.code,
+          });
+          throw err;
+        }
         this.p.log.error('a decision could not be recorded; it was not answered', {
           job: id,
           error: String(err),

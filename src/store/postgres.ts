@@ -288,6 +288,9 @@ export class PostgresLedger implements Ledger {
       connectionString: url,
       max: options.poolSize ?? 4,
       connectionTimeoutMillis: Math.max(1_000, this.flushTimeoutMs),
+      // A query that hangs (a server that stopped answering) fails, and shipping retries it; a
+      // takeover's raise may wait that long for an old writer's transaction in flight.
+      query_timeout: Math.max(30_000, 4 * this.flushTimeoutMs),
       types: pgTypeParser,
     });
     // An idle client losing its connection (PostgreSQL restarted) must not crash the process.

@@ -132,6 +132,35 @@ if (pg === 'missing-ci') {
     await reader.closed;
     await running.close();
 
+    // A follower (`ledgerWriter: 'later'`) starts, serves what the ledger holds, and refuses writes.
+    const follower = await startSidecar(
+      buildConfig({
+        rm: { addresses: [emulator.url], jobHistoryAddress: emulator.jhsUrl },
+        auth: { tokens: [{ name: 'ci', token: TOKEN }] },
+        server: { port: 0, host: '127.0.0.1' },
+        ledger: { url },
+      }),
+      {
+        logger: capture.logger,
+        now: () => emulator.time.nowEpochMs(),
+        manualPolling: true,
+        ledgerWriter: 'later',
+      },
+    );
+    try {
+      expect((follower.ledger as PostgresLedger).isWriter()).toBe(false);
+      (follower.ledger as PostgresLedger).follow(50);
+      await until('the follower to load the jobs', () => follower.ledger.listJobs({}).total === 3);
+      const listed = (await (await fetch(`${follower.url}/api/v1/jobs`)).json()) as { total: number };
+      expect(listed.total).toBe(3);
+      await follower.sidecar.runOnce(); // reads the RM (its writes refused): ready to decide
+      const notLeader = await submit(follower, 'job 5', 'k5');
+      expect(notLeader.status).toBe(503);
+      expect(await notLeader.json()).toMatchObject({ error: { code: 'NOT_LEADER' } });
+    } finally {
+      await follower.close();
+    }
+
     const logs = capture.lines.join('\n');
     expect(logs).toContain('ledger on PostgreSQL');
     expect(logs).not.toContain('s3cret-pw');
