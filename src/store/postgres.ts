@@ -19,6 +19,7 @@
 import { hostname } from 'node:os';
 import type Database from 'better-sqlite3';
 import { Pool, types as pgTypes, type PoolClient } from 'pg';
+import { SidecarError } from '../errors/base';
 import { LedgerFencedError } from '../errors/ledger-fenced';
 import { LedgerReadOnlyError } from '../errors/ledger-read-only';
 import { LedgerUnavailableError } from '../errors/ledger-unavailable';
@@ -253,6 +254,8 @@ export class PostgresLedger implements Ledger {
   private readonly password: string | undefined;
   private work: SqliteLedger;
   private shapes = new Map<string, TableShape>();
+  /** The working copy's `_changes`: read in order, and cleared up to a seq. */
+  private changes!: { read: Database.Statement; clear: Database.Statement };
 
   /** The epoch this instance writes with; null while it follows. */
   private epoch: number | null = null;
@@ -319,6 +322,14 @@ export class PostgresLedger implements Ledger {
    * working copy up to date (all of PostgreSQL when it never followed, else what changed since).
    */
   async takeOver(epoch: number, holder: string): Promise<void> {
+    try {
+      await this.raiseAndLoad(epoch, holder);
+    } catch (err) {
+      throw this.describe(err, 'taking the ledger over');
+    }
+  }
+
+  private async raiseAndLoad(epoch: number, holder: string): Promise<void> {
     if (this.fenced) throw this.fenced;
     if (this.closing) throw new Error('the ledger is closed');
     if (!Number.isSafeInteger(epoch) || epoch < 1)
@@ -463,6 +474,10 @@ export class PostgresLedger implements Ledger {
       });
     }
     this.shapes = shapes;
+    this.changes = {
+      read: db.prepare('SELECT seq, tbl, pk FROM _changes ORDER BY seq').raw(true),
+      clear: db.prepare('DELETE FROM _changes WHERE seq <= ?'),
+    };
     return work;
   }
 
@@ -486,9 +501,7 @@ export class PostgresLedger implements Ledger {
       this.scheduleCapture();
       return;
     }
-    const noted = this.db.prepare('SELECT seq, tbl, pk FROM _changes ORDER BY seq').raw(true).all() as Array<
-      [number, string, string]
-    >;
+    const noted = this.changes.read.all() as Array<[number, string, string]>;
     if (noted.length === 0) return;
     const latest = new Map<string, [string, string]>();
     for (const [, tbl, pk] of noted) {
@@ -503,7 +516,7 @@ export class PostgresLedger implements Ledger {
       const row = (shape.select.get(...pk) as unknown[] | undefined) ?? null;
       changes.push({ table: tbl, pk, row });
     }
-    this.db.prepare('DELETE FROM _changes WHERE seq <= ?').run(noted[noted.length - 1]![0]);
+    this.changes.clear.run(noted[noted.length - 1]![0]);
     this.groups.push({ no: ++this.captured, changes });
     void this.ship();
   }
@@ -816,7 +829,8 @@ export class PostgresLedger implements Ledger {
 
   /** An error from PostgreSQL as it may be shown: typed errors as they are, others scrubbed. */
   describe(err: unknown, doing: string): Error {
-    if (err instanceof LedgerFencedError || err instanceof ValidationError) return err;
+    // Ours already say what failed, without the password.
+    if (err instanceof SidecarError) return err;
     const message = this.scrub(err instanceof Error ? err.message : String(err));
     return new LedgerUnavailableError(`${doing} on PostgreSQL failed: ${message}`, {
       waitedMs: 0,

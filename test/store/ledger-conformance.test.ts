@@ -568,6 +568,35 @@ async function rowsInPostgres(url: string): Promise<Record<string, unknown[]>> {
       expect((inPg.jobs as Array<{ id: string }>).map((j) => j.id).sort()).toEqual(['before', 'by-b']);
     });
 
+    it("a takeover waits for the old writer's shipping transaction in flight, whose next one is refused", async () => {
+      const url = await server!.createDatabase();
+      const a = await track(openPostgresLedger(url, { writer: 'now', holder: 'a' }));
+      const epochA = await a.fenceEpoch();
+      // A shipping transaction of A's in flight: the fence read FOR SHARE, rows written, no commit yet.
+      const inFlight = new Client({ connectionString: url });
+      await inFlight.connect();
+      try {
+        await inFlight.query('BEGIN');
+        expect((await inFlight.query('SELECT epoch FROM fence FOR SHARE')).rows).toEqual([
+          { epoch: String(epochA) },
+        ]);
+        const b = await track(openPostgresLedger(url, { writer: 'later', holder: 'b' }));
+        let tookOver = false;
+        const taking = b.takeOver(epochA + 1, 'b').then(() => (tookOver = true));
+        // B's raise waits on the row lock as long as the transaction is open.
+        await new Promise((r) => setTimeout(r, 300));
+        expect(tookOver).toBe(false);
+        await inFlight.query('COMMIT');
+        await taking;
+        expect(b.isWriter()).toBe(true);
+      } finally {
+        await inFlight.end();
+      }
+      a.insertJob(jobRecord('too-late'));
+      await expect(a.flush()).rejects.toBeInstanceOf(LedgerFencedError);
+      expect(await rowsInPostgres(url)).toMatchObject({ jobs: [] });
+    });
+
     it("a follower serves the leader's writes within its interval, refuses writes, and takes over from where it is", async () => {
       const url = await server!.createDatabase();
       const leader = await track(openPostgresLedger(url, { writer: 'now', holder: 'leader' }));
