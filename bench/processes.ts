@@ -13,6 +13,8 @@ export interface Tree {
   label: string;
   root: string;
   commit: string;
+  /** The sidecar's ledger on this PostgreSQL database (`ledger.url`) instead of a SQLite file. */
+  ledgerUrl?: string;
 }
 
 /** An environment variable holding a positive integer, or `fallback` when unset. */
@@ -121,11 +123,12 @@ export function memoryOf(pid: number): { rss: number; peak: number } {
 
 /**
  * The sidecar configuration the load benches start it with (an emulated RM and JobHistory on
- * loopback, the bench's token, a ledger in `work`), written to work/sidecar.yaml; its path.
+ * loopback, the bench's token, a ledger in `work` or on PostgreSQL at `ledgerUrl`), written to
+ * work/sidecar.yaml; its path.
  */
 export function writeSidecarConfig(
   work: string,
-  o: { rmPort: number; jhsPort: number; port: number },
+  o: { rmPort: number; jhsPort: number; port: number; ledgerUrl?: string },
 ): string {
   const config = join(work, 'sidecar.yaml');
   writeFileSync(
@@ -140,7 +143,7 @@ export function writeSidecarConfig(
       `  port: ${o.port}`,
       '  host: 127.0.0.1',
       'ledger:',
-      `  path: '${join(work, 'ledger.db')}'`,
+      o.ledgerUrl === undefined ? `  path: '${join(work, 'ledger.db')}'` : `  url: '${o.ledgerUrl}'`,
       'log:',
       '  level: info',
       '',

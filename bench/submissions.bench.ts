@@ -16,7 +16,9 @@
  * Environment: YSS_BENCH_BASE (as in load.bench.ts), YSS_BENCH_RUNS (default 3),
  * YSS_BENCH_PHASE_SECONDS (default 5), YSS_BENCH_CLIENTS (default "1,16,64"),
  * YSS_BENCH_CPU_PROF (a folder: this tree's sidecar runs with --cpu-prof and writes its
- * profiles there).
+ * profiles there), YSS_BENCH_LEDGERS=sqlite,postgres (this tree only, twice side by side: one
+ * sidecar on its SQLite file, one on a private PostgreSQL server with fsync on, started from
+ * Debian's postgresql as the tests do; recorded submissions only, dry runs touch no ledger).
  */
 import autocannon from 'autocannon';
 import type { ChildProcess } from 'node:child_process';
@@ -37,7 +39,8 @@ import {
   type Tree,
 } from './processes';
 import { recordResult } from './results';
-import { MB, median, recordFigure, TOKEN } from './support';
+import { MB, median, recordFigure, ROOT, TOKEN } from './support';
+import { startTestPostgres, type TestPostgres } from '../test/support/postgres';
 
 const SPEED = 60;
 const RUNS = int('YSS_BENCH_RUNS', 3);
@@ -48,8 +51,12 @@ const CLIENTS = (process.env.YSS_BENCH_CLIENTS || '1,16,64').split(',').map((c) 
   return n;
 });
 const CPU_PROF = process.env.YSS_BENCH_CPU_PROF;
-const MODES = ['recorded', 'dry-run'] as const;
-type Mode = (typeof MODES)[number];
+const LEDGERS = process.env.YSS_BENCH_LEDGERS === 'sqlite,postgres';
+if (process.env.YSS_BENCH_LEDGERS !== undefined && !LEDGERS)
+  throw new Error(`YSS_BENCH_LEDGERS: only "sqlite,postgres" is known, not ${process.env.YSS_BENCH_LEDGERS}`);
+const ALL_MODES = ['recorded', 'dry-run'] as const;
+type Mode = (typeof ALL_MODES)[number];
+const MODES: readonly Mode[] = LEDGERS ? ['recorded'] : ALL_MODES;
 
 interface Phase {
   perSecond: number;
@@ -139,9 +146,9 @@ async function start(tree: Tree, emulatorRoot: string, dir: string): Promise<Run
   };
   try {
     await waitFor(`http://127.0.0.1:${rmPort}/ws/v1/cluster/info`, 'emulated RM');
-    const config = writeSidecarConfig(work, { rmPort, jhsPort, port });
+    const config = writeSidecarConfig(work, { rmPort, jhsPort, port, ledgerUrl: tree.ledgerUrl });
     let nodeArgs: string[] = [];
-    if (CPU_PROF !== undefined && tree.label === 'this') {
+    if (CPU_PROF !== undefined && tree.root === ROOT && tree.ledgerUrl === undefined) {
       const profDir = resolve(CPU_PROF);
       mkdirSync(profDir, { recursive: true });
       nodeArgs = ['--cpu-prof', '--cpu-prof-dir', profDir, '--cpu-prof-name', 'sidecar.cpuprofile'];
@@ -207,15 +214,27 @@ function report(tree: Tree, runs: Array<Map<string, Phase>>, base?: Array<Map<st
   }
 }
 
+/** The two sidecars compared: this tree and a base commit, or this tree on SQLite and on PostgreSQL. */
+async function sides(dir: string): Promise<{ base: Tree; here: Tree; pg?: TestPostgres }> {
+  if (!LEDGERS) return { here: thisTree(), base: baseTree(dir) };
+  const tree = thisTree();
+  const pg = await startTestPostgres({ durable: true });
+  const ledgerUrl = await pg.createDatabase();
+  return {
+    base: { ...tree, label: 'sqlite' },
+    here: { ...tree, label: 'postgres', commit: `${tree.commit}, ledger on PostgreSQL`, ledgerUrl },
+    pg,
+  };
+}
+
 export default async function bench(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'yss-submissions-'));
+  const { base, here, pg } = await sides(dir);
   try {
-    const here = thisTree();
-    const base = baseTree(dir);
     console.log(
       `submissions at ${CLIENTS.join('/')} clients, ${PHASE_SECONDS} s each, on loopback, emulated RM at ` +
-        `${SPEED}x behind; median of ${RUNS} runs per tree and phase, ${base.commit} and ${here.commit} ` +
-        'running side by side, taking turns',
+        `${SPEED}x behind; median of ${RUNS} runs per side and phase, ${base.label} (${base.commit}) and ` +
+        `${here.label} (${here.commit}) running side by side, taking turns`,
     );
     const results = new Map<Tree, Array<Map<string, Phase>>>([
       [base, []],
@@ -245,6 +264,7 @@ export default async function bench(): Promise<void> {
     }
     for (const [tree, runs] of results) report(tree, runs, tree === here ? results.get(base) : undefined);
   } finally {
+    pg?.destroy();
     rmSync(dir, { recursive: true, force: true });
   }
 }

@@ -3,6 +3,9 @@ import type { Submission } from '../api/submission';
 import type { RejectionReason } from '../api/views';
 import type { DeadlineJob } from '../core/job';
 import { IdempotencyConflictError } from '../errors/api-errors';
+import { LedgerFencedError } from '../errors/ledger-fenced';
+import { LedgerReadOnlyError } from '../errors/ledger-read-only';
+import { LedgerUnavailableError } from '../errors/ledger-unavailable';
 import type { JobRecord } from '../store/types';
 import type { LoopParts } from './context';
 import type { LaneOutcome } from './lanes';
@@ -184,7 +187,9 @@ export class Submissions {
       status: seen.status,
       body: seen.response,
       json: 'json' in seen ? seen.json : JSON.stringify(seen.response),
-      durable: 'durable' in seen ? seen.durable : undefined,
+      // An answer read back from the ledger may not be durable yet where the ledger ships its
+      // writes (PostgreSQL, after a 503): the replay answers once it is.
+      durable: 'durable' in seen ? seen.durable : this.p.deps.ledger.flush(),
     };
   }
 
@@ -474,7 +479,21 @@ export class Submissions {
       },
       (err: unknown) => {
         if (ref !== undefined) this.uncommittedAnswers.delete(ref);
+        if (err instanceof LedgerUnavailableError) {
+          // Recorded in the working copy, not yet durable in PostgreSQL: answered 503; a retry
+          // with the same Idempotency-Key gets this decision once it is.
+          this.p.log.warn('a decision is not durable yet; answered 503', { job: id, error: err.message });
+          throw err;
+        }
         if (decision === 'admitted') this.p.lanes.rebuildAll();
+        if (err instanceof LedgerReadOnlyError || err instanceof LedgerFencedError) {
+          // Not the writer (a follower, or a leader replaced): nothing was recorded; answered 503.
+          this.p.log.warn('a decision was not recorded: this sidecar does not write the ledger', {
+            job: id,
+            code: err.code,
+          });
+          throw err;
+        }
         this.p.log.error('a decision could not be recorded; it was not answered', {
           job: id,
           error: String(err),
