@@ -8,7 +8,7 @@ import type { Logger } from '../log';
  * the standard recipe: each candidate creates an ephemeral sequential znode under
  * `<path>/election`; the lowest sequence leads; each other candidate watches only the node just
  * before its own (no herd when the leader goes). The leader's epoch, its fencing token, is its
- * node's sequence number: a later leader always has a larger one.
+ * node's sequence number + 1: a later leader always has a larger one.
  *
  * Connection states, as Curator's LeaderLatch treats them by default: a leader whose
  * connection is lost (DISCONNECTED) stops leading at once, since its session may expire without
@@ -56,6 +56,11 @@ const NODE_PREFIX = 'n_';
 export function sequenceOf(node: string): number {
   const m = /_(\d{10})$/.exec(node);
   return m ? Number(m[1]) : Number.NaN;
+}
+
+/** A candidate's epoch: its sequence + 1 (a fencing token is positive; the first node is 0). */
+export function epochOf(node: string): number {
+  return sequenceOf(node) + 1;
 }
 
 /** An error of the ZooKeeper client: an Error, or one of its Exceptions (a code and a name). */
@@ -135,7 +140,7 @@ export class LeaderElection extends EventEmitter<ElectionEvents> {
 
   /** This instance's epoch while it leads. */
   epoch(): number | null {
-    return this.leading && this.node ? sequenceOf(this.node) : null;
+    return this.leading && this.node ? epochOf(this.node) : null;
   }
 
   /** The leader as last read from ZooKeeper (this instance itself when it leads). */
@@ -204,7 +209,7 @@ export class LeaderElection extends EventEmitter<ElectionEvents> {
     if (!this.leading) return;
     this.leading = false;
     this.deposedOnce = true;
-    this.log.warn('deposed', { epoch: this.node ? sequenceOf(this.node) : null, reason });
+    this.log.warn('deposed', { epoch: this.node ? epochOf(this.node) : null, reason });
     this.emit('deposed', reason);
     // Out of the election for good: our node goes now if ZooKeeper answers, else with the session.
     void this.close();
@@ -249,12 +254,12 @@ export class LeaderElection extends EventEmitter<ElectionEvents> {
       return;
     }
     if (at === 0) {
-      this.setLeader({ ...this.options.self, epoch: sequenceOf(mine) });
+      this.setLeader({ ...this.options.self, epoch: epochOf(mine) });
       if (!this.leading && !this.deposedOnce) {
         this.leading = true;
         this.lastTickMs = Date.now();
-        this.log.info('elected', { epoch: sequenceOf(mine), node: mine });
-        this.emit('elected', sequenceOf(mine));
+        this.log.info('elected', { epoch: epochOf(mine), node: mine });
+        this.emit('elected', epochOf(mine));
       }
       return;
     }
@@ -308,7 +313,7 @@ export class LeaderElection extends EventEmitter<ElectionEvents> {
       );
       const parsed = JSON.parse(data.toString('utf8')) as Partial<Candidate>;
       if (typeof parsed.url !== 'string' || typeof parsed.id !== 'string') throw new Error('no url or id');
-      this.setLeader({ id: parsed.id, url: parsed.url, epoch: sequenceOf(node) });
+      this.setLeader({ id: parsed.id, url: parsed.url, epoch: epochOf(node) });
     } catch (err) {
       if (isNoNode(err)) {
         this.recheck = true;

@@ -1,4 +1,4 @@
-import { LeaderElection, pauseLimitMs, sequenceOf } from '../../src/ha/election';
+import { epochOf, LeaderElection, pauseLimitMs, sequenceOf } from '../../src/ha/election';
 import { createLogger, silentLogger } from '../../src/log';
 import { startZooKeeper, type RunningZooKeeper } from '../support/zookeeper';
 
@@ -57,6 +57,7 @@ test('sequenceOf reads the sequence ZooKeeper appends to a node name', () => {
   expect(sequenceOf('n_a1b2c3_0000000042')).toBe(42);
   expect(sequenceOf('/yss/election/n_ff_0000000007')).toBe(7);
   expect(sequenceOf('n_abc')).toBeNaN();
+  expect(epochOf('n_a1b2c3_0000000000')).toBe(1);
   expect(pauseLimitMs(6000)).toBe(4000);
 });
 
