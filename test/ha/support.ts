@@ -24,7 +24,7 @@ export interface HaSidecar extends SidecarProc {
 export async function startHaSidecar(
   c: HaCluster,
   id: string,
-  extra: { sessionTimeoutMs?: number } = {},
+  extra: { sessionTimeoutMs?: number; path?: string } = {},
 ): Promise<HaSidecar> {
   const sc = await startSidecarProc(id, {
     rmUrls: [c.emu.url],
@@ -37,6 +37,7 @@ export async function startHaSidecar(
         zookeeper: c.zookeeper,
         id,
         sessionTimeoutMs: extra.sessionTimeoutMs ?? 5000,
+        ...(extra.path === undefined ? {} : { path: extra.path }),
       },
       admission: { initialEstimates: { eta: 1, mapSecondsPerMb: 0.1, reduceSecondsPerMb: 0.1 } },
     },
