@@ -212,7 +212,9 @@ export class LeaderElection extends EventEmitter<ElectionEvents> {
     this.log.warn('deposed', { epoch: this.node ? epochOf(this.node) : null, reason });
     this.emit('deposed', reason);
     // Out of the election for good: our node goes now if ZooKeeper answers, else with the session.
-    void this.close();
+    // After this turn: inside the client's own state change (a lost connection) a close would be
+    // overridden by the reconnect the client starts next, which would keep the session alive.
+    setImmediate(() => void this.close());
   }
 
   /** Runs the election's check, once at a time; a request while one runs runs it again after. */
