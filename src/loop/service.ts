@@ -268,6 +268,7 @@ export async function startSidecar(
 
   const close = closer({ task, clients: [rm, jobHistory, webHdfs], server, sidecar, ledger, logger });
   if (ledger instanceof PostgresLedger) {
+    metrics.watchLedger(() => ({ writer: ledger.isWriter(), unshipped: ledger.unshipped }));
     // A newer leader holds the ledger: this sidecar must neither write nor act on the RM again.
     ledger.onFenced((err) => {
       logger.error('a newer sidecar holds the ledger: stopping', {
