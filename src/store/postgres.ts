@@ -497,6 +497,8 @@ export class PostgresLedger implements Ledger {
    */
   private capture(): void {
     this.captureScheduled = false;
+    // A capture scheduled just before close() finds the working copy closed: close captured it.
+    if (!this.db.open) return;
     if (this.db.inTransaction) {
       this.scheduleCapture();
       return;
