@@ -165,6 +165,26 @@ async function listen(app: ReturnType<typeof createApiApp>, config: SidecarConfi
   return { server, url: `http://${host}:${port}` };
 }
 
+/** The poll-decide-enforce cycle on the configured cron schedule, never two at once. */
+function schedulePoll(sidecar: Sidecar, config: SidecarConfig) {
+  return cron.schedule(
+    config.loop.pollCron,
+    () => {
+      void sidecar.runOnce();
+    },
+    { noOverlap: true, name: 'poll' },
+  );
+}
+
+/** Said at start, not after the first refused write: the fix is in the configuration. */
+function warnIfAnonymous(config: SidecarConfig, logger: Logger): void {
+  if (config.rm.user || config.enforcement.shadow) return;
+  logger.warn(
+    'rm.user is not set: the RM gets anonymous calls. An RM with simple authentication refuses every one (401); a stock RM runs the apps the sidecar submits as its static web user (dr.who). Set rm.user (YSS_RM_USER) to the user jobs should run as',
+    { component: 'service' },
+  );
+}
+
 /**
  * Starts the sidecar from a validated configuration: ledger, RM and JobHistory clients, the
  * decision loop on its cron schedule, and the HTTP API. Returns once it listens.
@@ -207,22 +227,8 @@ export async function startSidecar(
   });
   const { server, url } = await listen(app, config);
 
-  const task = options.manualPolling
-    ? undefined
-    : cron.schedule(
-        config.loop.pollCron,
-        () => {
-          void sidecar.runOnce();
-        },
-        { noOverlap: true, name: 'poll' },
-      );
-  if (!config.rm.user && !config.enforcement.shadow) {
-    // Said at once, not after the first refused write: the fix is in the configuration.
-    logger.warn(
-      'rm.user is not set: the RM gets anonymous calls. An RM with simple authentication refuses every one (401); a stock RM runs the apps the sidecar submits as its static web user (dr.who). Set rm.user (YSS_RM_USER) to the user jobs should run as',
-      { component: 'service' },
-    );
-  }
+  const task = options.manualPolling ? undefined : schedulePoll(sidecar, config);
+  warnIfAnonymous(config, logger);
   if (!options.manualPolling) void sidecar.runOnce();
   logger.info('sidecar listening', {
     component: 'service',
