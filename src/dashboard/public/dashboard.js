@@ -66,32 +66,29 @@
     ],
   };
 
+  /** What a state's name alone does not say, shown beside it in the state filter. */
+  const STATE_NOTES = {
+    lost: 'the RM forgot its app',
+    expired: 'a ticket no app bound',
+    cancelled: 'a ticket',
+  };
+
   /**
    * The jobs filters, in page order: [name (the select is #f-<name>), label, the choices that are
-   * not read from the data as [value, text] or a value that is its own text]; '' (all) comes first.
+   * not read from the data as [value, text]]; '' (all) comes first. The states are the API's own,
+   * from /dashboard/config.json.
    */
-  const FILTERS = [
-    ['decision', 'Decision', ['admitted', 'rejected']],
-    [
-      'state',
-      'State',
-      [
-        'rejected',
-        'accepted',
-        'submitted',
-        'running',
-        'finished',
-        'failed',
-        'killed',
-        ['lost', 'lost (the RM forgot its app)'],
-        ['expired', 'expired (a ticket no app bound)'],
-        ['cancelled', 'cancelled (a ticket)'],
-      ],
-    ],
-    ['queue', 'Queue', []],
-    ['label', 'Label', []],
-    ['user', 'User', []],
-  ];
+  function filterChoices() {
+    const states = Array.isArray(state.config.jobStates) ? state.config.jobStates : [];
+    const own = (v) => [v, v];
+    return [
+      ['decision', 'Decision', ['admitted', 'rejected'].map(own)],
+      ['state', 'State', states.map((s) => [s, STATE_NOTES[s] ? `${s} (${STATE_NOTES[s]})` : s])],
+      ['queue', 'Queue', []],
+      ['label', 'Label', []],
+      ['user', 'User', []],
+    ];
+  }
 
   const $ = (id) => document.getElementById(id);
 
@@ -273,12 +270,11 @@
       COLUMNS.map(([name]) => JOB_WIDTHS[name] || ''),
     );
     const search = $('f-search').parentElement;
-    for (const [name, text, choices] of FILTERS) {
+    for (const [name, text, choices] of filterChoices()) {
       const select = document.createElement('select');
       select.id = `f-${name}`;
       select.name = name;
-      for (const c of ['', ...choices]) {
-        const [value, label] = Array.isArray(c) ? c : [c, c || 'all'];
+      for (const [value, label] of [['', 'all'], ...choices]) {
         const o = node('option', label);
         o.value = value;
         select.appendChild(o);
@@ -1232,13 +1228,13 @@
 
   async function start() {
     buildTiles();
-    buildTables();
     try {
       const res = await fetch('/dashboard/config.json', { cache: 'no-store' });
       if (res.ok) Object.assign(state.config, await res.json());
     } catch {
       // Keep the defaults: the API may still answer.
     }
+    buildTables();
     wire();
     const m = /^#job=(.+)$/.exec(window.location.hash);
     if (m) {
