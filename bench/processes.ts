@@ -14,6 +14,8 @@ export interface Tree {
   label: string;
   root: string;
   commit: string;
+  /** The sidecar's ledger on this PostgreSQL database (`ledger.url`) instead of a SQLite file. */
+  ledgerUrl?: string;
 }
 
 /** An environment variable holding a positive integer, or `fallback` when unset. */
@@ -140,11 +142,12 @@ export function memoryOf(pid: number): { rss: number; peak: number } {
 
 /**
  * The sidecar configuration the load benches start it with (an emulated RM and JobHistory on
- * loopback, the bench's token, a ledger in `work`), written to work/sidecar.yaml; its path.
+ * loopback, the bench's token, a ledger in `work` or on PostgreSQL at `ledgerUrl`), written to
+ * work/sidecar.yaml; its path.
  */
 export function writeSidecarConfig(
   work: string,
-  o: { rmPort: number; jhsPort: number; port: number },
+  o: { rmPort: number; jhsPort: number; port: number; ledgerUrl?: string },
 ): string {
   const config = join(work, 'sidecar.yaml');
   writeFileSync(
@@ -159,7 +162,7 @@ export function writeSidecarConfig(
       `  port: ${o.port}`,
       '  host: 127.0.0.1',
       'ledger:',
-      `  path: '${join(work, 'ledger.db')}'`,
+      o.ledgerUrl === undefined ? `  path: '${join(work, 'ledger.db')}'` : `  url: '${o.ledgerUrl}'`,
       'log:',
       '  level: info',
       '',
@@ -209,7 +212,7 @@ export async function startStack(
   };
   try {
     await waitFor(`http://127.0.0.1:${rmPort}/ws/v1/cluster/info`, 'emulated RM');
-    const config = writeSidecarConfig(work, { rmPort, jhsPort, port });
+    const config = writeSidecarConfig(work, { rmPort, jhsPort, port, ledgerUrl: tree.ledgerUrl });
     sidecar = cli(tree.root, ['start', '--config', config], o.nodeArgs);
     const url = `http://127.0.0.1:${port}`;
     await waitFor(`${url}/readyz`, `sidecar (${tree.label})`);

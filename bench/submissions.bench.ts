@@ -16,11 +16,14 @@
  * Environment: YSS_BENCH_BASE (as in load.bench.ts), YSS_BENCH_RUNS (default 3),
  * YSS_BENCH_PHASE_SECONDS (default 5), YSS_BENCH_CLIENTS (default "1,16,64"),
  * YSS_BENCH_CPU_PROF (a folder: this tree's sidecar runs with --cpu-prof and writes its
- * profiles there).
+ * profiles there), YSS_BENCH_LEDGERS=sqlite,postgres (this tree only, twice side by side: one
+ * sidecar on its SQLite file, one on a private PostgreSQL server with fsync on, started from
+ * Debian's postgresql as the tests do; recorded submissions only, dry runs touch no ledger).
  */
 import autocannon from 'autocannon';
-import { mkdirSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 import {
   answersOf,
   benchSubmission,
@@ -31,10 +34,12 @@ import {
   type Answers,
   type Stack,
   type Tree,
+  thisTree,
   withTrees,
 } from './processes';
 import { recordResult } from './results';
-import { median, recordFigure, TOKEN } from './support';
+import { median, recordFigure, ROOT, TOKEN } from './support';
+import { startTestPostgres } from '../test/support/postgres';
 
 const SPEED = 60;
 const RUNS = int('YSS_BENCH_RUNS', 3);
@@ -45,8 +50,12 @@ const CLIENTS = (process.env.YSS_BENCH_CLIENTS || '1,16,64').split(',').map((c) 
   return n;
 });
 const CPU_PROF = process.env.YSS_BENCH_CPU_PROF;
-const MODES = ['recorded', 'dry-run'] as const;
-type Mode = (typeof MODES)[number];
+const LEDGERS = process.env.YSS_BENCH_LEDGERS === 'sqlite,postgres';
+if (process.env.YSS_BENCH_LEDGERS !== undefined && !LEDGERS)
+  throw new Error(`YSS_BENCH_LEDGERS: only "sqlite,postgres" is known, not ${process.env.YSS_BENCH_LEDGERS}`);
+const ALL_MODES = ['recorded', 'dry-run'] as const;
+type Mode = (typeof ALL_MODES)[number];
+const MODES: readonly Mode[] = LEDGERS ? ['recorded'] : ALL_MODES;
 
 interface Phase extends Answers {
   rss: number;
@@ -92,7 +101,7 @@ async function phase(url: string, tag: string, mode: Mode, clients: number, side
 /** A tree's emulated RM and sidecar; this tree's sidecar profiled when YSS_BENCH_CPU_PROF is set. */
 function start(tree: Tree, emulatorRoot: string, dir: string): Promise<Stack> {
   let nodeArgs: string[] = [];
-  if (CPU_PROF !== undefined && tree.label === 'this') {
+  if (CPU_PROF !== undefined && tree.root === ROOT && tree.ledgerUrl === undefined) {
     const profDir = resolve(CPU_PROF);
     mkdirSync(profDir, { recursive: true });
     nodeArgs = ['--cpu-prof', '--cpu-prof-dir', profDir, '--cpu-prof-name', 'sidecar.cpuprofile'];
@@ -151,8 +160,32 @@ function report(tree: Tree, runs: Array<Map<string, Phase>>, base?: Array<Map<st
   }
 }
 
+/**
+ * The two sidecars compared: this tree and a base commit (withTrees), or with YSS_BENCH_LEDGERS
+ * this tree on SQLite and on a private PostgreSQL server, stopped and removed afterwards.
+ */
+async function withSides(
+  body: (sides: { base: Tree; here: Tree; dir: string }) => Promise<void>,
+): Promise<void> {
+  if (!LEDGERS) return withTrees('yss-submissions-', body);
+  const dir = mkdtempSync(join(tmpdir(), 'yss-submissions-'));
+  const pg = await startTestPostgres({ durable: true });
+  try {
+    const tree = thisTree();
+    const ledgerUrl = await pg.createDatabase();
+    await body({
+      base: { ...tree, label: 'sqlite' },
+      here: { ...tree, label: 'postgres', commit: `${tree.commit}, ledger on PostgreSQL`, ledgerUrl },
+      dir,
+    });
+  } finally {
+    pg.destroy();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 export default async function bench(): Promise<void> {
-  await withTrees('yss-submissions-', async ({ base, here, dir }) => {
+  await withSides(async ({ base, here, dir }) => {
     console.log(
       `submissions at ${CLIENTS.join('/')} clients, ${PHASE_SECONDS} s each, on loopback, emulated RM at ` +
         `${SPEED}x behind; median of ${RUNS} runs per tree and phase, ${base.commit} and ${here.commit} ` +

@@ -1,6 +1,7 @@
 import { hash } from 'node:crypto';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import { SidecarError } from '../errors/base';
+import { LedgerUnavailableError } from '../errors/ledger-unavailable';
 import {
   InternalError,
   InvalidJsonError,
@@ -39,9 +40,12 @@ export interface SidecarService {
   cluster(): unknown;
   /** The learned worst-case task costs beside the observed distribution (EstimatesView). */
   taskCosts(): unknown;
-  /** Forgets one workload class's learned estimates (a service that learns nothing has none). */
+  /**
+   * Forgets one workload class's learned estimates (a service that learns nothing has none).
+   * Writes answer once durable (Ledger.flush): a promise for a service on a shared ledger.
+   */
   resetEstimates?(workloadClass: string, by: string): unknown;
-  /** Cancels a waiting ticket (DELETE /api/v1/jobs/{id}); answers the job as it is now. */
+  /** Cancels a waiting ticket (DELETE /api/v1/jobs/{id}); answers the job as it is now, once durable. */
   cancelTicket?(id: string, by: string): unknown;
   /** Samples over time for the dashboard's charts (see StatsSample in views.ts). */
   stats(): { samples: unknown[] };
@@ -226,12 +230,12 @@ function sidecarRoutes(
     else res.json(job);
   });
 
-  app.delete('/api/v1/jobs/:id', requireToken, (req: RawRequest, res, next) => {
+  app.delete('/api/v1/jobs/:id', requireToken, async (req: RawRequest, res, next) => {
     try {
       const id = String(req.params.id);
       if (!service.cancelTicket || id.length > MAX_ID_LENGTH)
         throw new NotFoundError(`no job ${id.slice(0, MAX_ID_LENGTH)}`);
-      res.json(service.cancelTicket(id, req.submitter!));
+      res.json(await service.cancelTicket(id, req.submitter!));
     } catch (err) {
       next(err);
     }
@@ -245,10 +249,10 @@ function sidecarRoutes(
     res.json(service.taskCosts());
   });
 
-  app.post('/api/v1/estimates/:workloadClass/reset', requireToken, (req: RawRequest, res, next) => {
+  app.post('/api/v1/estimates/:workloadClass/reset', requireToken, async (req: RawRequest, res, next) => {
     try {
       if (!service.resetEstimates) throw new NotFoundError('this service keeps no learned estimates');
-      res.json(service.resetEstimates(String(req.params.workloadClass), req.submitter!));
+      res.json(await service.resetEstimates(String(req.params.workloadClass), req.submitter!));
     } catch (err) {
       next(err);
     }
@@ -287,6 +291,9 @@ function errorRenderer(logger: Logger) {
       res.end();
       return;
     }
+    // A retryable refusal (the shared ledger did not commit in time) says when to come back.
+    if (known instanceof LedgerUnavailableError)
+      res.setHeader('Retry-After', String(known.retryAfterSeconds));
     res.status(known.httpStatus).json({ error: renderError(known) });
   };
 }

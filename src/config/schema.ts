@@ -293,7 +293,31 @@ const loop = z
   })
   .strict();
 
-const ledger = z.object({ path: z.string().min(1).max(4096).default('./data/ledger.db') }).strict();
+const ledger = z
+  .object({
+    /** The embedded SQLite file (the default store); `:memory:` for tests. Unused when `url` is set. */
+    path: z.string().min(1).max(4096).default('./data/ledger.db'),
+    /**
+     * A PostgreSQL database shared by several sidecars (`postgres://user:password@host:port/db`):
+     * set, it replaces the SQLite file. Never shown: its password is redacted wherever it appears.
+     */
+    url: z
+      .string()
+      .max(4096)
+      .regex(/^postgres(ql)?:\/\/[^\s]+$/, {
+        message: 'must be a postgres:// (or postgresql://) URL: postgres://user:password@host:port/database',
+      })
+      .optional(),
+    /** Connections to PostgreSQL in the pool. */
+    poolSize: z.number().int().min(1).max(100).default(4),
+    /**
+     * How long a write waits for PostgreSQL to commit it before the API answers 503 (with
+     * Retry-After) and the enforcer leaves its RM write for the next cycle; the write is kept
+     * and shipped once PostgreSQL answers.
+     */
+    flushTimeoutMs: z.number().int().min(100).max(600_000).default(5_000),
+  })
+  .strict();
 
 const log = z
   .object({

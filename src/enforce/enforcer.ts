@@ -1,4 +1,7 @@
 import { SidecarError } from '../errors/base';
+import { LedgerFencedError } from '../errors/ledger-fenced';
+import { LedgerReadOnlyError } from '../errors/ledger-read-only';
+import { LedgerUnavailableError } from '../errors/ledger-unavailable';
 import { RmAuthError } from '../errors/rm-auth';
 import { RmRemoteError } from '../errors/rm-remote';
 import { RmHttpError } from '../errors/rm-http';
@@ -100,6 +103,15 @@ function refusalOf(err: unknown): RefusalRecord {
 }
 
 /** Errors that say the RM did not take the write and never will: the action has failed. */
+/** An error of the ledger itself, not of the RM: the write was not made. */
+function isLedgerError(err: unknown): boolean {
+  return (
+    err instanceof LedgerUnavailableError ||
+    err instanceof LedgerFencedError ||
+    err instanceof LedgerReadOnlyError
+  );
+}
+
 function isFinalRefusal(err: unknown): boolean {
   // A submission that cannot be built (no AM command in an old row) never will be.
   if (err instanceof ValidationError) return true;
@@ -129,7 +141,7 @@ export const DEFAULT_CONCURRENCY = 8;
 const STOP_AFTER_UNREACHABLE = 3;
 
 /** Why a drain stopped taking new writes. */
-type StopReason = 'limit' | 'budget' | 'auth' | 'unreachable';
+type StopReason = 'limit' | 'budget' | 'auth' | 'unreachable' | 'ledger';
 
 interface DrainRun {
   writes: number;
@@ -307,6 +319,14 @@ export class Enforcer {
             ledger.completeAction(action.id, 'done', outcome);
           })
           .catch((err: unknown) => {
+            if (err instanceof LedgerUnavailableError) {
+              // Confirmed in the working copy; shipped to PostgreSQL once it answers.
+              logger.warn('an RM write was confirmed, not yet durable in the shared ledger', {
+                action: action.id,
+                error: err.message,
+              });
+              return;
+            }
             // Still pending: the next drain reads the RM before it writes again (attempts > 0).
             logger.error('an RM write went through but could not be confirmed in the ledger', {
               action: action.id,
@@ -319,6 +339,20 @@ export class Enforcer {
       return true;
     } catch (err) {
       const message = err instanceof Error ? err.message : String(err);
+      if (isLedgerError(err)) {
+        // The record before the call could not be made durable (the shared ledger is slow or
+        // down, or this sidecar is no longer the writer): the RM call was not made. The action
+        // stays pending for the next cycle; nothing more is sent in this one.
+        run.stop ??= 'ledger';
+        result.deferred++;
+        logger.warn('RM write deferred: the ledger could not make its record durable', {
+          action: action.id,
+          kind: action.kind,
+          code: (err as SidecarError).code,
+          error: message,
+        });
+        return false;
+      }
       if (err instanceof RmAuthError) {
         // Not this action's fault: every write would get the same answer. Keep them all and
         // wait, saying once what to change.
@@ -379,13 +413,17 @@ export class Enforcer {
     const step: Step = {
       action,
       ambiguous: action.attempts > 0,
-      // On disk before the call; queued with the other chains' marks and the decisions of the
-      // moment, so writes going out together share one commit.
-      attempt: (first) =>
-        ledger.writeSoon(() => {
+      // Durable before the call (record before, confirm after): queued with the other chains'
+      // marks and the decisions of the moment, so writes going out together share one commit;
+      // then the barrier, so that a ledger shipping elsewhere (PostgreSQL) holds the action
+      // and its attempt before the RM sees the write.
+      attempt: async (first) => {
+        await ledger.writeSoon(() => {
           first?.();
           ledger.markActionAttempt(action.id);
-        }),
+        });
+        await ledger.flush();
+      },
     };
     switch (action.kind as ActionKind) {
       case 'submit':

@@ -25,6 +25,9 @@ import {
 import { DashboardAssetsMissingError } from './dashboard-assets';
 import { SimulationStalledError } from './simulation-stalled';
 import { TraceInvalidError } from './trace-invalid';
+import { LedgerFencedError } from './ledger-fenced';
+import { LedgerReadOnlyError } from './ledger-read-only';
+import { LedgerUnavailableError } from './ledger-unavailable';
 
 /**
  * Every error class of the project. The API's error middleware renders these;
@@ -58,6 +61,9 @@ const classes: readonly ErrorClass[] = [
   InternalError,
   SimulationStalledError,
   TraceInvalidError,
+  LedgerFencedError,
+  LedgerReadOnlyError,
+  LedgerUnavailableError,
 ];
 
 export const errorCatalog: ReadonlyArray<{ code: string; httpStatus: number; type: ErrorClass }> =

@@ -51,7 +51,9 @@ export class IdempotentAnswers {
     }
     if (pending) return { ...pending.answer, durable: pending.durable };
     const { status, response } = saved!;
-    return { status, body: response, json: JSON.stringify(response) };
+    // Read back from the ledger, it may not be durable yet where the ledger ships its writes
+    // (PostgreSQL, after a 503): the replay answers once it is.
+    return { status, body: response, json: JSON.stringify(response), durable: this.ledger.flush() };
   }
 
   /** Inside the decision's transaction: keeps job `jobId`'s answer under the request's key, if it has one. */

@@ -11,8 +11,9 @@ import type { SidecarConfig } from '../config/schema';
 import { parseEnergyProfile, type EnergyProfile } from '../core/energy/profile';
 import { defaultRegistry } from '../core/registry';
 import { ValidationError } from '../errors/validation';
-import { createLogger, type Logger } from '../log';
+import { createLogger, redactUrl, type Logger } from '../log';
 import { SqliteLedger } from '../store/ledger';
+import { openPostgresLedger, PostgresLedger } from '../store/postgres';
 import type { Ledger } from '../store/types';
 import { HttpResourceManagerClient } from '../yarn/client';
 import { JobHistoryClient } from '../yarn/jobhistory';
@@ -98,6 +99,40 @@ export interface StartOptions {
   clockKind?: 'system' | 'emulated';
   /** Skip the cron schedule (tests drive runOnce themselves). */
   manualPolling?: boolean;
+  /**
+   * With `ledger.url` (PostgreSQL): `now` (the default) takes the ledger over at start with the
+   * fence's epoch + 1, for one sidecar on its own; `later` opens it as a follower, for an
+   * election to call takeOver on it.
+   */
+  ledgerWriter?: 'now' | 'later';
+}
+
+/**
+ * Opens the configured ledger: PostgreSQL when `ledger.url` is set (see src/store/postgres.ts),
+ * else the SQLite file at `ledger.path`.
+ */
+export async function openLedger(
+  config: SidecarConfig,
+  options: { clock: () => number; logger: Logger; writer?: 'now' | 'later' },
+): Promise<Ledger> {
+  const c = config.ledger;
+  if (c.url === undefined) {
+    const path = c.path === ':memory:' ? ':memory:' : resolve(c.path);
+    return SqliteLedger.open(path, { clock: options.clock });
+  }
+  const ledger = await openPostgresLedger(c.url, {
+    clock: options.clock,
+    poolSize: c.poolSize,
+    flushTimeoutMs: c.flushTimeoutMs,
+    writer: options.writer ?? 'now',
+    logger: options.logger,
+  });
+  options.logger.info('ledger on PostgreSQL', {
+    component: 'service',
+    url: redactUrl(c.url),
+    writer: ledger.isWriter(),
+  });
+  return ledger;
 }
 
 /** RM, JobHistory and WebHDFS clients, each call timed and its errors counted in the metrics. */
@@ -198,8 +233,7 @@ export async function startSidecar(
   const { rm, jobHistory, webHdfs } = rmClients(config, logger, metrics);
   const now = options.now ?? (() => Date.now());
   // The ledger stamps rows with the same clock as the decisions (the emulated one in the demo).
-  const ledgerPath = config.ledger.path === ':memory:' ? ':memory:' : resolve(config.ledger.path);
-  const ledger = SqliteLedger.open(ledgerPath, { clock: now });
+  const ledger = await openLedger(config, { clock: now, logger, writer: options.ledgerWriter });
   const sidecar = new Sidecar({
     config,
     rm,
@@ -238,14 +272,40 @@ export async function startSidecar(
     policy: config.admission.policy,
   });
 
-  return {
-    sidecar,
-    ledger,
-    metrics,
-    url,
-    server,
-    close: closer({ task, clients: [rm, jobHistory, webHdfs], server, sidecar, ledger, logger }),
-  };
+  const close = closer({ task, clients: [rm, jobHistory, webHdfs], server, sidecar, ledger, logger });
+  if (ledger instanceof PostgresLedger) watchSharedLedger(ledger, metrics, logger, close);
+  return { sidecar, ledger, metrics, url, server, close };
+}
+
+/** A PostgreSQL ledger's role and backlog in the metrics; once a newer writer fences it, the sidecar stops. */
+function watchSharedLedger(
+  ledger: PostgresLedger,
+  metrics: SidecarMetrics,
+  logger: Logger,
+  close: () => Promise<void>,
+): void {
+  metrics.watchLedger(() => ({ writer: ledger.isWriter(), unshipped: ledger.unshipped }));
+  // A newer leader holds the ledger: this sidecar must neither write nor act on the RM again.
+  ledger.onFenced((err) => {
+    logger.error('a newer sidecar holds the ledger: stopping', { component: 'service', error: err.message });
+    // After this turn: the request that met the fence gets its 503 before the connections close.
+    setImmediate(() => void close());
+  });
+}
+
+/**
+ * Closes the ledger once what was written is durable (PostgreSQL: shipped, within the flush
+ * timeout), saying so when it could not be.
+ */
+async function closeLedger(ledger: Ledger, logger: Logger): Promise<void> {
+  await ledger.flush().catch((err: unknown) =>
+    logger.error('the ledger could not make its last writes durable', {
+      component: 'service',
+      error: err instanceof Error ? err.message : String(err),
+    }),
+  );
+  ledger.close();
+  if (ledger instanceof PostgresLedger) await ledger.closed;
 }
 
 /**
@@ -277,6 +337,6 @@ function closer(p: {
         waitedMs: SETTLE_GRACE_MS,
       });
     }
-    p.ledger.close();
+    await closeLedger(p.ledger, p.logger);
   };
 }

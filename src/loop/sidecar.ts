@@ -120,15 +120,18 @@ export class Sidecar implements SidecarService {
    * An operator's reset of one class's learning (POST /api/v1/estimates/{class}/reset, the CLI's
    * `estimates reset`); every lane is rebuilt when the class's figures changed.
    */
-  resetEstimates(workloadClass: string, by: string): EstimatesResetView {
+  async resetEstimates(workloadClass: string, by: string): Promise<EstimatesResetView> {
     const { view, changed } = this.parts.estimates.reset(workloadClass, by);
     if (changed) this.parts.lanes.rebuildAll();
+    // Answered once the reset is durable (a shared ledger: committed in PostgreSQL).
+    await this.parts.deps.ledger.flush();
     return view;
   }
 
   /** DELETE /api/v1/jobs/{id}: cancels a waiting ticket (tickets.ts) and answers the job as it is now. */
-  cancelTicket(id: string, by: string): unknown {
+  async cancelTicket(id: string, by: string): Promise<unknown> {
     cancelTicket(this.parts, id, by);
+    await this.parts.deps.ledger.flush();
     return this.getJob(id);
   }
 

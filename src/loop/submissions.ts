@@ -1,5 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import type { Submission } from '../api/submission';
+import { LedgerFencedError } from '../errors/ledger-fenced';
+import { LedgerReadOnlyError } from '../errors/ledger-read-only';
+import { LedgerUnavailableError } from '../errors/ledger-unavailable';
 import { admittedAnswer, rejectedAnswer, type Answer, type Judged } from './answers';
 import type { Decision } from '../store/types';
 import type { LoopParts } from './context';
@@ -185,7 +188,21 @@ export class Submissions {
       },
       (err: unknown) => {
         forget();
+        if (err instanceof LedgerUnavailableError) {
+          // Recorded in the working copy, not yet durable in PostgreSQL: answered 503; a retry
+          // with the same Idempotency-Key gets this decision once it is.
+          this.p.log.warn('a decision is not durable yet; answered 503', { job: j.id, error: err.message });
+          throw err;
+        }
         if (a.fields.decision === 'admitted') this.p.lanes.rebuildAll();
+        if (err instanceof LedgerReadOnlyError || err instanceof LedgerFencedError) {
+          // Not the writer (a follower, or a leader replaced): nothing was recorded; answered 503.
+          this.p.log.warn('a decision was not recorded: this sidecar does not write the ledger', {
+            job: j.id,
+            code: err.code,
+          });
+          throw err;
+        }
         this.p.log.error('a decision could not be recorded; it was not answered', {
           job: j.id,
           error: String(err),

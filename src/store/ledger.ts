@@ -173,10 +173,27 @@ export class SqliteLedger implements Ledger {
     return ledger;
   }
 
+  /**
+   * Every write made so far is durable once committed here (synchronous=FULL): at once, or
+   * with the group commit writeSoon has pending (joining it, so a barrier costs no commit of
+   * its own); rejects if that commit failed.
+   */
+  flush(): Promise<void> {
+    return this.queued.length === 0 ? Promise.resolve() : this.writeSoon(() => undefined);
+  }
+
   /** Commits what writeSoon queued, then closes. */
   close(): void {
     this.commitQueued();
     this.db.close();
+  }
+
+  /**
+   * The SQLite connection itself, for the store's own modules only: the PostgreSQL ledger
+   * (./postgres.ts) adds its change capture to a working copy and loads rows into it.
+   */
+  get connection(): Database.Database {
+    return this.db;
   }
 
   get schemaVersion(): number {

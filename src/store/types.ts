@@ -140,12 +140,13 @@ export type JobPatch = Partial<Omit<JobRecord, 'id' | 'createdMs' | 'updatedMs'>
  * The sidecar's ledger, as the loop, the enforcer and the API use it: every job decided on,
  * every decision with its reason, every RM write as an outbox row recorded before the call and
  * confirmed after it, idempotent answers, tickets and small named values. SqliteLedger
- * (src/store/ledger.ts) implements it; a PostgreSQL store is to come behind the same type.
+ * (src/store/ledger.ts) implements it on a file; PostgresLedger (src/store/postgres.ts) on a
+ * PostgreSQL database shared by several sidecars, through an in-memory working copy.
  *
- * Synchronous today: every method answers at once, as an in-process SQLite does, and the loop
- * relies on it (a decision and its rows land in one `transaction` with no await in between). A
- * store on another process would need these to return promises and its callers to await them;
- * `transaction` and `writeSoon` would then take async writers.
+ * Synchronous: every method answers at once, and the loop relies on it (a decision and its rows
+ * land in one `transaction` with no await in between). A store on another process ships the
+ * changes after they are made; `flush` is the barrier to await before anything outside the
+ * ledger (an RM call, an API answer) depends on them being durable.
  */
 export interface Ledger {
   /**
@@ -159,6 +160,14 @@ export interface Ledger {
    * rolled back, the others' kept).
    */
   writeSoon(fn: () => void): Promise<void>;
+  /**
+   * The durability barrier: resolves once every write made so far is durable (SQLite: committed
+   * to its file; PostgreSQL: shipped and committed there). Rejects with LedgerUnavailableError
+   * (retryable: the writes are kept and shipped later) when the store does not answer in time,
+   * or LedgerFencedError when a newer writer holds the ledger (the writes are lost to it).
+   * Await it after a write and before any effect outside the ledger that depends on it.
+   */
+  flush(): Promise<void>;
   /** Commits what writeSoon queued, then closes. */
   close(): void;
 

@@ -4,6 +4,7 @@ import { createApiApp, type SidecarService } from '../../src/api/app';
 import { SidecarMetrics } from '../../src/api/metrics';
 import { openApiDocument } from '../../src/api/openapi';
 import type { Submission } from '../../src/api/submission';
+import { LedgerUnavailableError } from '../../src/errors/ledger-unavailable';
 import { silentLogger } from '../../src/log';
 import { SLEEP_AM } from '../yarn-submission';
 
@@ -13,10 +14,13 @@ const TOKEN = 'test-token-0123456789abcdef';
 /** A service that records what reached it, so tests can show a bad request never did. */
 class RecordingService implements SidecarService {
   submitted: Array<{ submission: Submission; submitter: string; idempotencyKey?: string }> = [];
+  /** Set: the submission and writes fail with it (the ledger not durable in time). */
+  ledgerDown: Error | undefined;
   async submit(
     submission: Submission,
     ctx: { submitter: string; idempotencyKey?: string; requestHash: string },
   ) {
+    if (this.ledgerDown) throw this.ledgerDown;
     this.submitted.push({ submission, submitter: ctx.submitter, idempotencyKey: ctx.idempotencyKey });
     return { status: 201, body: { id: 'dl-1', decision: 'admitted', deadlineMs: submission.deadlineMs } };
   }
@@ -34,6 +38,14 @@ class RecordingService implements SidecarService {
   }
   taskCosts() {
     return { scope: 'class', jobs: 2, classes: [{ workloadClass: '*', map: { learnedWorstCase: 0.5 } }] };
+  }
+  cancelled: string[] = [];
+  async cancelTicket(id: string) {
+    // Answered once durable: the route waits for this promise.
+    await new Promise((r) => setTimeout(r, 20));
+    if (this.ledgerDown) throw this.ledgerDown;
+    this.cancelled.push(id);
+    return { id, state: 'cancelled' };
   }
   ready = true;
   readiness() {
@@ -325,5 +337,30 @@ describe('submission limits', () => {
     const { parseSubmission } = await import('../../src/api/submission');
     expect(parseSubmission({ ...goodJob, reduces: 0 }, NOW).reduces).toBe(0);
     expect(() => parseSubmission({ ...goodJob, reduces: -1 }, NOW)).toThrow('reduces: must be at least 0');
+  });
+});
+
+describe('writes on a ledger that cannot make them durable in time', () => {
+  it('answer 503 LEDGER_UNAVAILABLE with Retry-After; a write that became durable answers once it did', async () => {
+    const del = () =>
+      fetch(`${base}/api/v1/jobs/dl-1`, { method: 'DELETE', headers: { authorization: `Bearer ${TOKEN}` } });
+    const ok = await del();
+    expect(ok.status).toBe(200);
+    expect(await ok.json()).toEqual({ id: 'dl-1', state: 'cancelled' });
+    service.ledgerDown = new LedgerUnavailableError('PostgreSQL did not commit within 5000 ms', {
+      waitedMs: 5_000,
+      retryAfterSeconds: 2,
+    });
+    const submitted = await fetch(`${base}/api/v1/jobs`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${TOKEN}` },
+      body: JSON.stringify(goodJob),
+    });
+    for (const res of [submitted, await del()]) {
+      expect(res.status).toBe(503);
+      expect(res.headers.get('retry-after')).toBe('2');
+      expect(await res.json()).toMatchObject({ error: { code: 'LEDGER_UNAVAILABLE' } });
+    }
+    expect(service.cancelled).toEqual(['dl-1']);
   });
 });

@@ -116,6 +116,33 @@ describe('configuration', () => {
     ]);
   });
 
+  it('selects a PostgreSQL ledger by URL, from the file or YSS_LEDGER_*, never echoing a bad URL', () => {
+    expect(buildConfig({}).ledger).toEqual({ path: './data/ledger.db', poolSize: 4, flushTimeoutMs: 5_000 });
+    const config = buildConfig(
+      { ledger: { url: 'postgres://yss:pw-in-file@db:5432/yss' } },
+      {
+        env: {
+          YSS_LEDGER_URL: 'postgresql://yss:pw-in-env@db2:5432/yss',
+          YSS_LEDGER_POOL_SIZE: '8',
+          YSS_LEDGER_FLUSH_TIMEOUT_MS: '2500',
+        },
+      },
+    );
+    expect(config.ledger).toMatchObject({
+      url: 'postgresql://yss:pw-in-env@db2:5432/yss',
+      poolSize: 8,
+      flushTimeoutMs: 2_500,
+    });
+    const bad = issueLines(() =>
+      buildConfig({}, { env: { YSS_LEDGER_URL: 'mysql://yss:secret-pw@db/yss', YSS_LEDGER_POOL_SIZE: '0' } }),
+    );
+    expect(bad).toEqual([
+      'ledger.url: must be a postgres:// (or postgresql://) URL: postgres://user:password@host:port/database',
+      'ledger.poolSize: Too small: expected number to be >=1',
+    ]);
+    expect(bad.join('\n')).not.toContain('secret-pw');
+  });
+
   it('names the environment variable, not the file, for a bad value a variable set', () => {
     const file = join(root, 'config', 'default.yaml');
     const short = issuesOf(() =>

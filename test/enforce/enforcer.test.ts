@@ -1,5 +1,6 @@
 import { SidecarMetrics } from '../../src/api/metrics';
 import { Enforcer, type SubmitPayload } from '../../src/enforce/enforcer';
+import { LedgerUnavailableError } from '../../src/errors/ledger-unavailable';
 import { RmRemoteError } from '../../src/errors/rm-remote';
 import { RmUnavailableError } from '../../src/errors/rm-unavailable';
 import { silentLogger } from '../../src/log';
@@ -116,6 +117,48 @@ function setup(shadow = false, maxWritesPerCycle = 100) {
   };
   return { ledger, rm, enforcer, addJob };
 }
+
+describe('the enforcer and the ledger barrier', () => {
+  /** The ledger of setup() whose flush is recorded among the RM's writes, and can be made to fail. */
+  function withBarrier() {
+    const s = setup();
+    const flushes = { fail: false, calls: 0 };
+    const inner = s.ledger.flush.bind(s.ledger);
+    s.ledger.flush = () => {
+      flushes.calls++;
+      s.rm.writes.push('flush');
+      return flushes.fail
+        ? Promise.reject(new LedgerUnavailableError('PostgreSQL did not commit in time', { waitedMs: 5_000 }))
+        : inner();
+    };
+    return { ...s, flushes };
+  }
+
+  it('makes the action and its attempt durable before the RM call', async () => {
+    const { rm, enforcer, addJob, ledger } = withBarrier();
+    addJob('a');
+    await enforcer.drain();
+    expect(rm.writes).toEqual(['new-application', 'flush', 'submit application_1_0001']);
+    expect(ledger.actionsOf('a')).toMatchObject([{ status: 'done', attempts: 1 }]);
+  });
+
+  it('leaves the action pending, and calls nothing, when the ledger cannot make its record durable', async () => {
+    const { rm, enforcer, addJob, ledger, flushes } = withBarrier();
+    addJob('a');
+    addJob('b');
+    flushes.fail = true;
+    const result = await enforcer.drain();
+    expect(result).toMatchObject({ done: 0, failed: 0 });
+    expect(result.deferred).toBe(2);
+    expect(rm.writes.filter((w) => w.startsWith('submit'))).toEqual([]);
+    expect(ledger.pendingActions().map((a) => a.jobId)).toEqual(['a', 'b']);
+    // Once the ledger answers again, the next drain sends them (an attempt was counted: the
+    // RM is read first).
+    flushes.fail = false;
+    expect(await enforcer.drain()).toMatchObject({ done: 2, deferred: 0 });
+    expect(ledger.pendingActions()).toEqual([]);
+  });
+});
 
 describe('the enforcer', () => {
   it('submits an admitted job: asks for an id, records it, then submits with queue, priority, label and tags', async () => {

@@ -214,21 +214,23 @@ describe('tickets: admission before submission', () => {
     const { sidecar, submit, ledger, rm, clock } = setup();
     await sidecar.runOnce();
     await submit({ deadline: 600 });
-    const cancelled = sidecar.cancelTicket('dl-t1', 'ci') as Detail;
+    const cancelled = (await sidecar.cancelTicket('dl-t1', 'ci')) as Detail;
     expect(cancelled).toMatchObject({ state: 'cancelled', ticket: { status: 'cancelled' } });
     expect(cancelled.decisions.at(-1)).toMatchObject({ decision: 'ticket-cancelled', detail: { by: 'ci' } });
     expect(sidecar.listJobs({ state: 'accepted' }).total).toBe(0);
-    expect(() => sidecar.cancelTicket('dl-t1', 'ci')).toThrow(
-      expect.objectContaining({ code: 'TICKET_NOT_WAITING', httpStatus: 409 }),
-    );
-    expect(() => sidecar.cancelTicket('dl-none', 'ci')).toThrow(
-      expect.objectContaining({ code: 'NOT_FOUND', httpStatus: 404 }),
-    );
+    await expect(sidecar.cancelTicket('dl-t1', 'ci')).rejects.toMatchObject({
+      code: 'TICKET_NOT_WAITING',
+      httpStatus: 409,
+    });
+    await expect(sidecar.cancelTicket('dl-none', 'ci')).rejects.toMatchObject({
+      code: 'NOT_FOUND',
+      httpStatus: 404,
+    });
     // A bound ticket is no longer waiting.
     const t2 = ((await submit({ deadline: 600 })).body as Body).ticket!;
     rm.external(t2.tags, 'realtime', clock.now());
     await sidecar.runOnce();
-    expect(() => sidecar.cancelTicket('dl-t2', 'ci')).toThrow(/is bound \(app application_9_0001\)/);
+    await expect(sidecar.cancelTicket('dl-t2', 'ci')).rejects.toThrow(/is bound \(app application_9_0001\)/);
     expect(ledger.getTicket('dl-t2')!.status).toBe('bound');
   });
 

@@ -1,4 +1,5 @@
-import type { JobRecord } from '../../src/store/ledger';
+import type { JobRecord, Ledger } from '../../src/store/ledger';
+import { LEDGER_TABLES } from '../../src/store/postgres';
 
 /** A ledger job with sensible values; override what a test is about. */
 export function jobRecord(
@@ -32,4 +33,12 @@ export function jobRecord(
     spec: { name: `job ${id}` },
     ...over,
   };
+}
+
+/** Every row of every ledger table of a SQLite ledger, in rowid order (the order rows were made). */
+export function tableRows(ledger: Ledger): Record<string, unknown[]> {
+  const out: Record<string, unknown[]> = {};
+  for (const t of LEDGER_TABLES)
+    out[t] = ledger.connection.prepare(`SELECT rowid, * FROM ${t} ORDER BY rowid`).all();
+  return out;
 }

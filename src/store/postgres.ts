@@ -1,0 +1,1026 @@
+/**
+ * The ledger on PostgreSQL, shared by several sidecars of which one writes (the leader) and the
+ * others follow. The Ledger interface is synchronous (a decision and its rows land in one
+ * transaction with no await in between), so every read and write goes to a working copy: an
+ * in-memory SqliteLedger, the same schema and code as the embedded store. Temporary triggers on
+ * the working copy's tables note every changed row (table, primary key) in `_changes`; before
+ * the next turn of the event loop the changed rows are read as they now stand and shipped to
+ * PostgreSQL, in commit order, one PostgreSQL transaction per group. `flush()` resolves once
+ * everything written so far is committed there.
+ *
+ * In PostgreSQL each ledger table has the same columns plus `row_id` (the SQLite rowid: the
+ * rows' order) and `seq`, set from one sequence on
+ * every upsert, so a follower fetches what changed after the last seq it saw; a deleted row
+ * leaves a tombstone in `ledger_deleted`. One `fence` row holds the epoch of the writer: a
+ * writer takes over by raising it, and each shipping transaction first reads it FOR SHARE and
+ * aborts when it is no longer its own (the row lock makes a new writer's raise wait for an old
+ * writer's transaction in flight, whose later writes then fail).
+ */
+import { hostname } from 'node:os';
+import type Database from 'better-sqlite3';
+import { Pool, types as pgTypes, type PoolClient } from 'pg';
+import { SidecarError } from '../errors/base';
+import { LedgerFencedError } from '../errors/ledger-fenced';
+import { LedgerReadOnlyError } from '../errors/ledger-read-only';
+import { LedgerUnavailableError } from '../errors/ledger-unavailable';
+import { ValidationError } from '../errors/validation';
+import { redactText, type Logger } from '../log';
+import { SqliteLedger } from './ledger';
+import type {
+  ActionCount,
+  ActionRecord,
+  ActionStatus,
+  DecisionRecord,
+  IdempotentAnswer,
+  JobCount,
+  JobPatch,
+  JobQuery,
+  JobRecord,
+  Ledger,
+  NewJob,
+  TicketRecord,
+  TicketStatus,
+} from './types';
+
+/**
+ * Every table of the ledger, shipped to PostgreSQL, referenced tables first. A migration that
+ * adds a table lists it here once (and a PostgreSQL migration below creates it there).
+ */
+export const LEDGER_TABLES: readonly string[] = [
+  'jobs',
+  'decisions',
+  'actions',
+  'idempotency',
+  'kv',
+  'tickets',
+];
+
+/**
+ * The PostgreSQL schema's migrations, applied in order at open under an advisory lock, each in
+ * its own transaction. The ledger tables mirror the SQLite ones (src/store/migrations.ts) column
+ * for column (INTEGER -> BIGINT, REAL -> DOUBLE PRECISION, TEXT -> TEXT) plus `row_id` and `seq`; their
+ * checks, foreign keys and unique constraints are the working copy's to enforce (PostgreSQL
+ * receives only rows the working copy accepted). Never edit one that has shipped: add the next.
+ */
+export const PG_MIGRATIONS: ReadonlyArray<{ version: number; name: string; sql: string }> = [
+  {
+    version: 1,
+    name: 'ledger tables (SQLite migrations 1 to 3), seq, tombstones, fence',
+    sql: `
+      CREATE SEQUENCE ledger_seq;
+      CREATE TABLE fence (epoch BIGINT NOT NULL, holder TEXT);
+      INSERT INTO fence (epoch, holder) VALUES (0, NULL);
+      CREATE TABLE ledger_deleted (
+        tbl TEXT NOT NULL, pk TEXT NOT NULL, seq BIGINT NOT NULL, PRIMARY KEY (tbl, pk)
+      );
+      CREATE INDEX ledger_deleted_seq ON ledger_deleted (seq);
+
+      CREATE TABLE jobs (
+        row_id BIGINT NOT NULL,
+        id TEXT PRIMARY KEY, name TEXT NOT NULL, "user" TEXT NOT NULL, submitter TEXT NOT NULL,
+        source TEXT NOT NULL, job_type TEXT NOT NULL, maps BIGINT NOT NULL, reduces BIGINT NOT NULL,
+        input_bytes BIGINT NOT NULL, arrival_ms BIGINT NOT NULL, deadline_ms BIGINT NOT NULL,
+        decision TEXT NOT NULL, reason TEXT, estimated_finish_ms BIGINT, earliest_deadline_ms BIGINT,
+        queue TEXT, label TEXT, priority BIGINT, app_id TEXT, state TEXT NOT NULL, outcome TEXT,
+        finished_ms BIGINT, energy_joules DOUBLE PRECISION, spec TEXT NOT NULL,
+        created_ms BIGINT NOT NULL, updated_ms BIGINT NOT NULL,
+        seq BIGINT NOT NULL
+      );
+      CREATE INDEX jobs_seq ON jobs (seq);
+
+      CREATE TABLE decisions (
+        row_id BIGINT NOT NULL,
+        id BIGINT PRIMARY KEY, job_id TEXT NOT NULL, at_ms BIGINT NOT NULL, policy TEXT NOT NULL,
+        decision TEXT NOT NULL, detail TEXT NOT NULL,
+        seq BIGINT NOT NULL
+      );
+      CREATE INDEX decisions_seq ON decisions (seq);
+
+      CREATE TABLE actions (
+        row_id BIGINT NOT NULL,
+        id BIGINT PRIMARY KEY, job_id TEXT, kind TEXT NOT NULL, payload TEXT NOT NULL,
+        status TEXT NOT NULL, attempts BIGINT NOT NULL, result TEXT, error TEXT,
+        created_ms BIGINT NOT NULL, updated_ms BIGINT NOT NULL,
+        seq BIGINT NOT NULL
+      );
+      CREATE INDEX actions_seq ON actions (seq);
+
+      CREATE TABLE idempotency (
+        row_id BIGINT NOT NULL,
+        submitter TEXT NOT NULL, key TEXT NOT NULL, request_hash TEXT NOT NULL, job_id TEXT NOT NULL,
+        status BIGINT NOT NULL, response TEXT NOT NULL, created_ms BIGINT NOT NULL,
+        seq BIGINT NOT NULL,
+        PRIMARY KEY (submitter, key)
+      );
+      CREATE INDEX idempotency_seq ON idempotency (seq);
+
+      CREATE TABLE kv (
+        row_id BIGINT NOT NULL,
+        key TEXT PRIMARY KEY, value TEXT NOT NULL, updated_ms BIGINT NOT NULL,
+        seq BIGINT NOT NULL
+      );
+      CREATE INDEX kv_seq ON kv (seq);
+
+      CREATE TABLE tickets (
+        row_id BIGINT NOT NULL,
+        job_id TEXT PRIMARY KEY, status TEXT NOT NULL, expires_ms BIGINT NOT NULL, app_id TEXT,
+        detail TEXT NOT NULL, created_ms BIGINT NOT NULL, updated_ms BIGINT NOT NULL,
+        seq BIGINT NOT NULL
+      );
+      CREATE INDEX tickets_seq ON tickets (seq);
+    `,
+  },
+];
+
+/** The advisory lock key the migrations run under (two sidecars opening at once migrate once). */
+const MIGRATION_LOCK = 7_210_442_001;
+/** Rows per INSERT statement when shipping or loading (26 columns a job: well under 65,535 parameters). */
+const ROWS_PER_STATEMENT = 500;
+/** Groups merged into one PostgreSQL transaction when shipping has fallen behind. */
+const MAX_MERGED_GROUPS = 64;
+const RETRY_FIRST_MS = 50;
+const RETRY_MAX_MS = 5_000;
+
+export interface PostgresLedgerOptions {
+  /** The clock the rows are stamped with (as SqliteLedger's). */
+  clock?: () => number;
+  /** Connections in the pool (default 4). */
+  poolSize?: number;
+  /** How long flush (and a write awaiting it) waits for PostgreSQL before LedgerUnavailableError (default 5,000 ms). */
+  flushTimeoutMs?: number;
+  /**
+   * `now`: take the ledger over at open with the fence's epoch + 1 (one sidecar on PostgreSQL,
+   * no election); `later`: open as a follower, writes refused until takeOver.
+   */
+  writer: 'now' | 'later';
+  /** Who holds the fence, as recorded there (default host:pid). */
+  holder?: string;
+  logger?: Logger;
+}
+
+/** One table's shape in the working copy, read from SQLite. */
+interface TableShape {
+  name: string;
+  columns: string[];
+  /**
+   * The columns in PostgreSQL: `row_id` (the SQLite rowid, so that a loaded copy keeps the
+   * rows' order, which breaks ties in listJobs) and then `columns`. A row travels in this order.
+   */
+  pgColumns: string[];
+  /** Which of pgColumns are whole numbers (INTEGER in SQLite, BIGINT in PostgreSQL). */
+  integer: boolean[];
+  pk: string[];
+  /** The row (rowid first) with this primary key, raw. */
+  select: Database.Statement;
+  /** Writes a row read from PostgreSQL (rowid first) into the working copy, inserting or updating. */
+  apply: (row: unknown[]) => void;
+  remove: Database.Statement;
+}
+
+/** A changed row: its current values, or null when it was deleted. */
+interface Change {
+  table: string;
+  pk: unknown[];
+  row: unknown[] | null;
+}
+
+interface Group {
+  no: number;
+  changes: Change[];
+}
+
+interface Waiter {
+  target: number;
+  resolve: () => void;
+  reject: (err: Error) => void;
+  timer: NodeJS.Timeout;
+}
+
+function quote(id: string): string {
+  return `"${id.replace(/"/g, '""')}"`;
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+/** BIGINT as a JS number (the ledger's integers are milliseconds, counts and ids). */
+const INT8_OID = 20;
+const pgTypeParser = {
+  getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
+    oid === INT8_OID && format !== 'binary'
+      ? (v: string) => Number(v)
+      : pgTypes.getTypeParser(oid, format ?? 'text')) as typeof pgTypes.getTypeParser,
+};
+
+/** The password of a postgres:// URL, to be scrubbed from any text shown. */
+function passwordOf(url: string): string | undefined {
+  try {
+    const p = decodeURIComponent(new URL(url).password);
+    return p.length > 0 ? p : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Opens (and migrates) the PostgreSQL ledger at `url`: a follower until takeOver, or the writer
+ * at once with `writer: 'now'` (the fence's epoch + 1).
+ */
+export async function openPostgresLedger(
+  url: string,
+  options: PostgresLedgerOptions,
+): Promise<PostgresLedger> {
+  const ledger = new PostgresLedger(url, options);
+  try {
+    await ledger.migrate();
+    if (options.writer === 'now') {
+      const epoch = await ledger.fenceEpoch();
+      await ledger.takeOver(epoch + 1, options.holder ?? `${hostname()}:${process.pid}`);
+    }
+  } catch (err) {
+    await ledger.end();
+    throw ledger.describe(err, 'opening the ledger');
+  }
+  return ledger;
+}
+
+/** The ledger on PostgreSQL through an in-memory working copy: see the module's comment. */
+export class PostgresLedger implements Ledger {
+  private readonly pool: Pool;
+  private readonly clock: () => number;
+  private readonly flushTimeoutMs: number;
+  private readonly logger: Logger | undefined;
+  private readonly password: string | undefined;
+  private work: SqliteLedger;
+  private shapes = new Map<string, TableShape>();
+  /** The working copy's `_changes`: read in order, and cleared up to a seq. */
+  private changes!: { read: Database.Statement; clear: Database.Statement };
+
+  /** The epoch this instance writes with; null while it follows. */
+  private epoch: number | null = null;
+  /** The epoch a takeOver in progress is raising the fence to. */
+  private raising: number | null = null;
+  private fenced: LedgerFencedError | undefined;
+  private readonly fencedListeners: Array<(err: Error) => void> = [];
+  /** Highest PostgreSQL seq applied to the working copy (followers, loads); null before any load. */
+  private lastSeq: number | null = null;
+
+  /** Off while rows read from PostgreSQL are applied: those are not changes to ship. */
+  private capturing = true;
+  private captureScheduled = false;
+  private groups: Group[] = [];
+  private captured = 0;
+  private shipped = 0;
+  private shipping = false;
+  private waiters: Waiter[] = [];
+  private lastError: string | undefined;
+
+  private followTimer: NodeJS.Timeout | undefined;
+  private catchingUp: Promise<void> | undefined;
+  private closing = false;
+  private ended: Promise<void> | undefined;
+
+  /** Use openPostgresLedger: it migrates the schema and takes the writer's role when asked. */
+  constructor(url: string, options: Omit<PostgresLedgerOptions, 'writer'>) {
+    this.clock = options.clock ?? (() => Date.now());
+    this.flushTimeoutMs = options.flushTimeoutMs ?? 5_000;
+    this.logger = options.logger;
+    this.password = passwordOf(url);
+    this.pool = new Pool({
+      connectionString: url,
+      max: options.poolSize ?? 4,
+      connectionTimeoutMillis: Math.max(1_000, this.flushTimeoutMs),
+      // A query that hangs (a server that stopped answering) fails, and shipping retries it; a
+      // takeover's raise may wait that long for an old writer's transaction in flight.
+      query_timeout: Math.max(30_000, 4 * this.flushTimeoutMs),
+      types: pgTypeParser,
+    });
+    // An idle client losing its connection (PostgreSQL restarted) must not crash the process.
+    this.pool.on('error', (err) => {
+      this.lastError = this.scrub(err.message);
+    });
+    this.work = this.newWorkingCopy();
+  }
+
+  // --- roles --------------------------------------------------------------------------
+
+  /** True once takeOver succeeded and no newer writer has fenced this one. */
+  isWriter(): boolean {
+    return this.epoch !== null && this.fenced === undefined;
+  }
+
+  /** The fence's epoch now. */
+  async fenceEpoch(): Promise<number> {
+    const r = await this.pool.query<{ epoch: number }>('SELECT epoch FROM fence');
+    return r.rows[0]?.epoch ?? 0;
+  }
+
+  /**
+   * Becomes the writer with `epoch`: raises the fence in one transaction (throws
+   * LedgerFencedError when it already holds `epoch` or more: a newer leader), then brings the
+   * working copy up to date (all of PostgreSQL when it never followed, else what changed since).
+   */
+  async takeOver(epoch: number, holder: string): Promise<void> {
+    try {
+      await this.raiseAndLoad(epoch, holder);
+    } catch (err) {
+      throw this.describe(err, 'taking the ledger over');
+    }
+  }
+
+  private async raiseAndLoad(epoch: number, holder: string): Promise<void> {
+    if (this.fenced) throw this.fenced;
+    if (this.closing) throw new Error('the ledger is closed');
+    if (!Number.isSafeInteger(epoch) || epoch < 1)
+      throw new ValidationError([
+        { path: 'epoch', message: `must be a positive whole number, got ${epoch}` },
+      ]);
+    this.raising = epoch;
+    try {
+      await this.inTransaction(async (client) => {
+        // The same holder raising to the same epoch again (a takeOver retried after its load
+        // failed) is no newer writer.
+        const r = await client.query(
+          'UPDATE fence SET epoch = $1, holder = $2 WHERE epoch < $1 OR (epoch = $1 AND holder = $2)',
+          [epoch, holder],
+        );
+        if (r.rowCount === 0) {
+          const now = await client.query<{ epoch: number; holder: string | null }>(
+            'SELECT epoch, holder FROM fence',
+          );
+          throw new LedgerFencedError(
+            `the ledger is held with epoch ${now.rows[0]?.epoch} by ${now.rows[0]?.holder ?? 'another sidecar'}: epoch ${epoch} is not newer`,
+            { epoch, currentEpoch: now.rows[0]?.epoch ?? null, holder: now.rows[0]?.holder ?? null },
+          );
+        }
+      });
+      if (this.epoch === null) {
+        this.stopFollowing();
+        // A follower's fetch begun before the fence was raised may miss the old writer's last
+        // rows: let it end, then fetch again from after it.
+        await this.catchingUp?.catch(() => undefined);
+        await this.catchUp();
+      }
+      this.epoch = epoch;
+    } finally {
+      this.raising = null;
+    }
+  }
+
+  /**
+   * Keeps the working copy current while following: every `intervalMs`, fetches the rows whose
+   * seq is above the last seen. Stops by itself at takeOver or close.
+   */
+  follow(intervalMs: number): void {
+    if (this.epoch !== null || this.closing) return;
+    this.stopFollowing();
+    const tick = (): void => {
+      this.catchUp().catch((err: unknown) => {
+        this.lastError = this.scrub(err instanceof Error ? err.message : String(err));
+        this.logger?.warn('ledger: following PostgreSQL failed; retrying', { error: this.lastError });
+      });
+    };
+    this.followTimer = setInterval(tick, Math.max(10, intervalMs));
+    this.followTimer.unref();
+    tick();
+  }
+
+  /** `cb` is called once, when a newer writer fences this one: stop acting at once. */
+  onFenced(cb: (err: Error) => void): void {
+    if (this.fenced) cb(this.fenced);
+    else this.fencedListeners.push(cb);
+  }
+
+  /** What went wrong with PostgreSQL last (password removed), while it is still failing. */
+  get lastFailure(): string | undefined {
+    return this.lastError;
+  }
+
+  /** The working copy, to inspect (its rows against PostgreSQL's); write through this ledger only. */
+  workingCopy(): SqliteLedger {
+    return this.work;
+  }
+
+  /** Groups of changes captured and not yet committed in PostgreSQL. */
+  get unshipped(): number {
+    return this.groups.length;
+  }
+
+  // --- the working copy ----------------------------------------------------------------
+
+  /** A fresh in-memory SqliteLedger with the change capture on every ledger table. */
+  private newWorkingCopy(): SqliteLedger {
+    const work = SqliteLedger.open(':memory:', { clock: this.clock });
+    const db = work.connection;
+    db.function('yss_capture', { deterministic: false }, () => {
+      if (!this.capturing) return 0;
+      this.scheduleCapture();
+      return 1;
+    });
+    db.exec(
+      'CREATE TEMP TABLE _changes (seq INTEGER PRIMARY KEY AUTOINCREMENT, tbl TEXT NOT NULL, pk TEXT NOT NULL)',
+    );
+    const shapes = new Map<string, TableShape>();
+    for (const name of LEDGER_TABLES) {
+      const info = db.prepare(`PRAGMA main.table_info(${quote(name)})`).all() as Array<{
+        name: string;
+        type: string;
+        pk: number;
+      }>;
+      if (info.length === 0) throw new Error(`the ledger has no table ${name}`);
+      const columns = info.map((c) => c.name);
+      const pk = info
+        .filter((c) => c.pk > 0)
+        .sort((a, b) => a.pk - b.pk)
+        .map((c) => c.name);
+      const key = (prefix: string) => `json_array(${pk.map((c) => `${prefix}.${quote(c)}`).join(', ')})`;
+      const t = quote(name);
+      db.exec(`
+        CREATE TEMP TRIGGER yss_capture_${name}_insert AFTER INSERT ON main.${t} WHEN yss_capture()
+          BEGIN INSERT INTO _changes (tbl, pk) VALUES ('${name}', ${key('NEW')}); END;
+        CREATE TEMP TRIGGER yss_capture_${name}_update AFTER UPDATE ON main.${t} WHEN yss_capture()
+          BEGIN
+            INSERT INTO _changes (tbl, pk) VALUES ('${name}', ${key('NEW')});
+            INSERT INTO _changes (tbl, pk) SELECT '${name}', ${key('OLD')} WHERE ${key('OLD')} IS NOT ${key('NEW')};
+          END;
+        CREATE TEMP TRIGGER yss_capture_${name}_delete AFTER DELETE ON main.${t} WHEN yss_capture()
+          BEGIN INSERT INTO _changes (tbl, pk) VALUES ('${name}', ${key('OLD')}); END;
+      `);
+      const cols = columns.map(quote).join(', ');
+      const wherePk = pk.map((c) => `${quote(c)} = ?`).join(' AND ');
+      const notPk = columns.filter((c) => !pk.includes(c));
+      // An INTEGER PRIMARY KEY is the rowid itself: written through its column only.
+      const rowidIsPk =
+        pk.length === 1 && info.find((c) => c.name === pk[0])!.type.toUpperCase() === 'INTEGER';
+      const target = rowidIsPk ? cols : `rowid, ${cols}`;
+      const upsert = db.prepare(
+        `INSERT INTO main.${t} (${target}) VALUES (${[...(rowidIsPk ? [] : ['?']), ...columns.map(() => '?')].join(', ')})
+         ON CONFLICT (${pk.map(quote).join(', ')}) ${
+           notPk.length
+             ? `DO UPDATE SET ${notPk.map((c) => `${quote(c)} = excluded.${quote(c)}`).join(', ')}`
+             : 'DO NOTHING'
+         }`,
+      );
+      shapes.set(name, {
+        name,
+        columns,
+        pgColumns: ['row_id', ...columns],
+        integer: [true, ...info.map((c) => c.type.toUpperCase() === 'INTEGER')],
+        pk,
+        select: db.prepare(`SELECT rowid, ${cols} FROM main.${t} WHERE ${wherePk}`).raw(true),
+        apply: (row) => (rowidIsPk ? upsert.run(...row.slice(1)) : upsert.run(...row)),
+        remove: db.prepare(`DELETE FROM main.${t} WHERE ${wherePk}`),
+      });
+    }
+    this.shapes = shapes;
+    this.changes = {
+      read: db.prepare('SELECT seq, tbl, pk FROM _changes ORDER BY seq').raw(true),
+      clear: db.prepare('DELETE FROM _changes WHERE seq <= ?'),
+    };
+    return work;
+  }
+
+  private get db(): Database.Database {
+    return this.work.connection;
+  }
+
+  private scheduleCapture(): void {
+    if (this.captureScheduled) return;
+    this.captureScheduled = true;
+    setImmediate(() => this.capture());
+  }
+
+  /**
+   * Reads the rows `_changes` names as they stand now into the next group to ship, and clears
+   * `_changes`. Outside a transaction only: inside one, the rows may yet roll back.
+   */
+  private capture(): void {
+    this.captureScheduled = false;
+    // A capture scheduled just before close() finds the working copy closed: close captured it.
+    if (!this.db.open) return;
+    if (this.db.inTransaction) {
+      this.scheduleCapture();
+      return;
+    }
+    const noted = this.changes.read.all() as Array<[number, string, string]>;
+    if (noted.length === 0) return;
+    const latest = new Map<string, [string, string]>();
+    for (const [, tbl, pk] of noted) {
+      const k = `${tbl}\u0000${pk}`;
+      latest.delete(k);
+      latest.set(k, [tbl, pk]);
+    }
+    const changes: Change[] = [];
+    for (const [tbl, pkText] of latest.values()) {
+      const shape = this.shapes.get(tbl)!;
+      const pk = JSON.parse(pkText) as unknown[];
+      const row = (shape.select.get(...pk) as unknown[] | undefined) ?? null;
+      changes.push({ table: tbl, pk, row });
+    }
+    this.changes.clear.run(noted[noted.length - 1]![0]);
+    this.groups.push({ no: ++this.captured, changes });
+    void this.ship();
+  }
+
+  private assertWritable(): void {
+    if (this.fenced) throw this.fenced;
+    if (this.epoch === null) throw new LedgerReadOnlyError();
+  }
+
+  // --- shipping ----------------------------------------------------------------------
+
+  /** Ships the captured groups in order, retrying with backoff; one loop at a time. */
+  private async ship(): Promise<void> {
+    if (this.shipping) return;
+    this.shipping = true;
+    let delay = RETRY_FIRST_MS;
+    const giveUpAt = () => (this.closing ? this.closeDeadline : Infinity);
+    try {
+      while (this.groups.length > 0 && !this.fenced) {
+        const take = this.groups.slice(0, MAX_MERGED_GROUPS);
+        try {
+          await this.shipGroups(take);
+          this.groups.splice(0, take.length);
+          this.shipped = take[take.length - 1]!.no;
+          if (this.lastError !== undefined)
+            this.logger?.info('ledger: PostgreSQL answers again; shipping resumed');
+          this.lastError = undefined;
+          delay = RETRY_FIRST_MS;
+          this.settleWaiters();
+        } catch (err) {
+          if (err instanceof LedgerFencedError) {
+            this.fence(err);
+            break;
+          }
+          const first = this.lastError === undefined;
+          this.lastError = this.scrub(err instanceof Error ? err.message : String(err));
+          if (first)
+            this.logger?.warn('ledger: shipping to PostgreSQL failed; retrying, nothing is dropped', {
+              error: this.lastError,
+              unshipped: this.groups.length,
+            });
+          if (Date.now() + delay > giveUpAt()) break;
+          await sleep(delay);
+          delay = Math.min(delay * 2, RETRY_MAX_MS);
+        }
+      }
+    } finally {
+      this.shipping = false;
+    }
+  }
+
+  /** One PostgreSQL transaction: the fence checked (FOR SHARE), then every row upserted or deleted. */
+  private async shipGroups(groups: Group[]): Promise<void> {
+    const merged = new Map<string, Change>();
+    for (const g of groups)
+      for (const c of g.changes) {
+        const k = `${c.table}\u0000${JSON.stringify(c.pk)}`;
+        merged.delete(k);
+        merged.set(k, c);
+      }
+    const epoch = this.epoch;
+    await this.inTransaction(async (client) => {
+      const f = await client.query<{ epoch: number; holder: string | null }>(
+        'SELECT epoch, holder FROM fence FOR SHARE',
+      );
+      const current = f.rows[0]?.epoch ?? null;
+      if (epoch === null || (current !== epoch && current !== this.raising))
+        throw new LedgerFencedError(
+          `a newer writer holds the ledger (epoch ${current}, ${f.rows[0]?.holder ?? 'unknown'}); this sidecar wrote with epoch ${epoch}`,
+          { epoch: epoch ?? 0, currentEpoch: current, holder: f.rows[0]?.holder ?? null },
+        );
+      for (const name of LEDGER_TABLES) {
+        const shape = this.shapes.get(name)!;
+        const mine = [...merged.values()].filter((c) => c.table === name);
+        const rows = mine.filter((c) => c.row !== null).map((c) => this.toPg(shape, c.row!));
+        for (let i = 0; i < rows.length; i += ROWS_PER_STATEMENT)
+          await this.upsertPg(client, shape, rows.slice(i, i + ROWS_PER_STATEMENT));
+        const gone = mine.filter((c) => c.row === null);
+        for (const c of gone) {
+          await client.query(
+            `DELETE FROM ${quote(name)} WHERE ${shape.pk.map((col, i) => `${quote(col)} = $${i + 1}`).join(' AND ')}`,
+            c.pk,
+          );
+          await client.query(
+            `INSERT INTO ledger_deleted (tbl, pk, seq) VALUES ($1, $2, nextval('ledger_seq'))
+             ON CONFLICT (tbl, pk) DO UPDATE SET seq = excluded.seq`,
+            [name, JSON.stringify(c.pk)],
+          );
+        }
+      }
+    });
+  }
+
+  /** A row's values as PostgreSQL takes them: whole numbers in BIGINT columns. */
+  private toPg(shape: TableShape, row: unknown[]): unknown[] {
+    return row.map((v, i) =>
+      shape.integer[i] && typeof v === 'number' && !Number.isInteger(v) ? Math.round(v) : v,
+    );
+  }
+
+  private async upsertPg(client: PoolClient, shape: TableShape, rows: unknown[][]): Promise<void> {
+    if (rows.length === 0) return;
+    const n = shape.pgColumns.length;
+    const values: unknown[] = [];
+    const tuples = rows.map((row, r) => {
+      values.push(...row);
+      return `(${row.map((_, i) => `$${r * n + i + 1}`).join(', ')}, nextval('ledger_seq'))`;
+    });
+    const notPk = shape.pgColumns.filter((c) => !shape.pk.includes(c));
+    await client.query(
+      `INSERT INTO ${quote(shape.name)} (${shape.pgColumns.map(quote).join(', ')}, seq) VALUES ${tuples.join(', ')}
+       ON CONFLICT (${shape.pk.map(quote).join(', ')}) DO UPDATE SET ${[...notPk, 'seq']
+         .map((c) => `${quote(c)} = excluded.${quote(c)}`)
+         .join(', ')}`,
+      values,
+    );
+  }
+
+  private fence(err: LedgerFencedError): void {
+    if (this.fenced) return;
+    this.fenced = err;
+    this.logger?.error('ledger: a newer writer holds the ledger; this sidecar writes nothing more', {
+      epoch: err.epoch,
+      currentEpoch: err.currentEpoch,
+    });
+    for (const w of this.waiters.splice(0)) {
+      clearTimeout(w.timer);
+      w.reject(err);
+    }
+    for (const cb of this.fencedListeners.splice(0)) {
+      try {
+        cb(err);
+      } catch {
+        // A listener's failure does not keep the others from hearing.
+      }
+    }
+  }
+
+  private settleWaiters(): void {
+    const still: Waiter[] = [];
+    for (const w of this.waiters) {
+      if (w.target <= this.shipped) {
+        clearTimeout(w.timer);
+        w.resolve();
+      } else still.push(w);
+    }
+    this.waiters = still;
+  }
+
+  /**
+   * Resolves once every write made so far is committed in PostgreSQL; rejects with
+   * LedgerUnavailableError after flushTimeoutMs (the writes stay queued and ship later), or
+   * LedgerFencedError. On a follower (nothing to ship) it resolves at once.
+   */
+  async flush(): Promise<void> {
+    if (this.fenced) throw this.fenced;
+    // Writes queued for the working copy's group commit are writes made so far: join it.
+    await this.work.flush();
+    return this.shippedSoFar();
+  }
+
+  /** Resolves once what the working copy has committed so far is committed in PostgreSQL. */
+  private shippedSoFar(): Promise<void> {
+    if (this.fenced) return Promise.reject(this.fenced);
+    this.capture();
+    const target = this.captured;
+    if (this.shipped >= target) return Promise.resolve();
+    return new Promise<void>((resolve, reject) => {
+      const waiter: Waiter = {
+        target,
+        resolve,
+        reject,
+        timer: setTimeout(() => {
+          this.waiters = this.waiters.filter((w) => w !== waiter);
+          reject(
+            new LedgerUnavailableError(
+              `the ledger's PostgreSQL did not commit within ${this.flushTimeoutMs} ms${this.lastError ? `: ${this.lastError}` : ''}; the writes are kept and shipped when it answers`,
+              { waitedMs: this.flushTimeoutMs, reason: this.lastError, retryAfterSeconds: 1 },
+            ),
+          );
+        }, this.flushTimeoutMs),
+      };
+      this.waiters.push(waiter);
+    });
+  }
+
+  // --- loading and following -------------------------------------------------------------
+
+  /**
+   * Applies to the working copy every row changed in PostgreSQL after the last seq seen (all of
+   * them the first time, into a fresh working copy), in seq order, in one SQLite transaction,
+   * from one consistent PostgreSQL snapshot.
+   */
+  catchUp(): Promise<void> {
+    this.catchingUp ??= this.fetchAndApply().finally(() => (this.catchingUp = undefined));
+    return this.catchingUp;
+  }
+
+  private async fetchAndApply(): Promise<void> {
+    const since = this.lastSeq ?? 0;
+    const fetched: Array<{ seq: number; table: string; row: unknown[] | null; pk: unknown[] }> = [];
+    await this.inTransaction(async (client) => {
+      for (const name of LEDGER_TABLES) {
+        const shape = this.shapes.get(name)!;
+        const r = await client.query<unknown[]>({
+          text: `SELECT ${shape.pgColumns.map(quote).join(', ')}, seq FROM ${quote(name)} WHERE seq > $1`,
+          values: [since],
+          rowMode: 'array',
+        });
+        for (const row of r.rows) {
+          const seq = row.pop() as number;
+          fetched.push({ seq, table: name, row, pk: [] });
+        }
+      }
+      const d = await client.query<{ tbl: string; pk: string; seq: number }>(
+        'SELECT tbl, pk, seq FROM ledger_deleted WHERE seq > $1',
+        [since],
+      );
+      for (const t of d.rows)
+        if (this.shapes.has(t.tbl))
+          fetched.push({ seq: t.seq, table: t.tbl, row: null, pk: JSON.parse(t.pk) as unknown[] });
+    }, 'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
+    if (this.lastSeq === null) {
+      // The first load goes into a fresh working copy: nothing of an earlier one is kept.
+      const old = this.work;
+      this.work = this.newWorkingCopy();
+      old.close();
+    }
+    fetched.sort((a, b) => a.seq - b.seq);
+    const db = this.db;
+    this.capturing = false;
+    db.pragma('foreign_keys = OFF');
+    try {
+      db.transaction(() => {
+        for (const f of fetched) {
+          const shape = this.shapes.get(f.table)!;
+          if (f.row) shape.apply(f.row);
+          else shape.remove.run(...f.pk);
+        }
+      })();
+    } finally {
+      db.pragma('foreign_keys = ON');
+      this.capturing = true;
+    }
+    let top = since;
+    for (const f of fetched) top = Math.max(top, f.seq);
+    this.lastSeq = top;
+  }
+
+  private stopFollowing(): void {
+    if (this.followTimer) clearInterval(this.followTimer);
+    this.followTimer = undefined;
+  }
+
+  // --- PostgreSQL plumbing ---------------------------------------------------------------
+
+  async migrate(): Promise<void> {
+    await this.inTransaction(async (client) => {
+      await client.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK]);
+      await client.query(
+        'CREATE TABLE IF NOT EXISTS schema_version (version INT PRIMARY KEY, name TEXT NOT NULL, applied_at TIMESTAMPTZ NOT NULL DEFAULT now())',
+      );
+      const done = new Set(
+        (await client.query<{ version: number }>('SELECT version FROM schema_version')).rows.map(
+          (r) => r.version,
+        ),
+      );
+      for (const m of PG_MIGRATIONS) {
+        if (done.has(m.version)) continue;
+        await client.query(m.sql);
+        await client.query('INSERT INTO schema_version (version, name) VALUES ($1, $2)', [m.version, m.name]);
+      }
+    });
+  }
+
+  /** The PostgreSQL schema's version (the highest migration applied). */
+  async pgSchemaVersion(): Promise<number> {
+    const r = await this.pool.query<{ v: number }>('SELECT MAX(version) AS v FROM schema_version');
+    return r.rows[0]?.v ?? 0;
+  }
+
+  private async inTransaction(fn: (client: PoolClient) => Promise<void>, begin = 'BEGIN'): Promise<void> {
+    const client = await this.pool.connect();
+    let broken: Error | undefined;
+    // The server ending the connection between two queries (a restart) is an event on the client,
+    // not a rejected query: without a listener it would crash the process.
+    const onError = (err: Error): void => {
+      broken = err;
+      this.lastError = this.scrub(err.message);
+    };
+    client.on('error', onError);
+    try {
+      await client.query(begin);
+      await fn(client);
+      await client.query('COMMIT');
+    } catch (err) {
+      try {
+        await client.query('ROLLBACK');
+      } catch (rollback) {
+        broken = rollback instanceof Error ? rollback : new Error(String(rollback));
+      }
+      throw err;
+    } finally {
+      client.off('error', onError);
+      client.release(broken);
+    }
+  }
+
+  /** `text` without the URL's password, in any form it may appear in. */
+  private scrub(text: string): string {
+    let out = redactText(text);
+    if (this.password && this.password.length >= 4) out = out.split(this.password).join('[redacted]');
+    return out;
+  }
+
+  /** An error from PostgreSQL as it may be shown: typed errors as they are, others scrubbed. */
+  describe(err: unknown, doing: string): Error {
+    // Ours already say what failed, without the password.
+    if (err instanceof SidecarError) return err;
+    const message = this.scrub(err instanceof Error ? err.message : String(err));
+    return new LedgerUnavailableError(`${doing} on PostgreSQL failed: ${message}`, {
+      waitedMs: 0,
+      reason: message,
+    });
+  }
+
+  private closeDeadline = Infinity;
+
+  /**
+   * Commits what writeSoon queued, stops following and ends the pool once the captured changes
+   * are shipped (or after flushTimeoutMs, when PostgreSQL does not answer). `closed` resolves then.
+   */
+  close(): void {
+    if (this.closing) return;
+    this.closing = true;
+    this.stopFollowing();
+    if (!this.fenced && this.epoch !== null) {
+      this.work.commitQueued();
+      this.capture();
+    }
+    this.closeDeadline = Date.now() + this.flushTimeoutMs;
+    this.ended = this.drainThenEnd();
+  }
+
+  /** Resolves once close() has ended the pool. */
+  get closed(): Promise<void> {
+    return this.ended ?? Promise.resolve();
+  }
+
+  private async drainThenEnd(): Promise<void> {
+    const deadline = this.closeDeadline;
+    while (this.groups.length > 0 && !this.fenced && Date.now() < deadline) {
+      if (!this.shipping) void this.ship();
+      await sleep(20);
+    }
+    if (this.groups.length > 0 && !this.fenced)
+      this.logger?.error('ledger: closed with changes PostgreSQL never committed', {
+        unshipped: this.groups.length,
+      });
+    for (const w of this.waiters.splice(0)) {
+      clearTimeout(w.timer);
+      w.reject(new LedgerUnavailableError('the ledger closed before PostgreSQL committed', { waitedMs: 0 }));
+    }
+    await this.catchingUp?.catch(() => undefined);
+    this.work.close();
+    await this.pool.end();
+  }
+
+  /** Ends the pool at once (a failed open). */
+  async end(): Promise<void> {
+    this.closing = true;
+    this.stopFollowing();
+    await this.pool.end().catch(() => undefined);
+  }
+
+  // --- the Ledger interface: writes checked, then the working copy ----------------------------
+
+  transaction<T>(fn: () => T): T {
+    return this.work.transaction(fn);
+  }
+
+  /**
+   * Group commit as SqliteLedger's, resolving only once the group is committed in PostgreSQL
+   * (rejects with LedgerUnavailableError when that takes longer than flushTimeoutMs: the
+   * writes are kept locally and shipped later).
+   */
+  async writeSoon(fn: () => void): Promise<void> {
+    this.assertWritable();
+    await this.work.writeSoon(fn);
+    // Its own group is committed in the working copy: wait for that to ship, not for the groups
+    // queued since (flush would join the next one).
+    await this.shippedSoFar();
+  }
+
+  insertJob(job: NewJob): JobRecord {
+    this.assertWritable();
+    return this.work.insertJob(job);
+  }
+  updateJob(id: string, patch: JobPatch): JobRecord {
+    this.assertWritable();
+    return this.work.updateJob(id, patch);
+  }
+  getJob(id: string): JobRecord | undefined {
+    return this.work.getJob(id);
+  }
+  getJobByAppId(appId: string): JobRecord | undefined {
+    return this.work.getJobByAppId(appId);
+  }
+  listJobs(query?: JobQuery): { jobs: JobRecord[]; total: number } {
+    return this.work.listJobs(query);
+  }
+  openAdmittedJobs(): JobRecord[] {
+    return this.work.openAdmittedJobs();
+  }
+  openAdmittedJobsReused(): JobRecord[] {
+    return this.work.openAdmittedJobsReused();
+  }
+  countOpenAdmittedJobs(): number {
+    return this.work.countOpenAdmittedJobs();
+  }
+  countJobs(): JobCount[] {
+    return this.work.countJobs();
+  }
+  recordDecision(jobId: string, policy: string, decision: string, detail: unknown): number {
+    this.assertWritable();
+    return this.work.recordDecision(jobId, policy, decision, detail);
+  }
+  decisionsOf(jobId: string): DecisionRecord[] {
+    return this.work.decisionsOf(jobId);
+  }
+  enqueueAction(jobId: string | null, kind: string, payload: unknown): ActionRecord {
+    this.assertWritable();
+    return this.work.enqueueAction(jobId, kind, payload);
+  }
+  markActionAttempt(id: number): void {
+    this.assertWritable();
+    this.work.markActionAttempt(id);
+  }
+  completeAction(
+    id: number,
+    status: Exclude<ActionStatus, 'pending'>,
+    result?: unknown,
+    error?: string,
+  ): void {
+    this.assertWritable();
+    this.work.completeAction(id, status, result, error);
+  }
+  updateActionPayload(id: number, payload: unknown): void {
+    this.assertWritable();
+    this.work.updateActionPayload(id, payload);
+  }
+  noteActionError(id: number, error: string): void {
+    this.assertWritable();
+    this.work.noteActionError(id, error);
+  }
+  getAction(id: number): ActionRecord | undefined {
+    return this.work.getAction(id);
+  }
+  pendingActions(): ActionRecord[] {
+    return this.work.pendingActions();
+  }
+  refusedSubmissions(): Array<{ job: JobRecord; error: string | null }> {
+    return this.work.refusedSubmissions();
+  }
+  pendingBacklog(): { pending: number; oldestMs: number | null } {
+    return this.work.pendingBacklog();
+  }
+  actionsOf(jobId: string): ActionRecord[] {
+    return this.work.actionsOf(jobId);
+  }
+  countActions(): ActionCount[] {
+    return this.work.countActions();
+  }
+  findIdempotent(submitter: string, key: string): IdempotentAnswer | undefined {
+    return this.work.findIdempotent(submitter, key);
+  }
+  saveIdempotent(submitter: string, key: string, answer: IdempotentAnswer, responseJson?: string): void {
+    this.assertWritable();
+    this.work.saveIdempotent(submitter, key, answer, responseJson);
+  }
+  insertTicket(t: Pick<TicketRecord, 'jobId' | 'expiresMs' | 'detail'>): void {
+    this.assertWritable();
+    this.work.insertTicket(t);
+  }
+  getTicket(jobId: string): TicketRecord | undefined {
+    return this.work.getTicket(jobId);
+  }
+  ticketsOf(jobIds: readonly string[]): Map<string, TicketRecord> {
+    return this.work.ticketsOf(jobIds);
+  }
+  endTicket(jobId: string, status: Exclude<TicketStatus, 'waiting'>, appId?: string | null): boolean {
+    this.assertWritable();
+    return this.work.endTicket(jobId, status, appId);
+  }
+  expiredTickets(nowMs: number): TicketRecord[] {
+    return this.work.expiredTickets(nowMs);
+  }
+  getValue<T>(key: string): T | undefined {
+    return this.work.getValue<T>(key);
+  }
+  setValue(key: string, value: unknown): void {
+    this.assertWritable();
+    this.work.setValue(key, value);
+  }
+}

@@ -1,0 +1,744 @@
+/**
+ * The Ledger contract, run against both stores: SqliteLedger (a file's in-memory twin) and
+ * PostgresLedger (its working copy shipped to a private PostgreSQL server). For PostgreSQL each
+ * case ends by checking that what the ledger shows is what PostgreSQL holds: a second ledger
+ * loaded from PostgreSQL has the same rows, table by table.
+ */
+import { Ledger as SqliteLedger } from '../../src/store/ledger';
+import { Client } from 'pg';
+import { LedgerFencedError } from '../../src/errors/ledger-fenced';
+import { LedgerReadOnlyError } from '../../src/errors/ledger-read-only';
+import { LedgerUnavailableError } from '../../src/errors/ledger-unavailable';
+import {
+  LEDGER_TABLES,
+  PG_MIGRATIONS,
+  openPostgresLedger,
+  type PostgresLedger,
+} from '../../src/store/postgres';
+import type { Ledger } from '../../src/store/types';
+import { jobRecord, tableRows } from './builders';
+import { postgresAvailability, startTestPostgres, type TestPostgres } from '../support/postgres';
+
+interface Opened {
+  ledger: Ledger;
+  tick: (ms: number) => void;
+}
+
+interface Store {
+  name: string;
+  open(start?: number): Promise<Opened>;
+  /** After each case: what the store must still hold (PostgreSQL: the same rows as the ledger shows). */
+  check(ledger: Ledger): Promise<void>;
+}
+
+const pg = postgresAvailability();
+let server: TestPostgres | undefined;
+
+const sqliteStore: Store = {
+  name: 'SQLite',
+  open: (start = 1_000) => {
+    let now = start;
+    const ledger = SqliteLedger.open(':memory:', { clock: () => now });
+    return Promise.resolve({ ledger, tick: (ms) => (now += ms) });
+  },
+  check: () => Promise.resolve(),
+};
+
+const postgresStore: Store = {
+  name: 'PostgreSQL',
+  open: async (start = 1_000) => {
+    let now = start;
+    const url = await server!.createDatabase();
+    const ledger = await openPostgresLedger(url, { clock: () => now, writer: 'now', flushTimeoutMs: 20_000 });
+    urls.set(ledger, url);
+    return { ledger, tick: (ms) => (now += ms) };
+  },
+  check: async (ledger) => {
+    const first = ledger as PostgresLedger;
+    await first.flush();
+    const reader = await openPostgresLedger(urls.get(first)!, { writer: 'later' });
+    try {
+      await reader.catchUp();
+      expect(tableRows(reader.workingCopy())).toEqual(tableRows(first.workingCopy()));
+    } finally {
+      reader.close();
+      await reader.closed;
+    }
+  },
+};
+const urls = new Map<PostgresLedger, string>();
+
+const stores: Store[] = [sqliteStore];
+if (pg === 'run') stores.push(postgresStore);
+
+if (pg === 'run') {
+  beforeAll(async () => {
+    server = await startTestPostgres();
+  }, 120_000);
+  afterAll(() => server?.destroy());
+} else if (pg === 'missing-ci') {
+  it("has PostgreSQL to run the ledger's PostgreSQL cases (CI installs Debian's postgresql)", () => {
+    throw new Error(
+      'PostgreSQL (initdb, pg_ctl) is not installed; .ci/run installs Debian package postgresql',
+    );
+  });
+} else {
+  it.skip('SKIPPED: the PostgreSQL cases, PostgreSQL is not installed (Debian package postgresql)', () => {});
+}
+
+describe.each(stores)('the ledger contract on $name', (store) => {
+  const opened: Ledger[] = [];
+  async function open(start?: number): Promise<Opened> {
+    const o = await store.open(start);
+    opened.push(o.ledger);
+    return o;
+  }
+  afterEach(async () => {
+    for (const ledger of opened.splice(0)) {
+      try {
+        await store.check(ledger);
+      } finally {
+        ledger.close();
+        if ('closed' in ledger) await (ledger as PostgresLedger).closed;
+      }
+    }
+  });
+  jest.setTimeout(60_000);
+
+  it('stores a job and reads back every field, JSON fields included', async () => {
+    const { ledger } = await open(5_000);
+    const reason = { kind: 'new-job-misses', lateBySeconds: 12.5 };
+    ledger.insertJob(
+      jobRecord('a', { decision: 'rejected', state: 'rejected', reason, earliestDeadlineMs: 9 }),
+    );
+    expect(ledger.getJob('a')).toEqual({
+      ...jobRecord('a', { decision: 'rejected', state: 'rejected', reason, earliestDeadlineMs: 9 }),
+      createdMs: 5_000,
+      updatedMs: 5_000,
+    });
+    expect(ledger.getJob('missing')).toBeUndefined();
+  });
+
+  it('updates named fields only, stamps the time, and refuses unknown fields', async () => {
+    const { ledger, tick } = await open();
+    ledger.insertJob(jobRecord('a', { energyJoules: 12.25 }));
+    tick(250);
+    const after = ledger.updateJob('a', { appId: 'application_1_0001', state: 'submitted', priority: 7 });
+    expect(after).toMatchObject({
+      appId: 'application_1_0001',
+      state: 'submitted',
+      priority: 7,
+      energyJoules: 12.25,
+      updatedMs: 1_250,
+      createdMs: 1_000,
+    });
+    expect(ledger.getJobByAppId('application_1_0001')?.id).toBe('a');
+    expect(() => ledger.updateJob('a', { colour: 'red' } as never)).toThrow('unknown job field colour');
+    expect(() => ledger.updateJob('zzz', { state: 'running' })).toThrow('no job zzz');
+  });
+
+  it('lists newest first with filters and pagination, and the open admitted queue in deadline order', async () => {
+    const { ledger, tick } = await open();
+    const specs: Array<
+      [string, 'admitted' | 'rejected', 'accepted' | 'rejected' | 'finished' | 'running', number]
+    > = [
+      ['a', 'admitted', 'running', 900_000],
+      ['b', 'rejected', 'rejected', 100_000],
+      ['c', 'admitted', 'accepted', 300_000],
+      ['d', 'admitted', 'finished', 200_000],
+      ['e', 'admitted', 'accepted', 500_000],
+    ];
+    for (const [id, decision, state, deadlineMs] of specs) {
+      ledger.insertJob(jobRecord(id, { decision, state, deadlineMs }));
+      tick(10);
+    }
+    expect(ledger.listJobs().jobs.map((j) => j.id)).toEqual(['e', 'd', 'c', 'b', 'a']);
+    expect(ledger.listJobs({ decision: 'admitted', limit: 2, offset: 1 })).toMatchObject({ total: 4 });
+    expect(ledger.listJobs({ decision: 'admitted', limit: 2, offset: 1 }).jobs.map((j) => j.id)).toEqual([
+      'd',
+      'c',
+    ]);
+    expect(ledger.listJobs({ state: 'rejected' }).jobs.map((j) => j.id)).toEqual(['b']);
+    expect(ledger.openAdmittedJobs().map((j) => j.id)).toEqual(['c', 'e', 'a']);
+    expect(ledger.countOpenAdmittedJobs()).toBe(3);
+    expect(ledger.countJobs()).toEqual(
+      expect.arrayContaining([
+        { decision: 'admitted', state: 'accepted', outcome: null, n: 2 },
+        { decision: 'rejected', state: 'rejected', outcome: null, n: 1 },
+      ]),
+    );
+  });
+
+  it('lists pages filtered by one field newest first, and recounts the total after a change', async () => {
+    const { ledger, tick } = await open();
+    for (let i = 0; i < 30; i++) {
+      ledger.insertJob(
+        jobRecord(`j${i}`, {
+          decision: i % 3 === 0 ? 'admitted' : 'rejected',
+          state: i % 3 === 0 ? 'accepted' : 'rejected',
+          user: i % 2 === 0 ? 'alice' : 'bob',
+        }),
+      );
+      tick(i % 4 === 0 ? 0 : 10); // some share a creation time: the later row comes first
+    }
+    const page = ledger.listJobs({ decision: 'rejected', limit: 5, offset: 3 });
+    expect(page.total).toBe(20);
+    expect(page.jobs.map((j) => j.id)).toEqual(['j25', 'j23', 'j22', 'j20', 'j19']);
+    expect(ledger.listJobs({ user: 'bob', limit: 2 }).jobs.map((j) => j.id)).toEqual(['j29', 'j27']);
+    ledger.updateJob('j25', { decision: 'admitted', state: 'accepted' });
+    expect(ledger.listJobs({ decision: 'rejected', limit: 1 }).total).toBe(19);
+    ledger.insertJob(jobRecord('late', { decision: 'rejected', state: 'rejected' }));
+    expect(ledger.listJobs({ decision: 'rejected', limit: 1 })).toMatchObject({
+      total: 20,
+      jobs: [{ id: 'late' }],
+    });
+  });
+
+  it('reads the open jobs again only when they changed (openAdmittedJobsReused)', async () => {
+    const { ledger } = await open();
+    ledger.insertJob(jobRecord('a', { deadlineMs: 500_000, spec: { n: 1 } }));
+    ledger.insertJob(jobRecord('b', { deadlineMs: 400_000, spec: { n: 2 } }));
+    const first = ledger.openAdmittedJobsReused();
+    expect(first.map((j) => j.id)).toEqual(['b', 'a']);
+    const again = ledger.openAdmittedJobsReused();
+    expect(again[0]!.spec).toBe(first[0]!.spec);
+    ledger.updateJob('b', { state: 'finished' });
+    ledger.updateJob('a', { spec: { n: 3 } });
+    const after = ledger.openAdmittedJobsReused();
+    expect(after.map((j) => [j.id, j.spec])).toEqual([['a', { n: 3 }]]);
+  });
+
+  it('records decisions on a job in order', async () => {
+    const { ledger, tick } = await open();
+    ledger.insertJob(jobRecord('a'));
+    const first = ledger.recordDecision('a', 'rtmr', 'admitted', { position: 1 });
+    tick(7);
+    const second = ledger.recordDecision('a', 'rtmr', 're-admitted', null);
+    expect(second).toBeGreaterThan(first);
+    expect(ledger.decisionsOf('a')).toEqual([
+      { id: first, jobId: 'a', atMs: 1_000, policy: 'rtmr', decision: 'admitted', detail: { position: 1 } },
+      { id: second, jobId: 'a', atMs: 1_007, policy: 'rtmr', decision: 're-admitted', detail: null },
+    ]);
+    expect(ledger.decisionsOf('none')).toEqual([]);
+  });
+
+  it('returns an enqueued action as it reads it back', async () => {
+    const { ledger, tick } = await open();
+    ledger.insertJob(jobRecord('a'));
+    tick(3);
+    const payloads: unknown[] = [
+      { appId: 'application_1_0001', tags: ['x'], skip: undefined },
+      null,
+      undefined,
+      7,
+    ];
+    for (const [i, payload] of payloads.entries()) {
+      const action = ledger.enqueueAction(i % 2 === 0 ? 'a' : null, `kind-${i}`, payload);
+      expect(action).toStrictEqual(ledger.getAction(action.id));
+      if (typeof payload === 'object' && payload !== null) expect(action.payload).not.toBe(payload);
+    }
+  });
+
+  it('keeps actions pending until confirmed (record before, confirm after), and refuses to confirm twice', async () => {
+    const { ledger, tick } = await open();
+    ledger.insertJob(jobRecord('a'));
+    const submit = ledger.enqueueAction('a', 'submit', { appId: 'application_1_0001' });
+    const prio = ledger.enqueueAction('a', 'set-priority', { priority: 3 });
+    expect(ledger.pendingActions().map((x) => x.kind)).toEqual(['submit', 'set-priority']);
+    ledger.markActionAttempt(submit.id);
+    ledger.noteActionError(submit.id, 'RM unavailable');
+    ledger.updateActionPayload(submit.id, { appId: 'application_1_0001', reservation: 'r1' });
+    expect(ledger.getAction(submit.id)).toMatchObject({
+      status: 'pending',
+      attempts: 1,
+      error: 'RM unavailable',
+      payload: { appId: 'application_1_0001', reservation: 'r1' },
+    });
+    tick(5);
+    ledger.completeAction(submit.id, 'done', { status: 202 });
+    expect(() => ledger.completeAction(submit.id, 'done')).toThrow(`action ${submit.id} is not pending`);
+    expect(ledger.pendingActions().map((x) => x.id)).toEqual([prio.id]);
+    expect(ledger.actionsOf('a').map((x) => [x.kind, x.status, x.result])).toEqual([
+      ['submit', 'done', { status: 202 }],
+      ['set-priority', 'pending', null],
+    ]);
+    expect(ledger.countActions()).toEqual([
+      { kind: 'set-priority', status: 'pending', n: 1 },
+      { kind: 'submit', status: 'done', n: 1 },
+    ]);
+    expect(ledger.pendingBacklog()).toEqual({ pending: 1, oldestMs: 1_000 });
+  });
+
+  it('names the admitted jobs whose submission the RM refused for good', async () => {
+    const { ledger } = await open();
+    ledger.insertJob(jobRecord('refused'));
+    ledger.insertJob(jobRecord('retrying'));
+    const a = ledger.enqueueAction('refused', 'submit', {});
+    ledger.completeAction(a.id, 'failed', undefined, 'queue full');
+    const b = ledger.enqueueAction('retrying', 'submit', {});
+    ledger.completeAction(b.id, 'failed', undefined, 'first try');
+    ledger.enqueueAction('retrying', 'submit', {});
+    expect(ledger.refusedSubmissions().map((r) => [r.job.id, r.error])).toEqual([['refused', 'queue full']]);
+  });
+
+  it('keeps the first answer for an idempotency key, per submitter: a second save does not overwrite it', async () => {
+    const { ledger } = await open();
+    ledger.insertJob(jobRecord('a'));
+    ledger.saveIdempotent('ci', 'k1', { requestHash: 'h', jobId: 'a', status: 201, response: { id: 'a' } });
+    const first = { requestHash: 'h', jobId: 'a', status: 201, response: { id: 'a' } };
+    expect(ledger.findIdempotent('ci', 'k1')).toEqual(first);
+    expect(ledger.findIdempotent('other', 'k1')).toBeUndefined();
+    expect(() =>
+      ledger.saveIdempotent('ci', 'k1', { requestHash: 'h2', jobId: 'a', status: 200, response: {} }),
+    ).toThrow(/UNIQUE/);
+    expect(ledger.findIdempotent('ci', 'k1')).toEqual(first);
+    ledger.saveIdempotent('other', 'k1', { requestHash: 'h3', jobId: 'a', status: 200, response: [] }, '[1]');
+    expect(ledger.findIdempotent('other', 'k1')?.response).toEqual([1]);
+  });
+
+  it('keeps tickets: waiting until bound, expired or cancelled, once', async () => {
+    const { ledger, tick } = await open();
+    for (const id of ['t1', 't2', 't3']) ledger.insertJob(jobRecord(id));
+    ledger.insertTicket({ jobId: 't1', expiresMs: 5_000, detail: { tags: ['yss-ticket:t1'] } });
+    ledger.insertTicket({ jobId: 't2', expiresMs: 2_000, detail: null });
+    ledger.insertTicket({ jobId: 't3', expiresMs: 9_000, detail: { n: 3 } });
+    expect(ledger.getTicket('t1')).toEqual({
+      jobId: 't1',
+      status: 'waiting',
+      expiresMs: 5_000,
+      appId: null,
+      detail: { tags: ['yss-ticket:t1'] },
+      createdMs: 1_000,
+      updatedMs: 1_000,
+    });
+    tick(100);
+    expect(ledger.endTicket('t1', 'bound', 'application_9_0001')).toBe(true);
+    expect(ledger.endTicket('t1', 'cancelled')).toBe(false);
+    expect(ledger.getTicket('t1')).toMatchObject({
+      status: 'bound',
+      appId: 'application_9_0001',
+      updatedMs: 1_100,
+    });
+    expect(ledger.expiredTickets(5_000).map((t) => t.jobId)).toEqual(['t2']);
+    expect([...ledger.ticketsOf(['t1', 't3', 'none']).keys()].sort()).toEqual(['t1', 't3']);
+    expect(ledger.getTicket('none')).toBeUndefined();
+  });
+
+  it('keeps named values', async () => {
+    const { ledger } = await open();
+    expect(ledger.getValue('estimates')).toBeUndefined();
+    ledger.setValue('estimates', { eta: 1.5 });
+    ledger.setValue('estimates', { eta: 2 });
+    ledger.setValue('other', [1, 'two']);
+    expect(ledger.getValue('estimates')).toEqual({ eta: 2 });
+    expect(ledger.getValue('other')).toEqual([1, 'two']);
+  });
+
+  it('rolls a transaction back whole', async () => {
+    const { ledger } = await open();
+    expect(() =>
+      ledger.transaction(() => {
+        ledger.insertJob(jobRecord('a'));
+        ledger.insertJob(jobRecord('a'));
+      }),
+    ).toThrow(/UNIQUE/);
+    expect(ledger.getJob('a')).toBeUndefined();
+    expect(ledger.transaction(() => ledger.insertJob(jobRecord('b')).id)).toBe('b');
+  });
+
+  it('commits writes queued in one turn of the event loop together, each resolved once durable', async () => {
+    const { ledger } = await open();
+    const done: string[] = [];
+    const writes = ['a', 'b', 'c'].map((id) =>
+      ledger
+        .writeSoon(() => {
+          ledger.insertJob(jobRecord(id));
+          ledger.enqueueAction(id, 'submit', { id });
+        })
+        .then(() => done.push(id)),
+    );
+    expect(done).toEqual([]);
+    expect(ledger.getJob('a')).toBeUndefined();
+    await Promise.all(writes);
+    expect(done).toEqual(['a', 'b', 'c']);
+    expect(ledger.listJobs().total).toBe(3);
+    expect(ledger.pendingActions().map((a) => a.jobId)).toEqual(['a', 'b', 'c']);
+  });
+
+  it('rolls back only the queued write that failed, and tells only its writer', async () => {
+    const { ledger } = await open();
+    ledger.insertJob(jobRecord('taken'));
+    const ok = ledger.writeSoon(() => ledger.insertJob(jobRecord('a')));
+    const bad = ledger.writeSoon(() => {
+      ledger.insertJob(jobRecord('b'));
+      ledger.insertJob(jobRecord('taken'));
+    });
+    const ok2 = ledger.writeSoon(() => ledger.insertJob(jobRecord('c')));
+    await expect(bad).rejects.toMatchObject({ message: expect.stringMatching(/UNIQUE/) });
+    await expect(Promise.all([ok, ok2])).resolves.toBeDefined();
+    expect(['a', 'b', 'c'].map((id) => ledger.getJob(id)?.id)).toEqual(['a', undefined, 'c']);
+  });
+
+  it('commits queued writes with the next transaction, keeping them when its own function fails', async () => {
+    const { ledger, tick } = await open();
+    ledger.insertJob(jobRecord('j'));
+    const first = ledger.enqueueAction('j', 'submit', {});
+    const queued = ledger.writeSoon(() => ledger.completeAction(first.id, 'done'));
+    expect(() =>
+      ledger.transaction(() => {
+        ledger.enqueueAction('j', 'set-priority', { priority: 3 });
+        throw new Error('refused');
+      }),
+    ).toThrow('refused');
+    await expect(queued).resolves.toBeUndefined();
+    expect(ledger.actionsOf('j').map((a) => [a.kind, a.status])).toEqual([['submit', 'done']]);
+    const second = ledger.enqueueAction('j', 'set-priority', { priority: 4 });
+    tick(5_000);
+    ledger.enqueueAction('j', 'move-queue', { queue: 'besteffort' });
+    void ledger.writeSoon(() => ledger.completeAction(second.id, 'done'));
+    expect(ledger.pendingActions().map((a) => a.kind)).toEqual(['move-queue']);
+    expect(ledger.pendingBacklog()).toEqual({ pending: 1, oldestMs: 6_000 });
+  });
+
+  it('flush resolves once every write so far is durable, queued ones included', async () => {
+    const { ledger } = await open();
+    ledger.insertJob(jobRecord('direct'));
+    void ledger.writeSoon(() => ledger.insertJob(jobRecord('queued')));
+    await ledger.flush();
+    expect(
+      ledger
+        .listJobs()
+        .jobs.map((j) => j.id)
+        .sort(),
+    ).toEqual(['direct', 'queued']);
+    await expect(ledger.flush()).resolves.toBeUndefined();
+  });
+});
+
+/** Waits for `ok` (a condition, polled), failing after `timeoutMs` with `what`. */
+async function until(what: string, ok: () => boolean | Promise<boolean>, timeoutMs = 20_000): Promise<void> {
+  const end = Date.now() + timeoutMs;
+  while (!(await ok())) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+/** The ledger tables' rows as a fresh follower loads them from PostgreSQL. */
+async function rowsInPostgres(url: string): Promise<Record<string, unknown[]>> {
+  const reader = await openPostgresLedger(url, { writer: 'later' });
+  try {
+    await reader.catchUp();
+    return tableRows(reader.workingCopy());
+  } finally {
+    reader.close();
+    await reader.closed;
+  }
+}
+
+(pg === 'run' ? describe : describe.skip)(
+  'the ledger on PostgreSQL: schema, reopening, fencing, following, outages',
+  () => {
+    jest.setTimeout(120_000);
+    const open: PostgresLedger[] = [];
+    async function track(p: Promise<PostgresLedger>): Promise<PostgresLedger> {
+      const l = await p;
+      open.push(l);
+      return l;
+    }
+    afterEach(async () => {
+      for (const l of open.splice(0)) {
+        l.close();
+        await l.closed;
+      }
+    });
+
+    it('mirrors every SQLite ledger table column for column (types mapped), with row_id and seq, and migrates once', async () => {
+      const url = await server!.createDatabase();
+      const [a, b] = await Promise.all([
+        track(openPostgresLedger(url, { writer: 'later' })),
+        track(openPostgresLedger(url, { writer: 'later' })),
+      ]);
+      expect(await a.pgSchemaVersion()).toBe(PG_MIGRATIONS[PG_MIGRATIONS.length - 1]!.version);
+      expect(await b.pgSchemaVersion()).toBe(await a.pgSchemaVersion());
+      const sqlite = SqliteLedger.open(':memory:');
+      const client = new Client({ connectionString: url });
+      await client.connect();
+      try {
+        const tables = (
+          sqlite.connection
+            .prepare(
+              "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name <> 'schema_migrations'",
+            )
+            .all() as Array<{ name: string }>
+        ).map((t) => t.name);
+        expect([...tables].sort()).toEqual([...LEDGER_TABLES].sort());
+        const mapped: Record<string, string> = { INTEGER: 'bigint', REAL: 'double precision', TEXT: 'text' };
+        for (const t of LEDGER_TABLES) {
+          const want = (
+            sqlite.connection.prepare(`PRAGMA table_info(${t})`).all() as Array<{
+              name: string;
+              type: string;
+            }>
+          ).map((c) => [c.name, mapped[c.type.toUpperCase()]]);
+          const got = await client.query<{ column_name: string; data_type: string }>(
+            "SELECT column_name, data_type FROM information_schema.columns WHERE table_name = $1 AND table_schema = 'public' ORDER BY ordinal_position",
+            [t],
+          );
+          expect(got.rows.map((c) => [c.column_name, c.data_type])).toEqual([
+            ['row_id', 'bigint'],
+            ...want,
+            ['seq', 'bigint'],
+          ]);
+        }
+        const fence = await client.query('SELECT epoch, holder FROM fence');
+        expect(fence.rows).toEqual([{ epoch: '0', holder: null }]);
+      } finally {
+        await client.end();
+        sqlite.close();
+      }
+    });
+
+    it('reopened after close, shows the same state and goes on from it', async () => {
+      const url = await server!.createDatabase();
+      let now = 10_000;
+      const first = await openPostgresLedger(url, { clock: () => now, writer: 'now' });
+      for (let i = 0; i < 20; i++) {
+        first.insertJob(
+          jobRecord(`j${i}`, {
+            decision: i % 2 ? 'admitted' : 'rejected',
+            state: i % 2 ? 'accepted' : 'rejected',
+          }),
+        );
+        first.recordDecision(`j${i}`, 'rtmr', 'admitted', { i });
+        if (i % 3 === 0) first.enqueueAction(`j${i}`, 'submit', { i });
+        now += i % 4 === 0 ? 0 : 5;
+      }
+      first.insertTicket({ jobId: 'j1', expiresMs: 99_000, detail: { t: 1 } });
+      first.saveIdempotent('ci', 'k', { requestHash: 'h', jobId: 'j1', status: 201, response: { ok: true } });
+      await first.writeSoon(() => first.setValue('estimates', { eta: 0.5 }));
+      const before = tableRows(first.workingCopy());
+      const page = first.listJobs({ limit: 7, offset: 2 });
+      const lastAction = Math.max(...first.pendingActions().map((a) => a.id));
+      first.close();
+      await first.closed;
+
+      const again = await track(openPostgresLedger(url, { clock: () => now, writer: 'now' }));
+      expect(tableRows(again.workingCopy())).toEqual(before);
+      expect(again.listJobs({ limit: 7, offset: 2 })).toEqual(page);
+      expect(again.getValue('estimates')).toEqual({ eta: 0.5 });
+      expect(again.enqueueAction('j1', 'set-priority', {}).id).toBe(lastAction + 1);
+      await again.flush();
+      expect(await rowsInPostgres(url)).toEqual(tableRows(again.workingCopy()));
+    });
+
+    it('ships what was written before close, then ends', async () => {
+      const url = await server!.createDatabase();
+      const ledger = await openPostgresLedger(url, { writer: 'now' });
+      ledger.insertJob(jobRecord('last-words'));
+      void ledger.writeSoon(() => ledger.setValue('bye', true));
+      ledger.close();
+      await ledger.closed;
+      const rows = await rowsInPostgres(url);
+      expect((rows.jobs as Array<{ id: string }>).map((j) => j.id)).toEqual(['last-words']);
+      expect(rows.kv).toHaveLength(1);
+    });
+
+    it('a second ledger taking over with a higher epoch fences the first: nothing it writes after that reaches PostgreSQL', async () => {
+      const url = await server!.createDatabase();
+      const a = await track(openPostgresLedger(url, { writer: 'now', holder: 'a' }));
+      a.insertJob(jobRecord('before'));
+      await a.flush();
+      const fencedWith: Error[] = [];
+      a.onFenced((err) => fencedWith.push(err));
+      const epochA = await a.fenceEpoch();
+
+      const b = await track(openPostgresLedger(url, { writer: 'later', holder: 'b' }));
+      expect(b.isWriter()).toBe(false);
+      await expect(b.takeOver(epochA, 'b')).rejects.toBeInstanceOf(LedgerFencedError);
+      await b.takeOver(epochA + 1, 'b');
+      expect(b.isWriter()).toBe(true);
+      expect(b.getJob('before')?.id).toBe('before');
+
+      // A does not know yet: its write lands in its working copy, and its shipping is refused.
+      a.insertJob(jobRecord('after'));
+      const flushed = a.flush();
+      await expect(flushed).rejects.toBeInstanceOf(LedgerFencedError);
+      await expect(flushed).rejects.toMatchObject({ code: 'LEDGER_FENCED', currentEpoch: epochA + 1 });
+      expect(fencedWith).toHaveLength(1);
+      expect(a.isWriter()).toBe(false);
+      expect(() => a.insertJob(jobRecord('later'))).toThrow(LedgerFencedError);
+      await expect(a.writeSoon(() => a.setValue('x', 1))).rejects.toBeInstanceOf(LedgerFencedError);
+      await expect(a.flush()).rejects.toBeInstanceOf(LedgerFencedError);
+      let late: Error | undefined;
+      a.onFenced((err) => (late = err));
+      expect(late).toBeInstanceOf(LedgerFencedError);
+
+      b.insertJob(jobRecord('by-b'));
+      await b.flush();
+      const inPg = await rowsInPostgres(url);
+      expect((inPg.jobs as Array<{ id: string }>).map((j) => j.id).sort()).toEqual(['before', 'by-b']);
+    });
+
+    it("a takeover waits for the old writer's shipping transaction in flight, whose next one is refused", async () => {
+      const url = await server!.createDatabase();
+      const a = await track(openPostgresLedger(url, { writer: 'now', holder: 'a' }));
+      const epochA = await a.fenceEpoch();
+      // A shipping transaction of A's in flight: the fence read FOR SHARE, rows written, no commit yet.
+      const inFlight = new Client({ connectionString: url });
+      await inFlight.connect();
+      try {
+        await inFlight.query('BEGIN');
+        expect((await inFlight.query('SELECT epoch FROM fence FOR SHARE')).rows).toEqual([
+          { epoch: String(epochA) },
+        ]);
+        const b = await track(openPostgresLedger(url, { writer: 'later', holder: 'b' }));
+        let tookOver = false;
+        const taking = b.takeOver(epochA + 1, 'b').then(() => (tookOver = true));
+        // B's raise waits on the row lock as long as the transaction is open.
+        await new Promise((r) => setTimeout(r, 300));
+        expect(tookOver).toBe(false);
+        await inFlight.query('COMMIT');
+        await taking;
+        expect(b.isWriter()).toBe(true);
+      } finally {
+        await inFlight.end();
+      }
+      a.insertJob(jobRecord('too-late'));
+      await expect(a.flush()).rejects.toBeInstanceOf(LedgerFencedError);
+      expect(await rowsInPostgres(url)).toMatchObject({ jobs: [] });
+    });
+
+    it("a follower serves the leader's writes within its interval, refuses writes, and takes over from where it is", async () => {
+      const url = await server!.createDatabase();
+      const leader = await track(openPostgresLedger(url, { writer: 'now', holder: 'leader' }));
+      const follower = await track(openPostgresLedger(url, { writer: 'later', holder: 'follower' }));
+      follower.follow(50);
+      leader.insertJob(jobRecord('a', { state: 'accepted' }));
+      const act = leader.enqueueAction('a', 'submit', { n: 1 });
+      leader.setValue('estimates', { eta: 1 });
+      await leader.flush();
+      await until('the follower to see job a', () => follower.getJob('a') !== undefined);
+      expect(follower.getAction(act.id)?.status).toBe('pending');
+      expect(follower.getValue('estimates')).toEqual({ eta: 1 });
+
+      leader.updateJob('a', { state: 'running', appId: 'application_1_0001' });
+      leader.completeAction(act.id, 'done', { ok: 1 });
+      await leader.flush();
+      await until('the follower to see job a running', () => follower.getJob('a')?.state === 'running');
+      expect(follower.getJobByAppId('application_1_0001')?.id).toBe('a');
+      expect(follower.openAdmittedJobsReused().map((j) => [j.id, j.state])).toEqual([['a', 'running']]);
+      expect(follower.pendingActions()).toEqual([]);
+
+      expect(() => follower.insertJob(jobRecord('no'))).toThrow(LedgerReadOnlyError);
+      try {
+        follower.setValue('x', 1);
+      } catch (err) {
+        expect(err).toMatchObject({ code: 'NOT_LEADER', httpStatus: 503 });
+      }
+      await expect(follower.writeSoon(() => undefined)).rejects.toBeInstanceOf(LedgerReadOnlyError);
+
+      // Written after the follower's last fetch: the takeover catches up with it.
+      leader.insertJob(jobRecord('last'));
+      await leader.flush();
+      await follower.takeOver((await leader.fenceEpoch()) + 1, 'follower');
+      expect(follower.getJob('last')?.id).toBe('last');
+      expect(tableRows(follower.workingCopy())).toEqual(tableRows(leader.workingCopy()));
+      follower.insertJob(jobRecord('new-leader'));
+      await follower.flush();
+      leader.insertJob(jobRecord('old-leader'));
+      await expect(leader.flush()).rejects.toBeInstanceOf(LedgerFencedError);
+    });
+
+    it('loads 10,000 jobs with their actions at takeover', async () => {
+      const url = await server!.createDatabase();
+      const writer = await track(openPostgresLedger(url, { writer: 'now', holder: 'w' }));
+      writer.transaction(() => {
+        for (let i = 0; i < 10_000; i++) {
+          writer.insertJob(jobRecord(`j${i}`, { spec: { name: `job ${i}`, maps: i % 40 } }));
+          writer.enqueueAction(`j${i}`, 'submit', { i });
+        }
+      });
+      await writer.flush();
+      const next = await track(openPostgresLedger(url, { writer: 'later', holder: 'n' }));
+      const start = process.hrtime.bigint();
+      await next.takeOver((await writer.fenceEpoch()) + 1, 'n');
+      const ms = Number(process.hrtime.bigint() - start) / 1e6;
+      expect(next.listJobs({ limit: 1 }).total).toBe(10_000);
+      expect(next.pendingBacklog().pending).toBe(10_000);
+      expect(tableRows(next.workingCopy())).toEqual(tableRows(writer.workingCopy()));
+      // Well under a second on an idle machine (see docs/architecture.md); generous for a loaded one.
+      expect(ms).toBeLessThan(10_000);
+    });
+
+    it('with PostgreSQL stopped, flush rejects within its timeout as retryable; once it is back everything written is shipped', async () => {
+      const own = await startTestPostgres();
+      try {
+        const url = await own.createDatabase();
+        const ledger = await track(openPostgresLedger(url, { writer: 'now', flushTimeoutMs: 1_500 }));
+        ledger.insertJob(jobRecord('before'));
+        await ledger.flush();
+        own.stop();
+        ledger.insertJob(jobRecord('during'));
+        ledger.enqueueAction('during', 'submit', {});
+        const started = Date.now();
+        const err = await ledger.flush().then(
+          () => undefined,
+          (e: unknown) => e,
+        );
+        const waited = Date.now() - started;
+        expect(err).toBeInstanceOf(LedgerUnavailableError);
+        expect(err).toMatchObject({ code: 'LEDGER_UNAVAILABLE', httpStatus: 503, retryable: true });
+        expect(waited).toBeGreaterThanOrEqual(1_400);
+        expect(waited).toBeLessThan(10_000);
+        expect(String((err as Error).message)).not.toContain('s3cret-pw');
+        expect(ledger.lastFailure).toBeDefined();
+        // Writes go on locally meanwhile, and none is dropped.
+        await expect(ledger.writeSoon(() => ledger.insertJob(jobRecord('queued')))).rejects.toBeInstanceOf(
+          LedgerUnavailableError,
+        );
+        expect(ledger.getJob('queued')?.id).toBe('queued');
+        own.start();
+        await until(
+          'the backlog to ship',
+          async () => {
+            try {
+              await ledger.flush();
+              return true;
+            } catch {
+              return false;
+            }
+          },
+          60_000,
+        );
+        expect(ledger.unshipped).toBe(0);
+        expect(await rowsInPostgres(url)).toEqual(tableRows(ledger.workingCopy()));
+      } finally {
+        for (const l of open.splice(0)) {
+          l.close();
+          await l.closed;
+        }
+        own.destroy();
+      }
+    });
+
+    it('never shows the URL password in an error', async () => {
+      const wrong = server!.url.replace('s3cret-pw', 'not-the-pw-9');
+      const err = await openPostgresLedger(wrong, { writer: 'now', flushTimeoutMs: 2_000 }).then(
+        () => undefined,
+        (e: unknown) => e as Error,
+      );
+      expect(err).toBeInstanceOf(LedgerUnavailableError);
+      expect(err!.message).toMatch(/password authentication failed/);
+      expect(err!.message).not.toContain('not-the-pw-9');
+      const closedPort = `postgres://yss:s3cret-pw@127.0.0.1:1/yss`;
+      const down = await openPostgresLedger(closedPort, { writer: 'later', flushTimeoutMs: 1_000 }).then(
+        () => undefined,
+        (e: unknown) => e as Error,
+      );
+      expect(down).toBeInstanceOf(LedgerUnavailableError);
+      expect(JSON.stringify(down)).not.toContain('s3cret-pw');
+      expect(down!.message).not.toContain('s3cret-pw');
+    });
+  },
+);
