@@ -27,24 +27,18 @@
  * 100000), YSS_BENCH_PHASE_SECONDS (default 10).
  */
 import autocannon from 'autocannon';
-import type { ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import {
-  baseTree,
-  cli,
-  freePort,
+  answersOf,
+  benchSubmission,
   int,
   memoryOf,
-  stop,
-  thisTree,
-  waitFor,
-  writeSidecarConfig,
+  startStack,
+  type Answers,
   type Tree,
+  withTrees,
 } from './processes';
 import { recordResult } from './results';
-import { MB, median, recordFigure, TOKEN } from './support';
+import { median, recordFigure, TOKEN } from './support';
 
 const CLIENTS = 64;
 const SPEED = 60;
@@ -52,23 +46,11 @@ const RUNS = int('YSS_BENCH_RUNS', 2);
 const TOTAL = int('YSS_BENCH_TOTAL', 100_000);
 const PHASE_SECONDS = int('YSS_BENCH_PHASE_SECONDS', 10);
 
-interface Phase {
-  perSecond: number;
-  p50: number;
-  p99: number;
-  max: number;
+interface Phase extends Answers {
   answers: number;
-  bad: number;
 }
 
-const phaseOf = (r: autocannon.Result): Phase => ({
-  perSecond: r.requests.average,
-  p50: r.latency.p50,
-  p99: r.latency.p99,
-  max: r.latency.max,
-  answers: r.requests.total,
-  bad: r.non2xx + r.errors + r.timeouts,
-});
+const phaseOf = (r: autocannon.Result): Phase => ({ ...answersOf(r), answers: r.requests.total });
 
 class Submissions {
   next = 0;
@@ -82,17 +64,7 @@ class Submissions {
 
   body(): string {
     const i = this.next++;
-    return JSON.stringify({
-      name: `load-${this.tag}-${i}`,
-      user: 'bench',
-      // 1 min to 2 h, spread evenly over the run.
-      deadline: 60 + ((i * 7919) % 7140),
-      maps: 1 + (i % 8),
-      reduces: 1 + (i % 3),
-      inputBytes: (1 + (i % 8)) * 128 * MB,
-      jobType: 'cpu',
-      yarnSubmission: { 'am-container-spec': { commands: { command: 'sleep 300' } } },
-    });
+    return benchSubmission(`load-${this.tag}-${i}`, i);
   }
 
   /** Answers by HTTP status. */
@@ -171,25 +143,8 @@ interface RunResult {
 }
 
 async function oneRun(tree: Tree, emulatorRoot: string, dir: string): Promise<RunResult> {
-  const [rmPort, jhsPort, port] = [await freePort(), await freePort(), await freePort()];
-  const work = mkdtempSync(join(dir, `${tree.label}-`));
-  const emulator = cli(emulatorRoot, [
-    'emulator',
-    '--port',
-    String(rmPort),
-    '--jhs-port',
-    String(jhsPort),
-    '--speed',
-    String(SPEED),
-  ]);
-  let sidecar: ChildProcess | undefined;
+  const { url, pid, close } = await startStack(tree, emulatorRoot, dir, { speed: SPEED });
   try {
-    await waitFor(`http://127.0.0.1:${rmPort}/ws/v1/cluster/info`, 'emulated RM');
-    const config = writeSidecarConfig(work, { rmPort, jhsPort, port });
-    sidecar = cli(tree.root, ['start', '--config', config]);
-    const url = `http://127.0.0.1:${port}`;
-    await waitFor(`${url}/readyz`, `sidecar (${tree.label})`);
-
     const subs = new Submissions(tree.label);
     const submissions = phaseOf(await submit(url, subs, { duration: PHASE_SECONDS }));
     const reads = phaseOf(await read(url, subs.ids));
@@ -198,7 +153,7 @@ async function oneRun(tree: Tree, emulatorRoot: string, dir: string): Promise<Ru
     const readsAtTotal = phaseOf(await read(url, subs.ids));
     // One poll cycle with no load (the default poll runs every 5 s).
     await new Promise((r) => setTimeout(r, 6_000));
-    const mem = memoryOf(sidecar.pid!);
+    const mem = memoryOf(pid);
     if (subs.firstError !== undefined)
       console.log(
         `  answers by status ${JSON.stringify(Object.fromEntries(subs.statuses))}; first: ${subs.firstError}`,
@@ -214,9 +169,7 @@ async function oneRun(tree: Tree, emulatorRoot: string, dir: string): Promise<Ru
       ...mem,
     };
   } finally {
-    if (sidecar) await stop(sidecar);
-    await stop(emulator);
-    rmSync(work, { recursive: true, force: true });
+    await close();
   }
 }
 
@@ -266,10 +219,7 @@ function report(tree: Tree, runs: RunResult[], base?: RunResult[]): void {
 }
 
 export default async function bench(): Promise<void> {
-  const dir = mkdtempSync(join(tmpdir(), 'yss-load-'));
-  try {
-    const here = thisTree();
-    const base = baseTree(dir);
+  await withTrees('yss-load-', async ({ base, here, dir }) => {
     console.log(
       `${CLIENTS} concurrent clients on loopback, emulated RM at ${SPEED}x behind; ` +
         `median of ${RUNS} runs per tree, alternating ${base.commit} and ${here.commit}`,
@@ -289,7 +239,5 @@ export default async function bench(): Promise<void> {
       }
     }
     for (const [tree, runs] of results) report(tree, runs, tree === here ? results.get(base) : undefined);
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
+  });
 }

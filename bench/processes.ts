@@ -4,10 +4,11 @@
  * Free of src/ imports, as bench/support.ts.
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { exportBaseTree, git, isDirty, ROOT, TOKEN } from './support';
+import { exportBaseTree, git, isDirty, MB, ROOT, TOKEN } from './support';
 
 export interface Tree {
   label: string;
@@ -49,6 +50,24 @@ export function baseTree(dir: string): Tree {
   const { root, commit } = exportBaseTree(dir);
   build(root);
   return { label: 'base', root, commit };
+}
+
+/**
+ * Builds this tree and the base one (exported to a temporary folder named from `prefix`, removed
+ * afterwards) and runs `body` with them and that folder.
+ */
+export async function withTrees(
+  prefix: string,
+  body: (trees: { base: Tree; here: Tree; dir: string }) => Promise<void>,
+): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  try {
+    const here = thisTree();
+    const base = baseTree(dir);
+    await body({ base, here, dir });
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 }
 
 export function freePort(): Promise<number> {
@@ -150,4 +169,101 @@ export function writeSidecarConfig(
     ].join('\n'),
   );
   return config;
+}
+
+/** A tree's sidecar, started beside an emulated RM, both running. */
+export interface Stack {
+  /** The sidecar's API. */
+  url: string;
+  /** The sidecar's process id (its memory and CPU time). */
+  pid: number;
+  /** Stops both and removes their files. */
+  close: () => Promise<void>;
+}
+
+/**
+ * Starts an emulated RM and JobHistory (`emulator`, from `emulatorRoot`, time scaled `speed`
+ * times) and `tree`'s sidecar against it (`start`, with writeSidecarConfig's configuration in a
+ * folder of `dir`, the sidecar's process given `nodeArgs`), each on a free loopback port, and
+ * waits until both answer. If either fails to start, both are stopped.
+ */
+export async function startStack(
+  tree: Tree,
+  emulatorRoot: string,
+  dir: string,
+  o: { speed: number; nodeArgs?: string[] },
+): Promise<Stack> {
+  const [rmPort, jhsPort, port] = [await freePort(), await freePort(), await freePort()];
+  const work = mkdtempSync(join(dir, `${tree.label}-`));
+  const emulator = cli(emulatorRoot, [
+    'emulator',
+    '--port',
+    String(rmPort),
+    '--jhs-port',
+    String(jhsPort),
+    '--speed',
+    String(o.speed),
+  ]);
+  let sidecar: ChildProcess | undefined;
+  const close = async () => {
+    if (sidecar) await stop(sidecar);
+    await stop(emulator);
+    rmSync(work, { recursive: true, force: true });
+  };
+  try {
+    await waitFor(`http://127.0.0.1:${rmPort}/ws/v1/cluster/info`, 'emulated RM');
+    const config = writeSidecarConfig(work, { rmPort, jhsPort, port, ledgerUrl: tree.ledgerUrl });
+    sidecar = cli(tree.root, ['start', '--config', config], o.nodeArgs);
+    const url = `http://127.0.0.1:${port}`;
+    await waitFor(`${url}/readyz`, `sidecar (${tree.label})`);
+    return { url, pid: sidecar.pid!, close };
+  } catch (err) {
+    await close();
+    throw err;
+  }
+}
+
+/**
+ * The body of the load benches' i-th submission, named `name`: 1 to 8 maps of a block each, 1
+ * to 3 reduces, a deadline of 1 min to 2 h spread evenly over the run (so some are admitted and
+ * the rest rejected), and a launch context the emulated RM runs.
+ */
+export function benchSubmission(name: string, i: number, extra: Record<string, unknown> = {}): string {
+  return JSON.stringify({
+    name,
+    user: 'bench',
+    deadline: 60 + ((i * 7919) % 7140),
+    maps: 1 + (i % 8),
+    reduces: 1 + (i % 3),
+    inputBytes: (1 + (i % 8)) * 128 * MB,
+    jobType: 'cpu',
+    yarnSubmission: { 'am-container-spec': { commands: { command: 'sleep 300' } } },
+    ...extra,
+  });
+}
+
+/** Answers per second, latency (ms) and answers not 2xx (errors and timeouts included) of a load run. */
+export interface Answers {
+  perSecond: number;
+  p50: number;
+  p99: number;
+  max: number;
+  bad: number;
+}
+
+/** What an autocannon run measured, as Answers. */
+export function answersOf(r: {
+  requests: { average: number };
+  latency: { p50: number; p99: number; max: number };
+  non2xx: number;
+  errors: number;
+  timeouts: number;
+}): Answers {
+  return {
+    perSecond: r.requests.average,
+    p50: r.latency.p50,
+    p99: r.latency.p99,
+    max: r.latency.max,
+    bad: r.non2xx + r.errors + r.timeouts,
+  };
 }

@@ -21,26 +21,25 @@
  * Debian's postgresql as the tests do; recorded submissions only, dry runs touch no ledger).
  */
 import autocannon from 'autocannon';
-import type { ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import {
-  baseTree,
-  cli,
+  answersOf,
+  benchSubmission,
   cpuMsOf,
-  freePort,
   int,
   memoryOf,
-  stop,
-  thisTree,
-  waitFor,
-  writeSidecarConfig,
+  startStack,
+  type Answers,
+  type Stack,
   type Tree,
+  thisTree,
+  withTrees,
 } from './processes';
 import { recordResult } from './results';
-import { MB, median, recordFigure, ROOT, TOKEN } from './support';
-import { startTestPostgres, type TestPostgres } from '../test/support/postgres';
+import { median, recordFigure, ROOT, TOKEN } from './support';
+import { startTestPostgres } from '../test/support/postgres';
 
 const SPEED = 60;
 const RUNS = int('YSS_BENCH_RUNS', 3);
@@ -58,12 +57,7 @@ const ALL_MODES = ['recorded', 'dry-run'] as const;
 type Mode = (typeof ALL_MODES)[number];
 const MODES: readonly Mode[] = LEDGERS ? ['recorded'] : ALL_MODES;
 
-interface Phase {
-  perSecond: number;
-  p50: number;
-  p99: number;
-  max: number;
-  bad: number;
+interface Phase extends Answers {
   rss: number;
   /** The sidecar's CPU time over the phase (its poll and enforcement included) per answer. */
   cpuMsPerAnswer: number;
@@ -72,18 +66,7 @@ interface Phase {
 const key = (mode: Mode, clients: number) => `${mode} ${clients}`;
 
 function body(tag: string, i: number, dryRun: boolean): string {
-  return JSON.stringify({
-    name: `sub-${tag}-${i}`,
-    user: 'bench',
-    // 1 min to 2 h, spread evenly over the run.
-    deadline: 60 + ((i * 7919) % 7140),
-    maps: 1 + (i % 8),
-    reduces: 1 + (i % 3),
-    inputBytes: (1 + (i % 8)) * 128 * MB,
-    jobType: 'cpu',
-    yarnSubmission: { 'am-container-spec': { commands: { command: 'sleep 300' } } },
-    ...(dryRun ? { dryRun: true } : {}),
-  });
+  return benchSubmission(`sub-${tag}-${i}`, i, dryRun ? { dryRun: true } : {});
 }
 
 async function phase(url: string, tag: string, mode: Mode, clients: number, sidecar: number): Promise<Phase> {
@@ -109,58 +92,21 @@ async function phase(url: string, tag: string, mode: Mode, clients: number, side
   });
   if (firstError !== undefined) console.log(`  ${mode} ${clients} clients: first error ${firstError}`);
   return {
-    perSecond: r.requests.average,
-    p50: r.latency.p50,
-    p99: r.latency.p99,
-    max: r.latency.max,
-    bad: r.non2xx + r.errors + r.timeouts,
+    ...answersOf(r),
     rss: memoryOf(sidecar).rss,
     cpuMsPerAnswer: (cpuMsOf(sidecar) - cpuBefore) / Math.max(1, r.requests.total),
   };
 }
 
-/** A tree's emulated RM and sidecar, running. */
-interface Running {
-  url: string;
-  pid: number;
-  close: () => Promise<void>;
-}
-
-async function start(tree: Tree, emulatorRoot: string, dir: string): Promise<Running> {
-  const [rmPort, jhsPort, port] = [await freePort(), await freePort(), await freePort()];
-  const work = mkdtempSync(join(dir, `${tree.label}-`));
-  const emulator = cli(emulatorRoot, [
-    'emulator',
-    '--port',
-    String(rmPort),
-    '--jhs-port',
-    String(jhsPort),
-    '--speed',
-    String(SPEED),
-  ]);
-  let sidecar: ChildProcess | undefined;
-  const close = async () => {
-    if (sidecar) await stop(sidecar);
-    await stop(emulator);
-    rmSync(work, { recursive: true, force: true });
-  };
-  try {
-    await waitFor(`http://127.0.0.1:${rmPort}/ws/v1/cluster/info`, 'emulated RM');
-    const config = writeSidecarConfig(work, { rmPort, jhsPort, port, ledgerUrl: tree.ledgerUrl });
-    let nodeArgs: string[] = [];
-    if (CPU_PROF !== undefined && tree.root === ROOT && tree.ledgerUrl === undefined) {
-      const profDir = resolve(CPU_PROF);
-      mkdirSync(profDir, { recursive: true });
-      nodeArgs = ['--cpu-prof', '--cpu-prof-dir', profDir, '--cpu-prof-name', 'sidecar.cpuprofile'];
-    }
-    sidecar = cli(tree.root, ['start', '--config', config], nodeArgs);
-    const url = `http://127.0.0.1:${port}`;
-    await waitFor(`${url}/readyz`, `sidecar (${tree.label})`);
-    return { url, pid: sidecar.pid!, close };
-  } catch (err) {
-    await close();
-    throw err;
+/** A tree's emulated RM and sidecar; this tree's sidecar profiled when YSS_BENCH_CPU_PROF is set. */
+function start(tree: Tree, emulatorRoot: string, dir: string): Promise<Stack> {
+  let nodeArgs: string[] = [];
+  if (CPU_PROF !== undefined && tree.root === ROOT && tree.ledgerUrl === undefined) {
+    const profDir = resolve(CPU_PROF);
+    mkdirSync(profDir, { recursive: true });
+    nodeArgs = ['--cpu-prof', '--cpu-prof-dir', profDir, '--cpu-prof-name', 'sidecar.cpuprofile'];
   }
+  return startStack(tree, emulatorRoot, dir, { speed: SPEED, nodeArgs });
 }
 
 /** Prints a tree's medians and records them; `base`, the base tree's runs, gives this tree's ratios. */
@@ -214,33 +160,42 @@ function report(tree: Tree, runs: Array<Map<string, Phase>>, base?: Array<Map<st
   }
 }
 
-/** The two sidecars compared: this tree and a base commit, or this tree on SQLite and on PostgreSQL. */
-async function sides(dir: string): Promise<{ base: Tree; here: Tree; pg?: TestPostgres }> {
-  if (!LEDGERS) return { here: thisTree(), base: baseTree(dir) };
-  const tree = thisTree();
+/**
+ * The two sidecars compared: this tree and a base commit (withTrees), or with YSS_BENCH_LEDGERS
+ * this tree on SQLite and on a private PostgreSQL server, stopped and removed afterwards.
+ */
+async function withSides(
+  body: (sides: { base: Tree; here: Tree; dir: string }) => Promise<void>,
+): Promise<void> {
+  if (!LEDGERS) return withTrees('yss-submissions-', body);
+  const dir = mkdtempSync(join(tmpdir(), 'yss-submissions-'));
   const pg = await startTestPostgres({ durable: true });
-  const ledgerUrl = await pg.createDatabase();
-  return {
-    base: { ...tree, label: 'sqlite' },
-    here: { ...tree, label: 'postgres', commit: `${tree.commit}, ledger on PostgreSQL`, ledgerUrl },
-    pg,
-  };
+  try {
+    const tree = thisTree();
+    const ledgerUrl = await pg.createDatabase();
+    await body({
+      base: { ...tree, label: 'sqlite' },
+      here: { ...tree, label: 'postgres', commit: `${tree.commit}, ledger on PostgreSQL`, ledgerUrl },
+      dir,
+    });
+  } finally {
+    pg.destroy();
+    rmSync(dir, { recursive: true, force: true });
+  }
 }
 
 export default async function bench(): Promise<void> {
-  const dir = mkdtempSync(join(tmpdir(), 'yss-submissions-'));
-  const { base, here, pg } = await sides(dir);
-  try {
+  await withSides(async ({ base, here, dir }) => {
     console.log(
       `submissions at ${CLIENTS.join('/')} clients, ${PHASE_SECONDS} s each, on loopback, emulated RM at ` +
-        `${SPEED}x behind; median of ${RUNS} runs per side and phase, ${base.label} (${base.commit}) and ` +
-        `${here.label} (${here.commit}) running side by side, taking turns`,
+        `${SPEED}x behind; median of ${RUNS} runs per tree and phase, ${base.commit} and ${here.commit} ` +
+        'running side by side, taking turns',
     );
     const results = new Map<Tree, Array<Map<string, Phase>>>([
       [base, []],
       [here, []],
     ]);
-    const running = new Map<Tree, Running>();
+    const running = new Map<Tree, Stack>();
     try {
       for (const tree of [base, here]) running.set(tree, await start(tree, here.root, dir));
       for (const runs of results.values()) for (let r = 0; r < RUNS; r++) runs.push(new Map());
@@ -263,8 +218,5 @@ export default async function bench(): Promise<void> {
       for (const r of running.values()) await r.close();
     }
     for (const [tree, runs] of results) report(tree, runs, tree === here ? results.get(base) : undefined);
-  } finally {
-    pg?.destroy();
-    rmSync(dir, { recursive: true, force: true });
-  }
+  });
 }

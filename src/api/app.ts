@@ -15,11 +15,11 @@ import {
 } from '../errors/api-errors';
 import { ValidationError } from '../errors/validation';
 import { mayHoldSecret, redactDeep, redactText, type Logger } from '../log';
-import type { JobQuery } from '../store/types';
 import { TokenAuthenticator, type NamedToken } from './auth';
 import type { SidecarMetrics } from './metrics';
 import { httpMetrics } from './http-metrics';
-import { JOB_STATES, openApiDocument } from './openapi';
+import { openApiDocument } from './openapi';
+import { JOB_STATES, type JobQuery } from '../store/types';
 import { DOCS_CSP, renderOpenApiPage } from './openapi-page';
 import { PAGE_CSP, renderJobsPage } from './page';
 import type { JobView } from './views';

@@ -132,6 +132,28 @@ export class SidecarMetrics {
     'How long the oldest RM write still pending has waited (0 when none is)',
   );
 
+  /** What the ledger says of itself at a scrape (watchLedger); unset, it writes and ships nothing. */
+  private ledgerState: (() => { writer: boolean; unshipped: number }) | undefined;
+
+  readonly ledgerWriter: Gauge = new Gauge({
+    name: 'yss_ledger_writer',
+    help: '1 while this sidecar writes the ledger (always, on SQLite), 0 while it follows or after a newer writer fenced it',
+    registers: [this.registry],
+    collect: (): void => this.ledgerWriter.set(this.ledgerState?.().writer === false ? 0 : 1),
+  });
+
+  readonly ledgerUnshipped: Gauge = new Gauge({
+    name: 'yss_ledger_unshipped_changes',
+    help: 'Groups of ledger changes made and not yet committed in PostgreSQL (0 on SQLite)',
+    registers: [this.registry],
+    collect: (): void => this.ledgerUnshipped.set(this.ledgerState?.().unshipped ?? 0),
+  });
+
+  /** The shared ledger's role and backlog, read at every scrape. */
+  watchLedger(state: () => { writer: boolean; unshipped: number }): void {
+    this.ledgerState = state;
+  }
+
   /** Every unit cost learning sees; the buckets bracket the learned worst case's usual range. */
   readonly taskUnitCost = withFixedLabels(
     this.histogram(

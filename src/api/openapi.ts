@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { DEFAULT_RECENT_CLASSES } from '../core/cost-distribution';
 import { WORKLOAD_CLASS_PATTERN } from '../core/estimates';
 import { errorCatalog } from '../errors/catalog';
-import type { JobState } from '../store/types';
+import { JOB_STATES } from '../store/types';
 import { RESERVED_TAG_KEYS } from '../yarn/tags';
 import { submissionSchema, SUBMISSION_LIMITS as L } from './submission';
 
@@ -439,19 +439,6 @@ const notLeader = (also = '') => ({
   ),
   headers: notLeaderHeaders,
 });
-/** The states a job can be listed by (GET /api/v1/jobs?state=). */
-export const JOB_STATES = [
-  'rejected',
-  'accepted',
-  'submitted',
-  'running',
-  'finished',
-  'failed',
-  'killed',
-  'lost',
-  'expired',
-  'cancelled',
-] as const satisfies readonly JobState[];
 
 const pathParameter = (name: string, description: string) => ({
   name,

@@ -233,17 +233,9 @@ export async function runPlan(
 
 /** A built-in experiment as a plan to run. */
 export function planOf(e: Experiment): SimulationPlan {
-  return {
-    name: e.name,
-    cluster: e.cluster,
-    jobs: e.jobs,
-    specs: e.specs,
-    jobsFor: e.jobsFor,
-    sweep: e.sweep,
-    ...(e.estimateModel === undefined ? {} : { estimateModel: e.estimateModel }),
-    ...(e.estimateBasis === undefined ? {} : { estimateBasis: e.estimateBasis }),
-    ...(e.estimateScale === undefined ? {} : { estimateScale: e.estimateScale }),
-  };
+  // runSeeds reads an unset estimate model, basis or scale as the default.
+  const { name, cluster, jobs, specs, jobsFor, sweep, estimateModel, estimateBasis, estimateScale } = e;
+  return { name, cluster, jobs, specs, jobsFor, sweep, estimateModel, estimateBasis, estimateScale };
 }
 
 /**

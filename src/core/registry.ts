@@ -53,6 +53,12 @@ export interface AdmissionCapabilities {
   readonly earliestDeadline: boolean;
   /** Can hold capacity with a YARN reservation (enforcement.reservations) shaped by its estimates. */
   readonly reservations: boolean;
+  /**
+   * Its test runs all of a job's reduces at once (DC, seed 001): a job with more reduces than
+   * the cluster has reduce slots lies outside its model (seed 000 V leaves such jobs out of
+   * DC's runs).
+   */
+  readonly reducesAtOnce: boolean;
 }
 
 /** What a placement policy needs and offers. */
@@ -74,6 +80,7 @@ const ADMISSION_DEFAULTS: AdmissionCapabilities = Object.freeze({
   feedback: false,
   earliestDeadline: false,
   reservations: false,
+  reducesAtOnce: false,
 });
 
 const PLACEMENT_DEFAULTS: PlacementCapabilities = Object.freeze({
@@ -282,6 +289,7 @@ export const admissionEntries: Readonly<Record<string, AdmissionEntry<AnyAdmissi
     args: 'unit-costs',
     estimateModel: 'paper',
     earliestDeadline: true,
+    reducesAtOnce: true,
   }),
   'rtmr-fifo': onVectors('RTMR admission on a FIFO queue instead of EDF', rtmrFifo),
   'fifo-all': admit('admit every job, FIFO, with estimated finish times', fromArgs(fifoAll), {

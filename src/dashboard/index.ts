@@ -2,6 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import express from 'express';
 import { DashboardAssetsMissingError } from '../errors/dashboard-assets';
+import { JOB_STATES } from '../store/types';
 
 /**
  * The operator's dashboard: static HTML, CSS and plain browser JavaScript that read the
@@ -119,7 +120,8 @@ export function mountDashboard(app: express.Express, options: DashboardOptions =
 
   app.get('/dashboard/config.json', secure, (_req, res) => {
     res.set('Cache-Control', 'no-store');
-    res.json({ pollIntervalMs, apiBase: '/api/v1' });
+    // The job states the filter offers are the API's own (GET /api/v1/jobs?state=).
+    res.json({ pollIntervalMs, apiBase: '/api/v1', jobStates: JOB_STATES });
   });
 
   // Only the listed files are served: nothing else in the folder (type declarations for

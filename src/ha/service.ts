@@ -159,6 +159,8 @@ export async function startHaSidecar(
   }
   const ledger = opened;
   ledger.follow(FOLLOW_INTERVAL_MS);
+  // yss_ledger_writer: 1 on the leader once it took the ledger over, 0 on a follower.
+  metrics.watchLedger(() => ({ writer: ledger.isWriter(), unshipped: ledger.unshipped }));
 
   const service = new RoleService(ledger, leadership);
   const app = apiFor(config, { service, leadership, metrics, logger, now, extraRoutes: options.extraRoutes });

@@ -265,6 +265,15 @@ export function schedulePolling(sidecar: Sidecar, config: SidecarConfig): Return
   );
 }
 
+/** Said at start, not after the first refused write: the fix is in the configuration. */
+function warnIfAnonymous(config: SidecarConfig, logger: Logger): void {
+  if (config.rm.user || config.enforcement.shadow) return;
+  logger.warn(
+    'rm.user is not set: the RM gets anonymous calls. An RM with simple authentication refuses every one (401); a stock RM runs the apps the sidecar submits as its static web user (dr.who). Set rm.user (YSS_RM_USER) to the user jobs should run as',
+    { component: 'service' },
+  );
+}
+
 /**
  * Starts the sidecar from a validated configuration: ledger, RM and JobHistory clients, the
  * decision loop on its cron schedule, and the HTTP API. Returns once it listens.
@@ -291,13 +300,7 @@ export async function startSidecar(
   const { server, url } = await listen(app, config);
 
   const task = options.manualPolling ? undefined : schedulePolling(sidecar, config);
-  if (!config.rm.user && !config.enforcement.shadow) {
-    // Said at once, not after the first refused write: the fix is in the configuration.
-    logger.warn(
-      'rm.user is not set: the RM gets anonymous calls. An RM with simple authentication refuses every one (401); a stock RM runs the apps the sidecar submits as its static web user (dr.who). Set rm.user (YSS_RM_USER) to the user jobs should run as',
-      { component: 'service' },
-    );
-  }
+  warnIfAnonymous(config, logger);
   if (!options.manualPolling) void sidecar.runOnce();
   logger.info('sidecar listening', {
     component: 'service',
@@ -308,18 +311,39 @@ export async function startSidecar(
   });
 
   const close = closer({ task, clients: [rm, jobHistory, webHdfs], server, sidecar, ledger, logger });
-  if (ledger instanceof PostgresLedger) {
-    // A newer leader holds the ledger: this sidecar must neither write nor act on the RM again.
-    ledger.onFenced((err) => {
-      logger.error('a newer sidecar holds the ledger: stopping', {
-        component: 'service',
-        error: err.message,
-      });
-      // After this turn: the request that met the fence gets its 503 before the connections close.
-      setImmediate(() => void close());
-    });
-  }
+  if (ledger instanceof PostgresLedger) watchSharedLedger(ledger, metrics, logger, close);
   return { sidecar, ledger, metrics, url, server, close };
+}
+
+/** A PostgreSQL ledger's role and backlog in the metrics; once a newer writer fences it, the sidecar stops. */
+function watchSharedLedger(
+  ledger: PostgresLedger,
+  metrics: SidecarMetrics,
+  logger: Logger,
+  close: () => Promise<void>,
+): void {
+  metrics.watchLedger(() => ({ writer: ledger.isWriter(), unshipped: ledger.unshipped }));
+  // A newer leader holds the ledger: this sidecar must neither write nor act on the RM again.
+  ledger.onFenced((err) => {
+    logger.error('a newer sidecar holds the ledger: stopping', { component: 'service', error: err.message });
+    // After this turn: the request that met the fence gets its 503 before the connections close.
+    setImmediate(() => void close());
+  });
+}
+
+/**
+ * Closes the ledger once what was written is durable (PostgreSQL: shipped, within the flush
+ * timeout), saying so when it could not be.
+ */
+async function closeLedger(ledger: Ledger, logger: Logger): Promise<void> {
+  await ledger.flush().catch((err: unknown) =>
+    logger.error('the ledger could not make its last writes durable', {
+      component: 'service',
+      error: err instanceof Error ? err.message : String(err),
+    }),
+  );
+  ledger.close();
+  if (ledger instanceof PostgresLedger) await ledger.closed;
 }
 
 /**
@@ -352,14 +376,6 @@ export function closer(p: {
         waitedMs: SETTLE_GRACE_MS,
       });
     }
-    // PostgreSQL: what is written locally is shipped before the pool ends (within the flush timeout).
-    await p.ledger.flush().catch((err: unknown) =>
-      p.logger.error('the ledger could not make its last writes durable', {
-        component: 'service',
-        error: err instanceof Error ? err.message : String(err),
-      }),
-    );
-    p.ledger.close();
-    if (p.ledger instanceof PostgresLedger) await p.ledger.closed;
+    await closeLedger(p.ledger, p.logger);
   };
 }

@@ -104,6 +104,36 @@ const COUNTED: ReadonlyArray<readonly ['memoryMb' | 'vcores' | 'gpus', (r: Resou
   ['gpus', (r) => r.extra[GPU_RESOURCE] ?? 0],
 ];
 
+/**
+ * A leaf queue's containers per partition: its guarantee (its absolute capacity of the
+ * partition's containers), what it uses, and what its apps ask for and wait for.
+ */
+function queueSummary(
+  q: QueueInfo,
+  byLabel: ReadonlyMap<string, { containers: number }>,
+  size: ContainerSize,
+): QueueSummary {
+  const containers: Record<string, number> = {};
+  const used: Record<string, number> = {};
+  const pending: Record<string, number> = {};
+  for (const [label, p] of byLabel) {
+    containers[label] = Math.floor((p.containers * absoluteShare(q, label)) / 100);
+    used[label] = Math.round((p.containers * absoluteUsed(q, label)) / 100);
+    const asked = q.resourcesByPartition?.find((r) => r.partition === label)?.pending;
+    if (asked !== undefined) pending[label] = Math.ceil(containersAsked(asked, size));
+  }
+  return {
+    name: q.name,
+    path: q.path,
+    capacity: q.capacity,
+    absoluteCapacity: q.absoluteCapacity,
+    accessibleNodeLabels: q.accessibleNodeLabels,
+    containers,
+    used,
+    pending,
+  };
+}
+
 export function buildCapacityView(
   nodes: readonly NodeReport[],
   scheduler: SchedulerInfo | undefined,
@@ -138,29 +168,7 @@ export function buildCapacityView(
       ...p,
       utilization: p.memoryMb.total > 0 ? p.memoryMb.used / p.memoryMb.total : 0,
     }));
-  const queues: QueueSummary[] = scheduler
-    ? leaves(scheduler.root).map((q) => {
-        const containers: Record<string, number> = {};
-        const used: Record<string, number> = {};
-        const pending: Record<string, number> = {};
-        for (const [label, p] of byLabel) {
-          containers[label] = Math.floor((p.containers * absoluteShare(q, label)) / 100);
-          used[label] = Math.round((p.containers * absoluteUsed(q, label)) / 100);
-          const asked = q.resourcesByPartition?.find((r) => r.partition === label)?.pending;
-          if (asked !== undefined) pending[label] = Math.ceil(containersAsked(asked, size));
-        }
-        return {
-          name: q.name,
-          path: q.path,
-          capacity: q.capacity,
-          absoluteCapacity: q.absoluteCapacity,
-          accessibleNodeLabels: q.accessibleNodeLabels,
-          containers,
-          used,
-          pending,
-        };
-      })
-    : [];
+  const queues = scheduler ? leaves(scheduler.root).map((q) => queueSummary(q, byLabel, size)) : [];
   const total = Object.fromEntries([...byLabel].map(([label, p]) => [label, p.containers]));
   return { partitions, queues, free, total };
 }

@@ -325,25 +325,65 @@ function shuffledBins<T extends { jobs: number }>(rng: Rng, bins: readonly T[]):
   return rng.shuffle(list);
 }
 
-/** Seed 000 section V, workload I: bins 1-6 of Table II, reduces and deadlines of Table III. */
-export function workloadI(seed: number): TraceJob[] {
-  const rng = mulberry32(seed).fork('workload-1');
-  const bins = FACEBOOK_BINS.slice(0, 6).map((b) => ({
+/** What a generator draws for one job: its deadline, maps and reduces, and any other field. */
+type JobDraw = Pick<TraceJob, 'deadline' | 'maps' | 'reduces'> & Partial<TraceJob>;
+
+/**
+ * One job per entry of `order`, the i-th arriving at `at[i]` with id `prefix-001`, `prefix-002`,
+ * ...; `draw` gives its figures (called in order of `order`, so a seeded generator draws the same).
+ */
+function numberedJobs<B>(
+  prefix: string,
+  order: readonly B[],
+  at: readonly number[],
+  draw: (b: B, i: number) => JobDraw,
+): TraceJob[] {
+  return order.map((b, i) => {
+    const { deadline, maps, reduces, ...extra } = draw(b, i);
+    return job(
+      `${prefix}-${String(i + 1).padStart(3, '0')}`,
+      at[i] as number,
+      deadline,
+      maps,
+      reduces,
+      extra,
+    );
+  });
+}
+
+/**
+ * Jobs of workload I's bins 1 to `bins` (Table II: maps; Table III: reduces and deadlines, the
+ * deadline passed through `deadline`), one per job of the bins in a seeded random submission
+ * order, at most `count` of them, arriving `meanGapSeconds` apart on average; ids `prefix-001`, ...
+ */
+function workloadIJobs(
+  rng: Rng,
+  o: {
+    bins: number;
+    prefix: string;
+    count?: number;
+    meanGapSeconds?: number;
+    deadline?: (tableSeconds: number) => number;
+  },
+): TraceJob[] {
+  const bins = FACEBOOK_BINS.slice(0, o.bins).map((b) => ({
     ...b,
     cfg: WORKLOAD_I[b.bin - 1] as (typeof WORKLOAD_I)[number],
   }));
-  const order = shuffledBins(rng, bins);
-  const at = arrivals(rng, order.length);
-  return order.map((b, i) =>
-    job(
-      `w1-${String(i + 1).padStart(3, '0')}`,
-      at[i] as number,
-      rng.int(...b.cfg.deadline),
-      b.maps,
-      rng.int(...b.cfg.reduces),
-      { user: `bin${b.bin}` },
-    ),
-  );
+  const order = shuffledBins(rng, bins).slice(0, o.count);
+  const at = arrivals(rng, order.length, o.meanGapSeconds);
+  const deadline = o.deadline ?? ((d: number) => d);
+  return numberedJobs(o.prefix, order, at, (b) => ({
+    deadline: deadline(rng.int(...b.cfg.deadline)),
+    maps: b.maps,
+    reduces: rng.int(...b.cfg.reduces),
+    user: `bin${b.bin}`,
+  }));
+}
+
+/** Seed 000 section V, workload I: bins 1-6 of Table II, reduces and deadlines of Table III. */
+export function workloadI(seed: number): TraceJob[] {
+  return workloadIJobs(mulberry32(seed).fork('workload-1'), { bins: 6, prefix: 'w1' });
 }
 
 /**
@@ -353,23 +393,13 @@ export function workloadI(seed: number): TraceJob[] {
  * between bursts and another tenant borrows its guarantee then.
  */
 export function sharedClusterWorkload(seed: number): TraceJob[] {
-  const rng = mulberry32(seed).fork('shared-cluster');
-  const bins = FACEBOOK_BINS.slice(0, 5).map((b) => ({
-    ...b,
-    cfg: WORKLOAD_I[b.bin - 1] as (typeof WORKLOAD_I)[number],
-  }));
-  const order = shuffledBins(rng, bins).slice(0, 60);
-  const at = arrivals(rng, order.length, 60);
-  return order.map((b, i) =>
-    job(
-      `sc-${String(i + 1).padStart(3, '0')}`,
-      at[i] as number,
-      Math.round(0.3 * rng.int(...b.cfg.deadline)),
-      b.maps,
-      rng.int(...b.cfg.reduces),
-      { user: `bin${b.bin}` },
-    ),
-  );
+  return workloadIJobs(mulberry32(seed).fork('shared-cluster'), {
+    bins: 5,
+    prefix: 'sc',
+    count: 60,
+    meanGapSeconds: 60,
+    deadline: (d) => Math.round(0.3 * d),
+  });
 }
 
 /** Seed 000 Table IV / seed 004 Table 5.7, workload II (maps, reduces, deadlines uniform in each bin's range). */
@@ -377,18 +407,12 @@ export function workloadII(seed: number): TraceJob[] {
   const rng = mulberry32(seed).fork('workload-2');
   const order = shuffledBins(rng, WORKLOAD_II);
   const at = arrivals(rng, order.length);
-  return order.map((b, i) =>
-    job(
-      `w2-${String(i + 1).padStart(3, '0')}`,
-      at[i] as number,
-      rng.int(...b.deadline),
-      rng.int(...b.maps),
-      rng.int(...b.reduces),
-      {
-        user: `bin${b.bin}`,
-      },
-    ),
-  );
+  return numberedJobs('w2', order, at, (b) => ({
+    deadline: rng.int(...b.deadline),
+    maps: rng.int(...b.maps),
+    reduces: rng.int(...b.reduces),
+    user: `bin${b.bin}`,
+  }));
 }
 
 /**
@@ -399,17 +423,16 @@ export function localityWorkload(seed: number, blocks = 100): TraceJob[] {
   const rng = mulberry32(seed).fork('locality');
   const order = shuffledBins(rng, FACEBOOK_BINS.slice(0, 6));
   const at = arrivals(rng, order.length);
-  return order.map((b, i) => {
+  return numberedJobs('loc', order, at, (b) => {
     const cfg = WORKLOAD_I[b.bin - 1] as (typeof WORKLOAD_I)[number];
     const ids = Array.from({ length: b.maps }, () => `blk_${rng.int(0, blocks - 1)}`);
-    return job(
-      `loc-${String(i + 1).padStart(3, '0')}`,
-      at[i] as number,
-      null,
-      b.maps,
-      rng.int(...cfg.reduces),
-      { blocks: ids, user: `bin${b.bin}` },
-    );
+    return {
+      deadline: null,
+      maps: b.maps,
+      reduces: rng.int(...cfg.reduces),
+      blocks: ids,
+      user: `bin${b.bin}`,
+    };
   });
 }
 
@@ -430,23 +453,18 @@ export function efhWorkload(
   // Exactly half and half (44 / 43), in a random order.
   const types = rng.shuffle(order.map((_, i) => (i % 2 === 0 ? 'cpu' : 'md')));
   const zipf = zipfSampler(blocks, 1, rng);
-  return order.map((b, i) => {
+  return numberedJobs('efh', order, at, (b, i) => {
     const md = types[i] === 'md';
     const ids = Array.from({ length: b.maps }, () => `blk_${zipf() - 1}`);
-    const inputBytes = md ? 60 * 1024 : b.maps * BLOCK;
-    return job(
-      `efh-${String(i + 1).padStart(3, '0')}`,
-      at[i] as number,
-      null,
-      b.maps,
-      rng.int(...b.reduces),
-      {
-        type: md ? gpuType : 'cpu',
-        inputBytes,
-        blocks: ids,
-        user: md ? 'md' : 'loadgen',
-      },
-    );
+    return {
+      deadline: null,
+      maps: b.maps,
+      reduces: rng.int(...b.reduces),
+      type: md ? gpuType : 'cpu',
+      inputBytes: md ? 60 * 1024 : b.maps * BLOCK,
+      blocks: ids,
+      user: md ? 'md' : 'loadgen',
+    };
   });
 }
 

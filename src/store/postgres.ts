@@ -497,6 +497,8 @@ export class PostgresLedger implements Ledger {
    */
   private capture(): void {
     this.captureScheduled = false;
+    // A capture scheduled just before close() finds the working copy closed: close captured it.
+    if (!this.db.open) return;
     if (this.db.inTransaction) {
       this.scheduleCapture();
       return;
@@ -675,7 +677,12 @@ export class PostgresLedger implements Ledger {
     if (this.fenced) throw this.fenced;
     // Writes queued for the working copy's group commit are writes made so far: join it.
     await this.work.flush();
-    if (this.fenced) throw this.fenced;
+    return this.shippedSoFar();
+  }
+
+  /** Resolves once what the working copy has committed so far is committed in PostgreSQL. */
+  private shippedSoFar(): Promise<void> {
+    if (this.fenced) return Promise.reject(this.fenced);
     this.capture();
     const target = this.captured;
     if (this.shipped >= target) return Promise.resolve();
@@ -901,7 +908,9 @@ export class PostgresLedger implements Ledger {
   async writeSoon(fn: () => void): Promise<void> {
     this.assertWritable();
     await this.work.writeSoon(fn);
-    await this.flush();
+    // Its own group is committed in the working copy: wait for that to ship, not for the groups
+    // queued since (flush would join the next one).
+    await this.shippedSoFar();
   }
 
   insertJob(job: NewJob): JobRecord {

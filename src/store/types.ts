@@ -15,6 +15,19 @@ export type JobState =
   | 'lost' // its app vanished from the RM (an RM restarted without recovery)
   | 'expired' // a ticket whose app never appeared before it expired
   | 'cancelled'; // a ticket cancelled before its app appeared
+/** Every state, in a job's order of life: what GET /api/v1/jobs?state= and the dashboard list. */
+export const JOB_STATES = [
+  'rejected',
+  'accepted',
+  'submitted',
+  'running',
+  'finished',
+  'failed',
+  'killed',
+  'lost',
+  'expired',
+  'cancelled',
+] as const satisfies readonly JobState[];
 export type Outcome = 'met' | 'missed';
 export type ActionStatus = 'pending' | 'done' | 'failed' | 'skipped';
 

@@ -49,6 +49,12 @@ const listOf =
   (tree: Tree): T[] =>
     root(tree).get(list).listOf(item).map(map);
 
+/** WebHDFS's list answer `{<list>: {<item>: [...]}}`, whose list is required, each item mapped. */
+const requiredListOf =
+  <T>(list: string, item: string, map: (n: Node) => T) =>
+  (tree: Tree): T[] =>
+    root(tree).req(list).listOf(item).map(map);
+
 /** A one-item answer `{<item>: {...}}`, mapped (the item is required). */
 const itemOf =
   <T>(item: string, map: (n: Node) => T) =>
@@ -702,21 +708,16 @@ export const mapTaskAttempt = itemOf('taskAttempt', mapTaskAttemptNode);
 
 // --- WebHDFS ---------------------------------------------------------------------------------
 
-export function mapBlockLocations(tree: Tree): BlockLocation[] {
-  return root(tree)
-    .req('BlockLocations')
-    .listOf('BlockLocation')
-    .map((n) => ({
-      offset: n.req('offset').num(),
-      length: n.req('length').num(),
-      hosts: n.get('hosts').strings(),
-      names: n.get('names').strings(),
-      topologyPaths: n.get('topologyPaths').strings(),
-      storageTypes: n.get('storageTypes').strings(),
-      cachedHosts: n.get('cachedHosts').strings(),
-      corrupt: n.get('corrupt').boolOr(false),
-    }));
-}
+export const mapBlockLocations = requiredListOf('BlockLocations', 'BlockLocation', (n): BlockLocation => ({
+  offset: n.req('offset').num(),
+  length: n.req('length').num(),
+  hosts: n.get('hosts').strings(),
+  names: n.get('names').strings(),
+  topologyPaths: n.get('topologyPaths').strings(),
+  storageTypes: n.get('storageTypes').strings(),
+  cachedHosts: n.get('cachedHosts').strings(),
+  corrupt: n.get('corrupt').boolOr(false),
+}));
 
 function mapFileStatusNode(n: Node): FileStatus {
   return {
@@ -733,9 +734,7 @@ export function mapFileStatus(tree: Tree): FileStatus {
 }
 
 /** `LISTSTATUS`: always an array, one entry with `pathSuffix: ""` when the path is a file (W2). */
-export function mapFileStatuses(tree: Tree): FileStatus[] {
-  return root(tree).req('FileStatuses').listOf('FileStatus').map(mapFileStatusNode);
-}
+export const mapFileStatuses = requiredListOf('FileStatuses', 'FileStatus', mapFileStatusNode);
 
 // --- request bodies --------------------------------------------------------------------------
 

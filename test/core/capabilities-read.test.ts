@@ -45,6 +45,11 @@ describe('capabilities the drivers read', () => {
     expect(registry.admissionCapabilities('fifo-all', { feedback: false }).feedback).toBe(true);
   });
 
+  it("says DC's test runs a job's reduces at once, and no other admission policy's does", () => {
+    const atOnce = registry.names('admission').filter((n) => registry.admissionCapabilities(n).reducesAtOnce);
+    expect(atOnce).toEqual(['dc']);
+  });
+
   it('refuses enforcement.reservations under an admission policy without reservations', () => {
     const options = { knownAdmissionPolicies: registry.names('admission') };
     expect(() =>

@@ -446,6 +446,41 @@ describe('the dashboard in Chromium', () => {
     expect(await page.isHidden('#detail')).toBe(true);
   });
 
+  it("offers the API's job states in the state filter, each ended state with what it means", async () => {
+    const options = await page.$$eval('#f-state option', (os) =>
+      os.map((o) => [(o as HTMLOptionElement).value, o.textContent]),
+    );
+    expect(options).toEqual([
+      ['', 'all'],
+      ['rejected', 'rejected'],
+      ['accepted', 'accepted'],
+      ['submitted', 'submitted'],
+      ['running', 'running'],
+      ['finished', 'finished'],
+      ['failed', 'failed'],
+      ['killed', 'killed'],
+      ['lost', 'lost (the RM forgot its app)'],
+      ['expired', 'expired (a ticket no app bound)'],
+      ['cancelled', 'cancelled (a ticket)'],
+    ]);
+    expect(await page.$$eval('#jobs thead th', (ths) => ths.map((th) => th.textContent))).toEqual([
+      'Id',
+      'Name',
+      'User',
+      'Decision',
+      'State',
+      'Outcome',
+      'Queue',
+      'Label',
+      'Deadline',
+      'Est. finish',
+      'Finished',
+      'Slack',
+      'Energy',
+      'Reason',
+    ]);
+  });
+
   it.each<[string, string, string, string[]]>([
     ['decision', 'rejected', '#f-decision', ids((j) => j.decision === 'rejected')],
     ['decision', 'admitted', '#f-decision', ids((j) => j.decision === 'admitted')],

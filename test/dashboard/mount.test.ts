@@ -161,7 +161,22 @@ describe('the routes', () => {
     expect(js.headers['content-type']).toMatch(/javascript/);
     expect((await get('/dashboard/dashboard.css')).headers['content-type']).toMatch(/^text\/css/);
     const config = await get('/dashboard/config.json');
-    expect(JSON.parse(config.body)).toEqual({ pollIntervalMs: 1500, apiBase: '/api/v1' });
+    expect(JSON.parse(config.body)).toEqual({
+      pollIntervalMs: 1500,
+      apiBase: '/api/v1',
+      jobStates: [
+        'rejected',
+        'accepted',
+        'submitted',
+        'running',
+        'finished',
+        'failed',
+        'killed',
+        'lost',
+        'expired',
+        'cancelled',
+      ],
+    });
     expect(config.headers['cache-control']).toBe('no-store');
   });
 

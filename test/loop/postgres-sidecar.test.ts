@@ -109,6 +109,9 @@ if (pg === 'missing-ci') {
       expect(reader.actionsOf(id).find((a) => a.kind === 'submit')?.status).toBe('done');
       expect(reader.getJob(id)?.appId).toMatch(/^application_/);
     }
+    const metrics = await (await fetch(`${running.url}/metrics`)).text();
+    expect(metrics).toMatch(/^yss_ledger_writer 1$/m);
+    expect(metrics).toMatch(/^yss_ledger_unshipped_changes 0$/m);
     const before = tableRows((running.ledger as PostgresLedger).workingCopy());
     await running.close();
 
@@ -149,6 +152,7 @@ if (pg === 'missing-ci') {
     );
     try {
       expect((follower.ledger as PostgresLedger).isWriter()).toBe(false);
+      expect(await (await fetch(`${follower.url}/metrics`)).text()).toMatch(/^yss_ledger_writer 0$/m);
       (follower.ledger as PostgresLedger).follow(50);
       await until('the follower to load the jobs', () => follower.ledger.listJobs({}).total === 3);
       const listed = (await (await fetch(`${follower.url}/api/v1/jobs`)).json()) as { total: number };

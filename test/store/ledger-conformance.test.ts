@@ -532,6 +532,18 @@ async function rowsInPostgres(url: string): Promise<Record<string, unknown[]>> {
       expect(await rowsInPostgres(url)).toEqual(tableRows(again.workingCopy()));
     });
 
+    it('ships what was written before close, then ends', async () => {
+      const url = await server!.createDatabase();
+      const ledger = await openPostgresLedger(url, { writer: 'now' });
+      ledger.insertJob(jobRecord('last-words'));
+      void ledger.writeSoon(() => ledger.setValue('bye', true));
+      ledger.close();
+      await ledger.closed;
+      const rows = await rowsInPostgres(url);
+      expect((rows.jobs as Array<{ id: string }>).map((j) => j.id)).toEqual(['last-words']);
+      expect(rows.kv).toHaveLength(1);
+    });
+
     it('a second ledger taking over with a higher epoch fences the first: nothing it writes after that reaches PostgreSQL', async () => {
       const url = await server!.createDatabase();
       const a = await track(openPostgresLedger(url, { writer: 'now', holder: 'a' }));

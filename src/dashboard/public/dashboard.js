@@ -40,6 +40,56 @@
     ['outbox', 'RM writes pending', "RM writes recorded but not yet confirmed (the enforcer's backlog)"],
   ];
 
+  /**
+   * The headers of the tables whose cells are written without a column list of their own:
+   * [header, tooltip or none]. The jobs table's header comes from COLUMNS, beside its cells.
+   */
+  const HEADS = {
+    partitions: [
+      ['Partition'],
+      ['Nodes'],
+      ['Memory'],
+      ['vCores'],
+      ['GPUs'],
+      ['Utilisation'],
+      ['Energy (est.)', 'Estimated energy of the admitted jobs placed in the partition (energy profile)'],
+    ],
+    costs: [
+      ['Stage'],
+      ['Tasks'],
+      ['p50'],
+      ['p90'],
+      ['p99'],
+      ['Max'],
+      ['Learned worst case'],
+      ['Worst case / p50'],
+    ],
+  };
+
+  /** What a state's name alone does not say, shown beside it in the state filter. */
+  const STATE_NOTES = {
+    lost: 'the RM forgot its app',
+    expired: 'a ticket no app bound',
+    cancelled: 'a ticket',
+  };
+
+  /**
+   * The jobs filters, in page order: [name (the select is #f-<name>), label, the choices that are
+   * not read from the data as [value, text]]; '' (all) comes first. The states are the API's own,
+   * from /dashboard/config.json.
+   */
+  function filterChoices() {
+    const states = Array.isArray(state.config.jobStates) ? state.config.jobStates : [];
+    const own = (v) => [v, v];
+    return [
+      ['decision', 'Decision', ['admitted', 'rejected'].map(own)],
+      ['state', 'State', states.map((s) => [s, STATE_NOTES[s] ? `${s} (${STATE_NOTES[s]})` : s])],
+      ['queue', 'Queue', []],
+      ['label', 'Label', []],
+      ['user', 'User', []],
+    ];
+  }
+
   const $ = (id) => document.getElementById(id);
 
   const state = {
@@ -183,6 +233,58 @@
     $(id).textContent = value === null || value === undefined ? '' : String(value);
   }
 
+  /**
+   * A table's header row, and its column widths when `widths` are given (a fixed layout): the
+   * page's HTML holds only each table's body.
+   */
+  function buildHead(tableId, heads, widths) {
+    const table = $(tableId);
+    if (widths) {
+      const group = document.createElement('colgroup');
+      for (const w of widths) {
+        const col = document.createElement('col');
+        if (w) col.className = w;
+        group.appendChild(col);
+      }
+      table.insertBefore(group, table.firstChild);
+    }
+    const tr = document.createElement('tr');
+    for (const [text, title, cls] of heads) {
+      const th = node('th', text, cls || undefined);
+      if (title) th.title = title;
+      tr.appendChild(th);
+    }
+    table.insertBefore(document.createElement('thead'), table.tBodies[0]).appendChild(tr);
+  }
+
+  function buildTables() {
+    for (const [id, heads] of Object.entries(HEADS)) buildHead(id, heads);
+    buildHead(
+      'tickets',
+      TICKET_COLUMNS.map(([text]) => [text]),
+      TICKET_COLUMNS.map(([, w]) => w),
+    );
+    buildHead(
+      'jobs',
+      COLUMNS.map(([name, , text, title]) => [text, title, HEAD_CLASSES[name]]),
+      COLUMNS.map(([name]) => JOB_WIDTHS[name] || ''),
+    );
+    const search = $('f-search').parentElement;
+    for (const [name, text, choices] of filterChoices()) {
+      const select = document.createElement('select');
+      select.id = `f-${name}`;
+      select.name = name;
+      for (const [value, label] of [['', 'all'], ...choices]) {
+        const o = node('option', label);
+        o.value = value;
+        select.appendChild(o);
+      }
+      const field = node('label', text);
+      field.appendChild(select);
+      search.parentElement.insertBefore(field, search);
+    }
+  }
+
   function buildTiles() {
     for (const [key, label, title] of TILES) {
       const tile = node('div', null, 'tile');
@@ -283,21 +385,56 @@
 
   // --- rendering --------------------------------------------------------------------------
 
+  /** The jobs table: [name, cell value, header, header tooltip]. */
   const COLUMNS = [
-    ['id', (j) => j.id],
-    ['name', (j) => j.name],
-    ['user', (j) => j.user],
-    ['decision', (j) => j.decision],
-    ['state', (j) => j.state],
-    ['outcome', (j) => j.outcome || ''],
-    ['queue', (j) => j.queue || ''],
-    ['label', (j) => jobLabel(j)],
-    ['deadline', (j) => fmtTime(j.deadline)],
-    ['estimate', (j) => fmtTime(j.estimatedFinish)],
-    ['finished', (j) => fmtTime(j.finishedAt)],
-    ['slack', (j) => fmtDuration(j.slackSeconds)],
-    ['energy', (j) => energyText(j)],
-    ['reason', (j) => reasonText(j.reason)],
+    ['id', (j) => j.id, 'Id'],
+    ['name', (j) => j.name, 'Name'],
+    ['user', (j) => j.user, 'User'],
+    ['decision', (j) => j.decision, 'Decision'],
+    ['state', (j) => j.state, 'State'],
+    ['outcome', (j) => j.outcome || '', 'Outcome'],
+    ['queue', (j) => j.queue || '', 'Queue'],
+    ['label', (j) => jobLabel(j), 'Label'],
+    ['deadline', (j) => fmtTime(j.deadline), 'Deadline'],
+    ['estimate', (j) => fmtTime(j.estimatedFinish), 'Est. finish'],
+    ['finished', (j) => fmtTime(j.finishedAt), 'Finished'],
+    ['slack', (j) => fmtDuration(j.slackSeconds), 'Slack'],
+    [
+      'energy',
+      (j) => energyText(j),
+      'Energy',
+      "Estimated energy of the job's map tasks, from the energy profile",
+    ],
+    ['reason', (j) => reasonText(j.reason), 'Reason'],
+  ];
+  /** The jobs table's column widths (dashboard.css); a column not named takes what is left. */
+  const JOB_WIDTHS = {
+    id: 'w-id',
+    name: 'w-name',
+    user: 'w-user',
+    decision: 'w-decision',
+    state: 'w-state',
+    outcome: 'w-outcome',
+    queue: 'w-queue',
+    label: 'w-label',
+    deadline: 'w-time',
+    estimate: 'w-time',
+    finished: 'w-time',
+    slack: 'w-slack',
+    energy: 'w-energy',
+  };
+  /** Header classes: the columns a narrow window hides (dashboard.css). */
+  const HEAD_CLASSES = { user: 'c-user', queue: 'c-queue' };
+  /** The tickets table, in the order renderTickets writes its cells: [header, column width]. */
+  const TICKET_COLUMNS = [
+    ['Job', 'w-id'],
+    ['Name', ''],
+    ['Ticket', 'w-status'],
+    ['Expires', 'w-instant'],
+    ['Queue', 'w-queue'],
+    ['Priority', 'w-num'],
+    ['Label', 'w-label'],
+    ['App', 'w-app'],
   ];
   const column = (name) => COLUMNS.findIndex(([n]) => n === name);
 
@@ -1097,6 +1234,7 @@
     } catch {
       // Keep the defaults: the API may still answer.
     }
+    buildTables();
     wire();
     const m = /^#job=(.+)$/.exec(window.location.hash);
     if (m) {

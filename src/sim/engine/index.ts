@@ -54,6 +54,32 @@ export type {
   TaskRecord,
 } from './types';
 
+/** What an event does to the state, given its subject (see state.ts: a job, node, task-log row or tenant's). */
+type EventHandler = (s: EngineState, subject: number) => void;
+
+/** A tenant's container ending, or preemption acting, counts as activity: the run has not stalled. */
+const tenantRelease =
+  (run: (tenant: NonNullable<EngineState['tenant']>, subject: number) => void): EventHandler =>
+  (s, subject) => {
+    if (s.tenant) run(s.tenant, subject);
+    s.lastActivity = s.now;
+  };
+
+/** The handler of each kind of event, indexed by kind. */
+const EVENT_HANDLERS: readonly EventHandler[] = (() => {
+  const h: EventHandler[] = new Array<EventHandler>(EV_KINDS);
+  h[EV_ARRIVE] = (s, job) => onArrive(s, s.jobs[job] as JobRt);
+  h[EV_HEARTBEAT] = (s, node) => onHeartbeat(s, s.nodes[node] as NodeRt);
+  h[EV_TASK_END] = onTaskEnd;
+  h[EV_FAIL] = (s, node) => onFail(s, s.nodes[node] as NodeRt);
+  h[EV_REPAIR] = (s, node) => onRepair(s, s.nodes[node] as NodeRt);
+  h[EV_TENANT_ARRIVE] = (s, job) => s.tenant?.arrive(job);
+  h[EV_TENANT_END] = tenantRelease((t, container) => t.ended(container));
+  // The preemption monitor runs (subject 0) or a marked batch is killed (subject 1).
+  h[EV_PREEMPT] = tenantRelease((t, what) => (what === 0 ? t.tick() : t.kill()));
+  return h;
+})();
+
 /**
  * The discrete-event cluster engine. Virtual time only; randomness only from the seed.
  *
@@ -182,35 +208,7 @@ export class Engine {
     const code = q.code;
     const kind = code % EV_KINDS;
     const subject = (code - kind) / EV_KINDS;
-    switch (kind) {
-      case EV_ARRIVE:
-        onArrive(s, s.jobs[subject] as JobRt);
-        break;
-      case EV_HEARTBEAT:
-        onHeartbeat(s, s.nodes[subject] as NodeRt);
-        break;
-      case EV_TASK_END:
-        onTaskEnd(s, subject);
-        break;
-      case EV_FAIL:
-        onFail(s, s.nodes[subject] as NodeRt);
-        break;
-      case EV_REPAIR:
-        onRepair(s, s.nodes[subject] as NodeRt);
-        break;
-      case EV_TENANT_ARRIVE:
-        s.tenant?.arrive(subject);
-        break;
-      case EV_TENANT_END:
-        s.tenant?.ended(subject);
-        s.lastActivity = s.now;
-        break;
-      case EV_PREEMPT:
-        if (subject === 0) s.tenant?.tick();
-        else s.tenant?.kill();
-        s.lastActivity = s.now;
-        break;
-    }
+    (EVENT_HANDLERS[kind] as EventHandler)(s, subject);
     return true;
   }
 

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { NodeFill, fairOrder, fifoOrder, gpuLabelSchema, parseArgs } from '../common';
-import type { HeartbeatInput, HeartbeatResult, PlacementPolicy } from '../types';
+import type { ContainerKind, HeartbeatInput, HeartbeatResult, PlacementJob, PlacementPolicy } from '../types';
 
 /**
  * D defaults to 1.5 heartbeat intervals (seed 004 section 4.2: "By default, it is set at 1.5
@@ -61,31 +61,23 @@ export function createDelay(rawArgs: unknown = {}, order: JobOrder = 'fifo'): Pl
       const fill = new NodeFill(node, args.gpuLabel);
       const { tally } = fill;
       // Forget timers of jobs that left the queue, so the state stays the size of the queue.
-      const present = new Set(input.jobs.map((j) => j.jobId));
+      const present = presentJobs(input);
       const skipped = new Map(Object.entries(state.skippedSinceMs).filter(([id]) => present.has(id)));
-
-      // FIFO order does not change within a heartbeat; fair order does (it counts this heartbeat's assignments).
-      const fifo = order === 'fifo' ? fifoOrder(input.jobs) : null;
-      slots: while (fill.free.total > 0) {
-        const jobs = fifo ?? fairOrder(input.jobs, tally.perJob);
-        for (const job of jobs) {
-          const kind = fill.kindFor(job);
-          if (!kind || !tally.hasPending(job)) continue;
-          const local = tally.firstLocal(job);
-          if (local) {
-            fill.give(job, local, kind);
-            skipped.delete(job.jobId);
-            continue slots;
-          }
-          const since = skipped.get(job.jobId);
-          if (since !== undefined && nowMs - since >= args.maxDelayMs) {
-            fill.give(job, tally.firstAny(job)!, kind);
-            continue slots;
-          }
-          if (since === undefined) skipped.set(job.jobId, nowMs);
+      fillSlots(fill, input, order, (job, kind) => {
+        const local = tally.firstLocal(job);
+        if (local) {
+          fill.give(job, local, kind);
+          skipped.delete(job.jobId);
+          return true;
         }
-        break; // every job was skipped for this slot: leave the rest of the node idle
-      }
+        const since = skipped.get(job.jobId);
+        if (since !== undefined && nowMs - since >= args.maxDelayMs) {
+          fill.give(job, tally.firstAny(job)!, kind);
+          return true;
+        }
+        if (since === undefined) skipped.set(job.jobId, nowMs);
+        return false;
+      });
       return { assignments: fill.assignments, state: { skippedSinceMs: Object.fromEntries(skipped) } };
     },
   };
@@ -106,7 +98,7 @@ function hadoop1Heartbeat(
   const { node, nowMs } = input;
   const fill = new NodeFill(node, gpuLabel);
   const { tally } = fill;
-  const present = new Set(input.jobs.map((j) => j.jobId));
+  const present = presentJobs(input);
   const waited = new Map(Object.entries(state.waitedMs ?? {}).filter(([id]) => present.has(id)));
   // updateLocalityWaitTimes: the jobs skipped at the previous heartbeat waited since it.
   const sinceLast = state.lastHeartbeatMs === undefined ? 0 : Math.max(0, nowMs - state.lastHeartbeatMs);
@@ -115,30 +107,23 @@ function hadoop1Heartbeat(
   const nonLocal = new Set((state.nonLocal ?? []).filter((id) => present.has(id)));
   const visited = new Set<string>();
   const launched = new Set<string>();
-  const fifo = order === 'fifo' ? fifoOrder(input.jobs) : null;
-  slots: while (fill.free.total > 0) {
-    const jobs = fifo ?? fairOrder(input.jobs, tally.perJob);
-    for (const job of jobs) {
-      const kind = fill.kindFor(job);
-      if (!kind || !tally.hasPending(job)) continue;
-      visited.add(job.jobId);
-      const local = tally.firstLocal(job);
-      const any =
-        local ??
-        (nonLocal.has(job.jobId) || (waited.get(job.jobId) ?? 0) >= maxDelayMs
-          ? tally.firstAny(job)
-          : undefined);
-      if (!any) continue;
-      fill.give(job, any, kind);
-      // updateLastMapLocalityLevel: every launch resets the wait and records its level.
-      launched.add(job.jobId);
-      waited.set(job.jobId, 0);
-      if (local) nonLocal.delete(job.jobId);
-      else nonLocal.add(job.jobId);
-      continue slots;
-    }
-    break;
-  }
+  fillSlots(fill, input, order, (job, kind) => {
+    visited.add(job.jobId);
+    const local = tally.firstLocal(job);
+    const any =
+      local ??
+      (nonLocal.has(job.jobId) || (waited.get(job.jobId) ?? 0) >= maxDelayMs
+        ? tally.firstAny(job)
+        : undefined);
+    if (!any) return false;
+    fill.give(job, any, kind);
+    // updateLastMapLocalityLevel: every launch resets the wait and records its level.
+    launched.add(job.jobId);
+    waited.set(job.jobId, 0);
+    if (local) nonLocal.delete(job.jobId);
+    else nonLocal.add(job.jobId);
+    return true;
+  });
   return {
     assignments: fill.assignments,
     state: {
@@ -149,4 +134,33 @@ function hadoop1Heartbeat(
       nonLocal: [...nonLocal],
     },
   };
+}
+
+/** The ids of the jobs in the queue at this heartbeat: state kept for any other is dropped. */
+function presentJobs(input: HeartbeatInput): Set<string> {
+  return new Set(input.jobs.map((j) => j.jobId));
+}
+
+/**
+ * Fills the node's free slots one at a time: each is offered to the jobs in `order` (FIFO order
+ * does not change within a heartbeat; fair order does, as it counts this heartbeat's
+ * assignments) that have a pending task the slot can run, until `offer` launches one (true).
+ * When every job passes on a slot, the rest of the node is left idle.
+ */
+function fillSlots(
+  fill: NodeFill,
+  input: HeartbeatInput,
+  order: JobOrder,
+  offer: (job: PlacementJob, kind: ContainerKind) => boolean,
+): void {
+  const fifo = order === 'fifo' ? fifoOrder(input.jobs) : null;
+  slots: while (fill.free.total > 0) {
+    const jobs = fifo ?? fairOrder(input.jobs, fill.tally.perJob);
+    for (const job of jobs) {
+      const kind = fill.kindFor(job);
+      if (!kind || !fill.tally.hasPending(job)) continue;
+      if (offer(job, kind)) continue slots;
+    }
+    break; // every job passed on this slot
+  }
 }
