@@ -3,8 +3,8 @@ module.exports = {
   testEnvironment: 'node',
   roots: ['<rootDir>/test'],
   testMatch: ['**/*.test.ts'],
-  // The real-Hadoop suite needs Java and Maven: it runs with `npm run test:hadoop` only.
-  testPathIgnorePatterns: ['/node_modules/', '<rootDir>/test/hadoop/'],
+  // The real-Hadoop and HA suites need Java and Maven: `npm run test:hadoop`, `npm run test:ha`.
+  testPathIgnorePatterns: ['/node_modules/', '<rootDir>/test/hadoop/', '<rootDir>/test/ha/'],
   transform: {
     // Transpile only: `npm run typecheck` checks the types once for the whole project.
     '^.+\\.ts$': ['ts-jest', { isolatedModules: true, diagnostics: false }],

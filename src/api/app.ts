@@ -1,6 +1,7 @@
 import { hash } from 'node:crypto';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import { SidecarError } from '../errors/base';
+import { LedgerReadOnlyError } from '../errors/ledger-read-only';
 import { LedgerUnavailableError } from '../errors/ledger-unavailable';
 import {
   InternalError,
@@ -52,8 +53,39 @@ export interface SidecarService {
   readiness(): { ready: boolean; reason?: string; [key: string]: unknown };
 }
 
+/**
+ * Which instance leads, with HA (src/ha): a follower answers every write, and every read of the
+ * loop's live state, 503 NOT_LEADER naming the leader.
+ */
+export interface Leadership {
+  isLeader(): boolean;
+  /** The leader's advertised URL, as known now (null: none known). */
+  leaderUrl(): string | null;
+  /** GET /api/v1/leader: this instance's role and the leader. */
+  view(): {
+    role: 'leader' | 'follower';
+    id: string;
+    leader: { id: string; url: string; epoch: number } | null;
+  };
+}
+
+/** Seconds a client waits before retrying a write refused by a follower. */
+export const NOT_LEADER_RETRY_AFTER_SECONDS = 1;
+
+/** The refusal of a follower: where the leader is, when one is known. */
+export function notLeaderError(leaderUrl: string | null): LedgerReadOnlyError {
+  return new LedgerReadOnlyError(
+    leaderUrl === null
+      ? 'not leader, and no leader is known now: try again shortly'
+      : `not leader, try ${leaderUrl}`,
+    { context: { leader: leaderUrl } },
+  );
+}
+
 export interface ApiOptions {
   service: SidecarService;
+  /** With HA: who leads (without it, this instance does everything). */
+  leadership?: Leadership;
   metrics: SidecarMetrics;
   logger: Logger;
   tokens: readonly NamedToken[];
@@ -90,6 +122,12 @@ export const SECURITY_HEADERS: Readonly<Record<string, string>> = {
 };
 
 type Middleware = (req: RawRequest, res: Response, next: NextFunction) => void;
+
+/** Writes, and reads of the loop's live state, on the leader only. */
+function leaderGuard(leadership: Leadership | undefined): Middleware {
+  return (_req, _res, next) =>
+    leadership === undefined || leadership.isLeader() ? next() : next(notLeaderError(leadership.leaderUrl()));
+}
 
 /** The bearer-token checks: `requireToken` for writes, `readGuard` for reads (open unless protected). */
 function tokenGuards(
@@ -167,7 +205,12 @@ function probeRoutes(app: express.Express, options: ApiOptions, auth: TokenAuthe
 function submitRoute(app: express.Express, options: ApiOptions, requireToken: Middleware): void {
   const [readBody, parseBody] = jsonBodyParser(options.maxBodyBytes, options.maxJsonDepth ?? MAX_JSON_DEPTH);
   const submit = submitHandler(options);
+  const leader = options.leadership;
   app.post('/api/v1/jobs', (req: RawRequest, res: Response, next: NextFunction) => {
+    if (leader !== undefined && !leader.isLeader()) {
+      next(notLeaderError(leader.leaderUrl()));
+      return;
+    }
     requireToken(req, res, (err?: unknown) => {
       if (err !== undefined) return next(err);
       if (!req.is('application/json')) {
@@ -214,7 +257,13 @@ function sidecarRoutes(
   app: express.Express,
   service: SidecarService,
   { requireToken, readGuard }: ReturnType<typeof tokenGuards>,
+  leadership: Leadership | undefined,
 ): void {
+  const leaderOnly = leaderGuard(leadership);
+  app.get('/api/v1/leader', readGuard, (_req, res) => {
+    res.json(leadership?.view() ?? { role: 'leader', id: null, leader: null });
+  });
+
   app.get('/api/v1/jobs', readGuard, (req, res, next) => {
     try {
       res.json(service.listJobs(parseJobQuery(req.query)));
@@ -230,7 +279,7 @@ function sidecarRoutes(
     else res.json(job);
   });
 
-  app.delete('/api/v1/jobs/:id', requireToken, async (req: RawRequest, res, next) => {
+  app.delete('/api/v1/jobs/:id', leaderOnly, requireToken, async (req: RawRequest, res, next) => {
     try {
       const id = String(req.params.id);
       if (!service.cancelTicket || id.length > MAX_ID_LENGTH)
@@ -241,22 +290,27 @@ function sidecarRoutes(
     }
   });
 
-  app.get('/api/v1/cluster', readGuard, (_req, res) => {
+  app.get('/api/v1/cluster', leaderOnly, readGuard, (_req, res) => {
     res.json(service.cluster() ?? null);
   });
 
-  app.get('/api/v1/estimates', readGuard, (_req, res) => {
+  app.get('/api/v1/estimates', leaderOnly, readGuard, (_req, res) => {
     res.json(service.taskCosts());
   });
 
-  app.post('/api/v1/estimates/:workloadClass/reset', requireToken, async (req: RawRequest, res, next) => {
-    try {
-      if (!service.resetEstimates) throw new NotFoundError('this service keeps no learned estimates');
-      res.json(await service.resetEstimates(String(req.params.workloadClass), req.submitter!));
-    } catch (err) {
-      next(err);
-    }
-  });
+  app.post(
+    '/api/v1/estimates/:workloadClass/reset',
+    leaderOnly,
+    requireToken,
+    async (req: RawRequest, res, next) => {
+      try {
+        if (!service.resetEstimates) throw new NotFoundError('this service keeps no learned estimates');
+        res.json(await service.resetEstimates(String(req.params.workloadClass), req.submitter!));
+      } catch (err) {
+        next(err);
+      }
+    },
+  );
 
   app.get('/api/v1/stats', readGuard, (_req, res) => {
     res.json(service.stats());
@@ -294,6 +348,12 @@ function errorRenderer(logger: Logger) {
     // A retryable refusal (the shared ledger did not commit in time) says when to come back.
     if (known instanceof LedgerUnavailableError)
       res.setHeader('Retry-After', String(known.retryAfterSeconds));
+    if (known instanceof LedgerReadOnlyError) {
+      // A follower: come back in a moment, or go to the leader it names.
+      res.setHeader('Retry-After', String(NOT_LEADER_RETRY_AFTER_SECONDS));
+      const leader = known.context.leader;
+      if (typeof leader === 'string') res.setHeader('Location', `${leader}${req.originalUrl}`);
+    }
     res.status(known.httpStatus).json({ error: renderError(known) });
   };
 }
@@ -318,7 +378,7 @@ export function createApiApp(options: ApiOptions): express.Express {
 
   probeRoutes(app, options, auth);
   submitRoute(app, options, guards.requireToken);
-  sidecarRoutes(app, service, guards);
+  sidecarRoutes(app, service, guards, options.leadership);
 
   options.extraRoutes?.(app);
 
@@ -371,6 +431,7 @@ function summaryOf(reason: string): string {
 function renderError(err: SidecarError): Record<string, unknown> {
   const body: Record<string, unknown> = { code: err.code, message: err.message };
   if (err instanceof ValidationError) body.issues = redactDeep(err.issues);
+  if (err instanceof LedgerReadOnlyError) body.leader = err.context.leader ?? null;
   return body;
 }
 

@@ -24,7 +24,27 @@ const errorBody = z.object({
       .array(z.object({ path: z.string(), message: z.string() }))
       .optional()
       .describe('with VALIDATION_FAILED: each field at fault and the limit it broke'),
+    leader: z
+      .string()
+      .nullable()
+      .optional()
+      .describe("with NOT_LEADER: the leader's URL to send the request to (null when none is known now)"),
   }),
+});
+
+const leaderView = z.object({
+  role: z
+    .enum(['leader', 'follower'])
+    .describe('this instance: leader (decides and writes) or follower (reads)'),
+  id: z.string().nullable().describe("this instance's ha.id (null without HA)"),
+  leader: z
+    .object({
+      id: z.string(),
+      url: z.string(),
+      epoch: z.int().describe('the fencing token: grows with each leader'),
+    })
+    .nullable()
+    .describe('the leader as last read from ZooKeeper; null when none is known (or without HA)'),
 });
 
 const triple = z
@@ -380,6 +400,7 @@ const schemas = componentSchemas(
     Stats: stats,
     Readiness: readiness,
     Health: z.object({ status: z.literal('ok') }),
+    Leader: leaderView,
     Ticket: ticket,
   },
 );
@@ -404,7 +425,20 @@ const readErrors = {
   '401': failure('UNAUTHORIZED: with auth.protectReads, no or wrong bearer token'),
   '500': failure('INTERNAL: a bug, logged with its component; the answer says nothing more'),
 };
-const notReady = failure('NOT_READY: the sidecar has not read the cluster from the RM yet');
+/** A follower's refusal (HA): Retry-After, and the leader in `leader` and Location when known. */
+const notLeaderHeaders = {
+  'Retry-After': { description: 'seconds to wait before retrying', schema: { type: 'integer' } },
+  Location: {
+    description: "the same request at the leader's URL (absent when no leader is known)",
+    schema: { type: 'string' },
+  },
+};
+const notLeader = (also = '') => ({
+  ...failure(
+    `NOT_LEADER: with HA, this instance follows; \`leader\` names the leader's URL (null when none is known)${also}`,
+  ),
+  headers: notLeaderHeaders,
+});
 
 const pathParameter = (name: string, description: string) => ({
   name,
@@ -446,7 +480,9 @@ const paths = {
         ),
         '422': failure('IDEMPOTENCY_KEY_REUSED: the Idempotency-Key was sent before with a different body'),
         '500': failure('INTERNAL: a bug, logged with its component; the answer says nothing more'),
-        '503': notReady,
+        '503': notLeader(
+          '; NOT_READY: the sidecar has not read the cluster from the RM yet; LEDGER_UNAVAILABLE: the shared ledger did not commit in time (Retry-After)',
+        ),
       },
     },
     get: {
@@ -518,6 +554,7 @@ const paths = {
           'TICKET_NOT_WAITING: the job is no ticket, or its ticket is bound, expired or cancelled',
         ),
         '500': failure('INTERNAL: a bug, logged with its component; the answer says nothing more'),
+        '503': notLeader('; LEDGER_UNAVAILABLE: the shared ledger did not commit in time (Retry-After)'),
       },
     },
   },
@@ -526,7 +563,11 @@ const paths = {
       operationId: 'getCluster',
       summary: 'The cluster as last read from the RM, per label partition',
       security: readSecurity,
-      responses: { '200': json('Cluster', 'the snapshot, or null before the first read'), ...readErrors },
+      responses: {
+        '200': json('Cluster', 'the snapshot, or null before the first read'),
+        ...readErrors,
+        '503': notLeader(": the cluster as the loop sees it is the leader's"),
+      },
     },
   },
   '/api/v1/estimates': {
@@ -535,7 +576,11 @@ const paths = {
       summary:
         'The learned worst-case task costs per workload class, each beside the observed distribution of its own finished tasks',
       security: readSecurity,
-      responses: { '200': json('Estimates', 'estimates'), ...readErrors },
+      responses: {
+        '200': json('Estimates', 'estimates'),
+        ...readErrors,
+        '503': notLeader(": the estimates the loop judges with are the leader's"),
+      },
     },
   },
   '/api/v1/estimates/{workloadClass}/reset': {
@@ -559,7 +604,16 @@ const paths = {
         '401': failure('UNAUTHORIZED: no or wrong bearer token'),
         '404': failure('NOT_FOUND: this sidecar learns no estimates'),
         '500': failure('INTERNAL: a bug, logged with its component; the answer says nothing more'),
+        '503': notLeader('; LEDGER_UNAVAILABLE: the shared ledger did not commit in time (Retry-After)'),
       },
+    },
+  },
+  '/api/v1/leader': {
+    get: {
+      operationId: 'getLeader',
+      summary: 'Which instance leads (HA): this one, or the URL of the one to send writes to',
+      security: readSecurity,
+      responses: { '200': json('Leader', "this instance's role and the leader"), ...readErrors },
     },
   },
   '/api/v1/stats': {
@@ -609,9 +663,9 @@ const paths = {
   '/readyz': {
     get: {
       operationId: 'getReadiness',
-      summary: 'Ready only while the RM answers',
+      summary: 'Ready only while the RM answers (and, with HA, only on the leader)',
       description:
-        'Open to probes. With auth.protectReads, a caller without a token gets the status and the kind of failure only (no error text, no address); with a token, the details.',
+        'Open to probes. With auth.protectReads, a caller without a token gets the status and the kind of failure only (no error text, no address); with a token, the details. With HA a follower answers 503 with role follower and the leader: a load balancer sends traffic to the one ready instance.',
       security: readSecurity,
       responses: {
         '200': json('Readiness', 'ready'),

@@ -12,6 +12,7 @@ export const EXIT = {
   internal: 1,
   usage: 2,
   stalled: 3,
+  deposed: 4,
   unavailable: 69,
   rejected: 75,
   notStarted: 127,
@@ -49,6 +50,12 @@ export const EXIT_CODE_TABLE: readonly ExitCodeRow[] = [
     code: String(EXIT.stalled),
     commands: '`simulate`',
     meaning: 'the simulation stalled (`SIMULATION_STALLED`)',
+  },
+  {
+    code: String(EXIT.deposed),
+    commands: '`start`',
+    meaning:
+      'with `ha.enabled`: this instance led and was deposed (its ZooKeeper connection lost or session expired, or a newer leader fenced the ledger); it stopped writing first; start it again (a restart policy) and it follows',
   },
   {
     code: String(EXIT.unavailable),

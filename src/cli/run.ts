@@ -117,6 +117,12 @@ export function withTicket(command: readonly string[], t: RunTicket): string[] {
   }
 }
 
+/** NOT_LEADER answers followed to the leader they name, per call: twice at most, never in a loop. */
+export const MAX_LEADER_HOPS = 2;
+
+/** The leader a run was sent to by a NOT_LEADER answer: its later calls go there directly. */
+const followed = new WeakMap<RunOptions, string>();
+
 async function call(
   io: RunIo,
   o: RunOptions,
@@ -124,16 +130,35 @@ async function call(
   path: string,
   body?: unknown,
 ): Promise<{ status: number; body: Record<string, unknown> }> {
-  const res = await (io.fetch ?? fetch)(`${o.sidecar.replace(/\/+$/, '')}${path}`, {
+  // One key for the request wherever it goes: a leader that got it before answers the same.
+  const key = `run-${randomBytes(12).toString('hex')}`;
+  let base = followed.get(o) ?? o.sidecar.replace(/\/+$/, '');
+  for (let hop = 0; ; hop++) {
+    const answer = await callOnce(io, o, base, key, method, path, body);
+    const error = answer.body.error as { code?: unknown; leader?: unknown } | undefined;
+    const leader = typeof error?.leader === 'string' ? error.leader.replace(/\/+$/, '') : undefined;
+    if (answer.status !== 503 || error?.code !== 'NOT_LEADER' || leader === undefined) return answer;
+    if (hop >= MAX_LEADER_HOPS || leader === base) return answer;
+    io.err(`run: ${base} is not the leader; asking ${leader}\n`);
+    base = leader;
+    followed.set(o, leader);
+  }
+}
+
+async function callOnce(
+  io: RunIo,
+  o: RunOptions,
+  base: string,
+  key: string,
+  method: string,
+  path: string,
+  body?: unknown,
+): Promise<{ status: number; body: Record<string, unknown> }> {
+  const res = await (io.fetch ?? fetch)(`${base}${path}`, {
     method,
     headers: {
       Authorization: `Bearer ${o.token}`,
-      ...(body === undefined
-        ? {}
-        : {
-            'content-type': 'application/json',
-            'idempotency-key': `run-${randomBytes(12).toString('hex')}`,
-          }),
+      ...(body === undefined ? {} : { 'content-type': 'application/json', 'idempotency-key': key }),
     },
     body: body === undefined ? undefined : JSON.stringify(body),
     signal: AbortSignal.timeout(30_000),

@@ -5,6 +5,7 @@ import { SidecarError } from '../errors/base';
 import type { SidecarConfig } from '../config/schema';
 import { createLogger, type Logger } from '../log';
 import { lendingView } from '../loop/lending';
+import { startHaSidecar } from '../ha/service';
 import { resolveDataPath, startSidecar, type StartOptions } from '../loop/service';
 import { HttpResourceManagerClient } from '../yarn/client';
 import { EXIT, startFailureCode } from './exit-codes';
@@ -48,6 +49,41 @@ function dashboardRoutes(): StartOptions['extraRoutes'] {
   }
 }
 
+/**
+ * Starts the sidecar; Ctrl-C and SIGTERM stop it cleanly. With ha.enabled it is a follower until
+ * elected (src/ha/service.ts); deposed or fenced, it has stopped writing, and the process ends
+ * with EXIT.deposed for its supervisor to start it again.
+ */
+async function run(config: SidecarConfig, logger: Logger): Promise<void> {
+  try {
+    const extraRoutes = dashboardRoutes();
+    let close: () => Promise<void>;
+    if (config.ha.enabled) {
+      const running = await startHaSidecar(config, { logger, extraRoutes });
+      void running.deposed.then((reason) => {
+        logger.warn('exiting: deposed', { component: 'service', reason, exitCode: EXIT.deposed });
+        process.exit(EXIT.deposed);
+      });
+      close = running.close;
+    } else {
+      const running = await startSidecar(config, { logger, extraRoutes });
+      void warnIfGuaranteeLent(config, logger);
+      close = running.close;
+    }
+    const stop = async (signal: string) => {
+      logger.info('stopping', { component: 'service', signal });
+      await close();
+      process.exit(EXIT.ok);
+    };
+    process.once('SIGTERM', () => void stop('SIGTERM'));
+    process.once('SIGINT', () => void stop('SIGINT'));
+  } catch (err) {
+    const code = err instanceof SidecarError ? `${err.code}: ` : '';
+    process.stderr.write(`cannot start: ${code}${(err as Error).message}\n`);
+    process.exitCode = startFailureCode(err);
+  }
+}
+
 export function startCommand(): Command {
   return new Command('start')
     .description(
@@ -69,20 +105,6 @@ export function startCommand(): Command {
         return;
       }
       const logger = createLogger({ level: config.log.level, format: config.log.format });
-      try {
-        const running = await startSidecar(config, { logger, extraRoutes: dashboardRoutes() });
-        void warnIfGuaranteeLent(config, logger);
-        const stop = async (signal: string) => {
-          logger.info('stopping', { component: 'service', signal });
-          await running.close();
-          process.exit(EXIT.ok);
-        };
-        process.once('SIGTERM', () => void stop('SIGTERM'));
-        process.once('SIGINT', () => void stop('SIGINT'));
-      } catch (err) {
-        const code = err instanceof SidecarError ? `${err.code}: ` : '';
-        process.stderr.write(`cannot start: ${code}${(err as Error).message}\n`);
-        process.exitCode = startFailureCode(err);
-      }
+      await run(config, logger);
     });
 }

@@ -32,6 +32,12 @@ export const ENV_OVERRIDES: ReadonlyArray<{
   { env: 'YSS_POLL_CRON', path: ['loop', 'pollCron'], parse: (v) => v },
   { env: 'YSS_ADMISSION_POLICY', path: ['admission', 'policy'], parse: (v) => v },
   { env: 'YSS_TOKENS', path: ['auth', 'tokens'], parse: parseTokens },
+  { env: 'YSS_HA_ENABLED', path: ['ha', 'enabled'], parse: parseBool },
+  { env: 'YSS_HA_ZOOKEEPER', path: ['ha', 'zookeeper'], parse: (v) => v },
+  { env: 'YSS_HA_PATH', path: ['ha', 'path'], parse: (v) => v },
+  { env: 'YSS_HA_SESSION_TIMEOUT_MS', path: ['ha', 'sessionTimeoutMs'], parse: parseNumber },
+  { env: 'YSS_HA_ADVERTISE_URL', path: ['ha', 'advertiseUrl'], parse: (v) => v },
+  { env: 'YSS_HA_ID', path: ['ha', 'id'], parse: (v) => v },
   {
     env: 'YSS_QUEUE_DEFAULT_DEADLINES',
     path: ['admission', 'queueDefaults'],
@@ -217,10 +223,27 @@ function crossCheck(config: SidecarConfig, options: LoadOptions): ValidationIssu
       message: `unknown policy '${config.placement.policy}'; known: ${placement.join(', ')}`,
     });
   }
+  issues.push(...haIssues(config));
   if (config.rm.caFile !== undefined && !config.rm.addresses.every((a) => a.startsWith('https://'))) {
     issues.push({ path: 'rm.caFile', message: 'is set, but not every rm.addresses entry is https://' });
   }
   return issues;
+}
+
+/** HA needs the shared ledger: each instance's own SQLite file would be a ledger of its own. */
+function haIssues(config: SidecarConfig): ValidationIssue[] {
+  if (!config.ha.enabled) return [];
+  const ledgerUrl = (config.ledger as { url?: string }).url;
+  if (ledgerUrl === undefined || ledgerUrl === '') {
+    return [
+      {
+        path: 'ha.enabled',
+        message:
+          'needs the shared ledger: set ledger.url (YSS_LEDGER_URL) to a postgres:// URL; every instance must use the same one',
+      },
+    ];
+  }
+  return [];
 }
 
 function deepFreeze<T>(value: T): T {

@@ -319,6 +319,50 @@ const ledger = z
   })
   .strict();
 
+/** host:port[,host:port...][/chroot], as ZooKeeper's clients take it. */
+const zookeeperConnect = z
+  .string()
+  .max(4096)
+  .regex(
+    /^[A-Za-z0-9.-]+:\d{1,5}(,[A-Za-z0-9.-]+:\d{1,5})*(\/[^\s]*)?$/,
+    'must be host:port[,host:port...] with an optional /chroot',
+  );
+
+/**
+ * Two or more sidecars beside one cluster, one of them the leader, elected through ZooKeeper
+ * (src/ha/election.ts; docs/deploy.md). Needs the shared ledger (ledger.url).
+ */
+const ha = z
+  .object({
+    enabled: z.boolean().default(false),
+    /** The ZooKeeper ensemble (the one YARN's RMs use for theirs will do). */
+    zookeeper: zookeeperConnect.default('127.0.0.1:2181'),
+    /** The sidecars' root znode: candidates under `<path>/election`. */
+    path: z
+      .string()
+      .max(1024)
+      .regex(/^(\/[A-Za-z0-9._-]+)+$/, 'must be an absolute znode path such as /yarn-sched-sidecar')
+      .default('/yarn-sched-sidecar'),
+    /**
+     * The ZooKeeper session: a dead leader's node goes when it expires, so a takeover lands
+     * within about twice this.
+     */
+    sessionTimeoutMs: z.number().int().min(1_000).max(120_000).default(5_000),
+    /** The URL other instances and clients reach this instance's API at (the one named as leader). */
+    advertiseUrl: z
+      .string()
+      .max(4096)
+      .regex(/^https?:\/\/[^\s/]+(:\d+)?(\/.*)?$/, 'must be an http:// or https:// URL')
+      .optional(),
+    /** This instance's name: in its node, the ledger's fence and the RM calls' X-Sidecar-Instance header. */
+    id: z
+      .string()
+      .max(128)
+      .regex(/^[A-Za-z0-9._-]+$/, 'must be letters, digits, ".", "_" or "-"')
+      .optional(),
+  })
+  .strict();
+
 const log = z
   .object({
     level: z.enum(['error', 'warn', 'info', 'debug']).default('info'),
@@ -338,6 +382,7 @@ export const configSchema = z
     server: server.default(server.parse({})),
     loop: loop.default(loop.parse({})),
     ledger: ledger.default(ledger.parse({})),
+    ha: ha.default(ha.parse({})),
     log: log.default(log.parse({})),
   })
   .strict();

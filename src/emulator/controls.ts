@@ -64,6 +64,10 @@ export interface WriteRecord {
    * it would have answered. `status` stays undefined, as for any closed connection.
    */
   lostStatus?: number;
+  /** The sidecar instance that wrote (its `X-Sidecar-Instance` header), when it names itself. */
+  instance?: string;
+  /** When the write arrived, on the wall clock (epoch ms). */
+  receivedMs: number;
 }
 
 export const CONTROL_PREFIX = '/_emulator';
@@ -238,7 +242,10 @@ export class Controls {
       path: req.path,
       body: typeof req.body === 'string' ? req.body : '',
       injected: false,
+      receivedMs: Date.now(),
     };
+    const instance = req.get('x-sidecar-instance');
+    if (instance !== undefined) record.instance = instance.slice(0, 128);
     this.writeLog.push(record);
     res.on('finish', () => {
       record.status = res.statusCode;

@@ -5,7 +5,7 @@ import { isAbsolute, join, resolve } from 'node:path';
 import cron from 'node-cron';
 import YAML from 'yaml';
 import type express from 'express';
-import { createApiApp } from '../api/app';
+import { createApiApp, type ApiOptions } from '../api/app';
 import { endpointLabel, SidecarMetrics } from '../api/metrics';
 import type { SidecarConfig } from '../config/schema';
 import { parseEnergyProfile, type EnergyProfile } from '../core/energy/profile';
@@ -16,6 +16,7 @@ import { SqliteLedger } from '../store/ledger';
 import { openPostgresLedger, PostgresLedger } from '../store/postgres';
 import type { Ledger } from '../store/types';
 import { HttpResourceManagerClient } from '../yarn/client';
+import type { TransportOptions } from '../yarn/transport';
 import { JobHistoryClient } from '../yarn/jobhistory';
 import { WebHdfsClient } from '../yarn/webhdfs';
 import { Sidecar } from './sidecar';
@@ -135,8 +136,17 @@ export async function openLedger(
   return ledger;
 }
 
-/** RM, JobHistory and WebHDFS clients, each call timed and its errors counted in the metrics. */
-function rmClients(config: SidecarConfig, logger: Logger, metrics: SidecarMetrics) {
+/**
+ * RM, JobHistory and WebHDFS clients, each call timed and its errors counted in the metrics.
+ * With HA, `instance` adds the headers naming this sidecar and the guard that stops an RM write
+ * once it no longer leads.
+ */
+export function rmClients(
+  config: SidecarConfig,
+  logger: Logger,
+  metrics: SidecarMetrics,
+  instance: Pick<TransportOptions, 'headers' | 'writeGuard'> = {},
+) {
   const onCall = (c: {
     method: string;
     path: string;
@@ -163,6 +173,7 @@ function rmClients(config: SidecarConfig, logger: Logger, metrics: SidecarMetric
   };
   const rm = new HttpResourceManagerClient({
     ...transportOptions,
+    ...instance,
     urls: config.rm.addresses,
     haDetection: config.rm.addresses.length > 1,
   });
@@ -188,8 +199,21 @@ function rmClients(config: SidecarConfig, logger: Logger, metrics: SidecarMetric
   return { rm, jobHistory, webHdfs };
 }
 
+/** The HTTP API of a service, with the configured tokens and limits. */
+export function apiFor(
+  config: SidecarConfig,
+  p: Pick<ApiOptions, 'service' | 'metrics' | 'logger' | 'now' | 'extraRoutes' | 'leadership'>,
+): ReturnType<typeof createApiApp> {
+  return createApiApp({
+    ...p,
+    tokens: config.auth.tokens,
+    protectReads: config.auth.protectReads,
+    maxBodyBytes: config.server.maxBodyBytes,
+  });
+}
+
 /** The API on the configured address; resolves once it listens, with the URL to reach it. */
-async function listen(app: ReturnType<typeof createApiApp>, config: SidecarConfig) {
+export async function listen(app: ReturnType<typeof createApiApp>, config: SidecarConfig) {
   const server = app.listen(config.server.port, config.server.host);
   await new Promise<void>((ok, fail) => {
     server.once('listening', ok);
@@ -200,8 +224,38 @@ async function listen(app: ReturnType<typeof createApiApp>, config: SidecarConfi
   return { server, url: `http://${host}:${port}` };
 }
 
+/** The live sidecar on its clients and ledger (the loop, not yet polling). */
+export function buildSidecar(
+  config: SidecarConfig,
+  p: {
+    clients: ReturnType<typeof rmClients>;
+    ledger: Ledger;
+    metrics: SidecarMetrics;
+    logger: Logger;
+    now: () => number;
+    clockKind?: StartOptions['clockKind'];
+  },
+): Sidecar {
+  const { rm, jobHistory, webHdfs } = p.clients;
+  return new Sidecar({
+    config,
+    rm,
+    jobHistory,
+    // A running job's tasks from its AM, through the active RM's web proxy.
+    runningAppTasks: (appId) => JobHistoryClient.forRunningApp(rm.transport, appId).tasksOfApp(appId),
+    webHdfs,
+    ledger: p.ledger,
+    registry: defaultRegistry(),
+    energyProfile: loadEnergyProfile(config),
+    metrics: p.metrics,
+    logger: p.logger,
+    now: p.now,
+    clockKind: p.clockKind,
+  });
+}
+
 /** The poll-decide-enforce cycle on the configured cron schedule, never two at once. */
-function schedulePoll(sidecar: Sidecar, config: SidecarConfig) {
+export function schedulePolling(sidecar: Sidecar, config: SidecarConfig): ReturnType<typeof cron.schedule> {
   return cron.schedule(
     config.loop.pollCron,
     () => {
@@ -234,34 +288,18 @@ export async function startSidecar(
   const now = options.now ?? (() => Date.now());
   // The ledger stamps rows with the same clock as the decisions (the emulated one in the demo).
   const ledger = await openLedger(config, { clock: now, logger, writer: options.ledgerWriter });
-  const sidecar = new Sidecar({
-    config,
-    rm,
-    jobHistory,
-    // A running job's tasks from its AM, through the active RM's web proxy.
-    runningAppTasks: (appId) => JobHistoryClient.forRunningApp(rm.transport, appId).tasksOfApp(appId),
-    webHdfs,
+  const sidecar = buildSidecar(config, {
+    clients: { rm, jobHistory, webHdfs },
     ledger,
-    registry: defaultRegistry(),
-    energyProfile: loadEnergyProfile(config),
     metrics,
     logger,
     now,
     clockKind: options.clockKind,
   });
-  const app = createApiApp({
-    service: sidecar,
-    metrics,
-    logger,
-    tokens: config.auth.tokens,
-    protectReads: config.auth.protectReads,
-    maxBodyBytes: config.server.maxBodyBytes,
-    now,
-    extraRoutes: options.extraRoutes,
-  });
+  const app = apiFor(config, { service: sidecar, metrics, logger, now, extraRoutes: options.extraRoutes });
   const { server, url } = await listen(app, config);
 
-  const task = options.manualPolling ? undefined : schedulePoll(sidecar, config);
+  const task = options.manualPolling ? undefined : schedulePolling(sidecar, config);
   warnIfAnonymous(config, logger);
   if (!options.manualPolling) void sidecar.runOnce();
   logger.info('sidecar listening', {
@@ -312,11 +350,12 @@ async function closeLedger(ledger: Ledger, logger: Logger): Promise<void> {
  * Stops the sidecar once: the schedule, the calls in flight, the API, then waits a little for the
  * cycle and submissions to settle before closing the ledger.
  */
-function closer(p: {
+export function closer(p: {
   task: ReturnType<typeof cron.schedule> | undefined;
   clients: ReadonlyArray<{ transport: { close(): void } } | undefined>;
   server: Server;
-  sidecar: Sidecar;
+  /** Absent on an HA follower, which runs no loop. */
+  sidecar: Sidecar | undefined;
   ledger: Ledger;
   logger: Logger;
 }): () => Promise<void> {
@@ -330,7 +369,7 @@ function closer(p: {
     for (const client of p.clients) client?.transport.close();
     p.server.closeAllConnections();
     await new Promise<void>((r) => p.server.close(() => r()));
-    const settled = await settledWithin(p.sidecar.runOnceSettled(), SETTLE_GRACE_MS);
+    const settled = await settledWithin(p.sidecar?.runOnceSettled() ?? Promise.resolve(), SETTLE_GRACE_MS);
     if (!settled) {
       p.logger.warn('stopping without waiting longer for the cycle to settle', {
         component: 'service',

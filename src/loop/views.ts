@@ -14,7 +14,7 @@ import { RmResponseTooLargeError } from '../errors/rm-response-too-large';
 import { RmTimeoutError } from '../errors/rm-timeout';
 import { RmUnavailableError } from '../errors/rm-unavailable';
 import { redactText, redactUrl } from '../log';
-import type { JobQuery } from '../store/types';
+import type { JobQuery, Ledger } from '../store/types';
 import type { LoopParts } from './context';
 
 /** What the API reads of the loop: jobs with their queue positions, the cluster, stats, readiness. */
@@ -32,18 +32,34 @@ export interface Readiness {
 }
 
 export function listJobs(p: LoopParts, query: JobQuery): { jobs: unknown[]; total: number } {
-  const { jobs, total } = p.deps.ledger.listJobs(query);
-  const positions = p.lanes.positions();
-  const tickets = p.deps.ledger.ticketsOf(jobs.filter((j) => j.source === 'api').map((j) => j.id));
-  return { jobs: jobs.map((j) => jobView(j, positions.get(j.id) ?? null, tickets.get(j.id))), total };
+  return listJobsOf(p.deps.ledger, query, p.lanes.positions());
 }
 
 export function getJob(p: LoopParts, id: string): JobDetailView | undefined {
-  const { ledger } = p.deps;
+  return getJobOf(p.deps.ledger, id, p.lanes.positions());
+}
+
+/** The jobs as the API shows them, from the ledger alone (a follower has no EDF positions). */
+export function listJobsOf(
+  ledger: Ledger,
+  query: JobQuery,
+  positions: ReadonlyMap<string, number> = new Map(),
+): { jobs: unknown[]; total: number } {
+  const { jobs, total } = ledger.listJobs(query);
+  const tickets = ledger.ticketsOf(jobs.filter((j) => j.source === 'api').map((j) => j.id));
+  return { jobs: jobs.map((j) => jobView(j, positions.get(j.id) ?? null, tickets.get(j.id))), total };
+}
+
+/** One job with its decisions and RM writes, from the ledger alone. */
+export function getJobOf(
+  ledger: Ledger,
+  id: string,
+  positions: ReadonlyMap<string, number> = new Map(),
+): JobDetailView | undefined {
   const job = ledger.getJob(id);
   if (!job) return undefined;
   return {
-    ...jobView(job, p.lanes.positions().get(id) ?? null, ledger.getTicket(id)),
+    ...jobView(job, positions.get(id) ?? null, ledger.getTicket(id)),
     decisions: ledger.decisionsOf(id).map(decisionView),
     actions: ledger.actionsOf(id).map(actionView),
   };
@@ -93,7 +109,12 @@ export function clusterView(p: LoopParts): unknown {
 }
 
 export function stats(p: LoopParts): { samples: StatsSample[] } {
-  return { samples: p.deps.ledger.getValue<StatsSample[]>(STATS_KEY) ?? [] };
+  return statsOf(p.deps.ledger);
+}
+
+/** The dashboard's samples as the ledger keeps them (the leader writes them, a follower reads them). */
+export function statsOf(ledger: Ledger): { samples: StatsSample[] } {
+  return { samples: ledger.getValue<StatsSample[]>(STATS_KEY) ?? [] };
 }
 
 /**

@@ -92,6 +92,13 @@ export interface TransportOptions {
     error?: string;
     latencyMs: number;
   }) => void;
+  /** Headers sent with every request (the sidecar's `X-Sidecar-Instance`, with HA). */
+  headers?: Readonly<Record<string, string>>;
+  /**
+   * Called right before each attempt of a write (any method but GET); throws to stop the write
+   * before it is sent (a sidecar that is no longer the leader).
+   */
+  writeGuard?: () => void;
 }
 
 export type QueryValue = string | number | boolean | readonly string[] | undefined;
@@ -212,6 +219,8 @@ export class HttpTransport {
   private readonly log: Logger;
   private readonly service: string;
   private readonly onCall: TransportOptions['onCall'];
+  private readonly headers: Readonly<Record<string, string>>;
+  private readonly writeGuard: (() => void) | undefined;
   private readonly http: AxiosInstance;
   /** Fired by close(): every call in flight ends, and no new one starts. */
   private readonly closing = new AbortController();
@@ -237,6 +246,8 @@ export class HttpTransport {
     this.now = options.now ?? (() => performance.now());
     this.user = options.user;
     this.onCall = options.onCall;
+    this.headers = options.headers ?? {};
+    this.writeGuard = options.writeGuard;
     this.log = (options.logger ?? silentLogger()).child({ component: options.component ?? 'rm-client' });
     this.service = options.service ?? 'RM';
     this.activeKnown = this.urls.length === 1 || !this.opts.haDetection;
@@ -329,6 +340,7 @@ export class HttpTransport {
         url: full,
         method: req.method,
         headers: {
+          ...this.headers,
           Accept: format === 'xml' ? 'application/xml' : 'application/json',
           ...(req.body ? { 'Content-Type': req.body.contentType } : {}),
         },
@@ -528,6 +540,7 @@ export class HttpTransport {
     for (let attempt = 0; ; attempt++) {
       if (!this.activeKnown) await this.within(this.ensureActive(), call, req);
       const base = this.activeUrl;
+      if (req.method !== 'GET') this.writeGuard?.();
       const out = await this.once(base, req, attempt, call);
       const retry: Retry = { idempotent, canRetry: attempt + 1 < this.opts.maxAttempts };
       if (out.kind === 'response') {

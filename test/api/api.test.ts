@@ -260,6 +260,7 @@ describe('the HTTP API', () => {
         '/api/v1/jobs',
         '/api/v1/jobs/{id}',
         '/api/v1/docs',
+        '/api/v1/leader',
         '/api/v1/openapi.json',
         '/api/v1/stats',
         '/healthz',

@@ -132,6 +132,9 @@ export interface WriteRecord {
   body: string;
   status?: number;
   injected: boolean;
+  /** The X-Sidecar-Instance header of the write (sidecars with HA name themselves). */
+  instance?: string;
+  receivedMs: number;
 }
 
 export async function startEmulatorProc(name: string, extraArgs: string[] = []): Promise<EmulatorProc> {
