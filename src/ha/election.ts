@@ -109,6 +109,8 @@ export class LeaderElection extends EventEmitter<ElectionEvents> {
   private closed = false;
   private known: LeaderInfo | null = null;
   private lastTickMs = Date.now();
+  /** Since when this instance has no connection (null while connected). */
+  private disconnectedSince: number | null = null;
   private ticker: NodeJS.Timeout | null = null;
   /** Serialises checks: a watch firing while one runs asks for one more. */
   private checking: Promise<void> | null = null;
@@ -172,6 +174,19 @@ export class LeaderElection extends EventEmitter<ElectionEvents> {
       this.depose('the process stood still longer than the session allows');
     }
     this.lastTickMs = now;
+    // Cut off longer than the session timeout: the server has expired the session, whether or
+    // not the client ever hears so (it may keep trying its old session and say nothing). Join
+    // again with a new session, as Curator declares such a connection lost.
+    const since = this.disconnectedSince;
+    if (since !== null && !this.closed && !this.deposedOnce && now - since > this.options.sessionTimeoutMs) {
+      this.log.warn('ZooKeeper unreachable for longer than the session: joining again with a new session', {
+        disconnectedMs: now - since,
+      });
+      const old = this.client;
+      this.client = null;
+      old?.close();
+      this.connect();
+    }
   }
 
   private connect(): void {
@@ -182,9 +197,12 @@ export class LeaderElection extends EventEmitter<ElectionEvents> {
     });
     this.client = client;
     this.node = null;
+    this.disconnectedSince = Date.now();
     client.on('state', (state) => {
       if (this.client !== client || this.closed) return;
       this.log.debug('ZooKeeper state', { state: state.name });
+      if (state === zookeeper.State.SYNC_CONNECTED) this.disconnectedSince = null;
+      else this.disconnectedSince ??= Date.now();
       if (state === zookeeper.State.SYNC_CONNECTED) {
         this.log.info('connected to ZooKeeper', { sessionTimeoutMs: client.getSessionTimeout() });
         this.check();
