@@ -1280,3 +1280,64 @@ describe('tickets on the dashboard of the live sidecar, and the page at 1,280 an
     expect(pageErrors).toEqual([]);
   });
 });
+
+describe('the dashboard of a follower, one of a pair of sidecars', () => {
+  const LEADER = 'http://sidecar-a.example:8080';
+
+  it('shows the jobs it reads from the shared ledger and names the leader, where the live state is', async () => {
+    const app = createApiApp({
+      service,
+      leadership: {
+        isLeader: () => false,
+        leaderUrl: () => LEADER,
+        view: () => ({
+          role: 'follower',
+          id: 'sidecar-b',
+          leader: { id: 'sidecar-a', url: LEADER, epoch: 3 },
+        }),
+      },
+      metrics: new SidecarMetrics(),
+      logger: silentLogger(),
+      tokens: [{ name: 'operator', token: TOKEN }],
+      protectReads: false,
+      maxBodyBytes: 1_048_576,
+      now: () => NOW,
+      extraRoutes: (a) => mountDashboard(a, { pollIntervalMs: POLL_MS }),
+    });
+    const server = app.listen(0, '127.0.0.1');
+    await new Promise((r) => server.once('listening', r));
+    servers.push(server);
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const ctx = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    const fp = await ctx.newPage();
+    const errors: string[] = [];
+    fp.on('pageerror', (e) => errors.push(e.message));
+    const refused: string[] = [];
+    fp.on('response', (r) => {
+      if (r.status() >= 400) refused.push(`${r.status()} ${new URL(r.url()).pathname}`);
+    });
+    try {
+      await fp.goto(`${url}/`);
+      // Every job of the ledger, the seed's and those earlier tests added.
+      await waitForIds(
+        fp,
+        ledger.listJobs({ limit: 1000 }).jobs.map((j) => j.id),
+      );
+      await fp.waitForSelector('#follower-banner:not([hidden])');
+      expect(await fp.textContent('#follower-banner')).toBe(
+        `This sidecar follows: the jobs below are read from the shared ledger; the cluster and task costs are live on the leader, ${LEADER}.`,
+      );
+      expect(await fp.getAttribute('#follower-banner a', 'href')).toBe(LEADER);
+      expect(await fp.textContent('#partitions tbody')).toBe('read by the leader, not by this follower');
+      // The tiles and the jobs come from the ledger, as on the first page of this file; no error banner.
+      expect(await fp.textContent('#tile-admitted')).toBe(await page.textContent('#tile-admitted'));
+      expect(await fp.textContent('#tile-admitted')).toMatch(/^\d+$/);
+      expect(await fp.isHidden('#error-banner')).toBe(true);
+      expect(new Set(refused)).toEqual(new Set(['503 /api/v1/cluster', '503 /api/v1/estimates']));
+      expect(errors).toEqual([]);
+      await fp.screenshot({ path: join(SHOTS, '15-follower.png'), fullPage: false });
+    } finally {
+      await ctx.close();
+    }
+  });
+});

@@ -140,9 +140,44 @@
       const message = body && body.error && body.error.message ? body.error.message : `HTTP ${res.status}`;
       const err = new Error(`${path}: ${message}`);
       err.status = res.status;
+      err.code = body && body.error ? body.error.code : undefined;
+      err.leader = body && body.error && typeof body.error.leader === 'string' ? body.error.leader : null;
       throw err;
     }
     return body;
+  }
+
+  /**
+   * A read of the loop's live state (the cluster, the task costs). A follower of a pair of
+   * sidecars (docs/deploy.md) has none and answers NOT_LEADER naming the leader: the read gives
+   * null and `live.notLeader` the answer, and the page goes on with the jobs the follower reads
+   * from the shared ledger.
+   */
+  function liveRead(path, live) {
+    return api(path).catch((err) => {
+      if (err.code !== 'NOT_LEADER') throw err;
+      live.notLeader = { leader: err.leader };
+      return null;
+    });
+  }
+
+  /** The note on a follower: where the live state is. */
+  function renderFollower(notLeader) {
+    const banner = $('follower-banner');
+    banner.hidden = !notLeader;
+    if (!notLeader) return;
+    clear(banner);
+    banner.append(
+      'This sidecar follows: the jobs below are read from the shared ledger; the cluster and task costs are live on the leader',
+    );
+    if (notLeader.leader) {
+      banner.append(', ');
+      // Linked only when it is a web address: the page never follows another scheme.
+      if (/^https?:\/\//i.test(notLeader.leader))
+        banner.appendChild(link(notLeader.leader, notLeader.leader, 'leader-link'));
+      else banner.append(notLeader.leader);
+    } else banner.append(', and no leader is known now');
+    banner.append('.');
   }
 
   // --- formatting -------------------------------------------------------------------------
@@ -634,7 +669,7 @@
   /** energyKWhByLabel of the newest sample: the partitions table's energy column. */
   let energyByLabel = {};
 
-  function renderCluster(cluster) {
+  function renderCluster(cluster, notLeader) {
     renderOutbox(cluster && cluster.outbox);
     renderClock(cluster && cluster.clock);
     const tbody = $('partitions').tBodies[0];
@@ -667,7 +702,13 @@
       tr.appendChild(node('td', Number.isFinite(kwh) ? `${YssCharts.formatNumber(kwh)} kWh` : '–', 'energy'));
       tbody.appendChild(tr);
     }
-    if (!partitions.length) emptyRow(tbody, 'no cluster snapshot yet (the sidecar has not read the RM)');
+    if (!partitions.length)
+      emptyRow(
+        tbody,
+        notLeader
+          ? 'read by the leader, not by this follower'
+          : 'no cluster snapshot yet (the sidecar has not read the RM)',
+      );
     // Fields beyond `partitions` are optional in the contract: each is shown when present.
     const meta = [];
     const rm = cluster && cluster.rm && typeof cluster.rm === 'object' ? cluster.rm : {};
@@ -1088,16 +1129,17 @@
     const query = jobsQuery(f);
     const unfiltered = jobsQuery({});
     try {
+      const live = { notLeader: null };
       const [jobs, cluster, stats, detail, costs, all] = await Promise.all([
         api(query),
-        api('/cluster'),
+        liveRead('/cluster', live),
         api('/stats'),
         selected
           ? api(`/jobs/${encodeURIComponent(selected)}`).catch((err) =>
               err.status === 404 ? null : Promise.reject(err),
             )
           : Promise.resolve(undefined),
-        api('/estimates'),
+        liveRead('/estimates', live),
         // The tickets panel lists every ticket, whatever the table's filters.
         query === unfiltered ? Promise.resolve(null) : api(unfiltered),
       ]);
@@ -1108,10 +1150,11 @@
       noteSeen(state.jobs, cluster);
       renderJobs();
       renderStats(stats);
-      renderCluster(cluster);
+      renderCluster(cluster, live.notLeader);
       const allJobs = all ? (Array.isArray(all.jobs) ? all.jobs : []) : state.jobs;
       renderTickets(allJobs, cluster);
       renderCosts(costs);
+      renderFollower(live.notLeader);
       if (selected && selected === state.selectedId) renderDetail(detail || null);
       $('error-banner').hidden = true;
       state.refreshes++;
