@@ -4,7 +4,7 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
-import { createApiApp } from '../../src/api/app';
+import { createApiApp, type Leadership } from '../../src/api/app';
 import type { EstimatesView, JobView, StatsSample } from '../../src/api/views';
 import { emptyObservedCostsBook, observeClassJob } from '../../src/core/cost-distribution';
 import { buildConfig } from '../../src/config/load';
@@ -56,9 +56,10 @@ function watch(p: Page): Page {
   return p;
 }
 
-async function listen(protectReads: boolean): Promise<string> {
+async function listen(protectReads: boolean, leadership?: Leadership): Promise<string> {
   const app = createApiApp({
     service,
+    leadership,
     metrics: new SidecarMetrics(),
     logger: silentLogger(),
     tokens: [{ name: 'operator', token: TOKEN }],
@@ -1285,29 +1286,11 @@ describe('the dashboard of a follower, one of a pair of sidecars', () => {
   const LEADER = 'http://sidecar-a.example:8080';
 
   it('shows the jobs it reads from the shared ledger and names the leader, where the live state is', async () => {
-    const app = createApiApp({
-      service,
-      leadership: {
-        isLeader: () => false,
-        leaderUrl: () => LEADER,
-        view: () => ({
-          role: 'follower',
-          id: 'sidecar-b',
-          leader: { id: 'sidecar-a', url: LEADER, epoch: 3 },
-        }),
-      },
-      metrics: new SidecarMetrics(),
-      logger: silentLogger(),
-      tokens: [{ name: 'operator', token: TOKEN }],
-      protectReads: false,
-      maxBodyBytes: 1_048_576,
-      now: () => NOW,
-      extraRoutes: (a) => mountDashboard(a, { pollIntervalMs: POLL_MS }),
+    const url = await listen(false, {
+      isLeader: () => false,
+      leaderUrl: () => LEADER,
+      view: () => ({ role: 'follower', id: 'sidecar-b', leader: { id: 'sidecar-a', url: LEADER, epoch: 3 } }),
     });
-    const server = app.listen(0, '127.0.0.1');
-    await new Promise((r) => server.once('listening', r));
-    servers.push(server);
-    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     const ctx = await browser.newContext({ viewport: { width: 1280, height: 900 } });
     const fp = await ctx.newPage();
     const errors: string[] = [];

@@ -12,18 +12,20 @@
  */
 import { decodeTags } from '../../src/yarn/tags';
 import { EXIT } from '../../src/cli/exit-codes';
-import { postgresAvailability, startTestPostgres, type TestPostgres } from '../support/postgres';
-import { startZooKeeper, type RunningZooKeeper } from '../support/zookeeper';
-import { MB, startEmulatorProc, stopAll, tempDir, waitFor, type EmulatorProc } from '../e2e/support/procs';
+import type { TestPostgres } from '../support/postgres';
+import type { RunningZooKeeper } from '../support/zookeeper';
+import { MB, startEmulatorProc, tempDir, waitFor, type EmulatorProc } from '../e2e/support/procs';
 import { SLEEP_AM } from '../yarn-submission';
 import {
   leaderOf,
   post,
   query,
   signal,
+  startHaServers,
   startHaSidecar,
   waitLeading,
   type HaCluster,
+  type HaServers,
   type HaSidecar,
 } from './support';
 
@@ -36,23 +38,16 @@ let pg: TestPostgres;
 let emu: EmulatorProc;
 let tmp: ReturnType<typeof tempDir>;
 
+let servers: HaServers | undefined;
+
 beforeAll(async () => {
-  if (postgresAvailability() !== 'run')
-    throw new Error('PostgreSQL is not installed (Debian package postgresql)');
-  tmp = tempDir('ha-failover');
-  [zk, pg, emu] = await Promise.all([
-    startZooKeeper(),
-    startTestPostgres(),
-    // 100 ms on every RM answer: writes are in flight when a leader dies.
-    startEmulatorProc('emulator', ['--speed', '1', '--latency-ms', '100']),
-  ]);
+  // 100 ms on every RM answer: writes are in flight when a leader dies.
+  servers = await startHaServers('ha-failover', ['--speed', '1', '--latency-ms', '100']);
+  ({ zk, pg, emu, tmp } = servers);
 }, 600_000);
 
 afterAll(async () => {
-  await stopAll();
-  await zk?.stop();
-  pg?.destroy();
-  tmp?.cleanup();
+  await servers?.stop();
 });
 
 const median = (xs: number[]) => {

@@ -4,35 +4,30 @@
  * leader, serves the ledger's reads, and is not ready for a load balancer; only the leader
  * writes to the RM (X-Sidecar-Instance). A clean stop of the leader hands over at once.
  */
-import { postgresAvailability, startTestPostgres, type TestPostgres } from '../support/postgres';
-import { startZooKeeper, type RunningZooKeeper } from '../support/zookeeper';
-import { MB, startEmulatorProc, stopAll, tempDir, waitFor, type EmulatorProc } from '../e2e/support/procs';
+import { MB, waitFor, type EmulatorProc } from '../e2e/support/procs';
 import { SLEEP_AM } from '../yarn-submission';
-import { leaderOf, post, startHaSidecar, waitLeading, type HaCluster } from './support';
+import {
+  leaderOf,
+  post,
+  startHaServers,
+  startHaSidecar,
+  waitLeading,
+  type HaCluster,
+  type HaServers,
+} from './support';
 
-let zk: RunningZooKeeper;
-let pg: TestPostgres;
 let emu: EmulatorProc;
-let tmp: ReturnType<typeof tempDir>;
 let cluster: HaCluster;
 
+let servers: HaServers | undefined;
+
 beforeAll(async () => {
-  if (postgresAvailability() !== 'run')
-    throw new Error('PostgreSQL is not installed (Debian package postgresql)');
-  tmp = tempDir('ha-follower');
-  [zk, pg, emu] = await Promise.all([
-    startZooKeeper(),
-    startTestPostgres(),
-    startEmulatorProc('emulator', ['--speed', '1']),
-  ]);
-  cluster = { zookeeper: zk.connect, pgUrl: pg.url, emu, dir: tmp.dir };
+  servers = await startHaServers('ha-follower', ['--speed', '1']);
+  ({ emu, cluster } = servers);
 }, 600_000);
 
 afterAll(async () => {
-  await stopAll();
-  await zk?.stop();
-  pg?.destroy();
-  tmp?.cleanup();
+  await servers?.stop();
 });
 
 const job = (name: string) => ({

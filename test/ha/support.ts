@@ -1,13 +1,18 @@
 import { join } from 'node:path';
 import { Client } from 'pg';
 import {
+  startEmulatorProc,
   startSidecarProc,
+  stopAll,
+  tempDir,
   TOKEN,
   waitFor,
   type EmulatorProc,
   type Proc,
   type SidecarProc,
 } from '../e2e/support/procs';
+import { postgresAvailability, startTestPostgres, type TestPostgres } from '../support/postgres';
+import { startZooKeeper, type RunningZooKeeper } from '../support/zookeeper';
 
 /** Sidecar processes with ha.enabled beside the emulated RM, on one ZooKeeper and one PostgreSQL. */
 export interface HaCluster {
@@ -94,4 +99,40 @@ export async function query<T>(url: string, sql: string): Promise<T[]> {
   } finally {
     await client.end();
   }
+}
+
+/** What an HA test runs its sidecars beside: ZooKeeper, PostgreSQL and the emulated RM. */
+export interface HaServers {
+  zk: RunningZooKeeper;
+  pg: TestPostgres;
+  emu: EmulatorProc;
+  tmp: ReturnType<typeof tempDir>;
+  cluster: HaCluster;
+  /** Stops every process the test started, then the servers, and removes their files. */
+  stop(): Promise<void>;
+}
+
+/** Starts a real ZooKeeper, a private PostgreSQL and the emulated RM (with `emulatorArgs`). */
+export async function startHaServers(name: string, emulatorArgs: string[]): Promise<HaServers> {
+  if (postgresAvailability() !== 'run')
+    throw new Error('PostgreSQL is not installed (Debian package postgresql)');
+  const tmp = tempDir(name);
+  const [zk, pg, emu] = await Promise.all([
+    startZooKeeper(),
+    startTestPostgres(),
+    startEmulatorProc('emulator', emulatorArgs),
+  ]);
+  return {
+    zk,
+    pg,
+    emu,
+    tmp,
+    cluster: { zookeeper: zk.connect, pgUrl: pg.url, emu, dir: tmp.dir },
+    async stop() {
+      await stopAll();
+      await zk.stop();
+      pg.destroy();
+      tmp.cleanup();
+    },
+  };
 }
