@@ -1,12 +1,14 @@
 /**
  * The sidecar side of bench/poll.bench.ts, in a process of its own (its resident memory is the
- * sidecar's alone): `tsx bench/poll-child.ts ROOT RM_URL DEADLINE_APPS CYCLES`. It runs the
- * sidecar of the tree at ROOT (this one or an earlier commit's, imported from its src/) against
+ * sidecar's alone): compiled by the bench and run with plain node, as the sidecar is deployed,
+ * `node poll-child.js ROOT RM_URL DEADLINE_APPS CYCLES`. It runs the sidecar of the tree at ROOT
+ * (this one or an earlier commit's, built with tsc and imported from its dist/) against
  * the stub RM, submits DEADLINE_APPS recorded jobs through the API, asks the stub to add the
  * other apps, then times CYCLES steady poll cycles, telling the stub where each begins (so the
  * stub can say which bytes each cycle fetched). Prints one JSON line: cycle times and RSS.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { request as httpRequest } from 'node:http';
 import { Session } from 'node:inspector';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -38,14 +40,43 @@ async function startProfile(): Promise<() => Promise<unknown>> {
   return async () => ((await post('Profiler.stop')) as { profile: unknown }).profile;
 }
 
+/**
+ * One HTTP request with node:http, which the sidecar loads anyway: the global fetch would load
+ * undici and its WebAssembly parser into this process and count them in the sidecar's memory.
+ */
+function request(url: string, o: { method?: string; headers?: Record<string, string>; body?: string } = {}) {
+  return new Promise<{ status: number; text: string }>((ok, fail) => {
+    const req = httpRequest(url, { method: o.method ?? 'GET', headers: o.headers ?? {} }, (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (d: string) => (text += d));
+      res.on('end', () => ok({ status: res.statusCode ?? 0, text }));
+      res.on('error', fail);
+    });
+    req.on('error', fail);
+    req.end(o.body);
+  });
+}
+
+/** With YSS_BENCH_MEMORY=1: the process's memory at each step, on stderr. */
+function memory(step: string): void {
+  if (!process.env.YSS_BENCH_MEMORY) return;
+  (globalThis as { gc?: () => void }).gc?.();
+  const m = process.memoryUsage();
+  const f = (x: number) => (x / MB).toFixed(0);
+  console.error(
+    `${step}: rss ${f(m.rss)} heap ${f(m.heapUsed)}/${f(m.heapTotal)} external ${f(m.external)} buffers ${f(m.arrayBuffers)} MB`,
+  );
+}
+
 async function main(): Promise<void> {
-  const { buildConfig } = (await import(join(root, 'src/config/load'))) as {
+  const { buildConfig } = (await import(join(root, 'dist/config/load'))) as {
     buildConfig: (raw: unknown) => unknown;
   };
-  const { startSidecar } = (await import(join(root, 'src/loop/service'))) as {
+  const { startSidecar } = (await import(join(root, 'dist/loop/service'))) as {
     startSidecar: (config: unknown, o: unknown) => Promise<Running>;
   };
-  const { silentLogger } = (await import(join(root, 'src/log'))) as { silentLogger: () => unknown };
+  const { silentLogger } = (await import(join(root, 'dist/log'))) as { silentLogger: () => unknown };
   const dir = mkdtempSync(join(tmpdir(), 'yss-poll-bench-'));
   const config = buildConfig(
     sidecarConfigInput({
@@ -57,6 +88,7 @@ async function main(): Promise<void> {
   );
   const sc = await startSidecar(config, { logger: silentLogger(), manualPolling: true });
   try {
+    memory('started');
     await sc.sidecar.runOnce();
     const n = Number(deadlineAppsArg);
     let next = 0;
@@ -64,7 +96,7 @@ async function main(): Promise<void> {
       Array.from({ length: 8 }, async () => {
         while (next < n) {
           const i = next++;
-          const res = await fetch(`${sc.url}/api/v1/jobs`, {
+          const res = await request(`${sc.url}/api/v1/jobs`, {
             method: 'POST',
             headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
             body: JSON.stringify({
@@ -78,25 +110,30 @@ async function main(): Promise<void> {
               yarnSubmission: { 'am-container-spec': { commands: { command: 'sleep 300' } } },
             }),
           });
-          const body = (await res.json()) as { decision?: string };
+          const body = JSON.parse(res.text) as { decision?: string };
           if (body.decision !== 'admitted') throw new Error(`job ${i}: ${JSON.stringify(body)}`);
         }
       }),
     );
     await sc.sidecar.runOnceSettled();
     await sc.sidecar.enforcer.drain();
-    await fetch(`${rmUrl}/bench/fill`);
+    memory('deadline apps submitted');
+    await request(`${rmUrl}/bench/fill`);
     // Two cycles to settle: the first reads the new apps (and sets priorities), the second is quiet.
-    for (let i = 0; i < 2; i++) await sc.sidecar.runOnce();
+    for (let i = 0; i < 2; i++) {
+      await sc.sidecar.runOnce();
+      memory(`settling cycle ${i}`);
+    }
     const cycles: number[] = [];
     const profile = process.env.YSS_BENCH_PROFILE ? await startProfile() : undefined;
     for (let i = 0; i < Number(cyclesArg); i++) {
-      await fetch(`${rmUrl}/bench/mark?cycle=${i}`);
+      await request(`${rmUrl}/bench/mark?cycle=${i}`);
       const s = process.hrtime.bigint();
       await sc.sidecar.runOnce();
       cycles.push(msSince(s));
+      memory(`cycle ${i}`);
     }
-    await fetch(`${rmUrl}/bench/mark?cycle=-1`);
+    await request(`${rmUrl}/bench/mark?cycle=-1`);
     if (profile) writeFileSync(process.env.YSS_BENCH_PROFILE!, JSON.stringify(await profile()));
     process.stdout.write(`${JSON.stringify({ cycles, rssMb: process.memoryUsage().rss / MB })}\n`);
   } finally {

@@ -7,8 +7,8 @@
  * others finished). The RM is a stub HTTP server in this process answering in the RM's JSON
  * shapes (bodies built from what the emulated RM answers, copied with new ids), applying the
  * filters of GET /apps as a real RM does (test/yarn/app-filters.ts), or ignoring every filter as
- * an old or odd RM might. The sidecar runs in a child process (bench/poll-child.ts) so its
- * resident memory is its own; the trees alternate (base, this, base, this, ...) so both see the
+ * an old or odd RM might. The sidecar runs in a child process (bench/poll-child.ts, compiled, both
+ * trees built with tsc and run with plain node as deployed) so its resident memory is its own; the trees alternate (base, this, base, this, ...) so both see the
  * same machine.
  *
  * Per run: CYCLES steady cycles (after the deadline apps were submitted, shown by the stub as
@@ -22,11 +22,12 @@
  * YSS_BENCH_RMS (`filters,ignoring`); YSS_BENCH_PROFILE=FILE writes a CPU profile of the sidecar's timed
  * cycles, YSS_BENCH_TRACE=1 prints each request the stub gets in them.
  */
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import type { ServerResponse } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { build } from './processes';
 import { percentile, recordResult } from './results';
 import * as rm from './stub-rm';
 import { exportBaseTree, MB, msSince, ROOT } from './support';
@@ -52,6 +53,19 @@ export interface BenchRow {
 }
 
 type App = rm.StubApp & { startedTime: number; finishedTime: number };
+
+/** The members the RM 3.4's deSelects leaves out (its DeSelectFields.DeSelectType, lower-cased). */
+const DESELECTABLE = new Set([
+  'resourcerequests',
+  'timeouts',
+  'appnodelabelexpression',
+  'amnodelabelexpression',
+  'resourceinfo',
+]);
+
+/** `app` without the members named (lower-cased) in `gone`. */
+const omit = (app: App, gone: readonly string[]): Record<string, unknown> =>
+  Object.fromEntries(Object.entries(app).filter(([k]) => !gone.includes(k.toLowerCase())));
 
 /** The stand-in RM: reads (filtered as a real RM filters, or not at all), submissions, priorities. */
 class StubRm {
@@ -133,7 +147,10 @@ class StubRm {
       const limit = num('limit', Number.MAX_SAFE_INTEGER);
       out = out.slice(0, limit);
     }
-    return JSON.stringify({ apps: out.length === 0 ? null : { app: out } });
+    // deSelects as the RM 3.4 takes them: each member named is left out of every app.
+    const gone = list('deSelects').filter((k) => this.honoursFilters && DESELECTABLE.has(k));
+    const shown = gone.length === 0 ? out : out.map((a) => omit(a, gone));
+    return JSON.stringify({ apps: shown.length === 0 ? null : { app: shown } });
   }
 
   private handle(req: rm.StubRequest, res: ServerResponse): void {
@@ -198,17 +215,48 @@ class StubRm {
   }
 }
 
-function child(root: string, rmUrl: string): Promise<{ cycles: number[]; rssMb: number }> {
+/**
+ * bench/poll-child.ts compiled into DIR/child (with the bench modules it imports, none of src/),
+ * so the sidecar runs under plain node as deployed, without a TypeScript loader's memory and hooks.
+ */
+function compileChild(dir: string): string {
+  const out = join(dir, 'child');
+  execFileSync(
+    join(ROOT, 'node_modules', '.bin', 'tsc'),
+    [
+      join(__dirname, 'poll-child.ts'),
+      '--outDir',
+      out,
+      '--rootDir',
+      __dirname,
+      '--target',
+      'ES2022',
+      '--module',
+      'commonjs',
+      '--esModuleInterop',
+      '--skipLibCheck',
+      '--types',
+      'node',
+    ],
+    { cwd: ROOT, stdio: 'inherit' },
+  );
+  return join(out, 'poll-child.js');
+}
+
+function child(script: string, root: string, rmUrl: string): Promise<{ cycles: number[]; rssMb: number }> {
   return new Promise((ok, fail) => {
-    const p = spawn(
-      join(ROOT, 'node_modules', '.bin', 'tsx'),
-      [join(__dirname, 'poll-child.ts'), root, rmUrl, String(DEADLINE_APPS), String(CYCLES)],
-      { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] },
-    );
+    const gc = process.env.YSS_BENCH_MEMORY === 'gc' ? ['--expose-gc'] : [];
+    const p = spawn(process.execPath, [...gc, script, root, rmUrl, String(DEADLINE_APPS), String(CYCLES)], {
+      cwd: root,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let out = '';
     let err = '';
     p.stdout.on('data', (d: Buffer) => (out += d.toString()));
-    p.stderr.on('data', (d: Buffer) => (err = (err + d.toString()).slice(-4000)));
+    p.stderr.on('data', (d: Buffer) => {
+      if (process.env.YSS_BENCH_MEMORY) process.stderr.write(d);
+      err = (err + d.toString()).slice(-4000);
+    });
     p.on('exit', (code) => {
       const line = out.trim().split('\n').at(-1) ?? '';
       if (code === 0 && line.startsWith('{')) ok(JSON.parse(line) as { cycles: number[]; rssMb: number });
@@ -251,6 +299,9 @@ export async function pollRows(): Promise<BenchRow[]> {
   const rows: BenchRow[] = [];
   try {
     const base = exportBaseTree(dir);
+    const script = compileChild(dir);
+    build(ROOT);
+    if (!process.env.YSS_BENCH_THIS_ONLY) build(base.root);
     const trees = [
       { label: `base ${base.commit}`, root: base.root },
       { label: 'this', root: ROOT },
@@ -265,7 +316,7 @@ export async function pollRows(): Promise<BenchRow[]> {
             const stub = new StubRm(t, { apps, nodes }, rmKind === 'filters');
             await stub.start();
             try {
-              const r = await child(tree.root, stub.url);
+              const r = await child(script, tree.root, stub.url);
               const p = parseTimes(stub.fetched);
               const into = m.get(tree.label)!;
               into.cycles.push(...r.cycles);

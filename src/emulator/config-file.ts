@@ -14,6 +14,7 @@ import {
   emulatorConfigIssues,
   issuePath,
   type EmulatorConfig,
+  DESELECT_TYPES,
 } from './config';
 import type { HdfsFileOption } from './webhdfs-app';
 import { AUTH_MODES, type AuthMode } from './auth';
@@ -89,6 +90,7 @@ const fileSchema = z.strictObject({
   placementPolicy: z.string().min(1).default(DEFAULTS.placementPolicy),
   placementArgs: z.record(z.string(), z.unknown()).default({}),
   hadoopVersion: z.string().min(1).default(DEFAULTS.hadoopVersion),
+  deSelectTypes: z.array(z.enum(DESELECT_TYPES)).default([...DESELECT_TYPES]),
   hdfsFiles: z.array(hdfsFileSchema).default([]),
 });
 
@@ -204,6 +206,7 @@ function configOf(f: FileFields, cluster: ClusterSpec, overrides: EmulatorConfig
     placementPolicy: overrides.placementPolicy ?? f.placementPolicy,
     placementArgs: { ...f.placementArgs },
     hadoopVersion: f.hadoopVersion,
+    deSelectTypes: [...f.deSelectTypes],
   };
 }
 

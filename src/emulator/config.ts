@@ -66,7 +66,22 @@ export interface EmulatorConfig {
   placementArgs: unknown;
   /** Reported versions. */
   hadoopVersion: string;
+  /**
+   * The members `GET /apps?deSelects=` may leave out (Hadoop's DeSelectFields.DeSelectType):
+   * every one the RM 3.4 knows by default; any other value is a 400, as on the RM. An older RM
+   * knows only `resourceRequests`.
+   */
+  deSelectTypes: readonly string[];
 }
+
+/** The deSelects members of the RM 3.4, in the order its error message lists them. */
+export const DESELECT_TYPES = [
+  'resourceRequests',
+  'timeouts',
+  'appNodeLabelExpression',
+  'amNodeLabelExpression',
+  'resourceInfo',
+] as const;
 
 /**
  * Task run times of the default cluster. Actual map time is at most
@@ -176,6 +191,7 @@ export function defaultEmulatorConfig(over: Partial<EmulatorConfig> = {}): Emula
     placementPolicy: 'fifo',
     placementArgs: {},
     hadoopVersion: '3.3.6',
+    deSelectTypes: DESELECT_TYPES,
     ...over,
   };
 }

@@ -39,7 +39,12 @@ export const TAG_CHARS_PER_READ = 3_000;
 /** Followed apps read one by one at most per cycle; beyond it the cycle reads every app. */
 export const MAX_SINGLE_READS = 25;
 const READS_AT_ONCE = 4;
-const DESELECTS = ['resourceRequests'];
+/**
+ * What every read leaves out of each app (mapping reads none of it): its pending asks, its
+ * timeouts and its usage per partition, about three quarters of an app's JSON on the RM 3.4. An
+ * RM that knows fewer of these is asked without the others (client.ts).
+ */
+const DESELECTS = ['resourceRequests', 'timeouts', 'resourceInfo'];
 /** The states of an app that has not ended: what a full read asks for (besides the followed apps). */
 export const LIVE_STATES = ['NEW', 'NEW_SAVING', 'SUBMITTED', 'ACCEPTED', 'RUNNING'];
 const LIVE = new Set(LIVE_STATES);

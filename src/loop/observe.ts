@@ -170,7 +170,7 @@ export class ClusterObservation {
     if (!sharing.otherQueues) return;
     const own = isQueue(config.yarn.realtimeQueue);
     const nowMs = this.deps.now();
-    const deSelects = ['resourceRequests', 'timeouts'];
+    const deSelects = ['resourceRequests', 'timeouts', 'resourceInfo'];
     try {
       const since = this.endedReadMs ?? nowMs - 24 * 3600_000;
       const ended = await rm.apps({

@@ -28,6 +28,15 @@ export interface RmClientOptions extends TransportOptions {
   expiryOffsetMinutes?: number;
 }
 
+/**
+ * The deSelects member a 400 refused ("Invalid deSelects string X specified. It should be one
+ * of [...]", Hadoop's DeSelectFields), lower-cased, or undefined for any other error.
+ */
+function refusedDeSelect(err: unknown): string | undefined {
+  if (!(err instanceof RmRemoteError) || err.status !== 400) return undefined;
+  return /Invalid deSelects string (\S+)/.exec(err.remoteMessage)?.[1]?.toLowerCase();
+}
+
 /** One path segment; `:` stays as is (node ids are host:port). */
 const seg = (s: string): string => encodeURIComponent(s).replace(/%3A/gi, ':');
 
@@ -37,6 +46,8 @@ export class HttpResourceManagerClient implements ResourceManagerApi {
   private readonly expiryOffsetMinutes: number;
   /** Whether this RM reads reservation bodies wrapped in their root (sendReservation). */
   private reservationsWrapped: boolean | undefined;
+  /** deSelects members this RM refused (lower-cased): left out of every later read. */
+  private readonly refusedDeSelects = new Set<string>();
 
   constructor(options: RmClientOptions | HttpTransport, expiryOffsetMinutes = 0) {
     if (options instanceof HttpTransport) {
@@ -114,7 +125,29 @@ export class HttpResourceManagerClient implements ResourceManagerApi {
     return this.read({ path: `${CLUSTER}/nodes/${seg(nodeId)}` }, m.mapNode);
   }
 
-  apps(q: AppQuery = {}): Promise<model.AppReport[]> {
+  /**
+   * The apps. A member named in `deSelects` that this RM does not know (an older RM knows only
+   * `resourceRequests`; it answers 400 "Invalid deSelects string X") is left out of
+   * this read, asked again without it, and of every later read: the answer then carries that
+   * member, which mapping ignores.
+   */
+  async apps(q: AppQuery = {}): Promise<model.AppReport[]> {
+    for (;;) {
+      const deSelects = q.deSelects?.filter((d) => !this.refusedDeSelects.has(d.toLowerCase()));
+      try {
+        return await this.readApps({ ...q, deSelects });
+      } catch (err) {
+        const refused = refusedDeSelect(err);
+        if (refused === undefined || !deSelects?.some((d) => d.toLowerCase() === refused)) throw err;
+        this.refusedDeSelects.add(refused);
+        this.transport.log.info('the RM does not know a deSelects member; reads ask without it', {
+          deSelects: refused,
+        });
+      }
+    }
+  }
+
+  private readApps(q: AppQuery): Promise<model.AppReport[]> {
     return this.read(
       {
         path: `${CLUSTER}/apps`,

@@ -216,7 +216,7 @@ export class HttpTransport {
   private readonly now: () => number;
   private readonly user: string | undefined;
   private detection: Promise<string> | null = null;
-  private readonly log: Logger;
+  readonly log: Logger;
   private readonly service: string;
   private readonly onCall: TransportOptions['onCall'];
   private readonly headers: Readonly<Record<string, string>>;

@@ -7,7 +7,9 @@
  * - `startedTimeBegin` / `finishedTimeBegin`: inclusive bounds in epoch ms on the app's start and
  *   finish times (an app still running has finishedTime 0, so any finishedTimeBegin above 0 leaves
  *   it out); a negative or non-numeric bound is a 400;
- * - `limit`: at most that many apps of those matching; 0 or less is a 400.
+ * - `limit`: at most that many apps of those matching; 0 or less is a 400;
+ * - `deSelects`: the members named (case-insensitive) are left out of each app; a name the RM
+ *   does not know is a 400 "Invalid deSelects string X".
  *
  * Run against the emulator (test/emulator) and the real RM (test/hadoop): the expectations are
  * computed from the suite's own apps as the server reports them unfiltered, so they hold on any
@@ -25,6 +27,12 @@ export interface AppFilterOptions {
   user?: string;
   /** Lets the server's time move on between submissions (the emulator's clock is manual). */
   tick?: () => Promise<void> | void;
+}
+
+/** A GET /apps answer as JSON: its apps, or the RM's error. */
+interface RawBody {
+  apps?: { app: Array<Record<string, unknown>> };
+  RemoteException?: { exception: string; message: string };
 }
 
 const LIVE = ['NEW', 'NEW_SAVING', 'SUBMITTED', 'ACCEPTED', 'RUNNING'];
@@ -163,6 +171,37 @@ export function describeAppFilterConformance(
         { headers: { accept: 'application/json' } },
       );
       expect(text.status).toBe(400);
+    });
+
+    /** GET /apps with the run's tag and `query`, as the server answers it: status and JSON body. */
+    const raw = async (query: string) => {
+      const user = options.user ? `&user.name=${options.user}` : '';
+      const res = await fetch(
+        `${server.url}/ws/v1/cluster/apps?applicationTags=${encodeURIComponent(run)}&${query}${user}`,
+        { headers: { accept: 'application/json' } },
+      );
+      return { status: res.status, body: (await res.json()) as RawBody };
+    };
+
+    it('deSelects: the members named (any case) are left out of each app; an unknown one is a 400', async () => {
+      const live = (body: RawBody) => body.apps!.app.find((a) => a.id === ids.gamma)!;
+      const full = live((await raw('deSelects=resourceRequests')).body);
+      // What the poll leaves out is there without deSelects.
+      expect(full).toHaveProperty('timeouts');
+      expect(full).toHaveProperty('amNodeLabelExpression');
+      const slim = await raw('deSelects=resourceRequests,TIMEOUTS&deSelects=resourceInfo');
+      expect(slim.status).toBe(200);
+      const app = live(slim.body);
+      expect(app).not.toHaveProperty('timeouts');
+      expect(app).not.toHaveProperty('resourceInfo');
+      expect(app).not.toHaveProperty('resourceRequests');
+      // The members the sidecar reads stay.
+      expect(app).toMatchObject({ id: ids.gamma, state: full.state, applicationTags: full.applicationTags });
+      expect(app).toHaveProperty('amNodeLabelExpression');
+      const bad = await raw('deSelects=resourceInfo,noSuchMember');
+      expect(bad.status).toBe(400);
+      expect(bad.body.RemoteException).toMatchObject({ exception: 'BadRequestException' });
+      expect(bad.body.RemoteException!.message).toContain('Invalid deSelects string noSuchMember specified');
     });
   });
 }

@@ -12,7 +12,7 @@ export function registerAppReadRoutes(c: RmContext): void {
     `${C}/apps`,
     h((req, res) => {
       const views = rm.queryApps(appsQuery(req));
-      const de = deSelectsOf(req);
+      const de = deSelectsOf(c, req);
       answer(req, res, 'apps', { app: views.map((v) => appContent(c, req, v, de)) });
     }),
   );
@@ -29,7 +29,7 @@ export function registerAppReadRoutes(c: RmContext): void {
   );
   app.get(
     `${C}/apps/:appId`,
-    h((req, res) => answer(req, res, 'app', appContent(c, req, rm.view(appOf(c, req)), deSelectsOf(req)))),
+    h((req, res) => answer(req, res, 'app', appContent(c, req, rm.view(appOf(c, req)), deSelectsOf(c, req)))),
   );
 }
 
@@ -77,7 +77,26 @@ export function registerAppFieldRoutes(c: RmContext): void {
 
 export const appOf = ({ rm }: RmContext, req: Request): AppRecord => rm.mustApp(String(req.params.appId));
 
-const deSelectsOf = (req: Request) => new Set(queryList(req, 'deSelects') ?? []);
+/**
+ * The members `deSelects` leaves out, by their canonical names; one the RM does not know (any
+ * case) is a 400, as DeSelectFields.initFields refuses it.
+ */
+function deSelectsOf(c: RmContext, req: Request): Set<string> {
+  const known = c.rm.config.deSelectTypes;
+  const out = new Set<string>();
+  for (const given of queryList(req, 'deSelects') ?? []) {
+    const name = known.find((k) => k.toLowerCase() === given.trim().toLowerCase());
+    if (name === undefined) {
+      throw remoteRejection(
+        400,
+        'BadRequestException',
+        `java.lang.Exception: Invalid deSelects string ${given.trim()} specified. It should be one of [${known.join(', ')}]`,
+      );
+    }
+    out.add(name);
+  }
+  return out;
+}
 
 /** `GET /apps`' query, refused as the RM refuses it: an unknown state, a limit not above 0. */
 function appsQuery(req: Request): AppQueryFilter {
