@@ -11,7 +11,7 @@ import {
   type PreemptionSettings,
 } from './conf';
 import { formatExpiryTime } from './expiry';
-import type { Tree } from './format';
+import { checkBody, parseJson, type Tree } from './format';
 import { sameQueue } from './ids';
 import * as m from './mapping';
 import type * as model from './model';
@@ -63,7 +63,25 @@ export class HttpResourceManagerClient implements ResourceManagerApi {
     return this.transport.format;
   }
 
-  private async read<T>(req: Omit<HttpRequest, 'method'>, map: (tree: Tree) => T): Promise<T> {
+  /**
+   * A GET, its answer mapped. With `mapJsonText`, a JSON answer is first offered to it as text
+   * (a list read item by item, mapping.ts' listOfJsonText); `map` reads the parsed tree when it
+   * declines, and always in XML.
+   */
+  private async read<T>(
+    req: Omit<HttpRequest, 'method'>,
+    map: (tree: Tree) => T,
+    mapJsonText?: (text: string) => T | undefined,
+  ): Promise<T> {
+    if (mapJsonText !== undefined && (req.format ?? this.format) === 'json') {
+      const res = await this.transport.send({ method: 'GET', ...req });
+      try {
+        checkBody(res.text, 'json', res.contentType, res.url);
+        return mapJsonText(res.text) ?? map(parseJson(res.text, res.url));
+      } catch (err) {
+        throw withUrl(err, res.url);
+      }
+    }
     const { tree, res } = await this.transport.sendForTree({ method: 'GET', ...req });
     try {
       return map(tree);
@@ -118,7 +136,7 @@ export class HttpResourceManagerClient implements ResourceManagerApi {
   }
 
   nodes(states?: string[]): Promise<model.NodeReport[]> {
-    return this.read({ path: `${CLUSTER}/nodes`, query: { states } }, m.mapNodes);
+    return this.read({ path: `${CLUSTER}/nodes`, query: { states } }, m.mapNodes, m.mapNodesJsonText);
   }
 
   node(nodeId: string): Promise<model.NodeReport> {
@@ -166,6 +184,7 @@ export class HttpResourceManagerClient implements ResourceManagerApi {
         },
       },
       m.mapApps,
+      m.mapAppsJsonText,
     );
   }
 

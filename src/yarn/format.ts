@@ -161,6 +161,12 @@ function unreadable(err: unknown, what: 'JSON' | 'XML', text: string, url: strin
  * An answer without a Content-Type is read by its format alone.
  */
 export function decodeBody(text: string, format: Format, contentType?: string, url?: string): Tree {
+  checkBody(text, format, contentType, url);
+  return format === 'xml' ? parseXml(text, url) : parseJson(text, url);
+}
+
+/** decodeBody's checks before parsing: not an HTML page, not empty, the Content-Type expected. */
+export function checkBody(text: string, format: Format, contentType?: string, url?: string): void {
   const expected = format.toUpperCase();
   if (looksLikeHtml(text, contentType)) {
     throw new RmMalformedResponseError(`the RM answered an HTML page where ${expected} was expected`, {
@@ -183,7 +189,6 @@ export function decodeBody(text: string, format: Format, contentType?: string, u
       { url, contentType, excerpt: excerpt(text), reason: 'content-type' },
     );
   }
-  return format === 'xml' ? parseXml(text, url) : parseJson(text, url);
 }
 
 export interface RemoteExceptionBody {

@@ -3,6 +3,7 @@ import { RmMalformedResponseError } from '../errors/rm-malformed';
 import { Node, splitList } from './coerce';
 import { parseExpiryTime } from './expiry';
 import type { Format, Tree } from './format';
+import { eachJsonListItem } from './json-list';
 import type {
   AppAttempt,
   AppReport,
@@ -48,6 +49,31 @@ const listOf =
   <T>(list: string, item: string, map: (n: Node) => T) =>
   (tree: Tree): T[] =>
     root(tree).get(list).listOf(item).map(map);
+
+/**
+ * listOf for a JSON answer's text: each item parsed and mapped before the next is parsed
+ * (json-list.ts), the whole tree never built. The same items, or the same error, as listOf of
+ * the parsed text; undefined when the text is not the plain list shape (the caller parses it
+ * whole). A mapping error is thrown once the whole text has been read, so that a text also cut
+ * short or malformed further on throws what JSON.parse finds there, as listOf's caller would.
+ */
+const listOfJsonText =
+  <T>(list: string, item: string, map: (n: Node) => T) =>
+  (text: string): T[] | undefined => {
+    const out: T[] = [];
+    let failed: { err: unknown } | undefined;
+    const read = eachJsonListItem(text, list, item, (tree, i) => {
+      if (failed) return;
+      try {
+        out.push(map(new Node(tree as Tree, `${list}.${item}[${i}]`)));
+      } catch (err) {
+        failed = { err };
+      }
+    });
+    if (!read) return undefined;
+    if (failed) throw failed.err;
+    return out;
+  };
 
 /** WebHDFS's list answer `{<list>: {<item>: [...]}}`, whose list is required, each item mapped. */
 const requiredListOf =
@@ -190,6 +216,7 @@ function mapNodeReport(n: Node): NodeReport {
 }
 
 export const mapNodes = listOf('nodes', 'node', mapNodeReport);
+export const mapNodesJsonText = listOfJsonText('nodes', 'node', mapNodeReport);
 export const mapNode = itemOf('node', mapNodeReport);
 
 // --- apps ------------------------------------------------------------------------------------
@@ -238,6 +265,7 @@ function mapAppReport(n: Node): AppReport {
 }
 
 export const mapApps = listOf('apps', 'app', mapAppReport);
+export const mapAppsJsonText = listOfJsonText('apps', 'app', mapAppReport);
 export const mapApp = itemOf('app', mapAppReport);
 
 export const mapAppStatistics = listOf('appStatInfo', 'statItem', (n): AppStatItem => ({

@@ -1,0 +1,128 @@
+/**
+ * A list answer read item by item (src/yarn/json-list.ts, mapping.ts' listOfJsonText) gives what
+ * the whole tree gives: the same reports for every text JSON.parse reads, the same error for every
+ * text it refuses or mapping refuses, and declines (undefined) every shape but the plain one.
+ */
+import fc from 'fast-check';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { RmMalformedResponseError } from '../../src/errors/rm-malformed';
+import { parseJson } from '../../src/yarn/format';
+import { eachJsonListItem } from '../../src/yarn/json-list';
+import { mapApps, mapAppsJsonText, mapNodes, mapNodesJsonText } from '../../src/yarn/mapping';
+
+const SAMPLES = join(__dirname, '..', 'fixtures', 'yarn-rm-api', 'samples');
+
+/** What the whole-tree path gives for `text`: the value, or the error's class and message. */
+function whole<T>(map: (t: never) => T, text: string): { value: T } | { error: string } {
+  try {
+    return { value: map(parseJson(text) as never) };
+  } catch (err) {
+    return { error: `${(err as Error).constructor.name}: ${(err as Error).message}` };
+  }
+}
+
+/** What the item-by-item path gives, falling back to the whole tree when it declines. */
+function itemwise<T>(
+  mapText: (text: string) => T | undefined,
+  map: (t: never) => T,
+  text: string,
+): { value: T } | { error: string } {
+  try {
+    const v = mapText(text);
+    return v === undefined ? whole(map, text) : { value: v };
+  } catch (err) {
+    return { error: `${(err as Error).constructor.name}: ${(err as Error).message}` };
+  }
+}
+
+const app = (i: number, extra: Record<string, unknown> = {}) => ({
+  id: `application_1_${String(i).padStart(4, '0')}`,
+  state: 'RUNNING',
+  name: `job "${i}" \\ {braces} [and] "quotes"`,
+  applicationTags: 'a,b',
+  startedTime: 1_700_000_000_000 + i,
+  resourceInfo: { resourceUsagesByPartition: [{ partitionName: '', used: { memory: 1, vCores: 1 } }] },
+  ...extra,
+});
+
+describe('a list answer read item by item', () => {
+  it('reads the plain shape item by item, with whitespace anywhere JSON allows it', () => {
+    const text = ` { "apps" :\n{ "app" : [ ${JSON.stringify(app(1))} ,\n\t${JSON.stringify(app(2))} ] } }\n`;
+    const seen: number[] = [];
+    expect(eachJsonListItem(text, 'apps', 'app', (_t, i) => seen.push(i))).toBe(true);
+    expect(seen).toEqual([0, 1]);
+    expect(mapAppsJsonText(text)).toEqual(mapApps(JSON.parse(text)));
+    expect(mapAppsJsonText('{"apps":{"app":[]}}')).toEqual([]);
+  });
+
+  it('declines every other shape, and the whole tree reads it as before', () => {
+    const one = JSON.stringify(app(1));
+    for (const text of [
+      '{"apps":null}',
+      '{"apps":{}}',
+      `{"apps":{"app":${one}}}`,
+      `{"apps":{"app":[${one}],"more":1}}`,
+      `{"other":1,"apps":{"app":[${one}]}}`,
+      `{"apps":{"app":[1,2]}}`,
+      `{"apps":{"app":[${one}]}} trailing`,
+      `{"ap\\u0070s":{"app":[${one}]}}`,
+    ]) {
+      expect(mapAppsJsonText(text)).toBeUndefined();
+      expect(itemwise(mapAppsJsonText, mapApps, text)).toEqual(whole(mapApps, text));
+    }
+  });
+
+  it('a cut or malformed text throws what the whole parse throws, never a mapping error of an item before it', () => {
+    const good = JSON.stringify({ apps: { app: [app(1), app(2), app(3)] } });
+    // The first item lacks its id (a mapping error) and the text is cut short further on.
+    const broken = JSON.stringify({ apps: { app: [{ ...app(1), id: undefined }, app(2)] } });
+    for (const text of [good.slice(0, -3), good.replace('"state"', '"state" 1'), broken.slice(0, -10)]) {
+      const w = whole(mapApps, text);
+      expect(w).toHaveProperty('error');
+      expect(itemwise(mapAppsJsonText, mapApps, text)).toEqual(w);
+    }
+    // A whole text whose item fails mapping: the same error, naming the same item.
+    const err = whole(mapApps, broken);
+    expect(err).toEqual({ error: expect.stringContaining('apps.app[0].id') });
+    expect(itemwise(mapAppsJsonText, mapApps, broken)).toEqual(err);
+    expect(() => mapAppsJsonText(broken)).toThrow(RmMalformedResponseError);
+  });
+
+  it('the RM documentation samples read the same item by item', () => {
+    const nodes = readFileSync(join(SAMPLES, 'cluster-nodes.response.json'), 'utf8');
+    const apps = readFileSync(join(SAMPLES, 'cluster-apps.response.json'), 'utf8');
+    expect(mapNodesJsonText(nodes)).toEqual(mapNodes(JSON.parse(nodes)));
+    expect(mapAppsJsonText(apps)).toEqual(mapApps(JSON.parse(apps)));
+  });
+
+  it('property: any list text, and any cut or one-character change of it, reads as the whole tree reads it', () => {
+    const text = fc.oneof(
+      fc.string(),
+      fc.constantFrom('{', '}', '[', ']', '"', '\\', ',', ':', ' '),
+      fc.constant('"\\\\"'),
+    );
+    const item = fc.dictionary(
+      fc.constantFrom('id', 'state', 'name', 'x', 'startedTime', '{', '"'),
+      fc.oneof(text, fc.integer(), fc.constant(null), fc.array(text, { maxLength: 3 })),
+    );
+    fc.assert(
+      fc.property(
+        fc.array(item, { maxLength: 5 }),
+        fc.nat(),
+        fc.string({ maxLength: 2 }),
+        fc.boolean(),
+        (items, at, insert, pretty) => {
+          const full = JSON.stringify({ apps: { app: items } }, null, pretty ? 1 : undefined);
+          expect(itemwise(mapAppsJsonText, mapApps, full)).toEqual(whole(mapApps, full));
+          const cut = full.slice(0, at % (full.length + 1));
+          expect(itemwise(mapAppsJsonText, mapApps, cut)).toEqual(whole(mapApps, cut));
+          const p = at % full.length;
+          const changed = full.slice(0, p) + insert + full.slice(p + 1);
+          expect(itemwise(mapAppsJsonText, mapApps, changed)).toEqual(whole(mapApps, changed));
+        },
+      ),
+      { numRuns: 3000 },
+    );
+  });
+});
