@@ -27,7 +27,9 @@ export const int = (name: string, fallback: number): number => {
   return n;
 };
 
+/** A tree built with tsc into its dist/, emptied first: a file of an earlier layout would shadow a module. */
 export function build(root: string): void {
+  rmSync(join(root, 'dist'), { recursive: true, force: true });
   execFileSync(join(ROOT, 'node_modules', '.bin', 'tsc'), ['-p', join(root, 'tsconfig.build.json')], {
     cwd: root,
     stdio: 'inherit',
