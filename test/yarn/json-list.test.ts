@@ -5,9 +5,13 @@
  */
 import fc from 'fast-check';
 import { readFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { RmMalformedResponseError } from '../../src/errors/rm-malformed';
+import { HttpResourceManagerClient, ITEMWISE_MIN_CHARS } from '../../src/yarn/client';
 import { parseJson } from '../../src/yarn/format';
+import * as jsonList from '../../src/yarn/json-list';
 import { eachJsonListItem } from '../../src/yarn/json-list';
 import { mapApps, mapAppsJsonText, mapNodes, mapNodesJsonText } from '../../src/yarn/mapping';
 
@@ -124,5 +128,51 @@ describe('a list answer read item by item', () => {
       ),
       { numRuns: 3000 },
     );
+  });
+});
+
+describe('the client reads a large list answer item by item', () => {
+  let server: Server;
+  let body = '';
+  let url = '';
+  beforeAll(async () => {
+    server = createServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(body);
+    });
+    await new Promise<void>((ok) => server.listen(0, '127.0.0.1', ok));
+    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  afterAll(() => new Promise<void>((ok) => server.close(() => ok())));
+
+  const client = () =>
+    new HttpResourceManagerClient({ urls: [url], format: 'json', timeoutMs: 10_000, maxAttempts: 1 });
+  const many = (n: number) => JSON.stringify({ apps: { app: Array.from({ length: n }, (_, i) => app(i)) } });
+
+  it('above ITEMWISE_MIN_CHARS: the same reports as the whole tree, and the whole parse error for a cut one', async () => {
+    body = many(Math.ceil(ITEMWISE_MIN_CHARS / JSON.stringify(app(1)).length) + 10);
+    expect(body.length).toBeGreaterThan(ITEMWISE_MIN_CHARS);
+    const items: number[] = [];
+    expect(eachJsonListItem(body, 'apps', 'app', (_t, i) => items.push(i))).toBe(true);
+    const spy = jest.spyOn(jsonList, 'eachJsonListItem');
+    const got = await client().apps();
+    expect(spy).toHaveBeenCalledTimes(1);
+    spy.mockRestore();
+    expect(got).toEqual(mapApps(JSON.parse(body)));
+    expect(got).toHaveLength(items.length);
+    body = body.slice(0, -100);
+    const err = await client()
+      .apps()
+      .catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(RmMalformedResponseError);
+    expect(err).toMatchObject({ reason: 'truncated' });
+  });
+
+  it('below it: one JSON.parse, the same reports', async () => {
+    body = many(20);
+    const spy = jest.spyOn(jsonList, 'eachJsonListItem');
+    expect(await client().apps()).toEqual(mapApps(JSON.parse(body)));
+    expect(spy).not.toHaveBeenCalled();
+    spy.mockRestore();
   });
 });
