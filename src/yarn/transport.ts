@@ -2,6 +2,7 @@ import { setMaxListeners } from 'node:events';
 import fs from 'node:fs';
 import https from 'node:https';
 import type { Readable } from 'node:stream';
+import { StringDecoder } from 'node:string_decoder';
 import axios, { type AxiosInstance } from 'axios';
 import { RmAuthError } from '../errors/rm-auth';
 import { RmClientClosedError } from '../errors/rm-client-closed';
@@ -365,14 +366,17 @@ export class HttpTransport {
         return { kind: 'too-large', url, receivedBytes: received, declaredBytes: declared };
       };
       if (declared !== undefined && declared > limit) return tooLarge();
-      const chunks: Buffer[] = [];
+      // Decoded as it arrives: a large answer is never also held as one joined buffer, a native
+      // allocation of its whole size that the allocator may keep resident after it is freed.
+      const decoder = new StringDecoder('utf8');
+      let text = '';
       // Counted after decompression: a small gzip body cannot inflate past the limit either.
       for await (const chunk of res.data as AsyncIterable<Buffer>) {
         received += chunk.length;
         if (received > limit) return tooLarge();
-        chunks.push(chunk);
+        text += decoder.write(chunk);
       }
-      let text = Buffer.concat(chunks, received).toString('utf8');
+      text += decoder.end();
       if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
       report({ status }, 'rm call');
       return {

@@ -452,6 +452,34 @@ describe('a hostile RM: each answer is a typed error, in time, in bounded memory
     }
   });
 
+  it('decodes a character whose UTF-8 bytes arrive in different chunks, and drops a BOM', async () => {
+    const text = '{"clusterInfo":{"id":1,"haState":"ACTIVE","state":"STARTED","hadoopVersion":"3.4.3 ⚡ é"}}';
+    const bytes = Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(text)]);
+    const cuts = [1, bytes.indexOf(0xe2) + 1, bytes.indexOf(0xc3) + 1, bytes.length];
+    const server = await hostile((res) => {
+      res.writeHead(200, { 'Content-Type': 'application/json' });
+      // Each piece in its own write, a tick apart: the client's reads see them apart.
+      let from = 0;
+      const next = (k: number): void => {
+        if (k === cuts.length) return void res.end();
+        res.write(bytes.subarray(from, cuts[k]));
+        from = cuts[k]!;
+        setTimeout(() => next(k + 1), 20);
+      };
+      next(0);
+    });
+    try {
+      const { tree, res } = await transport(server.url, 'json').sendForTree({
+        method: 'GET',
+        path: '/ws/v1/cluster/info',
+      });
+      expect(res.text).toBe(text);
+      expect(tree).toEqual(JSON.parse(text));
+    } finally {
+      await server.close();
+    }
+  });
+
   it('does not retry a too-large answer: the same request would get the same one', async () => {
     let hits = 0;
     const server = await hostile((res) => {
