@@ -102,6 +102,11 @@ export function tagChunks(tags: Iterable<string>, maxChars = TAG_CHARS_PER_READ)
 
 class FilterIgnored extends Error {}
 
+/** Thrown by a live read whose answer holds ended apps: the RM ignored `states`, this is every app. */
+class EveryApp {
+  constructor(readonly apps: AppReport[]) {}
+}
+
 export class AppReader {
   private cycle = 0;
   /** The newest start time among the apps read (RM clock, epoch ms). */
@@ -109,6 +114,8 @@ export class AppReader {
   /** Full reads until this cycle, after the RM ignored a filter. */
   private fullUntil = 0;
   private warnedIgnored = false;
+  /** Whether the last cycle's reads all passed their checks (see withTagged). */
+  private filtersApplied = false;
 
   constructor(
     private readonly deps: {
@@ -164,11 +171,17 @@ export class AppReader {
    * answer) has answered every app: that answer is the full read.
    */
   private async live(followed: readonly Followed[]): Promise<AppReport[] | undefined> {
-    const live = await this.deps.rm.apps({ states: LIVE_STATES, deSelects: DESELECTS });
-    if (live.some((a) => !LIVE.has(a.state))) return live;
-    const byId = new Map(live.map((a) => [a.id, a]));
-    if (!(await this.followedInto(byId, followed))) return undefined;
-    return [...byId.values()];
+    try {
+      const { byId } = await this.withTagged(async () => {
+        const live = await this.deps.rm.apps({ states: LIVE_STATES, deSelects: DESELECTS });
+        if (live.some((a) => !LIVE.has(a.state))) throw new EveryApp(live);
+        return live;
+      }, followed);
+      return (await this.missingInto(byId, followed)) ? [...byId.values()] : undefined;
+    } catch (err) {
+      if (err instanceof EveryApp) return err.apps;
+      throw err;
+    }
   }
 
   private sawStarts(apps: readonly AppReport[]): void {
@@ -181,34 +194,65 @@ export class AppReader {
   private async filtered(followed: readonly Followed[]): Promise<AppReport[] | undefined> {
     const { rm } = this.deps;
     const begin = Math.max(0, (this.newestStartMs ?? 0) - NEW_APPS_OVERLAP_MS);
-    const fresh = await rm.apps({ startedTimeBegin: begin, deSelects: DESELECTS });
-    if (fresh.some((a) => a.startedTime < begin)) throw new FilterIgnored('startedTimeBegin');
-    const byId = new Map(fresh.map((a) => [a.id, a]));
-    if (!(await this.followedInto(byId, followed))) return undefined;
+    const { first: fresh, byId } = await this.withTagged(async () => {
+      const fresh = await rm.apps({ startedTimeBegin: begin, deSelects: DESELECTS });
+      if (fresh.some((a) => a.startedTime < begin)) throw new FilterIgnored('startedTimeBegin');
+      return fresh;
+    }, followed);
+    if (!(await this.missingInto(byId, followed))) return undefined;
     this.sawStarts(fresh);
     return [...byId.values()];
   }
 
   /**
-   * The followed apps into `byId`: by their tags, then those still missing from their own
-   * endpoints. False when more than MAX_SINGLE_READS are missing (the caller reads every app).
+   * `first` (the live or the new apps) and the followed apps by their tags, by id (a tagged
+   * read's report over `first`'s). Until the RM has shown that it applies the filters, `first`
+   * is read alone, then the first tag read alone, then the others READS_AT_ONCE at a time: an
+   * RM that ignores a filter answers every app, and that is found after one such answer, not
+   * several at once. Once a cycle's reads have all passed their checks, `first` and the tag
+   * reads go together (READS_AT_ONCE + 1 at a time): a cycle waits for one round trip to the
+   * RM where it waited for three. Any check failing makes the next reads careful again.
    */
-  private async followedInto(byId: Map<string, AppReport>, followed: readonly Followed[]): Promise<boolean> {
+  private async withTagged(
+    first: () => Promise<AppReport[]>,
+    followed: readonly Followed[],
+  ): Promise<{ first: AppReport[]; byId: Map<string, AppReport> }> {
     const { rm } = this.deps;
     const chunks = tagChunks(new Set(followed.flatMap((f) => (f.tag === undefined ? [] : [f.tag]))));
-    const byTags = async (chunk: string[]): Promise<void> => {
+    const tagged: AppReport[][] = [];
+    const byTags = (i: number) => async (): Promise<void> => {
+      const chunk = chunks[i]!;
       const got = await rm.apps({ applicationTags: chunk, deSelects: DESELECTS });
       const want = new Set(chunk);
-      for (const a of got) {
+      for (const a of got)
         if (!a.applicationTags.some((t) => want.has(t.toLowerCase())))
           throw new FilterIgnored('applicationTags');
-        byId.set(a.id, a);
-      }
+      tagged[i] = got;
     };
-    // The first alone: an RM that ignores the filter is found after one answer, not several.
-    if (chunks.length > 0) await byTags(chunks[0]!);
-    for (let i = 1; i < chunks.length; i += READS_AT_ONCE)
-      await Promise.all(chunks.slice(i, i + READS_AT_ONCE).map(byTags));
+    const reads = chunks.map((_, i) => byTags(i));
+    let firstApps: AppReport[] = [];
+    const readFirst = async (): Promise<void> => {
+      firstApps = await first();
+    };
+    const trusted = this.filtersApplied;
+    this.filtersApplied = false;
+    if (trusted) await inPool([readFirst, ...reads], READS_AT_ONCE + 1);
+    else {
+      await readFirst();
+      if (reads.length > 0) await reads[0]!();
+      await inPool(reads.slice(1), READS_AT_ONCE);
+    }
+    this.filtersApplied = true;
+    const byId = new Map(firstApps.map((a) => [a.id, a]));
+    for (const got of tagged) for (const a of got) byId.set(a.id, a);
+    return { first: firstApps, byId };
+  }
+
+  /**
+   * The followed apps missing from `byId` read from their own endpoints. False when more than
+   * MAX_SINGLE_READS are missing (the caller reads every app).
+   */
+  private async missingInto(byId: Map<string, AppReport>, followed: readonly Followed[]): Promise<boolean> {
     const missing = followed.filter((f) => f.appId !== null && !byId.has(f.appId));
     if (missing.length > MAX_SINGLE_READS) {
       this.deps.log.info('followed apps missing from the filtered reads; every app is read instead', {
@@ -218,7 +262,7 @@ export class AppReader {
     }
     for (const f of missing) {
       try {
-        const app = await rm.app(f.appId!);
+        const app = await this.deps.rm.app(f.appId!);
         byId.set(app.id, app);
       } catch {
         // Unknown to the RM (404) or not answered: left out; reconcile asks again, and marks
@@ -227,4 +271,25 @@ export class AppReader {
     }
     return true;
   }
+}
+
+/**
+ * Runs `tasks` at most `limit` at once, each started when one before it ends; rejects with the
+ * first failure, after which no further task is started (those running are let finish).
+ */
+async function inPool(tasks: ReadonlyArray<() => Promise<void>>, limit: number): Promise<void> {
+  let next = 0;
+  let failed = false;
+  const lane = async (): Promise<void> => {
+    while (next < tasks.length && !failed) {
+      const task = tasks[next++]!;
+      try {
+        await task();
+      } catch (err) {
+        failed = true;
+        throw err;
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, tasks.length) }, lane));
 }

@@ -151,6 +151,79 @@ describe('AppReader', () => {
   });
 });
 
+describe('AppReader: reads in flight together', () => {
+  beforeEach(() => warnings.splice(0));
+
+  /** An RM whose answers take a few turns of the event loop; each call notes how many were in flight as it began. */
+  function slowRm(apps: AppReport[], ignoreTags: { now: boolean }) {
+    const started: string[] = [];
+    let inFlight = 0;
+    const { rm: fast } = rmOf(apps);
+    const { rm: ignoring } = rmOf(apps, { ignores: true });
+    const later = async <T>(what: string, answer: () => Promise<T>): Promise<T> => {
+      inFlight++;
+      started.push(`${what}@${inFlight}`);
+      for (let i = 0; i < 3; i++) await new Promise((r) => setImmediate(r));
+      inFlight--;
+      return answer();
+    };
+    const rm = {
+      apps: (q: AppQuery = {}) =>
+        later(
+          q.applicationTags ? 'tags' : q.startedTimeBegin !== undefined ? 'new' : q.states ? 'live' : 'all',
+          () => (q.applicationTags && ignoreTags.now ? ignoring : fast).apps(q),
+        ),
+      app: (id: string) => later('app', () => fast.app(id)),
+    } as unknown as ResourceManagerApi;
+    return { rm, started };
+  }
+
+  it('reads the new apps and the tagged ones together once the RM has shown it applies the filters, and carefully again after it ignored one', async () => {
+    // Tags of 1,400 characters: two to a read, ten followed apps in five reads.
+    const followed: Followed[] = [];
+    const ours: AppReport[] = [];
+    for (let i = 0; i < 10; i++) {
+      const tag = `sidecar-id:dl-${String(i).padStart(2, '0')}-${'x'.repeat(1385)}`;
+      ours.push(app(`application_1_${2000 + i}`, T + i, [tag]));
+      followed.push({ jobId: `dl-${i}`, appId: ours[i]!.id, tag });
+    }
+    const ignoreTags = { now: false };
+    const { rm, started } = slowRm([...others, ...ours], ignoreTags);
+    const reader = new AppReader({ rm, log, fullEvery: 3 });
+    const cycle = async () => {
+      started.splice(0);
+      return reader.read(followed);
+    };
+
+    // Cycle 0, nothing shown yet: the live apps alone, the first tag read alone, then four at once.
+    expect((await cycle()).apps).toHaveLength(60);
+    expect(started).toEqual(['live@1', 'tags@1', 'tags@1', 'tags@2', 'tags@3', 'tags@4']);
+    // Cycle 1: the new apps and the tag reads together, five in flight, the last as one ends.
+    const second = await cycle();
+    expect(second.full).toBe(false);
+    expect(second.apps.map((a) => a.id).sort()).toEqual(ours.map((a) => a.id));
+    expect(started).toEqual(['new@1', 'tags@2', 'tags@3', 'tags@4', 'tags@5', 'tags@5']);
+
+    // Cycle 2: the RM answers every app to a tag read. Found; every app read in this cycle and
+    // the next two (fullEvery), then a filtered try, careful again; then together again.
+    ignoreTags.now = true;
+    expect((await cycle()).full).toBe(true);
+    expect(started.slice(0, 5)).toEqual(['new@1', 'tags@2', 'tags@3', 'tags@4', 'tags@5']);
+    expect(started.at(-1)).toMatch(/^all@/);
+    expect(warnings).toEqual(['the RM ignores a filter of GET /apps; every app is read instead']);
+    ignoreTags.now = false;
+    for (let i = 3; i < 5; i++) {
+      expect((await cycle()).full).toBe(true);
+      expect(started).toEqual(['all@1']);
+    }
+    expect((await cycle()).full).toBe(false);
+    expect(started).toEqual(['new@1', 'tags@1', 'tags@1', 'tags@2', 'tags@3', 'tags@4']);
+    // Cycle 6, a full read: the live apps and the tag reads together.
+    expect((await cycle()).full).toBe(true);
+    expect(started).toEqual(['live@1', 'tags@2', 'tags@3', 'tags@4', 'tags@5', 'tags@5']);
+  });
+});
+
 describe('followedOf and tagChunks', () => {
   it('follows an API job by its sidecar-id tag and a discovered one by its deadline tag', () => {
     const job = (o: Partial<JobRecord>) =>
