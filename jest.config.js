@@ -6,8 +6,9 @@ module.exports = {
   // The real-Hadoop and HA suites need Java and Maven: `npm run test:hadoop`, `npm run test:ha`.
   testPathIgnorePatterns: ['/node_modules/', '<rootDir>/test/hadoop/', '<rootDir>/test/ha/'],
   transform: {
-    // Transpile only: `npm run typecheck` checks the types once for the whole project.
-    '^.+\\.ts$': ['ts-jest', { isolatedModules: true, diagnostics: false }],
+    // Transpile only (tsconfig.json sets isolatedModules): `npm run typecheck` checks the types
+    // once for the whole project.
+    '^.+\\.ts$': ['ts-jest', { diagnostics: false }],
   },
   testTimeout: 60000,
   // Integration tests open real sockets and spawn processes; two workers fit a 2-core machine.

@@ -9,7 +9,7 @@ module.exports = {
   roots: ['<rootDir>/test/ha'],
   testMatch: ['**/*.test.ts'],
   transform: {
-    '^.+\\.ts$': ['ts-jest', { isolatedModules: true, diagnostics: false }],
+    '^.+\\.ts$': ['ts-jest', { diagnostics: false }],
   },
   // ZooKeeper's JVM, PostgreSQL and two sidecars fill a 2-core machine: one file at a time.
   maxWorkers: 1,

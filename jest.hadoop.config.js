@@ -9,7 +9,7 @@ module.exports = {
   roots: ['<rootDir>/test/hadoop'],
   testMatch: ['**/*.test.ts'],
   transform: {
-    '^.+\\.ts$': ['ts-jest', { isolatedModules: true, diagnostics: false }],
+    '^.+\\.ts$': ['ts-jest', { diagnostics: false }],
   },
   globalSetup: '<rootDir>/test/hadoop/global-setup.ts',
   globalTeardown: '<rootDir>/test/hadoop/global-teardown.ts',
