@@ -210,8 +210,9 @@ export class AppReader {
    * is read alone, then the first tag read alone, then the others READS_AT_ONCE at a time: an
    * RM that ignores a filter answers every app, and that is found after one such answer, not
    * several at once. Once a cycle's reads have all passed their checks, `first` and the tag
-   * reads go together (READS_AT_ONCE + 1 at a time): a cycle waits for one round trip to the
-   * RM where it waited for three. Any check failing makes the next reads careful again.
+   * reads go together (READS_AT_ONCE + 1 at a time): with up to READS_AT_ONCE tag reads a cycle
+   * waits for one round trip to the RM where it waited for three. Any check failing makes the
+   * next reads careful again.
    */
   private async withTagged(
     first: () => Promise<AppReport[]>,
