@@ -5,7 +5,8 @@
  * (this one or an earlier commit's, built with tsc and imported from its dist/) against
  * the stub RM, submits DEADLINE_APPS recorded jobs through the API, asks the stub to add the
  * other apps, then times CYCLES steady poll cycles, telling the stub where each begins (so the
- * stub can say which bytes each cycle fetched). Prints one JSON line: cycle times and RSS.
+ * stub can say which bytes each cycle fetched). Prints one JSON line: cycle times, each cycle's
+ * longest event-loop block, and RSS.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
@@ -56,6 +57,25 @@ function request(url: string, o: { method?: string; headers?: Record<string, str
     req.on('error', fail);
     req.end(o.body);
   });
+}
+
+/**
+ * Starts timing the longest stretch the event loop goes without turning (a request to the
+ * sidecar waits that long): a 1 ms interval timer, its lateness beyond the 1 ms. The function
+ * returned stops it and gives the longest, in ms.
+ */
+function longestBlock(): () => number {
+  let last = performance.now();
+  let longest = 0;
+  const tick = setInterval(() => {
+    const now = performance.now();
+    longest = Math.max(longest, now - last - 1);
+    last = now;
+  }, 1);
+  return () => {
+    clearInterval(tick);
+    return Math.max(longest, performance.now() - last - 1, 0);
+  };
 }
 
 /** With YSS_BENCH_MEMORY=1: the process's memory at each step, on stderr. */
@@ -125,17 +145,20 @@ async function main(): Promise<void> {
       memory(`settling cycle ${i}`);
     }
     const cycles: number[] = [];
+    const blocks: number[] = [];
     const profile = process.env.YSS_BENCH_PROFILE ? await startProfile() : undefined;
     for (let i = 0; i < Number(cyclesArg); i++) {
       await request(`${rmUrl}/bench/mark?cycle=${i}`);
+      const block = longestBlock();
       const s = process.hrtime.bigint();
       await sc.sidecar.runOnce();
       cycles.push(msSince(s));
+      blocks.push(block());
       memory(`cycle ${i}`);
     }
     await request(`${rmUrl}/bench/mark?cycle=-1`);
     if (profile) writeFileSync(process.env.YSS_BENCH_PROFILE!, JSON.stringify(await profile()));
-    process.stdout.write(`${JSON.stringify({ cycles, rssMb: process.memoryUsage().rss / MB })}\n`);
+    process.stdout.write(`${JSON.stringify({ cycles, blocks, rssMb: process.memoryUsage().rss / MB })}\n`);
   } finally {
     await sc.close();
     rmSync(dir, { recursive: true, force: true });

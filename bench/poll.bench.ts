@@ -13,8 +13,10 @@
  *
  * Per run: CYCLES steady cycles (after the deadline apps were submitted, shown by the stub as
  * started a second apart over the 10 minutes before, and two cycles settled): each cycle's time, and beside it JSON.parse of exactly the bytes that cycle fetched
- * (timed here, after the run). Figures are medians over every cycle of every run; the ratio is the
- * median cycle over the median parse of its bytes.
+ * (timed here, after the run), and each cycle's longest stretch without a turn of the event loop
+ * (what a request to the sidecar waits at worst; its p99 is a capacity read's cycle). Figures are
+ * medians over every cycle of every run; the ratio is the median cycle over the median parse of its
+ * bytes.
  *
  * Environment: YSS_BENCH_BASE (the commit to compare with; default HEAD when the working tree
  * has changes, HEAD~1 when it has none), YSS_BENCH_RUNS (default 2), YSS_BENCH_CYCLES (default
@@ -243,7 +245,14 @@ function compileChild(dir: string): string {
   return join(out, 'poll-child.js');
 }
 
-function child(script: string, root: string, rmUrl: string): Promise<{ cycles: number[]; rssMb: number }> {
+interface ChildResult {
+  cycles: number[];
+  /** Each cycle's longest stretch without a turn of the event loop. */
+  blocks: number[];
+  rssMb: number;
+}
+
+function child(script: string, root: string, rmUrl: string): Promise<ChildResult> {
   return new Promise((ok, fail) => {
     const gc = process.env.YSS_BENCH_MEMORY === 'gc' ? ['--expose-gc'] : [];
     const p = spawn(process.execPath, [...gc, script, root, rmUrl, String(DEADLINE_APPS), String(CYCLES)], {
@@ -259,7 +268,7 @@ function child(script: string, root: string, rmUrl: string): Promise<{ cycles: n
     });
     p.on('exit', (code) => {
       const line = out.trim().split('\n').at(-1) ?? '';
-      if (code === 0 && line.startsWith('{')) ok(JSON.parse(line) as { cycles: number[]; rssMb: number });
+      if (code === 0 && line.startsWith('{')) ok(JSON.parse(line) as ChildResult);
       else fail(new Error(`poll-child exited ${code}: ${err}`));
     });
   });
@@ -287,6 +296,7 @@ function parseTimes(fetched: readonly string[][]): { ms: number[]; mb: number[] 
 
 interface Measured {
   cycles: number[];
+  blocks: number[];
   parses: number[];
   mb: number[];
   rss: number[];
@@ -309,7 +319,7 @@ export async function pollRows(): Promise<BenchRow[]> {
     for (const [apps, nodes] of SIZES) {
       for (const rmKind of RMS) {
         const m = new Map<string, Measured>(
-          trees.map((x) => [x.label, { cycles: [], parses: [], mb: [], rss: [] }]),
+          trees.map((x) => [x.label, { cycles: [], blocks: [], parses: [], mb: [], rss: [] }]),
         );
         for (let run = 0; run < RUNS; run++) {
           for (const tree of trees) {
@@ -320,6 +330,7 @@ export async function pollRows(): Promise<BenchRow[]> {
               const p = parseTimes(stub.fetched);
               const into = m.get(tree.label)!;
               into.cycles.push(...r.cycles);
+              into.blocks.push(...r.blocks);
               into.parses.push(...p.ms);
               into.mb.push(...p.mb);
               into.rss.push(r.rssMb);
@@ -329,6 +340,7 @@ export async function pollRows(): Promise<BenchRow[]> {
           }
         }
         const baseMedian = quantile(m.get(trees[0]!.label)!.cycles, 0.5);
+        const baseBlockP99 = quantile(m.get(trees[0]!.label)!.blocks, 0.99);
         for (const tree of trees) {
           const x = m.get(tree.label)!;
           const name = `poll ${apps / 1000}k apps ${nodes} nodes, RM ${rmKind === 'filters' ? 'with filters' : 'ignoring filters'}`;
@@ -349,6 +361,15 @@ export async function pollRows(): Promise<BenchRow[]> {
             ratio: cycle / quantile(x.parses, 0.5),
             rssMB: null,
           });
+          // The p99 is a capacity read's cycle (one in loop.capacityReadEvery).
+          rows.push({
+            name: `${name}: longest event-loop block (${tree.label})`,
+            unit: 'ms',
+            median: quantile(x.blocks, 0.5),
+            p99: quantile(x.blocks, 0.99),
+            ratio: tree.label === 'this' ? quantile(x.blocks, 0.99) / baseBlockP99 : null,
+            rssMB: null,
+          });
         }
       }
     }
@@ -361,7 +382,8 @@ export async function pollRows(): Promise<BenchRow[]> {
 export function printRows(rows: readonly BenchRow[]): void {
   const f = (x: number | null, d = 1) => (x === null ? '' : x.toFixed(d));
   console.log(
-    `median and p99 over ${CYCLES} steady cycles x ${RUNS} runs per tree (alternating); ratio: cycle / base cycle, or cycle / JSON.parse of its bytes`,
+    `median and p99 over ${CYCLES} steady cycles x ${RUNS} runs per tree (alternating); ratio: cycle / base cycle, ` +
+      'cycle / JSON.parse of its bytes, or p99 block / base p99 block',
   );
   for (const r of rows)
     console.log(

@@ -79,13 +79,13 @@ export class HttpResourceManagerClient implements ResourceManagerApi {
   private async read<T>(
     req: Omit<HttpRequest, 'method'>,
     map: (tree: Tree) => T,
-    mapJsonText?: (text: string) => T | undefined,
+    mapJsonText?: (text: string) => Promise<T | undefined>,
   ): Promise<T> {
     if (mapJsonText !== undefined && (req.format ?? this.format) === 'json') {
       const res = await this.transport.send({ method: 'GET', ...req });
       try {
         checkBody(res.text, 'json', res.contentType, res.url);
-        const itemwise = res.text.length >= ITEMWISE_MIN_CHARS ? mapJsonText(res.text) : undefined;
+        const itemwise = res.text.length >= ITEMWISE_MIN_CHARS ? await mapJsonText(res.text) : undefined;
         return itemwise ?? map(parseJson(res.text, res.url));
       } catch (err) {
         throw withUrl(err, res.url);

@@ -12,22 +12,32 @@
  * the text whole: its errors, and what it reads of the other shapes, stay those of JSON.parse.
  * `each` may still have been called for the items before a fault found later in the text: the
  * caller starts again from the whole tree.
+ *
+ * After each `yieldEveryChars` of text read it lets the event loop turn (setImmediate) before the
+ * next item: the nodes answer of 5,000 nodes took about 140 ms to read in one block, during which
+ * the sidecar answered no submission and no probe.
  */
-export function eachJsonListItem(
+export async function eachJsonListItem(
   text: string,
   list: string,
   item: string,
   each: (tree: unknown, index: number) => void,
-): boolean {
+  yieldEveryChars = YIELD_EVERY_CHARS,
+): Promise<boolean> {
   const s = new Scan(text);
   if (!s.peek(OPEN_BRACE) || !s.member(list) || !s.peek(OPEN_BRACE) || !s.member(item)) return false;
   if (!s.peek(OPEN_BRACKET)) return false;
   let index = 0;
+  let turnedAt = s.position;
   if (!s.peek(CLOSE_BRACKET)) {
     for (;;) {
       const value = s.object();
       if (value === NOT_READ) return false;
       each(value, index++);
+      if (s.position - turnedAt >= yieldEveryChars) {
+        turnedAt = s.position;
+        await new Promise<void>((resolve) => setImmediate(resolve));
+      }
       if (s.peek(COMMA)) continue;
       if (s.peek(CLOSE_BRACKET)) break;
       return false;
@@ -35,6 +45,9 @@ export function eachJsonListItem(
   }
   return s.peek(CLOSE_BRACE) && s.peek(CLOSE_BRACE) && s.atEnd();
 }
+
+/** Text read between two turns of the event loop: half a MiB, a few milliseconds of parsing. */
+export const YIELD_EVERY_CHARS = 512 * 1024;
 
 const QUOTE = 34;
 const BACKSLASH = 92;
@@ -51,6 +64,11 @@ class Scan {
   private i = 0;
 
   constructor(private readonly s: string) {}
+
+  /** How far the text has been read. */
+  get position(): number {
+    return this.i;
+  }
 
   private space(): void {
     const s = this.s;

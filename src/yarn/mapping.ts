@@ -52,17 +52,18 @@ const listOf =
 
 /**
  * listOf for a JSON answer's text: each item parsed and mapped before the next is parsed
- * (json-list.ts), the whole tree never built. The same items, or the same error, as listOf of
- * the parsed text; undefined when the text is not the plain list shape (the caller parses it
- * whole). A mapping error is thrown once the whole text has been read, so that a text also cut
- * short or malformed further on throws what JSON.parse finds there, as listOf's caller would.
+ * (json-list.ts), the whole tree never built, the event loop let turn now and then. The same
+ * items, or the same error, as listOf of the parsed text; undefined when the text is not the
+ * plain list shape (the caller parses it whole). A mapping error is thrown once the whole text
+ * has been read, so that a text also cut short or malformed further on throws what JSON.parse
+ * finds there, as listOf's caller would.
  */
 const listOfJsonText =
   <T>(list: string, item: string, map: (n: Node) => T) =>
-  (text: string): T[] | undefined => {
+  async (text: string): Promise<T[] | undefined> => {
     const out: T[] = [];
     let failed: { err: unknown } | undefined;
-    const read = eachJsonListItem(text, list, item, (tree, i) => {
+    const read = await eachJsonListItem(text, list, item, (tree, i) => {
       if (failed) return;
       try {
         out.push(map(new Node(tree as Tree, `${list}.${item}[${i}]`)));
