@@ -6,7 +6,8 @@
  * the stub RM, submits DEADLINE_APPS recorded jobs through the API, asks the stub to add the
  * other apps, then times CYCLES steady poll cycles, telling the stub where each begins (so the
  * stub can say which bytes each cycle fetched). Prints one JSON line: cycle times, each cycle's
- * longest event-loop block, and RSS.
+ * longest event-loop block, its CPU time, and RSS. YSS_BENCH_HISTORY=N fills the ledger first
+ * (fillHistory).
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
@@ -89,6 +90,83 @@ function memory(step: string): void {
   );
 }
 
+/**
+ * With YSS_BENCH_HISTORY=N: the ledger of a sidecar that has run a while, written before it
+ * starts with the tree's own ledger: N ended jobs (a tenth admitted and finished with an energy,
+ * the rest rejected) and a full series of dashboard samples (720, as one value: the only form
+ * an earlier tree knows, moved into slots at this tree's first sample, before the timed cycles).
+ */
+function fillHistory(path: string, n: number): void {
+  if (n <= 0) return;
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { Ledger } = require(join(root, 'dist/store/ledger')) as {
+    Ledger: {
+      open(path: string): {
+        transaction(fn: () => void): void;
+        insertJob(job: Record<string, unknown>): void;
+        setValue(key: string, value: unknown): void;
+        close(): void;
+      };
+    };
+  };
+  const ledger = Ledger.open(path);
+  const t0 = Date.now() - 86_400_000;
+  ledger.transaction(() => {
+    for (let i = 0; i < n; i++) {
+      const admitted = i % 10 === 0;
+      ledger.insertJob({
+        id: `dl-h${i.toString(16).padStart(10, '0')}`,
+        name: `history-${i}`,
+        user: 'bench',
+        submitter: 'bench',
+        source: 'api',
+        jobType: 'cpu',
+        maps: 4,
+        reduces: 1,
+        inputBytes: 4 * 128 * MB,
+        arrivalMs: t0 + i * 100,
+        deadlineMs: t0 + i * 100 + 600_000,
+        decision: admitted ? 'admitted' : 'rejected',
+        reason: admitted ? null : { kind: 'new-job-misses', lateBySeconds: 30 },
+        estimatedFinishMs: admitted ? t0 + i * 100 + 300_000 : null,
+        earliestDeadlineMs: admitted ? null : t0 + i * 100 + 630_000,
+        queue: 'default',
+        label: admitted ? '' : null,
+        priority: admitted ? 5 : null,
+        appId: null,
+        state: admitted ? 'finished' : 'rejected',
+        outcome: admitted ? 'met' : null,
+        finishedMs: admitted ? t0 + i * 100 + 290_000 : null,
+        energyJoules: admitted ? 1.2e6 : null,
+        spec: {
+          name: `history-${i}`,
+          user: 'bench',
+          deadline: new Date(t0 + i * 100 + 600_000).toISOString(),
+        },
+      });
+    }
+    const at = (k: number) => new Date(Date.now() - (720 - k) * 5_000).toISOString();
+    ledger.setValue(
+      'stats',
+      Array.from({ length: 720 }, (_, k) => ({
+        at: at(k),
+        accepted: k * 14,
+        rejected: k * 125,
+        met: k * 13,
+        missed: k,
+        failed: 0,
+        killed: 0,
+        acceptRatio: 0.1,
+        successRatio: 0.93,
+        utilizationByLabel: { '': 0.61, gpu: 0.4 },
+        energyKWh: k * 4.7,
+        energyKWhByLabel: { '': k * 4.7 },
+      })),
+    );
+  });
+  ledger.close();
+}
+
 async function main(): Promise<void> {
   const { buildConfig } = (await import(join(root, 'dist/config/load'))) as {
     buildConfig: (raw: unknown) => unknown;
@@ -106,6 +184,7 @@ async function main(): Promise<void> {
       maxWritesPerCycle: 10_000,
     }),
   );
+  fillHistory(join(dir, 'ledger.db'), Number(process.env.YSS_BENCH_HISTORY ?? 0));
   const sc = await startSidecar(config, { logger: silentLogger(), manualPolling: true });
   try {
     memory('started');
@@ -146,19 +225,25 @@ async function main(): Promise<void> {
     }
     const cycles: number[] = [];
     const blocks: number[] = [];
+    const cpu: number[] = [];
     const profile = process.env.YSS_BENCH_PROFILE ? await startProfile() : undefined;
     for (let i = 0; i < Number(cyclesArg); i++) {
       await request(`${rmUrl}/bench/mark?cycle=${i}`);
       const block = longestBlock();
       const s = process.hrtime.bigint();
+      const used = process.cpuUsage();
       await sc.sidecar.runOnce();
       cycles.push(msSince(s));
+      const { user, system } = process.cpuUsage(used);
+      cpu.push((user + system) / 1000);
       blocks.push(block());
       memory(`cycle ${i}`);
     }
     await request(`${rmUrl}/bench/mark?cycle=-1`);
     if (profile) writeFileSync(process.env.YSS_BENCH_PROFILE!, JSON.stringify(await profile()));
-    process.stdout.write(`${JSON.stringify({ cycles, blocks, rssMb: process.memoryUsage().rss / MB })}\n`);
+    process.stdout.write(
+      `${JSON.stringify({ cycles, blocks, cpu, rssMb: process.memoryUsage().rss / MB })}\n`,
+    );
   } finally {
     await sc.close();
     rmSync(dir, { recursive: true, force: true });

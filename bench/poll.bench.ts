@@ -21,7 +21,9 @@
  * Environment: YSS_BENCH_BASE (the commit to compare with; default HEAD when the working tree
  * has changes, HEAD~1 when it has none), YSS_BENCH_RUNS (default 2), YSS_BENCH_CYCLES (default
  * 12), YSS_BENCH_SIZES (e.g. `10000x5000`; default `1000x500,10000x5000,50000x10000`),
- * YSS_BENCH_RMS (`filters,ignoring`); YSS_BENCH_PROFILE=FILE writes a CPU profile of the sidecar's timed
+ * YSS_BENCH_RMS (`filters,ignoring`), YSS_BENCH_HISTORY (N ended jobs and a full series of dashboard
+ * samples in the ledger before the sidecar starts, as after a long run; default 0, a new ledger);
+ * YSS_BENCH_PROFILE=FILE writes a CPU profile of the sidecar's timed
  * cycles, YSS_BENCH_TRACE=1 prints each request the stub gets in them.
  */
 import { execFileSync, spawn } from 'node:child_process';
@@ -249,6 +251,8 @@ interface ChildResult {
   cycles: number[];
   /** Each cycle's longest stretch without a turn of the event loop. */
   blocks: number[];
+  /** Each cycle's CPU time in the sidecar's process (user and system, every thread). */
+  cpu: number[];
   rssMb: number;
 }
 
@@ -297,6 +301,7 @@ function parseTimes(fetched: readonly string[][]): { ms: number[]; mb: number[] 
 interface Measured {
   cycles: number[];
   blocks: number[];
+  cpu: number[];
   parses: number[];
   mb: number[];
   rss: number[];
@@ -319,7 +324,7 @@ export async function pollRows(): Promise<BenchRow[]> {
     for (const [apps, nodes] of SIZES) {
       for (const rmKind of RMS) {
         const m = new Map<string, Measured>(
-          trees.map((x) => [x.label, { cycles: [], blocks: [], parses: [], mb: [], rss: [] }]),
+          trees.map((x) => [x.label, { cycles: [], blocks: [], cpu: [], parses: [], mb: [], rss: [] }]),
         );
         for (let run = 0; run < RUNS; run++) {
           for (const tree of trees) {
@@ -331,6 +336,7 @@ export async function pollRows(): Promise<BenchRow[]> {
               const into = m.get(tree.label)!;
               into.cycles.push(...r.cycles);
               into.blocks.push(...r.blocks);
+              into.cpu.push(...r.cpu);
               into.parses.push(...p.ms);
               into.mb.push(...p.mb);
               into.rss.push(r.rssMb);
@@ -343,7 +349,10 @@ export async function pollRows(): Promise<BenchRow[]> {
         const baseBlockP99 = quantile(m.get(trees[0]!.label)!.blocks, 0.99);
         for (const tree of trees) {
           const x = m.get(tree.label)!;
-          const name = `poll ${apps / 1000}k apps ${nodes} nodes, RM ${rmKind === 'filters' ? 'with filters' : 'ignoring filters'}`;
+          const history = Number(process.env.YSS_BENCH_HISTORY ?? 0);
+          const name =
+            `poll ${apps / 1000}k apps ${nodes} nodes, RM ${rmKind === 'filters' ? 'with filters' : 'ignoring filters'}` +
+            (history > 0 ? `, ${history} ended jobs in the ledger` : '');
           const cycle = quantile(x.cycles, 0.5);
           rows.push({
             name: `${name}: cycle (${tree.label})`,
@@ -359,6 +368,15 @@ export async function pollRows(): Promise<BenchRow[]> {
             median: quantile(x.parses, 0.5),
             p99: quantile(x.parses, 0.99),
             ratio: cycle / quantile(x.parses, 0.5),
+            rssMB: null,
+          });
+          // What of a cycle is the sidecar's own work (the rest is waiting for the RM), beside the parse.
+          rows.push({
+            name: `${name}: sidecar CPU per cycle (${tree.label})`,
+            unit: 'ms',
+            median: quantile(x.cpu, 0.5),
+            p99: quantile(x.cpu, 0.99),
+            ratio: quantile(x.cpu, 0.5) / quantile(x.parses, 0.5),
             rssMB: null,
           });
           // The p99 is a capacity read's cycle (one in loop.capacityReadEvery).

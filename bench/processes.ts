@@ -18,12 +18,14 @@ export interface Tree {
   ledgerUrl?: string;
 }
 
-/** An environment variable holding a positive integer, or `fallback` when unset. */
-export const int = (name: string, fallback: number): number => {
+/** An environment variable holding a positive integer (or 0, with `zero`), or `fallback` when unset. */
+export const int = (name: string, fallback: number, o: { zero?: boolean } = {}): number => {
   const raw = process.env[name];
   if (raw === undefined || raw === '') return fallback;
   const n = Number(raw);
-  if (!Number.isInteger(n) || n < 1) throw new Error(`${name} must be a positive integer, not ${raw}`);
+  const least = o.zero ? 0 : 1;
+  if (!Number.isInteger(n) || n < least)
+    throw new Error(`${name} must be a ${o.zero ? 'non-negative' : 'positive'} integer, not ${raw}`);
   return n;
 };
 

@@ -14,7 +14,8 @@
  * background) and the rest rejected. Every figure is the median over the RUNS runs.
  *
  * Environment: YSS_BENCH_BASE (as in load.bench.ts), YSS_BENCH_RUNS (default 3),
- * YSS_BENCH_PHASE_SECONDS (default 5), YSS_BENCH_CLIENTS (default "1,16,64"),
+ * YSS_BENCH_PHASE_SECONDS (default 5), YSS_BENCH_CLIENTS (default "1,16,64"), YSS_BENCH_WARMUP_SECONDS
+ * (default 4: each sidecar answers that long, unmeasured, before the first run; 0 for none),
  * YSS_BENCH_CPU_PROF (a folder: this tree's sidecar runs with --cpu-prof and writes its
  * profiles there), YSS_BENCH_LEDGERS=sqlite,postgres (this tree only, twice side by side: one
  * sidecar on its SQLite file, one on a private PostgreSQL server with fsync on, started from
@@ -50,6 +51,14 @@ const CLIENTS = (process.env.YSS_BENCH_CLIENTS || '1,16,64').split(',').map((c) 
   return n;
 });
 const CPU_PROF = process.env.YSS_BENCH_CPU_PROF;
+/**
+ * Seconds of recorded submissions each sidecar answers, unmeasured, before the first measured run:
+ * a sidecar just started runs its first seconds in the interpreter with a small heap, and its
+ * first runs were the slowest of every series (e.g. 1,216 and 1,323/s against 1,605 to 2,057/s
+ * for the later runs of the same trees), so the measured phases ran on cold code or warm code
+ * depending on their order. 0 measures the cold process as before.
+ */
+const WARMUP_SECONDS = int('YSS_BENCH_WARMUP_SECONDS', 4, { zero: true });
 const LEDGERS = process.env.YSS_BENCH_LEDGERS === 'sqlite,postgres';
 if (process.env.YSS_BENCH_LEDGERS !== undefined && !LEDGERS)
   throw new Error(`YSS_BENCH_LEDGERS: only "sqlite,postgres" is known, not ${process.env.YSS_BENCH_LEDGERS}`);
@@ -69,14 +78,21 @@ function body(tag: string, i: number, dryRun: boolean): string {
   return benchSubmission(`sub-${tag}-${i}`, i, dryRun ? { dryRun: true } : {});
 }
 
-async function phase(url: string, tag: string, mode: Mode, clients: number, sidecar: number): Promise<Phase> {
+async function phase(
+  url: string,
+  tag: string,
+  mode: Mode,
+  clients: number,
+  sidecar: number,
+  seconds = PHASE_SECONDS,
+): Promise<Phase> {
   let i = 0;
   let firstError: string | undefined;
   const cpuBefore = cpuMsOf(sidecar);
   const r = await autocannon({
     url,
     connections: clients,
-    duration: PHASE_SECONDS,
+    duration: seconds,
     timeout: 30,
     requests: [
       {
@@ -196,9 +212,21 @@ export default async function bench(): Promise<void> {
       [here, []],
     ]);
     const running = new Map<Tree, Stack>();
+    const line0: string[] = [];
     try {
       for (const tree of [base, here]) running.set(tree, await start(tree, here.root, dir));
       for (const runs of results.values()) for (let r = 0; r < RUNS; r++) runs.push(new Map());
+      if (WARMUP_SECONDS > 0) {
+        const clients = Math.max(...CLIENTS);
+        for (const tree of [base, here]) {
+          const { url, pid } = running.get(tree)!;
+          const w = await phase(url, `${tree.label}-warmup`, MODES[0]!, clients, pid, WARMUP_SECONDS);
+          line0.push(`${tree.label} ${w.perSecond.toFixed(0)}/s p99 ${w.p99} ms`);
+        }
+        console.log(
+          `  warm-up (${MODES[0]}, ${clients} clients, ${WARMUP_SECONDS} s, not counted): ${line0.join(', ')}`,
+        );
+      }
       for (const mode of MODES) {
         for (const clients of CLIENTS) {
           const line: string[] = [];

@@ -391,10 +391,17 @@ export class SqliteLedger implements Ledger {
     ).n;
   }
 
+  /** From the totals the triggers keep (migration 4): a read of a few rows, whatever the ledger holds. */
   countJobs(): JobCount[] {
     return this.sql(
-      'SELECT decision, state, outcome, COUNT(*) AS n FROM jobs GROUP BY decision, state, outcome',
+      "SELECT decision, state, NULLIF(outcome, '') AS outcome, SUM(n) AS n FROM job_totals GROUP BY decision, state, outcome",
     ).all() as JobCount[];
+  }
+
+  admittedEnergyByLabel(): Array<{ label: string | null; joules: number }> {
+    return this.sql(
+      "SELECT NULLIF(label, '') AS label, SUM(energy_joules) AS joules FROM job_totals WHERE decision = 'admitted' GROUP BY label HAVING SUM(energy_n) > 0",
+    ).all() as Array<{ label: string | null; joules: number }>;
   }
 
   // --- decisions ----------------------------------------------------------------------
@@ -622,6 +629,26 @@ export class SqliteLedger implements Ledger {
     this.sql(
       'INSERT INTO kv (key, value, updated_ms) VALUES (?, ?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value, updated_ms = excluded.updated_ms',
     ).run(key, JSON.stringify(value), this.clock());
+  }
+
+  valuesWithPrefix<T>(prefix: string): Array<{ key: string; value: T }> {
+    if (prefix === '') throw new Error('valuesWithPrefix needs a prefix');
+    // Every key that starts with the prefix sorts at or after it and before the prefix with its
+    // last character's successor: one range of the key's index.
+    const end = prefix.slice(0, -1) + String.fromCharCode(prefix.charCodeAt(prefix.length - 1) + 1);
+    return (
+      this.sql('SELECT key, value FROM kv WHERE key >= ? AND key < ? ORDER BY key').all(
+        prefix,
+        end,
+      ) as Array<{
+        key: string;
+        value: string;
+      }>
+    ).map((r) => ({ key: r.key, value: JSON.parse(r.value) as T }));
+  }
+
+  deleteValue(key: string): void {
+    this.sql('DELETE FROM kv WHERE key = ?').run(key);
   }
 
   /** Each open admitted job's row as last read and its record (openAdmittedJobsReused). */

@@ -1,3 +1,16 @@
+/** A job counted into job_totals (migration 4): its group gains one, and its energy. */
+const TOTALS_ADD = `INSERT INTO job_totals (decision, state, outcome, label, n, energy_joules, energy_n)
+          VALUES (NEW.decision, NEW.state, IFNULL(NEW.outcome, ''), IFNULL(NEW.label, ''), 1,
+            IFNULL(NEW.energy_joules, 0), NEW.energy_joules IS NOT NULL)
+          ON CONFLICT (decision, state, outcome, label) DO UPDATE SET n = n + 1,
+            energy_joules = energy_joules + excluded.energy_joules, energy_n = energy_n + excluded.energy_n;`;
+/** A job counted out of job_totals: its group loses one, and goes when empty. */
+const TOTALS_REMOVE = `UPDATE job_totals SET n = n - 1, energy_joules = energy_joules - IFNULL(OLD.energy_joules, 0),
+            energy_n = energy_n - (OLD.energy_joules IS NOT NULL)
+          WHERE decision = OLD.decision AND state = OLD.state
+            AND outcome = IFNULL(OLD.outcome, '') AND label = IFNULL(OLD.label, '');
+        DELETE FROM job_totals WHERE n <= 0;`;
+
 /**
  * Schema migrations of the ledger, applied in order at open, each in its own transaction.
  * Never edit a migration that has shipped: add the next one.
@@ -111,4 +124,44 @@ export const MIGRATIONS: ReadonlyArray<{ version: number; name: string; sql: str
       CREATE INDEX tickets_status_expires ON tickets (status, expires_ms);
     `,
   },
+  {
+    version: 4,
+    name: 'job totals kept by triggers',
+    // How many jobs there are per decision, state, outcome and partition, and their energy: what
+    // the dashboard's sample reads every cycle. Counting them from the jobs took time in
+    // proportion to the ledger (55 ms for 100,000 jobs, and 170 ms more to read the admitted
+    // ones again for their energy whenever a count changed); the triggers keep the totals as each
+    // job is written, in the same transaction. A NULL outcome or label is kept as ''; energy_n
+    // counts the jobs that recorded an energy (energy_joules their sum). The table is
+    // derived from the jobs: not shipped to PostgreSQL, rebuilt in each working copy as its rows
+    // are loaded (DERIVED_TABLES).
+    sql: `
+      CREATE TABLE job_totals (
+        decision TEXT NOT NULL,
+        state TEXT NOT NULL,
+        outcome TEXT NOT NULL,
+        label TEXT NOT NULL,
+        n INTEGER NOT NULL,
+        energy_joules REAL NOT NULL,
+        energy_n INTEGER NOT NULL,
+        PRIMARY KEY (decision, state, outcome, label)
+      ) WITHOUT ROWID;
+      INSERT INTO job_totals (decision, state, outcome, label, n, energy_joules, energy_n)
+        SELECT decision, state, IFNULL(outcome, ''), IFNULL(label, ''), COUNT(*), TOTAL(energy_joules), COUNT(energy_joules)
+        FROM jobs GROUP BY 1, 2, 3, 4;
+      CREATE TRIGGER job_totals_insert AFTER INSERT ON jobs BEGIN
+        ${TOTALS_ADD}
+      END;
+      CREATE TRIGGER job_totals_delete AFTER DELETE ON jobs BEGIN
+        ${TOTALS_REMOVE}
+      END;
+      CREATE TRIGGER job_totals_update AFTER UPDATE OF decision, state, outcome, label, energy_joules ON jobs BEGIN
+        ${TOTALS_REMOVE}
+        ${TOTALS_ADD}
+      END;
+    `,
+  },
 ];
+
+/** Tables derived from others by triggers: each ledger keeps its own, none is shipped. */
+export const DERIVED_TABLES: readonly string[] = ['job_totals'];

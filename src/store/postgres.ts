@@ -942,6 +942,9 @@ export class PostgresLedger implements Ledger {
   countJobs(): JobCount[] {
     return this.work.countJobs();
   }
+  admittedEnergyByLabel(): Array<{ label: string | null; joules: number }> {
+    return this.work.admittedEnergyByLabel();
+  }
   recordDecision(jobId: string, policy: string, decision: string, detail: unknown): number {
     this.assertWritable();
     return this.work.recordDecision(jobId, policy, decision, detail);
@@ -1022,5 +1025,12 @@ export class PostgresLedger implements Ledger {
   setValue(key: string, value: unknown): void {
     this.assertWritable();
     this.work.setValue(key, value);
+  }
+  valuesWithPrefix<T>(prefix: string): Array<{ key: string; value: T }> {
+    return this.work.valuesWithPrefix<T>(prefix);
+  }
+  deleteValue(key: string): void {
+    this.assertWritable();
+    this.work.deleteValue(key);
   }
 }

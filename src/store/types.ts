@@ -188,6 +188,8 @@ export interface Ledger {
   openAdmittedJobsReused(): JobRecord[];
   countOpenAdmittedJobs(): number;
   countJobs(): JobCount[];
+  /** The energy of the admitted jobs (those that recorded one), by partition label. */
+  admittedEnergyByLabel(): Array<{ label: string | null; joules: number }>;
 
   /** Records a decision on a job; returns its id. */
   recordDecision(jobId: string, policy: string, decision: string, detail: unknown): number;
@@ -233,4 +235,7 @@ export interface Ledger {
   /** A small named value (learned estimates, controller state), as JSON. */
   getValue<T>(key: string): T | undefined;
   setValue(key: string, value: unknown): void;
+  /** The named values whose key starts with `prefix` (not empty), in the order of their keys. */
+  valuesWithPrefix<T>(prefix: string): Array<{ key: string; value: T }>;
+  deleteValue(key: string): void;
 }

@@ -19,7 +19,7 @@ function memoryLedger(start = 1_000): { ledger: Ledger; tick: (ms: number) => vo
 describe('ledger', () => {
   it('migrates a new file to the latest schema', () => {
     const { ledger } = memoryLedger();
-    expect(ledger.schemaVersion).toBe(3);
+    expect(ledger.schemaVersion).toBe(MIGRATIONS.at(-1)!.version);
   });
 
   it('counts the open admitted jobs exactly as many as it lists, for any mix of decisions and states', () => {
@@ -81,12 +81,62 @@ describe('ledger', () => {
       db.prepare('INSERT INTO schema_migrations VALUES (1, ?, 0)').run(MIGRATIONS[0]!.name);
       db.close();
       const old = Ledger.open(file);
-      expect(old.schemaVersion).toBe(3);
+      expect(old.schemaVersion).toBe(MIGRATIONS.at(-1)!.version);
       old.close();
       const first = Ledger.open(file);
       first.insertJob(jobRecord('kept'));
       expect(first.listJobs({ decision: 'admitted' }).jobs.map((j) => j.id)).toEqual(['kept']);
       first.close();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('counts the jobs of a ledger written before the totals, at the migration that adds them', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ledger-migrate-'));
+    try {
+      const file = join(dir, 'l.db');
+      const db = new Database(file);
+      db.exec(
+        'CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_ms INTEGER NOT NULL)',
+      );
+      const before = MIGRATIONS.filter((m) => !m.sql.includes('job_totals'));
+      for (const m of before) {
+        db.exec(m.sql);
+        db.prepare('INSERT INTO schema_migrations VALUES (?, ?, 0)').run(m.version, m.name);
+      }
+      db.close();
+      // Jobs written by that schema (a copy of this ledger's rows, without the triggers).
+      const source = Ledger.open(':memory:');
+      source.insertJob(
+        jobRecord('a', { label: 'gpu', energyJoules: 3.6e6, state: 'finished', outcome: 'met' }),
+      );
+      source.insertJob(
+        jobRecord('b', { label: 'gpu', energyJoules: 1.8e6, state: 'finished', outcome: 'met' }),
+      );
+      source.insertJob(jobRecord('c', { decision: 'rejected', state: 'rejected' }));
+      const rows = source.connection.prepare('SELECT * FROM jobs').all() as Array<Record<string, unknown>>;
+      const raw = new Database(file);
+      for (const r of rows)
+        raw
+          .prepare(
+            `INSERT INTO jobs (${Object.keys(r).join(', ')}) VALUES (${Object.keys(r)
+              .map(() => '?')
+              .join(', ')})`,
+          )
+          .run(...Object.values(r));
+      raw.close();
+      const migrated = Ledger.open(file);
+      expect(migrated.schemaVersion).toBe(MIGRATIONS.at(-1)!.version);
+      expect(migrated.countJobs()).toEqual(
+        expect.arrayContaining([
+          { decision: 'admitted', state: 'finished', outcome: 'met', n: 2 },
+          { decision: 'rejected', state: 'rejected', outcome: null, n: 1 },
+        ]),
+      );
+      expect(migrated.countJobs()).toHaveLength(2);
+      expect(migrated.admittedEnergyByLabel()).toEqual([{ label: 'gpu', joules: 5.4e6 }]);
+      migrated.close();
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
