@@ -14,6 +14,19 @@ function memoryLedger(start = 1_000): { ledger: Ledger; tick: (ms: number) => vo
   return { ledger, tick: (ms) => (now += ms) };
 }
 
+/** A ledger file as an earlier version left it: the migrations up to `version`, applied and recorded. */
+function writeSchemaUpTo(file: string, version: number): void {
+  const db = new Database(file);
+  db.exec(
+    'CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_ms INTEGER NOT NULL)',
+  );
+  for (const m of MIGRATIONS.filter((x) => x.version <= version)) {
+    db.exec(m.sql);
+    db.prepare('INSERT INTO schema_migrations VALUES (?, ?, 0)').run(m.version, m.name);
+  }
+  db.close();
+}
+
 // The cases every store must pass are in ledger-conformance.test.ts, run against SQLite and
 // PostgreSQL; these are SQLite's own: its file, its migrations, a crash.
 describe('ledger', () => {
@@ -73,13 +86,7 @@ describe('ledger', () => {
     const dir = mkdtempSync(join(tmpdir(), 'ledger-migrate-'));
     try {
       const file = join(dir, 'l.db');
-      const db = new Database(file);
-      db.exec(
-        'CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_ms INTEGER NOT NULL)',
-      );
-      db.exec(MIGRATIONS[0]!.sql);
-      db.prepare('INSERT INTO schema_migrations VALUES (1, ?, 0)').run(MIGRATIONS[0]!.name);
-      db.close();
+      writeSchemaUpTo(file, 1);
       const old = Ledger.open(file);
       expect(old.schemaVersion).toBe(MIGRATIONS.at(-1)!.version);
       old.close();
@@ -96,16 +103,8 @@ describe('ledger', () => {
     const dir = mkdtempSync(join(tmpdir(), 'ledger-migrate-'));
     try {
       const file = join(dir, 'l.db');
-      const db = new Database(file);
-      db.exec(
-        'CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_ms INTEGER NOT NULL)',
-      );
-      const before = MIGRATIONS.filter((m) => !m.sql.includes('job_totals'));
-      for (const m of before) {
-        db.exec(m.sql);
-        db.prepare('INSERT INTO schema_migrations VALUES (?, ?, 0)').run(m.version, m.name);
-      }
-      db.close();
+      const totals = MIGRATIONS.find((m) => m.sql.includes('CREATE TABLE job_totals'))!.version;
+      writeSchemaUpTo(file, totals - 1);
       // Jobs written by that schema (a copy of this ledger's rows, without the triggers).
       const source = Ledger.open(':memory:');
       source.insertJob(
