@@ -183,7 +183,7 @@ test(`the leader killed ${KILLS} times mid-stream: no admitted job lost or doubl
     await waitLeading(other, [other.proc, emu.proc], 30_000);
     const took = Date.now() - killedAt;
     takeovers.push(took);
-    process.stdout.write(`kill ${k + 1}: ${leader.id} killed, ${other.id} leads after ${took} ms\n`);
+    process.stderr.write(`[ha] kill ${k + 1}: ${leader.id} killed, ${other.id} leads after ${took} ms\n`);
     // The killed one comes back as a follower, as a restart policy would start it.
     live.set(leader.id, await start(leader.id));
   }
@@ -247,10 +247,10 @@ test(`the leader killed ${KILLS} times mid-stream: no admitted job lost or doubl
   expect(new Set((await emu.writes()).log.map((w) => w.instance))).toEqual(new Set(['sc-a', 'sc-b']));
 
   const sorted = [...takeovers].sort((a, b) => a - b);
-  process.stdout.write(
-    `takeover after SIGKILL over ${takeovers.length} kills: median ${median(takeovers)} ms, ` +
+  process.stderr.write(
+    `[ha] takeover after SIGKILL over ${takeovers.length} kills: median ${median(takeovers)} ms, ` +
       `min ${sorted[0]} ms, max ${sorted.at(-1)} ms (session timeout 5000 ms)\n` +
-      `answers: ${clients.answers.length} (${admitted.length} admitted, ${rejected.length} rejected), ` +
+      `[ha] answers: ${clients.answers.length} (${admitted.length} admitted, ${rejected.length} rejected), ` +
       `retried requests: ${clients.retries()}, jobs in the ledger: ${jobs.length}, apps on the RM: ${appsOf.size}, ` +
       `submissions handled by the RM: ${handled.length}\n`,
   );
@@ -319,8 +319,8 @@ test('a partitioned leader, resumed after the other took over, writes nothing mo
     { epoch: epochNext, holder: 'sc-p2' },
   ]);
   expect(old.proc.output()).toMatch(/"message":"deposed: stopped writing; stopping"/);
-  process.stdout.write(
-    `partition: old leader epoch ${epochOld} exited ${code}; new leader epoch ${epochNext}\n`,
+  process.stderr.write(
+    `[ha] partition: old leader epoch ${epochOld} exited ${code}; new leader epoch ${epochNext}\n`,
   );
   await next.proc.stop();
   await emu.proc.stop();

@@ -119,7 +119,7 @@ test('one leads and writes; the other refuses writes naming it, serves reads, an
   const epochB = await waitLeading(b, [b.proc, emu.proc], 15_000);
   const handover = Date.now() - stoppedAt;
   expect(epochB).toBeGreaterThan(epochA);
-  process.stdout.write(`clean hand-over: ${handover} ms\n`);
+  process.stderr.write(`[ha] clean hand-over: ${handover} ms\n`);
   expect(handover).toBeLessThan(10_000);
   // b answers the same idempotency key with the first answer: the job is not admitted twice.
   const again = await post(b.url, '/api/v1/jobs', job('to-leader'), 'k-leader');
