@@ -157,7 +157,8 @@ export interface Ledger {
   /**
    * Group commit: `fn`'s writes share one commit with the others queued before the next turn of
    * the event loop; resolves once they are durable, rejects with `fn`'s own error (its writes
-   * rolled back, the others' kept).
+   * rolled back, the others' kept). `fn` only reads and writes the ledger, nothing else: should
+   * another write of its group fail, the group runs again and `fn` with it.
    */
   writeSoon(fn: () => void): Promise<void>;
   /**

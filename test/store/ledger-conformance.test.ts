@@ -512,6 +512,45 @@ describe.each(stores)('the ledger contract on $name', (store) => {
     expect(['a', 'b', 'c'].map((id) => ledger.getJob(id)?.id)).toEqual(['a', undefined, 'c']);
   });
 
+  it('runs a group once without savepoints, and again a write at a time only when one of them fails', async () => {
+    const { ledger } = await open();
+    ledger.insertJob(jobRecord('taken'));
+    const runs = new Map<string, number>();
+    const write = (id: string, fail = false) =>
+      ledger.writeSoon(() => {
+        runs.set(id, (runs.get(id) ?? 0) + 1);
+        ledger.insertJob(jobRecord(id));
+        ledger.recordDecision(id, 'rtmr', 'admitted', { n: 1 });
+        if (fail) ledger.insertJob(jobRecord('taken'));
+      });
+    await Promise.all(['a', 'b', 'c'].map((id) => write(id)));
+    expect(Object.fromEntries(runs)).toEqual({ a: 1, b: 1, c: 1 });
+
+    runs.clear();
+    const settled = await Promise.allSettled([write('d'), write('e', true), write('f')]);
+    expect(settled.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+    // d ran in the first pass and again in the second; the first pass stopped at e.
+    expect(Object.fromEntries(runs)).toEqual({ d: 2, e: 2, f: 1 });
+    // Each kept write landed once: its job and a single decision.
+    expect(['d', 'e', 'f'].map((id) => ledger.getJob(id)?.id)).toEqual(['d', undefined, 'f']);
+    expect(['d', 'e', 'f'].map((id) => ledger.decisionsOf(id).length)).toEqual([1, 0, 1]);
+
+    // A transaction's own function runs once, after the queued writes, whichever pass they need.
+    let lastRuns = 0;
+    const g = write('g', true);
+    const h = write('h');
+    const value = ledger.transaction(() => {
+      lastRuns += 1;
+      ledger.insertJob(jobRecord('i'));
+      return 'done';
+    });
+    expect(value).toBe('done');
+    await expect(g).rejects.toMatchObject({ message: expect.stringMatching(/UNIQUE/) });
+    await expect(h).resolves.toBeUndefined();
+    expect(lastRuns).toBe(1);
+    expect(['g', 'h', 'i'].map((id) => ledger.getJob(id)?.id)).toEqual([undefined, 'h', 'i']);
+  });
+
   it('commits queued writes with the next transaction, keeping them when its own function fails', async () => {
     const { ledger, tick } = await open();
     ledger.insertJob(jobRecord('j'));
