@@ -267,6 +267,8 @@ export class SqliteLedger implements Ledger {
    * throw, that whole transaction is rolled back and the group runs again with a savepoint per
    * write, so that only the failing write's rows are lost. A queued write may therefore run twice;
    * it only reads and writes the ledger (writeSoon), so the second run starts from the same rows.
+   * A write that fails in the first run and not in the second (a passing error) lands, and its
+   * writer is told so once it is on disk, as any other write of the group.
    */
   commitQueued(last?: () => unknown): unknown {
     this.commitScheduled = false;

@@ -551,6 +551,20 @@ describe.each(stores)('the ledger contract on $name', (store) => {
     expect(['g', 'h', 'i'].map((id) => ledger.getJob(id)?.id)).toEqual([undefined, 'h', 'i']);
   });
 
+  it("keeps a queued write that fails in the group's first run and not in its second", async () => {
+    const { ledger } = await open();
+    let tries = 0;
+    const passing = ledger.writeSoon(() => {
+      tries += 1;
+      ledger.insertJob(jobRecord('p'));
+      if (tries === 1) throw new Error('disk I/O error');
+    });
+    const other = ledger.writeSoon(() => ledger.insertJob(jobRecord('q')));
+    await expect(Promise.all([passing, other])).resolves.toBeDefined();
+    expect(tries).toBe(2);
+    expect(['p', 'q'].map((id) => ledger.getJob(id)?.id)).toEqual(['p', 'q']);
+  });
+
   it('commits queued writes with the next transaction, keeping them when its own function fails', async () => {
     const { ledger, tick } = await open();
     ledger.insertJob(jobRecord('j'));
