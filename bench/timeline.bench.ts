@@ -22,7 +22,7 @@ import type { TopLevelSpec } from 'vega-lite';
 import { renderSvg } from '../src/sim/plot/render';
 import { svgToPng } from '../src/sim/png';
 import { benchSubmission, int, memoryOf, startStack, thisTree } from './processes';
-import { recordResult } from './results';
+import { percentile, recordResult } from './results';
 import { ROOT, TOKEN } from './support';
 
 const SECONDS = int('YSS_BENCH_TIMELINE_SECONDS', 20);
@@ -105,8 +105,9 @@ function endedJobs(url: string): Promise<number> {
   });
 }
 
-const quantile = (sorted: readonly number[], q: number): number =>
-  sorted.length === 0 ? NaN : sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
+/** q-th quantile (nearest rank, as the other benches), q in [0, 1]. */
+const quantile = (xs: readonly number[], q: number): number =>
+  xs.length === 0 ? NaN : percentile(xs, q * 100);
 
 interface Window {
   fromMs: number;

@@ -286,8 +286,9 @@ export class SqliteLedger implements Ledger {
       }
     };
     try {
-      let clean = batch.length > 0;
-      if (clean) {
+      // Without a savepoint per write; a write that throws sends the group to the run below.
+      let landed = false;
+      if (batch.length > 0) {
         try {
           this.atomically(() => {
             for (const w of batch) {
@@ -299,13 +300,12 @@ export class SqliteLedger implements Ledger {
             }
             runLast();
           });
+          landed = true;
         } catch (err) {
           if (!(err instanceof WriteFailed)) throw err;
-          clean = false;
         }
       }
-      if (!clean) {
-        out = { value: undefined };
+      if (!landed) {
         this.atomically(() => {
           for (const w of batch) {
             try {
