@@ -11,6 +11,8 @@ module.exports = {
     '^.+\\.ts$': ['ts-jest', { diagnostics: false }],
   },
   testTimeout: 60000,
+  // Jest's summary, then one plain line of counts: test/support/closing-line-reporter.js.
+  reporters: ['default', '<rootDir>/test/support/closing-line-reporter.js'],
   // Integration tests open real sockets and spawn processes; two workers fit a 2-core machine.
   maxWorkers: 2,
 };

@@ -14,4 +14,5 @@ module.exports = {
   // ZooKeeper's JVM, PostgreSQL and two sidecars fill a 2-core machine: one file at a time.
   maxWorkers: 1,
   testTimeout: 180000,
+  reporters: ['default', '<rootDir>/test/support/closing-line-reporter.js'],
 };

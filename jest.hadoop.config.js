@@ -14,7 +14,11 @@ module.exports = {
   globalSetup: '<rootDir>/test/hadoop/global-setup.ts',
   globalTeardown: '<rootDir>/test/hadoop/global-teardown.ts',
   // A skipped test is a failed run here: the point of this suite is that every check ran.
-  reporters: ['default', '<rootDir>/test/hadoop/no-skipped-tests-reporter.js'],
+  reporters: [
+    'default',
+    '<rootDir>/test/hadoop/no-skipped-tests-reporter.js',
+    '<rootDir>/test/support/closing-line-reporter.js',
+  ],
   // The daemons' JVMs already fill a 2-core machine: one test file at a time.
   maxWorkers: 1,
   testTimeout: 180000,
