@@ -8,7 +8,7 @@
  * shapes (bodies built from what the emulated RM answers, copied with new ids), applying the
  * filters of GET /apps as a real RM does (test/yarn/app-filters.ts), or ignoring every filter as
  * an old or odd RM might. The sidecar runs in a child process (bench/poll-child.ts, compiled, both
- * trees built with tsc and run with plain node as deployed) so its resident memory is its own; the trees alternate (base, this, base, this, ...) so both see the
+ * trees built with tsc and run with plain node, in the environment of each tree's image) so its resident memory is its own; the trees alternate (base, this, base, this, ...) so both see the
  * same machine.
  *
  * Per run: CYCLES steady cycles (after the deadline apps were submitted, shown by the stub as
@@ -31,7 +31,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import type { ServerResponse } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { build } from './processes';
+import { build, deployedEnv } from './processes';
 import { percentile, recordResult } from './results';
 import * as rm from './stub-rm';
 import { exportBaseTree, MB, msSince, ROOT } from './support';
@@ -261,6 +261,8 @@ function child(script: string, root: string, rmUrl: string): Promise<ChildResult
     const gc = process.env.YSS_BENCH_MEMORY === 'gc' ? ['--expose-gc'] : [];
     const p = spawn(process.execPath, [...gc, script, root, rmUrl, String(DEADLINE_APPS), String(CYCLES)], {
       cwd: root,
+      // As the tree's image runs the sidecar (NODE_ENV, NODE_OPTIONS: docker/Dockerfile).
+      env: { ...process.env, ...deployedEnv(root) },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let out = '';

@@ -85,9 +85,15 @@ export function freePort(): Promise<number> {
   });
 }
 
-export function cli(root: string, args: string[], nodeArgs: string[] = []): ChildProcess {
+export function cli(
+  root: string,
+  args: string[],
+  nodeArgs: string[] = [],
+  env: Record<string, string> = {},
+): ChildProcess {
   const child = spawn(process.execPath, [...nodeArgs, join(root, 'bin', 'yarn-sched-sidecar.js'), ...args], {
     cwd: root,
+    env: { ...process.env, ...env },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   let err = '';
@@ -186,10 +192,30 @@ export interface Stack {
 }
 
 /**
+ * The environment a tree's image runs the sidecar in: the `ENV KEY=VALUE` lines of
+ * docker/Dockerfile's last stage (NODE_ENV, and NODE_OPTIONS with the heap's sizes). The benches
+ * start each tree's sidecar with its own, so a setting changed there is measured as a change.
+ */
+export function deployedEnv(root: string): Record<string, string> {
+  const file = join(root, 'docker', 'Dockerfile');
+  const lines = readFileSync(file, 'utf8').split('\n');
+  const from = lines.map((l, i) => (/^FROM\s/i.test(l) ? i : -1)).filter((i) => i >= 0);
+  const runtime = lines.slice(from[from.length - 1] ?? 0);
+  const env: Record<string, string> = {};
+  for (const line of runtime) {
+    if (!/^ENV\s/i.test(line)) continue;
+    const m = /^ENV\s+([A-Za-z_][A-Za-z0-9_]*)=("([^"\\]*)"|\S*)\s*$/i.exec(line);
+    if (!m) throw new Error(`${file}: ${line}: only ENV KEY=VALUE (one a line) is read here`);
+    env[m[1]!] = m[3] ?? m[2]!;
+  }
+  return env;
+}
+
+/**
  * Starts an emulated RM and JobHistory (`emulator`, from `emulatorRoot`, time scaled `speed`
  * times) and `tree`'s sidecar against it (`start`, with writeSidecarConfig's configuration in a
- * folder of `dir`, the sidecar's process given `nodeArgs`), each on a free loopback port, and
- * waits until both answer. If either fails to start, both are stopped.
+ * folder of `dir`, the sidecar's process given `nodeArgs` and its image's environment,
+ * deployedEnv), each on a free loopback port, and waits until both answer. If either fails to start, both are stopped.
  */
 export async function startStack(
   tree: Tree,
@@ -217,7 +243,7 @@ export async function startStack(
   try {
     await waitFor(`http://127.0.0.1:${rmPort}/ws/v1/cluster/info`, 'emulated RM');
     const config = writeSidecarConfig(work, { rmPort, jhsPort, port, ledgerUrl: tree.ledgerUrl });
-    sidecar = cli(tree.root, ['start', '--config', config], o.nodeArgs);
+    sidecar = cli(tree.root, ['start', '--config', config], o.nodeArgs, deployedEnv(tree.root));
     const url = `http://127.0.0.1:${port}`;
     await waitFor(`${url}/readyz`, `sidecar (${tree.label})`);
     return { url, pid: sidecar.pid!, close };

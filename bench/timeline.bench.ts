@@ -217,10 +217,10 @@ export default async function timelineBench(): Promise<void> {
         })
         .map(([, t]) => t)
         .sort((a, b) => a - b);
-    const rss = memoryOf(stack.pid).rss;
+    const { rss, peak } = memoryOf(stack.pid);
     console.log(
       `recorded submissions at ${CLIENTS} clients for ${SECONDS} s (${tree.commit}), emulated RM at 60x: ` +
-        `${Math.round(answers.length / SECONDS)} answers/s; jobs ended in ${endedWindows.size} of ${ws.length} windows of ${WINDOW_MS} ms`,
+        `${Math.round(answers.length / SECONDS)} answers/s; jobs ended in ${endedWindows.size} of ${ws.length} windows of ${WINDOW_MS} ms; sidecar RSS ${Math.round(rss)} MB (peak ${Math.round(peak)} MB)`,
     );
     for (const which of ['all', 'rejections only', 'ended'] as const) {
       const v = ms(which);
@@ -239,7 +239,7 @@ export default async function timelineBench(): Promise<void> {
         unit: 'ms',
         median: quantile(v, 0.5),
         p99: quantile(v, 0.99),
-        rssMB: Math.round(rss / 2 ** 20),
+        rssMB: Math.round(rss),
       });
     }
     const svg = await renderSvg(
