@@ -1,4 +1,4 @@
-import { spawnSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { chmodSync, copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join, posix } from 'node:path';
@@ -450,6 +450,21 @@ describe('docker/Dockerfile', () => {
     expect(text).toContain(`http://127.0.0.1:${dockerConfig.server.port}/healthz`);
     expect(runtime).toContain(`VOLUME ["${dirname(dockerConfig.ledger.path)}"]`);
     expect(runtime).toContain('ENTRYPOINT ["node", "bin/yarn-sched-sidecar.js"]');
+  });
+
+  it('sizes the young generation in NODE_OPTIONS, which Node takes there and acts on', () => {
+    const line = runtime.find((l) => l.startsWith('ENV NODE_OPTIONS='));
+    expect(line).toBe('ENV NODE_OPTIONS="--max-semi-space-size=32"');
+    const options = JSON.parse(line!.slice('ENV NODE_OPTIONS='.length)) as string;
+    // Node refuses to start (exit 9) with a flag NODE_OPTIONS does not allow.
+    const heapLimit = (nodeOptions: string) =>
+      Number(
+        execFileSync(process.execPath, ['-p', "require('v8').getHeapStatistics().heap_size_limit"], {
+          env: { ...process.env, NODE_OPTIONS: nodeOptions },
+          encoding: 'utf8',
+        }),
+      );
+    expect(heapLimit(options)).toBeGreaterThan(heapLimit(''));
   });
 
   it('ships every file the dashboard needs at start, where the compiled code looks for them', () => {
