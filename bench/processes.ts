@@ -201,7 +201,8 @@ export function deployedEnv(root: string): Record<string, string> {
   const lines = readFileSync(file, 'utf8').split('\n');
   const from = lines.map((l, i) => (/^FROM\s/i.test(l) ? i : -1)).filter((i) => i >= 0);
   const runtime = lines.slice(from[from.length - 1] ?? 0);
-  const env: Record<string, string> = {};
+  // NODE_OPTIONS is the image's or none: never the one of the shell that runs the bench.
+  const env: Record<string, string> = { NODE_OPTIONS: '' };
   for (const line of runtime) {
     if (!/^ENV\s/i.test(line)) continue;
     const m = /^ENV\s+([A-Za-z_][A-Za-z0-9_]*)=("([^"\\]*)"|\S*)\s*$/i.exec(line);
@@ -215,7 +216,8 @@ export function deployedEnv(root: string): Record<string, string> {
  * Starts an emulated RM and JobHistory (`emulator`, from `emulatorRoot`, time scaled `speed`
  * times) and `tree`'s sidecar against it (`start`, with writeSidecarConfig's configuration in a
  * folder of `dir`, the sidecar's process given `nodeArgs` and its image's environment,
- * deployedEnv), each on a free loopback port, and waits until both answer. If either fails to start, both are stopped.
+ * deployedEnv), each on a free loopback port, and waits until both answer. If either fails to
+ * start, both are stopped.
  */
 export async function startStack(
   tree: Tree,
