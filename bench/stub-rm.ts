@@ -225,7 +225,8 @@ export class StubServer {
   ) {}
 
   async start(): Promise<void> {
-    this.server = createServer((req, res) => void this.read(req, res));
+    // The real RM reads 64 KB of request line and headers (src/emulator/http.ts), Node 16 KB.
+    this.server = createServer({ maxHeaderSize: 64 * 1024 }, (req, res) => void this.read(req, res));
     if (this.keepAliveTimeoutMs !== undefined) this.server.keepAliveTimeout = this.keepAliveTimeoutMs;
     await new Promise<void>((ok) => this.server.listen(0, '127.0.0.1', ok));
     this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;

@@ -11,7 +11,8 @@
  * answer, the windows in which jobs ended shaded.
  *
  * Environment: YSS_BENCH_TIMELINE_SECONDS (default 20), YSS_BENCH_TIMELINE_CLIENTS (default 16),
- * YSS_BENCH_WARMUP_SECONDS (default 4, unmeasured, as in submissions.bench.ts), YSS_BENCH_CPU_PROF
+ * YSS_BENCH_WARMUP_SECONDS (default 4, unmeasured, as in submissions.bench.ts), YSS_BENCH_NODE_ARGS
+ * (more arguments for the sidecar's node, space-separated), YSS_BENCH_CPU_PROF
  * (a folder: the sidecar runs with --cpu-prof and writes its profile there).
  */
 import http from 'node:http';
@@ -186,7 +187,10 @@ export default async function timelineBench(): Promise<void> {
   const tree = thisTree();
   const dir = mkdtempSync(join(tmpdir(), 'yss-timeline-'));
   const prof = process.env.YSS_BENCH_CPU_PROF;
-  const nodeArgs = prof === undefined ? [] : ['--cpu-prof', '--cpu-prof-dir', resolve(prof)];
+  const nodeArgs = [
+    ...(prof === undefined ? [] : ['--cpu-prof', '--cpu-prof-dir', resolve(prof)]),
+    ...(process.env.YSS_BENCH_NODE_ARGS ?? '').split(' ').filter((a) => a !== ''),
+  ];
   const stack = await startStack(tree, tree.root, dir, { speed: 60, nodeArgs });
   try {
     if (WARMUP_SECONDS > 0) await drive(stack.url, 'warm', CLIENTS, WARMUP_SECONDS, performance.now());

@@ -11,6 +11,7 @@ import { buildRmApp } from './rm-app';
 import { EmulatedRm } from './rm-state';
 import { buildWebHdfsApp, emulatedHdfsOf, type HdfsFileOption } from './webhdfs-app';
 import { authFilter, webServletName } from './auth';
+import { NODE_HEADER_BYTES } from './http';
 
 /**
  * Starts the emulated ResourceManager and JobHistory server on two ports over one simulated
@@ -76,7 +77,9 @@ class Listener {
   }
 
   private make(): http.Server {
-    const server = http.createServer(this.app);
+    // Hadoop's web servers read 64 KB of request line and headers, Node 16 KB: emulatedApp
+    // answers as Jetty does past Hadoop's limit (HADOOP_HEADER_BYTES).
+    const server = http.createServer({ maxHeaderSize: NODE_HEADER_BYTES }, this.app);
     server.on('connection', (s) => {
       this.sockets.add(s);
       s.on('close', () => this.sockets.delete(s));

@@ -1,3 +1,5 @@
+import { RmHttpError } from '../errors/rm-http';
+import { RmRemoteError } from '../errors/rm-remote';
 import type { Logger } from '../log';
 import type { JobRecord } from '../store/ledger';
 import type { ResourceManagerApi } from '../yarn/api';
@@ -34,8 +36,19 @@ import type { AppReport } from '../yarn/model';
 
 /** How far before the newest start time seen a read of new apps starts (clock steps between RMs). */
 export const NEW_APPS_OVERLAP_MS = 15_000;
-/** Most characters of tags in one read's `applicationTags`: the URL stays under about 4 KB. */
-export const TAG_CHARS_PER_READ = 3_000;
+/**
+ * Most characters of tags in one read's `applicationTags` at first: about 600 tags of the API's
+ * jobs, so 500 followed apps are one read, not five (each read is a scan of every app in the RM).
+ * The real RM (3.4, Jetty with `hadoop.http.max.request.header.size` 64 KB) takes such a URL
+ * (test/yarn/app-filters.ts); a proxy in front of it may not (nginx and Apache refuse a request
+ * line over 8 KB with 414): an RM that answers 414 or 431 gets reads of half as many
+ * characters, down to MIN_TAG_CHARS_PER_READ, from then on.
+ */
+export const TAG_CHARS_PER_READ = 16_000;
+/** The fewest characters of tags per read that halving after a 414 or 431 goes down to. */
+export const MIN_TAG_CHARS_PER_READ = 1_000;
+/** A tag longer than this is never asked for by tag (its app is read by its id). */
+const MAX_TAG_CHARS = MIN_TAG_CHARS_PER_READ;
 /** Followed apps read one by one at most per cycle; beyond it the cycle reads every app. */
 export const MAX_SINGLE_READS = 25;
 const READS_AT_ONCE = 4;
@@ -78,7 +91,7 @@ export function followedOf(job: JobRecord): Followed {
     tag = deadline?.trim().toLowerCase();
   }
   // The RM splits the parameter at commas: such a tag cannot be asked for.
-  if (tag !== undefined && (tag.includes(',') || tag.length > TAG_CHARS_PER_READ)) tag = undefined;
+  if (tag !== undefined && (tag.includes(',') || tag.length > MAX_TAG_CHARS)) tag = undefined;
   return { jobId: job.id, appId: job.appId, tag };
 }
 
@@ -102,6 +115,12 @@ export function tagChunks(tags: Iterable<string>, maxChars = TAG_CHARS_PER_READ)
 
 class FilterIgnored extends Error {}
 
+/** The RM, or a proxy before it, refused a read's URL as too long (414 URI Too Long, 431). */
+function urlTooLong(err: unknown): boolean {
+  const status = (err as { status?: unknown } | null)?.status;
+  return (err instanceof RmHttpError || err instanceof RmRemoteError) && (status === 414 || status === 431);
+}
+
 /** Thrown by a live read whose answer holds ended apps: the RM ignored `states`, this is every app. */
 class EveryApp {
   constructor(readonly apps: AppReport[]) {}
@@ -116,6 +135,8 @@ export class AppReader {
   private warnedIgnored = false;
   /** Whether the last cycle's reads all passed their checks (see withTagged). */
   private filtersApplied = false;
+  /** Characters of tags per read: TAG_CHARS_PER_READ, halved after each 414 or 431. */
+  private tagChars: number;
 
   constructor(
     private readonly deps: {
@@ -123,8 +144,12 @@ export class AppReader {
       log: Logger;
       /** A full read every this many cycles (1: every cycle, as before filtered reads). */
       fullEvery: number;
+      /** Characters of tags per read to start with (default TAG_CHARS_PER_READ). */
+      tagCharsPerRead?: number;
     },
-  ) {}
+  ) {
+    this.tagChars = deps.tagCharsPerRead ?? TAG_CHARS_PER_READ;
+  }
 
   /** This cycle's apps: a full read when one is due, else the filtered reads (see above). */
   async read(followed: readonly Followed[]): Promise<AppsRead> {
@@ -218,8 +243,32 @@ export class AppReader {
     first: () => Promise<AppReport[]>,
     followed: readonly Followed[],
   ): Promise<{ first: AppReport[]; byId: Map<string, AppReport> }> {
+    for (;;) {
+      try {
+        return await this.withTaggedOnce(first, followed);
+      } catch (err) {
+        if (!urlTooLong(err) || this.tagChars <= MIN_TAG_CHARS_PER_READ) throw err;
+        // The URL was too long for the RM or a proxy before it: shorter reads, now and from now on.
+        const was = this.tagChars;
+        this.tagChars = Math.max(MIN_TAG_CHARS_PER_READ, Math.floor(was / 2));
+        this.deps.log.warn('the RM refused a read of apps by tag as too long; reads ask for fewer tags', {
+          status: (err as { status: number }).status,
+          tagCharsPerRead: this.tagChars,
+          was,
+        });
+      }
+    }
+  }
+
+  private async withTaggedOnce(
+    first: () => Promise<AppReport[]>,
+    followed: readonly Followed[],
+  ): Promise<{ first: AppReport[]; byId: Map<string, AppReport> }> {
     const { rm } = this.deps;
-    const chunks = tagChunks(new Set(followed.flatMap((f) => (f.tag === undefined ? [] : [f.tag]))));
+    const chunks = tagChunks(
+      new Set(followed.flatMap((f) => (f.tag === undefined ? [] : [f.tag]))),
+      this.tagChars,
+    );
     const tagged: AppReport[][] = [];
     const byTags = (i: number) => async (): Promise<void> => {
       const chunk = chunks[i]!;

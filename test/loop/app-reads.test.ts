@@ -4,6 +4,7 @@
  * tags), a followed app missing from them read from its own endpoint, and full reads instead
  * when the RM ignores a filter.
  */
+import { RmHttpError } from '../../src/errors/rm-http';
 import { RmRemoteError } from '../../src/errors/rm-remote';
 import { AppReader, followedOf, tagChunks, type Followed } from '../../src/loop/app-reads';
 import { silentLogger } from '../../src/log';
@@ -189,7 +190,7 @@ describe('AppReader: reads in flight together', () => {
     }
     const ignoreTags = { now: false };
     const { rm, started } = slowRm([...others, ...ours], ignoreTags);
-    const reader = new AppReader({ rm, log, fullEvery: 3 });
+    const reader = new AppReader({ rm, log, fullEvery: 3, tagCharsPerRead: 3_000 });
     const cycle = async () => {
       started.splice(0);
       return reader.read(followed);
@@ -221,6 +222,86 @@ describe('AppReader: reads in flight together', () => {
     // Cycle 6, a full read: the live apps and the tag reads together.
     expect((await cycle()).full).toBe(true);
     expect(started).toEqual(['live@1', 'tags@2', 'tags@3', 'tags@4', 'tags@5', 'tags@5']);
+  });
+});
+
+describe('AppReader: an RM that refuses a long URL', () => {
+  beforeEach(() => warnings.splice(0));
+
+  /** rmOf's RM, answering 414 (or 431) to a read whose tags come to more than `maxChars`. */
+  function shortUrlRm(apps: AppReport[], maxChars: number, status = 414) {
+    const { rm: inner, calls } = rmOf(apps);
+    const sizes: number[] = [];
+    const rm = {
+      ...inner,
+      apps: async (q: AppQuery = {}) => {
+        const chars = q.applicationTags?.join(',').length;
+        if (chars !== undefined) sizes.push(chars);
+        if (chars !== undefined && chars > maxChars)
+          throw new RmHttpError({
+            status,
+            text: '<h1>Bad Message 414</h1><pre>reason: URI Too Long</pre>',
+            url: 'http://rm/ws/v1/cluster/apps',
+          });
+        return inner.apps(q);
+      },
+    } as unknown as ResourceManagerApi;
+    return { rm, calls, sizes };
+  }
+
+  const followedApps = (n: number) => {
+    const ours: AppReport[] = [];
+    const followed: Followed[] = [];
+    for (let i = 0; i < n; i++) {
+      const tag = `sidecar-id:dl-${String(i).padStart(16, '0')}`;
+      ours.push(app(`application_1_${5000 + i}`, T + i, [tag]));
+      followed.push({ jobId: `dl-${i}`, appId: ours[i]!.id, tag });
+    }
+    return { ours, followed };
+  };
+
+  it('reads 500 followed apps in one read by tag', async () => {
+    const { ours, followed } = followedApps(500);
+    const { rm, calls } = rmOf([...others, ...ours]);
+    const reader = new AppReader({ rm, log, fullEvery: 60 });
+    await reader.read(followed);
+    calls.splice(0);
+    const read = await reader.read(followed);
+    expect(read.apps.map((a) => a.id).sort()).toEqual(ours.map((a) => a.id));
+    expect(calls).toEqual(['new', 'tags 500']);
+  });
+
+  it.each([414, 431])(
+    'after a %d, halves the tags per read until the RM takes them, in the same cycle and from then on',
+    async (status) => {
+      // 300 tags of 30 characters: 9,299 characters; the RM takes at most 5,000 of them.
+      const { ours, followed } = followedApps(300);
+      const { rm, sizes } = shortUrlRm([...others, ...ours], 5_000, status);
+      const reader = new AppReader({ rm, log, fullEvery: 60 });
+      const first = await reader.read(followed);
+      expect(first.apps.map((a) => a.id).sort()).toEqual([...others, ...ours].map((a) => a.id).sort());
+      // 16,000 (one read, refused), 8,000 (two reads, the first refused), 4,000: three reads.
+      expect(sizes.map((c) => Math.ceil(c / 1000))).toEqual([10, 8, 4, 4, 2]);
+      expect(warnings).toEqual([
+        'the RM refused a read of apps by tag as too long; reads ask for fewer tags',
+        'the RM refused a read of apps by tag as too long; reads ask for fewer tags',
+      ]);
+      sizes.splice(0);
+      const second = await reader.read(followed);
+      expect(second.apps.map((a) => a.id).sort()).toEqual(ours.map((a) => a.id));
+      expect(sizes.every((c) => c <= 4_000)).toBe(true);
+      expect(sizes).toHaveLength(3);
+      expect(warnings).toHaveLength(2);
+    },
+  );
+
+  it('fails the read when even the fewest tags per read are refused', async () => {
+    const { ours, followed } = followedApps(100);
+    const { rm } = shortUrlRm([...others, ...ours], 200);
+    const reader = new AppReader({ rm, log, fullEvery: 60 });
+    await expect(reader.read(followed)).rejects.toMatchObject({ status: 414 });
+    // 16,000 -> 8,000 -> 4,000 -> 2,000 -> 1,000, refused at each.
+    expect(warnings).toHaveLength(4);
   });
 });
 

@@ -15,6 +15,7 @@
  * computed from the suite's own apps as the server reports them unfiltered, so they hold on any
  * server whatever its clock.
  */
+import { RmHttpError } from '../../src/errors/rm-http';
 import { RmRemoteError } from '../../src/errors/rm-remote';
 import type { AppQuery } from '../../src/yarn/api';
 import { HttpResourceManagerClient } from '../../src/yarn/client';
@@ -114,6 +115,24 @@ export function describeAppFilterConformance(
       expect(idsOf(both)).toEqual([ids.alpha, ids.beta].sort());
       expect(await rm.apps({ applicationTags: [`yss-filter:alpha-${nonce}`.slice(0, -1)] })).toEqual([]);
       expect(await rm.apps({ applicationTags: ['yss-filter'] })).toEqual([]);
+    });
+
+    it('applicationTags: a read by 1,500 tags (a URL of about 50 KB) is served', async () => {
+      // What the poll sends for hundreds of followed apps at once (TAG_CHARS_PER_READ, app-reads.ts).
+      const filler = Array.from({ length: 1_499 }, (_, i) => `sidecar-id:filler-${nonce}-${i}`);
+      const tags = [...filler.slice(0, 700), `yss-filter:beta-${nonce}`, ...filler.slice(700)];
+      expect(tags.join(',').length).toBeGreaterThan(45_000);
+      expect(idsOf(await rm.apps({ applicationTags: tags }))).toEqual([ids.beta]);
+    });
+
+    it('a request line past 64 KB is refused with 414 URI Too Long, as Jetty refuses it', async () => {
+      const tags = Array.from({ length: 2_000 }, (_, i) => `sidecar-id:filler-${nonce}-${i}`);
+      expect(tags.join(',').length).toBeGreaterThan(66_000);
+      const err = await rm.apps({ applicationTags: tags }).catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(RmHttpError);
+      expect(err).toMatchObject({ status: 414, text: expect.stringContaining('URI Too Long') });
+      // The connection it closed is not the client's next one.
+      expect(idsOf(await ours())).toEqual(Object.values(ids).sort());
     });
 
     it('states: any of the states given, case-insensitive', async () => {
