@@ -6,10 +6,14 @@ import type { Tree } from './format';
  * as the sidecar's environment gives one: each item trimmed, empty items dropped.
  */
 export function splitList(text: string): string[] {
-  return text
-    .split(',')
-    .map((s) => s.trim())
-    .filter((s) => s.length > 0);
+  const items = text.split(',');
+  // Mostly nothing to trim or drop (the RM writes tags without spaces): no copies then.
+  for (const s of items) if (s.length === 0 || s.trim().length !== s.length) return tidy(items);
+  return items;
+}
+
+function tidy(items: string[]): string[] {
+  return items.map((s) => s.trim()).filter((s) => s.length > 0);
 }
 
 /**
@@ -20,13 +24,43 @@ export function splitList(text: string): string[] {
  * (an empty XML element) or a missing key (INDEX.md section 5).
  */
 export class Node {
+  /**
+   * The path, built when first asked for (an error, a field path in a message): a member's
+   * cursor holds its parent and its key instead, so reading hundreds of reports a cycle does not
+   * build a path string for every field it reads.
+   */
+  private text: string | undefined;
+  private parent: Node | undefined = undefined;
+  /** The member's key, or its index in a list. */
+  private step: string | number | undefined = undefined;
+
   constructor(
     readonly value: Tree | undefined,
-    readonly path: string,
-  ) {}
+    path: string,
+  ) {
+    this.text = path;
+  }
 
   static root(value: Tree): Node {
     return new Node(value, '');
+  }
+
+  private static under(value: Tree | undefined, parent: Node, step: string | number): Node {
+    const n = new Node(value, '');
+    n.text = undefined;
+    n.parent = parent;
+    n.step = step;
+    return n;
+  }
+
+  /** Where this value is in the body, as `apps.app[2].startedTime` ('' at the root). */
+  get path(): string {
+    if (this.text === undefined) {
+      const base = this.parent!.path;
+      const step = this.step!;
+      this.text = typeof step === 'number' ? `${base}[${step}]` : base ? `${base}.${step}` : step;
+    }
+    return this.text;
   }
 
   private fail(expected: string): never {
@@ -50,7 +84,7 @@ export class Node {
   /** A member; missing members give a cursor whose value is undefined. */
   get(key: string): Node {
     const child = this.isObject() ? (this.value as Record<string, Tree>)[key] : undefined;
-    return new Node(child, this.path ? `${this.path}.${key}` : key);
+    return Node.under(child, this, key);
   }
 
   /** A member that must be there. */
@@ -77,9 +111,9 @@ export class Node {
   list(): Node[] {
     const v = this.value;
     if (v === undefined || v === null || v === '') return [];
-    if (Array.isArray(v)) return v.map((item, i) => new Node(item, `${this.path}[${i}]`));
+    if (Array.isArray(v)) return v.map((item, i) => Node.under(item, this, i));
     if (typeof v === 'object' && Object.keys(v).length === 0) return [];
-    return [new Node(v, `${this.path}[0]`)];
+    return [Node.under(v, this, 0)];
   }
 
   /** `{apps:{app:[…]}}`: the items under `key` of a wrapper that may itself be empty. */
