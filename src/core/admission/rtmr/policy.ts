@@ -117,7 +117,8 @@ export interface RtmrPolicy extends AdmissionPolicy<RtmrState> {
 
 type Decision =
   | { ok: true; position: number; finish: number; state: RtmrState }
-  | { ok: false; reason: RejectReason; position: number };
+  /** `finish`: the job's own estimated finish at `position` (null: it was not placed). */
+  | { ok: false; reason: RejectReason; position: number; finish: number | null };
 
 /**
  * A job with no slot its tasks can ever run in (its map lane, or the reduce lane when it has
@@ -156,7 +157,7 @@ function decide(
 ): Decision {
   const p = insertionIndex(state, job);
   const unusable = unusableSlots(state.model, job);
-  if (unusable) return { ok: false, position: p, reason: unusable };
+  if (unusable) return { ok: false, position: p, reason: unusable, finish: null };
   if (state.engine === 'literal')
     return decideWalkingAll(state, job, p, walkerBefore(state, p), now, acceptAll);
   const lanes = runLanesBefore(state, p); // lines 1-3
@@ -180,7 +181,7 @@ function decide(
   for (let s = p; s < stop; s++) {
     const prev = es[s]!;
     const q = lanes.place(prev.work, now);
-    if (q.finish > absoluteDeadline(prev.job)) return successorMiss(prev, p, q.finish);
+    if (q.finish > absoluteDeadline(prev.job)) return successorMiss(prev, p, q.finish, r.finish);
     walked.push(placedEntry(prev, q, now));
   }
   if (!wantState) return { ok: true, position: p, finish: r.finish, state };
@@ -212,12 +213,49 @@ function decide(
   return { ok: true, position: p, finish: r.finish, state: makeRtmrState(fields, list, pending, memo) };
 }
 
+/**
+ * The earliest-deadline search's test: whether `decide` admits `job` with relative deadline D,
+ * remembered per insertion position. At one position the job's placement (so its finish) and
+ * the walk of its successors (each against its own deadline) are the same whatever D is: D only
+ * chooses the position (EDF) and is compared with the job's own finish. So each position is
+ * decided once, and again only if its first D was before the job's finish there (the walk of its
+ * successors not made yet); any other probe at a position seen before is a comparison. `tail` is
+ * the finish at the tail of the queue, known already (no successors there). The same answers as
+ * calling `decide` for each D, in any order (rtmr-earliest.test.ts).
+ */
+export function earliestTrials(
+  state: RtmrState,
+  job: DeadlineJob,
+  now: number,
+  tail?: number,
+): (D: number) => boolean {
+  const seen = new Map<number, { finish: number; successors: boolean | undefined }>();
+  if (tail !== undefined) seen.set(recordsOf(state).list.length, { finish: tail, successors: true });
+  return (D) => {
+    const trial: DeadlineJob = { ...job, deadline: D };
+    const p = insertionIndex(state, trial);
+    const at = seen.get(p);
+    if (at !== undefined) {
+      if (at.finish > absoluteDeadline(trial)) return false;
+      if (at.successors !== undefined) return at.successors;
+    }
+    const d = decide(state, trial, now, false, false);
+    if (d.ok) seen.set(p, { finish: d.finish, successors: true });
+    else if (d.finish !== null) {
+      const own = d.reason.kind === 'new-job-misses';
+      seen.set(p, { finish: d.finish, successors: own ? undefined : false });
+    }
+    return d.ok;
+  };
+}
+
 /** Alg. 5.1 lines 7-9. */
 function ownMiss(job: DeadlineJob, p: number, finish: number): Decision {
   const deadline = absoluteDeadline(job);
   return {
     ok: false,
     position: p,
+    finish,
     reason: {
       kind: 'new-job-misses',
       jobId: job.id,
@@ -229,11 +267,12 @@ function ownMiss(job: DeadlineJob, p: number, finish: number): Decision {
 }
 
 /** Alg. 5.1 lines 15-17: the first successor found to miss its deadline. */
-function successorMiss(e: RtmrEntry, p: number, finish: number): Decision {
+function successorMiss(e: RtmrEntry, p: number, finish: number, ownFinish: number): Decision {
   const d = absoluteDeadline(e.job);
   return {
     ok: false,
     position: p,
+    finish: ownFinish,
     reason: {
       kind: 'admitted-job-would-miss',
       jobId: e.job.id,
@@ -332,7 +371,7 @@ function decideWalkingAll(
     !acceptAll,
     unchanged ? () => runLanesBefore(state, p) : undefined,
   );
-  if (w.miss) return successorMiss(w.miss.entry, p, w.miss.finish);
+  if (w.miss) return successorMiss(w.miss.entry, p, w.miss.finish, r.finish);
   // lines 22-23: insert J, record the new vectors of J and its successors.
   const entries = [...es.slice(0, p), entry, ...w.entries];
   return {
@@ -410,13 +449,7 @@ export function createRtmrPolicy(name: string, input: RtmrOptionsInput): RtmrPol
         const horizon = Math.floor(
           Math.max(0, now - job.arrival) + (opts.horizon ?? DEADLINE_HORIZON_SECONDS),
         );
-        earliest = searchEarliestDeadline(
-          (D) => decide(state, { ...job, deadline: D }, now, false, false).ok,
-          {
-            hint,
-            horizon,
-          },
-        );
+        earliest = searchEarliestDeadline(earliestTrials(state, job, now, tail), { hint, horizon });
         if (earliest === null) searchedUpTo = horizon;
       }
       return {
