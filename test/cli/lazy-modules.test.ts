@@ -1,0 +1,59 @@
+import { spawnSync } from 'node:child_process';
+import { join } from 'node:path';
+
+/**
+ * The CLI loads every command's module to build its program, so whatever those modules import
+ * at their top is in the memory of a sidecar started with `start`. The plotting stack (Vega,
+ * Vega-Lite, resvg: about 20 MB resident) is only for `simulate` and the benches' pictures: it
+ * is loaded at the first plot (src/sim/plot/render.ts). Checked in a process of its own, from
+ * the sources, by the packages in its module cache.
+ */
+const root = join(__dirname, '..', '..');
+const PLOTTING = ['vega', 'vega-lite', '@resvg/resvg-js'];
+
+/** The packages loaded after running `script` (CommonJS, from the project root), and what it printed. */
+function packagesAfter(script: string): { packages: string[]; out: string } {
+  const probe = `${script}
+    .then(() => {
+      const names = new Set();
+      for (const file of Object.keys(require.cache)) {
+        const i = file.lastIndexOf('/node_modules/');
+        if (i < 0) continue;
+        const parts = file.slice(i + '/node_modules/'.length).split('/');
+        names.add(parts[0].startsWith('@') ? parts[0] + '/' + parts[1] : parts[0]);
+      }
+      process.stdout.write('\\n' + JSON.stringify([...names].sort()));
+    })
+    .catch((err) => { console.error(err); process.exit(1); });`;
+  const run = spawnSync(process.execPath, ['--require', 'tsx/cjs', '-e', probe], {
+    cwd: root,
+    encoding: 'utf8',
+    timeout: 60_000,
+  });
+  if (run.status !== 0) throw new Error(`probe exited ${run.status}: ${run.stderr}`);
+  const lines = run.stdout.trimEnd().split('\n');
+  return { packages: JSON.parse(lines.at(-1) ?? '[]') as string[], out: lines.slice(0, -1).join('\n') };
+}
+
+describe('the CLI loads the plotting stack only to draw', () => {
+  it('building the program (every command, start among them) loads none of Vega, Vega-Lite or resvg', () => {
+    const { packages } = packagesAfter(
+      `Promise.resolve().then(() => require('./src/cli/main').buildProgram())`,
+    );
+    // The program's own packages are there: the probe sees what the CLI loads.
+    expect(packages).toEqual(expect.arrayContaining(['commander', 'express', 'better-sqlite3']));
+    expect(packages.filter((p) => PLOTTING.includes(p))).toEqual([]);
+  });
+
+  it('the first plot loads them and draws', () => {
+    const { packages, out } = packagesAfter(
+      `Promise.resolve().then(() => require('./src/sim/plot/render').renderSvg({
+        data: { values: [{ x: 1, y: 2 }, { x: 2, y: 3 }] },
+        mark: 'line',
+        encoding: { x: { field: 'x', type: 'quantitative' }, y: { field: 'y', type: 'quantitative' } },
+      })).then((svg) => process.stdout.write(svg.slice(0, 4)))`,
+    );
+    expect(out).toBe('<svg');
+    expect(packages).toEqual(expect.arrayContaining(['vega', 'vega-lite']));
+  });
+});
