@@ -2,7 +2,8 @@
  * `tsx bench/perf-plot.ts [ROWS.json ...]`: the plot of docs/performance.md, poll cycle time
  * against cluster size, from the poll bench's rows (bench/results.json by default, or files of
  * rows as pollRows returns them). One line per tree (the base commit, this one) and per RM (with
- * filters, ignoring them), and JSON.parse of the bytes this tree fetched beside them. A point
+ * filters, ignoring them), and beside them JSON.parse of the bytes this tree fetched and the
+ * floor (the same reads fetched with node:http and parsed, nothing else). A point
  * whose cycles fetched more than rm.maxResponseBytes (128 MiB) is left out: every poll of it
  * failed (the answer was refused as too large), so it measures nothing.
  * Writes docs/img/perf-cycle.png with src/sim/plot's Vega-Lite rendering.
@@ -20,7 +21,7 @@ interface Row {
 }
 
 const ROW =
-  /^poll (\d+)k apps (\d+) nodes, RM (with|ignoring) filters: (cycle|JSON\.parse of the bytes fetched) \((base \w+|this)/;
+  /^poll (\d+)k apps (\d+) nodes, RM (with|ignoring) filters: (cycle|JSON\.parse of the bytes fetched|floor: its reads by node:http \+ JSON\.parse only) \((base \w+|this)/;
 
 const MAX_RESPONSE_MB = 128;
 
@@ -43,7 +44,9 @@ export function points(rows: readonly Row[]) {
     const series =
       what === 'cycle'
         ? `${tree === 'this' ? 'this tree' : tree}, ${rmName}`
-        : `JSON.parse of its bytes, ${rmName}`;
+        : what.startsWith('floor')
+          ? `its reads fetched and parsed alone (node:http), ${rmName}`
+          : `JSON.parse of its bytes, ${rmName}`;
     out.push({ apps: Number(k) * 1000, series, ms: r.median });
   }
   return out;

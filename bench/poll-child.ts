@@ -6,7 +6,7 @@
  * the stub RM, submits DEADLINE_APPS recorded jobs through the API, asks the stub to add the
  * other apps, then times CYCLES steady poll cycles, telling the stub where each begins (so the
  * stub can say which bytes each cycle fetched). Prints one JSON line: cycle times, each cycle's
- * longest event-loop block, its CPU time, and RSS. YSS_BENCH_HISTORY=N fills the ledger first
+ * longest event-loop block, its CPU time, RSS, and each cycle's floor (floorTimes). YSS_BENCH_HISTORY=N fills the ledger first
  * (fillHistory).
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -77,6 +77,33 @@ function longestBlock(): () => number {
     clearInterval(tick);
     return Math.max(longest, performance.now() - last - 1, 0);
   };
+}
+
+/**
+ * The floor under a cycle: the GET requests each timed cycle sent (as the stub recorded them),
+ * sent again at once with node:http and each answer given to JSON.parse, nothing else. What any
+ * Node client of the RM pays for the same reads on this machine; the median of 3 replays a cycle.
+ */
+async function floorTimes(rmUrl: string): Promise<number[]> {
+  const reads = JSON.parse((await request(`${rmUrl}/bench/reads`)).text) as string[][];
+  const headers = { accept: 'application/json' };
+  const out: number[] = [];
+  for (const urls of reads) {
+    const times: number[] = [];
+    for (let r = 0; r < 3; r++) {
+      const s = process.hrtime.bigint();
+      await Promise.all(
+        (urls ?? []).map(async (u) => {
+          const res = await request(`${rmUrl}${u}`, { headers });
+          if (res.status !== 200) throw new Error(`floor: ${u} answered ${res.status}`);
+          JSON.parse(res.text);
+        }),
+      );
+      times.push(msSince(s));
+    }
+    out.push(times.sort((a, b) => a - b)[1]!);
+  }
+  return out;
 }
 
 /** With YSS_BENCH_MEMORY=1: the process's memory at each step, on stderr. */
@@ -241,9 +268,10 @@ async function main(): Promise<void> {
     }
     await request(`${rmUrl}/bench/mark?cycle=-1`);
     if (profile) writeFileSync(process.env.YSS_BENCH_PROFILE!, JSON.stringify(await profile()));
-    process.stdout.write(
-      `${JSON.stringify({ cycles, blocks, cpu, rssMb: process.memoryUsage().rss / MB })}\n`,
-    );
+    // The sidecar's RSS is read before the floor's replays add theirs.
+    const rssMb = process.memoryUsage().rss / MB;
+    const floor = await floorTimes(rmUrl);
+    process.stdout.write(`${JSON.stringify({ cycles, blocks, cpu, floor, rssMb })}\n`);
   } finally {
     await sc.close();
     rmSync(dir, { recursive: true, force: true });

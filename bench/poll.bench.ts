@@ -16,7 +16,8 @@
  * (timed here, after the run), and each cycle's longest stretch without a turn of the event loop
  * (what a request to the sidecar waits at worst; its p99 is a capacity read's cycle). Figures are
  * medians over every cycle of every run; the ratio is the median cycle over the median parse of its
- * bytes.
+ * bytes. Beside them, each cycle's floor: its GET requests sent again from the sidecar's process
+ * with node:http, each answer parsed, nothing else (what any Node client pays for the same reads).
  *
  * Environment: YSS_BENCH_BASE (the commit to compare with; default HEAD when the working tree
  * has changes, HEAD~1 when it has none), YSS_BENCH_RUNS (default 2), YSS_BENCH_CYCLES (default
@@ -82,6 +83,8 @@ class StubRm {
   /** The cycle being timed (bench/mark), and the bodies each cycle fetched. */
   private cycle = -1;
   readonly fetched: string[][] = [];
+  /** The GET requests (path and query) each timed cycle sent, for the child's floor (bench/reads). */
+  private readonly reads: string[][] = [];
 
   constructor(
     private readonly t: rm.Templates,
@@ -161,7 +164,10 @@ class StubRm {
     const { url, body } = req;
     const path = url.pathname;
     const json = (status: number, text: string, headers: Record<string, string> = {}) => {
-      if (this.cycle >= 0 && status === 200) (this.fetched[this.cycle] ??= []).push(text);
+      if (this.cycle >= 0 && status === 200) {
+        (this.fetched[this.cycle] ??= []).push(text);
+        if (req.method === 'GET') (this.reads[this.cycle] ??= []).push(req.rawUrl);
+      }
       res.writeHead(status, { 'content-type': 'application/json', ...headers });
       res.end(text);
     };
@@ -173,6 +179,10 @@ class StubRm {
     if (path === '/bench/fill') {
       this.fill();
       return json(200, '{}');
+    }
+    if (path === '/bench/reads') {
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(this.reads));
+      return;
     }
     if (path === '/bench/mark') {
       this.cycle = Number(url.searchParams.get('cycle'));
@@ -253,6 +263,8 @@ interface ChildResult {
   blocks: number[];
   /** Each cycle's CPU time in the sidecar's process (user and system, every thread). */
   cpu: number[];
+  /** Each cycle's GET requests sent again with node:http and parsed, nothing else (poll-child's floorTimes). */
+  floor: number[];
   rssMb: number;
 }
 
@@ -304,6 +316,7 @@ interface Measured {
   cycles: number[];
   blocks: number[];
   cpu: number[];
+  floor: number[];
   parses: number[];
   mb: number[];
   rss: number[];
@@ -326,7 +339,10 @@ export async function pollRows(): Promise<BenchRow[]> {
     for (const [apps, nodes] of SIZES) {
       for (const rmKind of RMS) {
         const m = new Map<string, Measured>(
-          trees.map((x) => [x.label, { cycles: [], blocks: [], cpu: [], parses: [], mb: [], rss: [] }]),
+          trees.map((x) => [
+            x.label,
+            { cycles: [], blocks: [], cpu: [], floor: [], parses: [], mb: [], rss: [] },
+          ]),
         );
         for (let run = 0; run < RUNS; run++) {
           for (const tree of trees) {
@@ -339,6 +355,7 @@ export async function pollRows(): Promise<BenchRow[]> {
               into.cycles.push(...r.cycles);
               into.blocks.push(...r.blocks);
               into.cpu.push(...r.cpu);
+              into.floor.push(...r.floor);
               into.parses.push(...p.ms);
               into.mb.push(...p.mb);
               into.rss.push(r.rssMb);
@@ -381,6 +398,15 @@ export async function pollRows(): Promise<BenchRow[]> {
             ratio: quantile(x.cpu, 0.5) / quantile(x.parses, 0.5),
             rssMB: null,
           });
+          // What any Node client pays for the same reads: their answers fetched and parsed, no more.
+          rows.push({
+            name: `${name}: floor: its reads by node:http + JSON.parse only (${tree.label})`,
+            unit: 'ms',
+            median: quantile(x.floor, 0.5),
+            p99: quantile(x.floor, 0.99),
+            ratio: cycle / quantile(x.floor, 0.5),
+            rssMB: null,
+          });
           // The p99 is a capacity read's cycle (one in loop.capacityReadEvery).
           rows.push({
             name: `${name}: longest event-loop block (${tree.label})`,
@@ -403,7 +429,7 @@ export function printRows(rows: readonly BenchRow[]): void {
   const f = (x: number | null, d = 1) => (x === null ? '' : x.toFixed(d));
   console.log(
     `median and p99 over ${CYCLES} steady cycles x ${RUNS} runs per tree (alternating); ratio: cycle / base cycle, ` +
-      'cycle / JSON.parse of its bytes, or p99 block / base p99 block',
+      'cycle / JSON.parse of its bytes, CPU / that parse, cycle / floor, or p99 block / base p99 block',
   );
   for (const r of rows)
     console.log(
