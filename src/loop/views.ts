@@ -139,9 +139,13 @@ export function statsOf(ledger: Ledger): { samples: StatsSample[] } {
   return { samples: [...legacy, ...slots.map((x) => x.sample)].slice(-MAX_SAMPLES) };
 }
 
-/** Keeps a sample in the next slot (in one transaction with the sequence number). */
+/**
+ * Keeps a sample in the next slot (in one transaction with the sequence number). Not synced to
+ * disk on its own (transactionUnsynced): a sample is derived from the jobs' totals and the
+ * capacity view, and was the one sync of a quiet cycle; a power cut may take back the last few.
+ */
 function keepSample(ledger: Ledger, sample: StatsSample): void {
-  ledger.transaction(() => {
+  ledger.transactionUnsynced(() => {
     let seq = ledger.getValue<number>(NEXT_SAMPLE_KEY);
     if (seq === undefined) {
       seq = 0;

@@ -234,6 +234,23 @@ export class SqliteLedger implements Ledger {
   }
 
   /**
+   * A transaction committed with synchronous=NORMAL, for it alone: in WAL mode its frames are
+   * written to the log before COMMIT returns (in the page cache: a crash of the process loses
+   * nothing) and synced at the next commit with synchronous=FULL or the next checkpoint; the
+   * database stays consistent whatever happens. SQLite does not change the setting inside a
+   * transaction, and writes queued by writeSoon are owed their sync: both get `transaction`.
+   */
+  transactionUnsynced<T>(fn: () => T): T {
+    if (this.queued.length > 0 || this.db.inTransaction) return this.transaction(fn);
+    this.sql('PRAGMA synchronous = NORMAL').run();
+    try {
+      return this.atomically(fn);
+    } finally {
+      this.sql('PRAGMA synchronous = FULL').run();
+    }
+  }
+
+  /**
    * Group commit: `fn`'s writes go into one transaction with every other write queued before
    * the event loop next checks for I/O (setImmediate), so many decisions share one fsync. The
    * promise resolves once they are on disk (WAL, synchronous=FULL) and rejects with `fn`'s own

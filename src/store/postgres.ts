@@ -900,6 +900,11 @@ export class PostgresLedger implements Ledger {
     return this.work.transaction(fn);
   }
 
+  /** The working copy is in memory: no sync to skip; its rows are shipped as any others. */
+  transactionUnsynced<T>(fn: () => T): T {
+    return this.work.transaction(fn);
+  }
+
   /**
    * Group commit as SqliteLedger's, resolving only once the group is committed in PostgreSQL
    * (rejects with LedgerUnavailableError when that takes longer than flushTimeoutMs: the

@@ -155,6 +155,14 @@ export interface Ledger {
    */
   transaction<T>(fn: () => T): T;
   /**
+   * `transaction` for rows derived from others that the store may lose to a power cut or a crash
+   * of the machine, never to a crash of the sidecar's process: the dashboard's samples. SQLite
+   * commits it without syncing its file (the next synced commit makes it durable), so a quiet
+   * cycle, whose only write is its sample, waits for no disk. With writes queued by writeSoon,
+   * or inside another transaction, it is that transaction.
+   */
+  transactionUnsynced<T>(fn: () => T): T;
+  /**
    * Group commit: `fn`'s writes share one commit with the others queued before the next turn of
    * the event loop; resolves once they are durable, rejects with `fn`'s own error (its writes
    * rolled back, the others' kept). `fn` only reads and writes the ledger, nothing else: should

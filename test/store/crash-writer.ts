@@ -1,7 +1,8 @@
 // Writes jobs and actions to a ledger as fast as it can, printing each id once its
 // transaction has committed; the test kills this process with SIGKILL mid-stream.
 // `group` as the second argument: through writeSoon, 16 writes in flight at a time, each id
-// printed when its group commit resolved.
+// printed when its group commit resolved. `unsynced`: each write in a transactionUnsynced,
+// committed without a sync of the file.
 import { Ledger } from '../../src/store/ledger';
 import { jobRecord } from './builders';
 
@@ -26,9 +27,11 @@ async function grouped(): Promise<void> {
 if (process.argv[3] === 'group') {
   void grouped();
 } else {
+  const unsynced = process.argv[3] === 'unsynced';
   for (let i = 0; i < 100_000; i++) {
     const id = `j${i}`;
-    ledger.transaction(write(id));
+    if (unsynced) ledger.transactionUnsynced(write(id));
+    else ledger.transaction(write(id));
     process.stdout.write(`${id}\n`);
   }
 }

@@ -479,6 +479,20 @@ describe.each(stores)('the ledger contract on $name', (store) => {
     expect(ledger.transaction(() => ledger.insertJob(jobRecord('b')).id)).toBe('b');
   });
 
+  it('commits an unsynced transaction whole or not at all, as a transaction', async () => {
+    const { ledger } = await open();
+    expect(ledger.transactionUnsynced(() => ledger.insertJob(jobRecord('u')).id)).toBe('u');
+    expect(() =>
+      ledger.transactionUnsynced(() => {
+        ledger.insertJob(jobRecord('v'));
+        ledger.insertJob(jobRecord('v'));
+      }),
+    ).toThrow(/UNIQUE/);
+    expect(ledger.getJob('u')?.id).toBe('u');
+    expect(ledger.getJob('v')).toBeUndefined();
+    await ledger.flush();
+  });
+
   it('commits writes queued in one turn of the event loop together, each resolved once durable', async () => {
     const { ledger } = await open();
     const done: string[] = [];

@@ -82,6 +82,45 @@ describe('ledger', () => {
     }
   });
 
+  it('commits an unsynced transaction with synchronous=NORMAL for it alone, and a synced one when writes are queued or it is nested', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ledger-unsynced-'));
+    try {
+      const ledger = Ledger.open(join(dir, 'l.db'));
+      // 2 is FULL, 1 is NORMAL.
+      const level = () => ledger.connection.pragma('synchronous', { simple: true }) as number;
+      expect(level()).toBe(2);
+      expect(
+        ledger.transactionUnsynced(() => {
+          ledger.setValue('sample', 1);
+          return level();
+        }),
+      ).toBe(1);
+      expect(level()).toBe(2);
+      // A write queued by writeSoon is owed its sync: it commits with the unsynced one, synced.
+      const queued = ledger.writeSoon(() => ledger.insertJob(jobRecord('queued')));
+      expect(ledger.transactionUnsynced(level)).toBe(2);
+      await queued;
+      expect(ledger.getJob('queued')?.id).toBe('queued');
+      // Inside a transaction SQLite keeps the setting: the outer transaction's, no error.
+      expect(ledger.transaction(() => ledger.transactionUnsynced(level))).toBe(2);
+      // A failing function rolls its writes back, and the setting is FULL again.
+      expect(() =>
+        ledger.transactionUnsynced(() => {
+          ledger.setValue('sample', 2);
+          throw new Error('boom');
+        }),
+      ).toThrow('boom');
+      expect(ledger.getValue('sample')).toBe(1);
+      expect(level()).toBe(2);
+      ledger.close();
+      const again = Ledger.open(join(dir, 'l.db'));
+      expect(again.getValue('sample')).toBe(1);
+      again.close();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it('migrates a ledger written by the first schema, keeping its rows', () => {
     const dir = mkdtempSync(join(tmpdir(), 'ledger-migrate-'));
     try {
@@ -144,6 +183,7 @@ describe('ledger', () => {
   it.each([
     ['one transaction per write', 'single'],
     ['group commits', 'group'],
+    ['transactions not synced to disk', 'unsynced'],
   ])('loses nothing that was committed when its process is killed with SIGKILL (%s)', async (_name, mode) => {
     const dir = mkdtempSync(join(tmpdir(), 'ledger-crash-'));
     const file = join(dir, 'ledger.db');
