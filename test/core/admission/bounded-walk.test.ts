@@ -151,6 +151,7 @@ function drive(model: SlotModel, ops: readonly Op[], snap: Snap | null): Drive {
   let n = 0;
   const out: Drive = { provisional: 0, walkedOnly: 0 };
   const ids = (): string[] => pl.queue(sl).map((j) => j.id);
+  const branches: Array<[RtmrState, RtmrState]> = [];
   for (const op of ops) {
     if (op.kind === 'admit') {
       now += op.dt;
@@ -181,6 +182,8 @@ function drive(model: SlotModel, ops: readonly Op[], snap: Snap | null): Drive {
       if (q.length === 0) continue;
       const id = q[op.pick % q.length]!;
       if (op.kind === 'start') {
+        // The states before the start stay in use (a trial, a view): checked at the end.
+        branches.push([sf, sl]);
         sl = pl.markStarted(sl, id);
         sf = pf.markStarted(sf, id);
         ss = pf.markStarted(ss, id);
@@ -211,6 +214,17 @@ function drive(model: SlotModel, ops: readonly Op[], snap: Snap | null): Drive {
   expect(fullRecords(sf)).toEqual(fullRecords(ss));
   expect(allVectors(sf)).toEqual(allVectors(sl));
   expect(allVectors(ss)).toEqual(allVectors(sl));
+  // A state a start was derived from (which shares its memo with it) is read only now, after the
+  // newer states settled: still its own records and vectors, and it admits as the literal one.
+  for (const [bf, bl] of branches.slice(-3)) {
+    expect(records(bf)).toEqual(records(bl));
+    expect(allVectors(bf)).toEqual(allVectors(bl));
+    const j = jobOfOp({ maps: 3, reduces: 1, split: 1, deadline: 200 }, 'late', now);
+    expect({ ...pf.admit(bf, j, now, { searchEarliest: true }), state: undefined }).toEqual({
+      ...pl.admit(bl, j, now, { searchEarliest: true }),
+      state: undefined,
+    });
+  }
   return out;
 }
 

@@ -468,9 +468,15 @@ export function createRtmrPolicy(name: string, input: RtmrOptionsInput): RtmrPol
       // The start flag is no part of a record: provisional records stay provisional.
       const entries = rec.list.slice();
       entries[i] = { ...entries[i]!, started: true };
+      // The dense rows are shared, not copied (a cycle in which hundreds of jobs start made a
+      // copy of them per start). Both states hold the same jobs at the same rows, and a row is
+      // only ever written by `settle`, with the exact figures of its record, which are the same
+      // in both (the start flag is no part of a record); a row holding the exact figures of a
+      // record still provisional in the other state is below the bound (see Records). Checked
+      // by test/core/admission/bounded-walk.test.ts, which reads the older state last.
       const memo = {
         lastStarted: Math.max(i, lastStartedOf(rec)),
-        ...(rec.dense ? { dense: { num: rec.dense.num.slice(), ids: rec.dense.ids.slice() } } : {}),
+        ...(rec.dense ? { dense: rec.dense } : {}),
       };
       return makeRtmrState(fieldsOf(state), entries, rec, memo);
     },
