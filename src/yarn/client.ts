@@ -11,7 +11,8 @@ import {
   type PreemptionSettings,
 } from './conf';
 import { formatExpiryTime } from './expiry';
-import { checkBody, parseJson, type Tree } from './format';
+import { checkBody, isJsonType, parseJson, type Tree } from './format';
+import type { JsonListSink } from './json-list';
 import { sameQueue } from './ids';
 import * as m from './mapping';
 import type * as model from './model';
@@ -21,12 +22,13 @@ import { HttpTransport, withUrl, type HttpRequest, type TransportOptions } from 
 const CLUSTER = '/ws/v1/cluster';
 
 /**
- * The size from which a list answer is read item by item (json-list.ts). Below it one
- * JSON.parse is faster (a 100-app read of a poll cycle: 0.9 of the time) and its tree too small
- * to matter; above it the whole tree would raise the heap's high-water mark (5,000 nodes are
- * about 10 MB, every live app of a big cluster tens of MB).
+ * The size from which a list answer is read item by item as it arrives (json-list.ts'
+ * JsonListSink). Below it one JSON.parse of the whole text is faster (a poll cycle's read of 500
+ * followed apps is about 0.6 MB) and its tree too small to matter; above it neither the text nor
+ * the whole tree is held (5,000 nodes are about 10 MB of text, every live app of a big cluster
+ * tens of MB), and the event loop turns between the answer's chunks.
  */
-export const ITEMWISE_MIN_CHARS = 4 * 1024 * 1024;
+export const ITEMWISE_MIN_CHARS = 1024 * 1024;
 
 export interface RmClientOptions extends TransportOptions {
   /**
@@ -71,29 +73,49 @@ export class HttpResourceManagerClient implements ResourceManagerApi {
     return this.transport.format;
   }
 
-  /**
-   * A GET, its answer mapped. With `mapJsonText`, a JSON answer of ITEMWISE_MIN_CHARS or more
-   * is first offered to it as text (a list read item by item, mapping.ts' listOfJsonText); `map`
-   * reads the parsed tree when it declines, for a smaller answer, and always in XML.
-   */
-  private async read<T>(
-    req: Omit<HttpRequest, 'method'>,
-    map: (tree: Tree) => T,
-    mapJsonText?: (text: string) => Promise<T | undefined>,
-  ): Promise<T> {
-    if (mapJsonText !== undefined && (req.format ?? this.format) === 'json') {
-      const res = await this.transport.send({ method: 'GET', ...req });
-      try {
-        checkBody(res.text, 'json', res.contentType, res.url);
-        const itemwise = res.text.length >= ITEMWISE_MIN_CHARS ? await mapJsonText(res.text) : undefined;
-        return itemwise ?? map(parseJson(res.text, res.url));
-      } catch (err) {
-        throw withUrl(err, res.url);
-      }
-    }
+  /** A GET, its answer parsed (JSON or XML) and mapped. */
+  private async read<T>(req: Omit<HttpRequest, 'method'>, map: (tree: Tree) => T): Promise<T> {
     const { tree, res } = await this.transport.sendForTree({ method: 'GET', ...req });
     try {
       return map(tree);
+    } catch (err) {
+      throw withUrl(err, res.url);
+    }
+  }
+
+  /**
+   * A GET of a list. In JSON its text goes to a JsonListSink as it arrives (for a JSON or
+   * unnamed Content-Type): a list of ITEMWISE_MIN_CHARS or more in the plain shape is read item
+   * by item, anything else kept as text and read as by `read`. A list the sink found broken
+   * after its first items (cut short, malformed) is asked for again and read whole, so that its
+   * error is JSON.parse's.
+   */
+  private async readList<T>(
+    req: Omit<HttpRequest, 'method'>,
+    map: (tree: Tree) => T[],
+    sinkOf: (streamFromChars: number) => JsonListSink<T>,
+  ): Promise<T[]> {
+    if ((req.format ?? this.format) !== 'json') return this.read(req, map);
+    const sink = (contentType: string | undefined) =>
+      contentType === undefined || contentType.trim() === '' || isJsonType(contentType)
+        ? sinkOf(ITEMWISE_MIN_CHARS)
+        : undefined;
+    let res = await this.transport.send({ method: 'GET', ...req, sink });
+    const sunk = res.sunk as JsonListSink<T> | undefined;
+    if (sunk?.outcome === 'items') {
+      if (sunk.error) throw withUrl(sunk.error.err, res.url);
+      return sunk.items;
+    }
+    if (sunk?.outcome === 'fault') {
+      this.transport.log.warn('a list answer broke off its plain shape; it is read again whole', {
+        url: res.url,
+        itemsRead: sunk.items.length,
+      });
+      res = await this.transport.send({ method: 'GET', ...req });
+    }
+    try {
+      checkBody(res.text, 'json', res.contentType, res.url);
+      return map(parseJson(res.text, res.url));
     } catch (err) {
       throw withUrl(err, res.url);
     }
@@ -145,7 +167,7 @@ export class HttpResourceManagerClient implements ResourceManagerApi {
   }
 
   nodes(states?: string[]): Promise<model.NodeReport[]> {
-    return this.read({ path: `${CLUSTER}/nodes`, query: { states } }, m.mapNodes, m.mapNodesJsonText);
+    return this.readList({ path: `${CLUSTER}/nodes`, query: { states } }, m.mapNodes, m.nodesSink);
   }
 
   node(nodeId: string): Promise<model.NodeReport> {
@@ -175,7 +197,7 @@ export class HttpResourceManagerClient implements ResourceManagerApi {
   }
 
   private readApps(q: AppQuery): Promise<model.AppReport[]> {
-    return this.read(
+    return this.readList(
       {
         path: `${CLUSTER}/apps`,
         query: {
@@ -193,7 +215,7 @@ export class HttpResourceManagerClient implements ResourceManagerApi {
         },
       },
       m.mapApps,
-      m.mapAppsJsonText,
+      m.appsSink,
     );
   }
 

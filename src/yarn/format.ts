@@ -55,6 +55,11 @@ export function htmlSummary(text: string): string {
 }
 
 /** Whether a Content-Type names the expected format (`application/json`, `text/xml`, `…+xml`). */
+/** Whether a Content-Type names JSON (`application/json`, `application/vnd.x+json`, …). */
+export function isJsonType(contentType: string): boolean {
+  return typeMatches(contentType, 'json');
+}
+
 function typeMatches(contentType: string, format: Format): boolean {
   const media = contentType.split(';')[0]!.trim().toLowerCase();
   return format === 'json'

@@ -1,53 +1,10 @@
 /**
- * A list answer of the RM, `{"nodes":{"node":[{…},{…}]}}`, read item by item: each item is
- * parsed on its own and handed to `each` before the next is parsed, so the tree of the whole
- * answer is never built. 5,000 node reports are about 10 MB of JSON and five times that as one
- * tree, which outlives the collections that run while it is built and raises the heap's
- * high-water mark; one item's tree dies young.
- *
- * Only the plain shape is read this way: the two wrapping objects with one member each, an
- * array of objects, nothing after it but whitespace. Anything else (an empty list as `null` or
- * `{}`, a single item not in an array, another member, a syntax error anywhere) answers false
- * before `each` has seen anything it would not see from the whole tree, and the caller parses
- * the text whole: its errors, and what it reads of the other shapes, stay those of JSON.parse.
- * `each` may still have been called for the items before a fault found later in the text: the
- * caller starts again from the whole tree.
- *
- * After each `yieldEveryChars` of text read it lets the event loop turn (setImmediate) before the
- * next item: the nodes answer of 5,000 nodes took about 140 ms to read in one block, during which
- * the sidecar answered no submission and no probe.
+ * The RM's list answers, `{"nodes":{"node":[{…},{…}]}}`, read item by item as their text
+ * arrives (JsonListSink, below): each item is parsed on its own and mapped before the next, so
+ * neither the whole text nor the tree of the whole answer is held. 5,000 node reports are about
+ * 10 MB of JSON and five times that as one tree, which outlived the collections run while it
+ * was built and raised the heap's high-water mark; one item's tree dies young.
  */
-export async function eachJsonListItem(
-  text: string,
-  list: string,
-  item: string,
-  each: (tree: unknown, index: number) => void,
-  yieldEveryChars = YIELD_EVERY_CHARS,
-): Promise<boolean> {
-  const s = new Scan(text);
-  if (!s.peek(OPEN_BRACE) || !s.member(list) || !s.peek(OPEN_BRACE) || !s.member(item)) return false;
-  if (!s.peek(OPEN_BRACKET)) return false;
-  let index = 0;
-  let turnedAt = s.position;
-  if (!s.peek(CLOSE_BRACKET)) {
-    for (;;) {
-      const value = s.object();
-      if (value === NOT_READ) return false;
-      each(value, index++);
-      if (s.position - turnedAt >= yieldEveryChars) {
-        turnedAt = s.position;
-        await new Promise<void>((resolve) => setImmediate(resolve));
-      }
-      if (s.peek(COMMA)) continue;
-      if (s.peek(CLOSE_BRACKET)) break;
-      return false;
-    }
-  }
-  return s.peek(CLOSE_BRACE) && s.peek(CLOSE_BRACE) && s.atEnd();
-}
-
-/** Text read between two turns of the event loop: half a MiB, a few milliseconds of parsing. */
-export const YIELD_EVERY_CHARS = 512 * 1024;
 
 const QUOTE = 34;
 const BACKSLASH = 92;
@@ -58,8 +15,7 @@ const CLOSE_BRACE = 125;
 const OPEN_BRACKET = 91;
 const CLOSE_BRACKET = 93;
 
-const NOT_READ = Symbol('not read');
-
+/** A cursor over the opening of a list answer: its wrappers' names and brackets. */
 class Scan {
   private i = 0;
 
@@ -76,17 +32,16 @@ class Scan {
     while (c === 32 || c === 10 || c === 13 || c === 9) c = s.charCodeAt(++this.i);
   }
 
+  /** Whether a check failed because the text ended before it could be decided. */
+  ranOut = false;
+
   /** Whether the next character (after whitespace) is `c`, consumed if so. */
   peek(c: number): boolean {
     this.space();
+    if (this.i >= this.s.length) this.ranOut = true;
     if (this.s.charCodeAt(this.i) !== c) return false;
     this.i++;
     return true;
-  }
-
-  atEnd(): boolean {
-    this.space();
-    return this.i === this.s.length;
   }
 
   /** The index after the string that opens at `at`: its first quote not escaped. */
@@ -108,39 +63,175 @@ class Scan {
   member(name: string): boolean {
     this.space();
     const s = this.s;
+    if (this.i >= s.length) this.ranOut = true;
     if (s.charCodeAt(this.i) !== QUOTE) return false;
     const end = this.stringEnd(this.i);
+    if (end < 0) this.ranOut = true;
     if (end < 0 || end - this.i - 2 !== name.length || !s.startsWith(name, this.i + 1)) return false;
     this.i = end;
     return this.peek(COLON);
   }
+}
 
-  /**
-   * The object at the cursor, parsed alone: its end is the brace that closes it, strings
-   * skipped; JSON.parse checks what lies between. NOT_READ for anything else, or a fault.
-   */
-  object(): unknown {
-    this.space();
-    const s = this.s;
-    const start = this.i;
-    if (s.charCodeAt(start) !== OPEN_BRACE) return NOT_READ;
-    let depth = 0;
-    for (let j = start; j < s.length; j++) {
-      const c = s.charCodeAt(j);
-      if (c === QUOTE) {
-        const end = this.stringEnd(j);
-        if (end < 0) return NOT_READ;
-        j = end - 1;
-      } else if (c === OPEN_BRACE) depth++;
-      else if (c === CLOSE_BRACE && --depth === 0) {
-        this.i = j + 1;
-        try {
-          return JSON.parse(s.slice(start, j + 1)) as unknown;
-        } catch {
-          return NOT_READ;
-        }
-      }
+/**
+ * Reads a JSON answer's text as it arrives (the transport's `sink`). Below `streamFromChars` it
+ * only keeps the text, which `end` returns, for the caller to read as before. Past it, if the
+ * text so far opens the plain list shape (`{"<list>":{"<item>":[`), it reads the list item by
+ * item as the text arrives: each item parsed on its own and given to `map` (which may throw:
+ * the first error is kept, for the caller to throw once the whole text has been read, so that a
+ * text also broken further on gives JSON.parse's error instead), the text read dropped, so
+ * neither the whole text nor its tree is ever held (a nodes answer of 5,000 nodes is about
+ * 10 MB); the event loop turns between the answer's chunks. `end` then returns ''. Anything the plain shape does not allow after that (a syntax
+ * error, another member, the text cut short) makes the outcome `fault`: the caller reads the
+ * answer again whole, and its errors stay those of JSON.parse.
+ */
+export class JsonListSink<T> {
+  /** The items `map` gave, in order (an outcome of 'items'). */
+  readonly items: T[] = [];
+  private mode: 'text' | 'items' | 'fault' = 'text';
+  private decided = false;
+  /** Text mode: everything so far. Items mode: what is not read yet. */
+  private text = '';
+  /** Items mode: where the plain shape is (what comes next). */
+  private next: 'first' | 'item' | 'separator' | 'close-list' | 'close-wrapper' | 'end' = 'first';
+  /** Items mode, inside an item: where it starts, how far it was scanned, and the scan's state. */
+  private itemStart = -1;
+  private scanned = 0;
+  private depth = 0;
+  private inString = false;
+  private escaped = false;
+  private index = 0;
+  private failure: { err: unknown } | undefined;
+
+  constructor(
+    private readonly list: string,
+    private readonly item: string,
+    private readonly map: (tree: unknown, index: number) => T,
+    private readonly streamFromChars: number,
+  ) {}
+
+  /** 'text': the answer is in `end`'s text; 'items': every item was mapped (`items`); 'fault'. */
+  get outcome(): 'text' | 'items' | 'fault' {
+    if (this.mode === 'items' && this.next !== 'end') return 'fault';
+    return this.mode;
+  }
+
+  /** The first error `map` threw, if any (for an outcome of 'items'). */
+  get error(): { err: unknown } | undefined {
+    return this.failure;
+  }
+
+  write(chunk: string): void {
+    if (this.mode === 'fault' || chunk === '') return;
+    this.text += chunk;
+    if (this.mode === 'text') {
+      if (this.decided || this.text.length < this.streamFromChars) return;
+      const s = new Scan(this.text);
+      const plain =
+        s.peek(OPEN_BRACE) &&
+        s.member(this.list) &&
+        s.peek(OPEN_BRACE) &&
+        s.member(this.item) &&
+        s.peek(OPEN_BRACKET);
+      // An opening not all there yet is decided when more of it comes.
+      if (!plain && s.ranOut) return;
+      this.decided = true;
+      if (!plain) return;
+      this.mode = 'items';
+      this.text = this.text.slice(s.position);
     }
-    return NOT_READ;
+    this.read();
+  }
+
+  /** The text kept (text mode), else ''. */
+  end(): string {
+    return this.mode === 'text' ? this.text : '';
+  }
+
+  /** Reads what it can of `text`, then keeps only what is not read yet. */
+  private read(): void {
+    const s = this.text;
+    let i = 0;
+    const fault = (): void => {
+      this.mode = 'fault';
+      this.text = '';
+    };
+    for (;;) {
+      if (this.itemStart >= 0) {
+        // Inside an item: find the brace that closes it, strings skipped, from where the last
+        // chunk left off.
+        let j = this.scanned;
+        let closed = -1;
+        for (; j < s.length; j++) {
+          const c = s.charCodeAt(j);
+          if (this.inString) {
+            if (this.escaped) this.escaped = false;
+            else if (c === BACKSLASH) this.escaped = true;
+            else if (c === QUOTE) this.inString = false;
+          } else if (c === QUOTE) this.inString = true;
+          else if (c === OPEN_BRACE) this.depth++;
+          else if (c === CLOSE_BRACE && --this.depth === 0) {
+            closed = j;
+            break;
+          }
+        }
+        if (closed < 0) {
+          this.scanned = j;
+          break;
+        }
+        let tree: unknown;
+        try {
+          tree = JSON.parse(s.slice(this.itemStart, closed + 1));
+        } catch {
+          return fault();
+        }
+        if (!this.failure) {
+          try {
+            this.items.push(this.map(tree, this.index));
+          } catch (err) {
+            this.failure = { err };
+          }
+        }
+        this.index++;
+        i = closed + 1;
+        this.itemStart = -1;
+        this.next = 'separator';
+        continue;
+      }
+      while (i < s.length) {
+        const c = s.charCodeAt(i);
+        if (c !== 32 && c !== 10 && c !== 13 && c !== 9) break;
+        i++;
+      }
+      if (i >= s.length) break;
+      const c = s.charCodeAt(i);
+      if (this.next === 'first' || this.next === 'item') {
+        if (c === CLOSE_BRACKET && this.next === 'first') {
+          this.next = 'close-list';
+          i++;
+        } else if (c === OPEN_BRACE) {
+          this.itemStart = i;
+          this.scanned = i + 1;
+          this.depth = 1;
+          this.inString = false;
+          this.escaped = false;
+        } else return fault();
+      } else if (this.next === 'separator') {
+        if (c === COMMA) this.next = 'item';
+        else if (c === CLOSE_BRACKET) this.next = 'close-list';
+        else return fault();
+        i++;
+      } else if (this.next === 'close-list' || this.next === 'close-wrapper') {
+        if (c !== CLOSE_BRACE) return fault();
+        this.next = this.next === 'close-list' ? 'close-wrapper' : 'end';
+        i++;
+      } else return fault();
+    }
+    // An item begun and not closed: keep it from its start (its scan goes on where it stopped).
+    if (this.itemStart >= 0) {
+      this.text = s.slice(this.itemStart);
+      this.scanned -= this.itemStart;
+      this.itemStart = 0;
+    } else this.text = s.slice(i);
   }
 }

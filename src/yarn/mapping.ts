@@ -3,7 +3,7 @@ import { RmMalformedResponseError } from '../errors/rm-malformed';
 import { Node, splitList } from './coerce';
 import { parseExpiryTime } from './expiry';
 import type { Format, Tree } from './format';
-import { eachJsonListItem } from './json-list';
+import { JsonListSink } from './json-list';
 import type {
   AppAttempt,
   AppReport,
@@ -51,30 +51,19 @@ const listOf =
     root(tree).get(list).listOf(item).map(map);
 
 /**
- * listOf for a JSON answer's text: each item parsed and mapped before the next is parsed
- * (json-list.ts), the whole tree never built, the event loop let turn now and then. The same
- * items, or the same error, as listOf of the parsed text; undefined when the text is not the
- * plain list shape (the caller parses it whole). A mapping error is thrown once the whole text
- * has been read, so that a text also cut short or malformed further on throws what JSON.parse
- * finds there, as listOf's caller would.
+ * A list answer `{<list>: {<item>: [...]}}` read as its text arrives: a JsonListSink mapping
+ * each item (json-list.ts), for the transport to give the text to (the client's reads of nodes
+ * and apps). The same items, or the same error, as listOf of the parsed text.
  */
-const listOfJsonText =
+const listSinkOf =
   <T>(list: string, item: string, map: (n: Node) => T) =>
-  async (text: string): Promise<T[] | undefined> => {
-    const out: T[] = [];
-    let failed: { err: unknown } | undefined;
-    const read = await eachJsonListItem(text, list, item, (tree, i) => {
-      if (failed) return;
-      try {
-        out.push(map(new Node(tree as Tree, `${list}.${item}[${i}]`)));
-      } catch (err) {
-        failed = { err };
-      }
-    });
-    if (!read) return undefined;
-    if (failed) throw failed.err;
-    return out;
-  };
+  (streamFromChars: number): JsonListSink<T> =>
+    new JsonListSink<T>(
+      list,
+      item,
+      (tree, i) => map(new Node(tree as Tree, `${list}.${item}[${i}]`)),
+      streamFromChars,
+    );
 
 /** WebHDFS's list answer `{<list>: {<item>: [...]}}`, whose list is required, each item mapped. */
 const requiredListOf =
@@ -217,7 +206,7 @@ function mapNodeReport(n: Node): NodeReport {
 }
 
 export const mapNodes = listOf('nodes', 'node', mapNodeReport);
-export const mapNodesJsonText = listOfJsonText('nodes', 'node', mapNodeReport);
+export const nodesSink = listSinkOf('nodes', 'node', mapNodeReport);
 export const mapNode = itemOf('node', mapNodeReport);
 
 // --- apps ------------------------------------------------------------------------------------
@@ -331,7 +320,7 @@ export function appReportOf(n: Node): AppReport {
 }
 
 export const mapApps = listOf('apps', 'app', mapAppReport);
-export const mapAppsJsonText = listOfJsonText('apps', 'app', mapAppReport);
+export const appsSink = listSinkOf('apps', 'app', mapAppReport);
 export const mapApp = itemOf('app', mapAppReport);
 
 export const mapAppStatistics = listOf('appStatInfo', 'statItem', (n): AppStatItem => ({

@@ -38,6 +38,8 @@ import type { EncodedBody } from './mapping';
  * and diagnostics. docs/deploy.md, "Limits on what the RM sends".
  */
 export const DEFAULT_MAX_RESPONSE_BYTES = 128 * 1024 * 1024;
+/** Text a sink reads between two turns of the event loop: half a MiB, a few ms of parsing. */
+export const SINK_TURN_BYTES = 512 * 1024;
 /** Wall-clock budget of one call by default: attempts, pauses between them and HA detection. */
 export const DEFAULT_CALL_BUDGET_MS = 30_000;
 
@@ -117,6 +119,19 @@ export interface HttpRequest {
   format?: Format;
   /** Set on the JSON retry of a read whose XML error had no body. */
   xmlErrorRetry?: boolean;
+  /**
+   * Reads a 2xx answer's text as it arrives, one sink per attempt (given the answer's
+   * Content-Type; undefined: the text is kept as usual). The answer's `text` is then what the
+   * sink's `end` returns, and `sunk` the sink that read it.
+   */
+  sink?: (contentType: string | undefined) => TextSink | undefined;
+}
+
+/** Takes an answer's text as it arrives (HttpRequest.sink). */
+export interface TextSink {
+  write(text: string): void;
+  /** The answer's text as the caller is to see it ('' when the sink took it all). */
+  end(): string;
 }
 
 export interface HttpResponse {
@@ -125,6 +140,8 @@ export interface HttpResponse {
   contentType: string | undefined;
   location: string | undefined;
   url: string;
+  /** The sink that read this answer's text (HttpRequest.sink). */
+  sunk?: TextSink;
 }
 
 /** The path a standby RM answers itself, with its haState (INDEX.md section 7). */
@@ -370,13 +387,30 @@ export class HttpTransport {
       // allocation of its whole size that the allocator may keep resident after it is freed.
       const decoder = new StringDecoder('utf8');
       let text = '';
+      const sink = status >= 200 && status < 300 ? req.sink?.(header('content-type')) : undefined;
       // Counted after decompression: a small gzip body cannot inflate past the limit either.
+      let sinceTurn = 0;
       for await (const chunk of res.data as AsyncIterable<Buffer>) {
         received += chunk.length;
         if (received > limit) return tooLarge();
-        text += decoder.write(chunk);
+        if (!sink) {
+          text += decoder.write(chunk);
+          continue;
+        }
+        sink.write(decoder.write(chunk));
+        // The chunks an answer's socket has buffered come one after another without a turn of
+        // the event loop (up to 2 MiB at a time): a sink reading items lets it turn after each
+        // SINK_TURN_BYTES, so that a request to the sidecar waits no longer than that reading.
+        sinceTurn += chunk.length;
+        if (sinceTurn >= SINK_TURN_BYTES) {
+          sinceTurn = 0;
+          await new Promise<void>((resolve) => setImmediate(resolve));
+        }
       }
-      text += decoder.end();
+      if (sink) {
+        sink.write(decoder.end());
+        text = sink.end();
+      } else text += decoder.end();
       if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
       report({ status }, 'rm call');
       return {
@@ -387,6 +421,7 @@ export class HttpTransport {
           contentType: header('content-type'),
           location: header('location'),
           url,
+          ...(sink ? { sunk: sink } : {}),
         },
       };
     } catch (err) {
