@@ -99,7 +99,6 @@ export class JsonListSink<T> {
   private scanned = 0;
   private depth = 0;
   private inString = false;
-  private escaped = false;
   private index = 0;
   private failure: { err: unknown } | undefined;
 
@@ -156,43 +155,47 @@ export class JsonListSink<T> {
       this.mode = 'fault';
       this.text = '';
     };
+    // The items closed in this text: from the start of the first to the end of the last, with
+    // the separators between them (checked below, and again by JSON.parse).
+    let batchFrom = -1;
+    let batchTo = -1;
     for (;;) {
       if (this.itemStart >= 0) {
         // Inside an item: find the brace that closes it, strings skipped, from where the last
         // chunk left off.
         let j = this.scanned;
         let closed = -1;
-        for (; j < s.length; j++) {
-          const c = s.charCodeAt(j);
+        while (j < s.length) {
           if (this.inString) {
-            if (this.escaped) this.escaped = false;
-            else if (c === BACKSLASH) this.escaped = true;
-            else if (c === QUOTE) this.inString = false;
-          } else if (c === QUOTE) this.inString = true;
+            // To its closing quote at once: one not escaped by an odd run of backslashes (the
+            // item's text is kept from its start, so a run is all in `s`).
+            const q = s.indexOf('"', j);
+            if (q < 0) {
+              j = s.length;
+              break;
+            }
+            let b = q - 1;
+            while (s.charCodeAt(b) === BACKSLASH) b--;
+            if ((q - 1 - b) % 2 === 0) this.inString = false;
+            j = q + 1;
+            continue;
+          }
+          const c = s.charCodeAt(j);
+          if (c === QUOTE) this.inString = true;
           else if (c === OPEN_BRACE) this.depth++;
           else if (c === CLOSE_BRACE && --this.depth === 0) {
             closed = j;
             break;
           }
+          j++;
         }
         if (closed < 0) {
           this.scanned = j;
           break;
         }
-        let tree: unknown;
-        try {
-          tree = JSON.parse(s.slice(this.itemStart, closed + 1));
-        } catch {
-          return fault();
-        }
-        if (!this.failure) {
-          try {
-            this.items.push(this.map(tree, this.index));
-          } catch (err) {
-            this.failure = { err };
-          }
-        }
-        this.index++;
+        // Parsed with the other items closed in this text, as one array (one JSON.parse).
+        if (batchFrom < 0) batchFrom = this.itemStart;
+        batchTo = closed;
         i = closed + 1;
         this.itemStart = -1;
         this.next = 'separator';
@@ -214,7 +217,6 @@ export class JsonListSink<T> {
           this.scanned = i + 1;
           this.depth = 1;
           this.inString = false;
-          this.escaped = false;
         } else return fault();
       } else if (this.next === 'separator') {
         if (c === COMMA) this.next = 'item';
@@ -226,6 +228,24 @@ export class JsonListSink<T> {
         this.next = this.next === 'close-list' ? 'close-wrapper' : 'end';
         i++;
       } else return fault();
+    }
+    if (batchFrom >= 0) {
+      let trees: unknown[];
+      try {
+        trees = JSON.parse(`[${s.slice(batchFrom, batchTo + 1)}]`) as unknown[];
+      } catch {
+        return fault();
+      }
+      for (const tree of trees) {
+        if (!this.failure) {
+          try {
+            this.items.push(this.map(tree, this.index));
+          } catch (err) {
+            this.failure = { err };
+          }
+        }
+        this.index++;
+      }
     }
     // An item begun and not closed: keep it from its start (its scan goes on where it stopped).
     if (this.itemStart >= 0) {
