@@ -45,7 +45,7 @@ export function points(rows: readonly Row[]) {
       what === 'cycle'
         ? `${tree === 'this' ? 'this tree' : tree}, ${rmName}`
         : what.startsWith('floor')
-          ? `its reads fetched and parsed alone (node:http), ${rmName}`
+          ? `floor (same reads, bare), ${rmName}`
           : `JSON.parse of its bytes, ${rmName}`;
     out.push({ apps: Number(k) * 1000, series, ms: r.median });
   }
