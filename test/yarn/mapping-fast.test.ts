@@ -10,33 +10,6 @@ import { appReportOf, appReportOfJson, mapApps } from '../../src/yarn/mapping';
  * agree: the same report, or, where the cursor refuses the object, no report from the fast
  * reader (the cursor then throws its error naming the member).
  */
-const FIELDS = [
-  'id',
-  'name',
-  'user',
-  'queue',
-  'state',
-  'finalStatus',
-  'progress',
-  'applicationType',
-  'applicationTags',
-  'priority',
-  'startedTime',
-  'launchTime',
-  'finishedTime',
-  'elapsedTime',
-  'allocatedMB',
-  'allocatedVCores',
-  'runningContainers',
-  'trackingUI',
-  'trackingUrl',
-  'diagnostics',
-  'amHostHttpAddress',
-  'appNodeLabelExpression',
-  'amNodeLabelExpression',
-  'resourceRequests',
-] as const;
-
 /** The numeric members: a non-empty string there is a number as text, for the cursor to read. */
 const NUMERIC = [
   'progress',
@@ -48,6 +21,26 @@ const NUMERIC = [
   'allocatedMB',
   'allocatedVCores',
   'runningContainers',
+];
+
+/** Every member an app report reads: the numeric ones, the text ones and the resource requests. */
+const FIELDS = [
+  ...NUMERIC,
+  'id',
+  'name',
+  'user',
+  'queue',
+  'state',
+  'finalStatus',
+  'applicationType',
+  'applicationTags',
+  'trackingUI',
+  'trackingUrl',
+  'diagnostics',
+  'amHostHttpAddress',
+  'appNodeLabelExpression',
+  'amNodeLabelExpression',
+  'resourceRequests',
 ];
 
 const value = fc.oneof(
