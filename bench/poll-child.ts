@@ -203,13 +203,15 @@ async function main(): Promise<void> {
   };
   const { silentLogger } = (await import(join(root, 'dist/log'))) as { silentLogger: () => unknown };
   const dir = mkdtempSync(join(tmpdir(), 'yss-poll-bench-'));
+  const input = sidecarConfigInput({
+    rmUrl,
+    ledgerPath: join(dir, 'ledger.db'),
+    timeoutMs: 60_000,
+    maxWritesPerCycle: 10_000,
+  });
+  const capacityEvery = process.env.YSS_BENCH_CAPACITY_EVERY;
   const config = buildConfig(
-    sidecarConfigInput({
-      rmUrl,
-      ledgerPath: join(dir, 'ledger.db'),
-      timeoutMs: 60_000,
-      maxWritesPerCycle: 10_000,
-    }),
+    capacityEvery ? { ...input, loop: { capacityReadEvery: Number(capacityEvery) } } : input,
   );
   fillHistory(join(dir, 'ledger.db'), Number(process.env.YSS_BENCH_HISTORY ?? 0));
   const sc = await startSidecar(config, { logger: silentLogger(), manualPolling: true });

@@ -25,7 +25,9 @@
  * YSS_BENCH_RMS (`filters,ignoring`), YSS_BENCH_HISTORY (N ended jobs and a full series of dashboard
  * samples in the ledger before the sidecar starts, as after a long run; default 0, a new ledger);
  * YSS_BENCH_PROFILE=FILE writes a CPU profile of the sidecar's timed
- * cycles, YSS_BENCH_TRACE=1 prints each request the stub gets in them.
+ * cycles, YSS_BENCH_TRACE=1 prints each request the stub gets in them, YSS_BENCH_CAPACITY_EVERY=N
+ * sets the sidecar's `loop.capacityReadEvery` (100000: steady cycles only, no capacity read among
+ * them, to profile those).
  */
 import { execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
