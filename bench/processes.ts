@@ -85,6 +85,30 @@ export function freePort(): Promise<number> {
   });
 }
 
+/**
+ * With YSS_BENCH_SYNC_US=N: the environment that gives a sidecar a disk whose every sync takes N
+ * microseconds more (bench/slow-sync.c, built here once with the system's `cc` and loaded with
+ * LD_PRELOAD; Linux). Empty when unset.
+ */
+export function slowSyncEnv(): Record<string, string> {
+  const us = int('YSS_BENCH_SYNC_US', 0, { zero: true });
+  if (us === 0) return {};
+  if (process.platform !== 'linux') throw new Error('YSS_BENCH_SYNC_US needs Linux (LD_PRELOAD)');
+  if (slowSyncLibrary === undefined) {
+    const out = join(mkdtempSync(join(tmpdir(), 'yss-slow-sync-')), 'slow-sync.so');
+    try {
+      execFileSync('cc', ['-shared', '-fPIC', '-O2', '-o', out, join(ROOT, 'bench', 'slow-sync.c'), '-ldl'], {
+        stdio: 'inherit',
+      });
+    } catch (err) {
+      throw new Error(`YSS_BENCH_SYNC_US needs a C compiler (cc) to build bench/slow-sync.c: ${String(err)}`);
+    }
+    slowSyncLibrary = out;
+  }
+  return { LD_PRELOAD: slowSyncLibrary, SLOW_SYNC_US: String(us) };
+}
+let slowSyncLibrary: string | undefined;
+
 export function cli(
   root: string,
   args: string[],
@@ -245,7 +269,10 @@ export async function startStack(
   try {
     await waitFor(`http://127.0.0.1:${rmPort}/ws/v1/cluster/info`, 'emulated RM');
     const config = writeSidecarConfig(work, { rmPort, jhsPort, port, ledgerUrl: tree.ledgerUrl });
-    sidecar = cli(tree.root, ['start', '--config', config], o.nodeArgs, deployedEnv(tree.root));
+    sidecar = cli(tree.root, ['start', '--config', config], o.nodeArgs, {
+      ...deployedEnv(tree.root),
+      ...slowSyncEnv(),
+    });
     const url = `http://127.0.0.1:${port}`;
     await waitFor(`${url}/readyz`, `sidecar (${tree.label})`);
     return { url, pid: sidecar.pid!, close };

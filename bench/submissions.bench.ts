@@ -19,7 +19,8 @@
  * YSS_BENCH_CPU_PROF (a folder: this tree's sidecar runs with --cpu-prof and writes its
  * profiles there), YSS_BENCH_LEDGERS=sqlite,postgres (this tree only, twice side by side: one
  * sidecar on its SQLite file, one on a private PostgreSQL server with fsync on, started from
- * Debian's postgresql as the tests do; recorded submissions only, dry runs touch no ledger).
+ * Debian's postgresql as the tests do; recorded submissions only, dry runs touch no ledger),
+ * YSS_BENCH_SYNC_US (every sidecar's disk syncs that many microseconds slower: bench/slow-sync.c).
  */
 import autocannon from 'autocannon';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';

@@ -13,7 +13,8 @@
  * Environment: YSS_BENCH_TIMELINE_SECONDS (default 20), YSS_BENCH_TIMELINE_CLIENTS (default 16),
  * YSS_BENCH_WARMUP_SECONDS (default 4, unmeasured, as in submissions.bench.ts), YSS_BENCH_NODE_ARGS
  * (more arguments for the sidecar's node, space-separated), YSS_BENCH_CPU_PROF
- * (a folder: the sidecar runs with --cpu-prof and writes its profile there).
+ * (a folder: the sidecar runs with --cpu-prof and writes its profile there), YSS_BENCH_SYNC_US
+ * (the sidecar's disk syncs that many microseconds slower: bench/slow-sync.c).
  */
 import http from 'node:http';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
