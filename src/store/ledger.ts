@@ -1,4 +1,4 @@
-import { mkdirSync } from 'node:fs';
+import { closeSync, fsync, fsyncSync, mkdirSync, openSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import { MIGRATIONS } from './migrations';
@@ -8,7 +8,10 @@ import { MIGRATIONS } from './migrations';
  * every RM write as an outbox row that is recorded before the call and marked after it.
  * A crash at any point therefore leaves either a pending row (the call may or may not have
  * reached the RM: the enforcer reconciles it against what the RM shows) or a done row
- * (never sent again). SQLite in WAL mode, synchronous=FULL: a row committed is on disk.
+ * (never sent again). SQLite in WAL mode: a row committed by `transaction` is on disk when it
+ * returns (synchronous=FULL); one written by `writeSoon` when its promise resolves (the group is
+ * committed, then its log synced: in the event loop while the disk's syncs are quick, in libuv's
+ * thread pool once they are slow; syncGroup).
  */
 
 import type {
@@ -130,12 +133,53 @@ interface QueuedWrite {
   settle: (err?: unknown) => void;
 }
 
+/** Syncs of the write-ahead log running at once, at most: half of libuv's default thread pool. */
+const SYNCS_AT_ONCE = 2;
+
+type Settle = (err?: unknown) => void;
+
+/**
+ * A group commit syncs its log in the event loop, as part of its commit, while the log's syncs
+ * take less than this on average (ms); off the loop, in the thread pool, from then on.
+ */
+const INLINE_SYNC_MS = 1;
+/** Weight of the newest sync in that average. */
+const SYNC_WEIGHT = 0.2;
+/** While group commits sync in the pool, one of them syncs in the event loop this often (ms), to measure. */
+const PROBE_EVERY_MS = 1_000;
+
+/** A sync of the write-ahead log failed: what was committed before it may not be on disk. */
+function syncFailed(path: string, cause: unknown): Error {
+  const code = (cause as { code?: unknown }).code;
+  return new Error(
+    `the ledger's write-ahead log ${path} could not be synced to disk${typeof code === 'string' ? ` (${code})` : ''}: ` +
+      'the writes committed since the last sync may not be durable',
+    { cause },
+  );
+}
+
 /** The ledger on SQLite (better-sqlite3), in process: see Ledger (./types) for the contract. */
 export class SqliteLedger implements Ledger {
   private readonly statements = new Map<string, Database.Statement>();
   /** Writes waiting for the next group commit (writeSoon), in the order they were queued. */
   private queued: QueuedWrite[] = [];
   private commitScheduled = false;
+  /**
+   * The write-ahead log's path, when group commits sync it themselves (a file in WAL mode);
+   * undefined for a database in memory, whose writers are settled at once.
+   */
+  private readonly walPath: string | undefined;
+  /** The log, open for syncs from the first one on (SQLite keeps the file while it is open). */
+  private walFd: number | undefined;
+  /** Writers whose group is committed and waits for a sync of the log to begin (syncLog). */
+  private unsynced: Settle[] = [];
+  /** The writers of each sync running, in the order the syncs began. */
+  private readonly syncing: Settle[][] = [];
+  private closed = false;
+  /** What a sync of the log made in the event loop took of late (ms, a moving average). */
+  private syncMs = 0;
+  /** When the last sync of the log was made in the event loop (performance.now). */
+  private lastInlineMs = 0;
   /** Job counts by query, valid while the connection has made no change since (total_changes). */
   private readonly counts = new Map<string, { changes: number; n: number }>();
 
@@ -150,6 +194,8 @@ export class SqliteLedger implements Ledger {
     private readonly clock: () => number,
   ) {
     this.atomically = db.transaction((fn: () => unknown) => fn()) as <T>(fn: () => T) => T;
+    const wal = !db.memory && String(db.pragma('journal_mode', { simple: true })).toLowerCase() === 'wal';
+    this.walPath = wal ? `${db.name}-wal` : undefined;
   }
 
   /** A prepared statement, prepared once per SQL text. */
@@ -177,18 +223,134 @@ export class SqliteLedger implements Ledger {
   }
 
   /**
-   * Every write made so far is durable once committed here (synchronous=FULL): at once, or
-   * with the group commit writeSoon has pending (joining it, so a barrier costs no commit of
-   * its own); rejects if that commit failed.
+   * Resolves once every write made so far is durable: at once when none waits, else with the
+   * group commit writeSoon has pending (joining it, so a barrier costs no commit of its own) or
+   * the sync of the log that covers the last group committed; rejects if that failed.
    */
   flush(): Promise<void> {
-    return this.queued.length === 0 ? Promise.resolve() : this.writeSoon(() => undefined);
+    if (this.queued.length > 0) return this.writeSoon(() => undefined);
+    if (this.unsynced.length === 0 && this.syncing.length === 0) return Promise.resolve();
+    // Committed, not yet synced: every commit so far is covered by the next sync to begin, or,
+    // when none waits to begin, by the last one that began (a sync covers the commits before it).
+    return new Promise<void>((resolve, reject) => {
+      const settle: Settle = (err) => (err === undefined ? resolve() : reject(err));
+      if (this.unsynced.length > 0) this.unsynced.push(settle);
+      else this.syncing.at(-1)!.push(settle);
+      this.syncLog();
+    });
   }
 
-  /** Commits what writeSoon queued, then closes. */
+  /** Commits what writeSoon queued, makes it durable, then closes. */
   close(): void {
     this.commitQueued();
+    this.closed = true;
+    const waiting = [...this.syncing.flat(), ...this.unsynced];
+    this.unsynced = [];
+    if (waiting.length > 0 && this.walPath !== undefined) {
+      // Synced here, before the connection closes (and its last checkpoint removes the log):
+      // the writers of the syncs still running are settled now, and those syncs' own answers
+      // come too late to change that (a promise settles once).
+      let error: unknown;
+      try {
+        fsyncSync(this.logFd());
+      } catch (err) {
+        error = syncFailed(this.walPath, err);
+      }
+      for (const settle of waiting) settle(error);
+    }
+    // A sync still running has the descriptor: the last one to end closes it.
+    if (this.syncing.length === 0) this.closeLog();
     this.db.close();
+  }
+
+  /**
+   * The log sync of a group committed without one (commitQueued): in the event loop while syncs
+   * are quick (under INLINE_SYNC_MS on average: waiting costs less than handing the sync to the
+   * pool and hearing back), else in the pool (syncLog), except once every PROBE_EVERY_MS, when
+   * it is made here again to measure the disk anew (a sync in the pool is only seen ending when
+   * the event loop gets to it, later under load). A sync here covers every commit before it:
+   * the groups waiting for a sync in the pool to begin are told with this one.
+   */
+  private syncGroup(landed: Settle[]): void {
+    const now = performance.now();
+    const inline = this.syncMs < INLINE_SYNC_MS || now - this.lastInlineMs >= PROBE_EVERY_MS;
+    if (!inline) {
+      this.unsynced.push(...landed);
+      this.syncLog();
+      return;
+    }
+    if (landed.length === 0) return;
+    let error: unknown;
+    try {
+      fsyncSync(this.logFd());
+    } catch (err) {
+      error = syncFailed(this.walPath!, err);
+    }
+    this.lastInlineMs = performance.now();
+    this.measured(this.lastInlineMs - now);
+    const covered = [...this.unsynced, ...landed];
+    this.unsynced = [];
+    for (const settle of covered) settle(error);
+  }
+
+  private measured(ms: number): void {
+    this.syncMs += SYNC_WEIGHT * (ms - this.syncMs);
+  }
+
+  private logFd(): number {
+    this.walFd ??= openSync(this.walPath!, 'r+');
+    return this.walFd;
+  }
+
+  private closeLog(): void {
+    if (this.walFd === undefined) return;
+    closeSync(this.walFd);
+    this.walFd = undefined;
+  }
+
+  /**
+   * Syncs the write-ahead log in libuv's thread pool, then settles the writers whose groups were
+   * committed before that sync began: the event loop goes on (answering, deciding, committing
+   * the next groups) while the disk works, where a commit with synchronous=FULL held it for the
+   * whole sync. A group's sync begins as soon as it is committed, up to SYNCS_AT_ONCE at once
+   * (a group then waits for one sync, not for the end of another first); the groups committed
+   * while that many run wait for the next to begin, which covers them all. The commits
+   * themselves are as safe as before: each one is in the log before COMMIT returns (a crash of
+   * the process loses nothing), and its writers hear nothing until the log is on disk. A sync
+   * that fails hands its own writers the error.
+   */
+  private syncLog(): void {
+    while (this.unsynced.length > 0 && this.syncing.length < SYNCS_AT_ONCE && !this.closed) {
+      const batch = this.unsynced;
+      this.unsynced = [];
+      const path = this.walPath;
+      if (path === undefined) {
+        for (const settle of batch) settle();
+        continue;
+      }
+      this.syncing.push(batch);
+      const done = (err: unknown): void => {
+        this.syncing.splice(this.syncing.indexOf(batch), 1);
+        const error = err === null || err === undefined ? undefined : syncFailed(path, err);
+        for (const settle of batch) settle(error);
+        if (this.closed) {
+          if (this.syncing.length === 0) this.closeLog();
+          return;
+        }
+        // The group that grew while this sync ran is committed now, and synced with any
+        // committed meanwhile (syncLog, called by the commit).
+        this.syncLog();
+        this.commitWhenFree();
+      };
+      let fd: number;
+      try {
+        fd = this.logFd();
+      } catch (err) {
+        done(err);
+        continue;
+      }
+      fsync(fd, done);
+    }
   }
 
   /**
@@ -236,8 +398,8 @@ export class SqliteLedger implements Ledger {
   /**
    * A transaction committed with synchronous=NORMAL, for it alone: in WAL mode its frames are
    * written to the log before COMMIT returns (in the page cache: a crash of the process loses
-   * nothing) and synced at the next commit with synchronous=FULL or the next checkpoint; the
-   * database stays consistent whatever happens. SQLite does not change the setting inside a
+   * nothing) and synced by the next sync of the log (a synchronous commit, a group commit's, a
+   * checkpoint); the database stays consistent whatever happens. SQLite does not change the setting inside a
    * transaction, and writes queued by writeSoon are owed their sync: both get `transaction`.
    */
   transactionUnsynced<T>(fn: () => T): T {
@@ -252,8 +414,9 @@ export class SqliteLedger implements Ledger {
 
   /**
    * Group commit: `fn`'s writes go into one transaction with every other write queued before
-   * the event loop next checks for I/O (setImmediate), so many decisions share one fsync. The
-   * promise resolves once they are on disk (WAL, synchronous=FULL) and rejects with `fn`'s own
+   * the event loop next checks for I/O (setImmediate), so many decisions share one commit and
+   * one sync. The promise resolves once they are on disk (the group committed, then its
+   * write-ahead log synced: syncGroup) and rejects with `fn`'s own
    * error if it threw: its writes are rolled back (a savepoint), the others' are kept. A
    * transaction(), a read that rebuilds admission state or the outbox commits the queue first.
    * `fn` only reads and writes the ledger: it runs again when another write of its group fails
@@ -265,14 +428,26 @@ export class SqliteLedger implements Ledger {
       if (!this.commitScheduled) {
         this.commitScheduled = true;
         setImmediate(() => {
-          try {
-            this.commitQueued();
-          } catch {
-            // Each queued writer was handed the error.
-          }
+          this.commitScheduled = false;
+          this.commitWhenFree();
         });
       }
     });
+  }
+
+  /**
+   * Commits the queued group, unless as many syncs of the log run as may: the group then grows
+   * until one of them ends (syncLog), and is committed then, so that a slow disk makes fewer,
+   * larger groups instead of a queue of syncs.
+   */
+  private commitWhenFree(): void {
+    if (this.queued.length === 0) return;
+    if (this.walPath !== undefined && this.syncing.length >= SYNCS_AT_ONCE) return;
+    try {
+      this.commitQueued();
+    } catch {
+      // Each queued writer was handed the error.
+    }
   }
 
   /**
@@ -292,6 +467,11 @@ export class SqliteLedger implements Ledger {
     if (this.queued.length === 0 && last === undefined) return undefined;
     const batch = this.queued;
     this.queued = [];
+    // Alone (not inside a transaction, nor with a synchronous one after it), in a file in WAL
+    // mode, the group is committed without SQLite's sync (the setting changes only outside a
+    // transaction), and its log is synced here, in the event loop, or in the pool (syncLog).
+    const alone = last === undefined && this.walPath !== undefined && !this.db.inTransaction;
+    if (alone) this.sql('PRAGMA synchronous = NORMAL').run();
     const failed = new Map<QueuedWrite, unknown>();
     let out: { value: unknown } | { error: unknown } = { value: undefined };
     const runLast = () => {
@@ -339,8 +519,23 @@ export class SqliteLedger implements Ledger {
       // The commit itself failed (disk full, I/O error): nothing of the batch landed.
       for (const w of batch) w.settle(err);
       throw err;
+    } finally {
+      if (alone) this.sql('PRAGMA synchronous = FULL').run();
     }
-    for (const w of batch) w.settle(failed.get(w));
+    const landed: Settle[] = [];
+    for (const w of batch) {
+      const err = failed.get(w);
+      // A write that failed left nothing to sync: its writer is told at once.
+      if (err === undefined) landed.push(w.settle);
+      else w.settle(err);
+    }
+    if (alone) this.syncGroup(landed);
+    else if (this.walPath !== undefined && (this.unsynced.length > 0 || this.syncing.length > 0)) {
+      // Synced with the commit (synchronous=FULL) unless it wrote nothing: with groups before it
+      // still waiting for their sync, its writers wait for the next one too.
+      this.unsynced.push(...landed);
+      this.syncLog();
+    } else for (const settle of landed) settle();
     if ('error' in out) throw out.error;
     return out.value;
   }

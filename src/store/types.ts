@@ -171,7 +171,7 @@ export interface Ledger {
   writeSoon(fn: () => void): Promise<void>;
   /**
    * The durability barrier: resolves once every write made so far is durable (SQLite: committed
-   * to its file; PostgreSQL: shipped and committed there). Rejects with LedgerUnavailableError
+   * and its write-ahead log synced; PostgreSQL: shipped and committed there). Rejects with LedgerUnavailableError
    * (retryable: the writes are kept and shipped later) when the store does not answer in time,
    * or LedgerFencedError when a newer writer holds the ledger (the writes are lost to it).
    * Await it after a write and before any effect outside the ledger that depends on it.

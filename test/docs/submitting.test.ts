@@ -122,7 +122,9 @@ describe('docs/submitting.md against the emulated RM', () => {
       'the sidecar to submit the app',
       async () => (await job(answer.id)).appId ?? undefined,
     );
-    const app = await emu.rm.app(appId);
+    // The app id is recorded before the submission is sent (record before, confirm after): the
+    // RM knows the app a moment later.
+    const app = await waitFor('the RM to have the app', () => emu.rm.app(appId));
     expect(app).toMatchObject({ name: 'nightly-export' });
     expect(app.queue).toMatch(/realtime$/);
     expect(decodeTags(app.applicationTags).sidecarId).toBe(answer.id);

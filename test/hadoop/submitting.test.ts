@@ -113,7 +113,9 @@ it('REST with yarnSubmission: the sidecar submits the app into realtime', async 
     'the submission',
     async () => ((await job(`/${answer.id}`)) as Job).appId ?? undefined,
   );
-  const app = await rmApp(appId);
+  // The app id is recorded before the submission is sent (record before, confirm after): the
+  // RM knows the app a moment later.
+  const app = await waitFor('the RM to have the app', () => rmApp(appId));
   expect(app).toMatchObject({ name: 'nightly-export', queue: 'root.realtime', user: 'alice' });
   expect(String(app.applicationTags).split(',')).toContain(`sidecar-id:${answer.id}`);
 }, 60_000);
