@@ -139,14 +139,19 @@ const SYNCS_AT_ONCE = 2;
 type Settle = (err?: unknown) => void;
 
 /**
- * A group commit syncs its log in the event loop, as part of its commit, while the log's syncs
- * take less than this on average (ms); off the loop, in the thread pool, from then on.
+ * A group commit syncs its log in the event loop while the log's syncs there take less than this
+ * (ms, the median of the last SYNCS_MEASURED); off the loop, in the thread pool, from then on.
  */
 const INLINE_SYNC_MS = 1;
-/** Weight of the newest sync in that average. */
-const SYNC_WEIGHT = 0.2;
-/** While group commits sync in the pool, one of them syncs in the event loop this often (ms), to measure. */
-const PROBE_EVERY_MS = 1_000;
+/** Syncs in the event loop whose median is the disk's speed: one slow sync now and then moves nothing. */
+const SYNCS_MEASURED = 8;
+/**
+ * While group commits sync in the pool, one of them syncs in the event loop this often (ms), to
+ * measure the disk again: its time replaces the average, so a disk that is quick again is used
+ * in the loop again at once (the average of the syncs in the loop would hear of it only slowly,
+ * a sample at a time).
+ */
+const PROBE_EVERY_MS = 250;
 
 /** A sync of the write-ahead log failed: what was committed before it may not be on disk. */
 function syncFailed(path: string, cause: unknown): Error {
@@ -176,7 +181,9 @@ export class SqliteLedger implements Ledger {
   /** The writers of each sync running, in the order the syncs began. */
   private readonly syncing: Settle[][] = [];
   private closed = false;
-  /** What a sync of the log made in the event loop took of late (ms, a moving average). */
+  /** What the last syncs of the log made in the event loop took (ms), newest last. */
+  private syncTimes: number[] = [];
+  /** Their median: the disk's speed, as the choice of syncGroup reads it. */
   private syncMs = 0;
   /** When the last sync of the log was made in the event loop (performance.now). */
   private lastInlineMs = 0;
@@ -268,12 +275,13 @@ export class SqliteLedger implements Ledger {
    * are quick (under INLINE_SYNC_MS on average: waiting costs less than handing the sync to the
    * pool and hearing back), else in the pool (syncLog), except once every PROBE_EVERY_MS, when
    * it is made here again to measure the disk anew (a sync in the pool is only seen ending when
-   * the event loop gets to it, later under load). A sync here covers every commit before it:
+   * the event loop gets to it, later under load, so its time is not the disk's). A sync here covers every commit before it:
    * the groups waiting for a sync in the pool to begin are told with this one.
    */
   private syncGroup(landed: Settle[]): void {
     const now = performance.now();
-    const inline = this.syncMs < INLINE_SYNC_MS || now - this.lastInlineMs >= PROBE_EVERY_MS;
+    const quick = this.syncMs < INLINE_SYNC_MS;
+    const inline = quick || now - this.lastInlineMs >= PROBE_EVERY_MS;
     if (!inline) {
       this.unsynced.push(...landed);
       this.syncLog();
@@ -287,14 +295,19 @@ export class SqliteLedger implements Ledger {
       error = syncFailed(this.walPath!, err);
     }
     this.lastInlineMs = performance.now();
-    this.measured(this.lastInlineMs - now);
+    this.measured(this.lastInlineMs - now, !quick);
     const covered = [...this.unsynced, ...landed];
     this.unsynced = [];
     for (const settle of covered) settle(error);
   }
 
-  private measured(ms: number): void {
-    this.syncMs += SYNC_WEIGHT * (ms - this.syncMs);
+  /** A sync's time; `anew`, it replaces those before (a probe made while the syncs were slow). */
+  private measured(ms: number, anew: boolean): void {
+    if (anew) this.syncTimes = [];
+    this.syncTimes.push(ms);
+    if (this.syncTimes.length > SYNCS_MEASURED) this.syncTimes.shift();
+    const sorted = [...this.syncTimes].sort((a, b) => a - b);
+    this.syncMs = sorted[Math.floor(sorted.length / 2)]!;
   }
 
   private logFd(): number {

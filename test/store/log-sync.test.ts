@@ -51,18 +51,18 @@ const fdPath = (fd: number): string | undefined => {
   }
 };
 
-/** Blocks this thread for `ms`, as a slow sync does. */
-const block = (ms: number) => Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
-
 describe('group commits synced off the event loop', () => {
   let dir: string;
   let file: string;
   let held: HeldSync[];
   let spy: jest.SpyInstance;
-  /** Each sync made in the event loop takes this long more (ms): the disk's speed as measured. */
+  /** Each sync made in the event loop takes this long (ms): the disk's speed as measured. */
   let inlineDelayMs: number;
   let inlineSyncs: number;
   let inlineSpy: jest.SpyInstance;
+  /** The ledger's clock for its timings (performance.now): it moves only when a test says. */
+  let now: number;
+  let clock: jest.SpyInstance;
 
   beforeEach(() => {
     dir = mkdtempSync(join(tmpdir(), 'ledger-sync-'));
@@ -79,10 +79,12 @@ describe('group commits synced off the event loop', () => {
     }) as typeof fs.fsync);
     inlineDelayMs = 0;
     inlineSyncs = 0;
+    now = 50_000;
+    clock = jest.spyOn(performance, 'now').mockImplementation(() => now);
     const realFsyncSync = fs.fsyncSync.bind(fs);
     inlineSpy = jest.spyOn(fs, 'fsyncSync').mockImplementation((fd: number) => {
       inlineSyncs++;
-      if (inlineDelayMs > 0) block(inlineDelayMs);
+      now += inlineDelayMs;
       realFsyncSync(fd);
     });
   });
@@ -90,6 +92,7 @@ describe('group commits synced off the event loop', () => {
   afterEach(() => {
     spy.mockRestore();
     inlineSpy.mockRestore();
+    clock.mockRestore();
     rmSync(dir, { recursive: true, force: true });
   });
 
@@ -99,7 +102,7 @@ describe('group commits synced off the event loop', () => {
   };
   /**
    * A ledger whose group commit has measured the disk as slow (a sync of 10 ms in the event
-   * loop): its next groups sync in the pool, for a second.
+   * loop): its next groups sync in the pool, until the clock moves a quarter of a second.
    */
   const onSlowDisk = async (): Promise<Ledger> => {
     const ledger = Ledger.open(file);
@@ -164,6 +167,8 @@ describe('group commits synced off the event loop', () => {
   it('on a quick disk syncs each group in the event loop, its writers told with the commit', async () => {
     const ledger = Ledger.open(file);
     for (let i = 0; i < 20; i++) {
+      // Now and then a slow one: the median of the last eight stays quick.
+      inlineDelayMs = i % 7 === 3 ? 20 : 0.2;
       const w = settled(ledger.writeSoon(write(ledger, `j${i}`)));
       await turns(1);
       // Committed and synced in the same turn: told at once, no sync handed to the pool.
@@ -175,50 +180,55 @@ describe('group commits synced off the event loop', () => {
     ledger.close();
   });
 
-  it('moves the syncs to the pool once they are slow, and back once a sync in the event loop a second later finds them quick', async () => {
+  it('moves the syncs to the pool once they are slow, and back as soon as a sync in the event loop, made now and then to measure, finds them quick', async () => {
     const ledger = Ledger.open(file);
-    let now = 50_000;
-    const clock = jest.spyOn(performance, 'now').mockImplementation(() => now);
-    try {
-      // Syncs of 3 ms, as measured: the average (a fifth of the newest) passes 1 ms at the second.
-      const timed = jest.spyOn(fs, 'fsyncSync').mockImplementation(() => void (now += 3));
-      for (let i = 0; i < 2; i++) await ledger.writeSoon(write(ledger, `slow-${i}`));
-      expect(timed).toHaveBeenCalledTimes(2);
+    {
+      // Quick syncs, then slow ones (3 ms): the median of the last eight (the upper middle one)
+      // passes 1 ms at the fourth slow one.
+      inlineDelayMs = 0.1;
+      for (let i = 0; i < 4; i++) await ledger.writeSoon(write(ledger, `quick-${i}`));
+      inlineDelayMs = 3;
+      for (let i = 0; i < 4; i++) await ledger.writeSoon(write(ledger, `slow-${i}`));
+      expect(inlineSyncs).toBe(8);
       const pooled = settled(ledger.writeSoon(write(ledger, 'pooled')));
       await until(() => held.length === 1, 'a sync in the pool');
-      expect(timed).toHaveBeenCalledTimes(2);
+      expect(inlineSyncs).toBe(8);
       held[0]!.release();
       await until(() => pooled.done, 'the pooled group');
 
-      // Before a second has passed, groups stay in the pool.
-      now += 500;
+      // Before a quarter of a second has passed, groups stay in the pool.
+      now += 200;
       const stillPooled = settled(ledger.writeSoon(write(ledger, 'still-pooled')));
       await until(() => held.length === 2, 'a second sync in the pool');
       held[1]!.release();
       await until(() => stillPooled.done, 'the second pooled group');
 
-      // A second on, one group syncs in the event loop again and finds the disk quick: the
-      // average falls under 1 ms, and the next groups stay in the loop.
-      timed.mockImplementation(() => void (now += 0.1));
-      now += 1_000;
-      await ledger.writeSoon(write(ledger, 'probe'));
-      expect(timed).toHaveBeenCalledTimes(3);
-      await ledger.writeSoon(write(ledger, 'quick-1'));
-      await ledger.writeSoon(write(ledger, 'quick-2'));
-      expect(timed).toHaveBeenCalledTimes(5);
-      expect(held).toHaveLength(2);
-      timed.mockRestore();
-    } finally {
-      clock.mockRestore();
+      // Later, one group syncs in the event loop again, still slow: the groups stay in the pool.
+      now += 250;
+      await ledger.writeSoon(write(ledger, 'probe-slow'));
+      expect(inlineSyncs).toBe(9);
+      const pooledAgain = settled(ledger.writeSoon(write(ledger, 'pooled-again')));
+      await until(() => held.length === 3, 'a third sync in the pool');
+      held[2]!.release();
+      await until(() => pooledAgain.done, 'the third pooled group');
+
+      // Later again, the one in the event loop finds the disk quick: its time is the new
+      // measure, under 1 ms, and the next groups stay in the loop.
+      inlineDelayMs = 0.1;
+      now += 250;
+      await ledger.writeSoon(write(ledger, 'probe-quick'));
+      expect(inlineSyncs).toBe(10);
+      await ledger.writeSoon(write(ledger, 'quick-again-1'));
+      await ledger.writeSoon(write(ledger, 'quick-again-2'));
+      expect(inlineSyncs).toBe(12);
+      expect(held).toHaveLength(3);
     }
     ledger.close();
   });
 
   it('a sync in the event loop also tells the groups waiting for a sync in the pool to begin', async () => {
     const ledger = await onSlowDisk();
-    let now = performance.now();
-    const clock = jest.spyOn(performance, 'now').mockImplementation(() => now);
-    try {
+    {
       const a = settled(ledger.writeSoon(write(ledger, 'j1')));
       await until(() => held.length === 1, 'the first sync');
       const b = settled(ledger.writeSoon(write(ledger, 'j2')));
@@ -227,8 +237,9 @@ describe('group commits synced off the event loop', () => {
       const c = settled(ledger.writeSoon(write(ledger, 'j3')));
       ledger.commitQueued();
       expect(committed('j3')).toBe(true);
-      // A second on, the next group syncs in the event loop: that sync covers j3's commit too.
-      now += 1_000;
+      // A quarter of a second on, the next group syncs in the event loop: that sync covers j3's
+      // commit too.
+      now += 250;
       const d = settled(ledger.writeSoon(write(ledger, 'j4')));
       ledger.commitQueued();
       await turns();
@@ -240,8 +251,6 @@ describe('group commits synced off the event loop', () => {
       held[0]!.release();
       held[1]!.release();
       await until(() => a.done && b.done, 'the pooled groups');
-    } finally {
-      clock.mockRestore();
     }
     ledger.close();
   });
