@@ -154,6 +154,28 @@ export class SidecarMetrics {
     this.ledgerState = state;
   }
 
+  /** How the SQLite ledger's log syncs, read at every scrape (watchLogSync); unset on PostgreSQL. */
+  private logSyncState: (() => { seconds: number; inPool: boolean } | undefined) | undefined;
+
+  readonly ledgerLogSync: Gauge = new Gauge({
+    name: 'yss_ledger_log_sync_seconds',
+    help: "How long a sync of the SQLite ledger's write-ahead log takes: the median of the last eight made in the event loop (0 before the first, and on PostgreSQL)",
+    registers: [this.registry],
+    collect: (): void => this.ledgerLogSync.set(this.logSyncState?.()?.seconds ?? 0),
+  });
+
+  readonly ledgerLogSyncInPool: Gauge = new Gauge({
+    name: 'yss_ledger_log_syncs_in_pool',
+    help: "1 while the SQLite ledger's group commits sync their log in libuv's thread pool (its syncs take 1 ms or more), 0 while they sync in the event loop",
+    registers: [this.registry],
+    collect: (): void => this.ledgerLogSyncInPool.set(this.logSyncState?.()?.inPool ? 1 : 0),
+  });
+
+  /** The SQLite ledger's log syncs, read at every scrape. */
+  watchLogSync(state: () => { seconds: number; inPool: boolean } | undefined): void {
+    this.logSyncState = state;
+  }
+
   /** Every unit cost learning sees; the buckets bracket the learned worst case's usual range. */
   readonly taskUnitCost = withFixedLabels(
     this.histogram(

@@ -312,6 +312,7 @@ export async function startSidecar(
 
   const close = closer({ task, clients: [rm, jobHistory, webHdfs], server, sidecar, ledger, logger });
   if (ledger instanceof PostgresLedger) watchSharedLedger(ledger, metrics, logger, close);
+  else if (ledger instanceof SqliteLedger) metrics.watchLogSync(() => ledger.logSync);
   return { sidecar, ledger, metrics, url, server, close };
 }
 

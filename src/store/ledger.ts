@@ -301,6 +301,16 @@ export class SqliteLedger implements Ledger {
     for (const settle of covered) settle(error);
   }
 
+  /**
+   * How its write-ahead log syncs, for the metrics: the median of the last syncs made in the
+   * event loop (seconds; 0 before the first), and whether group commits now sync in the pool.
+   * Undefined for a database in memory, which has no log of its own.
+   */
+  get logSync(): { seconds: number; inPool: boolean } | undefined {
+    if (this.walPath === undefined) return undefined;
+    return { seconds: this.syncMs / 1000, inPool: this.syncMs >= INLINE_SYNC_MS };
+  }
+
   /** A sync's time; `anew`, it replaces those before (a probe made while the syncs were slow). */
   private measured(ms: number, anew: boolean): void {
     if (anew) this.syncTimes = [];

@@ -32,6 +32,22 @@ describe('metric names by the Prometheus conventions', () => {
       expect([m[1], m[2]]).toEqual([m[1], 'counter']);
   });
 
+  it("the SQLite ledger's log syncs are two gauges read at each scrape, 0 until a ledger is watched", async () => {
+    const metrics = new SidecarMetrics();
+    let text = await metrics.registry.metrics();
+    expect(sample(text, 'yss_ledger_log_sync_seconds')).toBe(0);
+    expect(sample(text, 'yss_ledger_log_syncs_in_pool')).toBe(0);
+    let state = { seconds: 0.0004, inPool: false };
+    metrics.watchLogSync(() => state);
+    text = await metrics.registry.metrics();
+    expect(sample(text, 'yss_ledger_log_sync_seconds')).toBe(0.0004);
+    expect(sample(text, 'yss_ledger_log_syncs_in_pool')).toBe(0);
+    state = { seconds: 0.003, inPool: true };
+    text = await metrics.registry.metrics();
+    expect(sample(text, 'yss_ledger_log_sync_seconds')).toBe(0.003);
+    expect(sample(text, 'yss_ledger_log_syncs_in_pool')).toBe(1);
+  });
+
   it('per-MB costs are _seconds series with unit="per_megabyte", recorded and removed by stage and class alone', async () => {
     const m = new SidecarMetrics();
     m.taskUnitCost.observe({ stage: 'map', class: 'cpu' }, 0.05);

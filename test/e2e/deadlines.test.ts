@@ -176,6 +176,11 @@ describe('50 deadline jobs through the sidecar onto the emulated RM', () => {
     process.stdout.write(
       `submitted ${answers.length}: ${admitted.length} admitted, ${rejectedOf().length} rejected\n`,
     );
+    // Each answer waited for its group's log sync; the first ones sync in the event loop, timed.
+    const metrics = await (await fetch(`${sc.url}/metrics`)).text();
+    const gauge = (name: string) => Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(metrics)?.[1]);
+    expect(gauge('yss_ledger_log_sync_seconds')).toBeGreaterThan(0);
+    expect([0, 1]).toContain(gauge('yss_ledger_log_syncs_in_pool'));
   });
 
   it('puts every admitted job on the RM once, with its queue, tags and label; no rejected one', async () => {

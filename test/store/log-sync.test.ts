@@ -373,6 +373,22 @@ describe('group commits synced off the event loop', () => {
     ledger.close();
   });
 
+  it('says how its log syncs, for the metrics: the median in seconds, and whether groups sync in the pool', async () => {
+    const ledger = Ledger.open(file);
+    expect(ledger.logSync).toEqual({ seconds: 0, inPool: false });
+    inlineDelayMs = 0.5;
+    await ledger.writeSoon(write(ledger, 'quick'));
+    expect(ledger.logSync).toEqual({ seconds: 0.0005, inPool: false });
+    inlineDelayMs = 4;
+    await ledger.writeSoon(write(ledger, 'slow-1'));
+    // Two syncs: the median is the upper one.
+    expect(ledger.logSync).toEqual({ seconds: 0.004, inPool: true });
+    ledger.close();
+    const memory = Ledger.open(':memory:');
+    expect(memory.logSync).toBeUndefined();
+    memory.close();
+  });
+
   it('a ledger in memory has no log to sync: its writers are told once the group is committed', async () => {
     const ledger = Ledger.open(':memory:');
     await ledger.writeSoon(write(ledger, 'j1'));
