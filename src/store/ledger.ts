@@ -346,11 +346,8 @@ export class SqliteLedger implements Ledger {
     while (this.unsynced.length > 0 && this.syncing.length < SYNCS_AT_ONCE && !this.closed) {
       const batch = this.unsynced;
       this.unsynced = [];
-      const path = this.walPath;
-      if (path === undefined) {
-        for (const settle of batch) settle();
-        continue;
-      }
+      // Only a ledger with a log has writers waiting for its sync.
+      const path = this.walPath!;
       this.syncing.push(batch);
       const done = (err: unknown): void => {
         this.syncing.splice(this.syncing.indexOf(batch), 1);

@@ -113,6 +113,14 @@ describe('group commits synced off the event loop', () => {
     expect(held).toHaveLength(0);
     return ledger;
   };
+  /** Two groups written one after the other, each with its own sync begun in the pool and held. */
+  const twoSyncsRunning = async (ledger: Ledger) => {
+    const a = settled(ledger.writeSoon(write(ledger, 'j1')));
+    await until(() => held.length === 1, 'the first sync');
+    const b = settled(ledger.writeSoon(write(ledger, 'j2')));
+    await until(() => held.length === 2, 'the second sync');
+    return [a, b] as const;
+  };
   const committed = (id: string): boolean => {
     const db = new Database(file, { readonly: true });
     try {
@@ -182,85 +190,75 @@ describe('group commits synced off the event loop', () => {
 
   it('moves the syncs to the pool once they are slow, and back as soon as a sync in the event loop, made now and then to measure, finds them quick', async () => {
     const ledger = Ledger.open(file);
-    {
-      // Quick syncs, then slow ones (3 ms): the median of the last eight (the upper middle one)
-      // passes 1 ms at the fourth slow one.
-      inlineDelayMs = 0.1;
-      for (let i = 0; i < 4; i++) await ledger.writeSoon(write(ledger, `quick-${i}`));
-      inlineDelayMs = 3;
-      for (let i = 0; i < 4; i++) await ledger.writeSoon(write(ledger, `slow-${i}`));
-      expect(inlineSyncs).toBe(8);
-      const pooled = settled(ledger.writeSoon(write(ledger, 'pooled')));
-      await until(() => held.length === 1, 'a sync in the pool');
-      expect(inlineSyncs).toBe(8);
-      held[0]!.release();
-      await until(() => pooled.done, 'the pooled group');
+    // Quick syncs, then slow ones (3 ms): the median of the last eight (the upper middle one)
+    // passes 1 ms at the fourth slow one.
+    inlineDelayMs = 0.1;
+    for (let i = 0; i < 4; i++) await ledger.writeSoon(write(ledger, `quick-${i}`));
+    inlineDelayMs = 3;
+    for (let i = 0; i < 4; i++) await ledger.writeSoon(write(ledger, `slow-${i}`));
+    expect(inlineSyncs).toBe(8);
+    const pooled = settled(ledger.writeSoon(write(ledger, 'pooled')));
+    await until(() => held.length === 1, 'a sync in the pool');
+    expect(inlineSyncs).toBe(8);
+    held[0]!.release();
+    await until(() => pooled.done, 'the pooled group');
 
-      // Before a quarter of a second has passed, groups stay in the pool.
-      now += 200;
-      const stillPooled = settled(ledger.writeSoon(write(ledger, 'still-pooled')));
-      await until(() => held.length === 2, 'a second sync in the pool');
-      held[1]!.release();
-      await until(() => stillPooled.done, 'the second pooled group');
+    // Before a quarter of a second has passed, groups stay in the pool.
+    now += 200;
+    const stillPooled = settled(ledger.writeSoon(write(ledger, 'still-pooled')));
+    await until(() => held.length === 2, 'a second sync in the pool');
+    held[1]!.release();
+    await until(() => stillPooled.done, 'the second pooled group');
 
-      // Later, one group syncs in the event loop again, still slow: the groups stay in the pool.
-      now += 250;
-      await ledger.writeSoon(write(ledger, 'probe-slow'));
-      expect(inlineSyncs).toBe(9);
-      const pooledAgain = settled(ledger.writeSoon(write(ledger, 'pooled-again')));
-      await until(() => held.length === 3, 'a third sync in the pool');
-      held[2]!.release();
-      await until(() => pooledAgain.done, 'the third pooled group');
+    // Later, one group syncs in the event loop again, still slow: the groups stay in the pool.
+    now += 250;
+    await ledger.writeSoon(write(ledger, 'probe-slow'));
+    expect(inlineSyncs).toBe(9);
+    const pooledAgain = settled(ledger.writeSoon(write(ledger, 'pooled-again')));
+    await until(() => held.length === 3, 'a third sync in the pool');
+    held[2]!.release();
+    await until(() => pooledAgain.done, 'the third pooled group');
 
-      // Later again, the one in the event loop finds the disk quick: its time is the new
-      // measure, under 1 ms, and the next groups stay in the loop.
-      inlineDelayMs = 0.1;
-      now += 250;
-      await ledger.writeSoon(write(ledger, 'probe-quick'));
-      expect(inlineSyncs).toBe(10);
-      await ledger.writeSoon(write(ledger, 'quick-again-1'));
-      await ledger.writeSoon(write(ledger, 'quick-again-2'));
-      expect(inlineSyncs).toBe(12);
-      expect(held).toHaveLength(3);
-    }
+    // Later again, the one in the event loop finds the disk quick: its time is the new
+    // measure, under 1 ms, and the next groups stay in the loop.
+    inlineDelayMs = 0.1;
+    now += 250;
+    await ledger.writeSoon(write(ledger, 'probe-quick'));
+    expect(inlineSyncs).toBe(10);
+    await ledger.writeSoon(write(ledger, 'quick-again-1'));
+    await ledger.writeSoon(write(ledger, 'quick-again-2'));
+    expect(inlineSyncs).toBe(12);
+    expect(held).toHaveLength(3);
     ledger.close();
   });
 
   it('a sync in the event loop also tells the groups waiting for a sync in the pool to begin', async () => {
     const ledger = await onSlowDisk();
-    {
-      const a = settled(ledger.writeSoon(write(ledger, 'j1')));
-      await until(() => held.length === 1, 'the first sync');
-      const b = settled(ledger.writeSoon(write(ledger, 'j2')));
-      await until(() => held.length === 2, 'the second sync');
-      // Committed now (as a read that needs the rows does), while two syncs run: it waits.
-      const c = settled(ledger.writeSoon(write(ledger, 'j3')));
-      ledger.commitQueued();
-      expect(committed('j3')).toBe(true);
-      // A quarter of a second on, the next group syncs in the event loop: that sync covers j3's
-      // commit too.
-      now += 250;
-      const d = settled(ledger.writeSoon(write(ledger, 'j4')));
-      ledger.commitQueued();
-      await turns();
-      expect([c, d].map((x) => [x.done, x.error])).toEqual([
-        [true, undefined],
-        [true, undefined],
-      ]);
-      expect([a.done, b.done]).toEqual([false, false]);
-      held[0]!.release();
-      held[1]!.release();
-      await until(() => a.done && b.done, 'the pooled groups');
-    }
+    const [a, b] = await twoSyncsRunning(ledger);
+    // Committed now (as a read that needs the rows does), while two syncs run: it waits.
+    const c = settled(ledger.writeSoon(write(ledger, 'j3')));
+    ledger.commitQueued();
+    expect(committed('j3')).toBe(true);
+    // A quarter of a second on, the next group syncs in the event loop: that sync covers j3's
+    // commit too.
+    now += 250;
+    const d = settled(ledger.writeSoon(write(ledger, 'j4')));
+    ledger.commitQueued();
+    await turns();
+    expect([c, d].map((x) => [x.done, x.error])).toEqual([
+      [true, undefined],
+      [true, undefined],
+    ]);
+    expect([a.done, b.done]).toEqual([false, false]);
+    held[0]!.release();
+    held[1]!.release();
+    await until(() => a.done && b.done, 'the pooled groups');
     ledger.close();
   });
 
   it('flush, with syncs running and none waiting to begin, waits for the last one that began', async () => {
     const ledger = await onSlowDisk();
-    const a = settled(ledger.writeSoon(write(ledger, 'j1')));
-    await until(() => held.length === 1, 'the first sync');
-    const b = settled(ledger.writeSoon(write(ledger, 'j2')));
-    await until(() => held.length === 2, 'the second sync');
+    const [a, b] = await twoSyncsRunning(ledger);
     const barrier = settled(ledger.flush());
     held[0]!.release();
     await until(() => a.done, 'the first group');
