@@ -15,7 +15,30 @@ export interface Estimates {
   readonly mapTaskSeconds?: number;
   /** The same for every reduce task. */
   readonly reduceTaskSeconds?: number;
+  /**
+   * Seconds from a job's start (its AM's container granted) until its first task can start:
+   * the AM container's launch, the AM's start-up and the job's set-up. Absent or 0 in the
+   * papers' model, which has no AM.
+   */
+  readonly setupSeconds?: number;
+  /** Seconds from a job's last task's end until the job ends: output commit and the AM's exit. */
+  readonly commitSeconds?: number;
+  /**
+   * Containers a job's AM holds from its start to its end on YARN's one pool of containers
+   * (`unified` slots): 1 for MapReduce and Spark in cluster mode, 0 (or absent) where the AM
+   * runs elsewhere and in the papers' model. Ignored on `mr1` slots (no AM there).
+   */
+  readonly amContainers?: number;
 }
+
+/** The figures an estimate may leave out (read as 0 when absent). */
+export const OPTIONAL_ESTIMATE_FIELDS = [
+  'mapTaskSeconds',
+  'reduceTaskSeconds',
+  'setupSeconds',
+  'commitSeconds',
+  'amContainers',
+] as const;
 
 export const DEFAULT_ESTIMATES: Estimates = Object.freeze({ eta: 1, mapCostMax: 0.25, reduceCostMax: 0.25 });
 
@@ -24,21 +47,24 @@ export function validateEstimates(input: unknown, path = 'estimates'): Estimates
   const rec = (typeof input === 'object' && input !== null ? input : {}) as Record<string, unknown>;
   if (typeof input !== 'object' || input === null)
     throw new ValidationError([{ path, message: 'must be an object' }]);
-  for (const f of ['eta', 'mapCostMax', 'reduceCostMax', 'mapTaskSeconds', 'reduceTaskSeconds'] as const) {
+  const optional = OPTIONAL_ESTIMATE_FIELDS as readonly string[];
+  for (const f of ['eta', 'mapCostMax', 'reduceCostMax', ...OPTIONAL_ESTIMATE_FIELDS]) {
     const v = rec[f];
-    if (v === undefined && (f === 'mapTaskSeconds' || f === 'reduceTaskSeconds')) continue;
+    if (v === undefined && optional.includes(f)) continue;
     if (typeof v !== 'number' || !Number.isFinite(v) || v < 0) {
       issues.push({ path: `${path}.${f}`, message: 'must be a finite number >= 0' });
+    } else if (f === 'amContainers' && v !== 0 && v !== 1) {
+      issues.push({ path: `${path}.${f}`, message: 'must be 0 or 1' });
     }
   }
   if (issues.length > 0) throw new ValidationError(issues);
-  return Object.freeze({
+  const out: Record<string, number> = {
     eta: rec.eta as number,
     mapCostMax: rec.mapCostMax as number,
     reduceCostMax: rec.reduceCostMax as number,
-    ...(rec.mapTaskSeconds === undefined ? {} : { mapTaskSeconds: rec.mapTaskSeconds as number }),
-    ...(rec.reduceTaskSeconds === undefined ? {} : { reduceTaskSeconds: rec.reduceTaskSeconds as number }),
-  });
+  };
+  for (const f of OPTIONAL_ESTIMATE_FIELDS) if (rec[f] !== undefined) out[f] = rec[f] as number;
+  return Object.freeze(out) as unknown as Estimates;
 }
 
 /**
@@ -111,6 +137,26 @@ export function taskEstimates(defaults: Estimates, job: SizedJob): TaskEstimates
         ? 0
         : (est.reduceTaskSeconds ?? 0) + (est.reduceCostMax * est.eta * job.inputSize) / job.reduces,
   };
+}
+
+/**
+ * What the job spends outside its tasks on `model` (JobWork.am), from its class's figures;
+ * undefined when nothing (every overhead 0 and no AM container, as in the papers' model), so
+ * such a job is placed exactly as Alg. 5.2/5.3 print it. `started`: its AM is up and the job
+ * set up already (a running job rebuilt from the cluster): no set-up left.
+ */
+export function jobOverheads(
+  defaults: Estimates,
+  job: Pick<SizedJob, 'estimates'>,
+  model: { readonly name: 'mr1' | 'unified' },
+  started = false,
+): { setupSeconds: number; commitSeconds: number; amSlot: boolean } | undefined {
+  const est = job.estimates ?? defaults;
+  const setupSeconds = started ? 0 : (est.setupSeconds ?? 0);
+  const commitSeconds = est.commitSeconds ?? 0;
+  const amSlot = model.name === 'unified' && (est.amContainers ?? 0) >= 1;
+  if (!amSlot && setupSeconds === 0 && commitSeconds === 0) return undefined;
+  return { setupSeconds, commitSeconds, amSlot };
 }
 
 /** What a finished job reports, e.g. from the JobHistory server: sizes and run times per task. */

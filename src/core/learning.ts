@@ -58,7 +58,16 @@ export interface ClassLearning {
   readonly samples: readonly Estimates[];
 }
 
-const FIELDS = ['eta', 'mapCostMax', 'reduceCostMax', 'mapTaskSeconds', 'reduceTaskSeconds'] as const;
+const FIELDS = [
+  'eta',
+  'mapCostMax',
+  'reduceCostMax',
+  'mapTaskSeconds',
+  'reduceTaskSeconds',
+  'setupSeconds',
+  'commitSeconds',
+  'amContainers',
+] as const;
 
 /** Every figure of an estimate, an absent task floor as 0. */
 export function fullEstimates(e: Estimates): Required<Estimates> {
@@ -68,6 +77,9 @@ export function fullEstimates(e: Estimates): Required<Estimates> {
     reduceCostMax: e.reduceCostMax,
     mapTaskSeconds: e.mapTaskSeconds ?? 0,
     reduceTaskSeconds: e.reduceTaskSeconds ?? 0,
+    setupSeconds: e.setupSeconds ?? 0,
+    commitSeconds: e.commitSeconds ?? 0,
+    amContainers: e.amContainers ?? 0,
   };
 }
 

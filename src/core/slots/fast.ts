@@ -1,4 +1,13 @@
-import { mapLane, reduceLane, type JobWork, type Lanes, type Placement, type SlotModel } from './model';
+import {
+  amNowBound,
+  mapLane,
+  reduceLane,
+  takesAmSlot,
+  type JobWork,
+  type Lanes,
+  type Placement,
+  type SlotModel,
+} from './model';
 
 /**
  * The fast engine's representation of one lane's sorted vector T (Alg. 5.2/5.3): the same
@@ -392,12 +401,62 @@ export class RunLanes {
    */
   place(work: JobWork, now: number): Placement & { steps: Step[]; firstPick: number; raised: boolean } {
     const ml = work.mapLane ?? this.ml;
+    if (work.am !== undefined) return this.placeWithAm(work, ml, now);
     const firstPick = work.pendingMaps > 0 ? this.lanes[ml]!.min() : Infinity;
     const m = this.lanes[ml]!.fill(work.pendingMaps, work.mapSeconds, now);
     const mapEnd = Math.max(m.last, work.mapsBusyUntil, now);
     const r = this.lanes[this.rl]!.fill(work.pendingReduces, work.reduceSeconds, mapEnd);
     const finish = Math.max(r.last, work.reducesBusyUntil, mapEnd);
     return { mapEnd, finish, steps: [m, r], firstPick, raised: m.raised || r.raised };
+  }
+
+  /**
+   * `place` for a job with an AM (JobWork.am), the same float operations as `literalPlace`:
+   * the AM takes the smallest slot time u of the maps' lane (a step consuming it and adding
+   * nothing), the maps are released at max(u, now) + set-up, and once the finish (last task
+   * plus commit) is known the AM's slot comes back at it (a step adding one value, consuming
+   * none). Replayed in order, the steps give the same multiset as the placement did.
+   *
+   * `firstPick` is the instant up to which `now` cannot change the record (amNowBound).
+   */
+  private placeWithAm(
+    work: JobWork,
+    ml: number,
+    now: number,
+  ): Placement & { steps: Step[]; firstPick: number; raised: boolean } {
+    const am = work.am!;
+    const lane = this.lanes[ml]!;
+    const steps: Step[] = [];
+    let release = now;
+    const firstPick = amNowBound(work, lane.min());
+    if (takesAmSlot(work)) {
+      const u = lane.min();
+      release = Math.max(u, now);
+      lane.drop(1);
+      steps.push({ kind: 'delta', lane: ml, consumed: 1, runs: [], total: 0, fingerprint: 0 });
+    }
+    release += am.setupSeconds;
+    const m = lane.fill(work.pendingMaps, work.mapSeconds, release);
+    const mapEnd = Math.max(m.last, work.mapsBusyUntil, release);
+    const r = this.lanes[this.rl]!.fill(work.pendingReduces, work.reduceSeconds, mapEnd);
+    let finish = Math.max(r.last, work.reducesBusyUntil, mapEnd);
+    finish += am.commitSeconds;
+    steps.push(m, r);
+    if (takesAmSlot(work)) {
+      const h = valueHash(finish);
+      const back: DeltaStep = {
+        kind: 'delta',
+        lane: ml,
+        consumed: 0,
+        runs: [finish, 1, h],
+        total: 1,
+        fingerprint: h,
+      };
+      lane.push(back);
+      steps.push(back);
+    }
+    // The AM's slot always moves (finish > u unless every figure is 0 and u >= now).
+    return { mapEnd, finish, steps, firstPick, raised: true };
   }
 
   toSorted(): Float64Array[] {

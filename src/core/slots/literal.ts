@@ -1,4 +1,12 @@
-import { mapLane, reduceLane, type JobWork, type Lanes, type Placement, type SlotModel } from './model';
+import {
+  mapLane,
+  reduceLane,
+  takesAmSlot,
+  type JobWork,
+  type Lanes,
+  type Placement,
+  type SlotModel,
+} from './model';
 
 /**
  * "Sort items in T to keep T a sorted vector" (Alg. 5.2 line 7, Alg. 5.3 line 8). Only the
@@ -24,12 +32,25 @@ export function literalPlace(
   work: JobWork,
   now: number,
 ): Placement & { lanes: Float64Array[] } {
-  const lanes = pred.map((l) => Float64Array.from(l));
-  const tm = lanes[work.mapLane ?? mapLane(model)]!;
+  const lanes: Float64Array[] = pred.map((l) => Float64Array.from(l));
+  const ml = work.mapLane ?? mapLane(model);
+  // The AM (JobWork.am): the smallest slot of the maps' lane, out of the vector until the
+  // job's finish is known; the maps are released once it has set the job up.
+  let release = now;
+  let amLane: Float64Array | undefined;
+  if (work.am !== undefined) {
+    if (takesAmSlot(work)) {
+      amLane = lanes[ml]!;
+      release = Math.max(amLane[0]!, now);
+      lanes[ml] = amLane.subarray(1);
+    }
+    release += work.am.setupSeconds;
+  }
+  const tm = lanes[ml]!;
   let last = -Infinity;
   for (let k = 0; k < work.pendingMaps; k++) {
     let t = tm[0]!; // line 3: the smallest value
-    t = Math.max(t, now); // line 4
+    t = Math.max(t, release); // line 4
     t += work.mapSeconds; // line 5
     last = t; // line 6: e^m
     tm[0] = t;
@@ -37,7 +58,7 @@ export function literalPlace(
   }
   // A job rebuilt from a running cluster may end its map stage with a running map; a fresh
   // job always has last >= now, so for it this is exactly e^m of line 6.
-  const mapEnd = Math.max(last, work.mapsBusyUntil, now);
+  const mapEnd = Math.max(last, work.mapsBusyUntil, release);
   const tr = lanes[reduceLane(model)]!;
   let lastR = -Infinity;
   for (let k = 0; k < work.pendingReduces; k++) {
@@ -48,7 +69,19 @@ export function literalPlace(
     tr[0] = t;
     resortFirst(tr); // line 8
   }
-  const finish = Math.max(lastR, work.reducesBusyUntil, mapEnd);
+  let finish = Math.max(lastR, work.reducesBusyUntil, mapEnd);
+  if (work.am !== undefined) finish += work.am.commitSeconds;
+  if (amLane !== undefined) {
+    // The AM's container comes back at the job's finish: the vector again, sorted.
+    const v = amLane;
+    let i = 1;
+    while (i < v.length && v[i]! < finish) {
+      v[i - 1] = v[i]!;
+      i++;
+    }
+    v[i - 1] = finish;
+    lanes[ml] = v;
+  }
   return { lanes, mapEnd, finish };
 }
 

@@ -124,12 +124,47 @@ export interface JobWork {
   readonly pendingReduces: number;
   readonly reduceSeconds: number;
   readonly reducesBusyUntil: number;
+  /**
+   * What the job spends outside its tasks (absent: nothing, the papers' model). With
+   * `amSlot`, its AM takes the smallest slot time u of its maps' lane before any of its tasks,
+   * starts at max(u, now) and holds that container until the job's finish; without, the AM is
+   * counted elsewhere (already running, or not in a container of this lane) and starts at
+   * `now`. Either way the maps start no earlier than the AM's start plus `setupSeconds`, and
+   * the job finishes `commitSeconds` after its last task.
+   */
+  readonly am?: JobOverheads;
+}
+
+/** What a job spends outside its tasks (JobWork.am). */
+export interface JobOverheads {
+  readonly setupSeconds: number;
+  readonly commitSeconds: number;
+  /** The AM holds a container of the maps' lane from its start to the job's finish. */
+  readonly amSlot: boolean;
+}
+
+/** Whether placing this work takes a container for its AM first. */
+export function takesAmSlot(work: JobWork): boolean {
+  return work.am?.amSlot === true;
+}
+
+/**
+ * For work with an AM: the instant up to which `now` cannot change its placement on vectors
+ * whose maps' lane starts at `laneMin` (the record is the same for every now at or before it).
+ * With an AM slot, only max(u, now) reads now (u = laneMin, the slot the AM takes); without,
+ * the maps read max(t, now + set-up), and with no map left the map stage ends at
+ * max(mapsBusyUntil, now + set-up).
+ */
+export function amNowBound(work: JobWork, laneMin: number): number {
+  const am = work.am!;
+  if (am.amSlot) return laneMin;
+  return (work.pendingMaps > 0 ? laneMin : work.mapsBusyUntil) - am.setupSeconds;
 }
 
 /** Result of placing one job on its predecessor's vectors. */
 export interface Placement {
   /** e^m: estimated end of the map stage. */
   readonly mapEnd: number;
-  /** e: estimated finish of the job. */
+  /** e: estimated finish of the job (with its commit, when it has an AM). */
   readonly finish: number;
 }

@@ -5,7 +5,7 @@ import { literalPlace } from '../../../src/core/slots/literal';
 import { RunLane } from '../../../src/core/slots/fast';
 import type { DeadlineJob } from '../../../src/core/job';
 import type { SlotModel } from '../../../src/core/slots/model';
-import { EST, gpuLaneModelArb, jobOfOp, modelArb, reducesArb } from './helpers';
+import { EST, EST_AM, gpuLaneModelArb, jobOfOp, modelArb, reducesArb, withOverheads } from './helpers';
 
 const RUNS = 300;
 
@@ -123,14 +123,20 @@ describe('(a) fast and literal implementations agree on every decision and every
     expect(Array.from(b.toSorted())).toEqual([0, 1, 1, 2]);
   });
 
-  for (const order of ['edf', 'fifo'] as const) {
-    it(`same decisions, reasons, finishes and vectors over random operation sequences (${order})`, () => {
+  for (const [order, am] of [
+    ['edf', false],
+    ['fifo', false],
+    ['edf', true],
+    ['fifo', true],
+  ] as const) {
+    const label = `${order}${am ? ', with set-up, commit and AM containers' : ''}`;
+    it(`same decisions, reasons, finishes and vectors over random operation sequences (${label})`, () => {
       fc.assert(
         fc.property(fc.oneof(modelArb, gpuLaneModelArb), opArb, (model, ops) => {
           const make = (engine: 'fast' | 'literal'): RtmrPolicy =>
             (order === 'edf' ? rtmr : rtmrFifo)({
               slotModel: model,
-              estimates: EST,
+              estimates: am ? EST_AM : EST,
               engine,
               feedbackThresholdSeconds: 1,
             });
@@ -143,7 +149,8 @@ describe('(a) fast and literal implementations agree on every decision and every
           for (const op of ops) {
             if (op.kind === 'admit') {
               now += op.dt;
-              const j = jobOfOp(op, `j${n++}`, now);
+              const j0 = jobOfOp(op, `j${n++}`, now);
+              const j = am ? withOverheads(j0) : j0;
               const rf = pf.admit(sf, j, now);
               const rl = pl.admit(sl, j, now);
               expect({ ...rf, state: undefined }).toEqual({ ...rl, state: undefined });

@@ -7,6 +7,17 @@ import type { ReplayJob } from '../../../src/core/admission/replay';
 export const EST: Estimates = { eta: 1, mapCostMax: 1, reduceCostMax: 1 };
 /** A compute-bound class: 25 times the seconds per unit of EST, and more intermediate data. */
 export const HEAVY: Estimates = { eta: 2, mapCostMax: 25, reduceCostMax: 10 };
+/**
+ * The same classes with what a YARN job spends outside its tasks: set-up before its first task,
+ * commit after its last, and its AM holding a container (on `unified` slots) for its whole life.
+ */
+export const EST_AM: Estimates = { ...EST, setupSeconds: 3, commitSeconds: 2, amContainers: 1 };
+export const HEAVY_AM: Estimates = { ...HEAVY, setupSeconds: 7.5, commitSeconds: 0.25, amContainers: 1 };
+
+/** A job of jobOfOp's with its class's overheads (EST_AM for the policy, HEAVY_AM for heavy jobs). */
+export function withOverheads(j: DeadlineJob): DeadlineJob {
+  return j.estimates === undefined ? j : { ...j, estimates: HEAVY_AM };
+}
 
 export function job(id: string, o: Partial<DeadlineJob> & { arrival?: number }): DeadlineJob {
   return { id, arrival: 0, deadline: 100, maps: 1, reduces: 1, inputSize: 10, ...o };

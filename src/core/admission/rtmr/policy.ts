@@ -1,10 +1,11 @@
 import { ValidationError, type ValidationIssue, issueCollector } from '../../../errors/validation';
-import { DEFAULT_ESTIMATES, validateEstimates, type Estimates } from '../../estimates';
+import { DEFAULT_ESTIMATES, jobOverheads, validateEstimates, type Estimates } from '../../estimates';
 import { absoluteDeadline, validateJob, type DeadlineJob } from '../../job';
 import { satu } from '../../slots/literal';
 import type { Step } from '../../slots/fast';
 import {
   reduceCapacity,
+  takesAmSlot,
   usableMapSlots,
   validateSlotModel,
   type JobWork,
@@ -125,10 +126,17 @@ type Decision =
  * reduces, empty): refused before any vector is computed, since it would wait for ever (null
  * when it has slots). A map-only job needs no reduce slot.
  */
-export function unusableSlots(model: SlotModel, job: DeadlineJob): RejectReason | null {
+export function unusableSlots(
+  model: SlotModel,
+  job: DeadlineJob,
+  estimates: Estimates = DEFAULT_ESTIMATES,
+): RejectReason | null {
   const kind = job.lane ?? 'cpu';
+  // An AM in a container of the lane (estimates' amContainers) leaves one fewer for tasks: on
+  // a lane of one container it would hold the only one, and its maps could never start.
+  const amSlot = jobOverheads(estimates, job, model)?.amSlot === true ? 1 : 0;
   const lane =
-    usableMapSlots(model, kind) === 0
+    usableMapSlots(model, kind) - amSlot <= 0
       ? (`${kind} map` as const)
       : job.reduces > 0 && reduceCapacity(model) === 0
         ? 'reduce'
@@ -156,7 +164,7 @@ function decide(
   wantState = true,
 ): Decision {
   const p = insertionIndex(state, job);
-  const unusable = unusableSlots(state.model, job);
+  const unusable = unusableSlots(state.model, job, state.estimates);
   if (unusable) return { ok: false, position: p, reason: unusable, finish: null };
   if (state.engine === 'literal')
     return decideWalkingAll(state, job, p, walkerBefore(state, p), now, acceptAll);
@@ -506,7 +514,11 @@ export function createRtmrPolicy(name: string, input: RtmrOptionsInput): RtmrPol
       ) {
         const pred = vectorsBefore(state, i); // lines 3-5
         // lines 8-11, the maps on the job's own map lane
-        const u = satu(state.model, pred, actuals.mapFinishTimes, actuals.reduceFinishTimes, e.work.mapLane);
+        // The job's AM gave its container back when the job ended (on the maps' lane).
+        const mapLaneFinishes = takesAmSlot(e.work)
+          ? [...actuals.mapFinishTimes, actuals.finishedAt]
+          : actuals.mapFinishTimes;
+        const u = satu(state.model, pred, mapLaneFinishes, actuals.reduceFinishTimes, e.work.mapLane);
         const updated: RtmrEntry = {
           ...e,
           steps: [{ kind: 'full', lanes: u }],

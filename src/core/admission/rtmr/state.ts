@@ -1,11 +1,12 @@
 import { ValidationError, type ValidationIssue } from '../../../errors/validation';
 import type { Estimates } from '../../estimates';
-import { taskEstimates } from '../../estimates';
+import { jobOverheads, taskEstimates } from '../../estimates';
 import { absoluteDeadline, validateJob, type DeadlineJob } from '../../job';
 import { runningTaskEnd } from '../running-task';
 import { RunLanes, type Step } from '../../slots/fast';
 import { literalPlace } from '../../slots/literal';
 import {
+  amNowBound,
   freeLanes,
   laneSizes,
   mapLane,
@@ -259,7 +260,9 @@ export function emptyRtmrState(
 
 export function freshWork(estimates: Estimates, job: DeadlineJob, model: SlotModel): JobWork {
   const t = taskEstimates(estimates, job);
+  const am = jobOverheads(estimates, job, model);
   return {
+    ...(am === undefined ? {} : { am }),
     mapLane: mapLane(model, job.lane),
     pendingMaps: job.maps,
     mapSeconds: t.mapSeconds,
@@ -310,7 +313,9 @@ class LiteralWalker implements Walker {
     this.cur = start.map((l) => Float64Array.from(l));
   }
   place(work: JobWork, now: number): Placement & { steps: Step[]; firstPick: number; raised: boolean } {
-    const firstPick = work.pendingMaps > 0 ? this.cur[work.mapLane ?? mapLane(this.model)]![0]! : Infinity;
+    const laneMin = this.cur[work.mapLane ?? mapLane(this.model)]![0] ?? Infinity;
+    const firstPick =
+      work.am !== undefined ? amNowBound(work, laneMin) : work.pendingMaps > 0 ? laneMin : Infinity;
     const r = literalPlace(this.model, this.cur, work, now);
     const raised = !lanesEqual(this.cur, r.lanes);
     this.cur = r.lanes;
@@ -467,6 +472,8 @@ export function stableAt(e: RtmrEntry, now: number): boolean {
   if (e.absorbed) return false;
   if (e.computedAt === now) return true;
   const t = Math.max(now, e.computedAt);
+  // With an AM, the placement recorded the bound itself (slots/model.ts, amNowBound).
+  if (e.work.am !== undefined) return e.mapFirstPick >= t;
   return e.work.pendingMaps > 0 ? e.mapFirstPick >= t : e.work.mapsBusyUntil >= t;
 }
 
@@ -601,12 +608,20 @@ export function rtmrStateFromSnapshot(
     const busy = (starts: readonly number[], secs: number): number =>
       starts.reduce((m, s) => Math.max(m, runningTaskEnd(secs, s, snap.now)), -Infinity);
     const pendingMaps = job.maps - q.mapsDone - q.mapsRunning.length;
-    if (usableMapSlots(model, job.lane) === 0)
-      issues.push({ path: `${p}.job.lane`, message: `no ${job.lane ?? 'cpu'} map slot in this lane` });
+    const started = q.mapsDone + q.mapsRunning.length > 0;
+    // A started job's AM is up and has set the job up: its container is taken again (the
+    // caller's vectors count tasks only), its set-up is not.
+    const am = jobOverheads(estimates, job, model, started);
+    if (usableMapSlots(model, job.lane) - (am?.amSlot === true ? 1 : 0) <= 0)
+      issues.push({
+        path: `${p}.job.lane`,
+        message: `no ${job.lane ?? 'cpu'} map slot in this lane${am?.amSlot === true ? ' besides its AM' : ''}`,
+      });
     jobs.push({
       job,
-      started: q.mapsDone + q.mapsRunning.length > 0,
+      started,
       work: {
+        ...(am === undefined ? {} : { am }),
         mapLane: mapLane(model, job.lane),
         pendingMaps,
         mapSeconds: t.mapSeconds,
