@@ -266,6 +266,13 @@ const estimates = z.object({
         eta: z.number(),
         mapSecondsPerMb: z.number(),
         reduceSecondsPerMb: z.number(),
+        mapTaskSeconds: z.number().describe('seconds every map task takes whatever its data'),
+        reduceTaskSeconds: z.number().describe('seconds every reduce task takes whatever its data'),
+        setupSeconds: z
+          .number()
+          .describe("seconds from a job's start to its first task: its AM's launch and the job's set-up"),
+        commitSeconds: z.number().describe("seconds from a job's last task to its end: the output's commit"),
+        amContainers: z.int().describe("containers a job's AM holds for its whole life (1 for MapReduce)"),
         jobs: z.int().describe('finished jobs of this class in its distribution'),
         map: stageCosts,
         reduce: stageCosts,
@@ -282,6 +289,9 @@ const classFigures = z.object({
   reduceSecondsPerMb: z.number(),
   mapTaskSeconds: z.number(),
   reduceTaskSeconds: z.number(),
+  setupSeconds: z.number(),
+  commitSeconds: z.number(),
+  amContainers: z.int(),
 });
 
 const estimatesReset = z.object({

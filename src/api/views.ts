@@ -227,6 +227,14 @@ export interface ClassEstimatesView {
   eta: number;
   mapSecondsPerMb: number;
   reduceSecondsPerMb: number;
+  /** Seconds every map / reduce task takes whatever its data (0 under the papers' model). */
+  mapTaskSeconds: number;
+  reduceTaskSeconds: number;
+  /** Seconds from a job's start to its first task (its AM's launch and set-up), and from its last task to its end (commit). */
+  setupSeconds: number;
+  commitSeconds: number;
+  /** Containers a job's AM holds for its whole life (1 for MapReduce; 0 in the papers' model). */
+  amContainers: number;
   /** Finished jobs of this class its distribution holds. */
   jobs: number;
   /** The class's own distribution beside its own worst case (`learnedWorstCase`). */
@@ -292,6 +300,11 @@ export function estimatesView(book: EstimateBook, observed: ObservedCostsBook): 
         eta: e.eta,
         mapSecondsPerMb: e.mapCostMax,
         reduceSecondsPerMb: e.reduceCostMax,
+        mapTaskSeconds: e.mapTaskSeconds ?? 0,
+        reduceTaskSeconds: e.reduceTaskSeconds ?? 0,
+        setupSeconds: e.setupSeconds ?? 0,
+        commitSeconds: e.commitSeconds ?? 0,
+        amContainers: e.amContainers ?? 0,
         jobs: costs.jobs,
         map: stageView(e.mapCostMax, costs.map),
         reduce: stageView(e.reduceCostMax, costs.reduce),

@@ -166,6 +166,10 @@ export interface FinishedJobObservation {
   readonly intermediateSize?: number;
   readonly mapTasks: readonly { readonly size: number; readonly seconds: number }[];
   readonly reduceTasks: readonly { readonly size: number; readonly seconds: number }[];
+  /** Seconds from the job's start to its first task's start (unknown: not learned). */
+  readonly setupSeconds?: number;
+  /** Seconds from its last task's end to the job's end (unknown: not learned). */
+  readonly commitSeconds?: number;
 }
 
 /**
@@ -199,6 +203,8 @@ export function validateObservation(obs: FinishedJobObservation): void {
     return false;
   };
   bad('observation.inputSize', obs.inputSize);
+  if (obs.setupSeconds !== undefined) bad('observation.setupSeconds', obs.setupSeconds);
+  if (obs.commitSeconds !== undefined) bad('observation.commitSeconds', obs.commitSeconds);
   if (obs.intermediateSize !== undefined) bad('observation.intermediateSize', obs.intermediateSize);
   obs.mapTasks.forEach((t, i) => {
     bad(`observation.mapTasks[${i}].size`, t.size);

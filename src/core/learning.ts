@@ -22,6 +22,8 @@ import {
  * - a larger task teaches c from what the floor does not cover: (seconds - f) / delta;
  * - one job raises a figure to at most `maxGrowthPerJob` times its value before the job;
  * - tasks within their estimates teach nothing new: f + c * delta already covers them;
+ * - a job's set-up (start to first task) and commit (last task to end) are learned as seen,
+ *   bounded the same way;
  * - each job leaves one sample (its clipped per-job maxima); the figures are the configured
  *   ones raised to the largest sample of the class's last `windowJobs` jobs, so a figure that
  *   a few slow jobs raised comes down again once `windowJobs` later jobs ran faster
@@ -150,12 +152,17 @@ export function flooredSample(
     obs.intermediateSize !== undefined && obs.inputSize >= options.tinyTaskMb && obs.inputSize > 0
       ? Math.min(obs.intermediateSize / obs.inputSize, ceiling(cur.eta, g))
       : 0;
+  // A job's time outside its tasks, as it was seen, bounded like the rest (0: not seen).
+  const outside = (seen: number | undefined, now: number): number =>
+    seen === undefined ? 0 : Math.min(seen, ceiling(now, g));
   return Object.freeze({
     eta,
     mapCostMax: m.cost,
     reduceCostMax: r.cost,
     mapTaskSeconds: m.floor,
     reduceTaskSeconds: r.floor,
+    setupSeconds: outside(obs.setupSeconds, cur.setupSeconds),
+    commitSeconds: outside(obs.commitSeconds, cur.commitSeconds),
   });
 }
 

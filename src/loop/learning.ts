@@ -1,6 +1,11 @@
 import type { SidecarMetrics } from '../api/metrics';
 import { estimatesView, type EstimatesView } from '../api/views';
-import { DEFAULT_TASK_SECONDS, type SidecarConfig } from '../config/schema';
+import {
+  DEFAULT_COMMIT_SECONDS,
+  DEFAULT_SETUP_SECONDS,
+  DEFAULT_TASK_SECONDS,
+  type SidecarConfig,
+} from '../config/schema';
 import type { JobActuals } from '../core/admission';
 import {
   DEFAULT_RECENT_CLASSES,
@@ -64,6 +69,10 @@ export interface FiguresView {
   /** The per-task floor (0 under estimateModel paper). */
   mapTaskSeconds: number;
   reduceTaskSeconds: number;
+  /** A job's time outside its tasks, and its AM's containers (0 under estimateModel paper). */
+  setupSeconds: number;
+  commitSeconds: number;
+  amContainers: number;
 }
 
 /** POST /api/v1/estimates/{class}/reset. */
@@ -84,6 +93,9 @@ export function figuresView(e: Estimates): FiguresView {
     reduceSecondsPerMb: f.reduceCostMax,
     mapTaskSeconds: f.mapTaskSeconds,
     reduceTaskSeconds: f.reduceTaskSeconds,
+    setupSeconds: f.setupSeconds,
+    commitSeconds: f.commitSeconds,
+    amContainers: f.amContainers,
   };
 }
 
@@ -96,7 +108,9 @@ export type JobFields = Pick<
 /** Configured figures as the core's estimates; under the floored model with a per-task floor. */
 export function configuredBook(admission: SidecarConfig['admission']): EstimateBook {
   const floored = admission.estimateModel === 'floored';
-  // Under the floored model a class without its own task floor gets DEFAULT_TASK_SECONDS.
+  // Under the floored model a class without its own task floor gets DEFAULT_TASK_SECONDS, and
+  // a job's time outside its tasks and its AM's container are counted (the papers' has none).
+  const amContainers = admission.amContainers ?? (floored ? 1 : 0);
   const triple = (e: SidecarConfig['admission']['initialEstimates']): Estimates => ({
     eta: e.eta,
     mapCostMax: e.mapSecondsPerMb,
@@ -105,8 +119,11 @@ export function configuredBook(admission: SidecarConfig['admission']): EstimateB
       ? {
           mapTaskSeconds: e.mapTaskSeconds ?? DEFAULT_TASK_SECONDS,
           reduceTaskSeconds: e.reduceTaskSeconds ?? DEFAULT_TASK_SECONDS,
+          setupSeconds: e.setupSeconds ?? DEFAULT_SETUP_SECONDS,
+          commitSeconds: e.commitSeconds ?? DEFAULT_COMMIT_SECONDS,
         }
       : {}),
+    ...(amContainers > 0 ? { amContainers } : {}),
   });
   return bookOf(
     triple(admission.initialEstimates),
@@ -207,9 +224,20 @@ export class EstimateKeeper {
     // Learning is confined to the finished job's class (seed 000 IV.A, per class).
     const cls = this.classOfRecord(job);
     const before = estimatesOf(this.current, cls);
-    const observation = {
+    const firstStart = Math.min(...[...maps, ...reduces].map((t) => t.startTime));
+    const lastFinish = Math.max(...[...maps, ...reduces].map((t) => t.finishTime));
+    const observation: FinishedJobObservation = {
       // The intermediate size is not reported by the task list: eta is not learned.
       inputSize: inputMb,
+      // What the job spent outside its tasks, from the RM's times of its app (when known): from
+      // its start to its first task (the AM's container, launch and set-up; waits for a
+      // container count in, which only errs high) and from its last task to its end (commit).
+      ...(app.startedTime > 0 && firstStart >= app.startedTime
+        ? { setupSeconds: (firstStart - app.startedTime) / 1000 }
+        : {}),
+      ...(app.finishedTime > 0 && app.finishedTime >= lastFinish
+        ? { commitSeconds: (app.finishedTime - lastFinish) / 1000 }
+        : {}),
       mapTasks: maps.map((t) => ({ size: inputMb / job.maps, seconds: (t.finishTime - t.startTime) / 1000 })),
       reduceTasks: reduces.map((t) => ({
         size: (before.eta * inputMb) / Math.max(1, job.reduces),

@@ -106,6 +106,40 @@ describe('floored learning: the worked example of src/core/learning.ts', () => {
   });
 });
 
+describe("floored learning: a job's time outside its tasks", () => {
+  const WITH: Estimates = { ...CONF, setupSeconds: 10, commitSeconds: 5, amContainers: 1 };
+  const seen = (setupSeconds?: number, commitSeconds?: number): FinishedJobObservation => ({
+    ...obs([[64, 20]]),
+    ...(setupSeconds === undefined ? {} : { setupSeconds }),
+    ...(commitSeconds === undefined ? {} : { commitSeconds }),
+  });
+
+  it('a job whose set-up took 14 s and commit 3 s raises the set-up to 14 s and leaves the commit at 5 s', () => {
+    const r = learnJob(WITH, WITH, NONE, seen(14, 3), DEFAULT_LEARNING);
+    expect(r.estimates).toMatchObject({ setupSeconds: 14, commitSeconds: 5, amContainers: 1 });
+  });
+
+  it('one job raises them at most maxGrowthPerJob times (a 60 s set-up: 20 s), and later faster jobs bring them down', () => {
+    const opts = { ...DEFAULT_LEARNING, windowJobs: 3 };
+    let r = learnJob(WITH, WITH, NONE, seen(60, 40), opts);
+    expect(r.estimates).toMatchObject({ setupSeconds: 20, commitSeconds: 10 });
+    for (let i = 0; i < 3; i++) r = learnJob(WITH, r.estimates, r.learning, seen(8, 2), opts);
+    // Never below the configured figures.
+    expect(r.estimates).toMatchObject({ setupSeconds: 10, commitSeconds: 5 });
+  });
+
+  it('a job whose times outside its tasks are unknown teaches nothing of them', () => {
+    const r = learnJob(WITH, WITH, NONE, seen(), DEFAULT_LEARNING);
+    expect(r.estimates).toMatchObject({ setupSeconds: 10, commitSeconds: 5 });
+  });
+
+  it('a negative or non-finite one is a typed error naming it', () => {
+    expect(
+      issuesOf(() => learnJob(WITH, WITH, NONE, seen(-1, Number.NaN), DEFAULT_LEARNING)).map((i) => i.path),
+    ).toEqual(['observation.setupSeconds', 'observation.commitSeconds']);
+  });
+});
+
 describe('floored learning: properties', () => {
   const estArb = fc.record({
     eta: fc.double({ min: 0.1, max: 2, noNaN: true }),

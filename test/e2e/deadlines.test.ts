@@ -44,6 +44,9 @@ const ESTIMATES = {
   reduceSecondsPerMb: 0.5,
   mapTaskSeconds: 0,
   reduceTaskSeconds: 0,
+  // The emulated RM's apps spend nothing outside their tasks and run no AM in a container.
+  setupSeconds: 0,
+  commitSeconds: 0,
 };
 const JOBS = 50;
 const ENDED = new Set(['FINISHED', 'FAILED', 'KILLED']);
@@ -106,7 +109,7 @@ beforeAll(async () => {
     rmUrls: [emu.url],
     jhsUrl: emu.jhsUrl,
     ledgerPath: join(tmp.dir, 'ledger.db'),
-    config: { admission: { initialEstimates: ESTIMATES } },
+    config: { admission: { initialEstimates: ESTIMATES, amContainers: 0 } },
   });
   await waitReady(sc, [sc.proc, emu.proc]);
 }, 60_000);

@@ -20,7 +20,8 @@ import { capturingLogger } from '../log-capture';
 import { SLEEP_AM } from '../yarn-submission';
 
 /** No per-task floor (docs/estimates.md): the figures here are worked out in seconds per MB alone. */
-const NO_FLOOR = { mapTaskSeconds: 0, reduceTaskSeconds: 0 };
+// The papers' arithmetic: no per-task floor, no time outside the tasks (amContainers 0 beside it).
+const NO_FLOOR = { mapTaskSeconds: 0, reduceTaskSeconds: 0, setupSeconds: 0, commitSeconds: 0 };
 
 const T0 = Date.parse('2026-11-22T08:00:00Z');
 const MB = 1024 * 1024;
@@ -59,6 +60,7 @@ async function runningJob(policy = 'rtmr') {
     admission: {
       policy,
       initialEstimates: { eta: 1, mapSecondsPerMb: 0.1, reduceSecondsPerMb: 0.1, ...NO_FLOOR },
+      amContainers: 0,
     },
   });
   const rm = new FakeRm();

@@ -30,22 +30,36 @@ interface Est {
 
 /** One map over 1 byte that took 1.7 s: the issue's tiny job. */
 const TINY = { maps: 1, inputBytes: 1 };
-/** A CPU job with real input: 8 maps of 128 MB, 0.5 s/MB + 5 s each = 69 s a map, 10 minutes to finish. */
-const REPORT = { maps: 8, inputBytes: 1024 * MB, deadline: 600 };
+/**
+ * A CPU job with real input: 8 maps of 128 MB, 0.5 s/MB + 5 s each = 69 s a map, a reduce of
+ * 517 s, with the job's 10 s of set-up and 5 s of commit about 10 minutes to finish.
+ */
+const REPORT = { maps: 8, inputBytes: 1024 * MB, deadline: 700 };
 
 describe('zero-input jobs', () => {
   let ledger: Ledger;
   beforeEach(() => (ledger = Ledger.open(':memory:')));
   afterEach(() => ledger.close());
 
-  it('are estimated at their tasks’ floors, never 0 s, and refused a deadline shorter than that', async () => {
+  it('are estimated at their tasks’ floors and the job’s set-up and commit, never 0 s, and refused a deadline shorter than that', async () => {
     const s = setup(ledger);
     await s.sidecar.runOnce();
-    // 4 maps and 1 reduce of no data: 5 s of start-up each, the maps side by side.
-    const tight = await s.submit({ maps: 4, inputBytes: 0, deadline: 5 });
+    // 4 maps and 1 reduce of no data: the AM's 10 s of set-up, 5 s of start-up for each task
+    // (the maps side by side), 5 s of commit: 25 s.
+    const tight = await s.submit({ maps: 4, inputBytes: 0, deadline: 20 });
     expect(tight.body).toMatchObject({ decision: 'rejected' });
     const ok = await s.submit({ maps: 4, inputBytes: 0, deadline: 60 });
     expect(ok.body).toMatchObject({ decision: 'admitted' });
+    expect(Date.parse(ok.body.estimatedFinish as string) - s.now()).toBe(25_000);
+  });
+
+  it('without the time outside the tasks (setupSeconds and commitSeconds 0, amContainers 0) at the floors alone', async () => {
+    const s = setup(ledger, {
+      initialEstimates: { setupSeconds: 0, commitSeconds: 0 },
+      amContainers: 0,
+    });
+    await s.sidecar.runOnce();
+    const ok = await s.submit({ maps: 4, inputBytes: 0, deadline: 60 });
     expect(Date.parse(ok.body.estimatedFinish as string) - s.now()).toBe(10_000);
   });
 
@@ -76,10 +90,14 @@ describe('figures learned under the other model', () => {
       reduceCostMax: 0.5,
       mapTaskSeconds: 5,
       reduceTaskSeconds: 5,
+      setupSeconds: 10,
+      commitSeconds: 5,
+      amContainers: 1,
     });
     await floored.sidecar.runOnce();
     const zero = await floored.submit({ maps: 4, inputBytes: 0, deadline: 60 });
-    expect(Date.parse(zero.body.estimatedFinish as string) - floored.now()).toBe(10_000);
+    // 10 s of set-up, 5 s a map and a reduce, 5 s of commit.
+    expect(Date.parse(zero.body.estimatedFinish as string) - floored.now()).toBe(25_000);
     // The other way round: floored figures in the ledger, the papers' model configured.
     ledger.setValue('estimates', {
       classes: {

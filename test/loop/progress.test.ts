@@ -24,7 +24,8 @@ import { amCommand } from '../../src/yarn/submission';
 import { SLEEP_AM } from '../yarn-submission';
 
 /** No per-task floor (docs/estimates.md): the figures here are worked out in seconds per MB alone. */
-const NO_FLOOR = { mapTaskSeconds: 0, reduceTaskSeconds: 0 };
+// The papers' arithmetic: no per-task floor, no time outside the tasks (amContainers 0 beside it).
+const NO_FLOOR = { mapTaskSeconds: 0, reduceTaskSeconds: 0, setupSeconds: 0, commitSeconds: 0 };
 
 const MB = 1024 * 1024;
 /** 0.1 s per MB: a 512 MB map is estimated at 51.2 s, the 4096 MB job's reduce at 409.6 s. */
@@ -52,7 +53,10 @@ describe('a lane rebuilt after a restart, against the emulator', () => {
   let rm: HttpResourceManagerClient;
   let ledger: Ledger;
   const config = buildConfig({
-    admission: { initialEstimates: { eta: 1, mapSecondsPerMb: 0.1, reduceSecondsPerMb: 0.1, ...NO_FLOOR } },
+    admission: {
+      initialEstimates: { eta: 1, mapSecondsPerMb: 0.1, reduceSecondsPerMb: 0.1, ...NO_FLOOR },
+      amContainers: 0,
+    },
   });
   const now = () => h.emu.time.nowEpochMs();
 

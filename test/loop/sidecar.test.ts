@@ -10,7 +10,8 @@ import { FakeRm } from './fake-rm';
 import { SLEEP_AM } from '../yarn-submission';
 
 /** No per-task floor (docs/estimates.md): the figures here are worked out in seconds per MB alone. */
-const NO_FLOOR = { mapTaskSeconds: 0, reduceTaskSeconds: 0 };
+// The papers' arithmetic: no per-task floor, no time outside the tasks (amContainers 0 beside it).
+const NO_FLOOR = { mapTaskSeconds: 0, reduceTaskSeconds: 0, setupSeconds: 0, commitSeconds: 0 };
 
 const T0 = Date.parse('2026-11-22T08:00:00Z');
 const MB = 1024 * 1024;
@@ -30,6 +31,7 @@ function setup(
   const config = buildConfig({
     admission: {
       initialEstimates: { eta: 1, mapSecondsPerMb: 0.1, reduceSecondsPerMb: 0.1, ...NO_FLOOR },
+      amContainers: 0,
       ...(opts.sharing ? { sharing: opts.sharing } : {}),
     },
     enforcement: { shadow: opts.shadow ?? false },

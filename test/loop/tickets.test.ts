@@ -27,7 +27,10 @@ function setup(opts: { ledger?: Ledger; rm?: FakeRm; ttlSeconds?: number; start?
         reduceSecondsPerMb: 0.1,
         mapTaskSeconds: 0,
         reduceTaskSeconds: 0,
+        setupSeconds: 0,
+        commitSeconds: 0,
       },
+      amContainers: 0,
     },
     ...(opts.ttlSeconds === undefined ? {} : { tickets: { ttlSeconds: opts.ttlSeconds } }),
   });
