@@ -259,7 +259,7 @@ export function summaryTable(groups: ReadonlyArray<{ name: string; summary: Summ
       'missed among admitted',
       'underestimated',
       'failed',
-      '|est-act|/act median / p90 / max',
+      'abs(est - act) / act: median / p90 / max',
       'same, recurring (3+ past runs)',
       'feasible alone admitted',
       'rejected but feasible alone',
