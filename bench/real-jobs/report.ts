@@ -178,6 +178,8 @@ export const ACCEPTANCE: Thresholds = {
 
 /** Each threshold the summary breaks, in words; empty when it keeps them all. */
 export function thresholdViolations(s: Summary, t: Thresholds): string[] {
+  // Nothing measured keeps no threshold.
+  if (s.jobs === 0) return ['no jobs to judge'];
   const out: string[] = [];
   const over = (what: string, value: number | null | undefined, max: number | undefined) => {
     if (max !== undefined && value !== null && value !== undefined && value > max)

@@ -234,5 +234,6 @@ describe('thresholdViolations', () => {
     ]);
     expect(thresholdViolations(summarize([job({})]), ACCEPTANCE)).toEqual([]);
     expect(thresholdViolations(bad, {})).toEqual([]);
+    expect(thresholdViolations(summarize([]), {})).toEqual(['no jobs to judge']);
   });
 });
