@@ -1,18 +1,24 @@
 /**
  * `npm run bench [-- NAME...]`: runs every bench/*.bench.ts (or those whose file name
  * contains one of the NAMEs) one after another and prints what each measured, then writes the
- * rows the benches recorded (bench/results.ts) to bench/results.json.
+ * rows the benches recorded (bench/results.ts) to bench/results.json. A bench in ONLY_WHEN_NAMED
+ * (a real cluster, tens of minutes: real-jobs) runs only when its name is given.
  * Each bench file exports `default async function (): Promise<void>`.
  */
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { recordedResults, writeResults } from './results';
 
+/** Benches that start a real cluster and run for tens of minutes: only when named. */
+const ONLY_WHEN_NAMED = ['real-jobs.bench.ts'];
+
 async function run(): Promise<void> {
   const filters = process.argv.slice(2);
   const files = readdirSync(__dirname)
     .filter((f) => f.endsWith('.bench.ts'))
-    .filter((f) => filters.length === 0 || filters.some((name) => f.includes(name)))
+    .filter((f) =>
+      filters.length === 0 ? !ONLY_WHEN_NAMED.includes(f) : filters.some((name) => f.includes(name)),
+    )
     .sort();
   if (files.length === 0) {
     console.error(`no benchmark matches ${filters.join(', ')}`);

@@ -65,6 +65,15 @@ export interface HadoopOptions {
    * Default: Hadoop's (no monitor), queues as docker/'s.
    */
   preemption?: 'on' | 'off';
+  /**
+   * Vcores each NodeManager advertises (yarn.nodemanager.resource.cpu-vcores). Default 16: more
+   * than the machine has, as clusters scheduling by memory overcommit CPU. The Capacity
+   * Scheduler's DominantResourceCalculator counts them, so a number no larger than the
+   * machine's cores makes the cluster honest about CPU.
+   */
+  nmVcores?: number;
+  /** Memory each NodeManager advertises (yarn.nodemanager.resource.memory-mb). Default 16384. */
+  nmMemoryMb?: number;
   workDir?: string;
   keep?: boolean;
   startTimeoutMs?: number;
@@ -105,6 +114,14 @@ export interface HadoopInfo {
    * MapReduce client (e.g. org.apache.hadoop.mapreduce.SleepJob) against this cluster.
    */
   clientClasspath: string;
+  /**
+   * Hadoop's example jobs, `org.apache.hadoop:hadoop-mapreduce-examples` (3.4.2 for 3.4.3 and
+   * 3.5.0, see examplesVersion): `java -cp CLIENT_CP org.apache.hadoop.examples.WordCount ...`
+   * runs them (the jar is on `classpath` already); null when the build has none.
+   */
+  examplesJar: string | null;
+  /** The release of that jar, e.g. 3.4.2. */
+  examplesVersion: string | null;
   javaOpts: string[];
   user: string;
   auth: 'none' | 'simple';
@@ -112,6 +129,9 @@ export interface HadoopInfo {
   ha: boolean;
   recovery: boolean;
   preemption: 'on' | 'off' | null;
+  /** Each NodeManager's advertised vcores and memory (--nm-vcores, --nm-memory-mb). */
+  nmVcores: number;
+  nmMemoryMb: number;
   zk: string | null;
   queues: string[];
   workDir: string;
@@ -175,6 +195,22 @@ function filesUnder(dir: string): string[] {
     .readdirSync(dir, { withFileTypes: true })
     .flatMap((e) => (e.isDirectory() ? filesUnder(path.join(dir, e.name)) : [path.join(dir, e.name)]))
     .sort();
+}
+
+/**
+ * The release of `org.apache.hadoop:hadoop-mapreduce-examples` built beside Hadoop `version`:
+ * the same release when Maven Central has it, else its newest one, 3.4.2 (Maven Central has no
+ * 3.4.3 and no 3.5.0 of it; 3.4.2's classes run on both clusters).
+ */
+export const NEWEST_EXAMPLES_VERSION = '3.4.2';
+
+export function examplesVersion(version: string): string {
+  const parts = (v: string) => v.split(/[.-]/).map((p) => (/^\d+$/.test(p) ? Number(p) : 0));
+  const [a, b] = [parts(version), parts(NEWEST_EXAMPLES_VERSION)];
+  for (let i = 0; i < 3; i++) {
+    if ((a[i] ?? 0) !== (b[i] ?? 0)) return (a[i] ?? 0) > (b[i] ?? 0) ? NEWEST_EXAMPLES_VERSION : version;
+  }
+  return version;
 }
 
 /** Changes when the pom, a source file or the Hadoop version does. */
@@ -274,7 +310,14 @@ export async function ensureLauncher(
     const code = await new Promise<number>((resolve, reject) => {
       const mvn = spawn(
         'mvn',
-        ['-B', '-q', `-Dhadoop.version=${version}`, `-Dlauncher.build.directory=${building}`, 'package'],
+        [
+          '-B',
+          '-q',
+          `-Dhadoop.version=${version}`,
+          `-Dexamples.version=${examplesVersion(version)}`,
+          `-Dlauncher.build.directory=${building}`,
+          'package',
+        ],
         { cwd: LAUNCHER_DIR, stdio: ['ignore', 'pipe', 'pipe'] },
       );
       const keep = (chunk: Buffer): void => {
@@ -309,6 +352,8 @@ export function launcherArgs(options: HadoopOptions): string[] {
   if (options.ha) args.push('--ha');
   if (options.recovery) args.push('--recovery');
   if (options.preemption) args.push('--preemption', options.preemption);
+  if (options.nmVcores !== undefined) args.push('--nm-vcores', String(options.nmVcores));
+  if (options.nmMemoryMb !== undefined) args.push('--nm-memory-mb', String(options.nmMemoryMb));
   if (options.workDir) args.push('--work-dir', options.workDir);
   if (options.keep) args.push('--keep');
   if (options.startTimeoutMs) args.push('--start-timeout', String(Math.ceil(options.startTimeoutMs / 1000)));

@@ -20,8 +20,11 @@ import java.util.Map;
  * 70/30 by realtime and besteffort).
  */
 final class ClusterConf {
-  static final int NODE_MEMORY_MB = 16384;
-  static final int NODE_VCORES = 16;
+  static final int DEFAULT_NODE_MEMORY_MB = 16384;
+  static final int DEFAULT_NODE_VCORES = 16;
+  /** The largest container, as in docker/ (4 GB, 4 vcores), never larger than a node. */
+  static final int MAX_ALLOCATION_MB = 4096;
+  static final int MAX_ALLOCATION_VCORES = 4;
 
   record Rm(String id, int rpc, int scheduler, int tracker, int admin, int web) {
     String webUrl() {
@@ -224,11 +227,11 @@ final class ClusterConf {
     c.put("yarn.client.failover-sleep-base-ms", "500");
     c.put("yarn.client.failover-sleep-max-ms", "1000");
 
-    c.put("yarn.nodemanager.resource.memory-mb", Integer.toString(NODE_MEMORY_MB));
-    c.put("yarn.nodemanager.resource.cpu-vcores", Integer.toString(NODE_VCORES));
+    c.put("yarn.nodemanager.resource.memory-mb", Integer.toString(opts.nmMemoryMb));
+    c.put("yarn.nodemanager.resource.cpu-vcores", Integer.toString(opts.nmVcores));
     c.put("yarn.scheduler.minimum-allocation-mb", "512");
-    c.put("yarn.scheduler.maximum-allocation-mb", "4096");
-    c.put("yarn.scheduler.maximum-allocation-vcores", "4");
+    c.put("yarn.scheduler.maximum-allocation-mb", Integer.toString(Math.min(MAX_ALLOCATION_MB, opts.nmMemoryMb)));
+    c.put("yarn.scheduler.maximum-allocation-vcores", Integer.toString(Math.min(MAX_ALLOCATION_VCORES, opts.nmVcores)));
     // Containers here only sleep on a small shared machine: do not kill them for their memory.
     c.put("yarn.nodemanager.vmem-check-enabled", "false");
     c.put("yarn.nodemanager.pmem-check-enabled", "false");

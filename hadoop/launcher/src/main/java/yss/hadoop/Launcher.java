@@ -459,6 +459,18 @@ public final class Launcher {
 
   // ---------------------------------------------------------------- output
 
+  /** Hadoop's example jobs (hadoop-mapreduce-examples-VERSION.jar in lib/), or null. */
+  private Path examplesJar() {
+    try (Stream<Path> files = Files.list(cc.libDir)) {
+      return files
+          .filter(f -> f.getFileName().toString().matches("hadoop-mapreduce-examples-.*\\.jar"))
+          .findFirst()
+          .orElse(null);
+    } catch (IOException e) {
+      return null;
+    }
+  }
+
   private Map<String, Object> info() {
     Map<String, Object> i = new LinkedHashMap<>();
     ClusterConf.Rm active = activeRm();
@@ -478,8 +490,8 @@ public final class Launcher {
       m.put("id", n == null ? null : n.path("id").asText());
       m.put("http", n == null ? null : n.path("nodeHTTPAddress").asText());
       m.put("label", nm.label());
-      m.put("memoryMb", ClusterConf.NODE_MEMORY_MB);
-      m.put("vcores", ClusterConf.NODE_VCORES);
+      m.put("memoryMb", opts.nmMemoryMb);
+      m.put("vcores", opts.nmVcores);
       nodes.add(m);
     }
     i.put("nodes", nodes);
@@ -488,6 +500,13 @@ public final class Launcher {
     i.put("classpath", cc.jarsClasspath());
     // What a MapReduce client (SleepJob, a job's own driver) runs with: `java -cp CLIENT_CP MAIN`.
     i.put("clientClasspath", cc.confDir("client") + ":" + cc.jarsClasspath());
+    Path examples = examplesJar();
+    i.put("examplesJar", examples == null ? null : examples.toString());
+    i.put(
+        "examplesVersion",
+        examples == null
+            ? null
+            : examples.getFileName().toString().replaceAll("^hadoop-mapreduce-examples-(.*)\\.jar$", "$1"));
     i.put("javaOpts", Daemon.jvmOptions());
     i.put("user", cc.user);
     i.put("auth", opts.auth);
@@ -495,6 +514,8 @@ public final class Launcher {
     i.put("ha", opts.ha);
     i.put("recovery", opts.recovery);
     i.put("preemption", opts.preemption);
+    i.put("nmVcores", opts.nmVcores);
+    i.put("nmMemoryMb", opts.nmMemoryMb);
     i.put("zk", opts.ha ? "127.0.0.1:" + cc.zk : null);
     i.put("queues", List.of("root.realtime", "root.besteffort", "root.default", "root.reserved"));
     i.put("workDir", work.toString());

@@ -16,6 +16,14 @@ final class Options {
    * borrowing the others' idle guarantees), with the preemption monitor on (short waits) or off.
    */
   String preemption;
+  /**
+   * What each NodeManager advertises: yarn.nodemanager.resource.cpu-vcores and memory-mb. The
+   * default (16 vcores, 16 GB) overcommits a small machine's CPU, as clusters that schedule by
+   * memory do; the DominantResourceCalculator counts vcores, so --nm-vcores no larger than the
+   * machine's cores gives a cluster honest about CPU.
+   */
+  int nmVcores = ClusterConf.DEFAULT_NODE_VCORES;
+  int nmMemoryMb = ClusterConf.DEFAULT_NODE_MEMORY_MB;
   boolean keep;
   Path workDir;
   int startTimeoutSeconds = 240;
@@ -24,7 +32,7 @@ final class Options {
       String.join(
           "\n",
           "usage: hadoop-launcher [--auth none|simple] [--priority-cap N] [--ha] [--recovery] [--preemption on|off]",
-          "                       [--work-dir DIR] [--keep] [--start-timeout SECONDS]",
+          "                       [--nm-vcores N] [--nm-memory-mb N] [--work-dir DIR] [--keep] [--start-timeout SECONDS]",
           "  --auth none|simple   web authentication of every daemon (default none: anonymous",
           "                       requests run as dr.who; simple: requests need ?user.name=)",
           "  --priority-cap N     yarn.cluster.max-application-priority (default: unset, Hadoop's 0)",
@@ -34,6 +42,9 @@ final class Options {
           "  --preemption on|off  a shared cluster: one user of `default` may fill it up to its maximum,",
           "                       and the preemption monitor takes lent guarantees back (on: every",
           "                       1 s, kill 5 s after the ask, all that is over target at once) or not (off)",
+          "  --nm-vcores N        vcores each NodeManager advertises (default 16; the scheduler counts them)",
+          "  --nm-memory-mb N     memory each NodeManager advertises, in MB (default 16384, at least 1024:",
+          "                       an MR AM and one task of 512 MB)",
           "  --work-dir DIR       a new or empty folder for confs, logs and data (default: a temp dir)",
           "  --keep               keep the work dir on exit",
           "  --start-timeout S    give up if the cluster is not ready after S seconds (default 240)",
@@ -59,6 +70,8 @@ final class Options {
             throw new IllegalArgumentException("--preemption must be on or off, not " + o.preemption);
           }
         }
+        case "--nm-vcores" -> o.nmVcores = intValue(args, ++i, a, 1);
+        case "--nm-memory-mb" -> o.nmMemoryMb = intValue(args, ++i, a, 1024);
         case "--keep" -> o.keep = true;
         case "--work-dir" -> o.workDir = Path.of(value(args, ++i, a)).toAbsolutePath();
         case "--start-timeout" -> o.startTimeoutSeconds = intValue(args, ++i, a, 1);

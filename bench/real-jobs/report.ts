@@ -1,0 +1,282 @@
+/**
+ * The real-jobs measurement's figures: per job what the sidecar decided and estimated and what
+ * the RM says happened; per stream the counts and errors the issue asks about; the acceptance
+ * thresholds, checked only where a caller turns them on (ACCEPTANCE, below).
+ */
+import type { KindName } from './kinds';
+
+export type Phase = 'warm-up' | 'sparse' | 'dense';
+
+export interface AppRecord {
+  id: string;
+  state: string;
+  finalStatus: string;
+  startedTime: number;
+  finishedTime: number;
+}
+
+export interface JobRecord {
+  phase: Phase;
+  /** 1-based within its phase. */
+  seq: number;
+  kind: KindName;
+  /** The job name given to `run` (and the output folder's name). */
+  name: string;
+  /** The sidecar's job (ticket) id; null when `run` got no answer. */
+  id: string | null;
+  deadlineSeconds: number;
+  /** deadlineSeconds over the kind's lone duration. */
+  deadlineFactor: number;
+  loneSeconds: number;
+  decision: 'admitted' | 'rejected' | 'error';
+  /** What went wrong (decision error), or why the sidecar rejected it. */
+  error: string | null;
+  reason: string | null;
+  /** The sidecar's arrival time of the job (the deadline counts from it), epoch ms. */
+  arrivalMs: number | null;
+  /** estimatedFinish - arrival, from the sidecar's answer. */
+  estimatedSeconds: number | null;
+  /** Where the answer says its estimate came from, when it says so. */
+  estimateFrom: unknown;
+  /** `run`'s exit code (the client's, once admitted; 75 when rejected). */
+  exitCode: number | null;
+  /** The RM's apps carrying the ticket's tag. */
+  apps: AppRecord[];
+  /** Every app FINISHED and SUCCEEDED, as many as the kind submits; null when nothing ran. */
+  succeeded: boolean | null;
+  /** The last app's finishedTime - arrival. */
+  actualSeconds: number | null;
+  finishedMs: number | null;
+  /** Finished by the deadline (the RM's finishedTime against the sidecar's deadline). */
+  met: boolean | null;
+  /** The sidecar's own outcome (met / missed), once it recorded the end. */
+  sidecarOutcome: string | null;
+  /** The lone duration fits the deadline. */
+  feasibleAlone: boolean;
+  /** Earlier runs of its kind through the sidecar, admitted and succeeded, ended before it arrived. */
+  pastRuns: number;
+}
+
+export interface ErrorStats {
+  n: number;
+  median: number;
+  p90: number;
+  max: number;
+}
+
+export interface Summary {
+  jobs: number;
+  admitted: number;
+  rejected: number;
+  errors: number;
+  /** Admitted jobs whose clients did not succeed. */
+  failed: number;
+  missedAmongAdmitted: number;
+  /** Admitted jobs whose estimate was below their actual duration. */
+  underestimated: number;
+  /** abs(estimate - actual) / actual over admitted jobs with both. */
+  relError: ErrorStats | null;
+  /** The same over admitted jobs with 3 or more past runs of their kind. */
+  relErrorRecurring: ErrorStats | null;
+  feasibleAlone: number;
+  feasibleAloneAdmitted: number;
+  /** feasibleAloneAdmitted / feasibleAlone; null without a feasible job. */
+  feasibleAdmittedShare: number | null;
+  /** Rejected jobs whose lone duration fit their deadline. */
+  rejectedFeasibleAlone: number;
+}
+
+/** Nearest-rank percentile of a non-empty list. */
+export function percentile(values: readonly number[], p: number): number {
+  if (values.length === 0) throw new Error('percentile of no values');
+  const sorted = [...values].sort((a, b) => a - b);
+  const rank = Math.max(1, Math.ceil((p / 100) * sorted.length));
+  return sorted[rank - 1]!;
+}
+
+function errorStats(values: number[]): ErrorStats | null {
+  if (values.length === 0) return null;
+  return {
+    n: values.length,
+    median: percentile(values, 50),
+    p90: percentile(values, 90),
+    max: Math.max(...values),
+  };
+}
+
+export const RECURRING_PAST_RUNS = 3;
+
+export function summarize(jobs: readonly JobRecord[]): Summary {
+  const admitted = jobs.filter((j) => j.decision === 'admitted');
+  const rel = (j: JobRecord): number | null =>
+    j.estimatedSeconds === null || j.actualSeconds === null || j.actualSeconds <= 0
+      ? null
+      : Math.abs(j.estimatedSeconds - j.actualSeconds) / j.actualSeconds;
+  const errs = (list: JobRecord[]) => list.map(rel).filter((e): e is number => e !== null);
+  const feasible = jobs.filter((j) => j.feasibleAlone && j.decision !== 'error');
+  const feasibleAdmitted = feasible.filter((j) => j.decision === 'admitted').length;
+  return {
+    jobs: jobs.length,
+    admitted: admitted.length,
+    rejected: jobs.filter((j) => j.decision === 'rejected').length,
+    errors: jobs.filter((j) => j.decision === 'error').length,
+    failed: admitted.filter((j) => j.succeeded !== true).length,
+    missedAmongAdmitted: admitted.filter((j) => j.met === false).length,
+    underestimated: admitted.filter(
+      (j) => j.estimatedSeconds !== null && j.actualSeconds !== null && j.estimatedSeconds < j.actualSeconds,
+    ).length,
+    relError: errorStats(errs(admitted)),
+    relErrorRecurring: errorStats(errs(admitted.filter((j) => j.pastRuns >= RECURRING_PAST_RUNS))),
+    feasibleAlone: feasible.length,
+    feasibleAloneAdmitted: feasibleAdmitted,
+    feasibleAdmittedShare: feasible.length === 0 ? null : feasibleAdmitted / feasible.length,
+    rejectedFeasibleAlone: feasible.filter((j) => j.decision === 'rejected').length,
+  };
+}
+
+/** Sets each job's pastRuns: runs of its kind admitted, succeeded and ended before it arrived. */
+export function countPastRuns(jobs: JobRecord[]): void {
+  for (const j of jobs) {
+    j.pastRuns =
+      j.arrivalMs === null
+        ? 0
+        : jobs.filter(
+            (o) =>
+              o !== j &&
+              o.kind === j.kind &&
+              o.decision === 'admitted' &&
+              o.succeeded === true &&
+              o.finishedMs !== null &&
+              o.finishedMs < j.arrivalMs!,
+          ).length;
+  }
+}
+
+/** Limits the figures must keep; a limit left out is not checked. */
+export interface Thresholds {
+  maxMissedAmongAdmitted?: number;
+  maxUnderestimated?: number;
+  maxMedianRelError?: number;
+  maxP90RelError?: number;
+  maxRecurringMedianRelError?: number;
+  minFeasibleAdmittedShare?: number;
+  maxRejectedFeasibleAlone?: number;
+}
+
+/**
+ * The acceptance the issue asks of real jobs: no admitted job missed or underestimated, and
+ * most jobs that could meet their deadline alone admitted. Not asserted yet: the estimate model
+ * for real jobs is being rebuilt. Turn it on with REAL_JOBS_ENFORCE=1 (bench and test), or by
+ * setting ENFORCE_ACCEPTANCE in test/hadoop/real-jobs.test.ts, once that work has landed.
+ */
+export const ACCEPTANCE: Thresholds = {
+  maxMissedAmongAdmitted: 0,
+  maxUnderestimated: 0,
+  maxRecurringMedianRelError: 0.5,
+  minFeasibleAdmittedShare: 0.5,
+};
+
+/** Each threshold the summary breaks, in words; empty when it keeps them all. */
+export function thresholdViolations(s: Summary, t: Thresholds): string[] {
+  // Nothing measured keeps no threshold.
+  if (s.jobs === 0) return ['no jobs to judge'];
+  const out: string[] = [];
+  const over = (what: string, value: number | null | undefined, max: number | undefined) => {
+    if (max !== undefined && value !== null && value !== undefined && value > max)
+      out.push(`${what} ${fmt(value)} > ${fmt(max)}`);
+  };
+  over('missed among admitted', s.missedAmongAdmitted, t.maxMissedAmongAdmitted);
+  over('underestimated admitted jobs', s.underestimated, t.maxUnderestimated);
+  over('median relative error', s.relError?.median, t.maxMedianRelError);
+  over('p90 relative error', s.relError?.p90, t.maxP90RelError);
+  over('median relative error of recurring jobs', s.relErrorRecurring?.median, t.maxRecurringMedianRelError);
+  over('rejected jobs feasible alone', s.rejectedFeasibleAlone, t.maxRejectedFeasibleAlone);
+  if (
+    t.minFeasibleAdmittedShare !== undefined &&
+    s.feasibleAdmittedShare !== null &&
+    s.feasibleAdmittedShare < t.minFeasibleAdmittedShare
+  )
+    out.push(
+      `share of feasible-alone jobs admitted ${fmt(s.feasibleAdmittedShare)} < ${fmt(t.minFeasibleAdmittedShare)}`,
+    );
+  return out;
+}
+
+function fmt(n: number): string {
+  return Number.isInteger(n) ? String(n) : n.toFixed(2);
+}
+
+const sec = (n: number | null): string => (n === null ? '-' : n.toFixed(1));
+const pct = (n: number | null | undefined): string =>
+  n === null || n === undefined ? '-' : `${Math.round(n * 100)}%`;
+
+function markdown(header: string[], rows: string[][]): string {
+  const line = (cells: string[]) => `| ${cells.join(' | ')} |`;
+  return [line(header), line(header.map(() => '---')), ...rows.map(line)].join('\n');
+}
+
+/** One row per job. */
+export function jobsTable(jobs: readonly JobRecord[]): string {
+  return markdown(
+    [
+      'phase',
+      '#',
+      'kind',
+      'deadline s (x lone)',
+      'lone s',
+      'decision',
+      'estimate s',
+      'actual s',
+      'met',
+      'sidecar',
+      'past runs',
+      'apps',
+    ],
+    jobs.map((j) => [
+      j.phase,
+      String(j.seq),
+      j.kind,
+      `${j.deadlineSeconds.toFixed(0)} (${j.deadlineFactor.toFixed(2)})`,
+      sec(j.loneSeconds),
+      j.decision === 'error' ? `error: ${j.error ?? ''}`.slice(0, 80) : j.decision,
+      sec(j.estimatedSeconds),
+      sec(j.actualSeconds),
+      j.met === null ? '-' : j.met ? 'yes' : 'NO',
+      j.sidecarOutcome ?? '-',
+      String(j.pastRuns),
+      j.apps.map((a) => a.finalStatus).join(',') || '-',
+    ]),
+  );
+}
+
+/** One row per named group of jobs (a stream, the warm-ups, all streams). */
+export function summaryTable(groups: ReadonlyArray<{ name: string; summary: Summary }>): string {
+  const err = (e: ErrorStats | null) =>
+    e === null ? '-' : `${pct(e.median)} / ${pct(e.p90)} / ${pct(e.max)} (n=${e.n})`;
+  return markdown(
+    [
+      'jobs',
+      'n',
+      'admitted',
+      'missed among admitted',
+      'underestimated',
+      'failed',
+      'abs(est - act) / act: median / p90 / max',
+      'same, recurring (3+ past runs)',
+      'feasible alone admitted',
+      'rejected but feasible alone',
+    ],
+    groups.map(({ name, summary: s }) => [
+      name,
+      String(s.jobs),
+      `${s.admitted}${s.errors ? ` (+${s.errors} errors)` : ''}`,
+      String(s.missedAmongAdmitted),
+      String(s.underestimated),
+      String(s.failed),
+      err(s.relError),
+      err(s.relErrorRecurring),
+      `${s.feasibleAloneAdmitted}/${s.feasibleAlone} (${pct(s.feasibleAdmittedShare)})`,
+      String(s.rejectedFeasibleAlone),
+    ]),
+  );
+}
