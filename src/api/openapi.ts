@@ -143,6 +143,11 @@ const answer = z.object({
     ),
   inputBytes: z.number().optional().describe("only when read from the input files' lengths"),
   inputBytesFrom: z.enum(['inputPaths']).optional().describe('present when inputBytes was derived'),
+  maps: z
+    .int()
+    .optional()
+    .describe("only when derived: one per split of the input files, as Hadoop's FileInputFormat makes them"),
+  mapsFrom: z.enum(['inputPaths']).optional().describe('present when maps were derived'),
   deadlineSource: z
     .enum(['request', 'queue-default'])
     .optional()
@@ -365,7 +370,7 @@ const readiness = z.looseObject({
 });
 
 const submission = submissionSchema.describe(
-  `A deadline job. inputBytes is required unless inputPaths are given (then read from the files' lengths); splitBytes, one per map, add up to it. Tags: YARN allows 10 per app and the sidecar writes 6 (7 with workloadClass), so at most 4 (3) of your own; the sidecar's own keys (${RESERVED_TAG_KEYS.map((k) => `${k}:`).join(', ')}, in any case) are refused with a 400 naming the tag. yarnSubmission is the RM's submission context with the RM's field names (am-container-spec with a non-empty command, resource, max-app-attempts, ...); without it an admitted job gets a ticket (the queue, priority, label and tags to submit the app with yourself) and nothing is submitted; with it the sidecar sets application-id, application-name, queue, priority, application-tags, app-node-label-expression and reservation-id itself. Deadlines: an ISO-8601 time with a zone or seconds from now, at most ${L.deadlineHorizonSeconds} s (366 days) ahead; required unless the queue has a default (admission.queueDefaults).`,
+  `A deadline job. inputBytes is required unless inputPaths are given (then read from the files' lengths); splitBytes, one per map, add up to it. maps is required unless inputPaths are given (then one per split of the files, from their lengths and block sizes, splitMinBytes and splitMaxBytes, as Hadoop's FileInputFormat splits them). Tags: YARN allows 10 per app and the sidecar writes 6 (7 with workloadClass), so at most 4 (3) of your own; the sidecar's own keys (${RESERVED_TAG_KEYS.map((k) => `${k}:`).join(', ')}, in any case) are refused with a 400 naming the tag. yarnSubmission is the RM's submission context with the RM's field names (am-container-spec with a non-empty command, resource, max-app-attempts, ...); without it an admitted job gets a ticket (the queue, priority, label and tags to submit the app with yourself) and nothing is submitted; with it the sidecar sets application-id, application-name, queue, priority, application-tags, app-node-label-expression and reservation-id itself. Deadlines: an ISO-8601 time with a zone or seconds from now, at most ${L.deadlineHorizonSeconds} s (366 days) ahead; required unless the queue has a default (admission.queueDefaults).`,
 );
 
 /** The schemas by component name: requests read as input, answers as output. */

@@ -91,6 +91,13 @@ const bytes = z
   .min(0, 'must be at least 0')
   .max(SUBMISSION_LIMITS.maxInputBytes, `must be at most ${SUBMISSION_LIMITS.maxInputBytes} bytes (1 PiB)`);
 
+/** A split size setting as Hadoop reads it (a long), in bytes. */
+const splitSetting = z
+  .number({ error: 'must be a number of bytes' })
+  .int('must be a whole number of bytes')
+  .min(0, 'must be at least 0')
+  .max(Number.MAX_SAFE_INTEGER, `must be at most ${Number.MAX_SAFE_INTEGER}`);
+
 export const submissionSchema = z
   .object({
     name: z.string().min(1).max(SUBMISSION_LIMITS.maxNameLength),
@@ -113,7 +120,15 @@ export const submissionSchema = z
       .describe(
         "an ISO-8601 time, or seconds from now; required unless the job's queue has a default deadline (admission.queueDefaults)",
       ),
-    maps: count(1, SUBMISSION_LIMITS.maxMaps),
+    /**
+     * May be left out when `inputPaths` are given: the sidecar then derives the maps, and each
+     * map's split, from the files' lengths and block sizes as FileInputFormat splits them.
+     */
+    maps: count(1, SUBMISSION_LIMITS.maxMaps)
+      .optional()
+      .describe(
+        "map tasks; may be left out when inputPaths are given: then one per input split, as Hadoop's FileInputFormat splits the files",
+      ),
     /** 0 for a map-only job (distcp, Sqoop imports): admitted as RTMR with an empty reduce stage. */
     reduces: count(0, SUBMISSION_LIMITS.maxReduces).describe(
       'reduce tasks; 0 for a map-only job (it finishes with its last map and holds no reduce slot)',
@@ -128,6 +143,17 @@ export const submissionSchema = z
       .array(bytes)
       .max(SUBMISSION_LIMITS.maxMaps, `may have at most ${SUBMISSION_LIMITS.maxMaps} entries (one per map)`)
       .optional(),
+    /** `mapreduce.input.fileinputformat.split.minsize` and `.maxsize`, for maps derived from inputPaths. */
+    splitMinBytes: splitSetting
+      .optional()
+      .describe(
+        'mapreduce.input.fileinputformat.split.minsize of the job, when its maps are derived from inputPaths',
+      ),
+    splitMaxBytes: splitSetting
+      .optional()
+      .describe(
+        'mapreduce.input.fileinputformat.split.maxsize of the job, when its maps are derived from inputPaths',
+      ),
     jobType: z.enum(JOB_TYPES).default('cpu'),
     /**
      * The workload class whose worst-case estimates judge the job (default: its jobType), for
@@ -194,7 +220,26 @@ export const submissionSchema = z
         message: 'is required unless inputPaths are given (their lengths are then read from WebHDFS)',
       });
     }
-    if (job.splitBytes && job.inputBytes === undefined) {
+    const fromPaths = job.inputPaths !== undefined && job.inputPaths.length > 0;
+    if (job.maps === undefined && !fromPaths) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['maps'],
+        message: "is required unless inputPaths are given (the maps are then the files' splits)",
+      });
+    }
+    for (const key of ['splitMinBytes', 'splitMaxBytes'] as const) {
+      if (job[key] !== undefined && (job.maps !== undefined || !fromPaths)) {
+        ctx.addIssue({
+          code: 'custom',
+          path: [key],
+          message: 'applies only when the maps are derived from inputPaths (no maps given)',
+        });
+      }
+    }
+    if (job.splitBytes && job.maps === undefined) {
+      ctx.addIssue({ code: 'custom', path: ['splitBytes'], message: 'needs maps beside it' });
+    } else if (job.splitBytes && job.inputBytes === undefined) {
       ctx.addIssue({ code: 'custom', path: ['splitBytes'], message: 'needs inputBytes beside it' });
     } else if (job.splitBytes && job.inputBytes !== undefined) {
       if (job.splitBytes.length !== job.maps) {

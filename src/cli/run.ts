@@ -33,16 +33,22 @@ export interface RunOptions {
   sidecar: string;
   token: string;
   deadline: number | string;
-  maps: number;
+  /** Left out with `input`: the sidecar derives the maps from the input's splits. */
+  maps?: number;
   reduces: number;
   inputBytes?: number;
   input?: string[];
+  /** The job's split settings (-D mapreduce.input.fileinputformat.split.minsize/maxsize). */
+  splitMinBytes?: number;
+  splitMaxBytes?: number;
   type?: string;
   workloadClass?: string;
   queue?: string;
   name?: string;
   user?: string;
   tags?: string[];
+  /** The client's main class is a ProgramDriver (true), or is not (false); guessed when unset. */
+  driver?: boolean;
   /** How often the ticket is read while the command runs (ms). */
   watchMs?: number;
 }
@@ -84,37 +90,142 @@ export function clientKind(command: readonly string[]): ClientKind {
 const JAVA_VALUE_OPTIONS = new Set(['-cp', '-classpath', '--class-path', '-p', '--module-path']);
 
 /**
- * The command with the ticket's options where its client reads them:
- * - `hadoop jar JAR MAIN args` (also `yarn jar`, `mapred jar`): generic -D options right after
- *   the main class, where ToolRunner's GenericOptionsParser reads them;
- * - `java [options] MAIN args` (a MapReduce client on a class path): after the main class;
- *   `java -jar JAR args`: after the jar;
- * - `spark-submit`: options before the application jar, right after the program;
- * - anything else: unchanged; the ticket travels in YSS_TICKET_* environment variables.
+ * Hadoop's ProgramDriver main classes: they read a program name first (`ExampleDriver
+ * wordcount in out`) and hand the rest to that program, so generic options go after the name.
  */
-export function withTicket(command: readonly string[], t: RunTicket): string[] {
-  const argv = [...command];
-  const insertAt = (i: number, opts: readonly string[]) => [...argv.slice(0, i), ...opts, ...argv.slice(i)];
-  switch (clientKind(argv)) {
-    case 'mapreduce':
-      return insertAt(Math.min(4, argv.length), t.mapreduce);
-    case 'spark':
-      return insertAt(1, t.spark);
+export const KNOWN_DRIVERS: ReadonlySet<string> = new Set([
+  // hadoop-mapreduce-examples: wordcount, grep, pi, teragen, terasort, ...
+  'org.apache.hadoop.examples.ExampleDriver',
+  // hadoop-mapreduce-client-jobclient's tests jar: sleep, nnbench, mrbench, TestDFSIO, ...
+  'org.apache.hadoop.test.MapredTestDriver',
+]);
+
+/** A Java class name with its package (`org.example.Main`): a dot, identifiers between. */
+const CLASS_NAME = /^[A-Za-z_$][\w$]*(\.[A-Za-z_$][\w$]*)+$/;
+/** A ProgramDriver's program name (`wordcount`, `sleep`, `TestDFSIO`): no dot, no slash. */
+const PROGRAM_NAME = /^[A-Za-z][\w-]*$/;
+
+/**
+ * Where a MapReduce client's GenericOptionsParser reads generic options (-D ...): the index in
+ * `command`, or undefined for a command that has none (spark-submit, anything else).
+ * - `hadoop jar JAR MAIN args` (also `yarn jar`, `mapred jar`) with MAIN a class name: after
+ *   MAIN; after the program name that follows MAIN when MAIN is a driver (KNOWN_DRIVERS, or
+ *   `driver` true);
+ * - `hadoop jar JAR NAME args` with NAME no class name: RunJar runs the jar manifest's
+ *   Main-Class, and NAME is its first argument: a program name (no dot, no slash) is taken for
+ *   a driver's, options after it; a path or anything else (or `driver` false) puts them right
+ *   after the jar;
+ * - `java [options] MAIN args`: as `hadoop jar` with MAIN; `java -jar JAR args`: as `hadoop jar
+ *   JAR NAME args`.
+ * `driver` (run --driver / --no-driver) overrides the guess.
+ */
+export function genericOptionsAt(command: readonly string[], driver?: boolean): number | undefined {
+  const at = (i: number) => Math.min(i, command.length);
+  const afterMain = (main: number) => at((driver ?? KNOWN_DRIVERS.has(command[main]!)) ? main + 2 : main + 1);
+  const afterManifestMain = (first: number) => {
+    const name = command[first];
+    return at((driver ?? (name !== undefined && PROGRAM_NAME.test(name))) ? first + 1 : first);
+  };
+  switch (clientKind(command)) {
+    case 'mapreduce': {
+      const word = command[3];
+      return word !== undefined && CLASS_NAME.test(word) ? afterMain(3) : afterManifestMain(3);
+    }
     case 'java': {
-      for (let i = 1; i < argv.length; i++) {
-        const a = argv[i]!;
-        if (a === '-jar') return insertAt(Math.min(i + 2, argv.length), t.mapreduce);
+      for (let i = 1; i < command.length; i++) {
+        const a = command[i]!;
+        if (a === '-jar') return afterManifestMain(i + 2);
         if (JAVA_VALUE_OPTIONS.has(a)) {
           i++;
           continue;
         }
-        if (!a.startsWith('-')) return insertAt(i + 1, t.mapreduce);
+        if (!a.startsWith('-')) return afterMain(i);
       }
-      return argv;
+      return undefined;
     }
     default:
-      return argv;
+      return undefined;
   }
+}
+
+/**
+ * The command with the ticket's options where its client reads them:
+ * - a MapReduce client (`hadoop jar`, `yarn jar`, `mapred jar`, `java ... MAIN`, `java -jar`):
+ *   generic -D options where ToolRunner's GenericOptionsParser reads them (genericOptionsAt:
+ *   after the main class, or after a driver's program name);
+ * - `spark-submit`: options before the application jar, right after the program;
+ * - anything else: unchanged; the ticket travels in YSS_TICKET_* environment variables.
+ */
+export function withTicket(
+  command: readonly string[],
+  t: RunTicket,
+  opts: { driver?: boolean } = {},
+): string[] {
+  const argv = [...command];
+  const insertAt = (i: number, o: readonly string[]) => [...argv.slice(0, i), ...o, ...argv.slice(i)];
+  if (clientKind(argv) === 'spark') return insertAt(1, t.spark);
+  const i = genericOptionsAt(argv, opts.driver);
+  return i === undefined ? argv : insertAt(i, t.mapreduce);
+}
+
+/** Generic options of GenericOptionsParser that take a value (besides -D). */
+const GENERIC_VALUE_OPTIONS = new Set([
+  '-conf',
+  '-fs',
+  '-jt',
+  '-files',
+  '-libjars',
+  '-archives',
+  '-tokenCacheFile',
+]);
+
+/** A -D option `run` cannot use, named as given. */
+export class RunConfError extends Error {}
+
+/**
+ * The -D options of a MapReduce client's command line, as its GenericOptionsParser reads them:
+ * from where generic options start (genericOptionsAt) up to the first word that is not a
+ * generic option (`-D key=value`, `-Dkey=value`; -conf, -libjars, ... are skipped with their
+ * value). A later -D of the same key wins, as in Hadoop's Configuration.
+ */
+export function hadoopConf(command: readonly string[], driver?: boolean): Map<string, string> {
+  const conf = new Map<string, string>();
+  const start = genericOptionsAt(command, driver);
+  if (start === undefined) return conf;
+  for (let i = start; i < command.length; i++) {
+    const a = command[i]!;
+    const pair = a === '-D' ? command[++i] : a.startsWith('-D') ? a.slice(2) : undefined;
+    if (pair !== undefined) {
+      const eq = pair.indexOf('=');
+      if (eq > 0) conf.set(pair.slice(0, eq).trim(), pair.slice(eq + 1).trim());
+      continue;
+    }
+    if (GENERIC_VALUE_OPTIONS.has(a)) {
+      i++;
+      continue;
+    }
+    break;
+  }
+  return conf;
+}
+
+/** What `run` reads of the client's -D options. */
+export const CONF_KEYS = {
+  maps: 'mapreduce.job.maps',
+  reduces: 'mapreduce.job.reduces',
+  splitMin: 'mapreduce.input.fileinputformat.split.minsize',
+  splitMax: 'mapreduce.input.fileinputformat.split.maxsize',
+} as const;
+
+/** A whole number from `conf` (decimal, or hex with 0x as Hadoop's getLong reads it), or undefined. */
+export function confNumber(conf: ReadonlyMap<string, string>, key: string, min: number): number | undefined {
+  const v = conf.get(key);
+  if (v === undefined) return undefined;
+  const n = /^\d+$/.test(v) ? Number(v) : /^0x[0-9a-f]+$/i.test(v) ? Number.parseInt(v.slice(2), 16) : NaN;
+  if (!Number.isSafeInteger(n) || n < min) {
+    throw new RunConfError(`-D ${key}=${v} on the command: not a whole number from ${min}`);
+  }
+  return n;
 }
 
 /** NOT_LEADER answers followed to the leader they name, per call: twice at most, never in a loop. */
@@ -182,14 +293,19 @@ export function runSubmission(o: RunOptions, command: readonly string[]): Record
       .map((w) => basename(w))
       .join(' ')
       .slice(0, 256);
+  const input = o.input !== undefined && o.input.length > 0;
+  const derived = input && o.maps === undefined;
   return {
     name: name || 'run',
     user: o.user ?? process.env.HADOOP_USER_NAME ?? userInfo().username,
     deadline: o.deadline,
-    maps: o.maps,
+    ...(o.maps === undefined ? {} : { maps: o.maps }),
     reduces: o.reduces,
-    ...(o.inputBytes === undefined ? {} : { inputBytes: o.inputBytes }),
-    ...(o.input === undefined || o.input.length === 0 ? {} : { inputPaths: o.input }),
+    // A job without input (teragen, pi, sleep) reads nothing.
+    ...(o.inputBytes === undefined ? (input ? {} : { inputBytes: 0 }) : { inputBytes: o.inputBytes }),
+    ...(input ? { inputPaths: o.input } : {}),
+    ...(derived && o.splitMinBytes !== undefined ? { splitMinBytes: o.splitMinBytes } : {}),
+    ...(derived && o.splitMaxBytes !== undefined ? { splitMaxBytes: o.splitMaxBytes } : {}),
     ...(o.type === undefined ? {} : { jobType: o.type }),
     ...(o.workloadClass === undefined ? {} : { workloadClass: o.workloadClass }),
     ...(o.queue === undefined ? {} : { queue: o.queue }),
@@ -211,6 +327,18 @@ export async function runWithTicket(o: RunOptions, command: readonly string[], i
     return RUN_EXIT.unavailable;
   }
   const body = answer.body;
+  if (body.mapsFrom === 'inputPaths') {
+    io.err(
+      `run: maps: ${String(body.maps)}, one per split of the input (read by the sidecar from WebHDFS)\n`,
+    );
+  } else if (
+    o.maps !== undefined &&
+    o.input !== undefined &&
+    o.input.length > 0 &&
+    body.decision !== undefined
+  ) {
+    io.err(`run: maps: ${o.maps} as given by --maps; the input's splits were not counted\n`);
+  }
   if (answer.status === 200 && body.decision === 'rejected') {
     const reason = (body.reason as { message?: string } | undefined)?.message ?? 'no reason given';
     io.err(`run: rejected (${String(body.id)}): ${reason}\n`);
@@ -258,7 +386,7 @@ async function cancel(o: RunOptions, io: RunIo, id: string, why: string): Promis
 }
 
 function runChild(o: RunOptions, command: readonly string[], ticket: RunTicket, io: RunIo): Promise<number> {
-  const argv = withTicket(command, ticket);
+  const argv = withTicket(command, ticket, o.driver === undefined ? {} : { driver: o.driver });
   const signals = io.signals ?? process;
   return new Promise<number>((resolve) => {
     const child = spawn(argv[0]!, argv.slice(1), {
@@ -301,6 +429,39 @@ function runChild(o: RunOptions, command: readonly string[], ticket: RunTicket, 
   });
 }
 
+/**
+ * The job's maps, reduces and split settings from run's options and the client's -D options
+ * (hadoopConf): --maps, else with --input none (the sidecar derives them), else -D
+ * mapreduce.job.maps; --reduces, else -D mapreduce.job.reduces; the split min and max sizes from
+ * -D. A message for the user when they cannot be had.
+ */
+export function jobSize(
+  opts: { maps?: unknown; reduces?: unknown; input?: unknown; driver?: unknown },
+  command: readonly string[],
+): Pick<RunOptions, 'maps' | 'reduces' | 'splitMinBytes' | 'splitMaxBytes'> | string {
+  try {
+    const conf = hadoopConf(command, opts.driver as boolean | undefined);
+    const reduces = (opts.reduces as number | undefined) ?? confNumber(conf, CONF_KEYS.reduces, 0);
+    const input = Array.isArray(opts.input) && opts.input.length > 0;
+    const maps =
+      (opts.maps as number | undefined) ?? (input ? undefined : confNumber(conf, CONF_KEYS.maps, 1));
+    const splitMinBytes = confNumber(conf, CONF_KEYS.splitMin, 0);
+    const splitMaxBytes = confNumber(conf, CONF_KEYS.splitMax, 0);
+    if (reduces === undefined) return `give --reduces N, or -D ${CONF_KEYS.reduces}=N on the command`;
+    if (maps === undefined && !input)
+      return `give --input PATH... (the maps are then the input's splits), --maps N, or -D ${CONF_KEYS.maps}=N on the command`;
+    return {
+      reduces,
+      ...(maps === undefined ? {} : { maps }),
+      ...(splitMinBytes === undefined ? {} : { splitMinBytes }),
+      ...(splitMaxBytes === undefined ? {} : { splitMaxBytes }),
+    };
+  } catch (err) {
+    if (err instanceof RunConfError) return err.message;
+    throw err;
+  }
+}
+
 const whole = (min: number) => (v: string) => {
   if (!/^\d+$/.test(v) || Number(v) < min) throw new InvalidArgumentError(`a whole number from ${min}`);
   return Number(v);
@@ -311,16 +472,29 @@ export function runCommand(): Command {
     .description(
       'ask the sidecar to admit a job by its deadline, then run its client (hadoop jar, spark-submit, ...) with the ticket; exit codes: docs/cli.md',
     )
-    .usage('--deadline 1h --maps 40 --reduces 2 [options] -- hadoop jar wc.jar wordcount /in /out')
+    .usage('--deadline 1h --input /in [options] -- hadoop jar wc.jar wordcount /in /out')
     .requiredOption(
       '--deadline <when>',
       'a duration from now (90s, 30m, 1h, 2d) or an ISO-8601 time',
       parseDeadline,
     )
-    .requiredOption('--maps <n>', 'map tasks', whole(1))
-    .requiredOption('--reduces <n>', 'reduce tasks', whole(0))
-    .option('--input-bytes <n>', 'bytes of input', whole(0))
-    .option('--input <path...>', 'HDFS input paths (their size is read from WebHDFS by the sidecar)')
+    .option(
+      '--maps <n>',
+      'map tasks (default: with --input, one per split of the input; else -D mapreduce.job.maps on the command)',
+      whole(1),
+    )
+    .option('--reduces <n>', 'reduce tasks (default: -D mapreduce.job.reduces on the command)', whole(0))
+    .option(
+      '--input-bytes <n>',
+      'bytes of input (default: with --input, read from WebHDFS; else 0)',
+      whole(0),
+    )
+    .option(
+      '--input <path...>',
+      'HDFS input paths: the sidecar reads their size, and their splits for the maps, from WebHDFS',
+    )
+    .option('--driver', "the client's main class is a ProgramDriver: options go after its program name")
+    .option('--no-driver', "the client's main class is not a ProgramDriver: options go right after it")
     .option('--type <type>', 'cpu, gpu or adaptive')
     .option('--class <name>', 'the workload class whose estimates judge the job')
     .option('--queue <name>', 'the queue to be judged in (default: the real-time queue)')
@@ -337,8 +511,9 @@ export function runCommand(): Command {
         process.exitCode = RUN_EXIT.usage;
         return;
       }
-      if (opts.inputBytes === undefined && opts.input === undefined) {
-        process.stderr.write('run: give --input-bytes N or --input PATH...\n');
+      const size = jobSize(opts, command);
+      if (typeof size === 'string') {
+        process.stderr.write(`run: ${size}\n`);
         process.exitCode = RUN_EXIT.usage;
         return;
       }
@@ -347,8 +522,8 @@ export function runCommand(): Command {
           sidecar: (opts.sidecar as string | undefined) ?? process.env.YSS_URL ?? 'http://127.0.0.1:8080',
           token,
           deadline: opts.deadline as number | string,
-          maps: opts.maps as number,
-          reduces: opts.reduces as number,
+          ...size,
+          driver: opts.driver as boolean | undefined,
           inputBytes: opts.inputBytes as number | undefined,
           input: opts.input as string[] | undefined,
           type: opts.type as string | undefined,

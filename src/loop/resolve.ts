@@ -1,4 +1,9 @@
-import { resolveDeadline, type Submission, type SubmissionWithDeadline } from '../api/submission';
+import {
+  resolveDeadline,
+  SUBMISSION_LIMITS,
+  type Submission,
+  type SubmissionWithDeadline,
+} from '../api/submission';
 import type { SidecarConfig } from '../config/schema';
 import {
   partitionDop,
@@ -6,6 +11,7 @@ import {
   type HostPartitions,
   type PartitionLocality,
 } from '../core/placement/locality';
+import { inputSplits } from '../core/splits';
 import { NotReadyError } from '../errors/api-errors';
 import { ValidationError } from '../errors/validation';
 import type { Logger } from '../log';
@@ -18,7 +24,16 @@ import type { ClusterObservation } from './observe';
  * default) and input size (given, or read from its input paths) resolved, and the data
  * locality of its input per candidate partition.
  */
-export type ResolvedSubmission = SubmissionWithDeadline & { inputBytes: number };
+export type ResolvedSubmission = SubmissionWithDeadline & JobShape;
+
+/** A submission's size as decided: its input bytes, its maps and, where known, each map's split. */
+export interface JobShape {
+  inputBytes: number;
+  maps: number;
+  splitBytes?: number[];
+  /** Said in the answer when the maps were derived from the input paths' splits. */
+  mapsFrom?: 'inputPaths';
+}
 
 /** Starts reading a submission's input paths (bounded; never rejects), unless there is nothing to read. */
 export function startInputRead(
@@ -74,15 +89,78 @@ export function inputBytesOf(submission: Submission, read: InputRead | undefined
   return read.files.reduce((a, f) => a + f.length, 0);
 }
 
-/** The submission with its deadline resolved (given, or its queue's default) and its input size. */
+/**
+ * A submission's maps: given, or one per split of its input files as Hadoop's FileInputFormat
+ * makes them (core/splits.ts), with the job's split min and max sizes. Derived maps carry each
+ * map's split (splitBytes) when the input size is the files' own (not a size given beside them).
+ * Refused, naming the field, when the files could not be listed, a file has no block size, the
+ * input holds no file, or the splits are more than a job's maps may be.
+ */
+export function shapeOf(submission: Submission, inputBytes: number, read: InputRead | undefined): JobShape {
+  if (submission.maps !== undefined) {
+    return {
+      inputBytes,
+      maps: submission.maps,
+      ...(submission.splitBytes === undefined ? {} : { splitBytes: submission.splitBytes }),
+    };
+  }
+  if (!read?.files) {
+    throw new ValidationError([
+      {
+        path: 'maps',
+        message: `is required: the input paths' splits could not be read (${read?.unavailable ?? 'no input paths'})`,
+      },
+    ]);
+  }
+  const maxMaps = SUBMISSION_LIMITS.maxMaps;
+  const r = inputSplits(
+    read.files,
+    { minBytes: submission.splitMinBytes, maxBytes: submission.splitMaxBytes },
+    maxMaps,
+  );
+  if (!r.ok && 'problems' in r) {
+    throw new ValidationError(
+      r.problems.map((p) => ({ path: 'inputPaths', message: `${p.path} ${p.message} on WebHDFS` })),
+    );
+  }
+  if (!r.ok) {
+    throw new ValidationError([
+      {
+        path: 'maps',
+        message: `the input paths make ${r.tooMany} splits, more than the ${maxMaps} maps a job may have; give maps, or a larger split size (splitMinBytes)`,
+      },
+    ]);
+  }
+  if (r.splits.length === 0) {
+    throw new ValidationError([
+      {
+        path: 'inputPaths',
+        message: `hold no input file (directories are read one level down, without hidden files and subdirectories): ${(submission.inputPaths ?? []).join(', ')}`,
+      },
+    ]);
+  }
+  const own = submission.inputBytes === undefined || submission.inputBytes === sumOf(r.splits);
+  return {
+    inputBytes,
+    maps: r.splits.length,
+    ...(own ? { splitBytes: r.splits } : {}),
+    mapsFrom: 'inputPaths',
+  };
+}
+
+function sumOf(xs: readonly number[]): number {
+  return xs.reduce((a, b) => a + b, 0);
+}
+
+/** The submission with its deadline resolved (given, or its queue's default) and its size. */
 export function resolveSubmission(
   submission: Submission,
   queue: string,
-  inputBytes: number,
+  shape: JobShape,
   cluster: ClusterObservation,
   nowMs: number,
 ): ResolvedSubmission {
-  return { ...resolveDeadline(submission, queue, cluster.queueDefault(queue), nowMs), inputBytes };
+  return { ...resolveDeadline(submission, queue, cluster.queueDefault(queue), nowMs), ...shape };
 }
 
 /** Checked before the input is awaited: the cluster is read and the queue is one of its. */

@@ -13,6 +13,7 @@ import {
   inputBytesOf,
   localityOf,
   resolveSubmission,
+  shapeOf,
   startInputRead,
   type ResolvedSubmission,
 } from './resolve';
@@ -82,10 +83,10 @@ export class Submissions {
     const { config, metrics } = this.p.deps;
     const queue = checkQueue(submission, this.p.observation, config);
     const read = await input;
-    const inputBytes = inputBytesOf(submission, read);
+    const shape = shapeOf(submission, inputBytesOf(submission, read), read);
     const started = process.hrtime.bigint();
     const nowMs = this.p.deps.now();
-    const s = resolveSubmission(submission, queue, inputBytes, this.p.observation, nowMs);
+    const s = resolveSubmission(submission, queue, shape, this.p.observation, nowMs);
     const judged = this.judge(submission, s, queue, read, nowMs);
     metrics.admissionSeconds.observe(Number(process.hrtime.bigint() - started) / 1e9);
     const answer =
@@ -141,8 +142,12 @@ export class Submissions {
       outcome,
       judgedWith: { workloadClass: job.workloadClass, estimates: job.estimates },
       deadlineFrom: deadlineFromOf(s),
-      derived:
-        submission.inputBytes === undefined ? { inputBytes: s.inputBytes, inputBytesFrom: 'inputPaths' } : {},
+      derived: {
+        ...(submission.inputBytes === undefined
+          ? { inputBytes: s.inputBytes, inputBytesFrom: 'inputPaths' }
+          : {}),
+        ...(s.mapsFrom === undefined ? {} : { maps: s.maps, mapsFrom: s.mapsFrom }),
+      },
       placement,
     };
   }

@@ -70,12 +70,13 @@ describe('where run puts the ticket', () => {
       '-m',
       '2',
     ]);
-    expect(withTicket(['java', '-jar', 'job.jar', 'a'], TICKET)).toEqual([
+    // A path first: the manifest's Main-Class is a Tool, not a driver (run-input.test.ts).
+    expect(withTicket(['java', '-jar', 'job.jar', '/in'], TICKET)).toEqual([
       'java',
       '-jar',
       'job.jar',
       ...D,
-      'a',
+      '/in',
     ]);
   });
 

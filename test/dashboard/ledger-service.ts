@@ -41,7 +41,9 @@ export class LedgerService implements SidecarService {
     // No queue defaults here: a submission without a deadline is refused, as the sidecar does.
     const submission = resolveDeadline(input, input.queue ?? 'realtime', undefined, now);
     const id = `dl-new-${String(this.next++).padStart(3, '0')}`;
-    const finish = now + (submission.maps + submission.reduces) * this.secondsPerTask * 1000;
+    // Maps derived from input paths are the sidecar's to read; this stand-in counts one.
+    const maps = submission.maps ?? 1;
+    const finish = now + (maps + submission.reduces) * this.secondsPerTask * 1000;
     const admitted = finish <= submission.deadlineMs;
     const lateBy = (finish - submission.deadlineMs) / 1000;
     const job = this.ledger.insertJob({
@@ -51,7 +53,7 @@ export class LedgerService implements SidecarService {
       submitter: context.submitter,
       source: 'api',
       jobType: submission.jobType,
-      maps: submission.maps,
+      maps,
       reduces: submission.reduces,
       inputBytes: submission.inputBytes ?? 0,
       arrivalMs: now,

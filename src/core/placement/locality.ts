@@ -173,12 +173,15 @@ export interface InputListing {
     readonly pathSuffix: string;
     readonly type: string;
     readonly length: number;
+    readonly blockSize?: number;
   }[];
 }
 
 export interface InputFile {
   readonly path: string;
   readonly length: number;
+  /** The file's block size as listed (0 when the listing gave none): its splits follow it. */
+  readonly blockSize: number;
 }
 
 /**
@@ -193,14 +196,14 @@ export function inputFiles(listings: readonly InputListing[]): InputFile[] {
   for (const { path, entries } of listings) {
     const isFile = entries.length === 1 && entries[0]!.pathSuffix === '' && entries[0]!.type === 'FILE';
     if (isFile) {
-      out.set(path, { path, length: entries[0]!.length });
+      out.set(path, { path, length: entries[0]!.length, blockSize: entries[0]!.blockSize ?? 0 });
       continue;
     }
     const dir = path.replace(/\/+$/, '');
     for (const e of entries) {
       if (e.type !== 'FILE' || e.pathSuffix === '' || /^[_.]/.test(e.pathSuffix)) continue;
       const p = `${dir}/${e.pathSuffix}`;
-      out.set(p, { path: p, length: e.length });
+      out.set(p, { path: p, length: e.length, blockSize: e.blockSize ?? 0 });
     }
   }
   return [...out.values()];

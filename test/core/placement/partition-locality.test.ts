@@ -239,7 +239,12 @@ describe('the partition order by h = ef * dop (seed 004 eq. 6.1)', () => {
 });
 
 describe('input files as FileInputFormat lists them (one level, no hidden files)', () => {
-  const file = (pathSuffix: string, length: number) => ({ pathSuffix, type: 'FILE', length });
+  const file = (pathSuffix: string, length: number, blockSize = 134217728) => ({
+    pathSuffix,
+    type: 'FILE',
+    length,
+    blockSize,
+  });
   it('a file path is itself; a directory gives its visible files, not its subdirectories', () => {
     expect(
       inputFiles([
@@ -247,7 +252,7 @@ describe('input files as FileInputFormat lists them (one level, no hidden files)
         {
           path: '/data/logs/',
           entries: [
-            file('part-0', 10),
+            file('part-0', 10, 1048576),
             file('_SUCCESS', 0),
             file('.part-1.crc', 1),
             { pathSuffix: 'sub', type: 'DIRECTORY', length: 0 },
@@ -258,9 +263,9 @@ describe('input files as FileInputFormat lists them (one level, no hidden files)
         { path: '/data/a.csv', entries: [file('', 100)] },
       ]),
     ).toEqual([
-      { path: '/data/a.csv', length: 100 },
-      { path: '/data/logs/part-0', length: 10 },
-      { path: '/data/logs/part-1', length: 20 },
+      { path: '/data/a.csv', length: 100, blockSize: 134217728 },
+      { path: '/data/logs/part-0', length: 10, blockSize: 1048576 },
+      { path: '/data/logs/part-1', length: 20, blockSize: 134217728 },
     ]);
   });
 
@@ -273,6 +278,6 @@ describe('input files as FileInputFormat lists them (one level, no hidden files)
           entries: [file('a.patch', 24930), { pathSuffix: 'bar', type: 'DIRECTORY', length: 0 }],
         },
       ]),
-    ).toEqual([{ path: '/foo/a.patch', length: 24930 }]);
+    ).toEqual([{ path: '/foo/a.patch', length: 24930, blockSize: 134217728 }]);
   });
 });
