@@ -279,14 +279,16 @@ describe('run, with a sidecar whose tickets wait 10 minutes', () => {
 describe('tickets, with a sidecar whose tickets wait 10 seconds', () => {
   const sidecar = sidecarFor(10);
   // The realtime queue holds 8 containers of 1 GB in the default partition (50 % of a 16 GB
-  // node). At 2 s per MB, 8 maps and 8 reduces over 700 MB take all 8 for about 360 s: one such
-  // job ends within its 600 s, two cannot (the second would miss by about 120 s).
+  // node): the job's AM holds one, its tasks the other 7. At 2 s per MB and 5 s per task, 7 maps
+  // and 7 reduces over 700 MB run 205 s each, after the AM's 10 s of set-up and before its 5 s of
+  // commit: one such job ends at about 425 s, within its 600 s; a second's AM waits for a
+  // container until then, and it cannot.
   const job = (name: string, dryRun = false) => ({
     name,
     user: 'alice',
     deadline: 600,
-    maps: 8,
-    reduces: 8,
+    maps: 7,
+    reduces: 7,
     inputBytes: 700 * MB,
     ...(dryRun ? { dryRun } : {}),
   });
