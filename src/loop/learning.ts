@@ -197,7 +197,7 @@ export class EstimateKeeper {
    */
   learnFrom(
     job: JobRecord,
-    app: AppReport,
+    app: Pick<AppReport, 'finishedTime'>,
     tasks: readonly TaskReport[],
   ): { actuals: JobActuals; changed: boolean } | undefined {
     const maps = tasks.filter((t) => t.type === 'MAP' && t.finishTime > 0);
@@ -391,4 +391,18 @@ export class EstimateKeeper {
       gauge.set({ stage: 'reduce', class: cls }, e.reduceCostMax);
     }
   }
+}
+
+/**
+ * The tasks of a job that ran as several apps (a ticket's client running one app after another,
+ * src/loop/job-apps.ts), read from the JobHistory server app by app and learned from as one
+ * job's: every app's maps and reduces, from its first app's start to its last app's finish.
+ */
+export async function tasksOfApps(
+  read: (appId: string) => Promise<readonly TaskReport[]>,
+  appIds: readonly string[],
+): Promise<TaskReport[]> {
+  const out: TaskReport[] = [];
+  for (const id of appIds) out.push(...(await read(id)));
+  return out;
 }
