@@ -1,3 +1,4 @@
+import type { JobActuals } from '../core/admission';
 import type { JobAppRecord, JobRecord, TicketRecord, TrackedApp } from '../store/types';
 import type { AppReport } from '../yarn/model';
 import type { LoopParts } from './context';
@@ -145,4 +146,21 @@ export function jobEnd(p: LoopParts, job: JobRecord): JobEnd {
  */
 export function currentAppOf(p: LoopParts, job: JobRecord): JobAppRecord | undefined {
   return p.deps.ledger.appsOf(job.id).at(-1);
+}
+
+/**
+ * The feedback of a job of several apps in the job's own terms: its lanes hold as many map and
+ * reduce slots as it declared, and its apps ran more tasks than that in all. Each slot is counted
+ * busy until the latest of the tasks' finishes (the `maps` latest map finishes, the `reduces`
+ * latest reduce finishes): never sooner than the slots were freed, so the lanes over-count
+ * rather than under-count what is left. A job of one app is unchanged.
+ */
+export function foldActuals(actuals: JobActuals, maps: number, reduces: number): JobActuals {
+  const latest = (times: readonly number[], n: number) =>
+    times.length <= n ? times : [...times].sort((a, b) => b - a).slice(0, n);
+  return {
+    mapFinishTimes: latest(actuals.mapFinishTimes, maps),
+    reduceFinishTimes: latest(actuals.reduceFinishTimes, reduces),
+    finishedAt: actuals.finishedAt,
+  };
 }

@@ -11,6 +11,7 @@ import {
   appEnded,
   bindLaterApp,
   currentAppOf,
+  foldActuals,
   isLaterApp,
   jobEnd,
   planLaterAppPriority,
@@ -403,7 +404,8 @@ export class Reconciler {
           : 'failed';
     // Met or missed is said of a job that finished; one that FAILED or was KILLED is neither.
     const outcome = state !== 'finished' ? null : finishedMs <= job.deadlineMs ? 'met' : 'missed';
-    const actuals = state === 'finished' ? await this.learn(job, appIds, finishedMs) : undefined;
+    const learned = state === 'finished' ? await this.learn(job, appIds, finishedMs) : undefined;
+    const actuals = learned && foldActuals(learned, job.maps, job.reduces);
     // Looked up after learning: growing estimates rebuild every lane.
     this.p.lanes.finished(job, actuals);
     // In the next group commit with the learned figures: one sync for the poll's ended jobs.

@@ -6,8 +6,11 @@ import { parseSubmission } from '../../src/api/submission';
 import { buildConfig } from '../../src/config/load';
 import { defaultRegistry } from '../../src/core/registry';
 import { silentLogger } from '../../src/log';
+import { foldActuals } from '../../src/loop/job-apps';
+import { tasksOfApps } from '../../src/loop/learning';
 import { Sidecar } from '../../src/loop/sidecar';
 import { Ledger } from '../../src/store/ledger';
+import type { TaskReport } from '../../src/yarn/model';
 import { FakeRm } from './fake-rm';
 
 /**
@@ -321,5 +324,37 @@ describe('one ticket, every app of its client', () => {
     await expect(sidecar.reportClient('dl-none', { state: 'running' }, 'ci')).rejects.toThrow(
       /no job dl-none/,
     );
+  });
+});
+
+describe('a job of several apps as learning and feedback read it', () => {
+  it('reads the tasks of every app, in the order the apps were bound', async () => {
+    const task = (id: string, type: 'MAP' | 'REDUCE', finishTime: number) =>
+      ({ id, type, state: 'SUCCEEDED', startTime: finishTime - 1000, finishTime }) as TaskReport;
+    const byApp: Record<string, TaskReport[]> = {
+      app_1: [task('m1', 'MAP', 10_000), task('r1', 'REDUCE', 20_000)],
+      app_2: [task('m2', 'MAP', 30_000), task('r2', 'REDUCE', 40_000)],
+    };
+    const read: string[] = [];
+    const tasks = await tasksOfApps(
+      async (id) => {
+        read.push(id);
+        return byApp[id]!;
+      },
+      ['app_1', 'app_2'],
+    );
+    expect(read).toEqual(['app_1', 'app_2']);
+    expect(tasks.map((t) => t.id)).toEqual(['m1', 'r1', 'm2', 'r2']);
+  });
+
+  it("counts each of the job's slots busy until the latest of its tasks' finishes", () => {
+    const actuals = { mapFinishTimes: [10, 30, 20], reduceFinishTimes: [25, 40], finishedAt: 41 };
+    expect(foldActuals(actuals, 2, 1)).toEqual({
+      mapFinishTimes: [30, 20],
+      reduceFinishTimes: [40],
+      finishedAt: 41,
+    });
+    // A job of one app, its counts as declared: unchanged.
+    expect(foldActuals(actuals, 3, 2)).toEqual(actuals);
   });
 });
