@@ -146,9 +146,15 @@ export const PG_MIGRATIONS: ReadonlyArray<{ version: number; name: string; sql: 
         seq BIGINT NOT NULL
       );
       CREATE INDEX job_apps_seq ON job_apps (seq);
-      ALTER TABLE tickets ADD COLUMN client_state TEXT;
-      ALTER TABLE tickets ADD COLUMN client_exit_code BIGINT;
-      ALTER TABLE tickets ADD COLUMN client_seen_ms BIGINT;
+      ALTER TABLE tickets ADD COLUMN client_state TEXT, ADD COLUMN client_exit_code BIGINT,
+        ADD COLUMN client_seen_ms BIGINT;
+      -- seq stays the last column, as in every ledger table.
+      DROP INDEX tickets_seq;
+      ALTER TABLE tickets RENAME COLUMN seq TO seq_before;
+      ALTER TABLE tickets ADD COLUMN seq BIGINT;
+      UPDATE tickets SET seq = seq_before;
+      ALTER TABLE tickets ALTER COLUMN seq SET NOT NULL, DROP COLUMN seq_before;
+      CREATE INDEX tickets_seq ON tickets (seq);
     `,
   },
 ];

@@ -144,6 +144,46 @@ describe('run with a client of two apps, against the emulated RM', () => {
     ]);
   }, 90_000);
 
+  it("refuses a client's report that is invalid, unauthenticated, or for no ticket", async () => {
+    const put = (path: string, body: string, o: { token?: string | null; type?: string } = {}) =>
+      fetch(`${sc.url}/api/v1/jobs/${path}/client`, {
+        method: 'PUT',
+        headers: {
+          'content-type': o.type ?? 'application/json',
+          ...(o.token === null ? {} : { authorization: `Bearer ${o.token ?? TOKEN}` }),
+        },
+        body,
+      }).then(async (r) => ({
+        status: r.status,
+        code: ((await r.json()) as { error: { code: string } }).error.code,
+      }));
+    const rejected = await sc.submit({
+      name: 'too-tight',
+      user: 'alice',
+      deadline: 2,
+      maps: 40,
+      reduces: 2,
+      inputBytes: 4096 * MB,
+    });
+    expect(rejected.body.decision).toBe('rejected');
+    const id = String(rejected.body.id);
+    expect(await put(id, '{"state":"running"}', { token: null })).toEqual({
+      status: 401,
+      code: 'UNAUTHORIZED',
+    });
+    expect(await put(id, '{"state":"gone"}')).toEqual({ status: 400, code: 'VALIDATION_FAILED' });
+    expect(await put(id, '{"state":"exited"}')).toEqual({ status: 400, code: 'VALIDATION_FAILED' });
+    expect(await put(id, 'state=running', { type: 'text/plain' })).toEqual({
+      status: 415,
+      code: 'UNSUPPORTED_MEDIA_TYPE',
+    });
+    expect(await put('dl-none', '{"state":"running"}')).toEqual({ status: 404, code: 'NOT_FOUND' });
+    expect(await put(id, '{"state":"exited","exitCode":0}')).toEqual({
+      status: 409,
+      code: 'TICKET_NOT_WAITING',
+    });
+  }, 30_000);
+
   it('judges the job missed when its second app ends after the deadline, though the first ended before', async () => {
     const p = run('25s', 20_000);
     const id = await waitFor('the ticket', () => /admitted as (dl-[0-9a-f]+)/.exec(p.output())?.[1], {
