@@ -210,7 +210,7 @@ export class Reconciler {
     const missing: Array<{ job: JobRecord; appId: string }> = [];
     for (const job of candidates) {
       const current = currentAppOf(this.p, job);
-      if (current === undefined || current.appId === job.appId) missing.push({ job, appId: job.appId! });
+      if (current === undefined) missing.push({ job, appId: job.appId! });
       else if (!appEnded(current.state) && !listed.has(current.appId))
         missing.push({ job, appId: current.appId });
     }
@@ -232,7 +232,7 @@ export class Reconciler {
           continue;
         }
       }
-      this.lose(job);
+      this.lose(job, appId);
     }
   }
 
@@ -257,7 +257,7 @@ export class Reconciler {
     }
   }
 
-  private lose(job: JobRecord): void {
+  private lose(job: JobRecord, lostApp: string | null = job.appId): void {
     const { ledger, metrics } = this.p.deps;
     const nowMs = this.p.deps.now();
     this.p.lanes.left(job, nowMs / 1000);
@@ -267,7 +267,6 @@ export class Reconciler {
     if (spec.resubmitIfLost === true && submit !== undefined && job.deadlineMs > nowMs) {
       if (this.resubmit(job, submit.payload as SubmitPayload, nowMs)) return;
     }
-    const lostApp = job.appId;
     ledger.transaction(() => {
       ledger.updateJob(job.id, { state: 'lost', finishedMs: nowMs });
       ledger.recordDecision(job.id, 'reconcile', 'lost', {

@@ -213,6 +213,28 @@ describe('one ticket, every app of its client', () => {
     expect((judged.detail as { message: string }).message).toMatch(/stopped reporting for over 200 s/);
   });
 
+  it('does not call a job lost whose ended first app the RM no longer lists, between apps', async () => {
+    const s = setup();
+    const { sidecar, rm, ledger, clock } = s;
+    const { id, tags, first } = await firstAppEnded(s);
+    // The RM keeps a bounded list of finished apps: the first ages out of it.
+    rm.apps.delete(first);
+    await sidecar.runOnce();
+    await sidecar.runOnce();
+    expect(ledger.getJob(id)).toMatchObject({ state: 'running', outcome: null });
+    clock.advance(5);
+    const second = rm.external(tags, 'realtime', clock.now());
+    await sidecar.runOnce();
+    rm.run(second);
+    await sidecar.runOnce();
+    expect(ledger.appsOf(id).map((a) => a.appId)).toEqual([first, second]);
+    // The second app vanishes while it runs (an RM restarted without recovery): that is a loss.
+    rm.forgetApps();
+    await sidecar.runOnce();
+    expect(ledger.getJob(id)).toMatchObject({ state: 'lost' });
+    expect(ledger.decisionsOf(id).at(-1)).toMatchObject({ decision: 'lost', detail: { app: second } });
+  });
+
   it('keeps the job open while the client reports itself, and a failed client fails the job', async () => {
     const s = setup({ ttlSeconds: 120 });
     const { sidecar, ledger, clock } = s;
