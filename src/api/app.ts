@@ -24,6 +24,7 @@ import { DOCS_CSP, renderOpenApiPage } from './openapi-page';
 import { PAGE_CSP, renderJobsPage } from './page';
 import type { JobView } from './views';
 import { parseSubmission, type Submission } from './submission';
+import { parseClientReport, type ClientReport } from './client-report';
 
 /** What the HTTP layer needs from the running sidecar. */
 export interface SidecarService {
@@ -48,6 +49,11 @@ export interface SidecarService {
   resetEstimates?(workloadClass: string, by: string): unknown;
   /** Cancels a waiting ticket (DELETE /api/v1/jobs/{id}); answers the job as it is now, once durable. */
   cancelTicket?(id: string, by: string): unknown;
+  /**
+   * What a ticket's client reports of itself (PUT /api/v1/jobs/{id}/client): running, or exited
+   * with its code; answers the job as it is now, once durable.
+   */
+  reportClient?(id: string, report: ClientReport, by: string): unknown;
   /** Samples over time for the dashboard's charts (see StatsSample in views.ts). */
   stats(): { samples: unknown[] };
   readiness(): { ready: boolean; reason?: string; [key: string]: unknown };
@@ -289,6 +295,32 @@ function sidecarRoutes(
       next(err);
     }
   });
+
+  const [readReport, parseReport] = jsonBodyParser(1024, 4);
+  app.put(
+    '/api/v1/jobs/:id/client',
+    leaderOnly,
+    requireToken,
+    (req: RawRequest, _res, next) => {
+      if (!req.is('application/json')) {
+        next(new UnsupportedMediaTypeError('send the report as Content-Type: application/json'));
+        return;
+      }
+      next();
+    },
+    readReport,
+    parseReport,
+    async (req: RawRequest, res, next) => {
+      try {
+        const id = String(req.params.id);
+        if (!service.reportClient || id.length > MAX_ID_LENGTH)
+          throw new NotFoundError(`no job ${id.slice(0, MAX_ID_LENGTH)}`);
+        res.json(await service.reportClient(id, parseClientReport(req.body), req.submitter!));
+      } catch (err) {
+        next(err);
+      }
+    },
+  );
 
   app.get('/api/v1/cluster', leaderOnly, readGuard, (_req, res) => {
     res.json(service.cluster() ?? null);

@@ -5,6 +5,7 @@ import { errorCatalog } from '../errors/catalog';
 import { JOB_STATES } from '../store/types';
 import { RESERVED_TAG_KEYS } from '../yarn/tags';
 import { submissionSchema, SUBMISSION_LIMITS as L } from './submission';
+import { clientReportSchema } from './client-report';
 
 /**
  * OpenAPI 3.1 description of the sidecar's HTTP API, served at /api/v1/openapi.json. Every
@@ -106,7 +107,18 @@ const ticket = z
       .describe('generic options for hadoop jar / yarn jar, after the main class (-Dmapreduce.job.*)'),
     spark: z.array(z.string()).describe('options for spark-submit, before the application jar'),
     env: z.record(z.string(), z.string()).describe('the same as YSS_TICKET_* environment variables'),
-    appId: z.string().nullable().optional().describe('the app the ticket was bound to'),
+    appId: z.string().nullable().optional().describe('the (first) app the ticket was bound to'),
+    client: z
+      .object({
+        state: z.enum(['running', 'exited']),
+        exitCode: z.int().nullable().describe('once exited'),
+        reportedAt: isoTime.describe('its last report (its first report of exited is kept)'),
+      })
+      .nullable()
+      .optional()
+      .describe(
+        "what the ticket's client (run) reported of itself (PUT /api/v1/jobs/{id}/client); null when it reported nothing: the job is then judged on its first app",
+      ),
   })
   .describe(
     'Admission before submission: submit the app yourself with these, before expiresAt; until then the admitted capacity is held for it',
@@ -200,6 +212,28 @@ const job = z.object({
   position: z.int().nullable().describe('1-based place in the EDF queue, for admitted jobs not yet ended'),
   deadlineSource: z.enum(['request', 'queue-default', 'tag']),
   ticket: ticket.nullable().describe('the ticket of a job admitted before its app existed; null for others'),
+  apps: z
+    .array(
+      z.object({
+        id: z.string(),
+        state: z
+          .string()
+          .nullable()
+          .describe("the RM's state as last tracked; null for an app tracked before apps were kept"),
+        finalStatus: z.string().nullable(),
+        queue: z.string().nullable(),
+        startedAt: isoTime.nullable(),
+        finishedAt: isoTime.nullable(),
+      }),
+    )
+    .describe(
+      'every app of the job, first bound first (appId is the first): several for a ticket whose client ran one app after another',
+    ),
+  betweenApps: z
+    .boolean()
+    .describe(
+      "an open job whose apps have all ended, waiting for its client's next app or its exit (it is judged on its last app once the client has exited)",
+    ),
 });
 
 const jobDetail = job.extend({
@@ -398,7 +432,7 @@ function componentSchemas<I extends string, O extends string>(
 type JsonSchemaObject = { properties: Record<string, unknown> } & Record<string, unknown>;
 
 const schemas = componentSchemas(
-  { Submission: submission },
+  { Submission: submission, ClientReport: clientReportSchema },
   {
     Error: errorBody,
     Answer: answer,
@@ -568,6 +602,27 @@ const paths = {
         '409': failure(
           'TICKET_NOT_WAITING: the job is no ticket, or its ticket is bound, expired or cancelled',
         ),
+        '500': failure('INTERNAL: a bug, logged with its component; the answer says nothing more'),
+        '503': notLeader('; LEDGER_UNAVAILABLE: the shared ledger did not commit in time (Retry-After)'),
+      },
+    },
+  },
+  '/api/v1/jobs/{id}/client': {
+    put: {
+      operationId: 'reportClient',
+      summary: "What a ticket's client reports of itself: running, or exited with its code",
+      description:
+        "`run` reports itself running when it starts its command and at least once per tickets.ttlSeconds after, then exited with the command's exit code. While it runs, every app carrying the ticket's tag is an app of the job; a job whose apps have all ended is judged only once its client has exited (on its last app), or once the client has not reported for tickets.ttlSeconds. A report after the exit changes nothing.",
+      parameters: [pathParameter('id', 'the job id the ticket was answered with')],
+      requestBody: { required: true, content: { 'application/json': { schema: ref('ClientReport') } } },
+      responses: {
+        '200': json('JobDetail', 'the job as it is now'),
+        '400': failure('VALIDATION_FAILED, INVALID_JSON or MALFORMED_REQUEST'),
+        '401': failure('UNAUTHORIZED: no or wrong bearer token'),
+        '404': failure('NOT_FOUND: no such job'),
+        '409': failure('TICKET_NOT_WAITING: the job is no ticket, or its ticket expired or was cancelled'),
+        '413': failure('PAYLOAD_TOO_LARGE: body larger than 1 KiB'),
+        '415': failure('UNSUPPORTED_MEDIA_TYPE: not application/json'),
         '500': failure('INTERNAL: a bug, logged with its component; the answer says nothing more'),
         '503': notLeader('; LEDGER_UNAVAILABLE: the shared ledger did not commit in time (Retry-After)'),
       },

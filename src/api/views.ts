@@ -11,6 +11,7 @@ import {
 } from '../core/cost-distribution';
 import { estimatesOf, type EstimateBook } from '../core/estimate-book';
 import type { ActionRecord, DecisionRecord, JobIdentity, JobRecord, TicketRecord } from '../store/ledger';
+import type { JobAppRecord } from '../store/types';
 
 /**
  * The shapes the read API answers with. The dashboard reads exactly these, as would any
@@ -52,6 +53,41 @@ export interface JobView extends JobIdentity {
   deadlineSource: 'request' | 'queue-default' | 'tag';
   /** The ticket of a job admitted before its app existed (tickets.ts's TicketView); null for others. */
   ticket: Record<string, unknown> | null;
+  /**
+   * Every app of the job, first bound first (appId is the first): one, or several for a ticket
+   * whose client ran one app after another (src/loop/job-apps.ts).
+   */
+  apps: JobAppView[];
+  /** An open job whose apps have all ended, waiting for its client's next app or its exit. */
+  betweenApps: boolean;
+}
+
+/** One app of a job as last tracked; state null for an app tracked before apps were kept. */
+export interface JobAppView {
+  id: string;
+  state: string | null;
+  finalStatus: string | null;
+  queue: string | null;
+  startedAt: string | null;
+  finishedAt: string | null;
+}
+
+const APP_ENDED = new Set(['FINISHED', 'FAILED', 'KILLED']);
+const JOB_OPEN = new Set(['accepted', 'submitted', 'running']);
+
+function appsView(job: JobRecord, apps: readonly JobAppRecord[]): JobAppView[] {
+  if (apps.length === 0)
+    return job.appId === null
+      ? []
+      : [{ id: job.appId, state: null, finalStatus: null, queue: null, startedAt: null, finishedAt: null }];
+  return apps.map((a) => ({
+    id: a.appId,
+    state: a.state,
+    finalStatus: a.finalStatus,
+    queue: a.queue,
+    startedAt: iso(a.startedMs),
+    finishedAt: iso(a.finishedMs),
+  }));
 }
 
 export interface ActionView {
@@ -123,8 +159,10 @@ export function jobView(
   job: JobRecord,
   position: number | null = null,
   ticket: TicketRecord | undefined = undefined,
+  apps: readonly JobAppRecord[] = [],
 ): JobView {
   const end = job.finishedMs ?? job.estimatedFinishMs;
+  const client = ticket?.client ?? null;
   return {
     id: job.id,
     name: job.name,
@@ -158,8 +196,23 @@ export function jobView(
           ? 'queue-default'
           : 'request',
     ticket: ticket
-      ? { ...(ticket.detail as Record<string, unknown>), status: ticket.status, appId: ticket.appId }
+      ? {
+          ...(ticket.detail as Record<string, unknown>),
+          status: ticket.status,
+          appId: ticket.appId,
+          client:
+            client === null
+              ? null
+              : { state: client.state, exitCode: client.exitCode, reportedAt: iso(client.seenMs) },
+        }
       : null,
+    apps: appsView(job, apps),
+    betweenApps:
+      job.decision === 'admitted' &&
+      JOB_OPEN.has(job.state) &&
+      client !== null &&
+      apps.length > 0 &&
+      apps.every((a) => APP_ENDED.has(a.state)),
   };
 }
 

@@ -51,6 +51,11 @@ export interface RunOptions {
   driver?: boolean;
   /** How often the ticket is read while the command runs (ms). */
   watchMs?: number;
+  /**
+   * How often `run` tells the sidecar its command still runs (ms); by default a quarter of the
+   * ticket's lifetime, between 1 s and 60 s.
+   */
+  heartbeatMs?: number;
 }
 
 export interface RunIo {
@@ -372,7 +377,7 @@ async function ticketStatus(o: RunOptions, io: RunIo, id: string): Promise<strin
   }
 }
 
-async function cancel(o: RunOptions, io: RunIo, id: string, why: string): Promise<void> {
+async function cancel(o: RunOptions, io: RunIo, id: string, why: string): Promise<boolean> {
   try {
     const { status, body } = await call(io, o, 'DELETE', `/api/v1/jobs/${encodeURIComponent(id)}`);
     if (status === 200) io.err(`run: ${why}: ticket ${id} cancelled\n`);
@@ -380,14 +385,61 @@ async function cancel(o: RunOptions, io: RunIo, id: string, why: string): Promis
       io.err(
         `run: ${why}: ticket ${id} not cancelled: ${(body.error as { message?: string } | undefined)?.message ?? status}\n`,
       );
+    return status === 200;
   } catch (err) {
     io.err(`run: ${why}: could not cancel ticket ${id}: ${(err as Error).message}\n`);
+    return false;
   }
 }
 
-function runChild(o: RunOptions, command: readonly string[], ticket: RunTicket, io: RunIo): Promise<number> {
+/**
+ * Tells the sidecar the command runs, or has exited with its code (PUT /api/v1/jobs/{id}/client):
+ * while it runs, every app carrying the ticket's tag is an app of the job, and the job is judged
+ * on its last app once the command has exited. An exit is tried three times, a second apart.
+ */
+async function reportClient(
+  o: RunOptions,
+  io: RunIo,
+  id: string,
+  report: { state: 'running' } | { state: 'exited'; exitCode: number },
+): Promise<void> {
+  const tries = report.state === 'exited' ? 3 : 1;
+  let why = '';
+  for (let i = 0; i < tries; i++) {
+    if (i > 0) await new Promise((r) => setTimeout(r, 1000));
+    try {
+      const { status, body } = await call(
+        io,
+        o,
+        'PUT',
+        `/api/v1/jobs/${encodeURIComponent(id)}/client`,
+        report,
+      );
+      if (status === 200) return;
+      why = (body.error as { message?: string } | undefined)?.message ?? String(status);
+      if (status === 409 || status === 404) break;
+    } catch (err) {
+      why = (err as Error).message;
+    }
+  }
+  if (report.state === 'exited')
+    io.err(
+      `run: could not tell the sidecar the command exited (${why}); its job is judged once the ticket's lifetime has passed\n`,
+    );
+}
+
+async function runChild(
+  o: RunOptions,
+  command: readonly string[],
+  ticket: RunTicket,
+  io: RunIo,
+): Promise<number> {
   const argv = withTicket(command, ticket, o.driver === undefined ? {} : { driver: o.driver });
   const signals = io.signals ?? process;
+  // Reported before the command starts: every app it runs under the ticket's tag is the job's.
+  await reportClient(o, io, ticket.id, { state: 'running' });
+  const lifetimeMs = Date.parse(ticket.expiresAt) - Date.now();
+  const heartbeatMs = o.heartbeatMs ?? Math.min(60_000, Math.max(1000, lifetimeMs / 4));
   return new Promise<number>((resolve) => {
     const child = spawn(argv[0]!, argv.slice(1), {
       stdio: 'inherit',
@@ -402,6 +454,9 @@ function runChild(o: RunOptions, command: readonly string[], ticket: RunTicket, 
         }
       });
     }, o.watchMs ?? 2000);
+    const heartbeat = setInterval(() => {
+      void reportClient(o, io, ticket.id, { state: 'running' });
+    }, heartbeatMs);
     const forward = (signal: NodeJS.Signals) => () => {
       child.kill(signal);
     };
@@ -411,10 +466,15 @@ function runChild(o: RunOptions, command: readonly string[], ticket: RunTicket, 
     signals.on('SIGTERM', onTerm);
     const done = async (code: number, failed: boolean, why: string) => {
       clearInterval(watch);
+      clearInterval(heartbeat);
       signals.off('SIGINT', onInt);
       signals.off('SIGTERM', onTerm);
-      if (failed && !bound && (await ticketStatus(o, io, ticket.id)) !== 'bound')
-        await cancel(o, io, ticket.id, why);
+      const cancelled =
+        failed && !bound && (await ticketStatus(o, io, ticket.id)) !== 'bound'
+          ? await cancel(o, io, ticket.id, why)
+          : false;
+      if (!cancelled)
+        await reportClient(o, io, ticket.id, { state: 'exited', exitCode: Math.min(255, code) });
       resolve(code);
     };
     child.once('error', (err) => {

@@ -214,7 +214,7 @@ export class EstimateKeeper {
    */
   learnFrom(
     job: JobRecord,
-    app: AppReport,
+    app: Pick<AppReport, 'finishedTime'> & { readonly startedTime?: number },
     tasks: readonly TaskReport[],
   ): { actuals: JobActuals; changed: boolean } | undefined {
     const maps = tasks.filter((t) => t.type === 'MAP' && t.finishTime > 0);
@@ -232,7 +232,7 @@ export class EstimateKeeper {
       // What the job spent outside its tasks, from the RM's times of its app (when known): from
       // its start to its first task (the AM's container, launch and set-up; waits for a
       // container count in, which only errs high) and from its last task to its end (commit).
-      ...(app.startedTime > 0 && firstStart >= app.startedTime
+      ...(app.startedTime !== undefined && app.startedTime > 0 && firstStart >= app.startedTime
         ? { setupSeconds: (firstStart - app.startedTime) / 1000 }
         : {}),
       ...(app.finishedTime > 0 && app.finishedTime >= lastFinish
@@ -419,4 +419,18 @@ export class EstimateKeeper {
       gauge.set({ stage: 'reduce', class: cls }, e.reduceCostMax);
     }
   }
+}
+
+/**
+ * The tasks of a job that ran as several apps (a ticket's client running one app after another,
+ * src/loop/job-apps.ts), read from the JobHistory server app by app and learned from as one
+ * job's: every app's maps and reduces, from its first app's start to its last app's finish.
+ */
+export async function tasksOfApps(
+  read: (appId: string) => Promise<readonly TaskReport[]>,
+  appIds: readonly string[],
+): Promise<TaskReport[]> {
+  const out: TaskReport[] = [];
+  for (const id of appIds) out.push(...(await read(id)));
+  return out;
 }

@@ -164,7 +164,7 @@ export function planPriorities(
     lane.policy.queue(lane.state).forEach((job, position) => {
       const rec = known.get(job.id)?.appId ? known.get(job.id) : ledger.getJob(job.id);
       if (!rec?.appId) return;
-      const app = byId.get(rec.appId);
+      const app = currentApp(ledger, rec, byId);
       // Until the scheduler has accepted an app (NEW, NEW_SAVING, SUBMITTED) a real RM shows its
       // priority as -1: it has none yet, and a write now would only repeat the submission's.
       if (!app || ENDED_APP_STATES.has(app.state) || NOT_YET_SCHEDULED.has(app.state)) return;
@@ -173,7 +173,10 @@ export function planPriorities(
       const shown = app.priority ?? rec.priority ?? undefined;
       if (!config.enforcement.lifetimeTimeouts && (!config.enforcement.priorities || shown === target))
         return;
-      const actions = ledger.actionsOf(rec.id);
+      // The writes for this app (a ticket's client may run several apps, each written to).
+      const actions = ledger
+        .actionsOf(rec.id)
+        .filter((a) => (a.payload as { appId?: string } | null)?.appId === app.id);
       if (config.enforcement.priorities) {
         if (needsPriorityWrite(rec, app, actions, target) && !pendingFor('set-priority', app.id)) {
           plan.push({
@@ -193,6 +196,22 @@ export function planPriorities(
     });
   }
   return plan;
+}
+
+/**
+ * The app of a job its priority is written to: its first while that one runs, else its latest
+ * (another app of a ticket's client, src/loop/job-apps.ts). The ledger is read only for a job
+ * whose first app ended.
+ */
+function currentApp(
+  ledger: Ledger,
+  rec: JobRecord,
+  byId: ReadonlyMap<string, AppReport>,
+): AppReport | undefined {
+  const first = byId.get(rec.appId!);
+  if (first && !ENDED_APP_STATES.has(first.state)) return first;
+  const latest = ledger.appsOf(rec.id).at(-1);
+  return latest === undefined || latest.appId === rec.appId ? first : byId.get(latest.appId);
 }
 
 /**

@@ -7,6 +7,18 @@ import type { AppReport } from '../yarn/model';
 import { decodeTags } from '../yarn/tags';
 import type { LoopParts } from './context';
 import { discover } from './discovery';
+import {
+  appEnded,
+  bindLaterApp,
+  currentAppOf,
+  foldActuals,
+  isLaterApp,
+  jobEnd,
+  planLaterAppPriority,
+  trackedApp,
+  type AppEnd,
+} from './job-apps';
+import { tasksOfApps } from './learning';
 import { enforce } from './plan';
 import { reasonOf } from './reasons';
 import { bindTicket } from './tickets';
@@ -72,11 +84,15 @@ export class Reconciler {
     });
     // Remembered once committed: a rolled-back cycle tracks its apps again.
     for (const [id, fields] of done) this.tracked.set(id, fields);
-    // Ended jobs read the JobHistory server first, so they are handled one by one after it.
+    // Ended jobs read the JobHistory server first, so they are handled one by one after it;
+    // a job two of whose apps ended in one poll is judged once.
+    const finished = new Set<string>();
     for (const { job, app, fields } of ended) {
-      await this.finish(job, app);
+      if (!finished.has(job.id)) await this.finish(job, app);
+      finished.add(job.id);
       this.tracked.set(app.id, fields);
     }
+    await this.settleBetweenApps(finished);
     await this.findLost(apps, open);
   }
 
@@ -86,7 +102,8 @@ export class Reconciler {
     const tags = decodeTags(app.applicationTags);
     // The recorded app id first: a sidecar-id tag only finds the job of an app whose id
     // was never recorded (a submission whose answer was lost), never another job's.
-    const job = ledger.getJobByAppId(app.id) ?? this.jobNamedBy(app, tags.sidecarId);
+    const job =
+      ledger.getJobByAppId(app.id) ?? ledger.jobOfApp(app.id) ?? this.jobNamedBy(app, tags.sidecarId);
     if (!job) {
       if (tags.deadlineMs !== undefined && !ENDED_APP_STATES.has(app.state)) discover(this.p, app, tags);
       return undefined;
@@ -94,10 +111,24 @@ export class Reconciler {
     if (job.appId === null) {
       ledger.updateJob(job.id, { appId: app.id });
       bindTicket(this.p, job, app);
+    } else if (job.appId !== app.id && ledger.jobOfApp(app.id) === undefined) {
+      bindLaterApp(this.p, job, app);
     }
     if (job.decision !== 'admitted' || !OPEN_STATES.has(job.state)) return undefined;
+    // Every app of an open admitted job is kept as last seen (the API's and dashboard's apps).
+    const before = ledger.trackJobApp(job.id, trackedApp(app));
+    if (ENDED_APP_STATES.has(app.state) && (before === undefined || !appEnded(before.state)))
+      ledger.recordDecision(job.id, 'reconcile', 'app-ended', {
+        app: app.id,
+        state: app.state,
+        finalStatus: app.finalStatus,
+        finishedAt: app.finishedTime > 0 ? new Date(app.finishedTime).toISOString() : null,
+      });
     // Submitted at a priority the RM shows lower, before any write of ours: the RM capped it.
+    // (The first app only: a later app of a ticket's client is given the job's priority below.)
+    const first = job.appId === null || job.appId === app.id;
     if (
+      first &&
       app.priority !== undefined &&
       app.priority >= 0 &&
       !NOT_YET_SCHEDULED.has(app.state) &&
@@ -108,6 +139,7 @@ export class Reconciler {
         this.p.cap.capped(app.id, job.priority, app.priority);
     }
     if (ENDED_APP_STATES.has(app.state)) return job;
+    if (!first) planLaterAppPriority(this.p, job, app);
     if (app.state === 'RUNNING' && job.state !== 'running') this.markRunning(job, app);
     return undefined;
   }
@@ -122,6 +154,13 @@ export class Reconciler {
     if (sidecarId === undefined) return undefined;
     const job = this.p.deps.ledger.getJob(sidecarId);
     if (!job) return undefined;
+    // Another app of a ticket's client that is still running (job-apps.ts).
+    if (
+      job.appId !== null &&
+      job.source === 'api' &&
+      isLaterApp(job, this.p.deps.ledger.getTicket(job.id), app)
+    )
+      return job;
     if (
       job.appId === null &&
       job.source === 'api' &&
@@ -162,14 +201,23 @@ export class Reconciler {
       j.appId !== null && (j.state === 'submitted' || j.state === 'running') && !listed.has(j.appId);
     // From the jobs open before the poll when given (a job's app is only ever recorded before
     // its app is listed), each checked again as it is now.
-    const missing = (open ?? ledger.openAdmittedJobsReused())
+    const candidates = (open ?? ledger.openAdmittedJobsReused())
       .filter(isMissing)
       .map((j) => (open ? ledger.getJob(j.id) : j))
       .filter((j): j is JobRecord => j !== undefined && j.decision === 'admitted' && isMissing(j));
+    // A job of several apps is followed by its latest: one that ended is no loss (the job is
+    // between apps, or judged), one still listed neither.
+    const missing: Array<{ job: JobRecord; appId: string }> = [];
+    for (const job of candidates) {
+      const current = currentAppOf(this.p, job);
+      if (current === undefined) missing.push({ job, appId: job.appId! });
+      else if (!appEnded(current.state) && !listed.has(current.appId))
+        missing.push({ job, appId: current.appId });
+    }
     this.endRefused();
-    for (const job of missing) {
+    for (const { job, appId } of missing) {
       try {
-        await rm.app(job.appId!);
+        await rm.app(appId);
         continue; // listed again (a list taken mid-change): nothing lost
       } catch (err) {
         const gone =
@@ -184,7 +232,7 @@ export class Reconciler {
           continue;
         }
       }
-      this.lose(job);
+      this.lose(job, appId);
     }
   }
 
@@ -209,7 +257,7 @@ export class Reconciler {
     }
   }
 
-  private lose(job: JobRecord): void {
+  private lose(job: JobRecord, lostApp: string | null = job.appId): void {
     const { ledger, metrics } = this.p.deps;
     const nowMs = this.p.deps.now();
     this.p.lanes.left(job, nowMs / 1000);
@@ -219,7 +267,6 @@ export class Reconciler {
     if (spec.resubmitIfLost === true && submit !== undefined && job.deadlineMs > nowMs) {
       if (this.resubmit(job, submit.payload as SubmitPayload, nowMs)) return;
     }
-    const lostApp = job.appId;
     ledger.transaction(() => {
       ledger.updateJob(job.id, { state: 'lost', finishedMs: nowMs });
       ledger.recordDecision(job.id, 'reconcile', 'lost', {
@@ -281,23 +328,83 @@ export class Reconciler {
   }
 
   private markRunning(job: JobRecord, app: AppReport): void {
-    this.p.deps.ledger.updateJob(job.id, { state: 'running', appId: app.id });
+    this.p.deps.ledger.updateJob(job.id, { state: 'running', appId: job.appId ?? app.id });
     this.p.lanes.started(job);
   }
 
-  /** An admitted job whose app ended: its outcome, learning, feedback, and its lane freed. */
+  /**
+   * An admitted job whose app ended: judged on it, or, for a ticket whose client reported
+   * itself (job-apps.ts), judged on its last app once every app ended and the client exited;
+   * until then it keeps its place in its lane.
+   */
   private async finish(job: JobRecord, app: AppReport): Promise<void> {
+    const end = jobEnd(this.p, job);
+    if (end.kind === 'waiting') return;
+    if (end.kind === 'one') {
+      const finishedMs = app.finishedTime > 0 ? app.finishedTime : this.p.deps.now();
+      const last = { appId: app.id, state: app.state, finalStatus: app.finalStatus, finishedMs };
+      return this.judge(job, last, [app.id]);
+    }
+    return this.judgeWhole(job, end);
+  }
+
+  /**
+   * Ticket jobs between apps whose client has since exited or stopped reporting: judged on their
+   * last app. `judged`: the jobs this poll already ended.
+   */
+  private async settleBetweenApps(judged: ReadonlySet<string>): Promise<void> {
+    for (const job of this.p.deps.ledger.jobsBetweenApps()) {
+      if (judged.has(job.id)) continue;
+      const end = jobEnd(this.p, job);
+      if (end.kind === 'whole') await this.judgeWhole(job, end);
+    }
+  }
+
+  /** A job of one or several apps judged as a whole: recorded with its apps, then judged on its last. */
+  private async judgeWhole(job: JobRecord, end: Extract<ReturnType<typeof jobEnd>, { kind: 'whole' }>) {
+    const { ledger } = this.p.deps;
+    // A client that exited with an error failed the job, whatever its last app did.
+    const last =
+      end.exitCode !== null && end.exitCode !== 0 && end.last.state === 'FINISHED'
+        ? { ...end.last, finalStatus: 'FAILED' }
+        : end.last;
+    ledger
+      .writeSoon(() =>
+        ledger.recordDecision(job.id, 'reconcile', 'apps-ended', {
+          apps: end.apps.map((a) => a.appId),
+          lastApp: end.last.appId,
+          clientExitCode: end.exitCode,
+          ...(end.silent
+            ? {
+                message: `the client stopped reporting for over ${this.p.deps.config.tickets.ttlSeconds} s before reporting its exit: judged on its last app`,
+              }
+            : {}),
+        }),
+      )
+      .catch((err: unknown) =>
+        this.p.log.error('a job of several apps could not be recorded', { job: job.id, error: String(err) }),
+      );
+    await this.judge(
+      job,
+      last,
+      end.apps.map((a) => a.appId),
+    );
+  }
+
+  /** An admitted job judged on its (last) app's end: its outcome, learning, feedback, and its lane freed. */
+  private async judge(job: JobRecord, last: AppEnd, appIds: readonly string[]): Promise<void> {
     const { ledger, metrics } = this.p.deps;
-    const finishedMs = app.finishedTime > 0 ? app.finishedTime : this.p.deps.now();
+    const { finishedMs } = last;
     const state =
-      app.state === 'FINISHED' && app.finalStatus !== 'FAILED'
+      last.state === 'FINISHED' && last.finalStatus !== 'FAILED'
         ? 'finished'
-        : app.state === 'KILLED'
+        : last.state === 'KILLED'
           ? 'killed'
           : 'failed';
     // Met or missed is said of a job that finished; one that FAILED or was KILLED is neither.
     const outcome = state !== 'finished' ? null : finishedMs <= job.deadlineMs ? 'met' : 'missed';
-    const actuals = state === 'finished' ? await this.learn(job, app) : undefined;
+    const learned = state === 'finished' ? await this.learn(job, appIds, finishedMs) : undefined;
+    const actuals = learned && foldActuals(learned, job.maps, job.reduces);
     // Looked up after learning: growing estimates rebuild every lane.
     this.p.lanes.finished(job, actuals);
     // In the next group commit with the learned figures: one sync for the poll's ended jobs.
@@ -310,7 +417,8 @@ export class Reconciler {
     metrics.deadlines.inc({ outcome: outcome ?? state });
     this.p.log.info('job ended', {
       job: job.id,
-      app: app.id,
+      app: last.appId,
+      apps: appIds.length,
       state,
       outcome,
       lateBySeconds: (finishedMs - job.deadlineMs) / 1000,
@@ -321,16 +429,30 @@ export class Reconciler {
    * Reads a finished job's tasks from the JobHistory server and learns the estimates from
    * them. When the estimates change, every lane is rebuilt with them.
    */
-  private async learn(job: JobRecord, app: AppReport): Promise<JobActuals | undefined> {
+  private async learn(
+    job: JobRecord,
+    appIds: readonly string[],
+    finishedMs: number,
+  ): Promise<JobActuals | undefined> {
     const jhs = this.p.deps.jobHistory;
     if (!jhs) return undefined;
     try {
-      const tasks = await jhs.tasksOfApp(app.id);
-      const learned = this.p.estimates.learnFrom(job, app, tasks);
+      // Every app of the job: its tasks, first app's to last app's (learning.ts, tasksOfApps).
+      const tasks = await tasksOfApps((id) => jhs.tasksOfApp(id), appIds);
+      // The job's start is its first app's (the set-up is learned from it, learning.ts).
+      const first = this.p.deps.ledger
+        .appsOfJobs([job.id])
+        .get(job.id)
+        ?.find((a) => a.ordinal === 1)?.startedMs;
+      const learned = this.p.estimates.learnFrom(
+        job,
+        { finishedTime: finishedMs, ...(first == null ? {} : { startedTime: first }) },
+        tasks,
+      );
       if (learned?.changed) this.p.lanes.rebuildAll();
       return learned?.actuals;
     } catch (err) {
-      this.p.log.warn('could not read the job history', { job: job.id, app: app.id, error: String(err) });
+      this.p.log.warn('could not read the job history', { job: job.id, apps: appIds, error: String(err) });
       return undefined;
     }
   }

@@ -1,5 +1,6 @@
 import type { SidecarService } from '../api/app';
 import type { Submission } from '../api/submission';
+import type { ClientReport } from '../api/client-report';
 import type { EstimatesView, JobDetailView, StatsSample } from '../api/views';
 import { Enforcer } from '../enforce/enforcer';
 import type { JobQuery } from '../store/types';
@@ -13,7 +14,7 @@ import { Partitions } from './partitions';
 import { PriorityCapTracker } from './priority-cap';
 import { Reconciler } from './reconcile';
 import { Submissions, type SubmitAnswer, type SubmitContext } from './submissions';
-import { cancelTicket } from './tickets';
+import { cancelTicket, reportClient } from './tickets';
 import { clusterView, getJob, listJobs, readiness, stats, type Readiness } from './views';
 
 export type { SidecarDeps } from './context';
@@ -126,6 +127,13 @@ export class Sidecar implements SidecarService {
     // Answered once the reset is durable (a shared ledger: committed in PostgreSQL).
     await this.parts.deps.ledger.flush();
     return view;
+  }
+
+  /** PUT /api/v1/jobs/{id}/client: what a ticket's client reports (tickets.ts); the job as it is now. */
+  async reportClient(id: string, report: ClientReport, by: string): Promise<unknown> {
+    reportClient(this.parts, id, report, by);
+    await this.parts.deps.ledger.flush();
+    return this.getJob(id);
   }
 
   /** DELETE /api/v1/jobs/{id}: cancels a waiting ticket (tickets.ts) and answers the job as it is now. */

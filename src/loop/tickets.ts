@@ -1,3 +1,4 @@
+import type { ClientReport } from '../api/client-report';
 import { NotFoundError, TicketNotWaitingError } from '../errors/api-errors';
 import type { JobRecord, TicketRecord } from '../store/ledger';
 import type { AppReport } from '../yarn/model';
@@ -98,6 +99,32 @@ export function ticketFor(a: {
 /** A ticket as the API shows it: what it told the client, its status now, and its app. */
 export function ticketView(t: TicketRecord): TicketView {
   return { ...(t.detail as TicketView), status: t.status, appId: t.appId };
+}
+
+/**
+ * PUT /api/v1/jobs/{id}/client: the ticket's client reports itself running (its first report
+ * makes the job one of possibly several apps, judged once the client has exited: job-apps.ts),
+ * or exited with its code. Recorded before it is answered; a report after the exit changes
+ * nothing. A job that is no ticket, or whose ticket expired or was cancelled, is a
+ * TicketNotWaitingError.
+ */
+export function reportClient(p: LoopParts, id: string, report: ClientReport, by: string): void {
+  const { ledger } = p.deps;
+  if (!ledger.getJob(id)) throw new NotFoundError(`no job ${id}`);
+  const ticket = ledger.getTicket(id);
+  if (!ticket)
+    throw new TicketNotWaitingError(`job ${id} is no ticket: only a ticket's client reports itself`);
+  if (ticket.status === 'expired' || ticket.status === 'cancelled')
+    throw new TicketNotWaitingError(
+      `the ticket of job ${id} is ${ticket.status}: its client has nothing to report`,
+    );
+  const exitCode = report.state === 'exited' ? report.exitCode : null;
+  ledger.transaction(() => {
+    if (!ledger.reportClient(id, report.state, exitCode, p.deps.now())) return;
+    if (report.state === 'exited') ledger.recordDecision(id, 'ticket', 'client-exited', { exitCode, by });
+    else if (ticket.client === null) ledger.recordDecision(id, 'ticket', 'client-running', { by });
+  });
+  if (report.state === 'exited') p.log.info("a ticket's client exited", { job: id, exitCode });
 }
 
 /**

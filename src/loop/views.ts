@@ -63,7 +63,11 @@ export function listJobsOf(
 ): { jobs: unknown[]; total: number } {
   const { jobs, total } = ledger.listJobs(query);
   const tickets = ledger.ticketsOf(jobs.filter((j) => j.source === 'api').map((j) => j.id));
-  return { jobs: jobs.map((j) => jobView(j, positions.get(j.id) ?? null, tickets.get(j.id))), total };
+  const apps = ledger.appsOfJobs(jobs.filter((j) => j.appId !== null).map((j) => j.id));
+  return {
+    jobs: jobs.map((j) => jobView(j, positions.get(j.id) ?? null, tickets.get(j.id), apps.get(j.id))),
+    total,
+  };
 }
 
 /** One job with its decisions and RM writes, from the ledger alone. */
@@ -75,7 +79,7 @@ export function getJobOf(
   const job = ledger.getJob(id);
   if (!job) return undefined;
   return {
-    ...jobView(job, positions.get(id) ?? null, ledger.getTicket(id)),
+    ...jobView(job, positions.get(id) ?? null, ledger.getTicket(id), ledger.appsOf(id)),
     decisions: ledger.decisionsOf(id).map(decisionView),
     actions: ledger.actionsOf(id).map(actionView),
   };

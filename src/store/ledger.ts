@@ -20,14 +20,17 @@ import type {
   ActionStatus,
   DecisionRecord,
   IdempotentAnswer,
+  JobAppRecord,
   JobCount,
   JobPatch,
   JobQuery,
   JobRecord,
   Ledger,
   NewJob,
+  TicketClient,
   TicketRecord,
   TicketStatus,
+  TrackedApp,
 } from './types';
 
 export type {
@@ -116,6 +119,29 @@ function ticketFromRow(row: Row): TicketRecord {
     expiresMs: row.expires_ms as number,
     appId: (row.app_id as string | null) ?? null,
     detail: fromJson(row.detail),
+    client:
+      row.client_state === null || row.client_state === undefined
+        ? null
+        : {
+            state: row.client_state as TicketClient['state'],
+            exitCode: (row.client_exit_code as number | null) ?? null,
+            seenMs: row.client_seen_ms as number,
+          },
+    createdMs: row.created_ms as number,
+    updatedMs: row.updated_ms as number,
+  };
+}
+
+function jobAppFromRow(row: Row): JobAppRecord {
+  return {
+    jobId: row.job_id as string,
+    appId: row.app_id as string,
+    ordinal: row.ordinal as number,
+    state: row.state as string,
+    finalStatus: (row.final_status as string | null) ?? null,
+    queue: (row.queue as string | null) ?? null,
+    startedMs: (row.started_ms as number | null) ?? null,
+    finishedMs: (row.finished_ms as number | null) ?? null,
     createdMs: row.created_ms as number,
     updatedMs: row.updated_ms as number,
   };
@@ -884,6 +910,89 @@ export class SqliteLedger implements Ledger {
         nowMs,
       ) as Row[]
     ).map(ticketFromRow);
+  }
+
+  reportClient(jobId: string, state: TicketClient['state'], exitCode: number | null, atMs: number): boolean {
+    const info = this.sql(
+      "UPDATE tickets SET client_state = ?, client_exit_code = ?, client_seen_ms = ?, updated_ms = ? WHERE job_id = ? AND (client_state IS NULL OR client_state = 'running')",
+    ).run(state, state === 'exited' ? exitCode : null, atMs, this.clock(), jobId);
+    return info.changes === 1;
+  }
+
+  // --- the apps of a job ---------------------------------------------------------------
+
+  trackJobApp(jobId: string, app: TrackedApp): JobAppRecord | undefined {
+    const before = this.sql('SELECT * FROM job_apps WHERE app_id = ?').get(app.appId) as Row | undefined;
+    const now = this.clock();
+    if (before) {
+      this.sql(
+        'UPDATE job_apps SET state = ?, final_status = ?, queue = ?, started_ms = ?, finished_ms = ?, updated_ms = ? WHERE app_id = ?',
+      ).run(app.state, app.finalStatus, app.queue, app.startedMs, app.finishedMs, now, app.appId);
+      return jobAppFromRow(before);
+    }
+    const last = this.sql('SELECT MAX(ordinal) AS n FROM job_apps WHERE job_id = ?').get(jobId) as {
+      n: number | null;
+    };
+    this.sql(
+      'INSERT INTO job_apps (app_id, job_id, ordinal, state, final_status, queue, started_ms, finished_ms, created_ms, updated_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
+    ).run(
+      app.appId,
+      jobId,
+      (last.n ?? 0) + 1,
+      app.state,
+      app.finalStatus,
+      app.queue,
+      app.startedMs,
+      app.finishedMs,
+      now,
+      now,
+    );
+    return undefined;
+  }
+
+  appsOf(jobId: string): JobAppRecord[] {
+    return (this.sql('SELECT * FROM job_apps WHERE job_id = ? ORDER BY ordinal').all(jobId) as Row[]).map(
+      jobAppFromRow,
+    );
+  }
+
+  appsOfJobs(jobIds: readonly string[]): Map<string, JobAppRecord[]> {
+    const out = new Map<string, JobAppRecord[]>();
+    for (let i = 0; i < jobIds.length; i += 500) {
+      const part = jobIds.slice(i, i + 500);
+      const rows = this.sql(
+        `SELECT * FROM job_apps WHERE job_id IN (${part.map(() => '?').join(', ')}) ORDER BY job_id, ordinal`,
+      ).all(...part) as Row[];
+      for (const r of rows) {
+        const a = jobAppFromRow(r);
+        const list = out.get(a.jobId);
+        if (list) list.push(a);
+        else out.set(a.jobId, [a]);
+      }
+    }
+    return out;
+  }
+
+  jobOfApp(appId: string): JobRecord | undefined {
+    const row = this.sql(
+      'SELECT jobs.* FROM job_apps JOIN jobs ON jobs.id = job_apps.job_id WHERE job_apps.app_id = ?',
+    ).get(appId) as Row | undefined;
+    return row ? jobFromRow(row) : undefined;
+  }
+
+  jobsBetweenApps(): JobRecord[] {
+    this.commitQueued();
+    return (
+      this.sql(
+        `SELECT jobs.* FROM jobs JOIN tickets ON tickets.job_id = jobs.id
+         WHERE jobs.decision = 'admitted' AND jobs.state IN ('submitted', 'running')
+           AND tickets.status = 'bound' AND tickets.client_state IS NOT NULL
+           AND EXISTS (SELECT 1 FROM job_apps a WHERE a.job_id = jobs.id)
+           AND NOT EXISTS (SELECT 1 FROM job_apps a WHERE a.job_id = jobs.id
+                             AND a.state NOT IN ('FINISHED', 'FAILED', 'KILLED'))
+         ORDER BY jobs.deadline_ms, jobs.created_ms`,
+      ).all() as Row[]
+    ).map(jobFromRow);
   }
 
   // --- small named values (learned estimates, controller state) ---------------------------

@@ -161,6 +161,34 @@ export const MIGRATIONS: ReadonlyArray<{ version: number; name: string; sql: str
       END;
     `,
   },
+  {
+    version: 5,
+    name: 'every app of a job, and the client of a ticket',
+    // A ticket's client may run several apps one after another under the ticket's tag (Hadoop's
+    // grep: a search, then a sort; Pig and Hive stages): each is a row here, in the order they
+    // were bound (ordinal 1 the first, the job's app_id), with its state as last tracked. A
+    // ticket's client (run) reports itself running and then exited: until it has exited, a job
+    // whose apps have all ended waits for its next app instead of being judged.
+    sql: `
+      CREATE TABLE job_apps (
+        app_id TEXT PRIMARY KEY,
+        job_id TEXT NOT NULL REFERENCES jobs (id),
+        ordinal INTEGER NOT NULL,
+        state TEXT NOT NULL,
+        final_status TEXT,
+        queue TEXT,
+        started_ms INTEGER,
+        finished_ms INTEGER,
+        created_ms INTEGER NOT NULL,
+        updated_ms INTEGER NOT NULL
+      );
+      CREATE UNIQUE INDEX job_apps_job ON job_apps (job_id, ordinal);
+      ALTER TABLE tickets ADD COLUMN client_state TEXT
+        CHECK (client_state IN ('running', 'exited') OR client_state IS NULL);
+      ALTER TABLE tickets ADD COLUMN client_exit_code INTEGER;
+      ALTER TABLE tickets ADD COLUMN client_seen_ms INTEGER;
+    `,
+  },
 ];
 
 /** Tables derived from others by triggers: each ledger keeps its own, none is shipped. */

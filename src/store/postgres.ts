@@ -32,14 +32,17 @@ import type {
   ActionStatus,
   DecisionRecord,
   IdempotentAnswer,
+  JobAppRecord,
   JobCount,
   JobPatch,
   JobQuery,
   JobRecord,
   Ledger,
   NewJob,
+  TicketClient,
   TicketRecord,
   TicketStatus,
+  TrackedApp,
 } from './types';
 
 /**
@@ -53,6 +56,7 @@ export const LEDGER_TABLES: readonly string[] = [
   'idempotency',
   'kv',
   'tickets',
+  'job_apps',
 ];
 
 /**
@@ -127,6 +131,29 @@ export const PG_MIGRATIONS: ReadonlyArray<{ version: number; name: string; sql: 
         detail TEXT NOT NULL, created_ms BIGINT NOT NULL, updated_ms BIGINT NOT NULL,
         seq BIGINT NOT NULL
       );
+      CREATE INDEX tickets_seq ON tickets (seq);
+    `,
+  },
+  {
+    version: 2,
+    name: 'job_apps, and the client of a ticket (SQLite migration 5)',
+    sql: `
+      CREATE TABLE job_apps (
+        row_id BIGINT NOT NULL,
+        app_id TEXT PRIMARY KEY, job_id TEXT NOT NULL, ordinal BIGINT NOT NULL, state TEXT NOT NULL,
+        final_status TEXT, queue TEXT, started_ms BIGINT, finished_ms BIGINT,
+        created_ms BIGINT NOT NULL, updated_ms BIGINT NOT NULL,
+        seq BIGINT NOT NULL
+      );
+      CREATE INDEX job_apps_seq ON job_apps (seq);
+      ALTER TABLE tickets ADD COLUMN client_state TEXT, ADD COLUMN client_exit_code BIGINT,
+        ADD COLUMN client_seen_ms BIGINT;
+      -- seq stays the last column, as in every ledger table.
+      DROP INDEX tickets_seq;
+      ALTER TABLE tickets RENAME COLUMN seq TO seq_before;
+      ALTER TABLE tickets ADD COLUMN seq BIGINT;
+      UPDATE tickets SET seq = seq_before;
+      ALTER TABLE tickets ALTER COLUMN seq SET NOT NULL, DROP COLUMN seq_before;
       CREATE INDEX tickets_seq ON tickets (seq);
     `,
   },
@@ -1023,6 +1050,26 @@ export class PostgresLedger implements Ledger {
   }
   expiredTickets(nowMs: number): TicketRecord[] {
     return this.work.expiredTickets(nowMs);
+  }
+  reportClient(jobId: string, state: TicketClient['state'], exitCode: number | null, atMs: number): boolean {
+    this.assertWritable();
+    return this.work.reportClient(jobId, state, exitCode, atMs);
+  }
+  trackJobApp(jobId: string, app: TrackedApp): JobAppRecord | undefined {
+    this.assertWritable();
+    return this.work.trackJobApp(jobId, app);
+  }
+  appsOf(jobId: string): JobAppRecord[] {
+    return this.work.appsOf(jobId);
+  }
+  appsOfJobs(jobIds: readonly string[]): Map<string, JobAppRecord[]> {
+    return this.work.appsOfJobs(jobIds);
+  }
+  jobOfApp(appId: string): JobRecord | undefined {
+    return this.work.jobOfApp(appId);
+  }
+  jobsBetweenApps(): JobRecord[] {
+    return this.work.jobsBetweenApps();
   }
   getValue<T>(key: string): T | undefined {
     return this.work.getValue<T>(key);

@@ -100,12 +100,49 @@ export interface TicketRecord {
   jobId: string;
   status: TicketStatus;
   expiresMs: number;
+  /** The first app it was bound to. */
   appId: string | null;
   /** What the client was told: tags and client arguments (the answer's `ticket`). */
   detail: unknown;
+  /**
+   * What the ticket's client (run) reported of itself, null when it reported nothing (a client
+   * given the ticket's arguments by hand): its job is then judged on its first app.
+   */
+  client: TicketClient | null;
   createdMs: number;
   updatedMs: number;
 }
+
+/** A ticket's client as it last reported itself (PUT /api/v1/jobs/{id}/client). */
+export interface TicketClient {
+  state: 'running' | 'exited';
+  /** Its exit code, once exited (128 + n for a signal n). */
+  exitCode: number | null;
+  /** When it last reported (its first report of `exited` is kept). */
+  seenMs: number;
+}
+
+/** One app of a job, as the reconciler last tracked it (a ticket's client may run several). */
+export interface JobAppRecord {
+  jobId: string;
+  appId: string;
+  /** 1 for the job's first app (its appId), then in the order they were bound. */
+  ordinal: number;
+  /** The RM's state (NEW ... RUNNING, FINISHED, FAILED, KILLED). */
+  state: string;
+  finalStatus: string | null;
+  queue: string | null;
+  startedMs: number | null;
+  finishedMs: number | null;
+  createdMs: number;
+  updatedMs: number;
+}
+
+/** What the reconciler tracks of an app (JobAppRecord without the job's and the ledger's fields). */
+export type TrackedApp = Pick<
+  JobAppRecord,
+  'appId' | 'state' | 'finalStatus' | 'queue' | 'startedMs' | 'finishedMs'
+>;
 
 export interface JobQuery {
   decision?: Decision;
@@ -240,6 +277,29 @@ export interface Ledger {
   endTicket(jobId: string, status: Exclude<TicketStatus, 'waiting'>, appId?: string | null): boolean;
   /** Waiting tickets whose expiry is at or before `nowMs`. */
   expiredTickets(nowMs: number): TicketRecord[];
+  /**
+   * What a ticket's client reported of itself: running (again: a heartbeat), or exited with its
+   * code. An exit is kept once reported (a later report changes nothing); false when the job
+   * has no ticket or its client had already exited.
+   */
+  reportClient(jobId: string, state: TicketClient['state'], exitCode: number | null, atMs: number): boolean;
+
+  /**
+   * Records one app of a job as tracked now: a new app takes the next ordinal. Returns the row
+   * as it was before (undefined for a new app).
+   */
+  trackJobApp(jobId: string, app: TrackedApp): JobAppRecord | undefined;
+  /** A job's apps, first bound first. */
+  appsOf(jobId: string): JobAppRecord[];
+  /** The apps of the given jobs, by job id (one query for a page of jobs). */
+  appsOfJobs(jobIds: readonly string[]): Map<string, JobAppRecord[]>;
+  /** The job an app was bound to as one of its apps (job_apps), first or later. */
+  jobOfApp(appId: string): JobRecord | undefined;
+  /**
+   * Admitted open jobs of a ticket whose client reported itself, with at least one app and every
+   * app ended: jobs between apps, waiting for their client's next app or its exit.
+   */
+  jobsBetweenApps(): JobRecord[];
 
   /** A small named value (learned estimates, controller state), as JSON. */
   getValue<T>(key: string): T | undefined;

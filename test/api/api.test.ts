@@ -259,6 +259,7 @@ describe('the HTTP API', () => {
         '/api/v1/estimates/{workloadClass}/reset',
         '/api/v1/jobs',
         '/api/v1/jobs/{id}',
+        '/api/v1/jobs/{id}/client',
         '/api/v1/docs',
         '/api/v1/leader',
         '/api/v1/openapi.json',

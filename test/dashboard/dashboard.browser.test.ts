@@ -1324,3 +1324,159 @@ describe('the dashboard of a follower, one of a pair of sidecars', () => {
     }
   });
 });
+
+/**
+ * A ticket whose client ran two apps one after the other (as Hadoop's grep runs a search, then a
+ * sort), against the live sidecar beside the emulated RM: the client reports itself running,
+ * its first app runs and ends, its second lands in the default queue and is moved. The job's
+ * panel lists both apps; the tickets table counts the second beside the first.
+ */
+describe('a ticket with two apps on the dashboard of the live sidecar', () => {
+  const MB = 1024 * 1024;
+  const LIVE_TOKEN = 'multiapp-dashboard-token-0123456789';
+  let clock: ManualClock;
+  let emulator: RunningEmulator;
+  let running: RunningSidecar;
+  let mp: Page;
+  let jobId = '';
+  const apps: string[] = [];
+
+  async function cycle(): Promise<void> {
+    await running.sidecar.runOnce();
+    await running.sidecar.runOnceSettled();
+  }
+
+  async function call(method: string, url: string, body?: unknown): Promise<Record<string, unknown>> {
+    const res = await fetch(url, {
+      method,
+      headers: {
+        authorization: `Bearer ${LIVE_TOKEN}`,
+        'content-type': 'application/json',
+        accept: 'application/json',
+      },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    expect(res.status).toBeLessThan(300);
+    const text = await res.text();
+    return (text ? JSON.parse(text) : {}) as Record<string, unknown>;
+  }
+
+  /** An app submitted to the emulated RM with the ticket's tags and priority, in `queue`. */
+  async function submitApp(t: { tags: string[]; priority: number }, queue: string): Promise<string> {
+    const id = String(
+      (await call('POST', `${emulator.url}/ws/v1/cluster/apps/new-application`))['application-id'],
+    );
+    await call('POST', `${emulator.url}/ws/v1/cluster/apps`, {
+      'application-id': id,
+      'application-name': 'grep',
+      'application-type': 'MAPREDUCE',
+      queue,
+      priority: t.priority,
+      'application-tags': { tag: t.tags },
+      ...SLEEP_AM,
+      resource: { memory: 1024, vCores: 1 },
+    });
+    return id;
+  }
+
+  /** Moves the emulated clock on, a cycle per step, until `app` has ended. */
+  async function untilEnded(app: string): Promise<void> {
+    for (let i = 0; i < 200; i++) {
+      const { app: report } = (await call('GET', `${emulator.url}/ws/v1/cluster/apps/${app}`)) as {
+        app: { state: string };
+      };
+      if (['FINISHED', 'FAILED', 'KILLED'].includes(report.state)) return;
+      clock.advance(1000);
+      await cycle();
+    }
+    throw new Error(`${app} did not end`);
+  }
+
+  beforeAll(async () => {
+    ({ clock, emulator, running } = await startLive(Date.UTC(2026, 10, 22, 10), 13, LIVE_TOKEN));
+    await cycle();
+    const answer = (await call('POST', `${running.url}/api/v1/jobs`, {
+      name: 'grep-two-stages',
+      user: 'erin',
+      deadline: 3600,
+      maps: 2,
+      reduces: 1,
+      inputBytes: 2 * 128 * MB,
+    })) as { id: string; ticket: { tags: string[]; priority: number } };
+    jobId = answer.id;
+    await call('PUT', `${running.url}/api/v1/jobs/${jobId}/client`, { state: 'running' });
+    apps.push(await submitApp(answer.ticket, 'realtime'));
+    await cycle();
+    await untilEnded(apps[0]!);
+    await cycle();
+    apps.push(await submitApp(answer.ticket, 'default'));
+    await cycle();
+    await cycle();
+    const ctx = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    mp = watch(await ctx.newPage());
+    await mp.goto(`${running.url}/#job=${encodeURIComponent(jobId)}`);
+    await mp.waitForFunction(
+      (id) => document.querySelector('#detail')?.getAttribute('data-job-id') === id,
+      jobId,
+    );
+  });
+
+  afterAll(async () => {
+    await mp?.context().close();
+    await running?.close();
+    await emulator?.close();
+  });
+
+  async function appRows(): Promise<string[][]> {
+    return mp.$$eval('#detail-apps tbody tr', (rows) =>
+      rows.map((r) => Array.from(r.querySelectorAll('td')).map((td) => td.textContent ?? '')),
+    );
+  }
+
+  it("lists both apps in the job's panel, each in the ticket's queue, as the API answers", async () => {
+    const job = (await (await fetch(`${running.url}/api/v1/jobs/${jobId}`)).json()) as JobView;
+    expect(job.appId).toBe(apps[0]);
+    expect(job.apps.map((a) => a.id)).toEqual(apps);
+    await mp.waitForFunction(() => document.querySelectorAll('#detail-apps tbody tr').length === 2);
+    const rows = await appRows();
+    expect(rows.map((r) => [r[0], r[2]])).toEqual([
+      [apps[0], 'root.realtime'],
+      [apps[1], 'root.realtime'],
+    ]);
+    expect(rows.map((r) => r[1])).toEqual(job.apps.map((a) => a.state));
+    expect(rows[0]![1]).toBe('FINISHED');
+    expect(rows[0]![4]).toBe(job.apps[0]!.finishedAt!.replace('T', ' ').replace(/\.\d+Z$/, 'Z'));
+    expect(await mp.textContent('#detail-apps-note')).toBe(
+      '2 apps under one ticket; the job is judged on the last',
+    );
+    const fields = await mp.$$eval('#detail-fields dt', (dts) =>
+      Object.fromEntries(dts.map((dt) => [dt.textContent, dt.nextElementSibling?.textContent])),
+    );
+    expect(fields).toMatchObject({ Application: apps[0], Ticket: 'bound' });
+    expect(fields.Client).toMatch(/^running \(reported 2026-11-22 10:00:\d\dZ\)$/);
+    // The tickets table: the first app, and the second counted beside it.
+    expect(await mp.textContent(`#tickets tr[data-job-id="${jobId}"] td.c-app`)).toBe(`${apps[0]} +1 app`);
+    await mp.locator('#detail').screenshot({ path: join(SHOTS, '16-two-apps.png') });
+  });
+
+  it('says the job is between apps once its second app ended, then shows it judged after the client exits', async () => {
+    await untilEnded(apps[1]!);
+    await cycle();
+    await mp.waitForFunction(() =>
+      document.querySelector('#detail-apps-note')?.textContent?.startsWith('between apps'),
+    );
+    expect(await cellText(mp, jobId, 'state')).toBe('running');
+    await call('PUT', `${running.url}/api/v1/jobs/${jobId}/client`, { state: 'exited', exitCode: 0 });
+    await cycle();
+    await mp.waitForFunction((id) => {
+      const td = document.querySelector(`#jobs tbody tr[data-job-id="${id}"] td.c-state`);
+      return td?.textContent === 'finished';
+    }, jobId);
+    const job = (await (await fetch(`${running.url}/api/v1/jobs/${jobId}`)).json()) as JobView;
+    expect(job).toMatchObject({ state: 'finished', outcome: 'met', finishedAt: job.apps[1]!.finishedAt });
+    expect(await mp.textContent('#detail-apps-note')).toBe(
+      '2 apps under one ticket; the job is judged on the last',
+    );
+    expect(pageErrors).toEqual([]);
+  });
+});

@@ -441,6 +441,7 @@ describe.each(stores)('the ledger contract on $name', (store) => {
       expiresMs: 5_000,
       appId: null,
       detail: { tags: ['yss-ticket:t1'] },
+      client: null,
       createdMs: 1_000,
       updatedMs: 1_000,
     });
@@ -455,6 +456,46 @@ describe.each(stores)('the ledger contract on $name', (store) => {
     expect(ledger.expiredTickets(5_000).map((t) => t.jobId)).toEqual(['t2']);
     expect([...ledger.ticketsOf(['t1', 't3', 'none']).keys()].sort()).toEqual(['t1', 't3']);
     expect(ledger.getTicket('none')).toBeUndefined();
+  });
+
+  it("keeps a job's apps in the order they were bound, and what a ticket's client reported", async () => {
+    const { ledger, tick } = await open();
+    for (const id of ['j1', 'j2']) ledger.insertJob(jobRecord(id));
+    const app = (id: string, state: string, finishedMs: number | null = null) => ({
+      appId: id,
+      state,
+      finalStatus: finishedMs === null ? 'UNDEFINED' : 'SUCCEEDED',
+      queue: 'root.realtime',
+      startedMs: 1_000,
+      finishedMs,
+    });
+    expect(ledger.trackJobApp('j1', app('application_9_0001', 'RUNNING'))).toBeUndefined();
+    tick(100);
+    expect(ledger.trackJobApp('j1', app('application_9_0001', 'FINISHED', 1_100))).toMatchObject({
+      state: 'RUNNING',
+      ordinal: 1,
+    });
+    ledger.trackJobApp('j1', app('application_9_0003', 'ACCEPTED'));
+    ledger.trackJobApp('j2', app('application_9_0002', 'RUNNING'));
+    expect(ledger.appsOf('j1').map((a) => [a.appId, a.ordinal, a.state, a.finishedMs])).toEqual([
+      ['application_9_0001', 1, 'FINISHED', 1_100],
+      ['application_9_0003', 2, 'ACCEPTED', null],
+    ]);
+    expect([...ledger.appsOfJobs(['j1', 'j2', 'none']).entries()].map(([j, a]) => [j, a.length])).toEqual([
+      ['j1', 2],
+      ['j2', 1],
+    ]);
+    expect(ledger.jobOfApp('application_9_0003')!.id).toBe('j1');
+    expect(ledger.jobOfApp('application_9_0009')).toBeUndefined();
+    // A ticket's client: running (again), then exited once; a later report changes nothing.
+    ledger.insertTicket({ jobId: 'j1', expiresMs: 9_000, detail: null });
+    expect(ledger.reportClient('j1', 'running', null, 1_200)).toBe(true);
+    expect(ledger.reportClient('j1', 'running', null, 1_300)).toBe(true);
+    expect(ledger.getTicket('j1')!.client).toEqual({ state: 'running', exitCode: null, seenMs: 1_300 });
+    expect(ledger.reportClient('j1', 'exited', 3, 1_400)).toBe(true);
+    expect(ledger.reportClient('j1', 'exited', 0, 1_500)).toBe(false);
+    expect(ledger.getTicket('j1')!.client).toEqual({ state: 'exited', exitCode: 3, seenMs: 1_400 });
+    expect(ledger.reportClient('j2', 'running', null, 1_200)).toBe(false);
   });
 
   it('keeps named values', async () => {

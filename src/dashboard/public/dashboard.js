@@ -369,6 +369,7 @@
       job.name,
       job.user,
       job.appId,
+      ...appsOf(job).map((a) => a.id),
       job.queue,
       job.label,
       job.reason && job.reason.message,
@@ -775,6 +776,13 @@
   }
 
   let lastTicketsKey = null;
+  /** The cluster as last read: where the detail panel links a job's apps. */
+  let lastCluster = null;
+
+  /** A job's apps as the API lists them (first bound first), each with a string id. */
+  function appsOf(job) {
+    return Array.isArray(job && job.apps) ? job.apps.filter((a) => a && typeof a.id === 'string') : [];
+  }
 
   /** Every job with a ticket, newest first: its state, expiry, placement and, once bound, its app. */
   function renderTickets(jobs, cluster) {
@@ -794,6 +802,8 @@
           label: typeof t.labelExpression === 'string' ? t.labelExpression : null,
           appId: status === 'bound' ? appId : null,
           appUrl: status === 'bound' && appId ? rmAppUrl(cluster, appId) : null,
+          // A client that ran several apps under the ticket: how many more than the first.
+          moreApps: Math.max(0, appsOf(j).length - 1),
         };
       });
     const key = JSON.stringify(rows);
@@ -831,7 +841,8 @@
         a.target = '_blank';
         a.rel = 'noopener noreferrer';
         a.title = `the app's page on the ResourceManager: ${r.appUrl}`;
-        cell('app', a);
+        const td = cell('app', a);
+        if (r.moreApps > 0) td.appendChild(node('span', ` +${plural(r.moreApps, 'app')}`, 'more-apps'));
       } else cell('app', r.appId || (r.status === 'waiting' ? 'none yet' : '–'));
       tbody.appendChild(tr);
     }
@@ -967,6 +978,40 @@
 
   let lastDetailKey = null;
 
+  /** Every app of the job (several for a ticket whose client ran one app after another). */
+  function renderApps(job) {
+    const apps = appsOf(job);
+    $('detail-apps-wrap').hidden = apps.length === 0;
+    setText(
+      'detail-apps-note',
+      job.betweenApps
+        ? 'between apps: every app so far has ended and the client runs on; the job is judged on its last app once the client has exited'
+        : apps.length > 1
+          ? `${plural(apps.length, 'app')} under one ticket; the job is judged on the last`
+          : '',
+    );
+    const tbody = $('detail-apps').tBodies[0];
+    clear(tbody);
+    for (const a of apps) {
+      const tr = document.createElement('tr');
+      tr.dataset.appId = a.id;
+      const url = rmAppUrl(lastCluster, a.id);
+      const td = node('td', null, 'c-app');
+      if (url) {
+        const l = link(a.id, url, 'app-link');
+        l.target = '_blank';
+        l.rel = 'noopener noreferrer';
+        td.appendChild(l);
+      } else td.textContent = a.id;
+      tr.appendChild(td);
+      tr.appendChild(node('td', a.state || 'not tracked', 'c-state'));
+      tr.appendChild(node('td', a.queue || '', 'c-queue'));
+      tr.appendChild(node('td', fmtTime(a.startedAt), 'c-started'));
+      tr.appendChild(node('td', fmtTime(a.finishedAt), 'c-finished'));
+      tbody.appendChild(tr);
+    }
+  }
+
   function renderDetail(job) {
     const panel = $('detail');
     if (!job) {
@@ -1062,7 +1107,17 @@
       field(dl, 'Ticket', TICKET_STATES.includes(ticket.status) ? ticket.status : 'unknown');
       field(dl, 'Ticket expires', fmtTime(ticket.expiresAt));
       field(dl, 'Ticket label expression', ticket.labelExpression);
+      const client = ticket.client && typeof ticket.client === 'object' ? ticket.client : null;
+      if (client)
+        field(
+          dl,
+          'Client',
+          client.state === 'exited'
+            ? `exited ${client.exitCode}`
+            : `running (reported ${fmtTime(client.reportedAt)})`,
+        );
     }
+    renderApps(job);
 
     const decisions = $('detail-decisions');
     clear(decisions);
@@ -1153,6 +1208,7 @@
       renderCluster(cluster, live.notLeader);
       const allJobs = all ? (Array.isArray(all.jobs) ? all.jobs : []) : state.jobs;
       renderTickets(allJobs, cluster);
+      lastCluster = cluster;
       renderCosts(costs);
       renderFollower(live.notLeader);
       if (selected && selected === state.selectedId) renderDetail(detail || null);
