@@ -66,27 +66,42 @@ export function bindLaterApp(p: LoopParts, job: JobRecord, app: AppReport): void
 const NOT_YET_SCHEDULED = new Set(['NEW', 'NEW_SAVING', 'SUBMITTED']);
 
 /**
- * A later app of a job given the job's priority when the RM shows another (a client that passed
- * the ticket's options to its first app only), once the scheduler has accepted it: one write per
- * app, planned in the reconciler's transaction. The first app's priority follows the lanes' EDF
- * order (plan.ts, planPriorities).
+ * A later app of a job, once the scheduler has accepted it, given what the first was: the job's
+ * priority when the RM shows another (a client that passed the ticket's options to its first app
+ * only) and, with enforcement.lifetimeTimeouts, the job's deadline as its lifetime. One write of
+ * each kind per app, planned in the reconciler's transaction. The first app's follow the lanes'
+ * EDF order (plan.ts, planPriorities).
  */
-export function planLaterAppPriority(p: LoopParts, job: JobRecord, app: AppReport): void {
+export function planLaterAppWrites(p: LoopParts, job: JobRecord, app: AppReport): void {
   const { ledger, config } = p.deps;
-  if (!config.enforcement.priorities || job.priority === null) return;
-  if (app.priority === undefined || app.priority < 0 || app.priority === job.priority) return;
   if (NOT_YET_SCHEDULED.has(app.state) || ENDED.has(app.state)) return;
-  const written = ledger
+  const actions = ledger
     .actionsOf(job.id)
-    .some((a) => a.kind === 'set-priority' && (a.payload as { appId?: string } | null)?.appId === app.id);
-  if (written) return;
-  enforce(ledger, [
-    {
-      jobId: job.id,
-      reason: "another app of the ticket's client: given the job's priority",
-      action: { kind: 'set-priority', payload: { appId: app.id, priority: job.priority } },
-    },
-  ]);
+    .filter((a) => (a.payload as { appId?: string } | null)?.appId === app.id);
+  if (
+    config.enforcement.priorities &&
+    job.priority !== null &&
+    app.priority !== undefined &&
+    app.priority >= 0 &&
+    app.priority !== job.priority &&
+    !actions.some((a) => a.kind === 'set-priority')
+  )
+    enforce(ledger, [
+      {
+        jobId: job.id,
+        reason: "another app of the ticket's client: given the job's priority",
+        action: { kind: 'set-priority', payload: { appId: app.id, priority: job.priority } },
+      },
+    ]);
+  if (config.enforcement.lifetimeTimeouts && !actions.some((a) => a.kind === 'set-lifetime'))
+    enforce(ledger, [
+      {
+        jobId: job.id,
+        reason:
+          "enforcement.lifetimeTimeouts: another app of the ticket's client stops at the job's deadline",
+        action: { kind: 'set-lifetime', payload: { appId: app.id, expiryMs: job.deadlineMs } },
+      },
+    ]);
 }
 
 /** An app's end, as the job is judged on it. */

@@ -14,7 +14,7 @@ import {
   foldActuals,
   isLaterApp,
   jobEnd,
-  planLaterAppPriority,
+  planLaterAppWrites,
   trackedApp,
   type AppEnd,
 } from './job-apps';
@@ -139,7 +139,7 @@ export class Reconciler {
         this.p.cap.capped(app.id, job.priority, app.priority);
     }
     if (ENDED_APP_STATES.has(app.state)) return job;
-    if (!first) planLaterAppPriority(this.p, job, app);
+    if (!first) planLaterAppWrites(this.p, job, app);
     if (app.state === 'RUNNING' && job.state !== 'running') this.markRunning(job, app);
     return undefined;
   }

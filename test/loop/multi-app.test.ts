@@ -23,7 +23,9 @@ import { FakeRm } from './fake-rm';
 const T0 = Date.parse('2026-11-22T08:00:00Z');
 const MB = 1024 * 1024;
 
-function setup(opts: { ledger?: Ledger; rm?: FakeRm; ttlSeconds?: number; now?: { ms: number } } = {}) {
+function setup(
+  opts: { ledger?: Ledger; rm?: FakeRm; ttlSeconds?: number; now?: { ms: number }; lifetimes?: boolean } = {},
+) {
   const now = opts.now ?? { ms: T0 };
   const clock = { now: () => now.ms, advance: (s: number) => (now.ms += s * 1000) };
   const config = buildConfig({
@@ -37,6 +39,7 @@ function setup(opts: { ledger?: Ledger; rm?: FakeRm; ttlSeconds?: number; now?: 
       },
     },
     ...(opts.ttlSeconds === undefined ? {} : { tickets: { ttlSeconds: opts.ttlSeconds } }),
+    ...(opts.lifetimes ? { enforcement: { lifetimeTimeouts: true } } : {}),
   });
   const rm = opts.rm ?? new FakeRm();
   const ledger = opts.ledger ?? Ledger.open(':memory:', { clock: clock.now });
@@ -211,6 +214,25 @@ describe('one ticket, every app of its client', () => {
     const judged = ledger.decisionsOf(id).find((x) => x.decision === 'apps-ended')!;
     expect(judged.detail).toMatchObject({ apps: [first], lastApp: first, clientExitCode: null });
     expect((judged.detail as { message: string }).message).toMatch(/stopped reporting for over 200 s/);
+  });
+
+  it("gives a later app the job's deadline as its lifetime, as the first, with enforcement.lifetimeTimeouts", async () => {
+    const s = setup({ lifetimes: true });
+    const { sidecar, rm, ledger, clock } = s;
+    const { id, tags, first } = await firstAppEnded(s);
+    clock.advance(5);
+    const second = rm.external(tags, 'realtime', clock.now());
+    await sidecar.runOnce();
+    await sidecar.runOnce();
+    // Recorded in the outbox (this stand-in RM has no lifetime endpoint: the writes stay pending).
+    const lifetimes = ledger
+      .actionsOf(id)
+      .filter((a) => a.kind === 'set-lifetime')
+      .map((a) => [(a.payload as { appId: string }).appId, (a.payload as { expiryMs: number }).expiryMs]);
+    expect(lifetimes).toEqual([
+      [first, T0 + 600_000],
+      [second, T0 + 600_000],
+    ]);
   });
 
   it('does not call a job lost whose ended first app the RM no longer lists, between apps', async () => {
