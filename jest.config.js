@@ -3,8 +3,13 @@ module.exports = {
   testEnvironment: 'node',
   roots: ['<rootDir>/test'],
   testMatch: ['**/*.test.ts'],
-  // The real-Hadoop and HA suites need Java and Maven: `npm run test:hadoop`, `npm run test:ha`.
-  testPathIgnorePatterns: ['/node_modules/', '<rootDir>/test/hadoop/', '<rootDir>/test/ha/'],
+  // The real-Hadoop, HA and Docker suites: `npm run test:hadoop`, `test:ha`, `test:docker`.
+  testPathIgnorePatterns: [
+    '/node_modules/',
+    '<rootDir>/test/hadoop/',
+    '<rootDir>/test/ha/',
+    '<rootDir>/test/compose/',
+  ],
   transform: {
     // Transpile only (tsconfig.json sets isolatedModules): `npm run typecheck` checks the types
     // once for the whole project.

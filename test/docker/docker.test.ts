@@ -36,7 +36,7 @@ const dockerConfig = sidecarConfigs[1]![1];
 
 interface ComposeService {
   image?: string;
-  build?: { context: string; dockerfile: string };
+  build?: { context: string; dockerfile?: string };
   hostname?: string;
   command?: string[];
   environment?: Record<string, string>;
@@ -296,12 +296,18 @@ describe('docker/compose.yaml', () => {
     );
   });
 
-  it('runs every Hadoop service from one pinned official apache/hadoop 3.3.x image', () => {
-    const images = new Set(
-      [...HADOOP_SERVICES, 'node-labels', 'rm-volume-owner'].map((s) => services[s]!.image),
+  it('runs every Hadoop service from the one image built from docker/hadoop-image (Hadoop 3.4.x)', () => {
+    const names = [...HADOOP_SERVICES, 'node-labels', 'rm-volume-owner'];
+    expect(new Set(names.map((s) => services[s]!.image))).toEqual(
+      new Set(['yarn-sched-sidecar/hadoop:3.4.3']),
     );
-    expect([...images]).toHaveLength(1);
-    expect([...images][0]).toMatch(/^apache\/hadoop:3\.3\.\d+$/);
+    for (const s of names) expect(services[s]!.build).toEqual({ context: './hadoop-image' });
+    const pom = readFileSync(join(dockerDir, 'hadoop-image', 'pom.xml'), 'utf8');
+    const launcherPom = readFileSync(join(root, 'hadoop', 'launcher', 'pom.xml'), 'utf8');
+    const version = (text: string) => /<hadoop\.version>([^<]+)<\/hadoop\.version>/.exec(text)?.[1];
+    // The image's Hadoop is the release the real-Hadoop tests run.
+    expect(version(pom)).toBe(version(launcherPom));
+    expect(services['namenode']!.image).toBe(`yarn-sched-sidecar/hadoop:${version(pom)}`);
   });
 
   it.each([...HADOOP_SERVICES, 'node-labels'])(
@@ -395,7 +401,8 @@ describe('docker/compose.yaml', () => {
     expect(ledgerDir).toBe('/var/lib/yarn-sched-sidecar');
     const volume = byTarget.get(ledgerDir)!;
     expect(Object.keys(compose.volumes ?? {})).toContain(volume);
-    expect(sidecar.ports).toContain(`${dockerConfig.server.port}:${dockerConfig.server.port}`);
+    const port = dockerConfig.server.port;
+    expect(sidecar.ports).toContain(`\${YSS_SIDECAR_PORT:-${port}}:${port}`);
     expect(dockerConfig.enforcement.shadow).toBe(true);
     expect(sidecar.environment!['YSS_SHADOW']).toBe('${YSS_SHADOW:-true}');
     expect(sidecar.build).toEqual({ context: '..', dockerfile: 'docker/Dockerfile' });
