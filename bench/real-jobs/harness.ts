@@ -287,8 +287,8 @@ async function runThroughSidecar(
     String(run.reduces),
     ...('path' in run.input ? ['--input', run.input.path] : ['--input-bytes', String(run.input.bytes)]),
     ...(plan.classPerKind ? ['--class', spec.kind] : []),
-    '--name',
-    name,
+    // No --name: `run` names the job after its program (wordcount, pi, ...), so that every run of
+    // a kind, warm-up or stream, is learned into and judged by one profile.
     '--sidecar',
     env.sidecarUrl,
     '--token',

@@ -215,6 +215,16 @@ function markdown(header: string[], rows: string[][]): string {
   return [line(header), line(header.map(() => '---')), ...rows.map(line)].join('\n');
 }
 
+/** Where a job's estimate came from, short: `profile x1.08 (12 runs)`, `default x1.25`, `-`. */
+export function estimateSource(from: unknown): string {
+  if (from === null || typeof from !== 'object') return '-';
+  const f = from as { source?: unknown; factor?: unknown; runs?: unknown };
+  if (typeof f.source !== 'string') return '-';
+  const factor = typeof f.factor === 'number' ? ` x${f.factor.toFixed(2)}` : '';
+  const runs = typeof f.runs === 'number' ? ` (${f.runs} runs)` : '';
+  return `${f.source}${factor}${runs}`;
+}
+
 /** One row per job. */
 export function jobsTable(jobs: readonly JobRecord[]): string {
   return markdown(
@@ -230,6 +240,7 @@ export function jobsTable(jobs: readonly JobRecord[]): string {
       'met',
       'sidecar',
       'past runs',
+      'estimate from',
       'apps',
     ],
     jobs.map((j) => [
@@ -244,6 +255,7 @@ export function jobsTable(jobs: readonly JobRecord[]): string {
       j.met === null ? '-' : j.met ? 'yes' : 'NO',
       j.sidecarOutcome ?? '-',
       String(j.pastRuns),
+      estimateSource(j.estimateFrom),
       j.apps.map((a) => a.finalStatus).join(',') || '-',
     ]),
   );

@@ -56,6 +56,28 @@ const triple = z
   })
   .describe('worst-case estimates of one workload class (seed 000 IV.A)');
 
+const estimateFrom = z
+  .object({
+    source: z
+      .enum(['profile', 'class', 'default'])
+      .describe(
+        "profile: the job's profile of past runs; class: its class's learned figures (no history of its own); default: its class's configured figures",
+      ),
+    profile: z.string().describe('the profile the job is judged by and its runs are learned into'),
+    text: z
+      .string()
+      .describe('the same in words, e.g. "profile wordcount@alice/default, 12 runs, p95 of 11 errors: x1.1"'),
+    factor: z.number().describe("the factor on the figures: the profile's error quantile, or the margin"),
+    runs: z.int().optional().describe("source profile: the profile's runs in all"),
+    errors: z.int().optional().describe('source profile: the errors its factor is taken from'),
+    quantile: z.number().optional().describe('source profile: the quantile of its errors judged at'),
+    workloadClass: z
+      .string()
+      .optional()
+      .describe('source class or default: the class whose figures were used'),
+  })
+  .describe('where the figures the job was judged with came from (absent under estimateModel paper)');
+
 const rejectionReason = z
   .looseObject({
     kind: z
@@ -173,6 +195,7 @@ const answer = z.object({
     .optional()
     .describe('the workload class the job was judged with: its workloadClass, else its jobType'),
   estimates: triple.optional(),
+  estimateFrom: estimateFrom.optional(),
   dryRun: z.boolean().optional(),
   ticket: ticket
     .optional()
@@ -319,6 +342,37 @@ const estimates = z.object({
     )
     .describe(
       `per workload class, the default (\`*\`, every class without figures of its own) first, then by name: the figures admission plans with and the distribution of its own finished tasks against them. A distribution is kept for \`*\`, the job types (cpu, gpu, adaptive), the configured classes (admission.classEstimates) and the ${DEFAULT_RECENT_CLASSES} most recently seen others; a class dropped for a newer one keeps its figures and starts a new distribution when it runs again`,
+    ),
+  profiles: z
+    .array(
+      z.object({
+        profile: z.string(),
+        workloadClass: z
+          .string()
+          .nullable()
+          .describe('the class whose figures fill what the profile has not seen'),
+        runs: z.int().describe('runs learned in all'),
+        keptRuns: z.int().describe('runs kept, which its figures are fitted on'),
+        mapTaskSeconds: z.number(),
+        mapSecondsPerMb: z.number(),
+        reduceTaskSeconds: z.number(),
+        reduceSecondsPerMb: z.number(),
+        setupSeconds: z.number(),
+        commitSeconds: z.number(),
+        errors: z
+          .int()
+          .describe('runs judged on the profile whose error (actual / predicted duration) is known'),
+        errorMedian: nullableNumber,
+        errorQuantile: nullableNumber.describe('the error at `quantile`'),
+        quantile: z.number(),
+        factor: z.number().describe("what the profile's figures are multiplied by when a job is judged"),
+        lastRun: z
+          .looseObject({})
+          .describe('its latest run: longest map and reduce with their data (MB), set-up, commit, error'),
+      }),
+    )
+    .describe(
+      'profiles of recurring jobs, most recently learned first: per stage a Theil-Sen fit of the longest task on its data over the kept runs, before the error factor (empty under estimateModel paper)',
     ),
 });
 

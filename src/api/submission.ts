@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { WORKLOAD_CLASS_PATTERN } from '../core/estimates';
 import { JOB_TYPES } from '../core/kinds';
 import { JOB_LIMITS } from '../core/limits';
+import { PROFILE_NAME_PATTERN } from '../core/profiles';
 import { ValidationError, zodIssues } from '../errors/validation';
 import {
   MAX_TAG_LENGTH,
@@ -167,6 +168,20 @@ export const submissionSchema = z
         'must be 1-64 characters of a-z, 0-9, ".", "_" or "-", starting with a letter or digit',
       )
       .optional(),
+    /**
+     * The profile of a recurring job its runs are learned into and judged by (default: its name
+     * with ids, dates and numbers stripped, with its user and queue). Jobs giving one name share one.
+     */
+    profile: z
+      .string()
+      .regex(
+        PROFILE_NAME_PATTERN,
+        'must be 1-128 characters of a-z, 0-9, ".", "_", "-", "@" or "/", starting with a letter or digit',
+      )
+      .optional()
+      .describe(
+        'the profile of past runs the job is learned into and judged by; default: its name without ids, dates and numbers, with its user and queue',
+      ),
     queue: z.string().min(1).max(SUBMISSION_LIMITS.maxQueueLength).optional(),
     inputPaths: z
       .array(

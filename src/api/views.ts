@@ -10,6 +10,14 @@ import {
   type SketchSummary,
 } from '../core/cost-distribution';
 import { estimatesOf, type EstimateBook } from '../core/estimate-book';
+import {
+  errorFactor,
+  nearestRank,
+  profileFigures,
+  type ProfileBook,
+  type ProfileOptions,
+  type ProfileRun,
+} from '../core/profiles';
 import type { ActionRecord, DecisionRecord, JobIdentity, JobRecord, TicketRecord } from '../store/ledger';
 import type { JobAppRecord } from '../store/types';
 
@@ -311,6 +319,66 @@ export interface EstimatesView {
    * distribution (the pinned classes and the most recently seen others, ClassRetention).
    */
   classes: ClassEstimatesView[];
+  /** Profiles of recurring jobs, most recently learned first (none under estimateModel paper). */
+  profiles: ProfileView[];
+}
+
+/** One profile of a recurring job (GET /api/v1/estimates `profiles`). */
+export interface ProfileView {
+  profile: string;
+  /** The class whose figures fill what the profile has not seen. */
+  workloadClass: string | null;
+  /** Runs learned in all, and those kept (its figures are fitted on these). */
+  runs: number;
+  keptRuns: number;
+  /** The figures fitted on its runs, before its error factor (seconds, seconds per MB). */
+  mapTaskSeconds: number;
+  mapSecondsPerMb: number;
+  reduceTaskSeconds: number;
+  reduceSecondsPerMb: number;
+  setupSeconds: number;
+  commitSeconds: number;
+  /** Runs judged on it whose error is known, and their median and quantile (actual / predicted). */
+  errors: number;
+  errorMedian: number | null;
+  errorQuantile: number | null;
+  quantile: number;
+  /** What its figures are multiplied by when a job is judged. */
+  factor: number;
+  /** Its latest run: longest map and reduce (seconds), set-up, commit, error. */
+  lastRun: ProfileRun;
+}
+
+/** The profiles, most recently learned first. */
+function profilesView(
+  book: EstimateBook,
+  profiles: { book: ProfileBook; options: ProfileOptions },
+): ProfileView[] {
+  return Object.entries(profiles.book.profiles)
+    .reverse()
+    .map(([profile, p]) => {
+      const figures = profileFigures(p, estimatesOf(book, p.workloadClass ?? '*'));
+      const errors = p.runs.map((r) => r.error).filter((e): e is number => e !== undefined);
+      const factor = errorFactor(p, profiles.options);
+      return {
+        profile,
+        workloadClass: p.workloadClass ?? null,
+        runs: p.totalRuns,
+        keptRuns: p.runs.length,
+        mapTaskSeconds: figures.mapTaskSeconds ?? 0,
+        mapSecondsPerMb: figures.mapCostMax,
+        reduceTaskSeconds: figures.reduceTaskSeconds ?? 0,
+        reduceSecondsPerMb: figures.reduceCostMax,
+        setupSeconds: figures.setupSeconds ?? 0,
+        commitSeconds: figures.commitSeconds ?? 0,
+        errors: errors.length,
+        errorMedian: errors.length > 0 ? nearestRank(errors, 0.5) : null,
+        errorQuantile: factor.quantileError,
+        quantile: profiles.options.quantile,
+        factor: factor.factor,
+        lastRun: p.runs[p.runs.length - 1]!,
+      };
+    });
 }
 
 const HISTOGRAM_BINS = 24;
@@ -332,7 +400,11 @@ function stageView(worst: number, sketch: CostSketch): StageCostView {
   };
 }
 
-export function estimatesView(book: EstimateBook, observed: ObservedCostsBook): EstimatesView {
+export function estimatesView(
+  book: EstimateBook,
+  observed: ObservedCostsBook,
+  profiles?: { book: ProfileBook; options: ProfileOptions },
+): EstimatesView {
   const named = [...new Set([...Object.keys(book.classes), ...Object.keys(observed.classes)])]
     .filter((c) => c !== '*')
     .sort();
@@ -363,5 +435,6 @@ export function estimatesView(book: EstimateBook, observed: ObservedCostsBook): 
         reduce: stageView(e.reduceCostMax, costs.reduce),
       };
     }),
+    profiles: profiles === undefined ? [] : profilesView(book, profiles),
   };
 }

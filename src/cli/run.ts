@@ -43,6 +43,8 @@ export interface RunOptions {
   splitMaxBytes?: number;
   type?: string;
   workloadClass?: string;
+  /** The profile of past runs the job is judged by (default: derived from its name, user and queue). */
+  profile?: string;
   queue?: string;
   name?: string;
   user?: string;
@@ -289,15 +291,30 @@ async function callOnce(
   return { status: res.status, body: parsed };
 }
 
+/**
+ * The job's name when `--name` is not given: what identifies the program among runs, so that
+ * runs of one program share a profile (its arguments, paths and dates left out):
+ * - a MapReduce client: the program a ProgramDriver runs (`wordcount`), else the main class's
+ *   simple name (`org.example.DailyEtl`: `DailyEtl`), else the jar run by its manifest;
+ * - anything else: its first four words, paths cut to their last part.
+ */
+export function commandName(command: readonly string[], driver?: boolean): string {
+  const at = genericOptionsAt(command, driver);
+  const word = at === undefined || at === 0 ? undefined : command[at - 1];
+  if (word !== undefined && !word.startsWith('-')) {
+    if (CLASS_NAME.test(word)) return word.slice(word.lastIndexOf('.') + 1);
+    return basename(word).slice(0, 256);
+  }
+  return command
+    .slice(0, 4)
+    .map((w) => basename(w))
+    .join(' ')
+    .slice(0, 256);
+}
+
 /** The submission `run` sends: the job as its options describe it, without yarnSubmission. */
 export function runSubmission(o: RunOptions, command: readonly string[]): Record<string, unknown> {
-  const name =
-    o.name ??
-    command
-      .slice(0, 4)
-      .map((w) => basename(w))
-      .join(' ')
-      .slice(0, 256);
+  const name = o.name ?? commandName(command, o.driver);
   const input = o.input !== undefined && o.input.length > 0;
   const derived = input && o.maps === undefined;
   return {
@@ -313,6 +330,7 @@ export function runSubmission(o: RunOptions, command: readonly string[]): Record
     ...(derived && o.splitMaxBytes !== undefined ? { splitMaxBytes: o.splitMaxBytes } : {}),
     ...(o.type === undefined ? {} : { jobType: o.type }),
     ...(o.workloadClass === undefined ? {} : { workloadClass: o.workloadClass }),
+    ...(o.profile === undefined ? {} : { profile: o.profile }),
     ...(o.queue === undefined ? {} : { queue: o.queue }),
     ...(o.tags === undefined || o.tags.length === 0 ? {} : { tags: o.tags }),
   };
@@ -558,7 +576,11 @@ export function runCommand(): Command {
     .option('--type <type>', 'cpu, gpu or adaptive')
     .option('--class <name>', 'the workload class whose estimates judge the job')
     .option('--queue <name>', 'the queue to be judged in (default: the real-time queue)')
-    .option('--name <name>', 'the job name recorded (default: the command)')
+    .option('--name <name>', "the job name recorded (default: the client's program, e.g. wordcount)")
+    .option(
+      '--profile <name>',
+      'the profile of past runs the job is judged by (default: its name, user and queue)',
+    )
     .option('--user <user>', 'the user recorded (default: $HADOOP_USER_NAME, else the login user)')
     .option('--tag <tag...>', 'tags of your own, added to the ticket')
     .option('--sidecar <url>', "the sidecar's API (default: $YSS_URL, else http://127.0.0.1:8080)")
@@ -588,6 +610,7 @@ export function runCommand(): Command {
           input: opts.input as string[] | undefined,
           type: opts.type as string | undefined,
           workloadClass: opts.class as string | undefined,
+          profile: opts.profile as string | undefined,
           queue: opts.queue as string | undefined,
           name: opts.name as string | undefined,
           user: opts.user as string | undefined,

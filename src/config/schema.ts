@@ -117,6 +117,32 @@ const learning = z
   })
   .strict();
 
+/**
+ * Profiles of recurring jobs under `floored` (src/core/profiles.ts, docs/estimates.md): the
+ * quantile of past errors a profiled job is judged at, and the margin on a job judged on its
+ * class's figures (no history). Ignored under `paper`.
+ */
+const profiles = z
+  .object({
+    /** False: every job is judged on its class's figures as they are (no profile, no margin). */
+    enabled: z.boolean().default(true),
+    /** The quantile of a profile's past errors its jobs are judged at. */
+    quantile: z.number().min(0.5).max(1).default(0.95),
+    /** Runs kept per profile (its figures are fitted on these, so they follow it down too). */
+    windowRuns: z.number().int().min(1).max(1000).default(20),
+    /** Factor on a job with no profile yet, and the least one while a profile has few errors. */
+    margin: z.number().min(1).max(10).default(1.25),
+    /** A profile's errors known before its quantile alone sets its factor. */
+    minErrorSamples: z.number().int().min(0).max(1000).default(3),
+    /** Bounds of a profile's error factor. */
+    minFactor: z.number().gt(0).max(1).default(0.5),
+    maxFactor: z.number().min(1).max(100).default(4),
+    /** Profiles kept; the one learned longest ago is dropped first. */
+    maxProfiles: z.number().int().min(1).max(100_000).default(1000),
+  })
+  .strict()
+  .refine((p) => p.maxFactor >= p.margin, { message: 'maxFactor must be >= margin', path: ['maxFactor'] });
+
 /** How admission counts a queue's guarantee on a cluster other queues use too (docs/admission.md). */
 const sharing = z
   .object({
@@ -157,6 +183,8 @@ const admission = z
     estimateModel: z.enum(['floored', 'paper']).default('floored'),
     /** How learning moves the estimates under `floored` (ignored under `paper`). */
     learning: learning.default(learning.parse({})),
+    /** Profiles of recurring jobs: how their past errors judge them (ignored under `paper`). */
+    profiles: profiles.default(profiles.parse({})),
     /**
      * Containers a job's AM holds for the job's whole life, in the `unified` slot model: 1 for
      * MapReduce (and Spark in cluster mode), 0 to leave it out. The papers' model has no AM:

@@ -26,7 +26,7 @@ export interface Judged {
   job: DeadlineJob;
   outcome: LaneOutcome;
   /** Said in the answer and kept with the decision: the class and the figures it was judged with. */
-  judgedWith: { workloadClass: string | undefined; estimates: unknown };
+  judgedWith: { workloadClass: string | undefined; estimates: unknown; estimateFrom?: unknown };
   /** Said in the answer, the job's spec and the decision: where the deadline came from. */
   deadlineFrom: Record<string, unknown>;
   /** The input size when it was read from the input paths. */
@@ -163,7 +163,11 @@ function enqueueAdmitted(
   }
   // Planned at commit time, with the estimates and clock of that moment.
   const nowMs = p.deps.now();
-  const job = p.estimates.deadlineJob({ ...j.record, arrivalMs: nowMs, spec: s });
+  const job = p.estimates.deadlineJob({
+    ...j.record,
+    arrivalMs: nowMs,
+    spec: { ...s, ...(j.record.spec as Record<string, unknown>) },
+  });
   const defaultEstimates = p.estimates.book.default;
   enforce(
     ledger,

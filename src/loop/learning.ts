@@ -37,6 +37,18 @@ import {
 import type { DeadlineJob } from '../core/job';
 import { JOB_TYPES, type JobType } from '../core/kinds';
 import { estimatesFromSamples, fullEstimates, learnJob, type LearningOptions } from '../core/learning';
+import {
+  EMPTY_PROFILE_BOOK,
+  estimateFor,
+  learnProfile,
+  profileKeyOf,
+  runError,
+  validateProfileBook,
+  type EstimateFrom,
+  type ProfileBook,
+  type ProfileOptions,
+  type ProfileRun,
+} from '../core/profiles';
 import { ValidationError } from '../errors/validation';
 import type { Logger } from '../log';
 import type { JobRecord, Ledger } from '../store/types';
@@ -60,6 +72,8 @@ const RESETS_KEY = 'estimates-resets';
 const MAX_RESETS_KEPT = 100;
 /** The observed distribution of task unit costs (cost-distribution.ts), beside the estimates. */
 const OBSERVED_KEY = 'observedCosts';
+/** The profiles of recurring jobs (src/core/profiles.ts). */
+const PROFILES_KEY = 'profiles';
 
 /** A class's figures as the API shows them (seconds per MB, seconds per task). */
 export interface FiguresView {
@@ -99,11 +113,28 @@ export function figuresView(e: Estimates): FiguresView {
   };
 }
 
-/** The fields of a ledger row the core's job is made of. */
+/** The fields of a ledger row the core's job is made of (name, user and queue name its profile). */
 export type JobFields = Pick<
   JobRecord,
   'id' | 'arrivalMs' | 'deadlineMs' | 'maps' | 'reduces' | 'inputBytes' | 'spec' | 'jobType'
->;
+> &
+  Partial<Pick<JobRecord, 'name' | 'user' | 'queue'>>;
+
+/**
+ * A job's profile name: the one its spec keeps (`profileKey`, set when it was decided), its
+ * explicit `profile`, else its name, user and queue; undefined when none of these is known.
+ */
+export function profileKeyOfRecord(
+  j: Pick<JobFields, 'spec' | 'name' | 'user' | 'queue'>,
+): string | undefined {
+  const spec = (j.spec ?? {}) as { profileKey?: unknown; profile?: unknown; name?: unknown; user?: unknown };
+  if (typeof spec.profileKey === 'string') return spec.profileKey;
+  if (typeof spec.profile === 'string') return spec.profile;
+  const name = j.name ?? (typeof spec.name === 'string' ? spec.name : undefined);
+  const user = j.user ?? (typeof spec.user === 'string' ? spec.user : undefined);
+  if (name === undefined || user === undefined) return undefined;
+  return profileKeyOf({ name, user, queue: j.queue ?? 'default' });
+}
 
 /** Configured figures as the core's estimates; under the floored model with a per-task floor. */
 export function configuredBook(admission: SidecarConfig['admission']): EstimateBook {
@@ -153,6 +184,9 @@ export class EstimateKeeper {
   private readonly retention: ClassRetention;
   /** A save of the learned figures is queued for the next group commit (saveSoon). */
   private saveQueued = false;
+  /** The profiles of recurring jobs; judged by under `floored` only. */
+  private profiles: ProfileBook;
+  private readonly profileOptions: ProfileOptions | undefined;
 
   constructor(private readonly deps: EstimateKeeperDeps) {
     const { config, ledger } = deps;
@@ -168,7 +202,22 @@ export class EstimateKeeper {
       recent: deps.recentCostClasses ?? DEFAULT_RECENT_CLASSES,
     };
     this.observed = this.loadObserved();
+    this.profileOptions =
+      config.admission.estimateModel === 'floored' && config.admission.profiles.enabled
+        ? config.admission.profiles
+        : undefined;
+    this.profiles = this.loadProfiles();
     this.publish();
+  }
+
+  /** The profiles, as GET /api/v1/estimates shows them. */
+  get profileBook(): ProfileBook {
+    return this.profiles;
+  }
+
+  /** The options profiles are judged with; undefined under the papers' model (no profiles). */
+  get profileSettings(): ProfileOptions | undefined {
+    return this.profileOptions;
   }
 
   get book(): EstimateBook {
@@ -177,7 +226,14 @@ export class EstimateKeeper {
 
   /** GET /api/v1/estimates. */
   view(): EstimatesView {
-    return estimatesView(this.current, this.observed);
+    return estimatesView(
+      this.current,
+      this.observed,
+      this.profileOptions && {
+        book: this.profiles,
+        options: this.profileOptions,
+      },
+    );
   }
 
   /**
@@ -189,10 +245,20 @@ export class EstimateKeeper {
     return classOf(j.jobType as JobType, typeof own === 'string' ? own : undefined);
   }
 
-  /** The core's job, carrying its class and its class's current estimates (classedJob). */
+  /** The core's job, carrying its class and the figures it is judged with (judge). */
   deadlineJob(j: JobFields): DeadlineJob {
+    return this.judge(j).job;
+  }
+
+  /**
+   * The core's job and where its figures came from: under `floored` its profile's figures times
+   * its error factor, or its class's times the margin (src/core/profiles.ts); under `paper` its
+   * class's as they are (no `from`).
+   */
+  judge(j: JobFields): { job: DeadlineJob; from?: EstimateFrom } {
     const arrival = j.arrivalMs / 1000;
-    return classedJob(
+    const cls = this.classOfRecord(j);
+    const job = classedJob(
       {
         id: j.id,
         arrival,
@@ -202,10 +268,26 @@ export class EstimateKeeper {
         inputBytes: j.inputBytes,
         splitBytes: (j.spec as { splitBytes?: number[] } | null)?.splitBytes,
       },
-      this.classOfRecord(j),
+      cls,
       this.current,
       { minDeadline: 1e-3 },
     );
+    const key = profileKeyOfRecord(j);
+    if (this.profileOptions === undefined || key === undefined) return { job };
+    const judged = estimateFor(
+      this.profiles,
+      key,
+      { name: cls, figures: estimatesOf(this.current, cls), learnedJobs: this.learnedJobs(cls) },
+      this.profileOptions,
+    );
+    return { job: { ...job, estimates: judged.estimates }, from: judged.from };
+  }
+
+  /** Finished jobs a class's figures were learned from (those still in its window). */
+  private learnedJobs(cls: string): number {
+    const samples = this.learned.samples?.[cls]?.samples.length;
+    if (samples !== undefined) return samples;
+    return Object.hasOwn(this.learned.classes, cls) ? 1 : 0;
   }
 
   /**
@@ -247,7 +329,8 @@ export class EstimateKeeper {
     const after = this.learnClass(cls, before, observation);
     this.current = bookOf(this.current.default, { ...this.current.classes, [cls]: after });
     this.observe(cls, observation);
-    const changed = JSON.stringify(before) !== JSON.stringify(after);
+    const profiled = this.learnProfileOf(job, app, maps, reduces, firstStart, lastFinish);
+    const changed = profiled || JSON.stringify(before) !== JSON.stringify(after);
     if (changed) {
       this.deps.log.info('estimates changed', { workloadClass: cls, before, after });
       const { ledger } = this.deps;
@@ -268,6 +351,60 @@ export class EstimateKeeper {
   }
 
   /**
+   * The finished job's run learned into its profile (under `floored`): its longest map and
+   * reduce with their data, its set-up and commit, and, when it was judged on its profile, its
+   * error (actual / predicted duration, its error factor taken out). True when a profile learned.
+   */
+  private learnProfileOf(
+    job: JobRecord,
+    app: Pick<AppReport, 'finishedTime'> & { readonly startedTime?: number },
+    maps: readonly TaskReport[],
+    reduces: readonly TaskReport[],
+    firstStart: number,
+    lastFinish: number,
+  ): boolean {
+    const options = this.profileOptions;
+    const key = profileKeyOfRecord(job);
+    if (options === undefined || key === undefined) return false;
+    const seconds = (ts: readonly TaskReport[]) =>
+      ts.reduce((m, t) => Math.max(m, (t.finishTime - t.startTime) / 1000), 0);
+    const inputMb = job.inputBytes / MB;
+    const splits = (job.spec as { splitBytes?: number[] } | null)?.splitBytes;
+    const from = (job.spec as { estimateFrom?: { source?: unknown; factor?: unknown } } | null)?.estimateFrom;
+    const finishedMs = app.finishedTime > 0 ? app.finishedTime : lastFinish;
+    const error =
+      from?.source === 'profile' && typeof from.factor === 'number' && job.estimatedFinishMs !== null
+        ? runError(
+            (finishedMs - job.arrivalMs) / 1000,
+            (job.estimatedFinishMs - job.arrivalMs) / 1000,
+            from.factor,
+          )
+        : undefined;
+    const run: ProfileRun = {
+      maps: maps.length,
+      reduces: reduces.length,
+      mapMb:
+        splits !== undefined && splits.length > 0
+          ? Math.max(...splits) / MB
+          : inputMb / Math.max(1, job.maps),
+      mapSeconds: seconds(maps),
+      reduceMb: reduces.length > 0 ? inputMb / Math.max(1, job.reduces) : 0,
+      reduceSeconds: seconds(reduces),
+      ...(app.startedTime !== undefined && app.startedTime > 0 && firstStart >= app.startedTime
+        ? { setupSeconds: (firstStart - app.startedTime) / 1000 }
+        : {}),
+      ...(app.finishedTime > 0 && app.finishedTime >= lastFinish
+        ? { commitSeconds: (app.finishedTime - lastFinish) / 1000 }
+        : {}),
+      ...(error === undefined ? {} : { error }),
+    };
+    this.profiles = learnProfile(this.profiles, key, run, options, this.classOfRecord(job));
+    this.saveSoon();
+    this.deps.log.info('profile learned', { job: job.id, profile: key, run });
+    return true;
+  }
+
+  /**
    * The learned estimates and the observed distribution saved in the next group commit, once
    * however many jobs finish before it (the latest figures win): a poll that ends many jobs
    * costs one disk sync, off the event loop, instead of one per job on it.
@@ -281,6 +418,7 @@ export class EstimateKeeper {
         this.saveQueued = false;
         ledger.setValue(ESTIMATES_KEY, this.learned);
         ledger.setValue(OBSERVED_KEY, this.observed);
+        if (this.profileOptions !== undefined) ledger.setValue(PROFILES_KEY, this.profiles);
       }),
     );
   }
@@ -403,6 +541,20 @@ export class EstimateKeeper {
         error: err instanceof ValidationError ? err.issues : String(err),
       });
       return emptyObservedCostsBook();
+    }
+  }
+
+  /** The saved profiles, or none. One that does not read back is logged and started anew. */
+  private loadProfiles(): ProfileBook {
+    const saved = this.deps.ledger.getValue<unknown>(PROFILES_KEY);
+    if (saved === undefined) return EMPTY_PROFILE_BOOK;
+    try {
+      return validateProfileBook(saved);
+    } catch (err) {
+      this.deps.log.warn('the saved job profiles are unreadable; starting new ones', {
+        error: err instanceof ValidationError ? err.issues : String(err),
+      });
+      return EMPTY_PROFILE_BOOK;
     }
   }
 

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Submission } from '../api/submission';
+import { profileKeyOf } from '../core/profiles';
 import { LedgerFencedError } from '../errors/ledger-fenced';
 import { LedgerReadOnlyError } from '../errors/ledger-read-only';
 import { LedgerUnavailableError } from '../errors/ledger-unavailable';
@@ -129,9 +130,16 @@ export class Submissions {
       inputBytes: s.inputBytes,
       jobType: s.jobType,
       // The launch context stays in the submit action only: it may hold credentials.
-      spec: { ...withoutRequest(s), deadline: new Date(s.deadlineMs).toISOString() },
+      spec: {
+        ...withoutRequest(s),
+        deadline: new Date(s.deadlineMs).toISOString(),
+        // The profile its runs are learned into, fixed now: its queue is the one decided here.
+        profileKey: profileKeyOf({ profile: s.profile, name: s.name, user: s.user, queue }),
+      } as Record<string, unknown>,
     };
-    const job = estimates.deadlineJob(record);
+    const { job, from } = estimates.judge(record);
+    // Kept with the job: its error is learned, when it ends, against the factor judged with.
+    if (from !== undefined) record.spec.estimateFrom = from;
     const outcome = lanes.decide(job, queue, s.jobType, locality);
     return {
       id,
@@ -140,7 +148,11 @@ export class Submissions {
       record,
       job,
       outcome,
-      judgedWith: { workloadClass: job.workloadClass, estimates: job.estimates },
+      judgedWith: {
+        workloadClass: job.workloadClass,
+        estimates: job.estimates,
+        ...(from === undefined ? {} : { estimateFrom: from }),
+      },
       deadlineFrom: deadlineFromOf(s),
       derived: {
         ...(submission.inputBytes === undefined

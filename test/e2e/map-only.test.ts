@@ -57,7 +57,7 @@ beforeAll(async () => {
     rmUrls: [emu.url],
     jhsUrl: emu.jhsUrl,
     ledgerPath: join(tmp.dir, 'ledger.db'),
-    config: { admission: { initialEstimates: ESTIMATES, amContainers: 0 } },
+    config: { admission: { initialEstimates: ESTIMATES, amContainers: 0, profiles: { enabled: false } } },
   });
   await waitReady(sc, [sc.proc, emu.proc]);
 }, 60_000);

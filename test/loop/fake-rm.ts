@@ -144,9 +144,10 @@ export class FakeRm {
     });
   }
 
-  run(appId: string): void {
+  /** The app running, started at `startedTime` when given (its AM's container granted). */
+  run(appId: string, startedTime?: number): void {
     const app = this.apps.get(appId)!;
-    this.apps.set(appId, { ...app, state: 'RUNNING' });
+    this.apps.set(appId, { ...app, state: 'RUNNING', ...(startedTime === undefined ? {} : { startedTime }) });
   }
 
   /** An app submitted straight to YARN, not through the sidecar. */

@@ -61,6 +61,7 @@ async function runningJob(policy = 'rtmr') {
       policy,
       initialEstimates: { eta: 1, mapSecondsPerMb: 0.1, reduceSecondsPerMb: 0.1, ...NO_FLOOR },
       amContainers: 0,
+      profiles: { enabled: false },
     },
   });
   const rm = new FakeRm();

@@ -53,5 +53,35 @@ export function learningSidecar(ledger: Ledger, config: Record<string, unknown>)
     await sidecar.runOnce();
     return res;
   };
-  return { sidecar, rm, submit, runJob, now: () => now };
+  /**
+   * A job from submission to its end on a timeline: its app starts `startAfter` s after the
+   * answer, its maps `setup` s later and its reduces when the longest map ends, and the app ends
+   * `commit` s after the last task. Answers the submission's answer and the app's finish (ms).
+   */
+  const runTimed = async (
+    body: Record<string, unknown>,
+    t: { startAfter?: number; setup: number; maps: number[]; reduces: number[]; commit: number },
+  ) => {
+    const res = await submit({ deadline: 3600, ...body });
+    expect(res.status).toBe(201);
+    await sidecar.runOnce();
+    const appId = ledger.getJob(res.body.id)!.appId!;
+    const started = now + (t.startAfter ?? 0) * 1000;
+    const mapsAt = started + t.setup * 1000;
+    const reducesAt = mapsAt + Math.max(0, ...t.maps) * 1000;
+    const last = Math.max(
+      reducesAt,
+      ...t.maps.map((s) => mapsAt + s * 1000),
+      ...t.reduces.map((s) => reducesAt + s * 1000),
+    );
+    jhs.report(appId, t.maps, t.reduces, mapsAt, reducesAt);
+    rm.run(appId, started);
+    await sidecar.runOnce();
+    const finished = Math.round(last + t.commit * 1000);
+    now = finished;
+    rm.finish(appId, finished);
+    await sidecar.runOnce();
+    return { res, finished };
+  };
+  return { sidecar, rm, submit, runJob, runTimed, now: () => now };
 }

@@ -15,7 +15,10 @@ const MB = 1024 * 1024;
 const TOKEN = 'learning-test-token-0123456789';
 
 function setup(ledger: Ledger, admission: Record<string, unknown> = {}) {
-  const s = learningSidecar(ledger, { admission, auth: { tokens: [{ name: 'ops', token: TOKEN }] } });
+  const s = learningSidecar(ledger, {
+    admission: { profiles: { enabled: false }, ...admission },
+    auth: { tokens: [{ name: 'ops', token: TOKEN }] },
+  });
   const cpu = () => s.sidecar.cluster() as { admission: { estimates: { classes: Record<string, Est> } } };
   return { ...s, cpu };
 }

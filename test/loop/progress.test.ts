@@ -56,6 +56,7 @@ describe('a lane rebuilt after a restart, against the emulator', () => {
     admission: {
       initialEstimates: { eta: 1, mapSecondsPerMb: 0.1, reduceSecondsPerMb: 0.1, ...NO_FLOOR },
       amContainers: 0,
+      profiles: { enabled: false },
     },
   });
   const now = () => h.emu.time.nowEpochMs();

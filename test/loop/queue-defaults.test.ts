@@ -28,6 +28,7 @@ function setup(queueDefaults: Record<string, { deadlineSeconds: number }>) {
     admission: {
       initialEstimates: { eta: 1, mapSecondsPerMb: 0.1, reduceSecondsPerMb: 0.1, ...NO_FLOOR },
       amContainers: 0,
+      profiles: { enabled: false },
       queueDefaults,
     },
   });

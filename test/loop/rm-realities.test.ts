@@ -243,10 +243,11 @@ describe('an RM restarted without recovery (it forgot its apps)', () => {
   it('does not resubmit a job whose deadline can no longer be met: it is lost, with the reason', async () => {
     const { sidecar, rm, submit, ledger, clock } = setup();
     await sidecar.runOnce();
-    await submit({ deadline: 60, resubmitIfLost: true });
+    // About 51 s of figures (set-up, a map and a reduce of 128 MB, commit), 63 s with the margin.
+    await submit({ deadline: 80, resubmitIfLost: true });
     await sidecar.runOnce();
     rm.forgetApps();
-    clock.advance(50); // 10 s left for a job of about 26 s
+    clock.advance(70); // 10 s left for a job of about 63 s
     await sidecar.runOnce();
     expect(ledger.getJob('dl-1')!.state).toBe('lost');
     expect(ledger.decisionsOf('dl-1').map((d) => d.decision)).toEqual([

@@ -32,6 +32,7 @@ function setup(
     admission: {
       initialEstimates: { eta: 1, mapSecondsPerMb: 0.1, reduceSecondsPerMb: 0.1, ...NO_FLOOR },
       amContainers: 0,
+      profiles: { enabled: false },
       ...(opts.sharing ? { sharing: opts.sharing } : {}),
     },
     enforcement: { shadow: opts.shadow ?? false },

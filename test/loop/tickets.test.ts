@@ -31,6 +31,7 @@ function setup(opts: { ledger?: Ledger; rm?: FakeRm; ttlSeconds?: number; start?
         commitSeconds: 0,
       },
       amContainers: 0,
+      profiles: { enabled: false },
     },
     ...(opts.ttlSeconds === undefined ? {} : { tickets: { ttlSeconds: opts.ttlSeconds } }),
   });
