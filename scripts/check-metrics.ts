@@ -34,6 +34,7 @@ export function exerciseSidecarSeries(m: SidecarMetrics): void {
   m.rmWrites.inc({ kind: 'priority', status: 'done' });
   m.pollSeconds.observe(0.2);
   m.queueDepth.set(3);
+  m.jobsPredictedToMiss.set(1);
   m.rmUp.set(1);
   m.pendingActions.set(0);
   m.oldestPendingActionSeconds.set(0);

@@ -123,6 +123,12 @@ export class SidecarMetrics {
 
   readonly queueDepth = this.gauge('yss_queue_depth', 'Admitted jobs not yet ended (the EDF queue)');
 
+  /** Set every poll cycle from the ledger's running jobs (src/loop/cycle.ts). */
+  readonly jobsPredictedToMiss = this.gauge(
+    'yss_jobs_predicted_to_miss',
+    "Running admitted jobs whose predicted finish (their lane's placement made again from their tasks' progress; the admission's estimate until their tasks are read) is after their deadline",
+  );
+
   readonly rmUp = this.gauge('yss_rm_up', '1 while the ResourceManager answers, 0 otherwise');
 
   readonly pendingActions = this.gauge('yss_pending_actions', 'RM writes recorded but not yet confirmed');

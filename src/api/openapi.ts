@@ -224,7 +224,17 @@ const job = z.object({
   appId: z.string().nullable(),
   arrival: isoTime,
   deadline: isoTime,
-  estimatedFinish: isoTime.nullable(),
+  estimatedFinish: isoTime
+    .nullable()
+    .describe("the admission's estimated finish: the promise made when the job was admitted, never changed"),
+  predictedFinish: isoTime
+    .nullable()
+    .describe(
+      "a running job's predicted finish: its lane's placement made again from its tasks' progress (read from its AM), updated while it runs; the estimated finish until its tasks were read; null for a rejected job",
+    ),
+  predictedMiss: z
+    .boolean()
+    .describe('an admitted job not yet ended whose predicted finish is after its deadline'),
   finishedAt: isoTime.nullable(),
   slackSeconds: nullableNumber.describe(
     'deadline minus the actual finish (when ended) or the estimated finish; negative = late',
@@ -447,6 +457,12 @@ const stats = z.object({
         .record(z.string(), z.number())
         .optional()
         .describe("energyKWh per label partition ('' the default one)"),
+      predictedToMiss: z
+        .int()
+        .optional()
+        .describe(
+          'running admitted jobs whose predicted finish is after their deadline (yss_jobs_predicted_to_miss); absent in older samples',
+        ),
     }),
   ),
 });

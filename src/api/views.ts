@@ -45,7 +45,16 @@ export interface JobView extends JobIdentity {
   appId: string | null;
   arrival: string;
   deadline: string;
+  /** The admission's estimated finish: the promise made when the job was admitted, never changed. */
   estimatedFinish: string | null;
+  /**
+   * A running job's predicted finish: its lane's placement made again from its tasks' progress
+   * (src/loop/lane-progress.ts), updated while it runs; the estimate until its tasks were read;
+   * null for a rejected job.
+   */
+  predictedFinish: string | null;
+  /** An open admitted job whose predicted finish is after its deadline. */
+  predictedMiss: boolean;
   finishedAt: string | null;
   /** Deadline minus the actual finish (when ended) or the estimated finish; negative = late. */
   slackSeconds: number | null;
@@ -147,6 +156,11 @@ export interface StatsSample {
   energyKWh: number;
   /** energyKWh per label partition ('' the default one) the admitted jobs were placed in. */
   energyKWhByLabel?: Record<string, number>;
+  /**
+   * Running admitted jobs whose predicted finish is after their deadline (predictedToMiss), as
+   * yss_jobs_predicted_to_miss; absent in a sample from before they were counted.
+   */
+  predictedToMiss?: number;
 }
 
 /** The clock every time in the API's answers is read from (GET /api/v1/cluster `clock`). */
@@ -162,6 +176,27 @@ export function clockView(nowMs: number, kind: ClockView['kind'] = 'system'): Cl
 }
 
 const iso = (ms: number | null): string | null => (ms === null ? null : new Date(ms).toISOString());
+
+/**
+ * A job's predicted finish (ms): the last its lane's rebuild from task progress gave, else the
+ * admission's estimate; null for a rejected job.
+ */
+export function predictedFinishOf(
+  j: Pick<JobRecord, 'decision' | 'predictedFinishMs' | 'estimatedFinishMs'>,
+): number | null {
+  return j.decision === 'admitted' ? (j.predictedFinishMs ?? j.estimatedFinishMs) : null;
+}
+
+/** An open admitted job (queued or running) whose predicted finish is after its deadline. */
+export function predictedMiss(j: JobRecord): boolean {
+  const at = predictedFinishOf(j);
+  return JOB_OPEN.has(j.state) && at !== null && at > j.deadlineMs;
+}
+
+/** A running admitted job predicted to miss its deadline: what yss_jobs_predicted_to_miss counts. */
+export function predictedToMiss(j: JobRecord): boolean {
+  return j.state === 'running' && predictedMiss(j);
+}
 
 export function jobView(
   job: JobRecord,
@@ -191,6 +226,8 @@ export function jobView(
     arrival: iso(job.arrivalMs)!,
     deadline: iso(job.deadlineMs)!,
     estimatedFinish: iso(job.estimatedFinishMs),
+    predictedFinish: iso(predictedFinishOf(job)),
+    predictedMiss: predictedMiss(job),
     finishedAt: iso(job.finishedMs),
     slackSeconds: end === null || job.decision === 'rejected' ? null : (job.deadlineMs - end) / 1000,
     reason: (job.reason as RejectionReason | null) ?? null,

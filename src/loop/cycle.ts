@@ -51,6 +51,7 @@ export async function runCycle(p: LoopParts, reconciler: Reconciler): Promise<vo
   await step('enforce', () => p.enforcer.drain());
   await step('stats', () => sample(p));
   metrics.queueDepth.set(ledger.countOpenAdmittedJobs());
+  metrics.jobsPredictedToMiss.set(p.progress.countPredictedToMiss());
   end();
 }
 

@@ -66,6 +66,7 @@ type Base = Omit<
   | 'decision'
   | 'reason'
   | 'estimatedFinishMs'
+  | 'predictedFinishMs'
   | 'earliestDeadlineMs'
   | 'queue'
   | 'label'

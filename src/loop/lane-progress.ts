@@ -1,9 +1,11 @@
+import { predictedToMiss } from '../api/views';
 import type { TaskProgress } from '../core/admission/progress';
+import { laneFinishes } from '../core/lanes';
 import { SidecarError } from '../errors/base';
 import type { Logger } from '../log';
 import type { JobRecord, Ledger } from '../store/types';
 import type { AppReport, TaskReport } from '../yarn/model';
-import { laneKeyOf, type LaneBook } from './lanes';
+import { laneKeyOf, type Lane, type LaneBook } from './lanes';
 
 /** AMs read at once when lanes are rebuilt: a slow AM holds one of these, not the whole cycle. */
 const AM_READS_AT_ONCE = 4;
@@ -28,12 +30,18 @@ export interface ProgressWatchDeps {
 }
 
 /**
- * Running admitted jobs as their AMs report them: overruns found, and lanes rebuilt from their
- * running jobs' task progress.
+ * Running admitted jobs as their AMs report them: overruns found, lanes rebuilt from their
+ * running jobs' task progress, and each running job's predicted finish written from the rebuilt
+ * lane (the core's placement made again at `now`, core/lanes laneFinishes).
  */
 export class ProgressWatch {
-  /** Running admitted jobs found past their estimated finish, each handled once (detectOverruns). */
+  /** Running admitted jobs found past their estimated finish, each warned of once (detectOverruns). */
   private readonly overran = new Set<string>();
+  /**
+   * Jobs found past their estimate or their predicted finish in this cycle: predicted again when
+   * their lane is rebuilt, whether their tasks could be read or not (then counted whole).
+   */
+  private readonly due = new Set<string>();
   /** Jobs whose AM could not be read, logged once each. */
   private readonly unavailable = new Set<string>();
 
@@ -43,6 +51,14 @@ export class ProgressWatch {
   forget(jobId: string): void {
     this.unavailable.delete(jobId);
     this.overran.delete(jobId);
+    this.due.delete(jobId);
+  }
+
+  /** How many open admitted jobs run and are predicted to miss their deadline (predictedToMiss). */
+  countPredictedToMiss(open: readonly JobRecord[] = this.deps.ledger.openAdmittedJobsReused()): number {
+    let n = 0;
+    for (const j of open) if (predictedToMiss(j)) n++;
+    return n;
   }
 
   /**
@@ -50,29 +66,51 @@ export class ProgressWatch {
    * the feedback threshold shows its class's estimates were too low. Its lane is rebuilt from its
    * running jobs' task progress in this cycle (readLaneProgress), where a task past its estimate
    * keeps its slot (runningTaskEnd), so later submissions are judged against the delay the
-   * overrun causes instead of slots the vectors count free. Each job is handled once; its end
-   * then feeds the feedback controller and learning as any job's does.
+   * overrun causes instead of slots the vectors count free, and the job's predicted finish is
+   * the rebuilt lane's. The overrun is warned of once per job; its end then feeds the feedback
+   * controller and learning as any job's does. A job still running past a predicted finish
+   * later than its estimate, by more than the threshold, is predicted again the same way: its
+   * prediction moves on while it runs instead of staying in the past.
    */
   detectOverruns(open: readonly JobRecord[] = this.deps.ledger.openAdmittedJobsReused()): void {
     const { lanes } = this.deps;
     const nowMs = this.deps.now();
     const thresholdMs = this.deps.feedbackThresholdSeconds * 1000;
     for (const j of open) {
-      if (j.state !== 'running' || j.estimatedFinishMs === null || this.overran.has(j.id)) continue;
-      if (nowMs <= j.estimatedFinishMs + thresholdMs) continue;
-      this.overran.add(j.id);
+      if (j.state !== 'running' || j.estimatedFinishMs === null) continue;
+      const overEstimate = nowMs > j.estimatedFinishMs + thresholdMs && !this.overran.has(j.id);
+      // A prediction later than the estimate (the job overran it): predicted again once past it.
+      const overPrediction =
+        j.predictedFinishMs !== null &&
+        j.predictedFinishMs > j.estimatedFinishMs &&
+        nowMs > j.predictedFinishMs + thresholdMs;
+      if (!overEstimate && !overPrediction) continue;
       const lane = laneKeyOf(j);
-      const known = lanes.get(lane);
+      this.due.add(j.id);
       // Without the AMs' task progress the lane is rebuilt at once, every job counted whole.
       if (this.deps.runningAppTasks) lanes.toRead.add(lane);
-      else if (known) lanes.rebuild(known.queue, known.label, known.containers);
-      this.deps.log.warn('admitted job overran its estimate; its lane is rebuilt from task progress', {
-        job: j.id,
-        app: j.appId,
-        lane,
-        estimatedFinish: new Date(j.estimatedFinishMs).toISOString(),
-        overSeconds: (nowMs - j.estimatedFinishMs) / 1000,
-      });
+      else {
+        const known = lanes.get(lane);
+        if (known) this.predict(lanes.rebuild(known.queue, known.label, known.containers), new Set([j.id]));
+      }
+      if (overEstimate) {
+        this.overran.add(j.id);
+        this.deps.log.warn('admitted job overran its estimate; its lane is rebuilt from task progress', {
+          job: j.id,
+          app: j.appId,
+          lane,
+          estimatedFinish: new Date(j.estimatedFinishMs).toISOString(),
+          overSeconds: (nowMs - j.estimatedFinishMs) / 1000,
+        });
+      } else {
+        this.deps.log.info('running job past its predicted finish; predicted again from task progress', {
+          job: j.id,
+          app: j.appId,
+          lane,
+          predictedFinish: new Date(j.predictedFinishMs!).toISOString(),
+          overSeconds: (nowMs - j.predictedFinishMs!) / 1000,
+        });
+      }
     }
   }
 
@@ -80,14 +118,19 @@ export class ProgressWatch {
    * Rebuilds the lanes marked since the last cycle with their running jobs' progress: for each
    * open admitted job the RM reports RUNNING, its tasks from the AM. When an AM cannot be read
    * (404, a proxy redirect because the app just ended, a timeout, a non-MapReduce app), the job
-   * counts whole, and that is logged once per job.
+   * counts whole, and that is logged once per job. Each running job whose tasks were read, and
+   * each found past its estimate or its prediction (read or not), gets the finish the rebuilt
+   * lane places it at as its predicted finish.
    */
   async readLaneProgress(apps: readonly AppReport[]): Promise<void> {
     const { lanes } = this.deps;
     if (lanes.toRead.size === 0) return;
     const keys = new Set(lanes.toRead);
     lanes.toRead.clear();
-    if (!this.deps.runningAppTasks) return;
+    if (!this.deps.runningAppTasks) {
+      this.due.clear();
+      return;
+    }
     const byId = new Map(apps.map((a) => [a.id, a]));
     const running = this.deps.ledger
       .openAdmittedJobsReused()
@@ -96,12 +139,39 @@ export class ProgressWatch {
       .filter((x): x is { job: JobRecord; app: AppReport } => x.app?.state === 'RUNNING');
     const tasks = await this.readTasks(running);
     // Rebuilt from the ledger as it is now: jobs admitted while the AMs were read are included.
+    const predicted = new Set([...tasks.keys(), ...this.due]);
+    this.due.clear();
     for (const key of keys) {
       const lane = lanes.get(key);
       if (!lane || !lanes.fromProgress) continue;
-      const r = lanes.rebuild(lane.queue, lane.label, lane.containers, tasks).rebuild;
+      const rebuilt = lanes.rebuild(lane.queue, lane.label, lane.containers, tasks);
+      const r = rebuilt.rebuild;
       if (r.jobs > 0) this.deps.log.info('lane rebuilt from task progress', { lane: key, ...r });
+      this.predict(rebuilt, predicted);
     }
+  }
+
+  /**
+   * Writes the predicted finish of each running job of `ids` in a lane just rebuilt: its finish
+   * in the lane's new state (core/lanes laneFinishes), to the millisecond, where it changed. A
+   * lane whose policy keeps no finish per job (dc, yarn-greedy) predicts nothing: the API then
+   * shows the estimate.
+   */
+  private predict(lane: Lane, ids: ReadonlySet<string>): void {
+    const finishes = laneFinishes(lane);
+    if (finishes.size === 0) return;
+    const { ledger } = this.deps;
+    const changed: Array<[string, number]> = [];
+    for (const j of ledger.openAdmittedJobsReused()) {
+      const at = finishes.get(j.id);
+      if (at === undefined || j.state !== 'running' || !ids.has(j.id)) continue;
+      const ms = Math.round(at * 1000);
+      if (ms !== j.predictedFinishMs) changed.push([j.id, ms]);
+    }
+    if (changed.length === 0) return;
+    ledger.transaction(() => {
+      for (const [id, ms] of changed) ledger.updateJob(id, { predictedFinishMs: ms });
+    });
   }
 
   /** The running jobs' tasks from their AMs, a few at once; a job whose AM fails is left out. */

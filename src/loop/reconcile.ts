@@ -307,6 +307,8 @@ export class Reconciler {
         label,
         priority,
         estimatedFinishMs: Math.round(result.estimatedFinish * 1000),
+        // Decided again: a new promise, and nothing of the lost app's progress to predict from.
+        predictedFinishMs: null,
       });
       ledger.recordDecision(job.id, into.policy.name, 'resubmitted', {
         lostApp,

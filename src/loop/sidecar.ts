@@ -93,6 +93,7 @@ export class Sidecar implements SidecarService {
     // Decide at once after a restart, even with the RM down: the last capacity seen is kept.
     if (observation.capacity) lanes.applyCapacity(observation.capacity);
     metrics.queueDepth.set(ledger.countOpenAdmittedJobs());
+    metrics.jobsPredictedToMiss.set(progress.countPredictedToMiss());
   }
 
   /** POST /api/v1/jobs. Decisions are serialised: each sees the state the previous one left. */

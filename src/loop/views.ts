@@ -3,6 +3,7 @@ import {
   clockView,
   decisionView,
   jobView,
+  predictedToMiss,
   type JobDetailView,
   type StatsSample,
 } from '../api/views';
@@ -203,6 +204,7 @@ export function sample(p: LoopParts): void {
     utilizationByLabel,
     energyKWh: e.joules / 3.6e6,
     energyKWhByLabel: { ...e.kWhByLabel },
+    predictedToMiss: ledger.openAdmittedJobsReused().filter(predictedToMiss).length,
   };
   keepSample(ledger, next);
 }

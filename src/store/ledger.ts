@@ -77,6 +77,7 @@ const JOB_COLUMNS: Array<[keyof JobRecord, string, 'json' | 'plain']> = [
   ['spec', 'spec', 'json'],
   ['createdMs', 'created_ms', 'plain'],
   ['updatedMs', 'updated_ms', 'plain'],
+  ['predictedFinishMs', 'predicted_finish_ms', 'plain'],
 ];
 const COLUMN_OF = new Map(JOB_COLUMNS.map(([k, c, kind]) => [k, { column: c, kind }]));
 const INSERT_JOB = `INSERT INTO jobs (${JOB_COLUMNS.map(([, c]) => c).join(', ')}) VALUES (${JOB_COLUMNS.map(() => '?').join(', ')})`;
@@ -590,7 +591,12 @@ export class SqliteLedger implements Ledger {
 
   insertJob(job: NewJob): JobRecord {
     const now = this.clock();
-    const full: JobRecord = { ...job, createdMs: now, updatedMs: now };
+    const full: JobRecord = {
+      ...job,
+      predictedFinishMs: job.predictedFinishMs ?? null,
+      createdMs: now,
+      updatedMs: now,
+    };
     const values = JOB_COLUMNS.map(([k, , kind]) => (kind === 'json' ? toJson(full[k]) : full[k]));
     this.sql(INSERT_JOB).run(...values);
     return full;

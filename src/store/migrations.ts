@@ -189,6 +189,17 @@ export const MIGRATIONS: ReadonlyArray<{ version: number; name: string; sql: str
       ALTER TABLE tickets ADD COLUMN client_seen_ms INTEGER;
     `,
   },
+  {
+    version: 6,
+    name: "a running job's predicted finish",
+    // The admission's estimated finish is its promise and stays as it was; a running job's
+    // predicted finish is its lane's placement made again from its tasks' progress, written
+    // whenever its lane is rebuilt from them (src/loop/lane-progress.ts). NULL until then: the
+    // API then shows the estimate as the prediction.
+    sql: `
+      ALTER TABLE jobs ADD COLUMN predicted_finish_ms INTEGER;
+    `,
+  },
 ];
 
 /** Tables derived from others by triggers: each ledger keeps its own, none is shipped. */

@@ -157,11 +157,25 @@ export const PG_MIGRATIONS: ReadonlyArray<{ version: number; name: string; sql: 
       CREATE INDEX tickets_seq ON tickets (seq);
     `,
   },
+  {
+    version: 3,
+    name: "a running job's predicted finish (SQLite migration 6)",
+    sql: `
+      ALTER TABLE jobs ADD COLUMN predicted_finish_ms BIGINT;
+      -- seq stays the last column, as in every ledger table.
+      DROP INDEX jobs_seq;
+      ALTER TABLE jobs RENAME COLUMN seq TO seq_before;
+      ALTER TABLE jobs ADD COLUMN seq BIGINT;
+      UPDATE jobs SET seq = seq_before;
+      ALTER TABLE jobs ALTER COLUMN seq SET NOT NULL, DROP COLUMN seq_before;
+      CREATE INDEX jobs_seq ON jobs (seq);
+    `,
+  },
 ];
 
 /** The advisory lock key the migrations run under (two sidecars opening at once migrate once). */
 const MIGRATION_LOCK = 7_210_442_001;
-/** Rows per INSERT statement when shipping or loading (26 columns a job: well under 65,535 parameters). */
+/** Rows per INSERT statement when shipping or loading (27 columns a job: well under 65,535 parameters). */
 const ROWS_PER_STATEMENT = 500;
 /** Groups merged into one PostgreSQL transaction when shipping has fallen behind. */
 const MAX_MERGED_GROUPS = 64;

@@ -49,7 +49,13 @@ export interface JobRecord extends JobIdentity {
   deadlineMs: number;
   decision: Decision;
   reason: unknown;
+  /** The admission's estimated finish: the promise made when the job was admitted, never changed. */
   estimatedFinishMs: number | null;
+  /**
+   * A running job's predicted finish: its lane's placement made again from its tasks' progress
+   * (src/loop/lane-progress.ts), updated while it runs; null until its tasks were first read.
+   */
+  predictedFinishMs: number | null;
   earliestDeadlineMs: number | null;
   queue: string | null;
   label: string | null;
@@ -168,8 +174,13 @@ export interface ActionCount {
   n: number;
 }
 
-/** The fields a job's row is written with; the ledger stamps createdMs and updatedMs. */
-export type NewJob = Omit<JobRecord, 'createdMs' | 'updatedMs'>;
+/**
+ * The fields a job's row is written with; the ledger stamps createdMs and updatedMs. A new job
+ * has no predicted finish yet unless one is given.
+ */
+export type NewJob = Omit<JobRecord, 'createdMs' | 'updatedMs' | 'predictedFinishMs'> & {
+  predictedFinishMs?: number | null;
+};
 /** What an update may change: any field but the id and the stamps. */
 export type JobPatch = Partial<Omit<JobRecord, 'id' | 'createdMs' | 'updatedMs'>>;
 

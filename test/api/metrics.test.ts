@@ -32,6 +32,19 @@ describe('metric names by the Prometheus conventions', () => {
       expect([m[1], m[2]]).toEqual([m[1], 'counter']);
   });
 
+  it('yss_jobs_predicted_to_miss is a gauge, 0 until the loop sets it, then the count it was given', async () => {
+    const m = new SidecarMetrics();
+    let text = await m.registry.metrics();
+    expect(text).toContain('# TYPE yss_jobs_predicted_to_miss gauge');
+    expect(text).toMatch(
+      /^# HELP yss_jobs_predicted_to_miss Running admitted jobs whose predicted finish .* is after their deadline$/m,
+    );
+    expect(sample(text, 'yss_jobs_predicted_to_miss')).toBe(0);
+    m.jobsPredictedToMiss.set(2);
+    text = await m.registry.metrics();
+    expect(sample(text, 'yss_jobs_predicted_to_miss')).toBe(2);
+  });
+
   it("the SQLite ledger's log syncs are two gauges read at each scrape, 0 until a ledger is watched", async () => {
     const metrics = new SidecarMetrics();
     let text = await metrics.registry.metrics();

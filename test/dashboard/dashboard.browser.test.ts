@@ -9,6 +9,7 @@ import type { EstimatesView, JobView, StatsSample } from '../../src/api/views';
 import { emptyObservedCostsBook, observeClassJob } from '../../src/core/cost-distribution';
 import { buildConfig } from '../../src/config/load';
 import { ManualClock } from '../../src/emulator/clock';
+import { defaultEmulatorConfig, type EmulatorConfig } from '../../src/emulator/config';
 import { startEmulator, type RunningEmulator } from '../../src/emulator/server';
 import { startSidecar, type RunningSidecar } from '../../src/loop/service';
 import { SidecarMetrics } from '../../src/api/metrics';
@@ -298,6 +299,33 @@ describe('the dashboard in Chromium', () => {
       /^no kWh estimate: the energy profile has no kWh figure/,
     );
     expect(await cellText(page, 'dl-004', 'energy')).toBe('');
+    // dl-003 runs, predicted 8 minutes after its deadline: its predicted finish beside the
+    // estimate it was admitted with, in red, its row marked, and the tile counts it.
+    expect(await cellText(page, 'dl-003', 'estimate')).toBe('2026-11-22 08:20:00Z');
+    expect(await cellText(page, 'dl-003', 'predicted')).toBe('2026-11-22 08:38:00Z');
+    // Its slack is against the prediction (the API's slackSeconds, against the estimate, is +10m).
+    expect(await cellText(page, 'dl-003', 'slack')).toBe('-8m 0s');
+    expect(await page.getAttribute('#jobs tbody tr[data-job-id="dl-003"] td.c-slack', 'class')).toBe(
+      'c-slack late',
+    );
+    expect(
+      await page.$eval('#jobs tbody tr[data-job-id="dl-003"] td.c-predicted', (td) => ({
+        title: td.getAttribute('title'),
+        color: getComputedStyle(td).color,
+        edge: getComputedStyle((td.parentElement as HTMLTableRowElement).cells[0]!).boxShadow,
+        row: td.parentElement!.className,
+      })),
+    ).toEqual({
+      title: '2026-11-22 08:38:00Z: predicted to miss its deadline by 8m 0s',
+      color: 'rgb(192, 57, 43)',
+      edge: 'rgb(192, 57, 43) 3px 0px 0px 0px inset',
+      row: 'job admitted predicted-miss',
+    });
+    // Ended, queued within its estimate, rejected (one of them running on the RM): none shown.
+    for (const id of ['dl-001', 'dl-005', 'dl-004', 'dl-008'])
+      expect(await cellText(page, id, 'predicted')).toBe('');
+    expect(await page.textContent('#tile-predicted')).toBe('1');
+    expect(await page.$eval('#tile-predicted', (v) => v.parentElement!.className)).toBe('tile alert');
     // One clock, the sidecar's, labelled; the status line carries no time of its own.
     expect(await page.textContent('#clock-label')).toBe('Sidecar time');
     expect(await page.textContent('#clock')).toBe('2026-11-22 08:00:00Z');
@@ -426,11 +454,30 @@ describe('the dashboard in Chromium', () => {
       'dl-001',
     );
 
-    // A job whose priority write is still pending shows the RM's last error.
+    // A job whose priority write is still pending shows the RM's last error; it is running and
+    // predicted to miss: its panel gives the prediction beside the estimate, marks it on the
+    // timeline, and shades the stretch past the deadline as late.
     await page.click('#jobs tbody tr[data-job-id="dl-003"]');
     await page.waitForFunction(
       () => document.querySelector('#detail')?.getAttribute('data-job-id') === 'dl-003',
     );
+    expect(
+      await page.$$eval('#detail-fields dt', (dts) =>
+        Object.fromEntries(dts.map((dt) => [dt.textContent, dt.nextElementSibling?.textContent])),
+      ),
+    ).toMatchObject({
+      Deadline: '2026-11-22 08:30:00Z',
+      'Estimated finish': '2026-11-22 08:20:00Z',
+      'Predicted finish': '2026-11-22 08:38:00Z (predicted to miss its deadline by 8m 0s)',
+      Slack: '-8m 0s (predicted)',
+    });
+    expect(
+      await page.$$eval('#detail-timeline g.mark', (g) => g.map((m) => m.getAttribute('data-key'))),
+    ).toEqual(['arrival', 'estimate', 'predicted', 'deadline']);
+    expect(
+      await page.$$eval('#detail-timeline rect.band', (r) => r.map((x) => x.getAttribute('class'))),
+    ).toEqual(['band late']);
+    await page.locator('#detail').screenshot({ path: join(SHOTS, '17-predicted-miss.png') });
     expect(
       await page.$$eval('#detail-actions li.action', (li) =>
         li.map((l) => [
@@ -475,6 +522,7 @@ describe('the dashboard in Chromium', () => {
       'Label',
       'Deadline',
       'Est. finish',
+      'Pred. finish',
       'Finished',
       'Slack',
       'Energy',
@@ -553,19 +601,22 @@ describe('the dashboard in Chromium', () => {
       c.map((p) => Number(p.getAttribute('cy'))),
     );
     for (let i = 1; i < ys.length; i++) expect(ys[i]).toBeLessThan(ys[i - 1]!);
-    // Per-job slack: a bar per admitted job, coloured by outcome, in deadline order.
+    // Per-job slack: a bar per admitted job, coloured by outcome (a running job predicted to
+    // miss apart), in deadline order.
     const admitted = SEED_JOBS.filter((j) => j.decision === 'admitted').sort(
       (a, b) => a.deadlineMs - b.deadlineMs,
     );
+    const kind = (j: (typeof SEED_JOBS)[number]) =>
+      j.outcome ?? ((j.predictedFinishMs ?? j.estimatedFinishMs!) > j.deadlineMs ? 'risk' : 'open');
     expect(
       await page.$$eval('#chart-slack rect.bar', (r) =>
         r.map((b) => [b.getAttribute('data-key'), b.getAttribute('class')]),
       ),
-    ).toEqual(
-      admitted.map((j) => [
-        j.id,
-        `bar ${j.outcome === 'met' ? 'met' : j.outcome === 'missed' ? 'missed' : 'open'}`,
-      ]),
+    ).toEqual(admitted.map((j) => [j.id, `bar ${kind(j)}`]));
+    expect(admitted.map(kind)).toEqual(['met', 'missed', 'met', 'risk', 'open']);
+    // dl-003's bar runs below the zero line: 8 minutes late as predicted, not 10 early as estimated.
+    expect(await page.$eval('#chart-slack rect[data-key="dl-003"] title', (t) => t.textContent)).toBe(
+      'ad-optimisation (dl-003): deadline 2026-11-22 08:30:00Z, predicted 2026-11-22 08:38:00Z, slack -8m 0s (predicted to miss)',
     );
     await page.locator('#charts-title').scrollIntoViewIfNeeded();
     await page.locator('section:has(#charts-title)').screenshot({ path: join(SHOTS, '06-charts.png') });
@@ -756,9 +807,15 @@ async function startLive(
   seed: number,
   token: string,
   extra: Record<string, unknown> = {},
+  emulatorConfig?: EmulatorConfig,
 ): Promise<{ clock: ManualClock; emulator: RunningEmulator; running: RunningSidecar }> {
   const clock = new ManualClock(startMs);
-  const emulator = await startEmulator({ clock, speed: 10, seed });
+  const emulator = await startEmulator({
+    clock,
+    speed: 10,
+    seed,
+    ...(emulatorConfig ? { config: emulatorConfig } : {}),
+  });
   const config = buildConfig({
     rm: { addresses: [emulator.url], jobHistoryAddress: emulator.jhsUrl, timeoutMs: 5000 },
     // At or above the emulated task times (docs/emulator.md), so admitted jobs meet their deadlines.
@@ -1230,6 +1287,10 @@ describe('tickets on the dashboard of the live sidecar, and the page at 1,280 an
     expect([last.failed, last.killed]).toEqual([0, 0]);
     expect(await tp.textContent('#tile-failed')).toBe('0');
     expect(await tp.textContent('#tile-killed')).toBe('0');
+    // No job runs late here: the live sample counts none predicted to miss, and the tile says so.
+    expect(last.predictedToMiss).toBe(0);
+    expect(await tp.textContent('#tile-predicted')).toBe('0');
+    expect(await tp.$eval('#tile-predicted', (v) => v.parentElement!.className)).toBe('tile');
   });
 
   it.each([1280, 1920])(
@@ -1477,6 +1538,113 @@ describe('a ticket with two apps on the dashboard of the live sidecar', () => {
     expect(await mp.textContent('#detail-apps-note')).toBe(
       '2 apps under one ticket; the job is judged on the last',
     );
+    expect(pageErrors).toEqual([]);
+  });
+});
+
+/**
+ * A miss seen coming, against the live sidecar beside the emulated RM: the emulated cluster's
+ * reduces take 20 s per MB shuffled (about 15 minutes for this job's), far past the sidecar's
+ * estimates, which know nothing of it. The job is admitted with a deadline 5 minutes out; the
+ * sidecar polls every 10 simulated seconds. Once the job has run past its estimate, and then past
+ * each prediction, its lane is rebuilt from its AM's tasks, until the prediction lands after the
+ * deadline while the job still runs and the deadline is still ahead: the page then marks it.
+ */
+describe('a running job predicted to miss on the dashboard of the live sidecar', () => {
+  const MB = 1024 * 1024;
+  const LIVE_TOKEN = 'predicted-dashboard-token-0123456789';
+  let clock: ManualClock;
+  let emulator: RunningEmulator;
+  let running: RunningSidecar;
+  let pp: Page;
+  let answer: { id: string; decision: string; estimatedFinish: string; deadline: string };
+  /** The job as the API answered it when its miss was first predicted, and the time then. */
+  let seen: JobView;
+  let seenAt = 0;
+
+  async function cycle(): Promise<void> {
+    await running.sidecar.runOnce();
+    await running.sidecar.runOnceSettled();
+  }
+
+  const jobOf = async (): Promise<JobView> =>
+    (await (await fetch(`${running.url}/api/v1/jobs/${answer.id}`)).json()) as JobView;
+
+  beforeAll(async () => {
+    const config = defaultEmulatorConfig();
+    for (const costs of Object.values(config.cluster.costs)) costs.reduceSecondsPerMB = 20;
+    ({ clock, emulator, running } = await startLive(Date.UTC(2026, 10, 22, 12), 11, LIVE_TOKEN, {}, config));
+    await cycle();
+    const res = await fetch(`${running.url}/api/v1/jobs`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${LIVE_TOKEN}`, 'content-type': 'application/json' },
+      body: JSON.stringify({
+        name: 'slow-shuffle',
+        user: 'carol',
+        deadline: 300,
+        maps: 4,
+        reduces: 1,
+        inputBytes: 4 * 128 * MB,
+        yarnSubmission: SLEEP_AM,
+      }),
+    });
+    expect(res.status).toBe(201);
+    answer = (await res.json()) as typeof answer;
+    await running.sidecar.runOnceSettled();
+    // 10 simulated seconds a step (1 real second at 10x), until the miss is predicted.
+    for (let i = 0; i < 60; i++) {
+      clock.advance(1_000);
+      await cycle();
+      const job = await jobOf();
+      if (job.predictedMiss) {
+        seen = job;
+        seenAt = emulator.time.nowEpochMs();
+        break;
+      }
+    }
+    pp = watch(await (await browser.newContext({ viewport: { width: 1400, height: 1000 } })).newPage());
+    await pp.goto(`${running.url}/`);
+    await waitForIds(pp, [answer.id]);
+  });
+
+  afterAll(async () => {
+    await pp?.context().close();
+    await running?.close();
+    await emulator?.close();
+  });
+
+  it('predicts the miss while the job runs and before its deadline, its estimate unchanged', async () => {
+    expect(answer.decision).toBe('admitted');
+    expect(seen).toBeDefined();
+    expect(seen).toMatchObject({
+      state: 'running',
+      estimatedFinish: answer.estimatedFinish,
+      predictedMiss: true,
+    });
+    expect(Date.parse(answer.estimatedFinish)).toBeLessThan(Date.parse(answer.deadline));
+    expect(Date.parse(seen.predictedFinish!)).toBeGreaterThan(Date.parse(seen.deadline));
+    // Seen coming: the deadline had not passed yet.
+    expect(seenAt).toBeLessThan(Date.parse(seen.deadline));
+    const metrics = await (await fetch(`${running.url}/metrics`)).text();
+    expect(metrics).toMatch(/^yss_jobs_predicted_to_miss 1$/m);
+  });
+
+  it('marks the job on the page: its predicted finish in red, the tile, its orange slack bar', async () => {
+    const job = await jobOf();
+    expect(job.predictedMiss).toBe(true);
+    const fmt = (iso: string) => iso.replace('T', ' ').replace(/\.\d+Z$/, 'Z');
+    await pp.waitForFunction(() => document.querySelector('#tile-predicted')?.textContent === '1');
+    expect(await cellText(pp, job.id, 'estimate')).toBe(fmt(job.estimatedFinish!));
+    expect(await cellText(pp, job.id, 'predicted')).toBe(fmt(job.predictedFinish!));
+    expect(await pp.getAttribute(`#jobs tbody tr[data-job-id="${job.id}"]`, 'class')).toContain(
+      'predicted-miss',
+    );
+    expect(await pp.getAttribute(`#jobs tbody tr[data-job-id="${job.id}"] td.c-predicted`, 'class')).toBe(
+      'c-predicted late',
+    );
+    expect(await pp.$eval('#tile-predicted', (v) => v.parentElement!.className)).toBe('tile alert');
+    expect(await pp.getAttribute(`#chart-slack rect[data-key="${job.id}"]`, 'class')).toBe('bar risk');
+    await pp.screenshot({ path: join(SHOTS, '18-live-predicted-miss.png'), fullPage: true });
     expect(pageErrors).toEqual([]);
   });
 });

@@ -19,7 +19,10 @@ type Seed = Omit<JobRecord, 'createdMs' | 'updatedMs'> & {
   }>;
 };
 
-/** Eight jobs covering every case the page shows: met, missed, running, queued, rejected, discovered. */
+/**
+ * Eight jobs covering every case the page shows: met, missed, running (predicted to miss),
+ * queued, rejected, discovered.
+ */
 export const SEED_JOBS: Seed[] = [
   {
     ...jobRecord('dl-001', {
@@ -72,6 +75,8 @@ export const SEED_JOBS: Seed[] = [
       arrivalMs: at(-20),
       deadlineMs: at(30),
       estimatedFinishMs: at(20),
+      // Its tasks ran past their estimates: predicted 8 minutes after its deadline.
+      predictedFinishMs: at(38),
       state: 'running',
       priority: 8,
       appId: 'application_1763798400000_0003',
@@ -209,6 +214,8 @@ export function seedSamples(): StatsSample[] {
       ),
     );
   }
+  // The newest sample counts dl-003, running and predicted to miss.
+  out[out.length - 1]!.predictedToMiss = 1;
   return out;
 }
 

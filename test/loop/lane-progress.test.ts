@@ -68,13 +68,14 @@ async function runningJob(policy = 'rtmr') {
   const ledger = Ledger.open(':memory:', { clock: () => now });
   const make = (reader?: (appId: string) => Promise<readonly TaskReport[]>) => {
     const { logger, records } = capturingLogger('info');
+    const metrics = new SidecarMetrics();
     const sidecar = new Sidecar({
       config,
       rm: rm.api(),
       ledger,
       ...(reader ? { runningAppTasks: reader } : {}),
       registry: defaultRegistry(),
-      metrics: new SidecarMetrics(),
+      metrics,
       logger,
       now: () => now,
       newId: () => 'dl-1',
@@ -83,7 +84,7 @@ async function runningJob(policy = 'rtmr') {
       (sidecar.cluster() as { admission: { lanes: LaneView[] } }).admission.lanes.find(
         (l) => l.queue === 'realtime' && l.label === '',
       )!;
-    return { sidecar, records, lane };
+    return { sidecar, records, lane, metrics };
   };
   const first = make();
   await first.sidecar.runOnce();
@@ -294,6 +295,113 @@ describe('a rebuilt lane and its running jobs’ task progress', () => {
     expect(restarted.lane()).toMatchObject({
       committedSlotSeconds: null,
       lastRebuild: { jobs: 1, fromProgress: 0, remainingSlotSeconds: WHOLE },
+    });
+  });
+
+  describe("a running job's predicted finish", () => {
+    const iso = (ms: number) => new Date(ms).toISOString();
+    const PAST_ESTIMATE = 'admitted job overran its estimate; its lane is rebuilt from task progress';
+    const PAST_PREDICTION = 'running job past its predicted finish; predicted again from task progress';
+    /** Its value in a scrape of the sidecar's metrics. */
+    const gauge = async (metrics: SidecarMetrics) => {
+      const text = await metrics.registry.metrics();
+      return Number(/^yss_jobs_predicted_to_miss (\S+)$/m.exec(text)?.[1]);
+    };
+
+    it('follows its overrunning reduce while it runs, keeps the estimate as it was, and sees the miss coming', async () => {
+      const { make, now, advanceTo, ledger } = await runningJob();
+      // The admission's promise: 8 maps of 12.8 s at once, the reduce 102.4 s after them.
+      const estimated = T0 + 115_200;
+      const deadline = T0 + 600_000;
+      expect(ledger.getJob('dl-1')).toMatchObject({ estimatedFinishMs: estimated, predictedFinishMs: null });
+      // Every map done; the reduce running since 10 s after the start, and on for ever.
+      const reduceStart = T0 + 10_000;
+      const asked: number[] = [];
+      const restarted = make(async () => {
+        asked.push(now());
+        return [
+          ...Array.from({ length: 8 }, (_, i) => task('m', i, 'SUCCEEDED', T0 + 1000)),
+          task('r', 0, 'RUNNING', reduceStart),
+        ];
+      });
+      const view = () => restarted.sidecar.getJob('dl-1')!;
+      // Nothing read yet: the prediction is the estimate.
+      expect(view()).toMatchObject({
+        estimatedFinish: iso(estimated),
+        predictedFinish: iso(estimated),
+        predictedMiss: false,
+      });
+
+      // The restart's read (at 30 s): the reduce, within its estimate, ends at 10 + 102.4 s.
+      await restarted.sidecar.runOnce();
+      expect(asked).toEqual([T0 + 30_000]);
+      expect(ledger.getJob('dl-1')!.predictedFinishMs).toBe(T0 + 112_400);
+
+      // Steps of time, each 31 s past the last prediction (or the estimate, the later of the
+      // two): the reduce is read again and its lane rebuilt; past its estimate it holds its slot
+      // until twice it from its start (214.8 s), past that one more estimate from now each time.
+      const steps: Array<[at: number, predicted: number]> = [
+        [estimated + 31_000, T0 + 214_800],
+        [T0 + 245_800, T0 + 348_200],
+        [T0 + 379_200, T0 + 481_600],
+        [T0 + 512_600, T0 + 615_000],
+      ];
+      for (const [at, predicted] of steps) {
+        // Within the threshold of the reference: nothing is read.
+        advanceTo(at - 1_000);
+        await restarted.sidecar.runOnce();
+        expect(asked).not.toContain(now());
+        advanceTo(at);
+        await restarted.sidecar.runOnce();
+        expect(asked.at(-1)).toBe(at);
+        expect(ledger.getJob('dl-1')!.predictedFinishMs).toBe(predicted);
+        const miss = predicted > deadline;
+        expect(view()).toMatchObject({
+          estimatedFinish: iso(estimated),
+          predictedFinish: iso(predicted),
+          predictedMiss: miss,
+          state: 'running',
+        });
+        expect(await gauge(restarted.metrics)).toBe(miss ? 1 : 0);
+        expect(restarted.sidecar.stats().samples.at(-1)!.predictedToMiss).toBe(miss ? 1 : 0);
+      }
+      expect(asked).toHaveLength(5);
+      // The estimate's overrun is warned of once; each later read says it passed its prediction.
+      expect(restarted.records.filter((r) => r.message === PAST_ESTIMATE)).toHaveLength(1);
+      expect(
+        restarted.records.filter((r) => r.message === PAST_PREDICTION).map((r) => r.overSeconds),
+      ).toEqual([31, 31, 31]);
+      // The ledger keeps it: a sidecar started again on it shows the miss before reading an AM.
+      const again = make(async () => []);
+      expect(again.sidecar.getJob('dl-1')).toMatchObject({
+        predictedFinish: iso(T0 + 615_000),
+        predictedMiss: true,
+      });
+      expect(await gauge(again.metrics)).toBe(1);
+    });
+
+    it('without the AMs, a job past its estimate is predicted whole from now; a dc lane predicts nothing', async () => {
+      // The lane rebuilt at once with the job whole: 8 maps of 12.8 s at once and the reduce
+      // after them, 115.2 s from now. dc keeps no finish per job: the estimate stays shown.
+      for (const [policy, whole] of [
+        ['rtmr', 115_200],
+        ['dc', null],
+      ] as const) {
+        const { make, advanceTo, ledger } = await runningJob(policy);
+        const estimated = ledger.getJob('dl-1')!.estimatedFinishMs!;
+        const restarted = make();
+        await restarted.sidecar.runOnce();
+        expect(ledger.getJob('dl-1')!.predictedFinishMs).toBeNull();
+        const at = estimated + 31_000;
+        advanceTo(at);
+        await restarted.sidecar.runOnce();
+        const predicted = whole === null ? null : at + whole;
+        expect(ledger.getJob('dl-1')!.predictedFinishMs).toBe(predicted);
+        expect(restarted.sidecar.getJob('dl-1')).toMatchObject({
+          estimatedFinish: iso(estimated),
+          predictedFinish: iso(predicted ?? estimated),
+        });
+      }
     });
   });
 });

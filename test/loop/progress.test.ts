@@ -12,6 +12,7 @@ import winston from 'winston';
 import { SidecarMetrics } from '../../src/api/metrics';
 import { parseSubmission } from '../../src/api/submission';
 import { buildConfig } from '../../src/config/load';
+import { runningTaskEnd } from '../../src/core/admission/progress';
 import { defaultRegistry } from '../../src/core/registry';
 import { Sidecar } from '../../src/loop/sidecar';
 import { Ledger } from '../../src/store/ledger';
@@ -179,6 +180,30 @@ describe('a lane rebuilt after a restart, against the emulator', () => {
     // Slot times are epoch seconds (~1.7e9), whose doubles carry ~2e-7 s of rounding each.
     expect(rebuilt.committedSlotSeconds).toBeCloseTo(wideRest + OTHER_WHOLE, 4);
     expect(rebuilt.committedSlotSeconds!).toBeLessThan(WHOLE + OTHER_WHOLE - done.length * EPS_M + 1e-6);
+
+    // Its predicted finish is the rebuilt lane's placement of it: the wide job started first, so
+    // its pending maps take containers free now, beside its running ones (each until its start
+    // + 51.2 s, or later once past it: runningTaskEnd); its reduce follows the last map.
+    const pending = 8 - done.length - running.length;
+    expect(running.length + pending).toBeLessThanOrEqual(rebuilt.containers);
+    const mapEnd = Math.max(
+      ...running.map((t) => runningTaskEnd(EPS_M, t.startTime / 1000, nowS)),
+      ...(pending > 0 ? [nowS + EPS_M] : []),
+    );
+    const predicted = Math.round((mapEnd + EPS_R) * 1000);
+    const wide = ledger.getJob('dl-wide')!;
+    expect(wide.predictedFinishMs).toBe(predicted);
+    // The admission's promise stays as it was; the view shows both.
+    expect(second.getJob('dl-wide')).toMatchObject({
+      estimatedFinish: new Date(wide.estimatedFinishMs!).toISOString(),
+      predictedFinish: new Date(predicted).toISOString(),
+      predictedMiss: false,
+    });
+    expect(answer.body).toMatchObject({ estimatedFinish: new Date(wide.estimatedFinishMs!).toISOString() });
+    // The app no task of which was read keeps its estimate as its prediction.
+    const other = ledger.getJobByAppId(otherId)!;
+    expect(other.predictedFinishMs).toBeNull();
+    expect(second.getJob(other.id)!.predictedFinish).toBe(new Date(other.estimatedFinishMs!).toISOString());
 
     const unavailable = records.filter(
       (r) => r.message === 'task progress unavailable; the job counts whole',

@@ -40,10 +40,34 @@ describe('dashboard samples', () => {
     expect(samples.map((s) => s.accepted + s.rejected)).toEqual(
       Array.from({ length: MAX_SAMPLES }, (_, i) => i + 11),
     );
-    expect(samples.at(-1)).toMatchObject({ accepted: 365, rejected: 365, utilizationByLabel: { '': 0.25 } });
+    expect(samples.at(-1)).toMatchObject({
+      accepted: 365,
+      rejected: 365,
+      utilizationByLabel: { '': 0.25 },
+      predictedToMiss: 0,
+    });
     // One slot per kept sample and the next sequence number: nothing grows past them.
     expect(slotKeys(ledger)).toHaveLength(MAX_SAMPLES + 1);
     expect(ledger.getValue('stats:next')).toBe(taken);
+  });
+
+  it('counts the running admitted jobs predicted to miss their deadline', () => {
+    const ledger = Ledger.open(':memory:');
+    const clock = { now: Date.UTC(2026, 10, 25) };
+    const running = { state: 'running' as const, deadlineMs: 600_000, estimatedFinishMs: 300_000 };
+    ledger.insertJob(jobRecord('on-time', running));
+    ledger.insertJob(jobRecord('late', { ...running, predictedFinishMs: 600_001 }));
+    ledger.insertJob(jobRecord('late-too', { ...running, estimatedFinishMs: 650_000 }));
+    // Not running (queued), or ended: not counted.
+    ledger.insertJob(jobRecord('queued', { ...running, state: 'accepted', predictedFinishMs: 700_000 }));
+    ledger.insertJob(
+      jobRecord('ended', { ...running, state: 'finished', outcome: 'missed', predictedFinishMs: 700_000 }),
+    );
+    sample(parts(ledger, clock));
+    expect(statsOf(ledger).samples.at(-1)!.predictedToMiss).toBe(2);
+    ledger.updateJob('late', { predictedFinishMs: 600_000 });
+    sample(parts(ledger, clock));
+    expect(statsOf(ledger).samples.at(-1)!.predictedToMiss).toBe(1);
   });
 
   it('moves a series kept as one value into slots at its first sample, older samples first', () => {

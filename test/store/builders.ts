@@ -21,6 +21,7 @@ export function jobRecord(
     decision: 'admitted',
     reason: null,
     estimatedFinishMs: 300_000,
+    predictedFinishMs: null,
     earliestDeadlineMs: null,
     queue: 'realtime',
     label: null,

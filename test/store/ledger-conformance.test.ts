@@ -174,6 +174,30 @@ describe.each(stores)('the ledger contract on $name', (store) => {
     expect(() => ledger.updateJob('zzz', { state: 'running' })).toThrow('no job zzz');
   });
 
+  it("keeps a running job's predicted finish apart from its estimate; a new job has none", async () => {
+    const { ledger, tick } = await open();
+    const { predictedFinishMs: _none, ...fresh } = jobRecord('a', {
+      state: 'running',
+      estimatedFinishMs: 300_000,
+    });
+    expect(ledger.insertJob(fresh).predictedFinishMs).toBeNull();
+    expect(ledger.getJob('a')).toMatchObject({ estimatedFinishMs: 300_000, predictedFinishMs: null });
+    expect(ledger.openAdmittedJobsReused()[0]!.predictedFinishMs).toBeNull();
+    tick(100);
+    ledger.updateJob('a', { predictedFinishMs: 412_345 });
+    expect(ledger.getJob('a')).toMatchObject({
+      estimatedFinishMs: 300_000,
+      predictedFinishMs: 412_345,
+      updatedMs: 1_100,
+    });
+    // The poll loop's reused read sees the change.
+    expect(ledger.openAdmittedJobsReused().map((j) => [j.id, j.predictedFinishMs])).toEqual([['a', 412_345]]);
+    expect(ledger.listJobs().jobs[0]!.predictedFinishMs).toBe(412_345);
+    // One given at insert is kept.
+    ledger.insertJob(jobRecord('b', { predictedFinishMs: 7 }));
+    expect(ledger.getJob('b')!.predictedFinishMs).toBe(7);
+  });
+
   it('lists newest first with filters and pagination, and the open admitted queue in deadline order', async () => {
     const { ledger, tick } = await open();
     const specs: Array<
@@ -740,6 +764,70 @@ async function rowsInPostgres(url: string): Promise<Record<string, unknown[]>> {
       } finally {
         await client.end();
         sqlite.close();
+      }
+    });
+
+    it('migrates a database as the schema before predicted finishes left it: its jobs keep their rows and seq, and seq stays last', async () => {
+      const url = await server!.createDatabase();
+      const client = new Client({ connectionString: url });
+      await client.connect();
+      try {
+        await client.query(
+          'CREATE TABLE schema_version (version INT PRIMARY KEY, name TEXT NOT NULL, applied_at TIMESTAMPTZ NOT NULL DEFAULT now())',
+        );
+        const before = PG_MIGRATIONS.filter((m) => !m.sql.includes('predicted_finish_ms'));
+        expect(before.length).toBe(PG_MIGRATIONS.length - 1);
+        for (const m of before) {
+          await client.query(m.sql);
+          await client.query('INSERT INTO schema_version (version, name) VALUES ($1, $2)', [
+            m.version,
+            m.name,
+          ]);
+        }
+        // A job as that schema's writer shipped it (every column but the new one), seq 41.
+        const row = jobRecord('old', { state: 'running', estimatedFinishMs: 300_000 });
+        await client.query(
+          `INSERT INTO jobs (row_id, id, name, "user", submitter, source, job_type, maps, reduces, input_bytes,
+             arrival_ms, deadline_ms, decision, reason, estimated_finish_ms, earliest_deadline_ms, queue, label,
+             priority, app_id, state, outcome, finished_ms, energy_joules, spec, created_ms, updated_ms, seq)
+           VALUES (1, $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, NULL, $13, NULL, $14, NULL, NULL, NULL,
+             $15, NULL, NULL, NULL, $16, 1000, 1000, 41)`,
+          [
+            row.id,
+            row.name,
+            row.user,
+            row.submitter,
+            row.source,
+            row.jobType,
+            row.maps,
+            row.reduces,
+            row.inputBytes,
+            row.arrivalMs,
+            row.deadlineMs,
+            row.decision,
+            row.estimatedFinishMs,
+            row.queue,
+            row.state,
+            JSON.stringify(row.spec),
+          ],
+        );
+        await client.query("SELECT setval('ledger_seq', 41)");
+        const ledger = await track(openPostgresLedger(url, { writer: 'now' }));
+        expect(await ledger.pgSchemaVersion()).toBe(PG_MIGRATIONS.at(-1)!.version);
+        expect(ledger.getJob('old')).toEqual({ ...row, createdMs: 1000, updatedMs: 1000 });
+        const cols = await client.query<{ column_name: string }>(
+          "SELECT column_name FROM information_schema.columns WHERE table_name = 'jobs' AND table_schema = 'public' ORDER BY ordinal_position",
+        );
+        expect(cols.rows.map((c) => c.column_name).slice(-2)).toEqual(['predicted_finish_ms', 'seq']);
+        expect((await client.query('SELECT seq FROM jobs')).rows).toEqual([{ seq: '41' }]);
+        // Written and shipped as any column.
+        ledger.updateJob('old', { predictedFinishMs: 412_345 });
+        await ledger.flush();
+        const shipped = await client.query('SELECT predicted_finish_ms, seq FROM jobs');
+        expect(shipped.rows[0].predicted_finish_ms).toBe('412345');
+        expect(Number(shipped.rows[0].seq)).toBeGreaterThan(41);
+      } finally {
+        await client.end();
       }
     });
 

@@ -138,6 +138,59 @@ describe('ledger', () => {
     }
   });
 
+  it('gives the jobs of a ledger written before predicted finishes none, and keeps one written after', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ledger-migrate-'));
+    try {
+      const file = join(dir, 'l.db');
+      const predicted = MIGRATIONS.find((m) => m.sql.includes('predicted_finish_ms'))!.version;
+      expect(predicted).toBe(MIGRATIONS.at(-1)!.version);
+      writeSchemaUpTo(file, predicted - 1);
+      const raw = new Database(file);
+      const { predictedFinishMs: _none, ...old } = jobRecord('old', { state: 'running' });
+      const columns: Record<string, unknown> = {
+        id: old.id,
+        name: old.name,
+        user: old.user,
+        submitter: old.submitter,
+        source: old.source,
+        job_type: old.jobType,
+        maps: old.maps,
+        reduces: old.reduces,
+        input_bytes: old.inputBytes,
+        arrival_ms: old.arrivalMs,
+        deadline_ms: old.deadlineMs,
+        decision: old.decision,
+        estimated_finish_ms: old.estimatedFinishMs,
+        queue: old.queue,
+        state: old.state,
+        spec: JSON.stringify(old.spec),
+        created_ms: 1,
+        updated_ms: 1,
+      };
+      raw
+        .prepare(
+          `INSERT INTO jobs (${Object.keys(columns).join(', ')}) VALUES (${Object.keys(columns)
+            .map(() => '?')
+            .join(', ')})`,
+        )
+        .run(...Object.values(columns));
+      raw.close();
+      const migrated = Ledger.open(file);
+      expect(migrated.schemaVersion).toBe(predicted);
+      expect(migrated.getJob('old')).toEqual({ ...old, predictedFinishMs: null, createdMs: 1, updatedMs: 1 });
+      migrated.updateJob('old', { predictedFinishMs: 412_345 });
+      migrated.close();
+      const again = Ledger.open(file);
+      expect(again.getJob('old')).toMatchObject({
+        estimatedFinishMs: old.estimatedFinishMs,
+        predictedFinishMs: 412_345,
+      });
+      again.close();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it('counts the jobs of a ledger written before the totals, at the migration that adds them', () => {
     const dir = mkdtempSync(join(tmpdir(), 'ledger-migrate-'));
     try {
@@ -153,7 +206,10 @@ describe('ledger', () => {
         jobRecord('b', { label: 'gpu', energyJoules: 1.8e6, state: 'finished', outcome: 'met' }),
       );
       source.insertJob(jobRecord('c', { decision: 'rejected', state: 'rejected' }));
-      const rows = source.connection.prepare('SELECT * FROM jobs').all() as Array<Record<string, unknown>>;
+      // Without the columns later migrations added (none holds a value here).
+      const rows = (
+        source.connection.prepare('SELECT * FROM jobs').all() as Array<Record<string, unknown>>
+      ).map(({ predicted_finish_ms: _later, ...r }) => r);
       const raw = new Database(file);
       for (const r of rows)
         raw

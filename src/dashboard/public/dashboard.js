@@ -36,6 +36,11 @@
     ['failed', 'Apps failed', 'Admitted jobs whose app FAILED: neither met nor missed'],
     ['killed', 'Apps killed', 'Admitted jobs whose app was KILLED: neither met nor missed'],
     ['success', 'Success ratio', 'Met over met plus missed'],
+    [
+      'predicted',
+      'Predicted to miss',
+      "Running admitted jobs whose predicted finish (from their tasks' progress) is after their deadline, counted each poll cycle (yss_jobs_predicted_to_miss); marked in red in the jobs table",
+    ],
     ['energy', 'Energy (est.)'],
     ['outbox', 'RM writes pending', "RM writes recorded but not yet confirmed (the enforcer's backlog)"],
   ];
@@ -433,8 +438,19 @@
     ['label', (j) => jobLabel(j), 'Label'],
     ['deadline', (j) => fmtTime(j.deadline), 'Deadline'],
     ['estimate', (j) => fmtTime(j.estimatedFinish), 'Est. finish'],
+    [
+      'predicted',
+      (j) => (showsPrediction(j) ? fmtTime(j.predictedFinish) : ''),
+      'Pred. finish',
+      "A running job's predicted finish: its lane's placement made again from its tasks' progress (the estimate until they are read); red when it is after the deadline",
+    ],
     ['finished', (j) => fmtTime(j.finishedAt), 'Finished'],
-    ['slack', (j) => fmtDuration(j.slackSeconds), 'Slack'],
+    [
+      'slack',
+      (j) => fmtDuration(shownSlack(j)),
+      'Slack',
+      'Deadline minus the finish: the actual one once the job ended, else its predicted finish (the estimate until its tasks are read); negative: late',
+    ],
     [
       'energy',
       (j) => energyText(j),
@@ -455,6 +471,7 @@
     label: 'w-label',
     deadline: 'w-time',
     estimate: 'w-time',
+    predicted: 'w-time',
     finished: 'w-time',
     slack: 'w-slack',
     energy: 'w-energy',
@@ -482,9 +499,24 @@
     return tr;
   }
 
+  /** A job whose predicted finish the table shows: a running one, or any predicted to miss. */
+  function showsPrediction(j) {
+    return (
+      j.decision === 'admitted' &&
+      Boolean(j.predictedFinish) &&
+      (j.state === 'running' || j.predictedMiss === true)
+    );
+  }
+
+  /** Seconds from a job's deadline to its predicted finish (positive: that much late). */
+  function predictedLateBy(j) {
+    return (Date.parse(j.predictedFinish) - Date.parse(j.deadline)) / 1000;
+  }
+
   /** Write a job into its row, touching only what changed. */
   function updateRow(tr, j) {
     const cls = ['job', safeClass(j.decision, KNOWN_DECISIONS), safeClass(j.outcome, KNOWN_OUTCOMES)];
+    if (j.predictedMiss === true) cls.push('predicted-miss');
     if (j.id === state.selectedId) cls.push('selected');
     const className = cls.filter(Boolean).join(' ');
     if (tr.className !== className) tr.className = className;
@@ -496,7 +528,13 @@
         tr.cells[i].title = v;
       }
     });
-    tr.cells[column('slack')].classList.toggle('late', j.slackSeconds !== null && j.slackSeconds < 0);
+    const slack = shownSlack(j);
+    tr.cells[column('slack')].classList.toggle('late', Number.isFinite(slack) && slack < 0);
+    const predicted = tr.cells[column('predicted')];
+    const miss = j.predictedMiss === true;
+    predicted.classList.toggle('late', miss);
+    if (miss)
+      predicted.title = `${fmtTime(j.predictedFinish)}: predicted to miss its deadline by ${fmtDuration(predictedLateBy(j)).slice(1)}`;
     const energy = tr.cells[column('energy')];
     const none = j.decision === 'admitted' && !Number.isFinite(j.energyJoules);
     energy.classList.toggle('none', none);
@@ -531,16 +569,30 @@
     renderSlack(shown);
   }
 
+  /**
+   * A job's slack as the page shows it (table, chart, panel): deadline minus its actual finish
+   * once ended, else minus its predicted finish (the estimate until its tasks were read),
+   * seconds. The API's slackSeconds is against the estimate.
+   */
+  function shownSlack(j) {
+    if (j.finishedAt || !j.predictedFinish) return j.slackSeconds;
+    return -predictedLateBy(j);
+  }
+
   function renderSlack(jobs) {
     const bars = jobs
-      .filter((j) => j.decision === 'admitted' && j.slackSeconds !== null && Number.isFinite(j.slackSeconds))
+      .filter((j) => j.decision === 'admitted' && Number.isFinite(shownSlack(j)))
       .sort((a, b) => Date.parse(a.deadline) - Date.parse(b.deadline))
-      .map((j) => ({
-        key: j.id,
-        value: j.slackSeconds / 60,
-        kind: j.outcome === 'met' ? 'met' : j.outcome === 'missed' ? 'missed' : 'open',
-        title: `${j.name} (${j.id}): deadline ${fmtTime(j.deadline)}, ${j.finishedAt ? 'finished' : 'estimated'} ${fmtTime(j.finishedAt || j.estimatedFinish)}, slack ${fmtDuration(j.slackSeconds)}`,
-      }));
+      .map((j) => {
+        const slack = shownSlack(j);
+        const risk = j.predictedMiss === true;
+        return {
+          key: j.id,
+          value: slack / 60,
+          kind: j.outcome === 'met' ? 'met' : j.outcome === 'missed' ? 'missed' : risk ? 'risk' : 'open',
+          title: `${j.name} (${j.id}): deadline ${fmtTime(j.deadline)}, ${j.finishedAt ? 'finished' : 'predicted'} ${fmtTime(j.finishedAt || j.predictedFinish || j.estimatedFinish)}, slack ${fmtDuration(slack)}${risk ? ' (predicted to miss)' : ''}`,
+        };
+      });
     const key = JSON.stringify(bars);
     if (key === lastSlackKey) return;
     lastSlackKey = key;
@@ -578,6 +630,10 @@
     setText('tile-killed', last ? (Number.isFinite(last.killed) ? last.killed : 0) : '–');
     setText('tile-accept', fmtRatio(last && last.acceptRatio));
     setText('tile-success', fmtRatio(last && last.successRatio));
+    // Counted by each cycle's sample; '–' before the first sample that counted them.
+    const risk = last && Number.isFinite(last.predictedToMiss) ? last.predictedToMiss : null;
+    setText('tile-predicted', risk === null ? '–' : risk);
+    $('tile-predicted').parentElement.classList.toggle('alert', risk !== null && risk > 0);
     setText(
       'tile-energy',
       last && Number.isFinite(last.energyKWh) ? `${YssCharts.formatNumber(last.energyKWh)} kWh` : '–',
@@ -1027,7 +1083,11 @@
     panel.dataset.jobId = job.id;
     setText('detail-title', `${job.name} — ${job.id}`);
 
-    const end = job.finishedAt || job.estimatedFinish;
+    const open = !job.finishedAt && job.decision === 'admitted';
+    const end = job.finishedAt || (open && job.predictedFinish) || job.estimatedFinish;
+    // A prediction other than the estimate is marked beside it.
+    const predicted =
+      open && job.predictedFinish && job.predictedFinish !== job.estimatedFinish ? job.predictedFinish : null;
     const marks = [
       { key: 'arrival', label: 'arrival', ms: job.arrival ? Date.parse(job.arrival) : null },
       {
@@ -1035,6 +1095,7 @@
         label: 'estimated finish',
         ms: job.estimatedFinish ? Date.parse(job.estimatedFinish) : null,
       },
+      { key: 'predicted', label: 'predicted finish', ms: predicted ? Date.parse(predicted) : null },
       { key: 'finished', label: 'finished', ms: job.finishedAt ? Date.parse(job.finishedAt) : null },
       { key: 'deadline', label: 'deadline', ms: Date.parse(job.deadline) },
       {
@@ -1053,7 +1114,7 @@
           ? {
               from: Date.parse(end),
               to: Date.parse(job.deadline),
-              kind: job.slackSeconds !== null && job.slackSeconds < 0 ? 'late' : 'spare',
+              kind: Date.parse(end) > Date.parse(job.deadline) ? 'late' : 'spare',
             }
           : null,
     });
@@ -1078,14 +1139,18 @@
     field(dl, 'Arrival', fmtTime(job.arrival));
     field(dl, 'Deadline', fmtTime(job.deadline));
     field(dl, 'Estimated finish', fmtTime(job.estimatedFinish));
+    if (open && job.predictedFinish)
+      field(
+        dl,
+        'Predicted finish',
+        job.predictedMiss
+          ? `${fmtTime(job.predictedFinish)} (predicted to miss its deadline by ${fmtDuration(predictedLateBy(job)).slice(1)})`
+          : fmtTime(job.predictedFinish),
+      );
     field(dl, 'Actual finish', fmtTime(job.finishedAt));
-    field(
-      dl,
-      'Slack',
-      job.slackSeconds === null
-        ? ''
-        : `${fmtDuration(job.slackSeconds)}${job.finishedAt ? '' : ' (estimated)'}`,
-    );
+    const slack = shownSlack(job);
+    const slackOf = job.finishedAt ? '' : predicted ? ' (predicted)' : ' (estimated)';
+    field(dl, 'Slack', slack === null || !Number.isFinite(slack) ? '' : `${fmtDuration(slack)}${slackOf}`);
     field(dl, 'Queue', job.queue);
     field(dl, 'Label', jobLabel(job));
     field(dl, 'Priority', job.priority);
