@@ -15,6 +15,7 @@ import { startSidecar, type RunningSidecar } from '../../src/loop/service';
 import { SidecarMetrics } from '../../src/api/metrics';
 import { mountDashboard } from '../../src/dashboard';
 import { silentLogger } from '../../src/log';
+import { DEFAULT_PROFILE_OPTIONS, EMPTY_PROFILE_BOOK, learnProfile } from '../../src/core/profiles';
 import { Ledger } from '../../src/store/ledger';
 import { LedgerService } from './ledger-service';
 import { fillLedger, HOSTILE_NAME, NOW, sample, SEED_JOBS, SEED_PARTITIONS, seedSamples } from './seed';
@@ -96,6 +97,43 @@ beforeAll(async () => {
   ] as const)
     observed = observeClassJob(observed, cls, unit, keep).book;
   service.observed = observed;
+  // Two profiles: a wordcount of five runs (the last 1.4 over its prediction) and a pi of one.
+  let profiles = EMPTY_PROFILE_BOOK;
+  const wc = {
+    maps: 2,
+    reduces: 1,
+    mapMb: 64,
+    mapSeconds: 10,
+    reduceMb: 128,
+    reduceSeconds: 20,
+    setupSeconds: 12,
+    commitSeconds: 3,
+  };
+  for (const error of [undefined, 1, 1, 1, 1.4])
+    profiles = learnProfile(
+      profiles,
+      'wordcount@alice/realtime',
+      error === undefined ? wc : { ...wc, error },
+      DEFAULT_PROFILE_OPTIONS,
+      'cpu',
+    );
+  profiles = learnProfile(
+    profiles,
+    'pi@bob/realtime',
+    {
+      maps: 4,
+      reduces: 1,
+      mapMb: 0,
+      mapSeconds: 6,
+      reduceMb: 0,
+      reduceSeconds: 3,
+      setupSeconds: 11,
+      commitSeconds: 2,
+    },
+    DEFAULT_PROFILE_OPTIONS,
+    'cpu',
+  );
+  service.profiles = profiles;
   base = await listen(false);
   protectedBase = await listen(true);
   browser = await chromium.launch({
@@ -643,6 +681,52 @@ describe('the dashboard in Chromium', () => {
     );
     await page.locator('#costs-title').scrollIntoViewIfNeeded();
     await page.locator('section:has(#costs-title)').screenshot({ path: join(SHOTS, '14-task-costs.png') });
+  });
+
+  it('shows the profiles of recurring jobs: their fitted tasks, errors and factor, newest first', async () => {
+    await page.waitForSelector('#profiles tbody tr[data-profile="pi@bob/realtime"]', { timeout: 5000 });
+    const rows = await page.$$eval('#profiles tbody tr', (trs) =>
+      trs.map((tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent)),
+    );
+    expect(rows).toEqual([
+      ['pi@bob/realtime', '1', '11', '6 (last 6)', '3 (last 3)', '2', '–', '–', '×1.25', ''],
+      [
+        'wordcount@alice/realtime',
+        '5',
+        '12',
+        '10 (last 10)',
+        '20 (last 20)',
+        '3',
+        '1',
+        '1.4 (p95)',
+        '×1.4',
+        '',
+      ],
+    ]);
+    // The latest wordcount ran 1.4 times its prediction, at its factor: drawn right of 1, not past the factor.
+    const bar = await page.$eval(
+      '#profiles tr[data-profile="wordcount@alice/realtime"] td[data-k="lastError"]',
+      (td) => ({
+        value: (td as HTMLElement).dataset.value,
+        cls: td.querySelector('rect')?.getAttribute('class'),
+        x: Number(td.querySelector('rect')?.getAttribute('x')),
+        width: Number(td.querySelector('rect')?.getAttribute('width')),
+        label: td.querySelector('svg')?.getAttribute('aria-label'),
+      }),
+    );
+    expect(bar).toEqual({
+      value: '1.4',
+      cls: 'bar met',
+      x: 60,
+      width: 24,
+      label: "latest run's error 1.40 (1 is as predicted), factor 1.40",
+    });
+    expect(await page.$('#profiles tr[data-profile="pi@bob/realtime"] rect')).toBeNull();
+    expect(await page.textContent('#profiles-meta')).toBe(
+      "2 profiles, most recently learned first · a job with a profile is judged with its figures times its factor; one without, with its class's times the margin",
+    );
+    await page.locator('#profiles-title').scrollIntoViewIfNeeded();
+    await page.locator('section:has(#profiles-title)').screenshot({ path: join(SHOTS, '15-profiles.png') });
   });
 
   it('switches the task costs panel to another workload class: its own distribution and worst case', async () => {

@@ -2,6 +2,7 @@ import type { SidecarService } from '../../src/api/app';
 import { resolveDeadline, type Submission } from '../../src/api/submission';
 import { emptyObservedCostsBook, type ObservedCostsBook } from '../../src/core/cost-distribution';
 import type { Estimates } from '../../src/core/estimates';
+import { DEFAULT_PROFILE_OPTIONS, EMPTY_PROFILE_BOOK, type ProfileBook } from '../../src/core/profiles';
 import { bookOf } from '../../src/core/estimate-book';
 import {
   actionView,
@@ -142,8 +143,14 @@ export class LedgerService implements SidecarService {
   classEstimates: Record<string, Estimates> = {};
   observed: ObservedCostsBook = emptyObservedCostsBook();
 
+  /** Profiles of recurring jobs, judged with the default options. */
+  profiles: ProfileBook = EMPTY_PROFILE_BOOK;
+
   taskCosts(): unknown {
-    return estimatesView(bookOf(this.estimates, this.classEstimates), this.observed);
+    return estimatesView(bookOf(this.estimates, this.classEstimates), this.observed, {
+      book: this.profiles,
+      options: DEFAULT_PROFILE_OPTIONS,
+    });
   }
 
   stats(): { samples: StatsSample[] } {

@@ -919,6 +919,131 @@
     return r === null || r === undefined || !Number.isFinite(r) ? '–' : `${Number(r.toPrecision(3))}×`;
   }
 
+  let lastProfilesKey = null;
+
+  /**
+   * The profiles of recurring jobs (GET /api/v1/estimates `profiles`), most recently learned
+   * first: what each was fitted to (its latest run's longest tasks beside the fit), its errors
+   * (actual / predicted duration) and the factor its next jobs are judged with. The last column
+   * draws the latest run's error against 1 (on time as predicted): left of the mark ran faster.
+   */
+  function renderProfiles(est) {
+    const key = JSON.stringify(est && est.profiles);
+    if (key === lastProfilesKey) return;
+    lastProfilesKey = key;
+    const profiles =
+      est && Array.isArray(est.profiles)
+        ? est.profiles.filter((p) => p && typeof p === 'object' && typeof p.profile === 'string')
+        : [];
+    const tbody = $('profiles').tBodies[0];
+    clear(tbody);
+    const num = (v, digits) => (Number.isFinite(v) ? Number(v.toFixed(digits)).toString() : '–');
+    for (const p of profiles) {
+      const last = p.lastRun && typeof p.lastRun === 'object' ? p.lastRun : {};
+      const fitMap = Number.isFinite(p.mapTaskSeconds)
+        ? p.mapTaskSeconds + (p.mapSecondsPerMb || 0) * (last.mapMb || 0)
+        : null;
+      const fitReduce = Number.isFinite(p.reduceTaskSeconds)
+        ? p.reduceTaskSeconds + (p.reduceSecondsPerMb || 0) * (last.reduceMb || 0)
+        : null;
+      const tr = document.createElement('tr');
+      tr.dataset.profile = p.profile;
+      const cells = [
+        ['profile', p.profile, null],
+        ['runs', Number.isFinite(p.runs) ? String(p.runs) : '–', p.runs],
+        ['setup', num(p.setupSeconds, 1), p.setupSeconds],
+        ['map', last.maps > 0 ? `${num(fitMap, 1)} (last ${num(last.mapSeconds, 1)})` : '–', fitMap],
+        [
+          'reduce',
+          last.reduces > 0 ? `${num(fitReduce, 1)} (last ${num(last.reduceSeconds, 1)})` : '–',
+          fitReduce,
+        ],
+        ['commit', num(p.commitSeconds, 1), p.commitSeconds],
+        ['errorMedian', num(p.errorMedian, 2), p.errorMedian],
+        [
+          'errorQuantile',
+          Number.isFinite(p.errorQuantile)
+            ? `${num(p.errorQuantile, 2)} (p${Math.round(p.quantile * 100)})`
+            : '–',
+          p.errorQuantile,
+        ],
+        ['factor', `×${num(p.factor, 2)}`, p.factor],
+      ];
+      for (const [k, textValue, raw] of cells) {
+        const td = node('td', textValue);
+        td.dataset.k = k;
+        if (typeof raw === 'number' && Number.isFinite(raw)) td.dataset.value = String(raw);
+        tr.appendChild(td);
+      }
+      tr.appendChild(errorBar(last.error, p.factor));
+      tbody.appendChild(tr);
+    }
+    const meta = [];
+    meta.push(
+      profiles.length === 0
+        ? "no profile yet: a job is learned into its profile when it ends (none under the papers' model)"
+        : `${plural(profiles.length, 'profile')}, most recently learned first`,
+    );
+    meta.push(
+      "a job with a profile is judged with its figures times its factor; one without, with its class's times the margin",
+    );
+    $('profiles-meta').textContent = meta.join(' · ');
+  }
+
+  /** A small bar of a run's error on 0-2 (1: as predicted), with the factor marked. */
+  function errorBar(error, factor) {
+    const td = document.createElement('td');
+    td.dataset.k = 'lastError';
+    const W = 120;
+    const H = 14;
+    const x = (v) => Math.max(0, Math.min(W, (v / 2) * W));
+    const svg = document.createElementNS('http://www.w3.org/2000/svg', 'svg');
+    svg.setAttribute('width', String(W));
+    svg.setAttribute('height', String(H));
+    svg.setAttribute('role', 'img');
+    const label = Number.isFinite(error)
+      ? `latest run's error ${error.toFixed(2)} (1 is as predicted), factor ${Number.isFinite(factor) ? factor.toFixed(2) : '–'}`
+      : 'no error known for the latest run (it was not judged on its profile)';
+    svg.setAttribute('aria-label', label);
+    const title = document.createElementNS('http://www.w3.org/2000/svg', 'title');
+    title.textContent = label;
+    svg.appendChild(title);
+    const axis = document.createElementNS('http://www.w3.org/2000/svg', 'line');
+    for (const [k, v] of [
+      ['x1', x(1)],
+      ['x2', x(1)],
+      ['y1', 0],
+      ['y2', H],
+    ])
+      axis.setAttribute(k, String(v));
+    axis.setAttribute('class', 'axis');
+    svg.appendChild(axis);
+    if (Number.isFinite(error)) {
+      const bar = document.createElementNS('http://www.w3.org/2000/svg', 'rect');
+      bar.setAttribute('x', String(Math.min(x(1), x(error))));
+      bar.setAttribute('width', String(Math.abs(x(error) - x(1))));
+      bar.setAttribute('y', '3');
+      bar.setAttribute('height', String(H - 6));
+      bar.setAttribute('class', error > (Number.isFinite(factor) ? factor : 1) ? 'bar missed' : 'bar met');
+      td.dataset.value = String(error);
+      svg.appendChild(bar);
+    }
+    if (Number.isFinite(factor)) {
+      const mark = document.createElementNS('http://www.w3.org/2000/svg', 'line');
+      for (const [k, v] of [
+        ['x1', x(factor)],
+        ['x2', x(factor)],
+        ['y1', 0],
+        ['y2', H],
+      ])
+        mark.setAttribute(k, String(v));
+      mark.setAttribute('class', 'mark');
+      svg.appendChild(mark);
+    }
+    td.appendChild(svg);
+    return td;
+  }
+
   /** The class the panel shows when the operator picked one; null: follow `mostObserved`. */
   let chosenCostClass = null;
   let lastEstimates = null;
@@ -1275,6 +1400,7 @@
       renderTickets(allJobs, cluster);
       lastCluster = cluster;
       renderCosts(costs);
+      renderProfiles(costs);
       renderFollower(live.notLeader);
       if (selected && selected === state.selectedId) renderDetail(detail || null);
       $('error-banner').hidden = true;
