@@ -122,6 +122,10 @@ export interface PartitionView {
   vcores: { total: number; used: number };
   gpus: { total: number; used: number };
   utilization: number;
+  /** Task containers admission counts on the partition's nodes, free or not. */
+  containers?: number;
+  /** The cores each node's vcores are capped to (admission.nodeCores); null: as advertised. */
+  nodeCores?: number | null;
 }
 
 export interface StatsSample {
