@@ -10,6 +10,7 @@ import {
   type SketchSummary,
 } from '../core/cost-distribution';
 import { estimatesOf, type EstimateBook } from '../core/estimate-book';
+import type { StretchFit } from '../core/slowdown';
 import type { ActionRecord, DecisionRecord, JobIdentity, JobRecord, TicketRecord } from '../store/ledger';
 import type { JobAppRecord } from '../store/types';
 
@@ -315,6 +316,34 @@ export interface EstimatesView {
    * distribution (the pinned classes and the most recently seen others, ClassRetention).
    */
   classes: ClassEstimatesView[];
+  /**
+   * How finished jobs' tasks stretched with the containers running beside them, per label
+   * partition (src/loop/slowdown.ts); the live sidecar's answer has it.
+   */
+  capacity?: SlowdownView;
+}
+
+/** One partition's fit of how tasks stretch with the containers beside them. */
+export interface PartitionSlowdownView {
+  label: string;
+  /** RUNNING nodes in the partition at the last capacity read; null before one. */
+  nodes: number | null;
+  /** Finished jobs and tasks the fit reads (the latest, bounded). */
+  jobs: number;
+  tasks: number;
+  fit: StretchFit;
+  /** The fit's full-speed containers per node; null without a fit or a node count. */
+  fullSpeedContainersPerNode: number | null;
+  /** The admission.nodeCores those containers amount to (containerVcores each, rounded down). */
+  suggestedNodeCores: number | null;
+  /** The cores admission counts each node's vcores at in this partition (null: as advertised). */
+  nodeCores: number | null;
+}
+
+export interface SlowdownView {
+  /** The learned figures are shown only: admission counts admission.nodeCores, if set. */
+  usedByAdmission: false;
+  partitions: PartitionSlowdownView[];
 }
 
 const HISTOGRAM_BINS = 24;

@@ -8,14 +8,14 @@ export class FakeJobHistory {
 
   constructor(private readonly startMs: number) {}
 
-  /** SUCCEEDED tasks of the given seconds each, all starting at the start time. */
-  report(appId: string, maps: number[], reduces: number[]): void {
+  /** SUCCEEDED tasks of the given seconds each, all starting at the start time (or `startMs`). */
+  report(appId: string, maps: number[], reduces: number[], startMs = this.startMs): void {
     const task = (type: 'MAP' | 'REDUCE', s: number, i: number): TaskReport => ({
       id: `task_${type}_${i}`,
       type,
       state: 'SUCCEEDED',
-      startTime: this.startMs,
-      finishTime: this.startMs + Math.round(s * 1000),
+      startTime: startMs,
+      finishTime: startMs + Math.round(s * 1000),
       elapsedTime: Math.round(s * 1000),
       progress: 100,
       successfulAttempt: `attempt_${type}_${i}`,

@@ -1,13 +1,19 @@
 /**
  * Capacity as the nodes deliver it (docs/estimates.md): admission.nodeCores caps the vcores a
  * node counts, so a node overcommitting CPU counts the containers its cores run at full speed,
- * in the capacity view and in the live sidecar's lanes.
+ * in the capacity view and in the live sidecar's lanes; and the fit of how finished tasks
+ * stretched with the tasks beside them, shown under GET /api/v1/estimates.
  */
+import type { EstimatesView } from '../../src/api/views';
+import { silentLogger } from '../../src/log';
+import { JOBS_KEPT, keptJob, SLOWDOWN_KEY, SlowdownWatch, taskGroup } from '../../src/loop/slowdown';
 import { buildCapacityView, nodeContainers, type NodeCores } from '../../src/loop/snapshot';
 import { Ledger } from '../../src/store/ledger';
+import type { TaskReport } from '../../src/yarn/model';
 import { FakeRm } from './fake-rm';
-import { learningSidecar } from './learning-harness';
+import { learningSidecar, T0 } from './learning-harness';
 
+const MB = 1024 * 1024;
 const SIZE = { memoryMb: 2048, vcores: 1 };
 
 /** The FakeRm's 4 CPU nodes and 1 `gpu` node, each advertising 16 vcores and `memoryMb`. */
@@ -131,5 +137,108 @@ describe('admission.nodeCores in the live sidecar', () => {
     const loose = await advertised.submit({ maps: 8, inputBytes: 0, deadline: 30 });
     expect(loose.body).toMatchObject({ decision: 'admitted' });
     expect(Date.parse(loose.body.estimatedFinish as string) - advertised.now()).toBe(25_000);
+  });
+});
+
+describe('the slowdown learned from finished tasks (src/loop/slowdown.ts)', () => {
+  const task = (type: 'MAP' | 'REDUCE', startMs: number, seconds: number): TaskReport => ({
+    id: `task_${type}_${startMs}_${seconds}`,
+    type,
+    state: 'SUCCEEDED',
+    startTime: startMs,
+    finishTime: startMs + seconds * 1000,
+    elapsedTime: seconds * 1000,
+    progress: 100,
+    successfulAttempt: 'attempt',
+  });
+  const job = (id: string, tasks: TaskReport[]) => ({
+    id,
+    label: '',
+    workloadClass: 'cpu',
+    inputBytes: 1024 * MB,
+    maps: 8,
+    reduces: 2,
+    eta: 0.5,
+    tasks,
+  });
+
+  it('groups tasks by class, stage and data in bins a factor sqrt(2) wide', () => {
+    expect(taskGroup('cpu', 'map', 0)).toBe('cpu|map|none');
+    expect(taskGroup('cpu', 'map', 128)).toBe('cpu|map|14');
+    expect(taskGroup('cpu', 'map', 150)).toBe('cpu|map|14');
+    expect(taskGroup('cpu', 'reduce', 256)).toBe('cpu|reduce|16');
+    // 1 GB in 8 maps of 128 MB; 2 reduces of 0.5 * 1024 / 2 = 256 MB; unfinished tasks left out.
+    expect(
+      keptJob(
+        job('a', [task('MAP', 10_000, 4), task('REDUCE', 20_000, 6), { ...task('MAP', 0, 1), startTime: 0 }]),
+      ),
+    ).toEqual({
+      id: 'a',
+      tasks: [
+        [10, 14, 'cpu|map|14'],
+        [20, 26, 'cpu|reduce|16'],
+      ],
+    });
+  });
+
+  it('keeps the latest JOBS_KEPT jobs of a partition, saved in the ledger, and drops an unreadable save', async () => {
+    const ledger = Ledger.open(':memory:');
+    const watch = new SlowdownWatch({ ledger, log: silentLogger() });
+    for (let i = 0; i < JOBS_KEPT + 5; i++) watch.record(job(`j${i}`, [task('MAP', i * 100_000, 10)]));
+    await ledger.flush();
+    const saved = ledger.getValue<Record<string, Array<{ id: string }>>>(SLOWDOWN_KEY)!;
+    expect(saved['']!.map((j) => j.id)).toEqual(Array.from({ length: JOBS_KEPT }, (_, i) => `j${i + 5}`));
+    const again = new SlowdownWatch({ ledger, log: silentLogger() });
+    expect(again.view(() => 1, {}, 1)).toEqual(watch.view(() => 1, {}, 1));
+    ledger.setValue(SLOWDOWN_KEY, { '': [{ id: 'x', tasks: [[1, 'two', 'g']] }] });
+    expect(new SlowdownWatch({ ledger, log: silentLogger() }).view(() => 1, {}, 1).partitions).toEqual([]);
+    ledger.close();
+  });
+
+  it('shows under GET /api/v1/estimates 2 full-speed cores per node, shown only, across a restart', async () => {
+    // 4 CPU nodes (FakeRm), 2 cores each: 8 tasks run at full speed. Two jobs of 3 maps and a
+    // reduce of 10 s each ran alone; one of 15 maps and a reduce beside each other (16 at once)
+    // took 20 s each.
+    const ledger = Ledger.open(':memory:');
+    const s = learningSidecar(ledger, { admission: {} });
+    await s.sidecar.runOnce();
+    const body = { maps: 3, inputBytes: 0 };
+    await s.runJob(body, [10, 10, 10], [10], T0);
+    await s.runJob({ ...body, maps: 15 }, Array<number>(15).fill(20), [20], T0 + 400_000);
+    await s.runJob(body, [10, 10, 10], [10], T0 + 800_000);
+    const view: EstimatesView = s.sidecar.taskCosts();
+    expect(view.capacity).toEqual({
+      usedByAdmission: false,
+      partitions: [
+        {
+          label: '',
+          nodes: 4,
+          jobs: 3,
+          tasks: 24,
+          fit: {
+            observations: 24,
+            groups: 2,
+            maxConcurrent: 16,
+            fullSpeedContainers: 8,
+            meanLogError: 0,
+            // Each group its median with no slowdown: 7 of 24 tasks off by ln 2.
+            meanLogErrorFlat: 0.202168, // 7 ln 2 / 24
+            outcome: 'fit',
+          },
+          fullSpeedContainersPerNode: 2,
+          suggestedNodeCores: 2,
+          nodeCores: null,
+        },
+      ],
+    });
+    await ledger.flush();
+    const restarted = learningSidecar(ledger, { admission: { nodeCores: 4 } });
+    await restarted.sidecar.runOnce();
+    expect(restarted.sidecar.taskCosts().capacity!.partitions[0]).toMatchObject({
+      jobs: 3,
+      fullSpeedContainersPerNode: 2,
+      nodeCores: 4,
+    });
+    ledger.close();
   });
 });
