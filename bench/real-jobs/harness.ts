@@ -72,6 +72,10 @@ export interface RealJobsEnv {
   info: HadoopInfo;
   sidecarUrl: string;
   token: string;
+  /** Which cluster it is (clusterKinds), for the result; overcommitted when not said. */
+  nodes?: NodesKind;
+  /** The sidecar's admission.nodeCores, for the result; unset when not said. */
+  nodeCores?: number;
   log?: (message: string) => void;
 }
 
@@ -84,11 +88,15 @@ export interface LoneRun {
 export interface RealJobsResult {
   plan: RealJobsPlan;
   cluster: {
+    /** Overcommitted (the launcher's 16 vcores a node) or honest (as many vcores as cores). */
+    kind: NodesKind;
     version: string;
     examplesVersion: string | null;
     nmVcores: number;
     nmMemoryMb: number;
     nodes: number;
+    /** The sidecar's admission.nodeCores; null: it counted the advertised vcores. */
+    sidecarNodeCores: number | null;
   };
   startedAt: string;
   seconds: number;
@@ -498,11 +506,13 @@ export async function measureRealJobs(env: RealJobsEnv, plan: RealJobsPlan): Pro
   return {
     plan,
     cluster: {
+      kind: env.nodes ?? 'overcommitted',
       version: env.info.version,
       examplesVersion: env.info.examplesVersion,
       nmVcores: env.info.nmVcores,
       nmMemoryMb: env.info.nmMemoryMb,
       nodes: env.info.nodes.length,
+      sidecarNodeCores: env.nodeCores ?? null,
     },
     startedAt: new Date(t0).toISOString(),
     seconds: (Date.now() - t0) / 1000,
@@ -531,8 +541,13 @@ function line(r: JobRecord): string {
  * The sidecar's configuration for a measurement on a launcher cluster: the config's default
  * estimates (nothing set), containers as the MapReduce jobs ask (512 MB, 1 vcore), a poll every
  * second, and no lifetime timeouts (a late app runs to its end, so its real duration is seen).
+ * With `nodeCores` (an honest cluster: clusterKinds) admission counts each node's vcores at it.
  */
-export function realJobsSidecarConfig(info: HadoopInfo, token: string): Record<string, unknown> {
+export function realJobsSidecarConfig(
+  info: HadoopInfo,
+  token: string,
+  options: { nodeCores?: number | undefined } = {},
+): Record<string, unknown> {
   return {
     rm: {
       addresses: info.rms,
@@ -543,13 +558,74 @@ export function realJobsSidecarConfig(info: HadoopInfo, token: string): Record<s
       retries: 1,
       user: info.user,
     },
-    admission: { containerMemoryMb: 512, containerVcores: 1 },
+    admission: {
+      containerMemoryMb: 512,
+      containerVcores: 1,
+      ...(options.nodeCores === undefined ? {} : { nodeCores: options.nodeCores }),
+    },
     enforcement: { lifetimeTimeouts: false },
     loop: { pollCron: '* * * * * *' },
     auth: { tokens: [{ name: 'real-jobs', token }] },
     server: { port: 0, host: '127.0.0.1' },
     ledger: { path: ':memory:' },
   };
+}
+
+// ------------------------------------------------------------------ overcommitted and honest clusters
+
+/**
+ * The clusters the same streams run on: `overcommitted`, the launcher's defaults (16 vcores and
+ * 16 GB a NodeManager, whatever the machine's cores; the sidecar counts the advertised vcores),
+ * and `honest`, NodeManagers advertising the machine's cores (`--nm-vcores 2 --nm-memory-mb
+ * 4096` on a 2-core machine) with the sidecar's admission.nodeCores set to match.
+ */
+export type NodesKind = 'overcommitted' | 'honest';
+
+export const NODES_KINDS: readonly NodesKind[] = ['overcommitted', 'honest'];
+
+/** REAL_JOBS_NODES: overcommitted (the default), honest, or both (overcommitted first). */
+export function clusterKinds(env: NodeJS.ProcessEnv): NodesKind[] {
+  const cluster = env.REAL_JOBS_CLUSTER;
+  if (cluster !== undefined && ['honest', 'overcommitted', 'both'].includes(cluster))
+    throw new Error(
+      `REAL_JOBS_CLUSTER names a running cluster's ready-line file; say REAL_JOBS_NODES=${cluster} to choose the nodes`,
+    );
+  const v = env.REAL_JOBS_NODES;
+  if (v === undefined || v === '') return ['overcommitted'];
+  if (v === 'both') return [...NODES_KINDS];
+  if ((NODES_KINDS as readonly string[]).includes(v)) return [v as NodesKind];
+  throw new Error(`REAL_JOBS_NODES must be overcommitted, honest or both, not "${v}"`);
+}
+
+/**
+ * What the launcher starts for a kind (hadoop/launch.ts's nmVcores and nmMemoryMb): nothing for
+ * overcommitted (its defaults); for honest REAL_JOBS_NM_VCORES (2) and REAL_JOBS_NM_MEMORY_MB
+ * (4096), what a 2-core machine runs at full speed (docs/real-hadoop.md).
+ */
+export function clusterOptions(
+  kind: NodesKind,
+  env: NodeJS.ProcessEnv,
+): { nmVcores?: number; nmMemoryMb?: number } {
+  if (kind === 'overcommitted') return {};
+  return {
+    nmVcores: intFrom(env, 'REAL_JOBS_NM_VCORES', 1, 2),
+    nmMemoryMb: intFrom(env, 'REAL_JOBS_NM_MEMORY_MB', 1024, 4096),
+  };
+}
+
+/**
+ * The sidecar's admission.nodeCores on a cluster: REAL_JOBS_NODE_CORES when set (the
+ * overcommitted cluster counted at the machine's cores: the case the cap changes), else the
+ * vcores an honest node advertises (the cap as an operator would write it; it changes no count
+ * there), else unset.
+ */
+export function sidecarNodeCores(
+  kind: NodesKind,
+  info: Pick<HadoopInfo, 'nmVcores'>,
+  env: NodeJS.ProcessEnv = {},
+): number | undefined {
+  if (env.REAL_JOBS_NODE_CORES) return intFrom(env, 'REAL_JOBS_NODE_CORES', 1, 1);
+  return kind === 'honest' ? info.nmVcores : undefined;
 }
 
 // ------------------------------------------------------------------ settings from the environment

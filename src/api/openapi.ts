@@ -321,6 +321,54 @@ const stageCosts = z.object({
   observedMaxOverP50: nullableNumber.describe('the slowest task over the median one'),
 });
 
+const stretchFit = z
+  .object({
+    observations: z
+      .int()
+      .describe('finished tasks used: in groups of 2 or more of one class, stage and data size'),
+    groups: z.int(),
+    maxConcurrent: z.number().describe('the most containers seen running at once beside a task'),
+    fullSpeedContainers: nullableNumber.describe(
+      'containers the partition runs at full speed: beside k, a task took max(1, k / this) times its time alone; null with too few tasks or no slowdown seen',
+    ),
+    meanLogError: nullableNumber.describe('mean |ln(seconds / modelled seconds)| with the fit'),
+    meanLogErrorFlat: nullableNumber.describe('the same with no slowdown modelled'),
+    outcome: z.enum(['fit', 'too-few-observations', 'no-slowdown-seen']),
+  })
+  .describe(
+    'the robust fit of task seconds against the containers running beside them (src/core/slowdown.ts)',
+  );
+
+const slowdown = z
+  .object({
+    usedByAdmission: z
+      .literal(false)
+      .describe('shown only: admission counts admission.nodeCores (and nodeCoresByLabel) when set'),
+    partitions: z.array(
+      z.object({
+        label: z.string().describe("'' is the default partition"),
+        nodes: z.int().nullable().describe('RUNNING nodes at the last capacity read'),
+        jobs: z.int(),
+        tasks: z.int(),
+        fit: stretchFit,
+        fullSpeedContainersPerNode: nullableNumber,
+        suggestedNodeCores: z
+          .int()
+          .nullable()
+          .describe(
+            'the admission.nodeCores the fit amounts to (containerVcores per container, rounded down)',
+          ),
+        nodeCores: z
+          .int()
+          .nullable()
+          .describe('what admission counts each node’s vcores at (null: as advertised)'),
+      }),
+    ),
+  })
+  .describe(
+    'how the sidecar\'s finished jobs\' tasks stretched with the containers running beside them, per label partition (docs/estimates.md, "Capacity as the nodes deliver it")',
+  );
+
 const estimates = z.object({
   scope: z.literal('class').describe('figures and distributions are per workload class'),
   unit: z.literal('seconds per MB'),
@@ -384,6 +432,7 @@ const estimates = z.object({
     .describe(
       'profiles of recurring jobs, most recently learned first: per stage a Theil-Sen fit of the longest task on its data over the kept runs, before the error factor (empty under estimateModel paper)',
     ),
+  capacity: slowdown.optional(),
 });
 
 const classFigures = z.object({

@@ -18,6 +18,7 @@ import {
   type ProfileOptions,
   type ProfileRun,
 } from '../core/profiles';
+import type { StretchFit } from '../core/slowdown';
 import type { ActionRecord, DecisionRecord, JobIdentity, JobRecord, TicketRecord } from '../store/ledger';
 import type { JobAppRecord } from '../store/types';
 
@@ -139,6 +140,10 @@ export interface PartitionView {
   vcores: { total: number; used: number };
   gpus: { total: number; used: number };
   utilization: number;
+  /** Task containers admission counts on the partition's nodes, free or not. */
+  containers?: number;
+  /** The cores each node's vcores are capped to (admission.nodeCores); null: as advertised. */
+  nodeCores?: number | null;
 }
 
 export interface StatsSample {
@@ -358,6 +363,34 @@ export interface EstimatesView {
   classes: ClassEstimatesView[];
   /** Profiles of recurring jobs, most recently learned first (none under estimateModel paper). */
   profiles: ProfileView[];
+  /**
+   * How finished jobs' tasks stretched with the containers running beside them, per label
+   * partition (src/loop/slowdown.ts); the live sidecar's answer has it.
+   */
+  capacity?: SlowdownView;
+}
+
+/** One partition's fit of how tasks stretch with the containers beside them. */
+export interface PartitionSlowdownView {
+  label: string;
+  /** RUNNING nodes in the partition at the last capacity read; null before one. */
+  nodes: number | null;
+  /** Finished jobs and tasks the fit reads (the latest, bounded). */
+  jobs: number;
+  tasks: number;
+  fit: StretchFit;
+  /** The fit's full-speed containers per node; null without a fit or a node count. */
+  fullSpeedContainersPerNode: number | null;
+  /** The admission.nodeCores those containers amount to (containerVcores each, rounded down). */
+  suggestedNodeCores: number | null;
+  /** The cores admission counts each node's vcores at in this partition (null: as advertised). */
+  nodeCores: number | null;
+}
+
+export interface SlowdownView {
+  /** The learned figures are shown only: admission counts admission.nodeCores, if set. */
+  usedByAdmission: false;
+  partitions: PartitionSlowdownView[];
 }
 
 /** One profile of a recurring job (GET /api/v1/estimates `profiles`). */

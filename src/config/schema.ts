@@ -174,6 +174,17 @@ const admission = z
     /** The container one task uses, to count slots on each node in the unified model. */
     containerMemoryMb: z.number().int().min(1).max(1_048_576).default(2048),
     containerVcores: z.number().int().min(1).max(1024).default(1),
+    /**
+     * CPU cores of a node: its vcores count as the smaller of what it advertises and this, so a
+     * node that overcommits CPU (16 vcores on 2 cores) counts only the containers its cores run
+     * at full speed. Unset: the advertised vcores count (docs/estimates.md).
+     */
+    nodeCores: z.number().int().min(1).max(1024).optional(),
+    /** `nodeCores` for the nodes of one label partition, over `nodeCores`. */
+    nodeCoresByLabel: z
+      .record(z.string().max(256), z.number().int().min(1).max(1024))
+      .refine((m) => Object.keys(m).length <= 1000, 'may name at most 1000 labels')
+      .default({}),
     /** Feedback threshold DeltaT (Alg. 5.5): rebuild a job's vectors when off by more than this. */
     feedbackThresholdSeconds: z.number().min(0).max(86_400).default(30),
     /**
@@ -226,6 +237,27 @@ const admission = z
   })
   .strict()
   .superRefine((a, ctx) => {
+    // Cores below a container's vcores would count no container on any such node.
+    const cores: Array<[Array<string | number>, number | undefined]> = [
+      [['nodeCores'], a.nodeCores],
+      ...Object.entries(a.nodeCoresByLabel).map(([label, n]): [Array<string | number>, number] => [
+        ['nodeCoresByLabel', label],
+        n,
+      ]),
+    ];
+    if (Object.hasOwn(a.nodeCoresByLabel, ''))
+      ctx.addIssue({
+        code: 'custom',
+        path: ['nodeCoresByLabel'],
+        message: "names the empty label: the default partition's nodes take admission.nodeCores",
+      });
+    for (const [path, n] of cores)
+      if (n !== undefined && n >= 1 && n < a.containerVcores)
+        ctx.addIssue({
+          code: 'custom',
+          path,
+          message: `${n} is below admission.containerVcores (${a.containerVcores}): no container would count on such a node`,
+        });
     if (a.estimateModel !== 'paper') return;
     // The papers' model has no per-task floor: one given would silently be ignored.
     const entries: Array<[Array<string | number>, z.infer<typeof estimatesTriple>]> = [

@@ -15,6 +15,7 @@ import type { InputReader } from './locality';
 import type { ClusterObservation } from './observe';
 import type { Partitions } from './partitions';
 import type { PriorityCapTracker } from './priority-cap';
+import type { SlowdownWatch } from './slowdown';
 
 export interface SidecarDeps {
   config: SidecarConfig;
@@ -55,6 +56,8 @@ export interface LoopParts {
   readonly log: Logger;
   readonly observation: ClusterObservation;
   readonly estimates: EstimateKeeper;
+  /** How finished jobs' tasks stretched with the containers beside them (shown only). */
+  readonly slowdown: SlowdownWatch;
   readonly partitions: Partitions;
   readonly lanes: LaneBook;
   readonly progress: ProgressWatch;

@@ -224,10 +224,12 @@ export class ClusterObservation {
     }
     const signature = nodeSignature(clusterMetrics);
     this.hostPartitions = hostPartitionsOf(nodes.filter((n) => n.state === 'RUNNING'));
-    const view = buildCapacityView(nodes, scheduler, {
-      memoryMb: config.admission.containerMemoryMb,
-      vcores: config.admission.containerVcores,
-    });
+    const view = buildCapacityView(
+      nodes,
+      scheduler,
+      { memoryMb: config.admission.containerMemoryMb, vcores: config.admission.containerVcores },
+      config.admission,
+    );
     this.capacity = view;
     await this.readTenants(view);
     apply(view, this.sharingInputs());

@@ -1,4 +1,5 @@
 import type { JobActuals } from '../core/admission';
+import { estimatesOf } from '../core/estimate-book';
 import type { SubmitPayload } from '../enforce/enforcer';
 import { RmHttpError } from '../errors/rm-http';
 import { RmRemoteError } from '../errors/rm-remote';
@@ -451,6 +452,17 @@ export class Reconciler {
         { finishedTime: finishedMs, ...(first == null ? {} : { startedTime: first }) },
         tasks,
       );
+      const workloadClass = this.p.estimates.classOfRecord(job);
+      this.p.slowdown.record({
+        id: job.id,
+        label: job.label ?? '',
+        workloadClass,
+        inputBytes: job.inputBytes,
+        maps: job.maps,
+        reduces: job.reduces,
+        eta: estimatesOf(this.p.estimates.book, workloadClass).eta,
+        tasks,
+      });
       if (learned?.changed) this.p.lanes.rebuildAll();
       return learned?.actuals;
     } catch (err) {

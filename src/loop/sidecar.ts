@@ -13,6 +13,7 @@ import { ClusterObservation } from './observe';
 import { Partitions } from './partitions';
 import { PriorityCapTracker } from './priority-cap';
 import { Reconciler } from './reconcile';
+import { SlowdownWatch } from './slowdown';
 import { Submissions, type SubmitAnswer, type SubmitContext } from './submissions';
 import { cancelTicket, reportClient } from './tickets';
 import { clusterView, getJob, listJobs, readiness, stats, type Readiness } from './views';
@@ -82,6 +83,7 @@ export class Sidecar implements SidecarService {
       log,
       observation,
       estimates,
+      slowdown: new SlowdownWatch({ ledger, log }),
       partitions,
       lanes,
       progress,
@@ -157,7 +159,16 @@ export class Sidecar implements SidecarService {
   }
 
   taskCosts(): EstimatesView {
-    return this.parts.estimates.view();
+    const { config } = this.parts.deps;
+    const partitions = this.parts.observation.capacity?.partitions ?? [];
+    return {
+      ...this.parts.estimates.view(),
+      capacity: this.parts.slowdown.view(
+        (label) => partitions.find((p) => p.label === label)?.nodes,
+        config.admission,
+        config.admission.containerVcores,
+      ),
+    };
   }
 
   stats(): { samples: StatsSample[] } {

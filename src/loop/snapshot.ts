@@ -30,6 +30,23 @@ export interface QueueSummary {
   pending?: Record<string, number>;
 }
 
+/**
+ * The CPU cores of a node, by its label partition (admission.nodeCores, nodeCoresByLabel): its
+ * vcores count as the smaller of what it advertises and these. Absent: what it advertises.
+ */
+export interface NodeCores {
+  /** Every node whose label has no entry of its own. */
+  nodeCores?: number | undefined;
+  nodeCoresByLabel?: Readonly<Record<string, number>>;
+}
+
+/** The cores a node of a partition counts, or undefined (its advertised vcores count). */
+export function coresOf(cores: NodeCores | undefined, label: string): number | undefined {
+  if (cores === undefined) return undefined;
+  const own = label === '' ? undefined : cores.nodeCoresByLabel?.[label];
+  return own ?? cores.nodeCores;
+}
+
 export interface CapacityView {
   partitions: PartitionView[];
   queues: QueueSummary[];
@@ -39,9 +56,17 @@ export interface CapacityView {
   total?: Record<string, number>;
 }
 
-/** Task containers a node can hold: the smaller of what its memory and its vcores allow. */
-export function nodeContainers(node: NodeReport, size: ContainerSize): number {
-  return containersIn(node.total, size);
+/**
+ * Task containers a node can hold: the smaller of what its memory and its vcores allow, its
+ * vcores counted as min(advertised, cores) when its cores are known (a node overcommitting CPU
+ * counts only what its cores run at full speed).
+ */
+export function nodeContainers(node: NodeReport, size: ContainerSize, cores?: number): number {
+  return containersIn(countedTotal(node.total, cores), size);
+}
+
+function countedTotal(total: Resource, cores: number | undefined): Resource {
+  return cores === undefined ? total : { ...total, vcores: Math.min(total.vcores, cores) };
 }
 
 function containersIn(r: Resource, size: ContainerSize): number {
@@ -53,12 +78,16 @@ function containersAsked(r: Resource, size: ContainerSize): number {
   return Math.max(0, r.memoryMB / size.memoryMb, r.vcores / size.vcores);
 }
 
-/** Task containers that still fit on a node now: what its total less its used leaves. */
-function freeContainers(node: NodeReport, size: ContainerSize): number {
+/**
+ * Task containers that still fit on a node now: what its total less its used leaves (its vcores
+ * counted as in nodeContainers: the vcores in use take the cores first).
+ */
+function freeContainers(node: NodeReport, size: ContainerSize, cores?: number): number {
+  const total = countedTotal(node.total, cores);
   return containersIn(
     {
-      memoryMB: node.total.memoryMB - node.used.memoryMB,
-      vcores: node.total.vcores - node.used.vcores,
+      memoryMB: total.memoryMB - node.used.memoryMB,
+      vcores: total.vcores - node.used.vcores,
       extra: {},
     },
     size,
@@ -138,6 +167,7 @@ export function buildCapacityView(
   nodes: readonly NodeReport[],
   scheduler: SchedulerInfo | undefined,
   size: ContainerSize,
+  cores?: NodeCores,
 ): CapacityView {
   const byLabel = new Map<string, PartitionView & { containers: number }>();
   const free: Record<string, number> = {};
@@ -158,15 +188,17 @@ export function buildCapacityView(
       p[column].total += amount(n.total);
       p[column].used += amount(n.used);
     }
-    p.containers += nodeContainers(n, size);
-    free[label] = (free[label] ?? 0) + freeContainers(n, size);
+    const c = coresOf(cores, label);
+    p.containers += nodeContainers(n, size, c);
+    free[label] = (free[label] ?? 0) + freeContainers(n, size, c);
     byLabel.set(label, p);
   }
   const partitions = [...byLabel.values()]
     .sort((a, b) => a.label.localeCompare(b.label))
-    .map(({ containers: _c, ...p }) => ({
+    .map((p) => ({
       ...p,
       utilization: p.memoryMb.total > 0 ? p.memoryMb.used / p.memoryMb.total : 0,
+      nodeCores: coresOf(cores, p.label) ?? null,
     }));
   const queues = scheduler ? leaves(scheduler.root).map((q) => queueSummary(q, byLabel, size)) : [];
   const total = Object.fromEntries([...byLabel].map(([label, p]) => [label, p.containers]));

@@ -3,7 +3,17 @@
  * files, the streams drawn from a seed, the settings read from the environment, and the figures
  * and thresholds of report.ts.
  */
-import { DEFAULT_PLAN, planFromEnv, streamSpecs } from '../../bench/real-jobs/harness';
+import { buildConfig } from '../../src/config/load';
+import type { HadoopInfo } from '../../hadoop/launch';
+import {
+  clusterKinds,
+  clusterOptions,
+  DEFAULT_PLAN,
+  planFromEnv,
+  realJobsSidecarConfig,
+  sidecarNodeCores,
+  streamSpecs,
+} from '../../bench/real-jobs/harness';
 import { KINDS, DEFAULT_SIZES, mapsFor, parseKinds } from '../../bench/real-jobs/kinds';
 import {
   ACCEPTANCE,
@@ -120,6 +130,49 @@ describe('planFromEnv', () => {
     [{ REAL_JOBS_KINDS: 'pi,nope' }, 'unknown job kind "nope"'],
   ])('refuses %j', (env, message) => {
     expect(() => planFromEnv(env, DEFAULT_PLAN)).toThrow(message);
+  });
+});
+
+describe('the overcommitted and the honest cluster (REAL_JOBS_NODES)', () => {
+  it('runs on the overcommitted one by default, the honest one, or both in turn', () => {
+    expect(clusterKinds({})).toEqual(['overcommitted']);
+    expect(clusterKinds({ REAL_JOBS_NODES: 'honest' })).toEqual(['honest']);
+    expect(clusterKinds({ REAL_JOBS_NODES: 'both' })).toEqual(['overcommitted', 'honest']);
+    expect(() => clusterKinds({ REAL_JOBS_NODES: 'fair' })).toThrow(
+      'REAL_JOBS_NODES must be overcommitted, honest or both, not "fair"',
+    );
+    // REAL_JOBS_CLUSTER names a ready-line file: a kind there is a slip, said so.
+    expect(() => clusterKinds({ REAL_JOBS_CLUSTER: 'both' })).toThrow('say REAL_JOBS_NODES=both');
+    expect(clusterKinds({ REAL_JOBS_CLUSTER: 'ready.json', REAL_JOBS_NODES: 'honest' })).toEqual(['honest']);
+  });
+
+  it('starts the honest one with 2 vcores and 4 GB a node, and sets the sidecar’s nodeCores to match', () => {
+    expect(clusterOptions('overcommitted', {})).toEqual({});
+    expect(clusterOptions('honest', {})).toEqual({ nmVcores: 2, nmMemoryMb: 4096 });
+    expect(clusterOptions('honest', { REAL_JOBS_NM_VCORES: '4', REAL_JOBS_NM_MEMORY_MB: '8192' })).toEqual({
+      nmVcores: 4,
+      nmMemoryMb: 8192,
+    });
+    expect(() => clusterOptions('honest', { REAL_JOBS_NM_MEMORY_MB: '512' })).toThrow(
+      'REAL_JOBS_NM_MEMORY_MB must be an integer >= 1024, not "512"',
+    );
+    expect(sidecarNodeCores('honest', { nmVcores: 2 })).toBe(2);
+    expect(sidecarNodeCores('overcommitted', { nmVcores: 16 })).toBeUndefined();
+    // The overcommitted cluster counted at the machine's cores.
+    expect(sidecarNodeCores('overcommitted', { nmVcores: 16 }, { REAL_JOBS_NODE_CORES: '2' })).toBe(2);
+    expect(() => sidecarNodeCores('honest', { nmVcores: 2 }, { REAL_JOBS_NODE_CORES: '0' })).toThrow(
+      'REAL_JOBS_NODE_CORES must be an integer >= 1, not "0"',
+    );
+    const info = {
+      rms: ['http://127.0.0.1:1'],
+      jhs: 'http://127.0.0.1:2',
+      webhdfs: 'http://127.0.0.1:3',
+      user: 'u',
+    };
+    const token = 'real-jobs-token-0123456789';
+    const honest = buildConfig(realJobsSidecarConfig(info as HadoopInfo, token, { nodeCores: 2 }));
+    expect(honest.admission).toMatchObject({ containerMemoryMb: 512, containerVcores: 1, nodeCores: 2 });
+    expect(buildConfig(realJobsSidecarConfig(info as HadoopInfo, token)).admission.nodeCores).toBeUndefined();
   });
 });
 

@@ -231,6 +231,36 @@ describe('configuration', () => {
     ]);
   });
 
+  it('reads the cores of a node (admission.nodeCores), per label over it, unset by default', () => {
+    expect(buildConfig({}).admission.nodeCores).toBeUndefined();
+    expect(buildConfig({}).admission.nodeCoresByLabel).toEqual({});
+    const config = buildConfig({
+      admission: { containerVcores: 2, nodeCores: 2, nodeCoresByLabel: { gpu: 8 } },
+    });
+    expect(config.admission).toMatchObject({ nodeCores: 2, nodeCoresByLabel: { gpu: 8 } });
+  });
+
+  it('names every bad node cores value: not a whole number, out of range, below a container, the empty label', () => {
+    const lines = (admission: Record<string, unknown>) => issueLines(() => buildConfig({ admission }));
+    expect(lines({ nodeCores: 0 })).toEqual(['admission.nodeCores: Too small: expected number to be >=1']);
+    expect(lines({ nodeCores: 2.5 })).toEqual([
+      'admission.nodeCores: Invalid input: expected int, received number',
+    ]);
+    expect(lines({ nodeCores: 2000 })).toEqual([
+      'admission.nodeCores: Too big: expected number to be <=1024',
+    ]);
+    expect(lines({ nodeCores: 1, containerVcores: 2, nodeCoresByLabel: { gpu: 1, big: 4 } })).toEqual([
+      'admission.nodeCores: 1 is below admission.containerVcores (2): no container would count on such a node',
+      'admission.nodeCoresByLabel.gpu: 1 is below admission.containerVcores (2): no container would count on such a node',
+    ]);
+    expect(lines({ nodeCoresByLabel: { '': 2, gpu: 'eight' } })).toEqual([
+      'admission.nodeCoresByLabel.gpu: Invalid input: expected number, received string',
+    ]);
+    expect(lines({ nodeCoresByLabel: { '': 2 } })).toEqual([
+      "admission.nodeCoresByLabel: names the empty label: the default partition's nodes take admission.nodeCores",
+    ]);
+  });
+
   it('reports a YAML syntax error with its file and line, and a missing file', () => {
     const err = (() => {
       try {

@@ -686,7 +686,7 @@ describe('the dashboard in Chromium', () => {
   it('shows the profiles of recurring jobs: their fitted tasks, errors and factor, newest first', async () => {
     await page.waitForSelector('#profiles tbody tr[data-profile="pi@bob/realtime"]', { timeout: 5000 });
     const rows = await page.$$eval('#profiles tbody tr', (trs) =>
-      trs.map((tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent)),
+      trs.map((tr) => Array.from(tr.querySelectorAll('td')).map((td) => td.textContent)),
     );
     expect(rows).toEqual([
       ['pi@bob/realtime', '1', '11', '6 (last 6)', '3 (last 3)', '2', '–', '–', '×1.25', ''],

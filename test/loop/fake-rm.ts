@@ -27,6 +27,9 @@ export class FakeRm {
    * borrowing the real-time queue's idle guarantee (each node holds 4).
    */
   tenantPerCpuNode = 0;
+  /** What each node advertises: 8 GB and 4 vcores (4 containers of 2 GB). */
+  nodeMemoryMb = 8192;
+  nodeVcores = 4;
   /** What the RM's /conf says of preemption; undefined: this RM has no /conf reader. */
   preemptionSettings: PreemptionSettings | undefined = undefined;
   private seq = 0;
@@ -51,10 +54,10 @@ export class FakeRm {
       lastHealthUpdate: 0,
       healthReport: '',
       version: '3.3.6',
-      total: r(8192, 4),
+      total: r(this.nodeMemoryMb, this.nodeVcores),
       // Only the tenant's containers (queue(): every other queue's absoluteUsedCapacity is 0).
       used: r(2048 * k, k),
-      available: r(8192 - 2048 * k, 4 - k),
+      available: r(this.nodeMemoryMb - 2048 * k, this.nodeVcores - k),
     };
   }
 

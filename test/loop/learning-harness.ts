@@ -14,7 +14,7 @@ export const T0 = Date.parse('2026-11-22T08:00:00Z');
 /**
  * A live sidecar over a fake RM and JobHistory server, for the tests of learning: `submit` a
  * job, or `runJob` one from submission to its end with the task times the JobHistory server
- * then reports (it runs for 60 s and ends 240 s later).
+ * then reports (it runs for 60 s and ends 240 s later; its tasks start at T0, or `taskStartMs`).
  */
 export function learningSidecar(ledger: Ledger, config: Record<string, unknown>) {
   const rm = new FakeRm();
@@ -39,12 +39,17 @@ export function learningSidecar(ledger: Ledger, config: Record<string, unknown>)
     );
     return res as { status: number; body: Record<string, unknown> & { id: string } };
   };
-  const runJob = async (body: Record<string, unknown>, mapSeconds: number[], reduceSeconds: number[]) => {
+  const runJob = async (
+    body: Record<string, unknown>,
+    mapSeconds: number[],
+    reduceSeconds: number[],
+    taskStartMs?: number,
+  ) => {
     const res = await submit({ deadline: 3600, ...body });
     expect(res.status).toBe(201);
     await sidecar.runOnce();
     const appId = ledger.getJob(res.body.id)!.appId!;
-    jhs.report(appId, mapSeconds, reduceSeconds);
+    jhs.report(appId, mapSeconds, reduceSeconds, taskStartMs);
     rm.run(appId);
     now += 60_000;
     await sidecar.runOnce();
