@@ -689,7 +689,19 @@ describe('the dashboard in Chromium', () => {
       trs.map((tr) => Array.from(tr.querySelectorAll('td')).map((td) => td.textContent)),
     );
     expect(rows).toEqual([
-      ['pi@bob/realtime', '1', '11', '6 (last 6)', '3 (last 3)', '2', '–', '–', '×1.25', ''],
+      // The last cell is the error bar: its text is the bar's title.
+      [
+        'pi@bob/realtime',
+        '1',
+        '11',
+        '6 (last 6)',
+        '3 (last 3)',
+        '2',
+        '–',
+        '–',
+        '×1.25',
+        'no error known for the latest run (it was not judged on its profile)',
+      ],
       [
         'wordcount@alice/realtime',
         '5',
@@ -700,7 +712,7 @@ describe('the dashboard in Chromium', () => {
         '1',
         '1.4 (p95)',
         '×1.4',
-        '',
+        "latest run's error 1.40 (1 is as predicted), factor 1.40",
       ],
     ]);
     // The latest wordcount ran 1.4 times its prediction, at its factor: drawn right of 1, not past the factor.
@@ -1657,7 +1669,19 @@ describe('a running job predicted to miss on the dashboard of the live sidecar',
   beforeAll(async () => {
     const config = defaultEmulatorConfig();
     for (const costs of Object.values(config.cluster.costs)) costs.reduceSecondsPerMB = 20;
-    ({ clock, emulator, running } = await startLive(Date.UTC(2026, 10, 22, 12), 11, LIVE_TOKEN, {}, config));
+    // The class's figures as they are (no profile margin): the reduces are made slow against them.
+    ({ clock, emulator, running } = await startLive(
+      Date.UTC(2026, 10, 22, 12),
+      11,
+      LIVE_TOKEN,
+      {
+        admission: {
+          initialEstimates: { eta: 1, mapSecondsPerMb: 0.1, reduceSecondsPerMb: 0.1 },
+          profiles: { enabled: false },
+        },
+      },
+      config,
+    ));
     await cycle();
     const res = await fetch(`${running.url}/api/v1/jobs`, {
       method: 'POST',
