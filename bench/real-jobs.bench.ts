@@ -37,7 +37,7 @@ import {
   type RealJobsPlan,
   type RealJobsResult,
 } from './real-jobs/harness';
-import { ACCEPTANCE, jobsTable, summaryTable, thresholdViolations } from './real-jobs/report';
+import { acceptanceViolations, jobsTable, summaryTable } from './real-jobs/report';
 import { recordResult } from './results';
 
 /** The plan on one cluster of a kind: started here (and stopped) unless REAL_JOBS_CLUSTER names one. */
@@ -112,7 +112,7 @@ function report(result: RealJobsResult): string[] {
       p99: g.summary.missedAmongAdmitted,
     });
   }
-  const broken = thresholdViolations(result.summaries.streams, ACCEPTANCE);
+  const broken = acceptanceViolations(result.summaries);
   console.log(
     broken.length === 0
       ? `${kind}: acceptance thresholds kept`

@@ -17,6 +17,7 @@ import {
 import { KINDS, DEFAULT_SIZES, mapsFor, parseKinds } from '../../bench/real-jobs/kinds';
 import {
   ACCEPTANCE,
+  acceptanceViolations,
   countPastRuns,
   percentile,
   summarize,
@@ -280,12 +281,18 @@ describe('thresholdViolations', () => {
       job({ decision: 'rejected', estimatedSeconds: null, actualSeconds: null, met: null }),
       job({ decision: 'rejected', estimatedSeconds: null, actualSeconds: null, met: null }),
     ]);
-    expect(thresholdViolations(bad, ACCEPTANCE)).toEqual([
+    expect(thresholdViolations(bad, ACCEPTANCE.dense)).toEqual([
       'missed among admitted 1 > 0',
-      'underestimated admitted jobs 1 > 0',
+      'median relative error 0.75 > 0.30',
       'share of feasible-alone jobs admitted 0.33 < 0.50',
     ]);
-    expect(thresholdViolations(summarize([job({})]), ACCEPTANCE)).toEqual([]);
+    // Estimated 22 s, took 20 s: 10 % off, met.
+    const good = summarize([job({ estimatedSeconds: 22 })]);
+    expect(thresholdViolations(good, ACCEPTANCE.dense)).toEqual([]);
+    expect(acceptanceViolations({ sparse: bad, dense: good })).toEqual([
+      'sparse: missed among admitted 1 > 0',
+      'sparse: share of feasible-alone jobs admitted 0.33 < 0.90',
+    ]);
     expect(thresholdViolations(bad, {})).toEqual([]);
     expect(thresholdViolations(summarize([]), {})).toEqual(['no jobs to judge']);
   });

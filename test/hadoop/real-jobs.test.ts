@@ -22,7 +22,7 @@ import {
   type NodesKind,
   type RealJobsResult,
 } from '../../bench/real-jobs/harness';
-import { ACCEPTANCE, jobsTable, summaryTable, thresholdViolations } from '../../bench/real-jobs/report';
+import { acceptanceViolations, jobsTable, summaryTable } from '../../bench/real-jobs/report';
 import { buildConfig } from '../../src/config/load';
 import { silentLogger } from '../../src/log';
 import { startSidecar, type RunningSidecar } from '../../src/loop/service';
@@ -90,7 +90,7 @@ function describeRealJobs(kind: NodesKind): void {
           jobsTable(result.jobs),
           '',
           summaryTable(groups),
-          `acceptance: ${thresholdViolations(result.summaries.streams, ACCEPTANCE).join('; ') || 'kept'}`,
+          `acceptance: ${acceptanceViolations(result.summaries).join('; ') || 'kept'}`,
           `${result.seconds.toFixed(0)} s in all`,
           '',
         ].join('\n'),
@@ -174,7 +174,7 @@ function describeRealJobs(kind: NodesKind): void {
 
     if (ENFORCE_ACCEPTANCE) {
       it('keeps the acceptance thresholds', () => {
-        expect(thresholdViolations(result.summaries.streams, ACCEPTANCE)).toEqual([]);
+        expect(acceptanceViolations(result.summaries)).toEqual([]);
       });
     }
   });
