@@ -380,6 +380,17 @@ export class EstimateKeeper {
             from.factor,
           )
         : undefined;
+    // A profile's set-up runs from the job's admission when its app came after it (a ticket's
+    // client starting its JVM and submitting, the sidecar's own submission): the time before the
+    // first task is what the next run will spend again. A job found on the RM (admitted after its
+    // app started) counts from its app's start, as a class does.
+    const appStart = app.startedTime !== undefined && app.startedTime > 0 ? app.startedTime : undefined;
+    const setupFrom =
+      appStart === undefined
+        ? undefined
+        : job.decision === 'admitted' && job.arrivalMs <= appStart
+          ? job.arrivalMs
+          : appStart;
     const run: ProfileRun = {
       maps: maps.length,
       reduces: reduces.length,
@@ -390,8 +401,8 @@ export class EstimateKeeper {
       mapSeconds: seconds(maps),
       reduceMb: reduces.length > 0 ? inputMb / Math.max(1, job.reduces) : 0,
       reduceSeconds: seconds(reduces),
-      ...(app.startedTime !== undefined && app.startedTime > 0 && firstStart >= app.startedTime
-        ? { setupSeconds: (firstStart - app.startedTime) / 1000 }
+      ...(setupFrom !== undefined && firstStart >= setupFrom
+        ? { setupSeconds: (firstStart - setupFrom) / 1000 }
         : {}),
       ...(app.finishedTime > 0 && app.finishedTime >= lastFinish
         ? { commitSeconds: (app.finishedTime - lastFinish) / 1000 }

@@ -93,6 +93,17 @@ describe('profiles of recurring jobs, live', () => {
     expect((next.body.estimateFrom as { factor: number }).factor).toBeCloseTo(1.4, 9);
   });
 
+  it("counts a profile's set-up from the admission: the client's own start before its app is spent again", async () => {
+    const s = setup();
+    await s.sidecar.runOnce();
+    // The client takes 5 s to start and submit its app: 5 + 12 s before the first map.
+    await s.runTimed(WORDCOUNT, { ...TIMELINE, startAfter: 5 });
+    expect(s.sidecar.taskCosts().profiles[0]).toMatchObject({ setupSeconds: 17 });
+    const t0 = s.now();
+    const next = await s.submit({ ...WORDCOUNT, deadline: 3600 });
+    expect(secondsTo(next.body, t0)).toBeCloseTo(50 * 1.25, 6);
+  });
+
   it('keeps another user, another queue and an explicit profile apart', async () => {
     const s = setup();
     await s.sidecar.runOnce();
