@@ -1,11 +1,14 @@
 import { RmMalformedResponseError } from '../errors/rm-malformed';
+import { checkJsonDepth } from './json-depth';
 import type { Format, Tree } from './tree';
 import { readXml } from './xml-reader';
 
 /**
  * Body decoding: JSON or XML text to one plain tree, the same for both formats, so that
- * mapping.ts reads a single shape (tree.ts; the XML notation is xml-reader.ts', which also
- * refuses a DOCTYPE and a text nested deeper than MAX_ANSWER_DEPTH as it reads).
+ * mapping.ts reads a single shape (tree.ts; the XML notation is xml-reader.ts'). Both refuse a
+ * text nested deeper than MAX_ANSWER_DEPTH before anything walks it; XML also refuses a DOCTYPE.
+ * The transport reads answers as they arrive with the same readers (answer.ts); these functions
+ * read a text already whole.
  */
 export type { Format, Tree } from './tree';
 
@@ -54,9 +57,13 @@ export function parseXml(text: string, url?: string): Tree {
   }
 }
 
-/** Parse JSON text; truncated or invalid JSON is a typed error. */
-export function parseJson(text: string, url?: string): Tree {
+/**
+ * Parse JSON text; truncated, invalid or too deep JSON is a typed error. `depthChecked`: its
+ * nesting was checked as it arrived (answer.ts), not scanned again.
+ */
+export function parseJson(text: string, url?: string, opts: { depthChecked?: boolean } = {}): Tree {
   try {
+    if (!opts.depthChecked) checkJsonDepth(text);
     return JSON.parse(text) as Tree;
   } catch (err) {
     throw unreadable(err, 'JSON', text, url);
@@ -67,8 +74,13 @@ export function parseJson(text: string, url?: string): Tree {
  * Whatever a parser throws (a syntax error, its own limits, a stack overflow on absurd nesting)
  * as a RmMalformedResponseError: never a plain Error.
  */
-function unreadable(err: unknown, what: 'JSON' | 'XML', text: string, url: string | undefined): unknown {
-  if (err instanceof RmMalformedResponseError) return err;
+export function unreadable(
+  err: unknown,
+  what: 'JSON' | 'XML',
+  text: string,
+  url: string | undefined,
+): unknown {
+  if (err instanceof RmMalformedResponseError) return url === undefined ? err : err.at(url);
   const message = err instanceof Error ? err.message : String(err);
   // A parser that runs out of text mid-value was given a cut answer.
   const at = /at position (\d+)/.exec(message)?.[1];
@@ -134,7 +146,7 @@ export function readRemoteException(text: string): RemoteExceptionBody | undefin
   const trimmed = text.trim();
   let tree: Tree | undefined;
   try {
-    if (trimmed.startsWith('{')) tree = JSON.parse(trimmed) as Tree;
+    if (trimmed.startsWith('{')) tree = parseJson(trimmed);
     else if (trimmed.startsWith('<')) tree = parseXml(trimmed);
   } catch {
     return undefined;
@@ -146,9 +158,5 @@ export function readRemoteException(text: string): RemoteExceptionBody | undefin
     const v = (body as Record<string, Tree>)[k];
     return v === undefined || v === null ? '' : String(v);
   };
-  return {
-    exception: field('exception'),
-    message: field('message'),
-    javaClassName: field('javaClassName'),
-  };
+  return { exception: field('exception'), message: field('message'), javaClassName: field('javaClassName') };
 }
