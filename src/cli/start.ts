@@ -21,6 +21,10 @@ export async function warnIfGuaranteeLent(config: SidecarConfig, logger: Logger)
     format: config.rm.format,
     user: config.rm.user || undefined,
     timeoutMs: config.rm.timeoutMs,
+    firstByteTimeoutMs: config.rm.firstByteTimeoutMs,
+    callBudgetMs: config.rm.callBudgetMs,
+    maxResponseBytes: config.rm.maxResponseBytes,
+    responseLimits: config.rm.responseLimits,
     caFile: config.rm.caFile,
     maxAttempts: 1,
   });

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { WORKLOAD_CLASS_PATTERN } from '../core/estimates';
+import { DEFAULT_FIRST_BYTE_TIMEOUT_MS, DEFAULT_RESPONSE_LIMITS, type Endpoint } from '../yarn/limits';
 import { DEFAULT_CALL_BUDGET_MS, DEFAULT_MAX_RESPONSE_BYTES } from '../yarn/transport';
 
 /**
@@ -11,6 +12,45 @@ import { DEFAULT_CALL_BUDGET_MS, DEFAULT_MAX_RESPONSE_BYTES } from '../yarn/tran
 
 const url = z.string().regex(/^https?:\/\/[^\s/]+(:\d+)?(\/.*)?$/, 'must be an http:// or https:// URL');
 
+/** At most 256 MiB: Node cannot hold a string much past 512 MiB, and parsing one takes minutes. */
+const answerBytes = z
+  .number()
+  .int()
+  .min(1024)
+  .max(256 * 1024 * 1024);
+
+/**
+ * One endpoint's limits (src/yarn/limits.ts, where each default is sized): bytes, and for a list
+ * items too.
+ */
+function endpointLimit(endpoint: Endpoint) {
+  const d = DEFAULT_RESPONSE_LIMITS[endpoint];
+  const maxBytes = answerBytes.default(d.maxBytes);
+  const schema =
+    d.maxItems === undefined
+      ? z.object({ maxBytes }).strict()
+      : z
+          .object({ maxBytes, maxItems: z.number().int().min(1).max(10_000_000).default(d.maxItems) })
+          .strict();
+  return schema.default(schema.parse({}));
+}
+
+/** rm.responseLimits: per endpoint of the RM and the JobHistory server (docs/security.md). */
+const responseLimits = z
+  .object({
+    info: endpointLimit('info'),
+    metrics: endpointLimit('metrics'),
+    conf: endpointLimit('conf'),
+    nodeLabels: endpointLimit('nodeLabels'),
+    scheduler: endpointLimit('scheduler'),
+    nodes: endpointLimit('nodes'),
+    apps: endpointLimit('apps'),
+    app: endpointLimit('app'),
+    jobs: endpointLimit('jobs'),
+    tasks: endpointLimit('tasks'),
+  })
+  .strict();
+
 const rm = z
   .object({
     /** One RM, or the RMs of an HA pair; the active one is found at start and after each failure. */
@@ -20,21 +60,23 @@ const rm = z
     /** WebHDFS (the NameNode's HTTP address), for block locations of input paths; optional. */
     webHdfsAddress: url.optional(),
     format: z.enum(['json', 'xml']).default('json'),
-    /** One attempt, on the wall clock: connect, headers and the whole body. */
+    /**
+     * One attempt, on the wall clock: connect, headers and the whole body; past it, only while
+     * the answer keeps arriving (64 KiB a second).
+     */
     timeoutMs: z.number().int().min(100).max(600_000).default(10_000),
+    /** One attempt's time to the first byte of its answer (connect included). */
+    firstByteTimeoutMs: z.number().int().min(100).max(600_000).default(DEFAULT_FIRST_BYTE_TIMEOUT_MS),
     retries: z.number().int().min(0).max(10).default(3),
     /** One call, on the wall clock: every attempt, the pauses between them and HA detection. */
     callBudgetMs: z.number().int().min(100).max(3_600_000).default(DEFAULT_CALL_BUDGET_MS),
     /**
-     * Largest answer read from the RM, the JobHistory server or WebHDFS (bytes, decompressed).
-     * At most 256 MiB: Node cannot hold a string much past 512 MiB, and parsing one takes minutes.
+     * Largest answer read from the RM, the JobHistory server or WebHDFS (bytes, decompressed):
+     * the limit of an endpoint without one of its own in responseLimits, and the ceiling of those.
      */
-    maxResponseBytes: z
-      .number()
-      .int()
-      .min(65_536)
-      .max(256 * 1024 * 1024)
-      .default(DEFAULT_MAX_RESPONSE_BYTES),
+    maxResponseBytes: answerBytes.min(65_536).default(DEFAULT_MAX_RESPONSE_BYTES),
+    /** Per endpoint: bytes of an answer, and items of a list (src/yarn/limits.ts). */
+    responseLimits: responseLimits.default(responseLimits.parse({})),
     /** Simple auth: sent as user.name; empty when the RM has no authentication filter. */
     user: z.string().default(''),
     /** A PEM file of CA certificates for an RM served over HTTPS. */

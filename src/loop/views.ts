@@ -218,7 +218,11 @@ function pollFailureKind(err: unknown): string {
   if (err instanceof RmUnavailableError && err.noActiveRm) return 'no active RM (standby)';
   if (err instanceof RmRemoteError) return 'RM refused a read';
   if (err instanceof RmHttpError) return 'RM answered an error';
-  return 'RM unreachable';
+  // A network failure has a code (ECONNREFUSED, RM_UNAVAILABLE, RM_CLIENT_CLOSED, …); an error
+  // without one is the sidecar's own, and not said to be the RM's.
+  const code = (err as { code?: unknown } | undefined)?.code;
+  if (err instanceof RmUnavailableError || typeof code === 'string') return 'RM unreachable';
+  return 'poll failed (internal error)';
 }
 
 export function readiness(p: LoopParts): Readiness {

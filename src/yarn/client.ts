@@ -11,9 +11,9 @@ import {
   type PreemptionSettings,
 } from './conf';
 import { formatExpiryTime } from './expiry';
-import { checkBody, isJsonType, parseJson, type Tree } from './format';
-import type { JsonListSink } from './json-list';
+import type { Tree } from './format';
 import { sameQueue } from './ids';
+import type { Endpoint } from './limits';
 import * as m from './mapping';
 import type * as model from './model';
 import { submissionContent, type AppSubmission } from './submission';
@@ -21,14 +21,7 @@ import { HttpTransport, withUrl, type HttpRequest, type TransportOptions } from 
 
 const CLUSTER = '/ws/v1/cluster';
 
-/**
- * The size from which a list answer is read item by item as it arrives (json-list.ts'
- * JsonListSink). Below it one JSON.parse of the whole text is faster (a poll cycle's read of 500
- * followed apps is about 0.6 MB) and its tree too small to matter; above it neither the text nor
- * the whole tree is held (5,000 nodes are about 10 MB of text, every live app of a big cluster
- * tens of MB), and the event loop turns between the answer's chunks.
- */
-export const ITEMWISE_MIN_CHARS = 1024 * 1024;
+export { ITEMWISE_MIN_CHARS } from './transport';
 
 export interface RmClientOptions extends TransportOptions {
   /**
@@ -73,49 +66,14 @@ export class HttpResourceManagerClient implements ResourceManagerApi {
     return this.transport.format;
   }
 
-  /** A GET, its answer parsed (JSON or XML) and mapped. */
-  private async read<T>(req: Omit<HttpRequest, 'method'>, map: (tree: Tree) => T): Promise<T> {
+  /** A GET, its answer parsed (JSON or XML) as it arrives, held to its endpoint's limits, and mapped. */
+  private async read<T>(
+    req: Omit<HttpRequest, 'method'> & { endpoint: Endpoint | undefined },
+    map: (tree: Tree) => T,
+  ): Promise<T> {
     const { tree, res } = await this.transport.sendForTree({ method: 'GET', ...req });
     try {
       return map(tree);
-    } catch (err) {
-      throw withUrl(err, res.url);
-    }
-  }
-
-  /**
-   * A GET of a list. In JSON its text goes to a JsonListSink as it arrives (for a JSON or
-   * unnamed Content-Type): a list of ITEMWISE_MIN_CHARS or more in the plain shape is read item
-   * by item, anything else kept as text and read as by `read`. A list the sink found broken
-   * after its first items (cut short, malformed) is asked for again and read whole, so that its
-   * error is JSON.parse's.
-   */
-  private async readList<T>(
-    req: Omit<HttpRequest, 'method'>,
-    map: (tree: Tree) => T[],
-    sinkOf: (streamFromChars: number) => JsonListSink<T>,
-  ): Promise<T[]> {
-    if ((req.format ?? this.format) !== 'json') return this.read(req, map);
-    const sink = (contentType: string | undefined) =>
-      contentType === undefined || contentType.trim() === '' || isJsonType(contentType)
-        ? sinkOf(ITEMWISE_MIN_CHARS)
-        : undefined;
-    let res = await this.transport.send({ method: 'GET', ...req, sink });
-    const sunk = res.sunk as JsonListSink<T> | undefined;
-    if (sunk?.outcome === 'items') {
-      if (sunk.error) throw withUrl(sunk.error.err, res.url);
-      return sunk.items;
-    }
-    if (sunk?.outcome === 'fault') {
-      this.transport.log.warn('a list answer broke off its plain shape; it is read again whole', {
-        url: res.url,
-        itemsRead: sunk.items.length,
-      });
-      res = await this.transport.send({ method: 'GET', ...req });
-    }
-    try {
-      checkBody(res.text, 'json', res.contentType, res.url);
-      return map(parseJson(res.text, res.url));
     } catch (err) {
       throw withUrl(err, res.url);
     }
@@ -146,6 +104,7 @@ export class HttpResourceManagerClient implements ResourceManagerApi {
       {
         method: 'PUT',
         path: `${CLUSTER}/apps/${seg(appId)}/${resource}`,
+        endpoint: 'app',
         body: m.encodeBody(this.format, rootName, content, wrapped),
       },
       map,
@@ -155,23 +114,26 @@ export class HttpResourceManagerClient implements ResourceManagerApi {
   // --- reads -----------------------------------------------------------------------------
 
   clusterInfo(): Promise<model.ClusterInfo> {
-    return this.read({ path: `${CLUSTER}/info` }, m.mapClusterInfo);
+    return this.read({ path: `${CLUSTER}/info`, endpoint: 'info' }, m.mapClusterInfo);
   }
 
   clusterMetrics(): Promise<model.ClusterMetrics> {
-    return this.read({ path: `${CLUSTER}/metrics` }, m.mapClusterMetrics);
+    return this.read({ path: `${CLUSTER}/metrics`, endpoint: 'metrics' }, m.mapClusterMetrics);
   }
 
   scheduler(): Promise<model.SchedulerInfo> {
-    return this.read({ path: `${CLUSTER}/scheduler` }, m.mapScheduler);
+    return this.read({ path: `${CLUSTER}/scheduler`, endpoint: 'scheduler' }, m.mapScheduler);
   }
 
   nodes(states?: string[]): Promise<model.NodeReport[]> {
-    return this.readList({ path: `${CLUSTER}/nodes`, query: { states } }, m.mapNodes, m.nodesSink);
+    return this.transport.readList(
+      { path: `${CLUSTER}/nodes`, query: { states }, endpoint: 'nodes' },
+      m.nodesList,
+    );
   }
 
   node(nodeId: string): Promise<model.NodeReport> {
-    return this.read({ path: `${CLUSTER}/nodes/${seg(nodeId)}` }, m.mapNode);
+    return this.read({ path: `${CLUSTER}/nodes/${seg(nodeId)}`, endpoint: 'nodes' }, m.mapNode);
   }
 
   /**
@@ -197,9 +159,10 @@ export class HttpResourceManagerClient implements ResourceManagerApi {
   }
 
   private readApps(q: AppQuery): Promise<model.AppReport[]> {
-    return this.readList(
+    return this.transport.readList(
       {
         path: `${CLUSTER}/apps`,
+        endpoint: 'apps',
         query: {
           states: q.states,
           queue: q.queue,
@@ -214,56 +177,66 @@ export class HttpResourceManagerClient implements ResourceManagerApi {
           deSelects: q.deSelects,
         },
       },
-      m.mapApps,
-      m.appsSink,
+      m.appsList,
     );
   }
 
   app(appId: string): Promise<model.AppReport> {
-    return this.read({ path: `${CLUSTER}/apps/${seg(appId)}` }, m.mapApp);
+    return this.read({ path: `${CLUSTER}/apps/${seg(appId)}`, endpoint: 'app' }, m.mapApp);
   }
 
   appStatistics(states?: string[], applicationType?: string): Promise<model.AppStatItem[]> {
     return this.read(
-      { path: `${CLUSTER}/appstatistics`, query: { states, applicationTypes: applicationType } },
+      {
+        path: `${CLUSTER}/appstatistics`,
+        query: { states, applicationTypes: applicationType },
+        endpoint: undefined,
+      },
       m.mapAppStatistics,
     );
   }
 
   appAttempts(appId: string): Promise<model.AppAttempt[]> {
-    return this.read({ path: `${CLUSTER}/apps/${seg(appId)}/appattempts` }, m.mapAppAttempts);
+    return this.read(
+      { path: `${CLUSTER}/apps/${seg(appId)}/appattempts`, endpoint: 'app' },
+      m.mapAppAttempts,
+    );
   }
 
   attemptContainers(appId: string, attemptId: string): Promise<model.ContainerReport[]> {
     return this.read(
-      { path: `${CLUSTER}/apps/${seg(appId)}/appattempts/${seg(attemptId)}/containers` },
+      { path: `${CLUSTER}/apps/${seg(appId)}/appattempts/${seg(attemptId)}/containers`, endpoint: 'app' },
       m.mapContainers,
     );
   }
 
   appState(appId: string): Promise<string> {
-    return this.read({ path: `${CLUSTER}/apps/${seg(appId)}/state` }, m.mapAppState);
+    return this.read({ path: `${CLUSTER}/apps/${seg(appId)}/state`, endpoint: 'app' }, m.mapAppState);
   }
 
   appQueue(appId: string): Promise<string> {
-    return this.read({ path: `${CLUSTER}/apps/${seg(appId)}/queue` }, m.mapAppQueue);
+    return this.read({ path: `${CLUSTER}/apps/${seg(appId)}/queue`, endpoint: 'app' }, m.mapAppQueue);
   }
 
   appPriority(appId: string): Promise<number> {
-    return this.read({ path: `${CLUSTER}/apps/${seg(appId)}/priority` }, m.mapAppPriority);
+    return this.read({ path: `${CLUSTER}/apps/${seg(appId)}/priority`, endpoint: 'app' }, m.mapAppPriority);
   }
 
   appTimeouts(appId: string): Promise<model.AppTimeout[]> {
-    return this.read({ path: `${CLUSTER}/apps/${seg(appId)}/timeouts` }, m.mapTimeouts);
+    return this.read({ path: `${CLUSTER}/apps/${seg(appId)}/timeouts`, endpoint: 'app' }, m.mapTimeouts);
   }
 
   appTimeout(appId: string, type = 'LIFETIME'): Promise<model.AppTimeout> {
-    return this.read({ path: `${CLUSTER}/apps/${seg(appId)}/timeouts/${seg(type)}` }, m.mapTimeout);
+    return this.read(
+      { path: `${CLUSTER}/apps/${seg(appId)}/timeouts/${seg(type)}`, endpoint: 'app' },
+      m.mapTimeout,
+    );
   }
 
   async maxApplicationPriority(): Promise<number | undefined> {
-    const text = await this.read({ path: CONF_PATH, query: { name: MAX_APP_PRIORITY_KEY } }, (tree) =>
-      mapConfValue(tree, MAX_APP_PRIORITY_KEY),
+    const text = await this.read(
+      { path: CONF_PATH, query: { name: MAX_APP_PRIORITY_KEY }, endpoint: 'conf' },
+      (tree) => mapConfValue(tree, MAX_APP_PRIORITY_KEY),
     );
     const n = text === undefined ? NaN : Number(text.trim());
     return Number.isInteger(n) ? n : undefined;
@@ -272,7 +245,9 @@ export class HttpResourceManagerClient implements ResourceManagerApi {
   /** One key of the RM's /conf; undefined when the RM does not have it set (its 404). */
   async confValue(key: string): Promise<string | undefined> {
     try {
-      return await this.read({ path: CONF_PATH, query: { name: key } }, (tree) => mapConfValue(tree, key));
+      return await this.read({ path: CONF_PATH, query: { name: key }, endpoint: 'conf' }, (tree) =>
+        mapConfValue(tree, key),
+      );
     } catch (err) {
       // ConfServlet answers a key it does not have with a bare 404 (measured on 3.4.3).
       if ((err instanceof RmHttpError || err instanceof RmRemoteError) && err.status === 404)
@@ -297,21 +272,25 @@ export class HttpResourceManagerClient implements ResourceManagerApi {
   }
 
   nodeLabels(): Promise<model.NodeLabel[]> {
-    return this.read({ path: `${CLUSTER}/get-node-labels` }, m.mapNodeLabels);
+    return this.read({ path: `${CLUSTER}/get-node-labels`, endpoint: 'nodeLabels' }, m.mapNodeLabels);
   }
 
   nodeToLabels(): Promise<Map<string, string[]>> {
-    return this.read({ path: `${CLUSTER}/get-node-to-labels` }, m.mapNodeToLabels);
+    return this.read({ path: `${CLUSTER}/get-node-to-labels`, endpoint: 'nodeLabels' }, m.mapNodeToLabels);
   }
 
   labelMappings(labels?: string[]): Promise<model.LabelMapping[]> {
-    return this.read({ path: `${CLUSTER}/label-mappings`, repeatedQuery: { labels } }, m.mapLabelMappings);
+    return this.read(
+      { path: `${CLUSTER}/label-mappings`, repeatedQuery: { labels }, endpoint: 'nodeLabels' },
+      m.mapLabelMappings,
+    );
   }
 
   reservations(q: ReservationQuery = {}): Promise<model.ReservationInfo[]> {
     return this.read(
       {
         path: `${CLUSTER}/reservation/list`,
+        endpoint: undefined,
         query: {
           queue: q.queue,
           'reservation-id': q.reservationId,

@@ -1,35 +1,16 @@
-import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import { RmMalformedResponseError } from '../errors/rm-malformed';
+import { checkJsonDepth } from './json-depth';
+import type { Format, Tree } from './tree';
+import { readXml } from './xml-reader';
 
 /**
  * Body decoding: JSON or XML text to one plain tree, the same for both formats, so that
- * mapping.ts reads a single shape. The XML tree follows the JSON "natural" notation:
- * `<apps><app/><app/></apps>` becomes `{apps:{app:[…]}}`, one repeated element becomes a
- * single object (mapping's `list()` accepts both), text stays a string (mapping's `num()`
- * accepts both), and the `xsi:type` attribute becomes the member `type` (INDEX.md section 5).
+ * mapping.ts reads a single shape (tree.ts; the XML notation is xml-reader.ts'). Both refuse a
+ * text nested deeper than MAX_ANSWER_DEPTH before anything walks it; XML also refuses a DOCTYPE.
+ * The transport reads answers as they arrive with the same readers (answer.ts); these functions
+ * read a text already whole.
  */
-export type Format = 'json' | 'xml';
-
-export type Tree = string | number | boolean | null | Tree[] | { [key: string]: Tree };
-
-const xmlParser = new XMLParser({
-  ignoreAttributes: false,
-  attributeNamePrefix: '@_',
-  parseTagValue: false,
-  parseAttributeValue: false,
-  trimValues: true,
-  ignoreDeclaration: true,
-  ignorePiTags: true,
-  // Keep `&lt;CPS&gt;` and friends as their characters. Declared entities never get this far:
-  // parseXml refuses a DOCTYPE unread; these limits are a second line behind that.
-  processEntities: { enabled: true, maxEntityCount: 1, maxEntitySize: 1, maxExpansionDepth: 1 },
-});
-
-/**
- * A DOCTYPE or an entity declaration. The RM, the JobHistory server and WebHDFS never send one;
- * an entity bomb ("billion laughs") or an external entity needs one.
- */
-const DECLARATION = /<!\s*(DOCTYPE|ENTITY)/i;
+export type { Format, Tree } from './tree';
 
 function excerpt(text: string): string {
   const flat = text.replace(/\s+/g, ' ').trim();
@@ -67,72 +48,22 @@ function typeMatches(contentType: string, format: Format): boolean {
     : /^[a-z]+\/([\w.-]+\+)?xml$/.test(media);
 }
 
-function normaliseXml(node: unknown): Tree {
-  if (node === null || node === undefined) return '';
-  if (typeof node === 'string' || typeof node === 'number' || typeof node === 'boolean') return node;
-  if (Array.isArray(node)) return node.map(normaliseXml);
-  const out: Record<string, Tree> = {};
-  let text: string | undefined;
-  for (const [key, value] of Object.entries(node as Record<string, unknown>)) {
-    if (key === '#text') {
-      text = String(value);
-    } else if (key.startsWith('@_')) {
-      // xsi:type is the one attribute the RM's XML uses for data: the scheduler and queue type.
-      const attr = key.slice(2);
-      if (attr === 'xsi:type' || attr.endsWith(':type')) out.type = String(value);
-    } else {
-      out[key] = normaliseXml(value);
-    }
-  }
-  if (text !== undefined && Object.keys(out).length === 0) return text;
-  return out;
-}
-
-/** Parse XML text into the shared tree; invalid or truncated XML is a typed error. */
+/** Parse XML text into the shared tree; invalid, truncated or too deep XML is a typed error. */
 export function parseXml(text: string, url?: string): Tree {
-  if (DECLARATION.test(text)) {
-    throw new RmMalformedResponseError(
-      'XML from the RM declares a DOCTYPE or entities: refused unread (the RM never sends one; entity expansion could exhaust memory)',
-      { url, excerpt: excerpt(text), reason: 'doctype' },
-    );
-  }
-  let parsed: Tree;
   try {
-    const valid = XMLValidator.validate(text);
-    if (valid !== true) {
-      // Elements still open at the end of the text: the answer was cut short.
-      const open = /^Unclosed tag|^Invalid '\[/.test(valid.err.msg)
-        ? [...valid.err.msg.matchAll(/"([^"]+)"|'([^'[]+)'/g)].map((m) => `<${m[1] ?? m[2]}>`)
-        : [];
-      throw new RmMalformedResponseError(
-        open.length > 0
-          ? `invalid XML from the RM: it ends inside ${open.join('')} (truncated)`
-          : `invalid XML from the RM: ${valid.err.msg} (line ${valid.err.line})`,
-        { url, excerpt: excerpt(text), reason: open.length > 0 ? 'truncated' : 'syntax' },
-      );
-    }
-    parsed = normaliseXml(xmlParser.parse(text));
+    return readXml(text);
   } catch (err) {
     throw unreadable(err, 'XML', text, url);
   }
-  if (
-    parsed === null ||
-    typeof parsed !== 'object' ||
-    Array.isArray(parsed) ||
-    Object.keys(parsed).length === 0
-  ) {
-    throw new RmMalformedResponseError('XML from the RM has no root element', {
-      url,
-      excerpt: excerpt(text),
-      reason: 'syntax',
-    });
-  }
-  return parsed;
 }
 
-/** Parse JSON text; truncated or invalid JSON is a typed error. */
-export function parseJson(text: string, url?: string): Tree {
+/**
+ * Parse JSON text; truncated, invalid or too deep JSON is a typed error. `depthChecked`: its
+ * nesting was checked as it arrived (answer.ts), not scanned again.
+ */
+export function parseJson(text: string, url?: string, opts: { depthChecked?: boolean } = {}): Tree {
   try {
+    if (!opts.depthChecked) checkJsonDepth(text);
     return JSON.parse(text) as Tree;
   } catch (err) {
     throw unreadable(err, 'JSON', text, url);
@@ -143,8 +74,13 @@ export function parseJson(text: string, url?: string): Tree {
  * Whatever a parser throws (a syntax error, its own limits, a stack overflow on absurd nesting)
  * as a RmMalformedResponseError: never a plain Error.
  */
-function unreadable(err: unknown, what: 'JSON' | 'XML', text: string, url: string | undefined): unknown {
-  if (err instanceof RmMalformedResponseError) return err;
+export function unreadable(
+  err: unknown,
+  what: 'JSON' | 'XML',
+  text: string,
+  url: string | undefined,
+): unknown {
+  if (err instanceof RmMalformedResponseError) return url === undefined ? err : err.at(url);
   const message = err instanceof Error ? err.message : String(err);
   // A parser that runs out of text mid-value was given a cut answer.
   const at = /at position (\d+)/.exec(message)?.[1];
@@ -210,8 +146,8 @@ export function readRemoteException(text: string): RemoteExceptionBody | undefin
   const trimmed = text.trim();
   let tree: Tree | undefined;
   try {
-    if (trimmed.startsWith('{')) tree = JSON.parse(trimmed) as Tree;
-    else if (trimmed.startsWith('<') && XMLValidator.validate(trimmed) === true) tree = parseXml(trimmed);
+    if (trimmed.startsWith('{')) tree = parseJson(trimmed);
+    else if (trimmed.startsWith('<')) tree = parseXml(trimmed);
   } catch {
     return undefined;
   }

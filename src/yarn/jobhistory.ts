@@ -1,6 +1,7 @@
 import type { Tree } from './format';
 import { appIdToJobId } from './ids';
-import { mapJob, mapJobs, mapTask, mapTaskAttempt, mapTaskAttempts, mapTasks } from './mapping';
+import type { Endpoint } from './limits';
+import { jobsList, mapJob, mapTask, mapTaskAttempt, mapTaskAttempts, tasksList } from './mapping';
 import type { JobSummary, TaskAttemptReport, TaskReport, TaskType, TimeWindowQuery } from './model';
 import { HttpTransport, withUrl, type QueryValue, type TransportOptions } from './transport';
 
@@ -43,11 +44,18 @@ export class JobHistoryClient {
     return new JobHistoryClient(rmTransport, `/proxy/${seg(appId)}/ws/v1/mapreduce`);
   }
 
-  private async read<T>(path: string, map: (t: Tree) => T, query?: Record<string, QueryValue>): Promise<T> {
+  /** A GET, read as it arrives and held to `endpoint`'s limits, then mapped. */
+  private async read<T>(
+    endpoint: Endpoint,
+    path: string,
+    map: (t: Tree) => T,
+    query?: Record<string, QueryValue>,
+  ): Promise<T> {
     const { tree, res } = await this.transport.sendForTree({
       method: 'GET',
       path: `${this.prefix}${path}`,
       query,
+      endpoint,
     });
     try {
       return map(tree);
@@ -56,18 +64,25 @@ export class JobHistoryClient {
     }
   }
 
+  /** The jobs: a list, read item by item as it arrives (JSON past ITEMWISE_MIN_CHARS, XML always). */
   jobs(q: JobQuery = {}): Promise<JobSummary[]> {
-    return this.read('/jobs', mapJobs, { ...q });
+    return this.transport.readList(
+      { path: `${this.prefix}/jobs`, query: { ...q }, endpoint: 'jobs' },
+      jobsList,
+    );
   }
 
   job(jobId: string): Promise<JobSummary> {
-    return this.read(`/jobs/${seg(jobId)}`, mapJob);
+    return this.read('jobs', `/jobs/${seg(jobId)}`, mapJob);
   }
 
   /** `type` goes as `m` or `r`: the server rejects anything else with 400. */
   tasks(jobId: string, type?: TaskType): Promise<TaskReport[]> {
     const t = type === undefined ? undefined : type === 'MAP' ? 'm' : 'r';
-    return this.read(`/jobs/${seg(jobId)}/tasks`, mapTasks, { type: t });
+    return this.transport.readList(
+      { path: `${this.prefix}/jobs/${seg(jobId)}/tasks`, query: { type: t }, endpoint: 'tasks' },
+      tasksList,
+    );
   }
 
   /** Tasks of the MapReduce job behind a YARN application id (application_X_N → job_X_N). */
@@ -76,14 +91,18 @@ export class JobHistoryClient {
   }
 
   task(jobId: string, taskId: string): Promise<TaskReport> {
-    return this.read(`/jobs/${seg(jobId)}/tasks/${seg(taskId)}`, mapTask);
+    return this.read('tasks', `/jobs/${seg(jobId)}/tasks/${seg(taskId)}`, mapTask);
   }
 
   taskAttempts(jobId: string, taskId: string): Promise<TaskAttemptReport[]> {
-    return this.read(`/jobs/${seg(jobId)}/tasks/${seg(taskId)}/attempts`, mapTaskAttempts);
+    return this.read('tasks', `/jobs/${seg(jobId)}/tasks/${seg(taskId)}/attempts`, mapTaskAttempts);
   }
 
   taskAttempt(jobId: string, taskId: string, attemptId: string): Promise<TaskAttemptReport> {
-    return this.read(`/jobs/${seg(jobId)}/tasks/${seg(taskId)}/attempts/${seg(attemptId)}`, mapTaskAttempt);
+    return this.read(
+      'tasks',
+      `/jobs/${seg(jobId)}/tasks/${seg(taskId)}/attempts/${seg(attemptId)}`,
+      mapTaskAttempt,
+    );
   }
 }

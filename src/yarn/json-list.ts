@@ -1,3 +1,5 @@
+import { countItem, MAX_ITEM_CHARS, type ItemLimit, TooLargeItem } from './limits';
+
 /**
  * The RM's list answers, `{"nodes":{"node":[{…},{…}]}}`, read item by item as their text
  * arrives (JsonListSink, below): each item is parsed on its own and mapped before the next, so
@@ -100,6 +102,8 @@ export class JsonListSink<T> {
   private depth = 0;
   private inString = false;
   private index = 0;
+  /** Items begun, counted against `limit`. */
+  private opened = 0;
   private failure: { err: unknown } | undefined;
 
   constructor(
@@ -107,6 +111,10 @@ export class JsonListSink<T> {
     private readonly item: string,
     private readonly map: (tree: unknown, index: number) => T,
     private readonly streamFromChars: number,
+    /** Items past this many throw TooManyItems as they are read (items mode). */
+    private readonly limit?: ItemLimit,
+    /** A pending item, or a text not in the plain shape, past this many characters throws TooLargeItem. */
+    private readonly maxItemChars = MAX_ITEM_CHARS,
   ) {}
 
   /** 'text': the answer is in `end`'s text; 'items': every item was mapped (`items`); 'fault'. */
@@ -124,6 +132,9 @@ export class JsonListSink<T> {
     if (this.mode === 'fault' || chunk === '') return;
     this.text += chunk;
     if (this.mode === 'text') {
+      // A list answer not in the plain shape is an RM's only when small (an empty list as
+      // null, a single report): past this, it is no RM's answer, and is not held.
+      if (this.decided && this.text.length > this.maxItemChars) throw new TooLargeItem(this.text.length);
       if (this.decided || this.text.length < this.streamFromChars) return;
       const s = new Scan(this.text);
       const plain =
@@ -191,6 +202,7 @@ export class JsonListSink<T> {
         }
         if (closed < 0) {
           this.scanned = j;
+          if (j - this.itemStart > this.maxItemChars) throw new TooLargeItem(j - this.itemStart);
           break;
         }
         // Parsed with the other items closed in this text, as one array (one JSON.parse).
@@ -213,6 +225,7 @@ export class JsonListSink<T> {
           this.next = 'close-list';
           i++;
         } else if (c === OPEN_BRACE) {
+          countItem(this.limit, ++this.opened);
           this.itemStart = i;
           this.scanned = i + 1;
           this.depth = 1;

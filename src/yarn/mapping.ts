@@ -4,6 +4,8 @@ import { Node, splitList } from './coerce';
 import { parseExpiryTime } from './expiry';
 import type { Format, Tree } from './format';
 import { JsonListSink } from './json-list';
+import type { ItemLimit } from './limits';
+import type { XmlList } from './xml-reader';
 import type {
   AppAttempt,
   AppReport,
@@ -57,13 +59,39 @@ const listOf =
  */
 const listSinkOf =
   <T>(list: string, item: string, map: (n: Node) => T) =>
-  (streamFromChars: number): JsonListSink<T> =>
+  (streamFromChars: number, limit?: ItemLimit): JsonListSink<T> =>
     new JsonListSink<T>(
       list,
       item,
       (tree, i) => map(new Node(tree as Tree, `${list}.${item}[${i}]`)),
       streamFromChars,
+      limit,
     );
+
+/**
+ * Everything a client needs to read one list endpoint: the whole-tree mapping, the readers of
+ * its text as it arrives in JSON (JsonListSink) and XML (xml-reader.ts), each mapping an item as
+ * listOf would, and the count of a whole tree's items (held to the endpoint's limit before they
+ * are mapped).
+ */
+export interface ListShape<T> {
+  map: (tree: Tree) => T[];
+  json: (streamFromChars: number, limit?: ItemLimit) => JsonListSink<T>;
+  xml: (limit?: ItemLimit) => XmlList<T>;
+  count: (tree: Tree) => number;
+}
+
+const listShapeOf = <T>(list: string, item: string, map: (n: Node) => T): ListShape<T> => ({
+  map: listOf(list, item, map),
+  json: listSinkOf(list, item, map),
+  xml: (limit) => ({
+    list,
+    item,
+    map: (tree, i) => map(new Node(tree, `${list}.${item}[${i}]`)),
+    limit,
+  }),
+  count: (tree) => root(tree).get(list).listOf(item).length,
+});
 
 /** WebHDFS's list answer `{<list>: {<item>: [...]}}`, whose list is required, each item mapped. */
 const requiredListOf =
@@ -207,6 +235,7 @@ function mapNodeReport(n: Node): NodeReport {
 
 export const mapNodes = listOf('nodes', 'node', mapNodeReport);
 export const nodesSink = listSinkOf('nodes', 'node', mapNodeReport);
+export const nodesList = listShapeOf('nodes', 'node', mapNodeReport);
 export const mapNode = itemOf('node', mapNodeReport);
 
 // --- apps ------------------------------------------------------------------------------------
@@ -321,6 +350,7 @@ export function appReportOf(n: Node): AppReport {
 
 export const mapApps = listOf('apps', 'app', mapAppReport);
 export const appsSink = listSinkOf('apps', 'app', mapAppReport);
+export const appsList = listShapeOf('apps', 'app', mapAppReport);
 export const mapApp = itemOf('app', mapAppReport);
 
 export const mapAppStatistics = listOf('appStatInfo', 'statItem', (n): AppStatItem => ({
@@ -756,6 +786,7 @@ function mapJobNode(n: Node): JobSummary {
 }
 
 export const mapJobs = listOf('jobs', 'job', mapJobNode);
+export const jobsList = listShapeOf('jobs', 'job', mapJobNode);
 export const mapJob = itemOf('job', mapJobNode);
 
 /** What a task and a task attempt both report. */
@@ -774,6 +805,7 @@ function mapTaskNode(n: Node): TaskReport {
 }
 
 export const mapTasks = listOf('tasks', 'task', mapTaskNode);
+export const tasksList = listShapeOf('tasks', 'task', mapTaskNode);
 export const mapTask = itemOf('task', mapTaskNode);
 
 function mapTaskAttemptNode(n: Node): TaskAttemptReport {

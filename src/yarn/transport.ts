@@ -1,9 +1,10 @@
 import { setMaxListeners } from 'node:events';
 import fs from 'node:fs';
+import http from 'node:http';
 import https from 'node:https';
 import type { Readable } from 'node:stream';
-import { StringDecoder } from 'node:string_decoder';
 import axios, { type AxiosInstance } from 'axios';
+import { SidecarError } from '../errors/base';
 import { RmAuthError } from '../errors/rm-auth';
 import { RmClientClosedError } from '../errors/rm-client-closed';
 import { RmHttpError } from '../errors/rm-http';
@@ -14,19 +15,34 @@ import { RmTimeoutError } from '../errors/rm-timeout';
 import { RmUnavailableError } from '../errors/rm-unavailable';
 import { silentLogger, type Logger } from '../log';
 import {
-  decodeBody,
-  htmlSummary,
-  looksLikeHtml,
-  readRemoteException,
-  type Format,
-  type Tree,
-} from './format';
-import type { EncodedBody } from './mapping';
+  AnswerSink,
+  JsonListReader,
+  JsonTreeReader,
+  treeReader,
+  XmlListReader,
+  XmlTreeReader,
+  type AnswerHead,
+} from './answer';
+import { htmlSummary, looksLikeHtml, parseJson, readRemoteException, type Format, type Tree } from './format';
+import {
+  DEFAULT_FIRST_BYTE_TIMEOUT_MS,
+  DEFAULT_RESPONSE_LIMITS,
+  KEEPS_ARRIVING_BYTES_PER_SECOND,
+  MAX_ITEM_CHARS,
+  TooLargeItem,
+  TooManyItems,
+  type Endpoint,
+  type EndpointLimit,
+  type ItemLimit,
+} from './limits';
+import type { EncodedBody, ListShape } from './mapping';
 
 /**
  * HTTP to one service (the RM, the JobHistory server, a NameNode) with the robustness an
  * operator needs: several addresses with active-RM detection and failover, a wall-clock limit on
- * every attempt and on every call, a size limit on every answer, jittered exponential backoff for
+ * the first byte of every answer, on every attempt and on every call, a size limit on every
+ * answer per endpoint (bytes, and items for a list), every answer checked as it arrives (UTF-8,
+ * Content-Type, nesting, XML well-formedness: answer.ts), jittered exponential backoff for
  * idempotent calls only, typed errors, a debug log line per call with its latency, and close()
  * ending every call in flight at once.
  */
@@ -42,6 +58,15 @@ export const DEFAULT_MAX_RESPONSE_BYTES = 128 * 1024 * 1024;
 export const SINK_TURN_BYTES = 512 * 1024;
 /** Wall-clock budget of one call by default: attempts, pauses between them and HA detection. */
 export const DEFAULT_CALL_BUDGET_MS = 30_000;
+/**
+ * The size from which a list answer in JSON is read item by item as it arrives (json-list.ts'
+ * JsonListSink). Below it one JSON.parse of the whole text is faster (a poll cycle's read of 500
+ * followed apps is about 0.6 MB) and its tree too small to matter; above it neither the text nor
+ * the whole tree is held (5,000 nodes are about 10 MB of text, every live app of a big cluster
+ * tens of MB), and the event loop turns between the answer's chunks. XML lists are read item by
+ * item at any size.
+ */
+export const ITEMWISE_MIN_CHARS = 1024 * 1024;
 
 export interface TransportOptions {
   /** Base addresses, e.g. `['http://rm1:8088', 'http://rm2:8088']`. */
@@ -49,8 +74,13 @@ export interface TransportOptions {
   format?: Format;
   /** Simple authentication: sent as the `user.name` query parameter. */
   user?: string;
-  /** Per attempt, on the wall clock: connect, send and read the whole answer. */
+  /**
+   * Per attempt, on the wall clock: connect, send and read the whole answer; past it, the attempt
+   * goes on only while its answer keeps arriving (KEEPS_ARRIVING_BYTES_PER_SECOND).
+   */
   timeoutMs?: number;
+  /** Per attempt, from its start to the first byte of the answer (DEFAULT_FIRST_BYTE_TIMEOUT_MS). */
+  firstByteTimeoutMs?: number;
   /**
    * Per call, on the wall clock: every attempt, the pauses between them and HA detection. A call
    * still running then ends with RmTimeoutError, whatever the server is doing.
@@ -61,8 +91,18 @@ export interface TransportOptions {
    * call fails with RmResponseTooLargeError. Error answers count too.
    */
   maxResponseBytes?: number;
+  /**
+   * Limits of each endpoint's answers (DEFAULT_RESPONSE_LIMITS for those not given), for the
+   * requests that name their endpoint; each is lowered to `maxResponseBytes` if above it.
+   */
+  responseLimits?: Partial<Record<Endpoint, EndpointLimit>>;
   /** The configuration keys behind the limits, named in errors (`rm.timeoutMs`, …, by default). */
-  settingNames?: Partial<Record<'timeoutMs' | 'callBudgetMs' | 'maxResponseBytes', string>>;
+  settingNames?: Partial<
+    Record<
+      'timeoutMs' | 'firstByteTimeoutMs' | 'callBudgetMs' | 'maxResponseBytes' | 'responseLimits',
+      string
+    >
+  >;
   /** Attempts for an idempotent call (1 = no retry). */
   maxAttempts?: number;
   backoffBaseMs?: number;
@@ -119,12 +159,16 @@ export interface HttpRequest {
   format?: Format;
   /** Set on the JSON retry of a read whose XML error had no body. */
   xmlErrorRetry?: boolean;
+  /** The endpoint whose limits the answer is held to (rm.responseLimits); none: maxResponseBytes. */
+  endpoint?: Endpoint;
   /**
    * Reads a 2xx answer's text as it arrives, one sink per attempt (given the answer's
-   * Content-Type; undefined: the text is kept as usual). The answer's `text` is then what the
-   * sink's `end` returns, and `sunk` the sink that read it.
+   * Content-Type and URL; undefined: the text is kept as usual). The answer's `text` is then
+   * what the sink's `end` returns, and `sunk` the sink that read it. A sink refuses an answer by
+   * throwing (RmMalformedResponseError, TooManyItems, TooLargeItem): the read stops there, and
+   * the call fails with that error, not retried.
    */
-  sink?: (contentType: string | undefined) => TextSink | undefined;
+  sink?: (answer: AnswerHead) => TextSink | undefined;
 }
 
 /** Takes an answer's text as it arrives (HttpRequest.sink). */
@@ -132,6 +176,19 @@ export interface TextSink {
   write(text: string): void;
   /** The answer's text as the caller is to see it ('' when the sink took it all). */
   end(): string;
+  /**
+   * Set when the sink has refused the answer already, from its headers (another Content-Type):
+   * its text is then decoded as it can be, for the error's excerpt, not refused as not UTF-8.
+   */
+  readonly refusing?: boolean;
+}
+
+/** An endpoint's limits as applied, with the settings that set them. */
+export interface AppliedLimit {
+  maxBytes: number;
+  bytesSetting: string;
+  maxItems?: number;
+  itemsSetting?: string;
 }
 
 export interface HttpResponse {
@@ -150,9 +207,29 @@ export const CLUSTER_INFO_PATH = '/ws/v1/cluster/info';
 type Outcome =
   | { kind: 'response'; res: HttpResponse }
   | { kind: 'network'; code: string; message: string; url: string }
-  /** `call`: the call's budget ran out (not only this attempt's time). */
-  | { kind: 'timeout'; url: string; call: boolean }
-  | { kind: 'too-large'; url: string; receivedBytes: number; declaredBytes?: number }
+  /**
+   * The limit that ran out: the first byte's, the attempt's (its answer no longer arriving fast
+   * enough), or the call's budget.
+   */
+  | {
+      kind: 'timeout';
+      url: string;
+      limit: 'first-byte' | 'attempt' | 'call';
+      firstByte: boolean;
+      receivedBytes: number;
+    }
+  | {
+      kind: 'too-large';
+      url: string;
+      receivedBytes: number;
+      declaredBytes?: number;
+      /** The list's items passed their limit. */
+      items?: boolean;
+      /** One item passed MAX_ITEM_CHARS. */
+      oneItem?: boolean;
+    }
+  /** The answer was refused as it arrived (malformed: `error` says what). */
+  | { kind: 'refused'; url: string; error: Error }
   /** The answer began (status and headers) and its body was cut short. */
   | { kind: 'cut'; url: string; status: number; receivedBytes: number; code: string }
   /** close() was called; `sent`: the request had gone out. */
@@ -172,9 +249,25 @@ interface CallScope {
 
 const SETTING_NAMES = {
   timeoutMs: 'rm.timeoutMs',
+  firstByteTimeoutMs: 'rm.firstByteTimeoutMs',
   callBudgetMs: 'rm.callBudgetMs',
   maxResponseBytes: 'rm.maxResponseBytes',
+  responseLimits: 'rm.responseLimits',
 };
+
+/** A parse error of Node's HTTP client (`HPE_HEADER_OVERFLOW`, …): the server's answer is not HTTP. */
+const NOT_HTTP = /^HPE_/;
+
+/** Node's HTTP client, with a hook on the socket each request gets (the first byte's timer). */
+function hookedTransport(onSocket: (req: http.ClientRequest, socket: NodeJS.Socket) => void) {
+  return {
+    request(options: http.RequestOptions, callback: (res: http.IncomingMessage) => void): http.ClientRequest {
+      const req = (options.protocol === 'https:' ? https : http).request(options, callback);
+      req.once('socket', (socket) => onSocket(req, socket));
+      return req;
+    },
+  };
+}
 
 /** The Content-Length a server announced, when it is a plain number. */
 function declaredLength(value: unknown): number | undefined {
@@ -220,6 +313,7 @@ export class HttpTransport {
     Pick<
       TransportOptions,
       | 'timeoutMs'
+      | 'firstByteTimeoutMs'
       | 'callBudgetMs'
       | 'maxResponseBytes'
       | 'maxAttempts'
@@ -229,6 +323,7 @@ export class HttpTransport {
     >
   >;
   private readonly settings: typeof SETTING_NAMES;
+  private readonly limits: Readonly<Record<Endpoint, EndpointLimit>>;
   private readonly random: () => number;
   private readonly sleep: (ms: number) => Promise<void>;
   private readonly now: () => number;
@@ -251,6 +346,7 @@ export class HttpTransport {
     this.format = options.format ?? 'json';
     this.opts = {
       timeoutMs: options.timeoutMs ?? 10_000,
+      firstByteTimeoutMs: options.firstByteTimeoutMs ?? DEFAULT_FIRST_BYTE_TIMEOUT_MS,
       callBudgetMs: options.callBudgetMs ?? DEFAULT_CALL_BUDGET_MS,
       maxResponseBytes: options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES,
       maxAttempts: options.maxAttempts ?? 3,
@@ -259,6 +355,7 @@ export class HttpTransport {
       haDetection: options.haDetection ?? true,
     };
     this.settings = { ...SETTING_NAMES, ...options.settingNames };
+    this.limits = { ...DEFAULT_RESPONSE_LIMITS, ...options.responseLimits };
     this.random = options.random ?? Math.random;
     this.sleep = options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
     this.now = options.now ?? (() => performance.now());
@@ -320,11 +417,38 @@ export class HttpTransport {
     };
   }
 
+  /** The limits an answer of `endpoint` is held to (maxResponseBytes for none, or if lower). */
+  limitOf(endpoint: Endpoint | undefined): AppliedLimit {
+    const overall: AppliedLimit = {
+      maxBytes: this.opts.maxResponseBytes,
+      bytesSetting: this.settings.maxResponseBytes,
+    };
+    if (endpoint === undefined) return overall;
+    const own = this.limits[endpoint];
+    const setting = `${this.settings.responseLimits}.${endpoint}`;
+    const bytes =
+      own.maxBytes <= overall.maxBytes
+        ? { maxBytes: own.maxBytes, bytesSetting: `${setting}.maxBytes` }
+        : overall;
+    return own.maxItems === undefined
+      ? bytes
+      : { ...bytes, maxItems: own.maxItems, itemsSetting: `${setting}.maxItems` };
+  }
+
+  /** The limit of items of a list endpoint, for its readers (undefined: none). */
+  itemLimit(endpoint: Endpoint | undefined): ItemLimit | undefined {
+    const { maxItems } = this.limitOf(endpoint);
+    return maxItems === undefined ? undefined : { maxItems };
+  }
+
   /**
-   * One attempt: the request, then the answer read in full, within the attempt's time
-   * (`timeoutMs`) and the call's (`call`), and never past `maxResponseBytes`. Axios' own
-   * `timeout` is not used: it is an idle timer, which a body dripping a byte a second never
-   * lets fire. Whatever goes wrong comes back as an Outcome, never thrown.
+   * One attempt: the request, then the answer read as it arrives, within the attempt's limits:
+   * its first byte within `firstByteTimeoutMs`, the whole answer within `timeoutMs` (or later,
+   * while it keeps arriving at KEEPS_ARRIVING_BYTES_PER_SECOND or more), the call's budget
+   * (`call`), and never past its endpoint's limits. A 2xx answer must be UTF-8 and is given to
+   * the request's sink as it is decoded, which may refuse it. Axios' own `timeout` is not used:
+   * it is an idle timer, which a body dripping a byte a second never lets fire. Whatever goes
+   * wrong comes back as an Outcome, never thrown.
    */
   private async once(base: string, req: HttpRequest, attempt: number, call: AbortSignal): Promise<Outcome> {
     const url = `${base}${req.path}`;
@@ -332,14 +456,45 @@ export class HttpTransport {
     const full = url + buildQuery(req.query, req.repeatedQuery, this.user);
     const controller = new AbortController();
     const stop = (): void => controller.abort();
-    const timer = setTimeout(stop, this.opts.timeoutMs);
+    /** Which of the attempt's own limits stopped it (the call's budget and close() are known otherwise). */
+    let ranOut: 'first-byte' | 'attempt' | undefined;
+    let firstByte = false;
+    let received = 0;
+    const firstByteTimer = setTimeout(() => {
+      if (firstByte) return;
+      ranOut = 'first-byte';
+      stop();
+    }, this.opts.firstByteTimeoutMs);
+    const sawFirstByte = (): void => {
+      firstByte = true;
+      clearTimeout(firstByteTimer);
+    };
+    // Past timeoutMs the attempt goes on while the last second brought enough of the answer.
+    const timeoutMs = this.opts.timeoutMs;
+    let mark = { at: performance.now(), bytes: 0 };
+    const markTimer =
+      timeoutMs > 1000
+        ? setTimeout(() => (mark = { at: performance.now(), bytes: received }), timeoutMs - 1000)
+        : undefined;
+    let attemptTimer: NodeJS.Timeout;
+    const check = (): void => {
+      const at = performance.now();
+      const rate = ((received - mark.bytes) * 1000) / Math.max(1, at - mark.at);
+      if (firstByte && rate >= KEEPS_ARRIVING_BYTES_PER_SECOND) {
+        mark = { at, bytes: received };
+        attemptTimer = setTimeout(check, 1000);
+        return;
+      }
+      ranOut = 'attempt';
+      stop();
+    };
+    attemptTimer = setTimeout(check, timeoutMs);
     call.addEventListener('abort', stop, { once: true });
     if (call.aborted) stop();
     const started = this.now();
     const format = req.format ?? this.format;
-    const limit = this.opts.maxResponseBytes;
+    const limit = this.limitOf(req.endpoint);
     let status: number | undefined;
-    let received = 0;
     const report = (fields: { status?: number; error?: string }, message: string, extra = {}): void => {
       const latencyMs = Math.round(this.now() - started);
       this.onCall?.({ method: req.method, path: req.path, ...fields, latencyMs });
@@ -368,7 +523,13 @@ export class HttpTransport {
         validateStatus: () => true,
         maxRedirects: 0,
         signal: controller.signal,
+        // The first byte of the answer is its first byte on the socket, headers included.
+        transport: hookedTransport((request, socket) => {
+          socket.once('data', sawFirstByte);
+          request.once('close', () => socket.removeListener('data', sawFirstByte));
+        }),
       });
+      sawFirstByte();
       status = res.status;
       const header = (name: string): string | undefined => {
         const v: unknown = res.headers[name];
@@ -376,28 +537,60 @@ export class HttpTransport {
       };
       // Compressed or not, a body announced longer than the limit is not read at all.
       const declared = declaredLength(res.headers['content-length']);
-      const tooLarge = (): Outcome => {
+      const tooLarge = (more: { items?: boolean; oneItem?: boolean } = {}): Outcome => {
         res.data.destroy();
         stop();
         report({ error: 'too-large' }, 'rm answer too large', { status, receivedBytes: received, declared });
-        return { kind: 'too-large', url, receivedBytes: received, declaredBytes: declared };
+        return { kind: 'too-large', url, receivedBytes: received, declaredBytes: declared, ...more };
       };
-      if (declared !== undefined && declared > limit) return tooLarge();
-      // Decoded as it arrives: a large answer is never also held as one joined buffer, a native
-      // allocation of its whole size that the allocator may keep resident after it is freed.
-      const decoder = new StringDecoder('utf8');
+      // Refused as it arrived (the sink's verdict, or not UTF-8): the read stops there.
+      const refused = (err: unknown): Outcome => {
+        if (err instanceof TooManyItems) return tooLarge({ items: true });
+        if (err instanceof TooLargeItem) return tooLarge({ oneItem: true });
+        res.data.destroy();
+        stop();
+        // Anything else a sink throws is a fault of its own: passed on as it is.
+        const error = err instanceof RmMalformedResponseError ? err.at(url) : (err as Error);
+        const code = error instanceof SidecarError ? error.code : 'UNKNOWN';
+        report({ error: 'malformed' }, 'rm answer refused', { status, code, reason: error.message });
+        return { kind: 'refused', url, error };
+      };
+      if (declared !== undefined && declared > limit.maxBytes) return tooLarge();
+      const ok = status >= 200 && status < 300;
       let text = '';
-      const sink = status >= 200 && status < 300 ? req.sink?.(header('content-type')) : undefined;
+      const sink = ok ? req.sink?.({ contentType: header('content-type'), url }) : undefined;
+      // A 2xx answer is read as UTF-8 or refused (fatal); an error page, or an answer refused for
+      // its Content-Type, is shown as it can be. Decoded as it arrives: a large answer is never
+      // also held as one joined buffer, a native allocation of its whole size that the allocator
+      // may keep resident after it is freed.
+      const decoder = new TextDecoder('utf-8', { fatal: ok && sink?.refusing !== true });
+      const notUtf8 = (from: number): Outcome =>
+        refused(
+          new RmMalformedResponseError(
+            `the ${this.service} answered text that is not UTF-8 (in bytes ${from} to ${received} of the body)`,
+            { contentType: header('content-type'), reason: 'encoding' },
+          ),
+        );
       // Counted after decompression: a small gzip body cannot inflate past the limit either.
       let sinceTurn = 0;
       for await (const chunk of res.data as AsyncIterable<Buffer>) {
         received += chunk.length;
-        if (received > limit) return tooLarge();
+        if (received > limit.maxBytes) return tooLarge();
+        let decoded: string;
+        try {
+          decoded = decoder.decode(chunk, { stream: true });
+        } catch {
+          return notUtf8(received - chunk.length);
+        }
         if (!sink) {
-          text += decoder.write(chunk);
+          text += decoded;
           continue;
         }
-        sink.write(decoder.write(chunk));
+        try {
+          sink.write(decoded);
+        } catch (err) {
+          return refused(err);
+        }
         // The chunks an answer's socket has buffered come one after another without a turn of
         // the event loop (up to 2 MiB at a time): a sink reading items lets it turn after each
         // SINK_TURN_BYTES, so that a request to the sidecar waits no longer than that reading.
@@ -405,12 +598,23 @@ export class HttpTransport {
         if (sinceTurn >= SINK_TURN_BYTES) {
           sinceTurn = 0;
           await new Promise<void>((resolve) => setImmediate(resolve));
+          if (controller.signal.aborted) throw new Error('aborted');
         }
       }
+      let tail: string;
+      try {
+        tail = decoder.decode();
+      } catch {
+        return notUtf8(received);
+      }
       if (sink) {
-        sink.write(decoder.end());
-        text = sink.end();
-      } else text += decoder.end();
+        try {
+          sink.write(tail);
+          text = sink.end();
+        } catch (err) {
+          return refused(err);
+        }
+      } else text += tail;
       if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
       report({ status }, 'rm call');
       return {
@@ -430,8 +634,13 @@ export class HttpTransport {
         return { kind: 'closed', url, sent: true };
       }
       if (controller.signal.aborted) {
-        report({ error: 'timeout' }, 'rm call timed out', { callBudget: call.aborted });
-        return { kind: 'timeout', url, call: call.aborted };
+        const which = call.aborted && ranOut === undefined ? 'call' : (ranOut ?? 'attempt');
+        report({ error: 'timeout' }, 'rm call timed out', {
+          limit: which,
+          firstByte,
+          receivedBytes: received,
+        });
+        return { kind: 'timeout', url, limit: which, firstByte, receivedBytes: received };
       }
       const code = errorCode(err);
       if (status !== undefined) {
@@ -441,7 +650,9 @@ export class HttpTransport {
       report({ error: code }, 'rm call failed', { code });
       return { kind: 'network', code, message: (err as Error).message, url };
     } finally {
-      clearTimeout(timer);
+      clearTimeout(firstByteTimer);
+      clearTimeout(markTimer);
+      clearTimeout(attemptTimer);
       call.removeEventListener('abort', stop);
     }
   }
@@ -450,16 +661,28 @@ export class HttpTransport {
   private stopped(req: HttpRequest, url: string, sent: boolean): Error {
     if (this.closed)
       return new RmClientClosedError({ url, method: req.method, inFlight: sent, service: this.service });
-    return this.timeoutError(req, url, true);
+    return this.timeoutError(req, url, 'call');
   }
 
-  private timeoutError(req: HttpRequest, url: string, wholeCall: boolean): RmTimeoutError {
+  private timeoutError(
+    req: HttpRequest,
+    url: string,
+    limit: 'first-byte' | 'attempt' | 'call',
+    progress: { firstByte?: boolean; receivedBytes?: number } = {},
+  ): RmTimeoutError {
+    const [timeoutMs, setting] =
+      limit === 'call'
+        ? [this.opts.callBudgetMs, this.settings.callBudgetMs]
+        : limit === 'first-byte'
+          ? [this.opts.firstByteTimeoutMs, this.settings.firstByteTimeoutMs]
+          : [this.opts.timeoutMs, this.settings.timeoutMs];
     return new RmTimeoutError({
       url,
       method: req.method,
-      timeoutMs: wholeCall ? this.opts.callBudgetMs : this.opts.timeoutMs,
-      setting: wholeCall ? this.settings.callBudgetMs : this.settings.timeoutMs,
+      timeoutMs,
+      setting,
       service: this.service,
+      ...progress,
     });
   }
 
@@ -491,7 +714,13 @@ export class HttpTransport {
     let answered = 0;
     for (let i = 0; i < this.urls.length; i++) {
       const base = this.urls[i]!;
-      const req: HttpRequest = { method: 'GET', path: CLUSTER_INFO_PATH, format: 'json' };
+      const req: HttpRequest = {
+        method: 'GET',
+        path: CLUSTER_INFO_PATH,
+        format: 'json',
+        endpoint: 'info',
+        sink: (answer) => new AnswerSink('json', answer, new JsonTreeReader()),
+      };
       const out = await this.once(base, req, 0, this.closing.signal);
       if (out.kind === 'closed') throw this.stopped(req, out.url, out.sent);
       if (out.kind !== 'response') {
@@ -499,11 +728,16 @@ export class HttpTransport {
           out.kind === 'network'
             ? out.code
             : out.kind === 'timeout'
-              ? 'timeout'
+              ? out.firstByte
+                ? 'timeout'
+                : 'timeout, no first byte'
               : out.kind === 'too-large'
                 ? 'answer too large'
-                : 'answer cut short';
+                : out.kind === 'refused'
+                  ? 'unreadable cluster info'
+                  : 'answer cut short';
         reasons.push(`${base}: ${why}`);
+        if (out.kind === 'refused') answered++;
         continue;
       }
       answered++;
@@ -511,18 +745,12 @@ export class HttpTransport {
         reasons.push(`${base}: HTTP ${out.res.status}`);
         continue;
       }
-      let haState = '';
-      try {
-        const tree = decodeBody(out.res.text, 'json', out.res.contentType, out.res.url) as Record<
-          string,
-          Tree
-        >;
-        const info = tree.clusterInfo as Record<string, Tree> | undefined;
-        haState = String(info?.haState ?? '');
-      } catch {
-        reasons.push(`${base}: unreadable cluster info`);
-        continue;
-      }
+      const tree = (out.res.sunk as AnswerSink<JsonTreeReader>).reader.tree as Record<string, Tree>;
+      const info = tree.clusterInfo;
+      const haState =
+        info !== null && typeof info === 'object' && !Array.isArray(info) && typeof info.haState === 'string'
+          ? info.haState
+          : '';
       if (haState === 'ACTIVE') {
         const previous = this.activeKnown ? this.activeUrl : undefined;
         this.activeIndex = i;
@@ -663,24 +891,51 @@ export class HttpTransport {
   ): string | undefined {
     if (out.kind === 'closed') throw this.stopped(req, out.url, out.sent);
 
+    // Refused as it arrived: the same request would get the same answer, not retried.
+    if (out.kind === 'refused') throw out.error;
+
     if (out.kind === 'too-large') {
       // The same request would get the same answer: not retried.
-      throw new RmResponseTooLargeError({
+      const limit = this.limitOf(req.endpoint);
+      const common = {
         url: out.url,
         method: req.method,
-        limitBytes: this.opts.maxResponseBytes,
         receivedBytes: out.receivedBytes,
-        declaredBytes: out.declaredBytes,
+        endpoint: req.endpoint,
         service: this.service,
-        setting: this.settings.maxResponseBytes,
+      };
+      if (out.items) {
+        throw new RmResponseTooLargeError({
+          ...common,
+          limitBytes: limit.maxBytes,
+          limitItems: limit.maxItems,
+          setting: limit.itemsSetting,
+        });
+      }
+      if (out.oneItem) {
+        throw new RmResponseTooLargeError({
+          ...common,
+          limitBytes: MAX_ITEM_CHARS,
+          oneItem: true,
+          setting: 'fixed: one item of a list',
+        });
+      }
+      throw new RmResponseTooLargeError({
+        ...common,
+        limitBytes: limit.maxBytes,
+        declaredBytes: out.declaredBytes,
+        setting: limit.bytesSetting,
       });
     }
 
     if (out.kind === 'timeout') {
-      if (out.call) throw this.timeoutError(req, out.url, true);
-      // A write that timed out may have been applied: never resend it.
-      if (idempotent && canRetry) return 'timeout';
-      throw this.timeoutError(req, out.url, false);
+      const progress = { firstByte: out.firstByte, receivedBytes: out.receivedBytes };
+      if (out.limit === 'call') throw this.timeoutError(req, out.url, 'call', progress);
+      // A server that said nothing, or answered too slowly, is not asked again: that would
+      // take as long again, and the poll asks anew within seconds. With several RMs, a read
+      // goes to the next one. A write that timed out may have been applied: never resent.
+      if (idempotent && canRetry && this.urls.length > 1) return 'timeout';
+      throw this.timeoutError(req, out.url, out.limit, progress);
     }
 
     if (out.kind === 'cut') {
@@ -695,6 +950,15 @@ export class HttpTransport {
         });
       }
       throw new RmMalformedResponseError(what, { url: out.url, reason: 'truncated' });
+    }
+
+    // Node's HTTP parser refused the answer (headers past 16 KiB, a broken status line): the
+    // server answers, but not in HTTP, and would answer so again. A write may have been applied.
+    if (NOT_HTTP.test(out.code) && idempotent) {
+      throw new RmMalformedResponseError(
+        `the ${this.service}'s answer to ${req.method} ${out.url} is not valid HTTP (${out.code}: ${out.message})`,
+        { url: out.url, reason: 'http' },
+      );
     }
 
     // Connection refused proves the request never reached a server, so a write may go again.
@@ -714,17 +978,82 @@ export class HttpTransport {
     });
   }
 
-  /** Send, then decode the body in the expected format. */
+  /** Send, the answer decoded in the expected format as it arrives (answer.ts). */
   async sendForTree(req: HttpRequest): Promise<{ tree: Tree; res: HttpResponse }> {
-    const res = await this.send(req);
-    return { tree: decodeBody(res.text, req.format ?? this.format, res.contentType, res.url), res };
+    const format = req.format ?? this.format;
+    const res = await this.send({
+      ...req,
+      sink: (answer) => new AnswerSink(format, answer, treeReader(format)),
+    });
+    const sunk = res.sunk as AnswerSink<JsonTreeReader | XmlTreeReader> | undefined;
+    // A 2xx answer has always been read by its sink.
+    return { tree: sunk!.reader.tree, res };
+  }
+
+  /**
+   * A GET of a list endpoint, read as it arrives and held to the endpoint's limits (bytes and
+   * items). XML is read item by item (xml-reader.ts); JSON from ITEMWISE_MIN_CHARS in the plain
+   * shape item by item (json-list.ts), and below it, or in another shape, kept and parsed whole.
+   * A JSON list found broken after its first items (cut short, malformed) is asked for again and
+   * read whole, so that its error is JSON.parse's.
+   */
+  async readList<T>(req: Omit<HttpRequest, 'method' | 'sink'> & { endpoint: Endpoint }, shape: ListShape<T>) {
+    const format = req.format ?? this.format;
+    const limit = this.itemLimit(req.endpoint);
+    if (format === 'xml') {
+      const res = await this.send({
+        method: 'GET',
+        ...req,
+        sink: (answer) => new AnswerSink('xml', answer, new XmlListReader(shape.xml(limit))),
+      });
+      return (res.sunk as AnswerSink<XmlListReader<T>>).reader.xml.items;
+    }
+    const res = await this.send({
+      method: 'GET',
+      ...req,
+      sink: (answer) =>
+        new AnswerSink('json', answer, new JsonListReader(shape.json(ITEMWISE_MIN_CHARS, limit))),
+    });
+    const sunk = (res.sunk as AnswerSink<JsonListReader<T>>).reader.sink;
+    if (sunk.outcome === 'items') {
+      if (sunk.error) throw withUrl(sunk.error.err, res.url);
+      return sunk.items;
+    }
+    let tree: Tree;
+    let url = res.url;
+    if (sunk.outcome === 'fault') {
+      this.log.warn('a list answer broke off its plain shape; it is read again whole', {
+        url: res.url,
+        itemsRead: sunk.items.length,
+      });
+      ({
+        tree,
+        res: { url },
+      } = await this.sendForTree({ method: 'GET', ...req }));
+    } else tree = parseJson(res.text, res.url, { depthChecked: true });
+    const count = shape.count(tree);
+    if (limit !== undefined && count > limit.maxItems) {
+      const applied = this.limitOf(req.endpoint);
+      throw new RmResponseTooLargeError({
+        url,
+        method: 'GET',
+        limitBytes: applied.maxBytes,
+        limitItems: applied.maxItems,
+        receivedBytes: res.text.length,
+        endpoint: req.endpoint,
+        service: this.service,
+        setting: applied.itemsSetting,
+      });
+    }
+    try {
+      return shape.map(tree);
+    } catch (err) {
+      throw withUrl(err, url);
+    }
   }
 }
 
 /** Re-raise a mapping failure with the URL it came from. */
 export function withUrl(err: unknown, url: string): unknown {
-  if (err instanceof RmMalformedResponseError && err.context.url === undefined) {
-    return new RmMalformedResponseError(err.message, { url, fieldPath: err.fieldPath }, { cause: err });
-  }
-  return err;
+  return err instanceof RmMalformedResponseError ? err.at(url) : err;
 }

@@ -15,6 +15,7 @@ import { RmMalformedResponseError, type MalformedReason } from '../../src/errors
 import { RmResponseTooLargeError } from '../../src/errors/rm-response-too-large';
 import { RmTimeoutError } from '../../src/errors/rm-timeout';
 import { RmUnavailableError } from '../../src/errors/rm-unavailable';
+import { HttpResourceManagerClient } from '../../src/yarn/client';
 import type { Format } from '../../src/yarn/format';
 import { HttpTransport, type TransportOptions } from '../../src/yarn/transport';
 
@@ -286,10 +287,15 @@ const cases: Case[] = [
   {
     name: 'a body dripped a byte a second, against the call’s budget (retries included)',
     format: 'json',
-    reply: dripping,
+    // Busy twice (retried), then a drip: the call's budget ends it, however long an attempt may be.
+    reply: (() => {
+      let hits = 0;
+      return (res: http.ServerResponse, count: (n: number) => void) =>
+        ++hits <= 2 ? void res.writeHead(503).end('busy') : dripping(res, count);
+    })(),
     code: 'RM_TIMEOUT',
-    says: /within 2500 ms \(rm\.callBudgetMs\)/,
-    extra: { timeoutMs: 1_500, callBudgetMs: 2_500, maxAttempts: 5 },
+    says: /within 2500 ms \(rm\.callBudgetMs\): \d+ bytes of the answer had come/,
+    extra: { timeoutMs: 60_000, callBudgetMs: 2_500, maxAttempts: 5 },
     withinMs: 2_500,
   },
   {
@@ -509,7 +515,7 @@ describe('a hostile RM: each answer is a typed error, in time, in bounded memory
         .catch((e: unknown) => e);
       expect(err).toBeInstanceOf(RmTimeoutError);
       expect((err as Error).message).toMatch(
-        /^NameNode did not answer GET \S+ within 300 ms \(placement\.localityTimeoutMs\)$/,
+        /^NameNode did not answer GET \S+ within 300 ms \(placement\.localityTimeoutMs\): no first byte$/,
       );
     } finally {
       await server.close();
@@ -580,4 +586,247 @@ describe('close()', () => {
       await server.close();
     }
   });
+});
+
+describe('each endpoint held to its own limits, and every shape typed as it arrives', () => {
+  const nodeJson = (i: number) =>
+    JSON.stringify({
+      id: `n${i}:1`,
+      nodeHostName: `n${i}`,
+      state: 'RUNNING',
+      usedMemoryMB: 0,
+      availMemoryMB: 1,
+    });
+  const nodeXml = (i: number) =>
+    `<node><id>n${i}:1</id><nodeHostName>n${i}</nodeHostName><state>RUNNING</state></node>`;
+
+  function client(url: string, format: Format, extra: Partial<TransportOptions> = {}) {
+    return new HttpResourceManagerClient({
+      urls: [url],
+      format,
+      timeoutMs: 3_000,
+      callBudgetMs: 5_000,
+      maxAttempts: 3,
+      sleep: async () => undefined,
+      ...extra,
+    });
+  }
+
+  async function failure(call: () => Promise<unknown>): Promise<SidecarError> {
+    const err = await call().then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(err).toBeInstanceOf(SidecarError);
+    return err as SidecarError;
+  }
+
+  it('refuses cluster info past its 64 KiB, naming the endpoint’s setting, not the overall one', async () => {
+    const server = await hostile((res) =>
+      res.writeHead(200, { 'Content-Type': 'application/xml' }).end(`<clusterInfo>${' '.repeat(200_000)}`),
+    );
+    try {
+      const err = await failure(() => client(server.url, 'xml').clusterInfo());
+      expect(err.code).toBe('RM_RESPONSE_TOO_LARGE');
+      expect(err.message).toMatch(
+        /\/ws\/v1\/cluster\/info is larger than the limit of 65536 bytes \(rm\.responseLimits\.info\.maxBytes\)/,
+      );
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('lowers an endpoint’s limit to maxResponseBytes, and names that one then', async () => {
+    const server = await hostile((res) =>
+      res.writeHead(200, { 'Content-Type': 'application/json' }).end(padded('{"nodes":null}', 200_000)),
+    );
+    try {
+      const err = await failure(() => client(server.url, 'json', { maxResponseBytes: 100_000 }).nodes());
+      expect(err.message).toMatch(/limit of 100000 bytes \(rm\.maxResponseBytes\)/);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it.each(['json', 'xml'] as const)('stops a %s list at the item past its limit of items', async (format) => {
+    const server = await hostile((res, count) => {
+      res.writeHead(200, { 'Content-Type': `application/${format}` });
+      let i = 0;
+      pump(res, count, () => {
+        // An endless list of small, sound nodes: only the limit of items ends it soon.
+        const parts: string[] = [];
+        if (i === 0) parts.push(format === 'json' ? '{"nodes":{"node":[' : '<nodes>');
+        for (let k = 0; k < 500; k++, i++)
+          parts.push(format === 'json' ? `${i ? ',' : ''}${nodeJson(i)}` : nodeXml(i));
+        return Buffer.from(parts.join(''));
+      });
+    });
+    try {
+      const c = client(server.url, format, {
+        responseLimits: { nodes: { maxBytes: 64 * MiB, maxItems: 30_000 } },
+      });
+      const { error, rssGrowth } = await measured(() => c.nodes());
+      const err = expectTyped(error, 'RM_RESPONSE_TOO_LARGE');
+      expect(err.message).toMatch(
+        /has more items than the limit of 30000 \(rm\.responseLimits\.nodes\.maxItems\): read stopped at item 30001/,
+      );
+      expect(rssGrowth).toBeLessThan(RSS_BOUND);
+      await server.closed;
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('holds a small JSON list, parsed whole, to its limit of items too', async () => {
+    const body = `{"nodes":{"node":[${Array.from({ length: 20 }, (_, i) => nodeJson(i)).join(',')}]}}`;
+    const server = await hostile((res) =>
+      res.writeHead(200, { 'Content-Type': 'application/json' }).end(body),
+    );
+    try {
+      const c = client(server.url, 'json', { responseLimits: { nodes: { maxBytes: MiB, maxItems: 19 } } });
+      const err = await failure(() => c.nodes());
+      expect(err.message).toMatch(/more items than the limit of 19 \(rm\.responseLimits\.nodes\.maxItems\)/);
+      expect(await client(server.url, 'json').nodes()).toHaveLength(20);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it.each([
+    [
+      'invalid UTF-8',
+      Buffer.from([0x7b, 0x22, 0xff, 0xfe, 0x22, 0x7d]),
+      'encoding',
+      /not UTF-8 \(in bytes 0 to 6/,
+    ],
+    [
+      'a UTF-8 sequence cut at the end',
+      Buffer.concat([Buffer.from('{"clusterInfo":{"id":"'), Buffer.from([0xe2, 0x82])]),
+      'encoding',
+      /not UTF-8/,
+    ],
+    [
+      'JSON nested a million deep',
+      Buffer.from(`${'['.repeat(1e6)}${']'.repeat(1e6)}`),
+      'too-deep',
+      /nested too deeply/,
+    ],
+    [
+      'JSON nested deep inside the expected shape',
+      Buffer.from(`{"clusterInfo":{"id":${'{"a":'.repeat(1e5)}1${'}'.repeat(1e5)},"state":"STARTED"}}`),
+      'too-deep',
+      /more than 128 levels/,
+    ],
+  ])('%s: typed, naming the answer', async (_name, body, reason, says) => {
+    const server = await hostile((res) =>
+      res.writeHead(200, { 'Content-Type': 'application/json' }).end(body),
+    );
+    try {
+      const err = await failure(() => client(server.url, 'json').clusterInfo());
+      expect(err).toBeInstanceOf(RmMalformedResponseError);
+      expect((err as RmMalformedResponseError).reason).toBe(reason);
+      expect(err.message).toMatch(says);
+      expect(err.message).toContain(`(from ${server.url}/ws/v1/cluster/info)`);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('an HTML page with 200 and no Content-Type', async () => {
+    const server = await hostile((res) => {
+      res.removeHeader('Content-Type');
+      res
+        .writeHead(200)
+        .end('\n  <!DOCTYPE html><html><head><title>Sign in</title></head><body>…</body></html>');
+    });
+    try {
+      const err = await failure(() => client(server.url, 'xml').clusterInfo());
+      expect((err as RmMalformedResponseError).reason).toBe('html');
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('headers past 16 KiB: not HTTP, not retried', async () => {
+    let hits = 0;
+    const server = await hostile((res) => {
+      hits++;
+      res
+        .writeHead(200, { 'Content-Type': 'application/json', 'X-Padding': 'x'.repeat(64 * 1024) })
+        .end('{}');
+    });
+    try {
+      const err = await failure(() => client(server.url, 'json').clusterInfo());
+      expect((err as RmMalformedResponseError).reason).toBe('http');
+      expect(err.message).toMatch(/is not valid HTTP \(HPE_HEADER_OVERFLOW/);
+      expect(hits).toBe(1);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('an RM that takes the connection and says nothing: no first byte, within its own limit, not asked again', async () => {
+    let hits = 0;
+    const server = await hostile(() => void hits++);
+    try {
+      const c = client(server.url, 'json', {
+        firstByteTimeoutMs: 500,
+        timeoutMs: 60_000,
+        callBudgetMs: 120_000,
+      });
+      const { error, ms } = await measured(() => c.clusterInfo());
+      const err = expectTyped(error, 'RM_TIMEOUT');
+      expect(err.message).toMatch(/within 500 ms \(rm\.firstByteTimeoutMs\): no first byte$/);
+      expect(ms).toBeLessThan(500 + SLACK_MS);
+      expect(hits).toBe(1);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('a drip past the attempt’s limit is not asked again', async () => {
+    let hits = 0;
+    const server = await hostile((res, count) => {
+      hits++;
+      dripping(res, count);
+    });
+    try {
+      const c = client(server.url, 'json', { timeoutMs: 1_500, callBudgetMs: 60_000 });
+      const err = await failure(() => c.clusterInfo());
+      expect(err.message).toMatch(/within 1500 ms \(rm\.timeoutMs\): \d+ bytes of the answer had come$/);
+      expect(hits).toBe(1);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('an answer that keeps arriving may go past the attempt’s limit, within the call’s budget', async () => {
+    const info = '{"clusterInfo":{"id":1,"haState":"ACTIVE","state":"STARTED"}}';
+    const server = await hostile((res) => {
+      res.writeHead(200, { 'Content-Type': 'application/json' });
+      res.write(info);
+      // 256 KiB of whitespace every 100 ms (2.5 MB/s) for 2.5 s: far past the 1 s attempt limit.
+      let sent = 0;
+      const timer = setInterval(() => {
+        res.write(' '.repeat(256 * 1024));
+        if (++sent === 25) {
+          clearInterval(timer);
+          res.end();
+        }
+      }, 100);
+      res.on('close', () => clearInterval(timer));
+    });
+    try {
+      const started = performance.now();
+      const c = client(server.url, 'json', {
+        timeoutMs: 1_000,
+        callBudgetMs: 20_000,
+        responseLimits: { info: { maxBytes: 16 * MiB } },
+      });
+      expect((await c.clusterInfo()).haState).toBe('ACTIVE');
+      expect(performance.now() - started).toBeGreaterThan(2_000);
+    } finally {
+      await server.close();
+    }
+  }, 20_000);
 });

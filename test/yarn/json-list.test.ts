@@ -225,10 +225,17 @@ describe('the client reads a large list answer item by item', () => {
   });
   afterAll(() => new Promise<void>((ok) => server.close(() => ok())));
 
+  // Many small apps: more than the default limit of items, which is not what this tests.
   const client = () =>
     // A generous budget: the answer is large and a loaded machine reads it slowly; what is
     // asserted is how it is read, not how fast.
-    new HttpResourceManagerClient({ urls: [url], format: 'json', timeoutMs: 60_000, maxAttempts: 1 });
+    new HttpResourceManagerClient({
+      urls: [url],
+      format: 'json',
+      timeoutMs: 60_000,
+      maxAttempts: 1,
+      responseLimits: { apps: { maxBytes: 64 * 1024 * 1024, maxItems: 1_000_000 } },
+    });
   const many = (n: number) => JSON.stringify({ apps: { app: Array.from({ length: n }, (_, i) => app(i)) } });
 
   it('from ITEMWISE_MIN_CHARS: the same reports as the whole tree, read as they come; a cut one read again and refused as JSON.parse refuses it', async () => {
@@ -319,6 +326,7 @@ describe('a large list answer from another process, buffered by the socket', () 
         format: 'json',
         timeoutMs: 30_000,
         maxAttempts: 1,
+        responseLimits: { apps: { maxBytes: 64 * 1024 * 1024, maxItems: 100_000 } },
       });
       const apps = await client.apps();
       expect(apps).toHaveLength(40_000);

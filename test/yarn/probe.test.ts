@@ -129,7 +129,7 @@ describe('probe', () => {
       expect(code).toBe(EXIT.unavailable);
       expect(c.err).toEqual([
         expect.stringMatching(
-          /^probe failed: RM_MALFORMED_RESPONSE: the RM answered an HTML page where JSON was expected\n$/,
+          /^probe failed: RM_MALFORMED_RESPONSE: the RM answered an HTML page where JSON was expected \(from http:\/\/\S+\/ws\/v1\/cluster\/info\)\n$/,
         ),
       ]);
     } finally {
