@@ -99,11 +99,12 @@ export function sparkPlan(
 
 /**
  * What one finished run of a Spark app leaves in its profile (ProfileRun's fields), from the
- * RM's times of its app and, when they were read from the running driver, its first executor's
- * and last stage's: set-up = the app's start to its first executor (else to its AM's launch),
- * its "map" = an executor's life (first executor to the last stage's end, else to the app's
- * end), commit = the last stage's end to the app's end (else 0). Times in ms; undefined when
- * the app's start and end are not both known.
+ * RM's times of its app and what its driver showed while it ran: set-up = the app's start to its
+ * first executor (else to its AM's launch), its "map" = an executor's life (first executor to the
+ * last stage's end when one is given, else to the app's end), commit = the last stage's end to
+ * the app's end (else 0; the sidecar reads the first executor only, src/loop/spark-watch.ts).
+ * Times in ms, those outside the app's life ignored; undefined when its start and end are not
+ * both known.
  */
 export function sparkRun(t: {
   readonly startedMs: number;
