@@ -182,6 +182,21 @@ const answer = z.object({
     .optional()
     .describe("only when derived: one per split of the input files, as Hadoop's FileInputFormat makes them"),
   mapsFrom: z.enum(['inputPaths']).optional().describe('present when maps were derived'),
+  spark: z
+    .object({
+      executors: z
+        .int()
+        .describe('executors planned: the fixed count, or spark.dynamicAllocation.maxExecutors'),
+      containersPerExecutor: z
+        .int()
+        .describe("containers of admission's size one executor holds (its cores, its memory with overhead)"),
+      maps: z.int().describe("the job's maps in the core's model: executors x containers per executor"),
+      reduces: z.literal(0),
+      executorContainerMb: z.int().describe("an executor's memory with Spark's overhead, MB"),
+      executorsFrom: z.enum(['executors', 'dynamicAllocation.maxExecutors']),
+    })
+    .optional()
+    .describe("a Spark app's executors as planned, held for the app's life beside the driver's AM container"),
   deadlineSource: z
     .enum(['request', 'queue-default'])
     .optional()

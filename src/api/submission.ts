@@ -3,6 +3,7 @@ import { WORKLOAD_CLASS_PATTERN } from '../core/estimates';
 import { JOB_TYPES } from '../core/kinds';
 import { JOB_LIMITS } from '../core/limits';
 import { PROFILE_NAME_PATTERN } from '../core/profiles';
+import { SPARK_DEFAULTS } from '../core/spark';
 import { ValidationError, zodIssues } from '../errors/validation';
 import {
   MAX_TAG_LENGTH,
@@ -130,10 +131,44 @@ export const submissionSchema = z
       .describe(
         "map tasks; may be left out when inputPaths are given: then one per input split, as Hadoop's FileInputFormat splits the files",
       ),
-    /** 0 for a map-only job (distcp, Sqoop imports): admitted as RTMR with an empty reduce stage. */
-    reduces: count(0, SUBMISSION_LIMITS.maxReduces).describe(
-      'reduce tasks; 0 for a map-only job (it finishes with its last map and holds no reduce slot)',
-    ),
+    /**
+     * 0 for a map-only job (distcp, Sqoop imports): admitted as RTMR with an empty reduce stage.
+     * Required, except for a Spark app (`spark`), which has none.
+     */
+    reduces: count(0, SUBMISSION_LIMITS.maxReduces)
+      .optional()
+      .describe(
+        'reduce tasks; 0 for a map-only job (it finishes with its last map and holds no reduce slot); required unless spark is given',
+      ),
+    /**
+     * A Spark app (cluster mode): its executors, held from their start to the app's end, instead
+     * of maps and reduces (src/core/spark.ts). With dynamic allocation, `dynamicMax` is planned.
+     */
+    spark: z
+      .object({
+        executors: count(1, SUBMISSION_LIMITS.maxMaps)
+          .default(SPARK_DEFAULTS.executors)
+          .describe('spark.executor.instances (--num-executors); default 2, as Spark on YARN'),
+        executorCores: count(1, 1024)
+          .default(SPARK_DEFAULTS.executorCores)
+          .describe('spark.executor.cores (--executor-cores); default 1'),
+        executorMemoryMb: count(1, 1_048_576)
+          .default(SPARK_DEFAULTS.executorMemoryMb)
+          .describe('spark.executor.memory (--executor-memory) in MB; default 1024'),
+        executorMemoryOverheadMb: count(0, 1_048_576)
+          .optional()
+          .describe("spark.executor.memoryOverhead in MB; default Spark's, max(384, 10 % of the memory)"),
+        dynamicMax: count(1, SUBMISSION_LIMITS.maxMaps)
+          .optional()
+          .describe(
+            'spark.dynamicAllocation.maxExecutors when dynamic allocation is on: the executors planned',
+          ),
+      })
+      .strict()
+      .optional()
+      .describe(
+        "a Spark app's executors, held for the app's life (counted instead of maps and reduces); with dynamic allocation, dynamicMax is planned",
+      ),
     /**
      * Bytes of input. May be left out when `inputPaths` are given: the sidecar then reads the
      * files' lengths from WebHDFS (and refuses the job when it cannot).
@@ -227,6 +262,20 @@ export const submissionSchema = z
         path: ['tags'],
         message: `has ${userTags.size} tags; YARN allows ${MAX_TAGS} per app and the sidecar writes ${ownTagCount(job.workloadClass !== undefined)} of its own${job.workloadClass !== undefined ? ' (with workloadClass)' : ''}, so at most ${budget} may be given`,
       });
+    }
+    if (job.spark !== undefined) {
+      // A Spark app is its executors: no maps, reduces or splits of its own.
+      for (const key of ['maps', 'reduces', 'splitBytes', 'splitMinBytes', 'splitMaxBytes'] as const)
+        if (job[key] !== undefined)
+          ctx.addIssue({
+            code: 'custom',
+            path: [key],
+            message: 'is not given with spark: a Spark app is counted by its executors',
+          });
+      return;
+    }
+    if (job.reduces === undefined) {
+      ctx.addIssue({ code: 'custom', path: ['reduces'], message: 'is required (0 for a map-only job)' });
     }
     if (job.inputBytes === undefined && !(job.inputPaths && job.inputPaths.length > 0)) {
       ctx.addIssue({

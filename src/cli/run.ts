@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { constants as osConstants, userInfo } from 'node:os';
 import { basename } from 'node:path';
 import { Command, InvalidArgumentError } from 'commander';
+import { SPARK_DEFAULTS, type SparkShape } from '../core/spark';
 import type { TicketArgs } from '../loop/tickets';
 
 /**
@@ -35,7 +36,10 @@ export interface RunOptions {
   deadline: number | string;
   /** Left out with `input`: the sidecar derives the maps from the input's splits. */
   maps?: number;
-  reduces: number;
+  /** Required but for a Spark app (`spark`), which has executors instead. */
+  reduces?: number;
+  /** A Spark app's executors, read from its spark-submit command line (sparkShape). */
+  spark?: SparkShape;
   inputBytes?: number;
   input?: string[];
   /** The job's split settings (-D mapreduce.input.fileinputformat.split.minsize/maxsize). */
@@ -235,6 +239,148 @@ export function confNumber(conf: ReadonlyMap<string, string>, key: string, min: 
   return n;
 }
 
+/**
+ * spark-submit's options that take a value (SparkSubmitOptionParser): every word up to the
+ * application jar is an option, or the value of one of these.
+ */
+const SPARK_VALUE_OPTIONS = new Set([
+  '--master',
+  '--deploy-mode',
+  '--class',
+  '--name',
+  '--jars',
+  '--packages',
+  '--exclude-packages',
+  '--repositories',
+  '--py-files',
+  '--files',
+  '--archives',
+  '--conf',
+  '-c',
+  '--properties-file',
+  '--driver-memory',
+  '--driver-java-options',
+  '--driver-library-path',
+  '--driver-class-path',
+  '--driver-cores',
+  '--executor-memory',
+  '--executor-cores',
+  '--total-executor-cores',
+  '--num-executors',
+  '--queue',
+  '--proxy-user',
+  '--principal',
+  '--keytab',
+  '--kill',
+  '--status',
+]);
+
+/**
+ * The options of a spark-submit command line up to its application jar, as SparkSubmit reads
+ * them: `--opt value` or `--opt=value`, each `--conf k=v` (or `-c`) into `conf`; a later one wins.
+ * `jar` is the application jar's index (undefined when the line has none).
+ */
+export function sparkSubmitArgs(command: readonly string[]): {
+  options: Map<string, string>;
+  conf: Map<string, string>;
+  jar: number | undefined;
+} {
+  const options = new Map<string, string>();
+  const conf = new Map<string, string>();
+  for (let i = 1; i < command.length; i++) {
+    const a = command[i]!;
+    if (!a.startsWith('-')) return { options, conf, jar: i };
+    const eq = a.startsWith('--') ? a.indexOf('=') : -1;
+    const name = eq > 0 ? a.slice(0, eq) : a;
+    if (!SPARK_VALUE_OPTIONS.has(name)) continue; // a flag: --verbose, --supervise, ...
+    const value = eq > 0 ? a.slice(eq + 1) : command[++i];
+    if (value === undefined) break;
+    if (name === '--conf' || name === '-c') {
+      const at = value.indexOf('=');
+      if (at > 0) conf.set(value.slice(0, at).trim(), value.slice(at + 1).trim());
+    } else {
+      options.set(name, value);
+    }
+  }
+  return { options, conf, jar: undefined };
+}
+
+/** Spark's memory sizes (512m, 2g, 1024: MB without a unit), in MB, as Utils.memoryStringToMb. */
+export function sparkMemoryMb(text: string): number | undefined {
+  const m = /^(\d+)\s*(b|k|kb|m|mb|g|gb|t|tb|p|pb)?$/i.exec(text.trim());
+  if (!m) return undefined;
+  const unit = (m[2] ?? 'm').toLowerCase().replace(/b$/, '') || 'b';
+  const mb = { b: 1 / 1024 / 1024, k: 1 / 1024, m: 1, g: 1024, t: 1024 ** 2, p: 1024 ** 3 }[unit];
+  if (mb === undefined) return undefined;
+  const v = Math.floor(Number(m[1]) * mb);
+  return Number.isSafeInteger(v) ? v : undefined;
+}
+
+/** What `run` reads of a spark-submit command line. */
+export const SPARK_KEYS = {
+  instances: 'spark.executor.instances',
+  cores: 'spark.executor.cores',
+  memory: 'spark.executor.memory',
+  overhead: 'spark.executor.memoryOverhead',
+  dynamic: 'spark.dynamicAllocation.enabled',
+  dynamicMax: 'spark.dynamicAllocation.maxExecutors',
+} as const;
+
+/**
+ * A Spark app's executors from its spark-submit command line, as SparkSubmit settles them:
+ * `--num-executors`, `--executor-cores` and `--executor-memory` over `--conf
+ * spark.executor.instances`, `.cores` and `.memory`, else Spark on YARN's defaults (2
+ * executors of 1 core and 1 GB); `spark.executor.memoryOverhead`; with
+ * `spark.dynamicAllocation.enabled=true`, `spark.dynamicAllocation.maxExecutors` (required: Spark's
+ * default has no bound) is planned. A properties file is not read. A message for the user when a
+ * value cannot be read.
+ */
+export function sparkShape(command: readonly string[]): SparkShape | string {
+  const { options, conf } = sparkSubmitArgs(command);
+  const pick = (option: string, key: string): { value: string; from: string } | undefined => {
+    const o = options.get(option);
+    if (o !== undefined) return { value: o, from: option };
+    const c = conf.get(key);
+    return c === undefined ? undefined : { value: c, from: `--conf ${key}` };
+  };
+  const count = (option: string, key: string, min: number, dflt: number): number | string => {
+    const v = pick(option, key);
+    if (v === undefined) return dflt;
+    if (!/^\d+$/.test(v.value) || Number(v.value) < min)
+      return `${v.from}=${v.value} on the command: not a whole number from ${min}`;
+    return Number(v.value);
+  };
+  const memory = (option: string, key: string, dflt?: number): number | string | undefined => {
+    const v = pick(option, key);
+    if (v === undefined) return dflt;
+    const mb = sparkMemoryMb(v.value);
+    return mb === undefined ? `${v.from}=${v.value} on the command: not a memory size (512m, 2g)` : mb;
+  };
+  const executors = count('--num-executors', SPARK_KEYS.instances, 0, SPARK_DEFAULTS.executors);
+  const executorCores = count('--executor-cores', SPARK_KEYS.cores, 1, SPARK_DEFAULTS.executorCores);
+  const executorMemoryMb = memory('--executor-memory', SPARK_KEYS.memory, SPARK_DEFAULTS.executorMemoryMb);
+  const overhead = memory('', SPARK_KEYS.overhead);
+  for (const v of [executors, executorCores, executorMemoryMb, overhead]) if (typeof v === 'string') return v;
+  let dynamicMax: number | undefined;
+  if ((conf.get(SPARK_KEYS.dynamic) ?? '').toLowerCase() === 'true') {
+    if (!conf.has(SPARK_KEYS.dynamicMax))
+      return `${SPARK_KEYS.dynamic}=true without ${SPARK_KEYS.dynamicMax}: Spark's default has no bound; give --conf ${SPARK_KEYS.dynamicMax}=N, the executors planned`;
+    const max = count('', SPARK_KEYS.dynamicMax, 1, 0);
+    if (typeof max === 'string') return max;
+    dynamicMax = max;
+  }
+  const fixed = executors as number;
+  if (dynamicMax === undefined && fixed < 1)
+    return `${options.has('--num-executors') ? '--num-executors' : `--conf ${SPARK_KEYS.instances}`}=0 on the command: no executor would run`;
+  return {
+    executors: Math.max(1, fixed),
+    executorCores: executorCores as number,
+    executorMemoryMb: executorMemoryMb as number,
+    ...(overhead === undefined ? {} : { executorMemoryOverheadMb: overhead as number }),
+    ...(dynamicMax === undefined ? {} : { dynamicMax }),
+  };
+}
+
 /** NOT_LEADER answers followed to the leader they name, per call: twice at most, never in a loop. */
 export const MAX_LEADER_HOPS = 2;
 
@@ -296,9 +442,19 @@ async function callOnce(
  * runs of one program share a profile (its arguments, paths and dates left out):
  * - a MapReduce client: the program a ProgramDriver runs (`wordcount`), else the main class's
  *   simple name (`org.example.DailyEtl`: `DailyEtl`), else the jar run by its manifest;
+ * - spark-submit: its `--name`, else its main class's simple name (`--class`), else its
+ *   application jar's name;
  * - anything else: its first four words, paths cut to their last part.
  */
 export function commandName(command: readonly string[], driver?: boolean): string {
+  if (clientKind(command) === 'spark') {
+    const { options, conf, jar } = sparkSubmitArgs(command);
+    const name = options.get('--name') ?? conf.get('spark.app.name');
+    const main = options.get('--class');
+    if (name) return name.slice(0, 256);
+    if (main) return main.slice(main.lastIndexOf('.') + 1).slice(0, 256);
+    if (jar !== undefined) return basename(command[jar]!).slice(0, 256);
+  }
   const at = genericOptionsAt(command, driver);
   const word = at === undefined || at === 0 ? undefined : command[at - 1];
   if (word !== undefined && !word.startsWith('-')) {
@@ -322,7 +478,8 @@ export function runSubmission(o: RunOptions, command: readonly string[]): Record
     user: o.user ?? process.env.HADOOP_USER_NAME ?? userInfo().username,
     deadline: o.deadline,
     ...(o.maps === undefined ? {} : { maps: o.maps }),
-    reduces: o.reduces,
+    ...(o.reduces === undefined ? {} : { reduces: o.reduces }),
+    ...(o.spark === undefined ? {} : { spark: o.spark }),
     // A job without input (teragen, pi, sleep) reads nothing.
     ...(o.inputBytes === undefined ? (input ? {} : { inputBytes: 0 }) : { inputBytes: o.inputBytes }),
     ...(input ? { inputPaths: o.input } : {}),
@@ -370,6 +527,19 @@ export async function runWithTicket(o: RunOptions, command: readonly string[], i
     );
     io.err('run: nothing was run\n');
     return RUN_EXIT.rejected;
+  }
+  const spark = body.spark as
+    | {
+        executors?: number;
+        containersPerExecutor?: number;
+        executorContainerMb?: number;
+        executorsFrom?: string;
+      }
+    | undefined;
+  if (spark !== undefined && body.decision !== undefined) {
+    io.err(
+      `run: spark: ${String(spark.executors)} executor(s) planned (${spark.executorsFrom === 'dynamicAllocation.maxExecutors' ? 'spark.dynamicAllocation.maxExecutors' : 'the executors asked for'}), ${String(spark.containersPerExecutor)} container(s) each (${String(spark.executorContainerMb)} MB with overhead), held for the app's life, beside the driver's AM container\n`,
+    );
   }
   const ticket = body.ticket as RunTicket | undefined;
   if (answer.status !== 201 || ticket === undefined) {
@@ -540,6 +710,20 @@ export function jobSize(
   }
 }
 
+/**
+ * A Spark app's size for `run`: its executors from the spark-submit command line (sparkShape);
+ * `--maps` and `--reduces` do not describe one. A message for the user otherwise.
+ */
+export function sparkSize(
+  opts: { maps?: unknown; reduces?: unknown },
+  command: readonly string[],
+): Pick<RunOptions, 'spark'> | string {
+  if (opts.maps !== undefined || opts.reduces !== undefined)
+    return 'a Spark app is counted by its executors, read from its spark-submit command line (--num-executors, --executor-cores, --executor-memory, --conf spark.dynamicAllocation.maxExecutors): leave out --maps and --reduces';
+  const spark = sparkShape(command);
+  return typeof spark === 'string' ? spark : { spark };
+}
+
 const whole = (min: number) => (v: string) => {
   if (!/^\d+$/.test(v) || Number(v) < min) throw new InvalidArgumentError(`a whole number from ${min}`);
   return Number(v);
@@ -593,7 +777,7 @@ export function runCommand(): Command {
         process.exitCode = RUN_EXIT.usage;
         return;
       }
-      const size = jobSize(opts, command);
+      const size = clientKind(command) === 'spark' ? sparkSize(opts, command) : jobSize(opts, command);
       if (typeof size === 'string') {
         process.stderr.write(`run: ${size}\n`);
         process.exitCode = RUN_EXIT.usage;

@@ -16,6 +16,8 @@ import type { ClusterObservation } from './observe';
 import type { Partitions } from './partitions';
 import type { PriorityCapTracker } from './priority-cap';
 import type { SlowdownWatch } from './slowdown';
+import type { SparkWatch } from './spark-watch';
+import type { SparkExecutors } from '../yarn/spark';
 
 export interface SidecarDeps {
   config: SidecarConfig;
@@ -27,6 +29,12 @@ export interface SidecarDeps {
    * every admitted job whole.
    */
   runningAppTasks?: (appId: string) => Promise<readonly TaskReport[]>;
+  /**
+   * The executors of a running Spark app, from its driver through the RM's web proxy
+   * (`/proxy/{appid}/api/v1/applications/{appid}/allexecutors`). Without it, a Spark run's
+   * set-up is learned up to its AM's launch.
+   */
+  runningSparkExecutors?: (appId: string) => Promise<SparkExecutors>;
   /**
    * WebHDFS (rm.webHdfsAddress), to read a submission's input paths for data locality. Without
    * it, dop is uniform and a submission with input paths must give inputBytes.
@@ -58,6 +66,8 @@ export interface LoopParts {
   readonly estimates: EstimateKeeper;
   /** How finished jobs' tasks stretched with the containers beside them (shown only). */
   readonly slowdown: SlowdownWatch;
+  /** Running Spark apps' first executors, for learning their runs. */
+  readonly spark: SparkWatch;
   readonly partitions: Partitions;
   readonly lanes: LaneBook;
   readonly progress: ProgressWatch;

@@ -36,6 +36,7 @@ import {
 } from '../core/estimates';
 import type { DeadlineJob } from '../core/job';
 import { JOB_TYPES, type JobType } from '../core/kinds';
+import { sparkRun } from '../core/spark';
 import { estimatesFromSamples, fullEstimates, learnJob, type LearningOptions } from '../core/learning';
 import {
   EMPTY_PROFILE_BOOK,
@@ -412,6 +413,53 @@ export class EstimateKeeper {
     this.profiles = learnProfile(this.profiles, key, run, options, this.classOfRecord(job));
     this.saveSoon();
     this.deps.log.info('profile learned', { job: job.id, profile: key, run });
+    return true;
+  }
+
+  /**
+   * A finished Spark job's run learned into its profile (under `floored`), from its app's times
+   * (src/core/spark.ts, sparkRun): set-up from the app's start to its first executor (else its
+   * AM's launch), one "map" per executor container lasting from then to the app's end, and,
+   * when it was judged on its profile, its error. Its class's figures, which are MapReduce
+   * tasks', are not changed. True when a profile learned.
+   */
+  learnSpark(
+    job: JobRecord,
+    t: { startedMs: number; finishedMs: number; launchMs?: number; firstExecutorMs?: number },
+  ): boolean {
+    const options = this.profileOptions;
+    const key = profileKeyOfRecord(job);
+    const times = sparkRun(t);
+    if (options === undefined || key === undefined || times === undefined) return false;
+    const from = (job.spec as { estimateFrom?: { source?: unknown; factor?: unknown } } | null)?.estimateFrom;
+    const error =
+      from?.source === 'profile' && typeof from.factor === 'number' && job.estimatedFinishMs !== null
+        ? runError(
+            (t.finishedMs - job.arrivalMs) / 1000,
+            (job.estimatedFinishMs - job.arrivalMs) / 1000,
+            from.factor,
+          )
+        : undefined;
+    const run: ProfileRun = {
+      maps: job.maps,
+      reduces: 0,
+      mapMb: job.inputBytes / MB / Math.max(1, job.maps),
+      mapSeconds: times.executorSeconds,
+      reduceMb: 0,
+      reduceSeconds: 0,
+      setupSeconds: times.setupSeconds,
+      commitSeconds: times.commitSeconds,
+      ...(error === undefined ? {} : { error }),
+    };
+    this.profiles = learnProfile(this.profiles, key, run, options, this.classOfRecord(job));
+    this.saveSoon();
+    this.deps.log.info('profile learned', { job: job.id, profile: key, run, spark: true });
+    const { ledger } = this.deps;
+    this.written(
+      ledger.writeSoon(() =>
+        ledger.recordDecision(job.id, 'estimates', 'learned', { profile: key, spark: run }),
+      ),
+    );
     return true;
   }
 

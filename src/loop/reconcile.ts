@@ -20,6 +20,7 @@ import {
   type AppEnd,
 } from './job-apps';
 import { tasksOfApps } from './learning';
+import { isSparkJob } from './spark-watch';
 import { enforce } from './plan';
 import { reasonOf } from './reasons';
 import { bindTicket } from './tickets';
@@ -58,6 +59,8 @@ export class Reconciler {
    */
   async trackApps(apps: readonly AppReport[], full = true, open?: readonly JobRecord[]): Promise<void> {
     const { ledger } = this.p.deps;
+    // Running Spark apps' first executors, read from their drivers in the background.
+    this.p.spark.observe(apps);
     const ended: Array<{ job: JobRecord; app: AppReport; fields: string }> = [];
     const done: Array<[string, string]> = [];
     if (full && this.tracked.size > 0) {
@@ -437,6 +440,7 @@ export class Reconciler {
     appIds: readonly string[],
     finishedMs: number,
   ): Promise<JobActuals | undefined> {
+    if (isSparkJob(job)) return this.learnSpark(job, appIds, finishedMs);
     const jhs = this.p.deps.jobHistory;
     if (!jhs) return undefined;
     try {
@@ -469,5 +473,24 @@ export class Reconciler {
       this.p.log.warn('could not read the job history', { job: job.id, apps: appIds, error: String(err) });
       return undefined;
     }
+  }
+
+  /**
+   * A finished Spark job learned into its profile (EstimateKeeper.learnSpark): from its first
+   * app's start, its AM's launch and first executor as seen while it ran (SparkWatch), to its
+   * last app's end. No JobHistory server read: it knows MapReduce jobs only.
+   */
+  private learnSpark(job: JobRecord, appIds: readonly string[], finishedMs: number): undefined {
+    const first = appIds[0];
+    const startedMs = this.p.deps.ledger
+      .appsOfJobs([job.id])
+      .get(job.id)
+      ?.find((a) => a.ordinal === 1)?.startedMs;
+    const seen = first === undefined ? {} : this.p.spark.of(first);
+    for (const id of appIds) this.p.spark.forget(id);
+    if (startedMs == null) return undefined;
+    const learned = this.p.estimates.learnSpark(job, { startedMs, finishedMs, ...seen });
+    if (learned) this.p.lanes.rebuildAll();
+    return undefined;
   }
 }

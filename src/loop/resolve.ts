@@ -11,6 +11,7 @@ import {
   type HostPartitions,
   type PartitionLocality,
 } from '../core/placement/locality';
+import { sparkPlan, type SparkPlan } from '../core/spark';
 import { inputSplits } from '../core/splits';
 import { NotReadyError } from '../errors/api-errors';
 import { ValidationError } from '../errors/validation';
@@ -26,13 +27,25 @@ import type { ClusterObservation } from './observe';
  */
 export type ResolvedSubmission = SubmissionWithDeadline & JobShape;
 
-/** A submission's size as decided: its input bytes, its maps and, where known, each map's split. */
+/**
+ * A submission's size as decided: its input bytes, its maps and reduces and, where known, each
+ * map's split; a Spark app's executors as its maps (src/core/spark.ts).
+ */
 export interface JobShape {
   inputBytes: number;
   maps: number;
+  reduces: number;
   splitBytes?: number[];
   /** Said in the answer when the maps were derived from the input paths' splits. */
   mapsFrom?: 'inputPaths';
+  /** A Spark app's executors as planned (said in the answer, kept in the job's spec). */
+  sparkPlan?: SparkPlan;
+}
+
+/** The container admission counts with (admission.containerMemoryMb / containerVcores). */
+export interface ContainerShape {
+  memoryMb: number;
+  vcores: number;
 }
 
 /** Starts reading a submission's input paths (bounded; never rejects), unless there is nothing to read. */
@@ -78,6 +91,8 @@ export function inputBytesOf(submission: Submission, read: InputRead | undefined
     );
   }
   if (submission.inputBytes !== undefined) return submission.inputBytes;
+  // A Spark app that names no input reads none the sidecar counts.
+  if (submission.spark !== undefined && read === undefined) return 0;
   if (!read?.files) {
     throw new ValidationError([
       {
@@ -96,11 +111,23 @@ export function inputBytesOf(submission: Submission, read: InputRead | undefined
  * Refused, naming the field, when the files could not be listed, a file has no block size, the
  * input holds no file, or the splits are more than a job's maps may be.
  */
-export function shapeOf(submission: Submission, inputBytes: number, read: InputRead | undefined): JobShape {
+export function shapeOf(
+  submission: Submission,
+  inputBytes: number,
+  read: InputRead | undefined,
+  container: ContainerShape,
+): JobShape {
+  if (submission.spark !== undefined) {
+    const plan = sparkPlan(submission.spark, container);
+    return { inputBytes, maps: plan.maps, reduces: plan.reduces, sparkPlan: plan };
+  }
+  // Checked by the schema: every submission but a Spark app gives its reduces.
+  const reduces = submission.reduces ?? 0;
   if (submission.maps !== undefined) {
     return {
       inputBytes,
       maps: submission.maps,
+      reduces,
       ...(submission.splitBytes === undefined ? {} : { splitBytes: submission.splitBytes }),
     };
   }
@@ -143,6 +170,7 @@ export function shapeOf(submission: Submission, inputBytes: number, read: InputR
   return {
     inputBytes,
     maps: r.splits.length,
+    reduces,
     ...(own ? { splitBytes: r.splits } : {}),
     mapsFrom: 'inputPaths',
   };

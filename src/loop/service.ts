@@ -17,6 +17,7 @@ import { openPostgresLedger, PostgresLedger } from '../store/postgres';
 import type { Ledger } from '../store/types';
 import { HttpResourceManagerClient } from '../yarn/client';
 import type { TransportOptions } from '../yarn/transport';
+import { runningSparkExecutors } from '../yarn/spark';
 import { JobHistoryClient } from '../yarn/jobhistory';
 import { WebHdfsClient } from '../yarn/webhdfs';
 import { Sidecar } from './sidecar';
@@ -245,6 +246,8 @@ export function buildSidecar(
     jobHistory,
     // A running job's tasks from its AM, through the active RM's web proxy.
     runningAppTasks: (appId) => JobHistoryClient.forRunningApp(rm.transport, appId).tasksOfApp(appId),
+    // A running Spark app's executors, from its driver through the same proxy.
+    runningSparkExecutors: (appId) => runningSparkExecutors(rm.transport, appId),
     webHdfs,
     ledger: p.ledger,
     registry: defaultRegistry(),

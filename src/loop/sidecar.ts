@@ -14,6 +14,7 @@ import { Partitions } from './partitions';
 import { PriorityCapTracker } from './priority-cap';
 import { Reconciler } from './reconcile';
 import { SlowdownWatch } from './slowdown';
+import { SparkWatch } from './spark-watch';
 import { Submissions, type SubmitAnswer, type SubmitContext } from './submissions';
 import { cancelTicket, reportClient } from './tickets';
 import { clusterView, getJob, listJobs, readiness, stats, type Readiness } from './views';
@@ -84,6 +85,11 @@ export class Sidecar implements SidecarService {
       observation,
       estimates,
       slowdown: new SlowdownWatch({ ledger, log }),
+      spark: new SparkWatch({
+        ledger,
+        log,
+        ...(deps.runningSparkExecutors ? { read: deps.runningSparkExecutors } : {}),
+      }),
       partitions,
       lanes,
       progress,

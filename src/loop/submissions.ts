@@ -84,7 +84,10 @@ export class Submissions {
     const { config, metrics } = this.p.deps;
     const queue = checkQueue(submission, this.p.observation, config);
     const read = await input;
-    const shape = shapeOf(submission, inputBytesOf(submission, read), read);
+    const shape = shapeOf(submission, inputBytesOf(submission, read), read, {
+      memoryMb: config.admission.containerMemoryMb,
+      vcores: config.admission.containerVcores,
+    });
     const started = process.hrtime.bigint();
     const nowMs = this.p.deps.now();
     const s = resolveSubmission(submission, queue, shape, this.p.observation, nowMs);
@@ -159,6 +162,7 @@ export class Submissions {
           ? { inputBytes: s.inputBytes, inputBytesFrom: 'inputPaths' }
           : {}),
         ...(s.mapsFrom === undefined ? {} : { maps: s.maps, mapsFrom: s.mapsFrom }),
+        ...(s.sparkPlan === undefined ? {} : { spark: s.sparkPlan }),
       },
       placement,
     };

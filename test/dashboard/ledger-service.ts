@@ -44,7 +44,7 @@ export class LedgerService implements SidecarService {
     const id = `dl-new-${String(this.next++).padStart(3, '0')}`;
     // Maps derived from input paths are the sidecar's to read; this stand-in counts one.
     const maps = submission.maps ?? 1;
-    const finish = now + (maps + submission.reduces) * this.secondsPerTask * 1000;
+    const finish = now + (maps + (submission.reduces ?? 0)) * this.secondsPerTask * 1000;
     const admitted = finish <= submission.deadlineMs;
     const lateBy = (finish - submission.deadlineMs) / 1000;
     const job = this.ledger.insertJob({
@@ -55,7 +55,7 @@ export class LedgerService implements SidecarService {
       source: 'api',
       jobType: submission.jobType,
       maps,
-      reduces: submission.reduces,
+      reduces: submission.reduces ?? 0,
       inputBytes: submission.inputBytes ?? 0,
       arrivalMs: now,
       deadlineMs: submission.deadlineMs,

@@ -1,5 +1,5 @@
 /**
- * docs/submitting.md's three examples, run as written against the emulated RM and the sidecar
+ * docs/submitting.md's run, discovery and REST examples, run as written against the emulated RM and the sidecar
  * (processes on loopback, as in test/e2e). `hadoop` is test/cli/fake-client/hadoop: it submits an
  * app with the -D options it is given through the RM's REST API, as `hadoop jar` would, and the
  * emulator runs it from its tags. test/hadoop/submitting.test.ts runs them on a real Hadoop.
@@ -33,8 +33,10 @@ type JobDetail = {
   ticket: { status: string; appId: string | null } | null;
 };
 
-it('docs/submitting.md has its three examples, in the order of the page', () => {
-  expect([...examples.keys()]).toEqual(['run', 'discovery', 'rest']);
+it('docs/submitting.md has its four examples, in the order of the page', () => {
+  // The Spark example needs a real Spark: test/hadoop/spark.test.ts runs it.
+  expect([...examples.keys()]).toEqual(['run', 'spark', 'discovery', 'rest']);
+  expect(examples.get('spark')).toMatch(/^yarn-sched-sidecar run --deadline .* -- \\\n {2}spark-submit /);
   expect(examples.get('run')).toMatch(/^yarn-sched-sidecar run --deadline .* -- \\\n {2}hadoop jar /);
   expect(examples.get('discovery')).toContain('-Dmapreduce.job.tags=deadline:$deadline,');
   expect(examples.get('rest')).toContain('"yarnSubmission"');

@@ -88,5 +88,13 @@ export function learningSidecar(ledger: Ledger, config: Record<string, unknown>)
     await sidecar.runOnce();
     return { res, finished };
   };
-  return { sidecar, rm, submit, runJob, runTimed, now: () => now };
+  return {
+    sidecar,
+    rm,
+    submit,
+    runJob,
+    runTimed,
+    now: () => now,
+    advance: (ms: number) => void (now += ms),
+  };
 }
