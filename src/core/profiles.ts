@@ -144,9 +144,12 @@ function median(values: readonly number[]): number {
   return s.length % 2 === 1 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2;
 }
 
+/** Sizes (MB) closer than this are one size to the fit: a kilobyte. */
+const MIN_SIZE_MB = 1 / 1024;
+
 /**
  * Theil-Sen: the median of the slopes between points whose x differ by more than 5 % of the
- * larger, then the median of y - slope * x. Without two such points the slope is `slopeIfNone`,
+ * larger (and by more than a kilobyte), then the median of y - slope * x. Without two such points the slope is `slopeIfNone`,
  * or the points' median y over median x when that is less.
  * Slope and intercept are kept >= 0 (a task takes no less for more data, nor less than nothing).
  */
@@ -161,12 +164,14 @@ export function theilSen(
       const a = points[i]!;
       const b = points[j]!;
       const dx = b.x - a.x;
-      if (Math.abs(dx) > 0.05 * Math.max(Math.abs(a.x), Math.abs(b.x))) slopes.push((b.y - a.y) / dx);
+      // Sizes within a kilobyte are one size: a slope over less says nothing (and may overflow).
+      if (Math.abs(dx) > Math.max(MIN_SIZE_MB, 0.05 * Math.max(Math.abs(a.x), Math.abs(b.x))))
+        slopes.push((b.y - a.y) / dx);
     }
   // Without two sizes to fit on, the runs' own seconds per MB when below `slopeIfNone`: the
   // time seen at the size seen is kept, and a larger input costs in proportion.
   const mx = median(points.map((p) => p.x));
-  const none = mx > 0 ? Math.min(slopeIfNone, median(points.map((p) => p.y)) / mx) : slopeIfNone;
+  const none = mx > MIN_SIZE_MB ? Math.min(slopeIfNone, median(points.map((p) => p.y)) / mx) : slopeIfNone;
   const slope = Math.max(0, slopes.length > 0 ? median(slopes) : none);
   return { slope, intercept: Math.max(0, median(points.map((p) => p.y - slope * p.x))) };
 }

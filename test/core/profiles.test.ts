@@ -128,6 +128,21 @@ describe('profiles of recurring jobs', () => {
       expect(theilSen([{ x: 64, y: 40 }], 0.25)).toEqual({ slope: 0.25, intercept: 24 });
     });
 
+    it('takes sizes a few bytes apart for one size: no slope over them (it would overflow)', () => {
+      expect(
+        theilSen(
+          [
+            { x: 6.4e-323, y: 1.7e-15 },
+            { x: 5.4e-323, y: 0 },
+          ],
+          0.5,
+        ),
+      ).toEqual({
+        slope: 0.5,
+        intercept: 8.5e-16,
+      });
+    });
+
     it('never fits a negative slope or intercept', () => {
       expect(
         theilSen(
