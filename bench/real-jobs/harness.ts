@@ -41,6 +41,11 @@ export interface RealJobsPlan {
   warmups: number;
   /** Their deadline, as a multiple of the lone duration. */
   warmupDeadlineFactor: number;
+  /**
+   * Jobs of a dense stream run before the warm-ups, each under a profile of its own
+   * (`run --profile first-SEQ-KIND`): judged with no history, as a cluster's first day is.
+   */
+  firstJobs: number;
   sparseJobs: number;
   denseJobs: number;
   /** Seconds between two dense submissions: uniform in [min, max]. */
@@ -59,6 +64,7 @@ export const DEFAULT_PLAN: RealJobsPlan = {
   sizes: DEFAULT_SIZES,
   warmups: 1,
   warmupDeadlineFactor: 10,
+  firstJobs: 0,
   sparseJobs: 12,
   denseJobs: 12,
   denseGapSeconds: [4, 8],
@@ -104,7 +110,7 @@ export interface RealJobsResult {
   load: Record<string, number>;
   lone: LoneRun[];
   jobs: JobRecord[];
-  summaries: { warmups: Summary; sparse: Summary; dense: Summary; streams: Summary };
+  summaries: { first?: Summary; warmups: Summary; sparse: Summary; dense: Summary; streams: Summary };
 }
 
 // ------------------------------------------------------------------ the cluster's REST APIs
@@ -253,6 +259,14 @@ async function sidecarJob(env: RealJobsEnv, id: string): Promise<SidecarJob> {
   })) as SidecarJob;
 }
 
+/** The admission decision's detail, if the job was admitted. */
+function admissionDetail(job: SidecarJob): Record<string, unknown> | undefined {
+  const d = (job.decisions ?? []).find((x) => x.decision === 'admitted');
+  return d !== undefined && d.detail !== null && typeof d.detail === 'object'
+    ? (d.detail as Record<string, unknown>)
+    : undefined;
+}
+
 /** What the answer or the admission decision says its estimate came from, if it says so. */
 function estimateFrom(job: SidecarJob): unknown {
   for (const key of ['estimateFrom', 'estimateSource', 'estimatesFrom'])
@@ -295,6 +309,8 @@ async function runThroughSidecar(
     String(run.reduces),
     ...('path' in run.input ? ['--input', run.input.path] : ['--input-bytes', String(run.input.bytes)]),
     ...(plan.classPerKind ? ['--class', spec.kind] : []),
+    // The first-run stream: a profile of its own per job, so none is judged on history.
+    ...(spec.phase === 'first' ? ['--profile', `first-${spec.seq}-${spec.kind}`] : []),
     // No --name: `run` names the job after its program (wordcount, pi, ...), so that every run of
     // a kind, warm-up or stream, is learned into and judged by one profile.
     '--sidecar',
@@ -325,6 +341,7 @@ async function runThroughSidecar(
     reason: null,
     arrivalMs: null,
     estimatedSeconds: null,
+    expectedSeconds: null,
     estimateFrom: null,
     exitCode: exit.code,
     apps: [],
@@ -349,6 +366,9 @@ async function runThroughSidecar(
   record.estimatedSeconds =
     job.estimatedFinish === null ? null : (Date.parse(job.estimatedFinish) - record.arrivalMs) / 1000;
   record.estimateFrom = estimateFrom(job);
+  const expected = admissionDetail(job)?.expectedFinish;
+  record.expectedSeconds =
+    typeof expected === 'string' ? (Date.parse(expected) - record.arrivalMs) / 1000 : null;
   if (rejected !== undefined) {
     record.decision = 'rejected';
     record.reason = job.reason?.message ?? null;
@@ -391,9 +411,10 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
  */
 export function streamSpecs(
   plan: RealJobsPlan,
-  phase: 'sparse' | 'dense',
+  phase: 'first' | 'sparse' | 'dense',
   count: number,
 ): Array<JobSpec & { offsetSeconds: number }> {
+  const spaced = phase !== 'sparse';
   const rng: Rng = mulberry32(plan.seed).fork(`real-jobs-${phase}`);
   const out: Array<JobSpec & { offsetSeconds: number }> = [];
   let round: KindName[] = [];
@@ -402,8 +423,8 @@ export function streamSpecs(
     if (round.length === 0) round = rng.shuffle(plan.kinds);
     const kind = round.shift()!;
     const factor = rng.uniform(plan.deadlineFactors[0], plan.deadlineFactors[1]);
-    if (seq > 1 && phase === 'dense') offset += rng.uniform(plan.denseGapSeconds[0], plan.denseGapSeconds[1]);
-    out.push({ phase, seq, kind, deadlineFactor: factor, offsetSeconds: phase === 'dense' ? offset : 0 });
+    if (seq > 1 && spaced) offset += rng.uniform(plan.denseGapSeconds[0], plan.denseGapSeconds[1]);
+    out.push({ phase, seq, kind, deadlineFactor: factor, offsetSeconds: spaced ? offset : 0 });
   }
   return out;
 }
@@ -462,8 +483,14 @@ export async function measureRealJobs(env: RealJobsEnv, plan: RealJobsPlan): Pro
   load.lone = loadavg()[0]!;
   const loneOf = (k: KindName) => lone.find((l) => l.kind === k)!.seconds;
 
-  // 3. Warm-ups, one at a time, loose deadlines.
   const jobs: JobRecord[] = [];
+  // 3a. First runs (none judged on history), submitted at their offsets, overlapping.
+  if (plan.firstJobs > 0) {
+    jobs.push(...(await spacedStream(env, plan, 'first', plan.firstJobs, loneOf, inputs, log)));
+    load.first = loadavg()[0]!;
+  }
+
+  // 3b. Warm-ups, one at a time, loose deadlines.
   let seq = 0;
   for (let w = 0; w < plan.warmups; w++) {
     for (const k of plan.kinds) {
@@ -489,16 +516,7 @@ export async function measureRealJobs(env: RealJobsEnv, plan: RealJobsPlan): Pro
   load.sparse = loadavg()[0]!;
 
   // 4b. Dense: submitted at their offsets, overlapping.
-  const start = Date.now();
-  const dense = await Promise.all(
-    streamSpecs(plan, 'dense', plan.denseJobs).map(async (spec) => {
-      await sleep(Math.max(0, start + spec.offsetSeconds * 1000 - Date.now()));
-      const r = await runThroughSidecar(env, plan, spec, loneOf(spec.kind), inputs);
-      log(line(r));
-      return r;
-    }),
-  );
-  jobs.push(...dense);
+  jobs.push(...(await spacedStream(env, plan, 'dense', plan.denseJobs, loneOf, inputs, log)));
   load.dense = loadavg()[0]!;
 
   countPastRuns(jobs);
@@ -520,6 +538,7 @@ export async function measureRealJobs(env: RealJobsEnv, plan: RealJobsPlan): Pro
     lone,
     jobs,
     summaries: {
+      ...(plan.firstJobs > 0 ? { first: summarize(of('first')) } : {}),
       warmups: summarize(of('warm-up')),
       sparse: summarize(of('sparse')),
       dense: summarize(of('dense')),
@@ -529,6 +548,27 @@ export async function measureRealJobs(env: RealJobsEnv, plan: RealJobsPlan): Pro
 }
 
 const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0);
+
+/** A stream whose jobs are submitted at their offsets from its start, overlapping. */
+async function spacedStream(
+  env: RealJobsEnv,
+  plan: RealJobsPlan,
+  phase: 'first' | 'dense',
+  count: number,
+  loneOf: (k: KindName) => number,
+  inputs: Record<'text' | 'tera', InputFile[]>,
+  log: (line: string) => void,
+): Promise<JobRecord[]> {
+  const start = Date.now();
+  return Promise.all(
+    streamSpecs(plan, phase, count).map(async (spec) => {
+      await sleep(Math.max(0, start + spec.offsetSeconds * 1000 - Date.now()));
+      const r = await runThroughSidecar(env, plan, spec, loneOf(spec.kind), inputs);
+      log(line(r));
+      return r;
+    }),
+  );
+}
 
 function line(r: JobRecord): string {
   const s = (n: number | null) => (n === null ? '-' : n.toFixed(1));
@@ -598,18 +638,25 @@ export function clusterKinds(env: NodeJS.ProcessEnv): NodesKind[] {
 }
 
 /**
- * What the launcher starts for a kind (hadoop/launch.ts's nmVcores and nmMemoryMb): nothing for
- * overcommitted (its defaults); for honest REAL_JOBS_NM_VCORES (2) and REAL_JOBS_NM_MEMORY_MB
- * (4096), what a 2-core machine runs at full speed (docs/real-hadoop.md).
+ * What the launcher starts for a kind (hadoop/launch.ts's nmVcores, nmMemoryMb and
+ * realtimeCapacity): nothing for overcommitted (its defaults); for honest REAL_JOBS_NM_VCORES (2)
+ * and REAL_JOBS_NM_MEMORY_MB (4096), what a 2-core machine runs at full speed
+ * (docs/real-hadoop.md), with the realtime queue guaranteed REAL_JOBS_REALTIME_CAPACITY (100) %
+ * of it: at its default 50 % the queue's lane would be one container, too few for an MR job's
+ * AM and one task, and nothing could be admitted.
  */
 export function clusterOptions(
   kind: NodesKind,
   env: NodeJS.ProcessEnv,
-): { nmVcores?: number; nmMemoryMb?: number } {
+): { nmVcores?: number; nmMemoryMb?: number; realtimeCapacity?: number } {
   if (kind === 'overcommitted') return {};
+  const realtimeCapacity = intFrom(env, 'REAL_JOBS_REALTIME_CAPACITY', 1, 100);
+  if (realtimeCapacity > 100)
+    throw new Error(`REAL_JOBS_REALTIME_CAPACITY must be at most 100, not ${realtimeCapacity}`);
   return {
     nmVcores: intFrom(env, 'REAL_JOBS_NM_VCORES', 1, 2),
     nmMemoryMb: intFrom(env, 'REAL_JOBS_NM_MEMORY_MB', 1024, 4096),
+    realtimeCapacity,
   };
 }
 
@@ -658,6 +705,7 @@ export function planFromEnv(env: NodeJS.ProcessEnv, base: RealJobsPlan): RealJob
     ...base,
     kinds,
     warmups: intFrom(env, 'REAL_JOBS_WARMUPS', 0, base.warmups),
+    firstJobs: intFrom(env, 'REAL_JOBS_FIRST', 0, base.firstJobs),
     sparseJobs: intFrom(env, 'REAL_JOBS_SPARSE', 0, base.sparseJobs),
     denseJobs: intFrom(env, 'REAL_JOBS_DENSE', 0, base.denseJobs),
     seed: intFrom(env, 'REAL_JOBS_SEED', 0, base.seed),

@@ -68,6 +68,9 @@ const estimateFrom = z
       .string()
       .describe('the same in words, e.g. "profile wordcount@alice/default, 12 runs, p95 of 11 errors: x1.1"'),
     factor: z.number().describe("the factor on the figures: the profile's error quantile, or the margin"),
+    expected: z
+      .number()
+      .describe("the point prediction's factor (expectedFinish): the median of the profile's errors, else 1"),
     runs: z.int().optional().describe("source profile: the profile's runs in all"),
     errors: z.int().optional().describe('source profile: the errors its factor is taken from'),
     quantile: z.number().optional().describe('source profile: the quantile of its errors judged at'),
@@ -150,7 +153,14 @@ const answer = z.object({
   id: z.string(),
   decision: z.enum(['admitted', 'rejected']),
   deadline: isoTime.optional(),
-  estimatedFinish: isoTime.optional(),
+  estimatedFinish: isoTime
+    .optional()
+    .describe('admitted: the bound admission judged with (the figures times the error factor): the promise'),
+  expectedFinish: isoTime
+    .optional()
+    .describe(
+      "admitted: the point prediction (the figures times the errors' median, or the figures themselves before any error is known): when the job is expected to end, as its running job's predictedFinish starts",
+    ),
   slackSeconds: z.number().optional(),
   position: z.int().optional().describe('place in the EDF queue, 1 = first'),
   queue: z.string().optional(),
@@ -245,7 +255,7 @@ const job = z.object({
   predictedFinish: isoTime
     .nullable()
     .describe(
-      "a running job's predicted finish: its lane's placement made again from its tasks' progress (read from its AM), updated while it runs; the estimated finish until its tasks were read; null for a rejected job",
+      "an admitted job's predicted finish: at admission its expected finish (the point prediction), then while it runs its lane's placement made again from its tasks' progress (read from its AM) when it runs past it; null for a rejected job",
     ),
   predictedMiss: z
     .boolean()

@@ -27,7 +27,9 @@ import { fullEstimates } from './learning';
  * Worked example (quantile 0.95, margin 1.25, 3 errors needed): runs whose longest maps took
  * 10 s over 64 MB and 18 s over 128 MB fit 2 s + 0.125 s/MB; with set-up medians 12 s and
  * errors 1.1, 0.9 and 1.3 the factor is 1.3 (p95 of three by nearest rank is their largest),
- * so every figure is judged 1.3 times larger.
+ * so every figure is judged 1.3 times larger. The point prediction (the answer's expected finish,
+ * beside the bound admission judged with) takes the errors' median instead: x1.1 here, and x1
+ * (the figures themselves) before any error is known.
  *
  * No I/O, clock or randomness: the caller hands in what it observed.
  */
@@ -250,13 +252,18 @@ export function scaleEstimates(e: Estimates, k: number): Estimates {
 export function errorFactor(
   profile: JobProfile,
   options: ProfileOptions,
-): { factor: number; errors: number; quantileError: number | null } {
+): { factor: number; errors: number; quantileError: number | null; expected: number } {
   const errors = profile.runs.map((r) => r.error).filter((e): e is number => e !== undefined);
   const q = errors.length > 0 ? nearestRank(errors, options.quantile) : null;
   let factor = q ?? options.margin;
   if (errors.length < options.minErrorSamples) factor = Math.max(factor, options.margin);
   factor = Math.min(options.maxFactor, Math.max(options.minFactor, factor));
-  return { factor, errors: errors.length, quantileError: q };
+  const expected = errors.length > 0 ? clampFactor(median(errors), options) : 1;
+  return { factor, errors: errors.length, quantileError: q, expected };
+}
+
+function clampFactor(x: number, options: ProfileOptions): number {
+  return Math.min(options.maxFactor, Math.max(options.minFactor, x));
 }
 
 /** Where a job's estimate came from, said in every answer. */
@@ -268,6 +275,8 @@ export type EstimateFrom =
       readonly errors: number;
       readonly quantile: number;
       readonly factor: number;
+      /** The point prediction's factor: the median of the errors (1 before any). */
+      readonly expected: number;
       readonly text: string;
     }
   | {
@@ -275,6 +284,8 @@ export type EstimateFrom =
       readonly profile: string;
       readonly workloadClass: string;
       readonly factor: number;
+      /** The point prediction's factor: 1, the class's figures themselves. */
+      readonly expected: number;
       readonly text: string;
     };
 
@@ -294,7 +305,7 @@ export function estimateFor(
 ): { estimates: Estimates; from: EstimateFrom } {
   const profile = Object.hasOwn(book.profiles, key) ? book.profiles[key] : undefined;
   if (profile !== undefined && profile.runs.length > 0) {
-    const { factor, errors } = errorFactor(profile, options);
+    const { factor, errors, expected } = errorFactor(profile, options);
     const few = errors < options.minErrorSamples;
     const text =
       `profile ${key}, ${profile.totalRuns} run${profile.totalRuns === 1 ? '' : 's'}, ` +
@@ -310,6 +321,7 @@ export function estimateFor(
         errors,
         quantile: options.quantile,
         factor,
+        expected,
         text,
       }),
     };
@@ -325,6 +337,7 @@ export function estimateFor(
       profile: key,
       workloadClass: cls.name,
       factor: options.margin,
+      expected: 1,
       text,
     }),
   };

@@ -32,6 +32,7 @@ describe('profiles of recurring jobs, live', () => {
       profile: 'wordcount@alice/realtime',
       workloadClass: 'cpu',
       factor: 1.25,
+      expected: 1,
       text: 'no history for profile wordcount@alice/realtime: class cpu default + margin 25 %',
     });
 
@@ -46,6 +47,8 @@ describe('profiles of recurring jobs, live', () => {
       factor: 1.25,
     });
     expect(secondsTo(second.res.body, t0)).toBeCloseTo(45 * 1.25, 6);
+    // The point prediction beside the bound: its own figures, no margin.
+    expect((Date.parse(second.res.body.expectedFinish as string) - t0) / 1000).toBeCloseTo(45, 2);
 
     // Two more runs as predicted: errors of 1, the last judged at 1.25 still (3 errors needed).
     for (let i = 0; i < 2; i++) await s.runTimed(WORDCOUNT, TIMELINE);
@@ -60,6 +63,11 @@ describe('profiles of recurring jobs, live', () => {
       text: 'profile wordcount@alice/realtime, 4 runs, p95 of 3 errors: x1',
     });
     expect(secondsTo(judged.body, t0)).toBeCloseTo(45, 6);
+    // Errors of 1: the point prediction is the bound, and is the job's first predicted finish.
+    expect(judged.body.expectedFinish).toBe(judged.body.estimatedFinish);
+    expect(ledger.getJob(judged.body.id as string)?.predictedFinishMs).toBe(
+      Date.parse(judged.body.expectedFinish as string),
+    );
 
     const view = s.sidecar.taskCosts().profiles;
     expect(view).toHaveLength(1);

@@ -516,6 +516,7 @@ public final class Launcher {
     i.put("preemption", opts.preemption);
     i.put("nmVcores", opts.nmVcores);
     i.put("nmMemoryMb", opts.nmMemoryMb);
+    i.put("realtimeCapacity", opts.realtimeCapacity);
     i.put("zk", opts.ha ? "127.0.0.1:" + cc.zk : null);
     i.put("queues", List.of("root.realtime", "root.besteffort", "root.default", "root.reserved"));
     i.put("workDir", work.toString());

@@ -24,6 +24,12 @@ final class Options {
    */
   int nmVcores = ClusterConf.DEFAULT_NODE_VCORES;
   int nmMemoryMb = ClusterConf.DEFAULT_NODE_MEMORY_MB;
+  /**
+   * The realtime queue's guaranteed share of the default partition, in percent (default 50). The
+   * other queues share the rest 3:1:1 as they do the default's 50 (besteffort, default,
+   * reserved). On a node of few vcores, 100 gives the realtime queue a lane of them all.
+   */
+  int realtimeCapacity = 50;
   boolean keep;
   Path workDir;
   int startTimeoutSeconds = 240;
@@ -32,7 +38,8 @@ final class Options {
       String.join(
           "\n",
           "usage: hadoop-launcher [--auth none|simple] [--priority-cap N] [--ha] [--recovery] [--preemption on|off]",
-          "                       [--nm-vcores N] [--nm-memory-mb N] [--work-dir DIR] [--keep] [--start-timeout SECONDS]",
+          "                       [--nm-vcores N] [--nm-memory-mb N] [--realtime-capacity PCT]",
+          "                       [--work-dir DIR] [--keep] [--start-timeout SECONDS]",
           "  --auth none|simple   web authentication of every daemon (default none: anonymous",
           "                       requests run as dr.who; simple: requests need ?user.name=)",
           "  --priority-cap N     yarn.cluster.max-application-priority (default: unset, Hadoop's 0)",
@@ -45,6 +52,8 @@ final class Options {
           "  --nm-vcores N        vcores each NodeManager advertises (default 16; the scheduler counts them)",
           "  --nm-memory-mb N     memory each NodeManager advertises, in MB (default 16384, at least 1024:",
           "                       an MR AM and one task of 512 MB)",
+          "  --realtime-capacity PCT  the realtime queue's guarantee in the default partition, 1 to 100",
+          "                       (default 50); the other queues share the rest 3:1:1",
           "  --work-dir DIR       a new or empty folder for confs, logs and data (default: a temp dir)",
           "  --keep               keep the work dir on exit",
           "  --start-timeout S    give up if the cluster is not ready after S seconds (default 240)",
@@ -72,6 +81,12 @@ final class Options {
         }
         case "--nm-vcores" -> o.nmVcores = intValue(args, ++i, a, 1);
         case "--nm-memory-mb" -> o.nmMemoryMb = intValue(args, ++i, a, 1024);
+        case "--realtime-capacity" -> {
+          o.realtimeCapacity = intValue(args, ++i, a, 1);
+          if (o.realtimeCapacity > 100) {
+            throw new IllegalArgumentException("--realtime-capacity needs a percentage from 1 to 100, not " + o.realtimeCapacity);
+          }
+        }
         case "--keep" -> o.keep = true;
         case "--work-dir" -> o.workDir = Path.of(value(args, ++i, a)).toAbsolutePath();
         case "--start-timeout" -> o.startTimeoutSeconds = intValue(args, ++i, a, 1);
