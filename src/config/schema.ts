@@ -175,7 +175,7 @@ const profiles = z
     /** Factor on a job with no profile yet, and the least one while a profile has few errors. */
     margin: z.number().min(1).max(10).default(1.25),
     /** A profile's errors known before its quantile alone sets its factor. */
-    minErrorSamples: z.number().int().min(0).max(1000).default(3),
+    minErrorSamples: z.number().int().min(0).max(1000).default(10),
     /** Bounds of a profile's error factor. */
     minFactor: z.number().gt(0).max(1).default(0.5),
     maxFactor: z.number().min(1).max(100).default(4),

@@ -21,7 +21,8 @@ import {
 import { ValidationError } from '../../src/errors/validation';
 import { issuesOf } from '../validation-issues';
 
-const O = DEFAULT_PROFILE_OPTIONS;
+/** The worked examples' options: 3 errors needed before their quantile alone judges. */
+const O = { ...DEFAULT_PROFILE_OPTIONS, minErrorSamples: 3 };
 const CLASS: Estimates = {
   eta: 1,
   mapCostMax: 0.5,
@@ -201,6 +202,21 @@ describe('profiles of recurring jobs', () => {
       // Twenty errors: p95 by nearest rank is the 19th, so one outlier is left out.
       const twenty = [...Array.from({ length: 19 }, () => 1.05), 3];
       expect(errorFactor(errs(twenty), O).factor).toBe(1.05);
+    });
+
+    it("by default needs 10 errors: before, at least the margin over the errors' median", () => {
+      const errs = (e: number[]) => profileOf(e.map((error) => run({ error })));
+      const D = DEFAULT_PROFILE_OPTIONS;
+      expect(D.minErrorSamples).toBe(10);
+      // p95 of three is 1.3; 1.25 x their median 1.1 is 1.375.
+      expect(errorFactor(errs([1.1, 0.9, 1.3]), D).factor).toBeCloseTo(1.375, 12);
+      // A run of 1.06, 1.0, 0.98 and 1.02 (a quiet job): 1.25 x 1.01, not 1.06.
+      expect(errorFactor(errs([1.06, 1.0, 0.98, 1.02]), D).factor).toBeCloseTo(1.2625, 12);
+      // Nine errors: still the floor; the tenth lets the quantile alone judge.
+      const nine = [1, 1, 1, 1, 1, 1, 1, 1, 1.1];
+      expect(errorFactor(errs(nine), D).factor).toBe(1.25);
+      expect(errorFactor(errs([...nine, 1]), D).factor).toBe(1.1);
+      expect(errorFactor(profileOf([run()]), D).factor).toBe(1.25);
     });
 
     it("predicts at the errors' median: x1 before any, within the factor's bounds", () => {

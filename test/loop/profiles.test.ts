@@ -15,7 +15,12 @@ describe('profiles of recurring jobs, live', () => {
   beforeEach(() => (ledger = Ledger.open(':memory:')));
   afterEach(() => ledger.close());
 
-  const setup = () => learningSidecar(ledger, { auth: { tokens: [{ name: 'ops', token: TOKEN }] } });
+  // 3 errors known before their quantile alone judges (the default is 10): short histories.
+  const setup = (minErrorSamples = 3) =>
+    learningSidecar(ledger, {
+      auth: { tokens: [{ name: 'ops', token: TOKEN }] },
+      admission: { profiles: { minErrorSamples } },
+    });
   // 2 maps of 64 MB and one reduce: the AM's 12 s of set-up, maps of 10 s side by side, a reduce
   // of 20 s, 3 s of commit: 45 s from the answer to the app's end.
   const WORDCOUNT = { name: 'WordCount 2026-11-29', maps: 2, reduces: 1, inputBytes: 128 * MB };
@@ -85,6 +90,23 @@ describe('profiles of recurring jobs, live', () => {
     });
     expect(view[0]!.mapTaskSeconds + view[0]!.mapSecondsPerMb * 64).toBeCloseTo(10, 9);
     expect(view[0]!.reduceTaskSeconds + view[0]!.reduceSecondsPerMb * 128).toBeCloseTo(20, 9);
+  });
+
+  it("under the default 10 errors needed, judges a young profile at its errors' median + the margin", async () => {
+    const s = setup(10);
+    await s.sidecar.runOnce();
+    // Three runs as predicted, then one of 63 s where 45 s were predicted: errors 1, 1, 1.4.
+    for (let i = 0; i < 3; i++) await s.runTimed(WORDCOUNT, TIMELINE);
+    await s.runTimed(WORDCOUNT, { ...TIMELINE, reduces: [38] });
+    const t0 = s.now();
+    const next = await s.submit({ ...WORDCOUNT, deadline: 3600 });
+    // p95 of three is 1.4, above 1.25 x their median 1: the quantile wins; the prediction is x1.
+    expect(next.body.estimateFrom).toMatchObject({ source: 'profile', errors: 3, expected: 1 });
+    expect((next.body.estimateFrom as { factor: number }).factor).toBeCloseTo(1.4, 9);
+    expect((Date.parse(next.body.expectedFinish as string) - t0) / 1000).toBeCloseTo(45, 2);
+    expect(next.body.estimateFrom).toMatchObject({
+      text: 'profile wordcount@alice/realtime, 4 runs, 3 errors known: x1.4 (at least their median + margin 25 %)',
+    });
   });
 
   it('learns a run slower than predicted as an error above 1, and judges the next ones by it', async () => {
