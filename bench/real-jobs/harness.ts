@@ -638,8 +638,8 @@ export function clusterKinds(env: NodeJS.ProcessEnv): NodesKind[] {
 }
 
 /**
- * What the launcher starts for a kind (hadoop/launch.ts's nmVcores, nmMemoryMb and
- * realtimeCapacity): nothing for overcommitted (its defaults); for honest REAL_JOBS_NM_VCORES (2)
+ * What the launcher starts for a kind (hadoop/launch.ts's nmVcores, nmMemoryMb, realtimeCapacity
+ * and priorityCap): priorities up to 10 on both; for overcommitted the node defaults; for honest REAL_JOBS_NM_VCORES (2)
  * and REAL_JOBS_NM_MEMORY_MB (4096), what a 2-core machine runs at full speed
  * (docs/real-hadoop.md), with the realtime queue guaranteed REAL_JOBS_REALTIME_CAPACITY (100) %
  * of it: at its default 50 % the queue's lane would be one container, too few for an MR job's
@@ -648,8 +648,12 @@ export function clusterKinds(env: NodeJS.ProcessEnv): NodesKind[] {
 export function clusterOptions(
   kind: NodesKind,
   env: NodeJS.ProcessEnv,
-): { nmVcores?: number; nmMemoryMb?: number; realtimeCapacity?: number } {
-  if (kind === 'overcommitted') return {};
+): { nmVcores?: number; nmMemoryMb?: number; realtimeCapacity?: number; priorityCap: number } {
+  // Priorities up to 10, as docs/deploy.md asks of a cluster the sidecar runs beside: at Hadoop's
+  // default cap of 0 every app runs at 0, the queue runs its apps first come first served, and a
+  // job admitted ahead of a running one in EDF order waits behind it (measured: a miss).
+  const priorityCap = 10;
+  if (kind === 'overcommitted') return { priorityCap };
   const realtimeCapacity = intFrom(env, 'REAL_JOBS_REALTIME_CAPACITY', 1, 100);
   if (realtimeCapacity > 100)
     throw new Error(`REAL_JOBS_REALTIME_CAPACITY must be at most 100, not ${realtimeCapacity}`);
@@ -657,6 +661,7 @@ export function clusterOptions(
     nmVcores: intFrom(env, 'REAL_JOBS_NM_VCORES', 1, 2),
     nmMemoryMb: intFrom(env, 'REAL_JOBS_NM_MEMORY_MB', 1024, 4096),
     realtimeCapacity,
+    priorityCap,
   };
 }
 

@@ -148,15 +148,20 @@ describe('the overcommitted and the honest cluster (REAL_JOBS_NODES)', () => {
   });
 
   it('starts the honest one with 2 vcores and 4 GB a node, realtime guaranteed them all, and sets the sidecar’s nodeCores to match', () => {
-    expect(clusterOptions('overcommitted', {})).toEqual({});
-    expect(clusterOptions('honest', {})).toEqual({ nmVcores: 2, nmMemoryMb: 4096, realtimeCapacity: 100 });
+    expect(clusterOptions('overcommitted', {})).toEqual({ priorityCap: 10 });
+    expect(clusterOptions('honest', {})).toEqual({
+      nmVcores: 2,
+      nmMemoryMb: 4096,
+      realtimeCapacity: 100,
+      priorityCap: 10,
+    });
     expect(
       clusterOptions('honest', {
         REAL_JOBS_NM_VCORES: '4',
         REAL_JOBS_NM_MEMORY_MB: '8192',
         REAL_JOBS_REALTIME_CAPACITY: '50',
       }),
-    ).toEqual({ nmVcores: 4, nmMemoryMb: 8192, realtimeCapacity: 50 });
+    ).toEqual({ nmVcores: 4, nmMemoryMb: 8192, realtimeCapacity: 50, priorityCap: 10 });
     expect(() => clusterOptions('honest', { REAL_JOBS_REALTIME_CAPACITY: '120' })).toThrow(
       'REAL_JOBS_REALTIME_CAPACITY must be at most 100, not 120',
     );
