@@ -16,7 +16,7 @@ import { taskCount, type HistoryJob } from './history';
  * What the sidecar would have judged each job of a history with at its arrival, learned only
  * from the jobs that finished before it (docs/replay.md, "No peeking"): the sidecar's own
  * EstimateKeeper (src/loop/learning.ts: its classes' figures and the profiles of recurring jobs,
- * src/core/profiles.ts), on a ledger in memory, fed in time order. At each arrival every job
+ * src/core/profiles.ts), on a ledger that keeps nothing (throwawayLedger), fed in time order. At each arrival every job
  * finished by then is learned first, in the order they finished, as the live sidecar learns
  * them from the JobHistory server; then the job is judged.
  *
@@ -35,6 +35,25 @@ export interface JudgedAtArrival {
 }
 
 const NO_DEADLINE_MS = 1e15;
+
+/**
+ * The keeper's ledger for a replay: an empty one in memory that keeps nothing the keeper writes
+ * (the decisions it records, the figures it saves), since nothing outlives the replay. Every
+ * read answers as an empty ledger does; a write is done with at once. A history of 100,000 jobs
+ * then holds no row, and no write waits for the event loop.
+ */
+export function throwawayLedger(): SqliteLedger {
+  const ledger = SqliteLedger.open(':memory:');
+  return new Proxy(ledger, {
+    get(target, prop, receiver) {
+      if (prop === 'writeSoon') return () => Promise.resolve();
+      if (prop === 'recordDecision') return () => 0;
+      if (prop === 'setValue') return () => undefined;
+      const v = Reflect.get(target, prop, receiver) as unknown;
+      return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(target) : v;
+    },
+  });
+}
 
 /** A history job as the ledger row the keeper judges and learns (its spec says what it knows). */
 function recordOf(j: HistoryJob, judged?: { from?: EstimateFrom; aloneSeconds: number | null }): JobRecord {
@@ -114,7 +133,7 @@ export interface ArrivalLearning {
  */
 export function judgeAtArrival(jobs: readonly HistoryJob[], o: ArrivalLearning): JudgedAtArrival[] {
   let nowMs = 0;
-  const ledger = SqliteLedger.open(':memory:', { clock: () => nowMs });
+  const ledger = throwawayLedger();
   try {
     const keeper = new EstimateKeeper({
       config: o.config,

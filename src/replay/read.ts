@@ -1,5 +1,6 @@
 import { isJobType } from '../core/kinds';
 import { RmRemoteError } from '../errors/rm-remote';
+import { RmUnavailableError } from '../errors/rm-unavailable';
 import { ValidationError } from '../errors/validation';
 import type { ResourceManagerApi } from '../yarn/api';
 import type { HttpResourceManagerClient } from '../yarn/client';
@@ -87,6 +88,19 @@ export function appIdOfJob(jobId: string): string {
   return jobId.replace(/^job_/, 'application_');
 }
 
+/** An unreachable server's error, saying which server it is. */
+const naming =
+  (service: string) =>
+  (err: unknown): never => {
+    if (err instanceof RmUnavailableError)
+      throw new RmUnavailableError(
+        `${service} is unreachable: ${err.message}`,
+        { addresses: err.addresses, outcomeUnknown: err.outcomeUnknown, noActiveRm: err.noActiveRm },
+        { cause: err },
+      );
+    throw err;
+  };
+
 const is404 = (err: unknown): boolean => err instanceof RmRemoteError && err.status === 404;
 
 /**
@@ -167,7 +181,7 @@ export async function readHistory(req: HistoryReadRequest): Promise<HistoryRead>
   const apps = new Map<string, AppReport>();
   if (req.rm) {
     const rm = req.rm;
-    requests += await listWindows(
+    const listings = await listWindows(
       req.fromMs,
       req.toMs,
       o.windowMs,
@@ -183,7 +197,8 @@ export async function readHistory(req: HistoryReadRequest): Promise<HistoryRead>
       async (items) => {
         for (const a of items) apps.set(a.id, a);
       },
-    );
+    ).catch(naming('the RM'));
+    requests += listings;
   }
   const jobs: HistoryJob[] = [];
   const seenApps = new Set<string>();
@@ -249,18 +264,21 @@ export async function readHistory(req: HistoryReadRequest): Promise<HistoryRead>
       ...(app && app.startedTime > 0 ? { appStartMs: app.startedTime } : {}),
     };
   };
-  requests += await listWindows(
+  const listings = await listWindows(
     req.fromMs,
     req.toMs,
     o.windowMs,
     o.pageJobs,
-    (b, e, limit) => req.jhs.jobs({ startedTimeBegin: b, startedTimeEnd: e, limit }),
-    async (items) => {
+    (b, e, limit) =>
+      req.jhs.jobs({ startedTimeBegin: b, startedTimeEnd: e, limit }).catch(naming('the JobHistory server')),
+    async (listing) => {
+      // A job listed twice (a server that does not hold to the window's ends) is read once.
+      const items = listing.filter((s) => !seenApps.has(appIdOfJob(s.id)));
+      for (const s of items) seenApps.add(appIdOfJob(s.id));
       listed += items.length;
       req.onProgress?.(done, listed);
       await pool(items, o.concurrency, async (s) => {
-        const r = await detail(s);
-        seenApps.add(appIdOfJob(s.id));
+        const r = await detail(s).catch(naming('the JobHistory server'));
         done++;
         if (typeof r === 'string') left.add(r, s.id);
         else jobs.push(r);
@@ -268,6 +286,7 @@ export async function readHistory(req: HistoryReadRequest): Promise<HistoryRead>
       });
     },
   );
+  requests += listings;
   req.onProgress?.(done, listed);
   // Clock skew: the RM's finish of an app against the JobHistory server's finish of its job
   // (the AM's clock; the RM hears of it a moment later). The JobHistory server's submitTime is
