@@ -215,6 +215,7 @@ export function replayPlots(result: ReplayResult): Plot[] {
         series: report.fidelity.buckets.map((b) => ({ name: b.label, values: [b.share] })),
         yLabel: 'share of jobs (%)',
         percent: true,
+        seriesTitle: '|error|',
       }),
     },
   ];
