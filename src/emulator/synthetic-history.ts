@@ -6,7 +6,8 @@ import { mulberry32 } from '../sim/rng';
  * a history of 100,000 jobs costs no memory and every read of job i answers the same. Jobs are
  * recurring kinds (a name with a date, a user), submitted one after another at `meanGapSeconds`
  * apart on average, each running its maps in waves of `containers` from its set-up on, its
- * reduces after its maps, then committing. Some are FAILED or KILLED (`failedShare`,
+ * reduces after its maps, then committing; in a dense history the jobs have fewer maps, so that
+ * they keep the cluster no more than `load` busy. Some are FAILED or KILLED (`failedShare`,
  * `killedShare`), and the oldest `deletedShare` are listed but answer 404 for their tasks and
  * counters, as a JobHistory server whose aggregated history was deleted does.
  */
@@ -22,6 +23,12 @@ export interface SyntheticHistoryOptions {
   readonly failedShare: number;
   readonly killedShare: number;
   readonly deletedShare: number;
+  /**
+   * The share of `containers` the jobs keep busy on average, at most: a dense history (100,000
+   * jobs in a week) has its jobs' maps scaled down to it, so that FIFO on the cluster could have
+   * run them as they are recorded.
+   */
+  readonly load: number;
 }
 
 export const DEFAULT_SYNTHETIC_HISTORY: Omit<SyntheticHistoryOptions, 'jobs' | 'startMs'> = Object.freeze({
@@ -32,6 +39,7 @@ export const DEFAULT_SYNTHETIC_HISTORY: Omit<SyntheticHistoryOptions, 'jobs' | '
   failedShare: 0.01,
   killedShare: 0.01,
   deletedShare: 0,
+  load: 0.5,
 });
 
 /** The cluster timestamp of the synthetic jobs' ids (`job_<ts>_<n>`), apart from the emulated RM's own. */
@@ -102,10 +110,22 @@ export interface SyntheticJob {
 
 const pad = (n: number, w: number) => String(n).padStart(w, '0');
 
+/** A kind's container-seconds for one job of `maps` maps of 80 MB (the mean split). */
+function work(kind: (typeof KINDS)[number], maps: number): number {
+  const mb = kind.mapPerMb > 0 ? 80 : 0;
+  const reduce = kind.reduces > 0 ? kind.reduces * kind.reduceFixed + kind.reducePerMb * mb * maps : 0;
+  return maps * (kind.mapFixed + kind.mapPerMb * mb) + reduce;
+}
+
 export class SyntheticHistory {
+  /** Each job's maps times this (<= 1), to keep the cluster within `load` (see the option). */
+  private readonly mapScale: number;
+
   constructor(readonly o: SyntheticHistoryOptions) {
     if (!(Number.isInteger(o.jobs) && o.jobs >= 0)) throw new RangeError('jobs must be a whole number >= 0');
     if (!(o.meanGapSeconds > 0)) throw new RangeError('meanGapSeconds must be > 0');
+    const meanWork = KINDS.reduce((w, k) => w + work(k, k.maps), 0) / KINDS.length;
+    this.mapScale = Math.min(1, (o.load * o.containers * o.meanGapSeconds) / meanWork);
   }
 
   /** Job i's submission (ms): strictly increasing in i. */
@@ -160,7 +180,7 @@ export class SyntheticHistory {
         : r < this.o.failedShare + this.o.killedShare
           ? 'KILLED'
           : 'SUCCEEDED';
-    const maps = Math.max(1, Math.round(kind.maps * rng.uniform(0.5, 1.5)));
+    const maps = Math.max(1, Math.round(kind.maps * this.mapScale * rng.uniform(0.5, 1.5)));
     const reduces = kind.reduces;
     const mbPerMap = kind.mapPerMb > 0 ? rng.uniform(32, 128) : 0;
     const id = `job_${SYNTHETIC_CLUSTER_TS}_${pad(i + 1, 4)}`;
