@@ -150,7 +150,7 @@ export async function listInput(info: HadoopInfo, dir: string): Promise<InputFil
     .map((s) => ({ name: String(s.pathSuffix), length: Number(s.length), blockSize: Number(s.blockSize) }));
 }
 
-async function deletePath(info: HadoopInfo, p: string): Promise<void> {
+export async function deletePath(info: HadoopInfo, p: string): Promise<void> {
   const res = await fetch(`${info.webhdfs}/webhdfs/v1${p}?op=DELETE&recursive=true&user.name=${info.user}`, {
     method: 'DELETE',
   });
@@ -219,21 +219,25 @@ function javaClient(info: HadoopInfo, run: KindRun, extra: string[] = []): strin
   ];
 }
 
-/** A client run alone (not through the sidecar), tagged so its apps can be found. */
-async function runAlone(
-  env: RealJobsEnv,
+/**
+ * A client run alone (not through the sidecar), tagged so its apps can be found: in the
+ * `realtime` queue unless told, with more tags when given (test/hadoop/replay.test.ts).
+ */
+export async function runAlone(
+  info: HadoopInfo,
   label: string,
   run: KindRun,
   timeoutMs: number,
+  o: { queue?: string; tags?: readonly string[] } = {},
 ): Promise<LoneRun & { tag: string }> {
   const tag = `real-jobs-alone-${label}-${Date.now().toString(36)}`;
-  const [cmd, ...args] = javaClient(env.info, run, [
-    `-Dmapreduce.job.tags=${tag}`,
-    '-Dmapreduce.job.queuename=realtime',
+  const [cmd, ...args] = javaClient(info, run, [
+    `-Dmapreduce.job.tags=${[tag, ...(o.tags ?? [])].join(',')}`,
+    `-Dmapreduce.job.queuename=${o.queue ?? 'realtime'}`,
   ]);
   const exit = await runCommand(cmd!, args, timeoutMs);
   if (exit.code !== 0) throw new Error(`${label} alone exited ${exit.code}:\n${exit.output.slice(-3000)}`);
-  const apps = await appsTagged(env.info, tag);
+  const apps = await appsTagged(info, tag);
   if (apps.length !== run.apps || apps.some((a) => a.finalStatus !== 'SUCCEEDED'))
     throw new Error(`${label} alone: apps ${JSON.stringify(apps)}, expected ${run.apps} SUCCEEDED`);
   const end = Math.max(...apps.map((a) => a.finishedTime));
@@ -441,7 +445,7 @@ export async function measureRealJobs(env: RealJobsEnv, plan: RealJobsPlan): Pro
   const inputs: Record<'text' | 'tera', InputFile[]> = { text: [], tera: [] };
   if (needs.has('text')) {
     const r = await runAlone(
-      env,
+      env.info,
       'input-text',
       randomTextWriter(plan.sizes.textBytes, plan.sizes.textFiles, TEXT_INPUT),
       timeoutMs,
@@ -453,7 +457,7 @@ export async function measureRealJobs(env: RealJobsEnv, plan: RealJobsPlan): Pro
   }
   if (needs.has('tera')) {
     const r = await runAlone(
-      env,
+      env.info,
       'input-tera',
       teraGen(plan.sizes.teraRows, plan.sizes.teraFiles, TERA_INPUT),
       timeoutMs,
@@ -471,7 +475,7 @@ export async function measureRealJobs(env: RealJobsEnv, plan: RealJobsPlan): Pro
     const kind = KINDS[k];
     const out = `${ROOT}/out/alone-${k}`;
     const r = await runAlone(
-      env,
+      env.info,
       k,
       kind.run(plan.sizes, out, kind.reads === null ? [] : inputs[kind.reads]),
       timeoutMs,

@@ -25,6 +25,7 @@ import { PAGE_CSP, renderJobsPage } from './page';
 import type { JobView } from './views';
 import { parseSubmission, type Submission } from './submission';
 import { parseClientReport, type ClientReport } from './client-report';
+import { replayRoutes, type Replays } from './replays';
 
 /** What the HTTP layer needs from the running sidecar. */
 export interface SidecarService {
@@ -100,6 +101,8 @@ export interface ApiOptions {
   /** Deepest nesting of arrays and objects a JSON body may have (default MAX_JSON_DEPTH). */
   maxJsonDepth?: number;
   now: () => number;
+  /** Replays of the cluster's history (POST /api/v1/replays); none: those routes answer 404. */
+  replays?: Replays;
   /** Extra routes (the dashboard's assets) mounted before the 404 handler. */
   extraRoutes?: (app: express.Express) => void;
 }
@@ -411,6 +414,7 @@ export function createApiApp(options: ApiOptions): express.Express {
   probeRoutes(app, options, auth);
   submitRoute(app, options, guards.requireToken);
   sidecarRoutes(app, service, guards, options.leadership);
+  replayRoutes(app, options.replays, guards, jsonBodyParser(4096, 4) as [Middleware, Middleware]);
 
   options.extraRoutes?.(app);
 

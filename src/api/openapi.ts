@@ -6,6 +6,7 @@ import { JOB_STATES } from '../store/types';
 import { RESERVED_TAG_KEYS } from '../yarn/tags';
 import { submissionSchema, SUBMISSION_LIMITS as L } from './submission';
 import { clientReportSchema } from './client-report';
+import { replayRequestSchema, replayViewSchema } from './replays';
 
 /**
  * OpenAPI 3.1 description of the sidecar's HTTP API, served at /api/v1/openapi.json. Every
@@ -576,7 +577,7 @@ function componentSchemas<I extends string, O extends string>(
 type JsonSchemaObject = { properties: Record<string, unknown> } & Record<string, unknown>;
 
 const schemas = componentSchemas(
-  { Submission: submission, ClientReport: clientReportSchema },
+  { Submission: submission, ClientReport: clientReportSchema, ReplayRequest: replayRequestSchema },
   {
     Error: errorBody,
     Answer: answer,
@@ -595,6 +596,8 @@ const schemas = componentSchemas(
     Health: z.object({ status: z.literal('ok') }),
     Leader: leaderView,
     Ticket: ticket,
+    Replay: replayViewSchema,
+    ReplayList: z.object({ replays: z.array(replayViewSchema) }),
   },
 );
 
@@ -819,6 +822,49 @@ const paths = {
         '404': failure('NOT_FOUND: this sidecar learns no estimates'),
         '500': failure('INTERNAL: a bug, logged with its component; the answer says nothing more'),
         '503': notLeader('; LEDGER_UNAVAILABLE: the shared ledger did not commit in time (Retry-After)'),
+      },
+    },
+  },
+  '/api/v1/replays': {
+    post: {
+      operationId: 'startReplay',
+      summary: "Replay the cluster's own history under every admission policy (docs/replay.md)",
+      description:
+        'Starts a replay beside the sidecar, in a process of its own: the window of finished jobs read from the JobHistory server and the RM, each judged with what the sidecar knew at its arrival, run under FIFO as it ran and under every admission policy. Answers 202 at once; GET /api/v1/replays/{id} says how far it is and, once done, holds the report.',
+      requestBody: { required: true, content: { 'application/json': { schema: ref('ReplayRequest') } } },
+      responses: {
+        '202': json('Replay', 'started: its id, running'),
+        '400': failure(
+          'VALIDATION_FAILED: a bad window, slack, deadline or policy name (`issues` names each); INVALID_JSON or MALFORMED_REQUEST',
+        ),
+        '401': failure('UNAUTHORIZED: no or wrong bearer token'),
+        '404': failure('NOT_FOUND: this service runs no replays'),
+        '415': failure('UNSUPPORTED_MEDIA_TYPE: the body is not application/json'),
+        '500': failure('INTERNAL: a bug, logged with its component; the answer says nothing more'),
+      },
+    },
+    get: {
+      operationId: 'listReplays',
+      summary: 'The replays kept (the newest first)',
+      security: readSecurity,
+      responses: {
+        '200': json('ReplayList', 'the replays'),
+        '404': failure('NOT_FOUND: this service runs no replays'),
+        ...readErrors,
+      },
+    },
+  },
+  '/api/v1/replays/{id}': {
+    get: {
+      operationId: 'getReplay',
+      summary: 'One replay: how far it is, and its report once done',
+      security: readSecurity,
+      parameters: [pathParameter('id', 'the id POST /api/v1/replays answered with')],
+      responses: {
+        '200': json('Replay', 'the replay'),
+        '400': failure('MALFORMED_REQUEST: a malformed %-escape in the id'),
+        '404': failure('NOT_FOUND: no such replay, or this service runs none'),
+        ...readErrors,
       },
     },
   },

@@ -5,6 +5,7 @@ import { estimatesCommand } from './estimates';
 import { EXIT, exitCodeOf } from './exit-codes';
 import { addHelp } from './help';
 import { probeCommand } from './probe';
+import { replayCommand } from './replay';
 import { runCommand } from './run';
 import { simulateCommand } from './simulate';
 import { startCommand } from './start';
@@ -22,6 +23,7 @@ export function buildProgram(): Command {
   program.addCommand(demoCommand());
   program.addCommand(emulatorCommand());
   program.addCommand(simulateCommand());
+  program.addCommand(replayCommand());
   program.addCommand(startCommand());
   program.addCommand(estimatesCommand());
   program.addCommand(runCommand());

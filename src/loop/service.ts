@@ -2,6 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { isAbsolute, join, resolve } from 'node:path';
+import { tmpdir } from 'node:os';
 import cron from 'node-cron';
 import YAML from 'yaml';
 import type express from 'express';
@@ -20,6 +21,7 @@ import type { TransportOptions } from '../yarn/transport';
 import { runningSparkExecutors } from '../yarn/spark';
 import { JobHistoryClient } from '../yarn/jobhistory';
 import { WebHdfsClient } from '../yarn/webhdfs';
+import { ReplayRunner } from '../replay/runner';
 import { Sidecar } from './sidecar';
 
 /** The package root: config/ and the dashboard's assets are found from here, in src/ or dist/. */
@@ -209,6 +211,12 @@ export function apiFor(
 ): ReturnType<typeof createApiApp> {
   return createApiApp({
     ...p,
+    // Replays run the CLI in a process of their own (src/replay/runner.ts).
+    replays: new ReplayRunner({
+      config,
+      command: [process.execPath, join(PACKAGE_ROOT, 'bin', 'yarn-sched-sidecar.js')],
+      root: join(tmpdir(), `yss-replays-${process.pid}`),
+    }),
     tokens: config.auth.tokens,
     protectReads: config.auth.protectReads,
     maxBodyBytes: config.server.maxBodyBytes,
