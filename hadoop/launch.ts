@@ -74,6 +74,13 @@ export interface HadoopOptions {
   nmVcores?: number;
   /** Memory each NodeManager advertises (yarn.nodemanager.resource.memory-mb). Default 16384. */
   nmMemoryMb?: number;
+  /** yarn.resourcemanager.max-completed-applications: the ended apps the RM keeps. Default Hadoop's 1000. */
+  maxCompletedApps?: number;
+  /**
+   * yarn.am.liveness-monitor.expiry-interval-ms, in seconds: an attempt whose AM is silent this
+   * long (an unmanaged AM never started) fails. Default Hadoop's 600.
+   */
+  amExpirySeconds?: number;
   workDir?: string;
   keep?: boolean;
   startTimeoutMs?: number;
@@ -132,6 +139,9 @@ export interface HadoopInfo {
   /** Each NodeManager's advertised vcores and memory (--nm-vcores, --nm-memory-mb). */
   nmVcores: number;
   nmMemoryMb: number;
+  /** The ended apps the RM keeps (--max-completed-apps) and its AM liveness expiry (--am-expiry-s). */
+  maxCompletedApps: number;
+  amExpirySeconds: number;
   zk: string | null;
   queues: string[];
   workDir: string;
@@ -354,6 +364,9 @@ export function launcherArgs(options: HadoopOptions): string[] {
   if (options.preemption) args.push('--preemption', options.preemption);
   if (options.nmVcores !== undefined) args.push('--nm-vcores', String(options.nmVcores));
   if (options.nmMemoryMb !== undefined) args.push('--nm-memory-mb', String(options.nmMemoryMb));
+  if (options.maxCompletedApps !== undefined)
+    args.push('--max-completed-apps', String(options.maxCompletedApps));
+  if (options.amExpirySeconds !== undefined) args.push('--am-expiry-s', String(options.amExpirySeconds));
   if (options.workDir) args.push('--work-dir', options.workDir);
   if (options.keep) args.push('--keep');
   if (options.startTimeoutMs) args.push('--start-timeout', String(Math.ceil(options.startTimeoutMs / 1000)));

@@ -24,6 +24,16 @@ final class Options {
    */
   int nmVcores = ClusterConf.DEFAULT_NODE_VCORES;
   int nmMemoryMb = ClusterConf.DEFAULT_NODE_MEMORY_MB;
+  /**
+   * yarn.resourcemanager.max-completed-applications: how many ended apps the RM keeps in memory
+   * and answers about; null leaves Hadoop's default (1000).
+   */
+  Integer maxCompletedApps;
+  /**
+   * yarn.am.liveness-monitor.expiry-interval-ms, in seconds: how long an attempt whose AM does not
+   * heartbeat (an unmanaged AM never started) lives; null leaves Hadoop's default (600 s).
+   */
+  Integer amExpirySeconds;
   boolean keep;
   Path workDir;
   int startTimeoutSeconds = 240;
@@ -32,7 +42,8 @@ final class Options {
       String.join(
           "\n",
           "usage: hadoop-launcher [--auth none|simple] [--priority-cap N] [--ha] [--recovery] [--preemption on|off]",
-          "                       [--nm-vcores N] [--nm-memory-mb N] [--work-dir DIR] [--keep] [--start-timeout SECONDS]",
+          "                       [--nm-vcores N] [--nm-memory-mb N] [--max-completed-apps N] [--am-expiry-s S]",
+          "                       [--work-dir DIR] [--keep] [--start-timeout SECONDS]",
           "  --auth none|simple   web authentication of every daemon (default none: anonymous",
           "                       requests run as dr.who; simple: requests need ?user.name=)",
           "  --priority-cap N     yarn.cluster.max-application-priority (default: unset, Hadoop's 0)",
@@ -45,6 +56,10 @@ final class Options {
           "  --nm-vcores N        vcores each NodeManager advertises (default 16; the scheduler counts them)",
           "  --nm-memory-mb N     memory each NodeManager advertises, in MB (default 16384, at least 1024:",
           "                       an MR AM and one task of 512 MB)",
+          "  --max-completed-apps N  ended apps the RM keeps (yarn.resourcemanager.max-completed-applications;",
+          "                       default Hadoop's 1000)",
+          "  --am-expiry-s S      an AM silent this long fails its attempt (yarn.am.liveness-monitor.expiry-interval-ms;",
+          "                       default Hadoop's 600)",
           "  --work-dir DIR       a new or empty folder for confs, logs and data (default: a temp dir)",
           "  --keep               keep the work dir on exit",
           "  --start-timeout S    give up if the cluster is not ready after S seconds (default 240)",
@@ -72,6 +87,8 @@ final class Options {
         }
         case "--nm-vcores" -> o.nmVcores = intValue(args, ++i, a, 1);
         case "--nm-memory-mb" -> o.nmMemoryMb = intValue(args, ++i, a, 1024);
+        case "--max-completed-apps" -> o.maxCompletedApps = intValue(args, ++i, a, 0);
+        case "--am-expiry-s" -> o.amExpirySeconds = intValue(args, ++i, a, 1);
         case "--keep" -> o.keep = true;
         case "--work-dir" -> o.workDir = Path.of(value(args, ++i, a)).toAbsolutePath();
         case "--start-timeout" -> o.startTimeoutSeconds = intValue(args, ++i, a, 1);
