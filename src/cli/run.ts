@@ -681,18 +681,22 @@ async function runChild(
     });
     // The command's output is passed on as it comes, and each app id it names is reported: the
     // sidecar binds the ticket to that app at once instead of at its next poll.
-    const apps = new AppIdScanner();
-    let reported = 0;
+    const reported = new Set<string>();
     const report = (ids: string[]) => {
       for (const appId of ids) {
-        if (reported++ >= MAX_REPORTED_APPS) return;
+        if (reported.has(appId) || reported.size >= MAX_REPORTED_APPS) continue;
+        reported.add(appId);
         reports.push(reportClient(o, io, ticket.id, { state: 'running', appId }));
       }
     };
+    // One scanner a stream: an id cut at the end of a chunk goes on in the same stream's next.
+    const scanners: AppIdScanner[] = [];
     const pass = (from: NodeJS.ReadableStream | null, to: NodeJS.WritableStream) => {
       if (from === null) return;
+      const scanner = new AppIdScanner();
+      scanners.push(scanner);
       from.pipe(to, { end: false });
-      from.on('data', (chunk: Buffer) => report(apps.scan(chunk.toString('latin1'))));
+      from.on('data', (chunk: Buffer) => report(scanner.scan(chunk.toString('latin1'))));
     };
     pass(child.stdout, io.stdout ?? process.stdout);
     pass(child.stderr, io.stderr ?? process.stderr);
@@ -723,7 +727,7 @@ async function runChild(
       clearInterval(heartbeat);
       signals.off('SIGINT', onInt);
       signals.off('SIGTERM', onTerm);
-      report(apps.end());
+      for (const scanner of scanners) report(scanner.end());
       await Promise.all(reports);
       const cancelled =
         failed && !bound && (await ticketStatus(o, io, ticket.id)) !== 'bound'

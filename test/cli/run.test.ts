@@ -190,12 +190,12 @@ describe('run against the emulated RM', () => {
     });
     expect(bound).toMatchObject({ appId, ticket: { appId } });
     const boundDecision = bound.decisions.find((d) => d.decision === 'ticket-bound')!;
-    // The client printed its app's id, and run reported it: bound then, not at the next poll.
-    expect(boundDecision.detail.seenBy).toBe('client report');
+    // The client printed its app's id and run reported it; a poll (every second here) may still
+    // have found the app first (test/cli/run-app-report.test.ts checks the report itself).
     const waited = boundDecision.detail.waitedSeconds!;
     // The sidecar polls every second: an app is bound within a couple of polls of appearing.
     expect(waited).toBeLessThan(10);
-    process.stdout.write(`admission to binding: ${waited} s\n`);
+    process.stdout.write(`admission to binding: ${waited} s (${boundDecision.detail.seenBy})\n`);
     await waitFor('the job to end', async () => ((await job(id)).state === 'finished' ? true : undefined), {
       timeoutMs: 30_000,
     });
