@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { recordedResults, writeResults } from './results';
 
 /** Benches that start a real cluster and run for tens of minutes: only when named. */
-const ONLY_WHEN_NAMED = ['real-jobs.bench.ts'];
+const ONLY_WHEN_NAMED = ['real-jobs.bench.ts', 'rm-cost.bench.ts'];
 
 async function run(): Promise<void> {
   const filters = process.argv.slice(2);

@@ -79,6 +79,13 @@ export interface HadoopOptions {
    * other queues share the rest 3:1:1. 100 on an honest node of 2 vcores: a lane of both.
    */
   realtimeCapacity?: number;
+  /** yarn.resourcemanager.max-completed-applications: the ended apps the RM keeps. Default Hadoop's 1000. */
+  maxCompletedApps?: number;
+  /**
+   * yarn.am.liveness-monitor.expiry-interval-ms, in seconds: an attempt whose AM is silent this
+   * long (an unmanaged AM never started) fails. Default Hadoop's 600.
+   */
+  amExpirySeconds?: number;
   workDir?: string;
   keep?: boolean;
   startTimeoutMs?: number;
@@ -139,6 +146,9 @@ export interface HadoopInfo {
   nmMemoryMb: number;
   /** The realtime queue's guarantee in the default partition, percent (--realtime-capacity). */
   realtimeCapacity: number;
+  /** The ended apps the RM keeps (--max-completed-apps) and its AM liveness expiry (--am-expiry-s). */
+  maxCompletedApps: number;
+  amExpirySeconds: number;
   zk: string | null;
   queues: string[];
   workDir: string;
@@ -363,6 +373,9 @@ export function launcherArgs(options: HadoopOptions): string[] {
   if (options.nmMemoryMb !== undefined) args.push('--nm-memory-mb', String(options.nmMemoryMb));
   if (options.realtimeCapacity !== undefined)
     args.push('--realtime-capacity', String(options.realtimeCapacity));
+  if (options.maxCompletedApps !== undefined)
+    args.push('--max-completed-apps', String(options.maxCompletedApps));
+  if (options.amExpirySeconds !== undefined) args.push('--am-expiry-s', String(options.amExpirySeconds));
   if (options.workDir) args.push('--work-dir', options.workDir);
   if (options.keep) args.push('--keep');
   if (options.startTimeoutMs) args.push('--start-timeout', String(Math.ceil(options.startTimeoutMs / 1000)));

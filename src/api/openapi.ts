@@ -759,12 +759,14 @@ const paths = {
       operationId: 'reportClient',
       summary: "What a ticket's client reports of itself: running, or exited with its code",
       description:
-        "`run` reports itself running when it starts its command and at least once per tickets.ttlSeconds after, then exited with the command's exit code. While it runs, every app carrying the ticket's tag is an app of the job; a job whose apps have all ended is judged only once its client has exited (on its last app), or once the client has not reported for tickets.ttlSeconds. A report after the exit changes nothing.",
+        "`run` reports itself running when it starts its command and at least once per tickets.ttlSeconds after, with `appId` once the command's output names an app it submitted (read from the RM at once and bound to the ticket if it carries the ticket's tag; an app the RM does not know, or without the tag, is a 400 and nothing is recorded), then exited with the command's exit code. While it runs, every app carrying the ticket's tag is an app of the job; a job whose apps have all ended is judged only once its client has exited (on its last app), or once the client has not reported for tickets.ttlSeconds. A report after the exit changes nothing.",
       parameters: [pathParameter('id', 'the job id the ticket was answered with')],
       requestBody: { required: true, content: { 'application/json': { schema: ref('ClientReport') } } },
       responses: {
         '200': json('JobDetail', 'the job as it is now'),
-        '400': failure('VALIDATION_FAILED, INVALID_JSON or MALFORMED_REQUEST'),
+        '400': failure(
+          'VALIDATION_FAILED (a reported appId the RM does not know, or one without the ticket’s tag), INVALID_JSON or MALFORMED_REQUEST',
+        ),
         '401': failure('UNAUTHORIZED: no or wrong bearer token'),
         '404': failure('NOT_FOUND: no such job'),
         '409': failure('TICKET_NOT_WAITING: the job is no ticket, or its ticket expired or was cancelled'),

@@ -1,5 +1,4 @@
 import type { Command } from 'commander';
-import { ENV_OVERRIDES } from '../config/load';
 
 /**
  * What `--help` adds under each command's options: what it does beyond the option list, where
@@ -13,8 +12,12 @@ export interface CommandHelp {
   examples: readonly string[];
 }
 
-const envList = (): string =>
-  ENV_OVERRIDES.map((o) => `  ${o.env.padEnd(28)} ${o.path.join('.')}`).join('\n');
+/** The configuration's environment variables; its modules are loaded only for start's help. */
+const envList = (): string => {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded only when start's help is built
+  const { ENV_OVERRIDES } = require('../config/load') as typeof import('../config/load');
+  return ENV_OVERRIDES.map((o) => `  ${o.env.padEnd(28)} ${o.path.join('.')}`).join('\n');
+};
 
 export const COMMAND_HELP: Readonly<Record<string, CommandHelp>> = {
   '': {
@@ -22,14 +25,16 @@ export const COMMAND_HELP: Readonly<Record<string, CommandHelp>> = {
     examples: ['demo', 'probe --rm http://rm1:8088,http://rm2:8088', 'start --config /etc/yss/config.yaml'],
   },
   start: {
-    notes: [
-      'Reads the configuration file (every key: docs/configuration.md; unknown keys are errors), then\n' +
-        'these environment variables, each overriding one key:\n' +
-        envList() +
-        '\nA bad value is reported with its source: the file and line, or the environment variable.',
-      'Serves the API, /metrics, /healthz, /readyz and the dashboard on server.host:server.port.\n' +
-        'SIGINT or SIGTERM stops it after the current cycle (exit 0).',
-    ],
+    get notes() {
+      return [
+        'Reads the configuration file (every key: docs/configuration.md; unknown keys are errors), then\n' +
+          'these environment variables, each overriding one key:\n' +
+          envList() +
+          '\nA bad value is reported with its source: the file and line, or the environment variable.',
+        'Serves the API, /metrics, /healthz, /readyz and the dashboard on server.host:server.port.\n' +
+          'SIGINT or SIGTERM stops it after the current cycle (exit 0).',
+      ];
+    },
     examples: [
       'start',
       'start --config /etc/yarn-sched-sidecar/config.yaml',

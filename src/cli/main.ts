@@ -1,32 +1,44 @@
 import { Command, CommanderError, InvalidArgumentError } from 'commander';
-import { demoCommand } from './demo';
-import { emulatorCommand } from './emulator';
-import { estimatesCommand } from './estimates';
 import { EXIT, exitCodeOf } from './exit-codes';
 import { addHelp } from './help';
-import { probeCommand } from './probe';
-import { replayCommand } from './replay';
-import { runCommand } from './run';
-import { simulateCommand } from './simulate';
-import { startCommand } from './start';
+
+/* eslint-disable @typescript-eslint/no-require-imports -- each command's module is loaded when it is named */
+/**
+ * Every sub-command, in the order of the help, each built from its own file under src/cli/ and
+ * loaded only when needed: the sidecar's and the emulator's modules (express, SQLite, the core)
+ * take about half a second to load, which `run` would add to every job it starts.
+ */
+const COMMANDS: ReadonlyArray<readonly [string, () => Command]> = [
+  ['probe', () => (require('./probe') as typeof import('./probe')).probeCommand()],
+  ['demo', () => (require('./demo') as typeof import('./demo')).demoCommand()],
+  ['emulator', () => (require('./emulator') as typeof import('./emulator')).emulatorCommand()],
+  ['simulate', () => (require('./simulate') as typeof import('./simulate')).simulateCommand()],
+  ['replay', () => (require('./replay') as typeof import('./replay')).replayCommand()],
+  ['start', () => (require('./start') as typeof import('./start')).startCommand()],
+  ['estimates', () => (require('./estimates') as typeof import('./estimates')).estimatesCommand()],
+  ['run', () => (require('./run') as typeof import('./run')).runCommand()],
+];
+/* eslint-enable @typescript-eslint/no-require-imports */
 
 /**
- * The `yarn-sched-sidecar` command. Each sub-command lives in its own file under src/cli/
- * and is registered here explicitly.
+ * The sub-command a command line runs (its first word after the program), when it is one of
+ * ours; undefined otherwise (no command, --help, --version, `help`, a mistyped name).
  */
-export function buildProgram(): Command {
+export function commandNamed(argv: readonly string[]): string | undefined {
+  const first = argv[2];
+  return COMMANDS.some(([name]) => name === first) ? first : undefined;
+}
+
+/**
+ * The `yarn-sched-sidecar` command: with `only`, that sub-command alone (its module is the only
+ * one loaded), else every one.
+ */
+export function buildProgram(only?: string): Command {
   const program = new Command('yarn-sched-sidecar')
     .description('Deadline admission and energy-aware placement for Hadoop YARN, beside the ResourceManager')
     // eslint-disable-next-line @typescript-eslint/no-require-imports -- package.json sits outside rootDir
     .version(require('../../package.json').version as string);
-  program.addCommand(probeCommand());
-  program.addCommand(demoCommand());
-  program.addCommand(emulatorCommand());
-  program.addCommand(simulateCommand());
-  program.addCommand(replayCommand());
-  program.addCommand(startCommand());
-  program.addCommand(estimatesCommand());
-  program.addCommand(runCommand());
+  for (const [name, make] of COMMANDS) if (only === undefined || only === name) program.addCommand(make());
   addHelp(program);
   throwInsteadOfExit(program);
   return program;
@@ -44,7 +56,7 @@ function throwInsteadOfExit(cmd: Command): void {
  */
 export async function main(argv: string[]): Promise<void> {
   try {
-    await buildProgram().parseAsync(argv);
+    await buildProgram(commandNamed(argv)).parseAsync(argv);
   } catch (err) {
     process.exitCode = exitCodeOf(err);
     // Commander has printed its own parse errors and the help; what an action threw is not printed yet.

@@ -70,6 +70,50 @@ export interface RunIo {
   fetch?: typeof fetch;
   /** Signals forwarded to the command (the process by default). */
   signals?: NodeJS.EventEmitter;
+  /** Where the command's output goes (the process's own stdout and stderr by default). */
+  stdout?: NodeJS.WritableStream;
+  stderr?: NodeJS.WritableStream;
+}
+
+/** A YARN application id as clients print it (`Submitted application application_1700000000000_0001`). */
+const APP_ID = /application_\d{1,20}_\d{1,12}/g;
+/** App ids a run reports at most: a client that names more is reporting others' apps too. */
+export const MAX_REPORTED_APPS = 16;
+
+/**
+ * The app ids a client's output names, each once, as its chunks arrive: an id at the very end of
+ * a chunk may go on in the next, so it is kept until a character after it has come.
+ */
+export class AppIdScanner {
+  private tail = '';
+  private readonly seen = new Set<string>();
+
+  /** The ids first named in `text`, which follows what was scanned before. */
+  scan(text: string): string[] {
+    const s = this.tail + text;
+    const found: string[] = [];
+    let kept = Math.max(0, s.length - 64);
+    APP_ID.lastIndex = 0;
+    for (let m = APP_ID.exec(s); m !== null; m = APP_ID.exec(s)) {
+      const end = m.index + m[0].length;
+      if (end === s.length) {
+        kept = Math.min(kept, m.index);
+        break;
+      }
+      if (!this.seen.has(m[0])) {
+        this.seen.add(m[0]);
+        found.push(m[0]);
+      }
+      kept = Math.max(kept, end);
+    }
+    this.tail = s.slice(kept);
+    return found;
+  }
+
+  /** The ids at the very end of the output, once it has ended. */
+  end(): string[] {
+    return this.scan('\n');
+  }
 }
 
 /**
@@ -589,7 +633,7 @@ async function reportClient(
   o: RunOptions,
   io: RunIo,
   id: string,
-  report: { state: 'running' } | { state: 'exited'; exitCode: number },
+  report: { state: 'running'; appId?: string } | { state: 'exited'; exitCode: number },
 ): Promise<void> {
   const tries = report.state === 'exited' ? 3 : 1;
   let why = '';
@@ -624,15 +668,38 @@ async function runChild(
 ): Promise<number> {
   const argv = withTicket(command, ticket, o.driver === undefined ? {} : { driver: o.driver });
   const signals = io.signals ?? process;
-  // Reported before the command starts: every app it runs under the ticket's tag is the job's.
-  await reportClient(o, io, ticket.id, { state: 'running' });
+  // Reported as the command starts, not before it: the first app carrying the ticket's tag is
+  // bound with or without the report, which only makes later apps the job's, and the command
+  // takes far longer to submit one than the report takes to arrive.
+  const reports: Array<Promise<void>> = [reportClient(o, io, ticket.id, { state: 'running' })];
   const lifetimeMs = Date.parse(ticket.expiresAt) - Date.now();
   const heartbeatMs = o.heartbeatMs ?? Math.min(60_000, Math.max(1000, lifetimeMs / 4));
   return new Promise<number>((resolve) => {
     const child = spawn(argv[0]!, argv.slice(1), {
-      stdio: 'inherit',
+      stdio: ['inherit', 'pipe', 'pipe'],
       env: { ...process.env, ...ticket.env },
     });
+    // The command's output is passed on as it comes, and each app id it names is reported: the
+    // sidecar binds the ticket to that app at once instead of at its next poll.
+    const reported = new Set<string>();
+    const report = (ids: string[]) => {
+      for (const appId of ids) {
+        if (reported.has(appId) || reported.size >= MAX_REPORTED_APPS) continue;
+        reported.add(appId);
+        reports.push(reportClient(o, io, ticket.id, { state: 'running', appId }));
+      }
+    };
+    // One scanner a stream: an id cut at the end of a chunk goes on in the same stream's next.
+    const scanners: AppIdScanner[] = [];
+    const pass = (from: NodeJS.ReadableStream | null, to: NodeJS.WritableStream) => {
+      if (from === null) return;
+      const scanner = new AppIdScanner();
+      scanners.push(scanner);
+      from.pipe(to, { end: false });
+      from.on('data', (chunk: Buffer) => report(scanner.scan(chunk.toString('latin1'))));
+    };
+    pass(child.stdout, io.stdout ?? process.stdout);
+    pass(child.stderr, io.stderr ?? process.stderr);
     let bound = false;
     const watch = setInterval(() => {
       void ticketStatus(o, io, ticket.id).then((s) => {
@@ -652,11 +719,16 @@ async function runChild(
     const onTerm = forward('SIGTERM');
     signals.on('SIGINT', onInt);
     signals.on('SIGTERM', onTerm);
+    let finished = false;
     const done = async (code: number, failed: boolean, why: string) => {
+      if (finished) return;
+      finished = true;
       clearInterval(watch);
       clearInterval(heartbeat);
       signals.off('SIGINT', onInt);
       signals.off('SIGTERM', onTerm);
+      for (const scanner of scanners) report(scanner.end());
+      await Promise.all(reports);
       const cancelled =
         failed && !bound && (await ticketStatus(o, io, ticket.id)) !== 'bound'
           ? await cancel(o, io, ticket.id, why)
@@ -672,7 +744,14 @@ async function runChild(
     child.once('exit', (code, signal) => {
       const exit =
         code ?? 128 + (signal ? ((osConstants.signals as Record<string, number>)[signal] ?? 1) : 1);
-      void done(exit, exit !== 0, signal ? `the command stopped on ${signal}` : `the command exited ${exit}`);
+      const why = signal ? `the command stopped on ${signal}` : `the command exited ${exit}`;
+      // Its last output first: once its pipes close, or a second after its exit (a process it
+      // left behind may hold them open).
+      const grace = setTimeout(() => void done(exit, exit !== 0, why), 1000);
+      child.once('close', () => {
+        clearTimeout(grace);
+        void done(exit, exit !== 0, why);
+      });
     });
   });
 }

@@ -418,6 +418,12 @@ const loop = z
      * reads, src/loop/app-reads.ts); 1 reads every app every cycle.
      */
     fullReadEvery: z.number().int().min(1).max(100_000).default(60),
+    /**
+     * Every this many cycles (and at each full read) the poll reads every followed app by its
+     * tags; the cycles between read only what changed (the apps ended since, the followed apps
+     * waiting that run now: src/loop/app-reads.ts). 1 reads every followed app every cycle.
+     */
+    followedReadEvery: z.number().int().min(1).max(100_000).default(12),
     /** The nodes and scheduler are read at least every this many cycles (more often when the cluster metrics' nodes change). */
     capacityReadEvery: z.number().int().min(1).max(100_000).default(12),
   })

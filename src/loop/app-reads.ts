@@ -15,7 +15,10 @@ import type { AppReport } from '../yarn/model';
  * - followed apps: the apps of the open admitted jobs (and waiting tickets), by their exact
  *   tags, a few hundred per read (`applicationTags` is any-of): `sidecar-id:<job>` for a job of
  *   the API, the app's `deadline:` tag for a discovered one. Those reads carry no state filter,
- *   so a followed app that ended since the last cycle comes with them, finished.
+ *   so a followed app that ended since the last cycle comes with them, finished. They are made
+ *   every `followedEvery` cycles; the cycles between read only what changed (readChanges): the
+ *   RM tests every requested tag against every app that has tags, so a read by 500 tags on an RM
+ *   of 10,000 apps is millions of tests, where a finish time or a state is one test an app.
  * - a followed app missing from those reads is read from its own endpoint: absence from a
  *   filtered read is not absence from the RM. One the RM does not know (404) is left out, and
  *   reconcile confirms it and marks its job lost, as it does for an app missing from a full list.
@@ -61,6 +64,36 @@ const DESELECTS = ['resourceRequests', 'timeouts', 'resourceInfo'];
 /** The states of an app that has not ended: what a full read asks for (besides the followed apps). */
 export const LIVE_STATES = ['NEW', 'NEW_SAVING', 'SUBMITTED', 'ACCEPTED', 'RUNNING'];
 const LIVE = new Set(LIVE_STATES);
+
+/** The states of an app that may still become RUNNING: what the reads of changes watch for. */
+const WAITING = new Set(['NEW', 'NEW_SAVING', 'SUBMITTED', 'ACCEPTED']);
+/**
+ * On a quiet cluster (no start or finish seen lately) the read of ended apps starts this long
+ * before now by the sidecar's clock, not at the last start seen (which may be hours back): a
+ * sidecar whose clock is ahead of the RM's by more than this sees an end at the next read of
+ * every followed app instead.
+ */
+export const QUIET_ENDED_WINDOW_MS = 60_000;
+
+/** Tags to read apps by, with a state filter the RM applies first (or none). */
+interface TagGroup {
+  tags: readonly string[];
+  states: readonly string[] | undefined;
+}
+
+const isTagGroups = (x: readonly Followed[] | readonly TagGroup[]): x is readonly TagGroup[] =>
+  x.length > 0 && 'tags' in x[0]!;
+
+/** The ids and the (lower-cased) tags the followed apps are known by. */
+function followedKeys(followed: readonly Followed[]): { ids: Set<string>; tags: Set<string> } {
+  const ids = new Set<string>();
+  const tags = new Set<string>();
+  for (const f of followed) {
+    if (f.appId !== null) ids.add(f.appId);
+    if (f.tag !== undefined) tags.add(f.tag);
+  }
+  return { ids, tags };
+}
 
 /** An open job whose app the cycle must see. */
 export interface Followed {
@@ -137,6 +170,12 @@ export class AppReader {
   private filtersApplied = false;
   /** Characters of tags per read: TAG_CHARS_PER_READ, halved after each 414 or 431. */
   private tagChars: number;
+  /** The newest finish time among the apps read (RM clock, epoch ms). */
+  private newestFinishMs: number | undefined;
+  /** The last report of each followed app, by id (the followed apps' reads between refresh them). */
+  private readonly known = new Map<string, AppReport>();
+  /** Cycles since every followed app was last read by its tags. */
+  private sinceFollowedRead = 0;
 
   constructor(
     private readonly deps: {
@@ -146,6 +185,13 @@ export class AppReader {
       fullEvery: number;
       /** Characters of tags per read to start with (default TAG_CHARS_PER_READ). */
       tagCharsPerRead?: number;
+      /**
+       * The followed apps are all read by their tags every this many cycles (and at every full
+       * read); between, only what changed (see readChanges). 1 (the default here): every cycle.
+       */
+      followedEvery?: number;
+      /** Epoch ms (the sidecar's clock), for the window of ended apps. Default Date.now. */
+      now?: () => number;
     },
   ) {
     this.tagChars = deps.tagCharsPerRead ?? TAG_CHARS_PER_READ;
@@ -158,8 +204,16 @@ export class AppReader {
     if (n < this.fullUntil) return this.every();
     const full = this.newestStartMs === undefined || fullEvery <= 1 || n % fullEvery === 0;
     try {
-      const apps = full ? await this.live(followed) : await this.filtered(followed);
-      if (apps) return full ? this.fullRead(apps) : { apps, full: false };
+      const every = full || this.followedReadDue();
+      const apps = full
+        ? await this.live(followed)
+        : every
+          ? await this.filtered(followed)
+          : await this.readChanges(followed);
+      if (apps) {
+        this.remember(apps, followed, every);
+        return full ? this.fullRead(apps) : { apps, full: false };
+      }
     } catch (err) {
       if (!(err instanceof FilterIgnored)) throw err;
       this.fullUntil = n + fullEvery;
@@ -176,7 +230,105 @@ export class AppReader {
 
   /** Every app on the RM, unfiltered: for an RM that ignores filters. */
   private async every(): Promise<AppsRead> {
-    return this.fullRead(await this.deps.rm.apps({ deSelects: DESELECTS }));
+    const apps = await this.deps.rm.apps({ deSelects: DESELECTS });
+    this.known.clear();
+    this.sinceFollowedRead = 0;
+    return this.fullRead(apps);
+  }
+
+  /** Whether this cycle reads every followed app by its tags (counted from the last such read). */
+  private followedReadDue(): boolean {
+    const every = this.deps.followedEvery ?? 1;
+    return every <= 1 || this.sinceFollowedRead + 1 >= every;
+  }
+
+  /**
+   * Keeps the last report of each followed app (an app whose id is followed, or carrying a
+   * followed tag), and only those. After a read of every followed app (`every`), what it did
+   * not show is dropped: an app followed by its tag alone may have been replaced.
+   */
+  private remember(apps: readonly AppReport[], followed: readonly Followed[], every: boolean): void {
+    const { ids, tags } = followedKeys(followed);
+    const isFollowed = (a: AppReport) =>
+      ids.has(a.id) || a.applicationTags.some((t) => tags.has(t.toLowerCase()));
+    if (every) {
+      this.known.clear();
+      this.sinceFollowedRead = 0;
+    } else {
+      this.sinceFollowedRead++;
+      for (const [id, a] of this.known) if (!isFollowed(a)) this.known.delete(id);
+    }
+    for (const a of apps) if (isFollowed(a)) this.known.set(a.id, a);
+    for (const a of apps) this.sawEnd(a);
+  }
+
+  private sawEnd(a: AppReport): void {
+    if (a.finishedTime > (this.newestFinishMs ?? 0) && Number.isFinite(a.finishedTime))
+      this.newestFinishMs = a.finishedTime;
+  }
+
+  /**
+   * The reads between two reads of every followed app: what changed since, each with a filter
+   * the RM applies before it looks at tags, so that its scan stays one cheap test per app:
+   *
+   * - the new apps (startedTimeBegin, as every filtered read);
+   * - the apps ended since the last reads: finishedTimeBegin from the newest start or finish
+   *   seen (or, on a quiet cluster, a minute ago by the sidecar's clock), less the overlap; only
+   *   the followed ones are kept;
+   * - the followed apps last seen waiting (NEW to ACCEPTED) that are RUNNING now:
+   *   `states=RUNNING` with their tags (the RM tests the state before the tags);
+   * - followed apps never seen (an id recorded but never read), by their tags.
+   *
+   * Every other followed app is taken as last read. What no filter shows (a priority or queue
+   * changed by someone else, an app that went back to ACCEPTED for a new attempt, an app the RM
+   * forgot) is seen at the next read of every followed app, `followedEvery` cycles at most.
+   * Undefined when too many followed apps are missing (the caller reads every app).
+   */
+  private async readChanges(followed: readonly Followed[]): Promise<AppReport[] | undefined> {
+    const { rm } = this.deps;
+    const begin = Math.max(0, (this.newestStartMs ?? 0) - NEW_APPS_OVERLAP_MS);
+    const now = (this.deps.now ?? Date.now)();
+    const endedBegin = Math.max(
+      0,
+      Math.max(this.newestStartMs ?? 0, this.newestFinishMs ?? 0, now - QUIET_ENDED_WINDOW_MS) -
+        NEW_APPS_OVERLAP_MS,
+    );
+    const { ids, tags } = followedKeys(followed);
+    const cached = [...this.known.values()];
+    const cachedTags = new Set(cached.flatMap((a) => a.applicationTags.map((t) => t.toLowerCase())));
+    const waiting = new Set(
+      cached
+        .filter((a) => WAITING.has(a.state))
+        .flatMap((a) => a.applicationTags.map((t) => t.toLowerCase()).filter((t) => tags.has(t))),
+    );
+    const unseen = new Set(
+      followed
+        .filter((f) => f.appId !== null && !this.known.has(f.appId) && f.tag !== undefined)
+        .filter((f) => !cachedTags.has(f.tag!))
+        .map((f) => f.tag!),
+    );
+    const { first, byId } = await this.withTagged(
+      async () => {
+        const [fresh, ended] = await Promise.all([
+          rm.apps({ startedTimeBegin: begin, deSelects: DESELECTS }),
+          // With nothing followed, no end matters.
+          ids.size + tags.size === 0 ? [] : rm.apps({ finishedTimeBegin: endedBegin, deSelects: DESELECTS }),
+        ]);
+        if (fresh.some((a) => a.startedTime < begin)) throw new FilterIgnored('startedTimeBegin');
+        if (ended.some((a) => !(a.finishedTime >= endedBegin))) throw new FilterIgnored('finishedTimeBegin');
+        const isFollowed = (a: AppReport) =>
+          ids.has(a.id) || a.applicationTags.some((t) => tags.has(t.toLowerCase()));
+        return [...ended.filter(isFollowed), ...fresh];
+      },
+      [
+        { tags: [...waiting], states: ['RUNNING'] },
+        { tags: [...unseen], states: undefined },
+      ],
+      cached,
+    );
+    if (!(await this.missingInto(byId, followed))) return undefined;
+    this.sawStarts(first);
+    return [...byId.values()];
   }
 
   /**
@@ -241,11 +393,21 @@ export class AppReader {
    */
   private async withTagged(
     first: () => Promise<AppReport[]>,
-    followed: readonly Followed[],
+    followed: readonly Followed[] | readonly TagGroup[],
+    /** Reports taken as they are unless a read shows the app again (readChanges). */
+    base: readonly AppReport[] = [],
   ): Promise<{ first: AppReport[]; byId: Map<string, AppReport> }> {
+    const groups: readonly TagGroup[] = isTagGroups(followed)
+      ? followed
+      : [
+          {
+            tags: [...new Set(followed.flatMap((f) => (f.tag === undefined ? [] : [f.tag])))],
+            states: undefined,
+          },
+        ];
     for (;;) {
       try {
-        return await this.withTaggedOnce(first, followed);
+        return await this.withTaggedOnce(first, groups, base);
       } catch (err) {
         if (!urlTooLong(err) || this.tagChars <= MIN_TAG_CHARS_PER_READ) throw err;
         // The URL was too long for the RM or a proxy before it: shorter reads, now and from now on.
@@ -262,21 +424,27 @@ export class AppReader {
 
   private async withTaggedOnce(
     first: () => Promise<AppReport[]>,
-    followed: readonly Followed[],
+    groups: readonly TagGroup[],
+    base: readonly AppReport[],
   ): Promise<{ first: AppReport[]; byId: Map<string, AppReport> }> {
     const { rm } = this.deps;
-    const chunks = tagChunks(
-      new Set(followed.flatMap((f) => (f.tag === undefined ? [] : [f.tag]))),
-      this.tagChars,
+    const chunks = groups.flatMap((g) =>
+      tagChunks(new Set(g.tags), this.tagChars).map((chunk) => ({ chunk, states: g.states })),
     );
     const tagged: AppReport[][] = [];
     const byTags = (i: number) => async (): Promise<void> => {
-      const chunk = chunks[i]!;
-      const got = await rm.apps({ applicationTags: chunk, deSelects: DESELECTS });
+      const { chunk, states } = chunks[i]!;
+      const got = await rm.apps({
+        applicationTags: chunk,
+        ...(states === undefined ? {} : { states: [...states] }),
+        deSelects: DESELECTS,
+      });
       const want = new Set(chunk);
-      for (const a of got)
+      for (const a of got) {
         if (!a.applicationTags.some((t) => want.has(t.toLowerCase())))
           throw new FilterIgnored('applicationTags');
+        if (states !== undefined && !states.includes(a.state)) throw new FilterIgnored('states');
+      }
       tagged[i] = got;
     };
     const reads = chunks.map((_, i) => byTags(i));
@@ -293,7 +461,8 @@ export class AppReader {
       await inPool(reads.slice(1), READS_AT_ONCE);
     }
     this.filtersApplied = true;
-    const byId = new Map(firstApps.map((a) => [a.id, a]));
+    const byId = new Map(base.map((a) => [a.id, a]));
+    for (const a of firstApps) byId.set(a.id, a);
     for (const got of tagged) for (const a of got) byId.set(a.id, a);
     return { first: firstApps, byId };
   }

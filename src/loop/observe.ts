@@ -80,7 +80,13 @@ export class ClusterObservation {
     // Decide at once after a restart, even with the RM down: the last capacity seen is kept.
     this.capacity = deps.ledger.getValue<CapacityView>(CAPACITY_KEY);
     this.written = this.capacity === undefined ? undefined : JSON.stringify(this.capacity);
-    this.apps = new AppReader({ rm: deps.rm, log: deps.log, fullEvery: deps.config.loop.fullReadEvery });
+    this.apps = new AppReader({
+      rm: deps.rm,
+      log: deps.log,
+      fullEvery: deps.config.loop.fullReadEvery,
+      followedEvery: deps.config.loop.followedReadEvery,
+      now: deps.now,
+    });
     this.delays = new PreemptionDelays(deps.ledger);
     this.tenants = new TenantRunTimes(deps.ledger);
   }

@@ -23,7 +23,7 @@ import { tasksOfApps } from './learning';
 import { isSparkJob } from './spark-watch';
 import { enforce } from './plan';
 import { reasonOf } from './reasons';
-import { bindTicket } from './tickets';
+import { bindTicket, type SeenBy } from './tickets';
 
 const OPEN_STATES = new Set(['accepted', 'submitted', 'running']);
 const ENDED_APP_STATES = new Set(['FINISHED', 'FAILED', 'KILLED']);
@@ -58,6 +58,21 @@ export class Reconciler {
    * `full` (every app on the RM was read), apps no longer listed are forgotten.
    */
   async trackApps(apps: readonly AppReport[], full = true, open?: readonly JobRecord[]): Promise<void> {
+    await this.track(apps, full, 'poll');
+    await this.findLost(apps, open);
+  }
+
+  /**
+   * An app a ticket's client reported it submitted (PUT /api/v1/jobs/{id}/client with its id),
+   * read from the RM: tracked at once as a poll would track it (its ticket bound, or a later app
+   * of the job bound). One app, not a list: no job is found lost for missing from it.
+   */
+  async trackReported(app: AppReport): Promise<void> {
+    await this.track([app], false, 'client report');
+  }
+
+  /** The apps against the ledger (trackApps without the search for lost apps). */
+  private async track(apps: readonly AppReport[], full: boolean, seenBy: SeenBy): Promise<void> {
     const { ledger } = this.p.deps;
     // Running Spark apps' first executors, read from their drivers in the background.
     this.p.spark.observe(apps);
@@ -75,7 +90,7 @@ export class Reconciler {
         if (this.tracked.get(app.id) === fields) continue;
         // One app's row failing (a constraint, a bug) is logged once and leaves the others tracked.
         try {
-          const job = this.trackApp(app);
+          const job = this.trackApp(app, seenBy);
           if (job) ended.push({ job, app, fields });
           else done.push([app.id, fields]);
         } catch (err) {
@@ -97,11 +112,10 @@ export class Reconciler {
       this.tracked.set(app.id, fields);
     }
     await this.settleBetweenApps(finished);
-    await this.findLost(apps, open);
   }
 
   /** One app against the ledger; the admitted open job whose app ended, if it is one. */
-  private trackApp(app: AppReport): JobRecord | undefined {
+  private trackApp(app: AppReport, seenBy: SeenBy): JobRecord | undefined {
     const { ledger } = this.p.deps;
     const tags = decodeTags(app.applicationTags);
     // The recorded app id first: a sidecar-id tag only finds the job of an app whose id
@@ -114,7 +128,7 @@ export class Reconciler {
     }
     if (job.appId === null) {
       ledger.updateJob(job.id, { appId: app.id });
-      bindTicket(this.p, job, app);
+      bindTicket(this.p, job, app, seenBy);
     } else if (job.appId !== app.id && ledger.jobOfApp(app.id) === undefined) {
       bindLaterApp(this.p, job, app);
     }

@@ -16,7 +16,7 @@ import { Reconciler } from './reconcile';
 import { SlowdownWatch } from './slowdown';
 import { SparkWatch } from './spark-watch';
 import { Submissions, type SubmitAnswer, type SubmitContext } from './submissions';
-import { cancelTicket, reportClient } from './tickets';
+import { cancelTicket, reportClient, reportedApp, reportingTicket } from './tickets';
 import { clusterView, getJob, listJobs, readiness, stats, type Readiness } from './views';
 
 export type { SidecarDeps } from './context';
@@ -140,7 +140,18 @@ export class Sidecar implements SidecarService {
 
   /** PUT /api/v1/jobs/{id}/client: what a ticket's client reports (tickets.ts); the job as it is now. */
   async reportClient(id: string, report: ClientReport, by: string): Promise<unknown> {
+    reportingTicket(this.parts, id);
+    // An app the client names is read and checked before anything is recorded.
+    const app =
+      report.state === 'running' && report.appId !== undefined
+        ? await reportedApp(this.parts, id, report.appId)
+        : undefined;
     reportClient(this.parts, id, report, by);
+    if (app !== undefined) {
+      // Tracked after the running cycle, if any, as the next poll would track it.
+      await this.polling?.catch(() => undefined);
+      await this.reconciler.trackReported(app);
+    }
     await this.parts.deps.ledger.flush();
     return this.getJob(id);
   }

@@ -1,7 +1,12 @@
 import type { ClientReport } from '../api/client-report';
 import { NotFoundError, TicketNotWaitingError } from '../errors/api-errors';
+import { RmHttpError } from '../errors/rm-http';
+import { RmRemoteError } from '../errors/rm-remote';
+import { ValidationError } from '../errors/validation';
+import { redactText } from '../log';
 import type { JobRecord, TicketRecord } from '../store/ledger';
 import type { AppReport } from '../yarn/model';
+import { decodeTags } from '../yarn/tags';
 import type { LoopParts } from './context';
 import { enforce, jobTags, planMove } from './plan';
 import type { ResolvedSubmission } from './resolve';
@@ -110,14 +115,7 @@ export function ticketView(t: TicketRecord): TicketView {
  */
 export function reportClient(p: LoopParts, id: string, report: ClientReport, by: string): void {
   const { ledger } = p.deps;
-  if (!ledger.getJob(id)) throw new NotFoundError(`no job ${id}`);
-  const ticket = ledger.getTicket(id);
-  if (!ticket)
-    throw new TicketNotWaitingError(`job ${id} is no ticket: only a ticket's client reports itself`);
-  if (ticket.status === 'expired' || ticket.status === 'cancelled')
-    throw new TicketNotWaitingError(
-      `the ticket of job ${id} is ${ticket.status}: its client has nothing to report`,
-    );
+  const ticket = reportingTicket(p, id);
   const exitCode = report.state === 'exited' ? report.exitCode : null;
   ledger.transaction(() => {
     if (!ledger.reportClient(id, report.state, exitCode, p.deps.now())) return;
@@ -127,12 +125,63 @@ export function reportClient(p: LoopParts, id: string, report: ClientReport, by:
   if (report.state === 'exited') p.log.info("a ticket's client exited", { job: id, exitCode });
 }
 
+/** The ticket of a job whose client reports itself; NotFound or TicketNotWaiting otherwise. */
+export function reportingTicket(p: LoopParts, id: string): TicketRecord {
+  const { ledger } = p.deps;
+  if (!ledger.getJob(id)) throw new NotFoundError(`no job ${id}`);
+  const ticket = ledger.getTicket(id);
+  if (!ticket)
+    throw new TicketNotWaitingError(`job ${id} is no ticket: only a ticket's client reports itself`);
+  if (ticket.status === 'expired' || ticket.status === 'cancelled')
+    throw new TicketNotWaitingError(
+      `the ticket of job ${id} is ${ticket.status}: its client has nothing to report`,
+    );
+  return ticket;
+}
+
+/**
+ * The app a ticket's client reported it submitted, read from the RM, when it has to be tracked:
+ * undefined when the job already has it, or when the RM could not be read (the next poll finds
+ * it by the ticket's tag). An app the RM does not know, or one without the ticket's
+ * `sidecar-id:` tag (another job's, or none of the sidecar's), is a ValidationError naming it.
+ */
+export async function reportedApp(p: LoopParts, id: string, appId: string): Promise<AppReport | undefined> {
+  const { ledger, rm } = p.deps;
+  const job = ledger.getJob(id);
+  if (job?.appId === appId || ledger.jobOfApp(appId)?.id === id) return undefined;
+  let app: AppReport;
+  try {
+    app = await rm.app(appId);
+  } catch (err) {
+    const status = (err as { status?: unknown } | null)?.status;
+    if ((err instanceof RmRemoteError || err instanceof RmHttpError) && status === 404)
+      throw new ValidationError([{ path: 'appId', message: `the RM knows no app ${appId}` }]);
+    p.log.info("a client's app could not be read; the next poll finds it by its tag", {
+      job: id,
+      app: appId,
+      error: redactText(err instanceof Error ? err.message : String(err)),
+    });
+    return undefined;
+  }
+  if (decodeTags(app.applicationTags).sidecarId !== id)
+    throw new ValidationError([
+      {
+        path: 'appId',
+        message: `${appId} does not carry the ticket's tag sidecar-id:${id}: it is not this ticket's app`,
+      },
+    ]);
+  return app;
+}
+
+/** How an app came to be tracked: in a poll's reads, or named by a ticket's client. */
+export type SeenBy = 'poll' | 'client report';
+
 /**
  * An app carrying a waiting ticket's tag appeared: the ticket is bound to it, and the app is
  * moved to the ticket's queue if its client put it elsewhere (its priority follows with the
  * lanes' EDF order, as for any admitted app). Inside the reconciler's transaction.
  */
-export function bindTicket(p: LoopParts, job: JobRecord, app: AppReport): void {
+export function bindTicket(p: LoopParts, job: JobRecord, app: AppReport, seenBy: SeenBy): void {
   const { ledger } = p.deps;
   const ticket = ledger.getTicket(job.id);
   if (!ticket || ticket.status !== 'waiting') return;
@@ -142,6 +191,7 @@ export function bindTicket(p: LoopParts, job: JobRecord, app: AppReport): void {
   ledger.recordDecision(job.id, 'ticket', 'ticket-bound', {
     app: app.id,
     waitedSeconds: (nowMs - ticket.createdMs) / 1000,
+    seenBy,
   });
   if (job.queue !== null)
     enforce(ledger, planMove(job.id, app, job.queue, "ticket bound: moved to the ticket's queue"));

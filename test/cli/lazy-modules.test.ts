@@ -35,6 +35,46 @@ function packagesAfter(script: string): { packages: string[]; out: string } {
   return { packages: JSON.parse(lines.at(-1) ?? '[]') as string[], out: lines.slice(0, -1).join('\n') };
 }
 
+describe('the CLI loads only the command it runs', () => {
+  it('commandNamed: the first word when it is a command, else none (every command is built)', () => {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports -- the module under test, loaded here
+    const { commandNamed } = require('../../src/cli/main') as typeof import('../../src/cli/main');
+    expect(commandNamed(['node', 'yss', 'run', '--deadline', '1h'])).toBe('run');
+    expect(commandNamed(['node', 'yss', 'start'])).toBe('start');
+    expect(commandNamed(['node', 'yss', '--help'])).toBeUndefined();
+    expect(commandNamed(['node', 'yss', 'help', 'run'])).toBeUndefined();
+    expect(commandNamed(['node', 'yss', 'rnu'])).toBeUndefined();
+    expect(commandNamed(['node', 'yss'])).toBeUndefined();
+  });
+
+  it('`run` loads neither the sidecar nor its RM client (express, SQLite, axios, winston, zod)', () => {
+    const { packages, out } = packagesAfter(
+      `Promise.resolve().then(() => {
+        const program = require('./src/cli/main').buildProgram('run');
+        process.stdout.write(program.commands.map((c) => c.name()).join(','));
+      })`,
+    );
+    expect(out).toBe('run');
+    expect(packages).toContain('commander');
+    expect(
+      packages.filter((p) => ['express', 'better-sqlite3', 'axios', 'winston', 'zod'].includes(p)),
+    ).toEqual([]);
+  });
+
+  it("the start command's help still lists the configuration's environment variables", () => {
+    const { out } = packagesAfter(
+      `Promise.resolve().then(() => {
+        const start = require('./src/cli/main').buildProgram('start').commands[0];
+        let help = '';
+        start.configureOutput({ writeOut: (s) => (help += s) });
+        start.outputHelp();
+        process.stdout.write(help.includes('YSS_SHADOW') ? 'lists YSS_SHADOW' : help);
+      })`,
+    );
+    expect(out).toBe('lists YSS_SHADOW');
+  });
+});
+
 describe('the CLI loads the plotting stack only to draw', () => {
   it('building the program (every command, start among them) loads none of Vega, Vega-Lite or resvg', () => {
     const { packages } = packagesAfter(

@@ -4,7 +4,7 @@
  * with the -D options it is given through the RM's REST API, as `hadoop jar` would.
  */
 import { join } from 'node:path';
-import { clientKind, parseDeadline, withTicket, type RunTicket } from '../../src/cli/run';
+import { AppIdScanner, clientKind, parseDeadline, withTicket, type RunTicket } from '../../src/cli/run';
 import { decodeTags } from '../../src/yarn/tags';
 import {
   MB,
@@ -103,6 +103,32 @@ describe('where run puts the ticket', () => {
   });
 });
 
+describe("the app ids in a client's output", () => {
+  it('finds each id once, in the order the output names them', () => {
+    const s = new AppIdScanner();
+    expect(
+      s.scan(
+        'INFO impl.YarnClientImpl: Submitted application application_1700000000000_0001\n' +
+          'INFO mapreduce.Job: The url to track the job: http://rm:8088/proxy/application_1700000000000_0001/\n',
+      ),
+    ).toEqual(['application_1700000000000_0001']);
+    expect(
+      s.scan('Submitted application application_1700000000000_0002 and job_1700000000000_0003\n'),
+    ).toEqual(['application_1700000000000_0002']);
+  });
+
+  it('keeps an id cut at the end of a chunk until the next chunk ends it', () => {
+    const s = new AppIdScanner();
+    expect(s.scan('Submitted application applic')).toEqual([]);
+    expect(s.scan('ation_1700000000000_00')).toEqual([]);
+    expect(s.scan('12 in queue realtime\n')).toEqual(['application_1700000000000_0012']);
+    // An id that ends the output is found once the output has ended.
+    expect(s.scan('then application_1700000000000_0013')).toEqual([]);
+    expect(s.end()).toEqual(['application_1700000000000_0013']);
+    expect(s.end()).toEqual([]);
+  });
+});
+
 describe('run against the emulated RM', () => {
   let emu: EmulatorProc;
   let sc: SidecarProc;
@@ -139,7 +165,7 @@ describe('run against the emulated RM', () => {
     state: string;
     appId: string | null;
     ticket: { status: string; appId: string | null } | null;
-    decisions: Array<{ at: string; decision: string; detail: { waitedSeconds?: number } }>;
+    decisions: Array<{ at: string; decision: string; detail: { waitedSeconds?: number; seenBy?: string } }>;
   };
   const job = (id: string) => sc.get<JobDetail>(`/api/v1/jobs/${id}`);
 
@@ -163,10 +189,13 @@ describe('run against the emulated RM', () => {
       return j.ticket?.status === 'bound' ? j : undefined;
     });
     expect(bound).toMatchObject({ appId, ticket: { appId } });
-    const waited = bound.decisions.find((d) => d.decision === 'ticket-bound')!.detail.waitedSeconds!;
+    const boundDecision = bound.decisions.find((d) => d.decision === 'ticket-bound')!;
+    // The client printed its app's id and run reported it; a poll (every second here) may still
+    // have found the app first (test/cli/run-app-report.test.ts checks the report itself).
+    const waited = boundDecision.detail.waitedSeconds!;
     // The sidecar polls every second: an app is bound within a couple of polls of appearing.
     expect(waited).toBeLessThan(10);
-    process.stdout.write(`admission to binding: ${waited} s\n`);
+    process.stdout.write(`admission to binding: ${waited} s (${boundDecision.detail.seenBy})\n`);
     await waitFor('the job to end', async () => ((await job(id)).state === 'finished' ? true : undefined), {
       timeoutMs: 30_000,
     });

@@ -23,12 +23,14 @@ function rmOf(apps: AppReport[], o: { ignores?: boolean } = {}) {
     apps: async (q: AppQuery = {}) => {
       calls.push(
         q.applicationTags
-          ? `tags ${q.applicationTags.length}`
+          ? `${q.states ? `${q.states.join(',')} ` : ''}tags ${q.applicationTags.length}`
           : q.startedTimeBegin !== undefined
             ? 'new'
-            : q.states
-              ? 'live'
-              : 'all',
+            : q.finishedTimeBegin !== undefined
+              ? 'ended'
+              : q.states
+                ? 'live'
+                : 'all',
       );
       if (o.ignores) return apps;
       const tags = (q.applicationTags ?? []).map((t) => t.toLowerCase());
@@ -36,6 +38,7 @@ function rmOf(apps: AppReport[], o: { ignores?: boolean } = {}) {
       return apps.filter(
         (a) =>
           (q.startedTimeBegin === undefined || a.startedTime >= q.startedTimeBegin) &&
+          (q.finishedTimeBegin === undefined || a.finishedTime >= q.finishedTimeBegin) &&
           (states.length === 0 || states.includes(a.state)) &&
           (tags.length === 0 || a.applicationTags.some((t) => tags.includes(t))),
       );
@@ -259,6 +262,104 @@ describe('AppReader: an RM that refuses a long URL', () => {
     }
     return { ours, followed };
   };
+
+  describe('between two reads of every followed app (followedEvery)', () => {
+    const tagsOf = (job: string) => [`sidecar-id:${job}`, 'deadline:2030-01-01t00:00:00.000z'];
+    const follow = (job: string, appId: string | null): Followed => ({
+      jobId: job,
+      appId,
+      tag: `sidecar-id:${job}`,
+    });
+
+    it('reads only what changed, takes the other followed apps as last read, and all of them every followedEvery cycles', async () => {
+      const waiting = app('application_1_0001', T, tagsOf('dl-a'), 'ACCEPTED');
+      const running = app('application_1_0002', T + 1, tagsOf('dl-b'), 'RUNNING');
+      const apps = [...others, waiting, running];
+      const { rm, calls } = rmOf(apps);
+      const reader = new AppReader({ rm, log, fullEvery: 100, followedEvery: 3, now: () => T + 10_000 });
+      const followed = [follow('dl-a', waiting.id), follow('dl-b', running.id)];
+      await reader.read(followed); // the first: a full read
+      calls.splice(0);
+      const second = await reader.read(followed);
+      expect(second.full).toBe(false);
+      // The new apps, the ended ones, and whether the waiting one runs now: no read of every tag.
+      expect(calls).toEqual(['new', 'ended', 'RUNNING tags 1']);
+      expect(second.apps.map((a) => `${a.id} ${a.state}`).sort()).toEqual([
+        'application_1_0001 ACCEPTED',
+        'application_1_0002 RUNNING',
+      ]);
+      // The waiting app runs, the running one ends, and someone changes the running one's priority.
+      apps[apps.indexOf(waiting)] = { ...waiting, state: 'RUNNING', priority: 7 };
+      apps[apps.indexOf(running)] = { ...running, state: 'FINISHED', finishedTime: T + 9_000 };
+      calls.splice(0);
+      const third = await reader.read(followed);
+      expect(calls).toEqual(['new', 'ended', 'RUNNING tags 1']);
+      expect(third.apps.map((a) => `${a.id} ${a.state}`).sort()).toEqual([
+        'application_1_0001 RUNNING',
+        'application_1_0002 FINISHED',
+      ]);
+      // Nothing waits any more: no read by tag at all.
+      apps[apps.indexOf(apps.find((a) => a.id === waiting.id)!)] = {
+        ...waiting,
+        state: 'RUNNING',
+        priority: 9,
+      };
+      calls.splice(0);
+      await reader.read(followed); // the third cycle since the full read: every followed app
+      expect(calls).toEqual(['new', 'tags 2']);
+      calls.splice(0);
+      const fifth = await reader.read(followed);
+      expect(calls).toEqual(['new', 'ended']);
+      expect(fifth.apps.find((a) => a.id === waiting.id)!.priority).toBe(9);
+    });
+
+    it('reads a followed app it never saw by its tag, then takes it as read', async () => {
+      const old = app('application_1_0003', T - 7_200_000, tagsOf('dl-c'), 'RUNNING');
+      const { rm, calls } = rmOf([...others, old]);
+      const reader = new AppReader({ rm, log, fullEvery: 100, followedEvery: 10, now: () => T });
+      await reader.read([]);
+      calls.splice(0);
+      // A job followed from now on (a discovered one, say) whose app started long ago.
+      const got = await reader.read([follow('dl-c', old.id)]);
+      expect(calls).toEqual(['new', 'ended', 'tags 1']);
+      // Beside the other users' apps the read of new apps brings (started within the overlap).
+      expect(got.apps.map((a) => a.id)).toContain(old.id);
+      calls.splice(0);
+      await reader.read([follow('dl-c', old.id)]);
+      expect(calls).toEqual(['new', 'ended']);
+    });
+
+    it('starts the read of ended apps a minute back on a quiet cluster, not at the last start seen', async () => {
+      const long = app('application_1_0004', T - 7_200_000, tagsOf('dl-d'), 'RUNNING');
+      const q: Array<number | undefined> = [];
+      const { rm } = rmOf([long]);
+      const apps = rm.apps.bind(rm);
+      rm.apps = async (x: AppQuery = {}) => {
+        if (x.finishedTimeBegin !== undefined) q.push(x.finishedTimeBegin);
+        return apps(x);
+      };
+      const reader = new AppReader({ rm, log, fullEvery: 100, followedEvery: 10, now: () => T });
+      await reader.read([follow('dl-d', long.id)]);
+      await reader.read([follow('dl-d', long.id)]);
+      expect(q).toEqual([T - 60_000 - 15_000]);
+    });
+
+    it('reads every app when the RM ignores finishedTimeBegin', async () => {
+      const ours = app('application_1_0005', T, tagsOf('dl-e'), 'RUNNING');
+      const { rm, calls } = rmOf([...others, ours]);
+      const apps = rm.apps.bind(rm);
+      // An RM that answers every app to a read of ended ones.
+      rm.apps = async (x: AppQuery = {}) =>
+        apps(x.finishedTimeBegin === undefined ? x : { ...x, finishedTimeBegin: undefined });
+      const reader = new AppReader({ rm, log, fullEvery: 100, followedEvery: 10, now: () => T });
+      await reader.read([follow('dl-e', ours.id)]);
+      calls.splice(0);
+      const got = await reader.read([follow('dl-e', ours.id)]);
+      expect(got.full).toBe(true);
+      expect(got.apps).toHaveLength(51);
+      expect(warnings).toEqual(['the RM ignores a filter of GET /apps; every app is read instead']);
+    });
+  });
 
   it('reads 500 followed apps in one read by tag', async () => {
     const { ours, followed } = followedApps(500);

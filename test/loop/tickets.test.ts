@@ -1,7 +1,9 @@
+import { parseClientReport } from '../../src/api/client-report';
 import { SidecarMetrics } from '../../src/api/metrics';
 import { parseSubmission } from '../../src/api/submission';
 import { buildConfig } from '../../src/config/load';
 import { defaultRegistry } from '../../src/core/registry';
+import { ValidationError } from '../../src/errors/validation';
 import { silentLogger } from '../../src/log';
 import { Sidecar } from '../../src/loop/sidecar';
 import { Ledger } from '../../src/store/ledger';
@@ -164,7 +166,7 @@ describe('tickets: admission before submission', () => {
     const detail = sidecar.getJob('dl-t1') as unknown as Detail;
     expect(detail.ticket).toMatchObject({ status: 'bound', appId });
     expect(detail.decisions.map((d) => d.decision)).toEqual(['admitted', 'ticket-bound']);
-    expect(detail.decisions[1]!.detail).toEqual({ app: appId, waitedSeconds: 4 });
+    expect(detail.decisions[1]!.detail).toEqual({ app: appId, waitedSeconds: 4, seenBy: 'poll' });
     // Not discovered as a job of its own, and bound once.
     await sidecar.runOnce();
     expect(sidecar.listJobs({}).total).toBe(1);
@@ -264,5 +266,104 @@ describe('tickets: admission before submission', () => {
     rm.finish(app, clock.now() + 1000, 'KILLED');
     await sidecar.runOnce();
     expect(ledger.getJob('dl-t1')).toMatchObject({ state: 'killed', outcome: null });
+  });
+});
+
+/** An admitted ticket's id and tags. */
+async function ticketOf(submit: ReturnType<typeof setup>['submit']): Promise<{ id: string; ticket: Ticket }> {
+  const body = (await submit({ deadline: 600 })).body as Body;
+  expect(body.decision).toBe('admitted');
+  return { id: body.id, ticket: body.ticket! };
+}
+
+type ReportDetail = {
+  state: string;
+  appId: string | null;
+  ticket: { status: string; appId: string | null; client: { state: string } | null } | null;
+  decisions: Array<{ decision: string; detail: Record<string, unknown> }>;
+};
+
+describe("a ticket's client reporting its app", () => {
+  it('binds the ticket to the app at once, with no poll in between', async () => {
+    const { sidecar, rm, clock, submit } = setup();
+    await sidecar.runOnce();
+    const t = await ticketOf(submit);
+    await sidecar.reportClient(t.id, { state: 'running' }, 'ci');
+    clock.advance(3);
+    const app = rm.external(t.ticket.tags, 'realtime', clock.now());
+    const d = (await sidecar.reportClient(t.id, { state: 'running', appId: app }, 'ci')) as ReportDetail;
+    expect(d).toMatchObject({
+      state: 'submitted',
+      appId: app,
+      ticket: { status: 'bound', appId: app, client: { state: 'running' } },
+    });
+    const bound = d.decisions.find((x) => x.decision === 'ticket-bound')!;
+    expect(bound.detail).toEqual({ app, waitedSeconds: 3, seenBy: 'client report' });
+    // The next poll finds nothing new to do for it: bound once.
+    await sidecar.runOnce();
+    const after = sidecar.getJob(t.id) as unknown as ReportDetail;
+    expect(after.decisions.filter((x) => x.decision === 'ticket-bound')).toHaveLength(1);
+    expect(after.ticket).toMatchObject({ status: 'bound', appId: app });
+  });
+
+  it('reads nothing again for an app the job already has', async () => {
+    const { sidecar, rm, submit } = setup();
+    await sidecar.runOnce();
+    const t = await ticketOf(submit);
+    const app = rm.external(t.ticket.tags, 'realtime', T0);
+    await sidecar.runOnce(); // bound by the poll
+    const polled = sidecar.getJob(t.id) as unknown as ReportDetail;
+    expect(polled.ticket!.status).toBe('bound');
+    expect(polled.decisions.find((x) => x.decision === 'ticket-bound')!.detail.seenBy).toBe('poll');
+    rm.down = true; // a read of the RM would fail
+    const d = (await sidecar.reportClient(t.id, { state: 'running', appId: app }, 'ci')) as ReportDetail;
+    expect(d.ticket).toMatchObject({ status: 'bound', appId: app, client: { state: 'running' } });
+  });
+
+  it('refuses an app without the ticket’s tag, and one the RM does not know, recording nothing', async () => {
+    const { sidecar, rm, submit } = setup();
+    await sidecar.runOnce();
+    const t = await ticketOf(submit);
+    const other = rm.external(['sidecar-id:dl-someone-else'], 'realtime', T0);
+    const report = (appId: string) => sidecar.reportClient(t.id, { state: 'running', appId }, 'ci');
+    await expect(report(other)).rejects.toThrow(ValidationError);
+    await expect(report(other)).rejects.toThrow(
+      `appId: ${other} does not carry the ticket's tag sidecar-id:${t.id}: it is not this ticket's app`,
+    );
+    await expect(report('application_9_9999')).rejects.toThrow(
+      'appId: the RM knows no app application_9_9999',
+    );
+    const d = sidecar.getJob(t.id) as unknown as ReportDetail;
+    expect(d.ticket).toMatchObject({ status: 'waiting', appId: null, client: null });
+    expect(d.decisions.map((x) => x.decision)).not.toContain('client-running');
+  });
+
+  it('records the running report when the RM cannot be read, and leaves the binding to the poll', async () => {
+    const { sidecar, rm, submit } = setup();
+    await sidecar.runOnce();
+    const t = await ticketOf(submit);
+    const app = rm.external(t.ticket.tags, 'realtime', T0);
+    rm.down = true;
+    const d = (await sidecar.reportClient(t.id, { state: 'running', appId: app }, 'ci')) as ReportDetail;
+    expect(d.ticket).toMatchObject({ status: 'waiting', client: { state: 'running' } });
+    rm.down = false;
+    await sidecar.runOnce();
+    expect((sidecar.getJob(t.id) as unknown as ReportDetail).ticket).toMatchObject({
+      status: 'bound',
+      appId: app,
+    });
+  });
+
+  it('takes only a YARN application id in the report', () => {
+    expect(parseClientReport({ state: 'running', appId: 'application_1700000000000_0001' })).toEqual({
+      state: 'running',
+      appId: 'application_1700000000000_0001',
+    });
+    expect(() => parseClientReport({ state: 'running', appId: 'job_1700000000000_0001' })).toThrow(
+      /appId.*must be a YARN application id/,
+    );
+    expect(() => parseClientReport({ state: 'exited', exitCode: 0, appId: 'application_1_1' })).toThrow(
+      ValidationError,
+    );
   });
 });

@@ -217,6 +217,14 @@ final class ClusterConf {
       c.put(p + "natural_termination_factor", "1.0");
       c.put(p + "total_preemption_per_round", "1.0");
     }
+    if (opts.maxCompletedApps != null) {
+      String n = Integer.toString(opts.maxCompletedApps);
+      c.put("yarn.resourcemanager.max-completed-applications", n);
+      c.put("yarn.resourcemanager.state-store.max-completed-applications", n);
+    }
+    if (opts.amExpirySeconds != null) {
+      c.put("yarn.am.liveness-monitor.expiry-interval-ms", Long.toString(opts.amExpirySeconds * 1000L));
+    }
     c.put("yarn.node-labels.enabled", "true");
     c.put("yarn.node-labels.configuration-type", "centralized");
     c.put("yarn.node-labels.fs-store.root-dir", data("node-labels").toUri().toString());

@@ -30,6 +30,16 @@ final class Options {
    * reserved). On a node of few vcores, 100 gives the realtime queue a lane of them all.
    */
   int realtimeCapacity = 50;
+  /**
+   * yarn.resourcemanager.max-completed-applications: how many ended apps the RM keeps in memory
+   * and answers about; null leaves Hadoop's default (1000).
+   */
+  Integer maxCompletedApps;
+  /**
+   * yarn.am.liveness-monitor.expiry-interval-ms, in seconds: how long an attempt whose AM does not
+   * heartbeat (an unmanaged AM never started) lives; null leaves Hadoop's default (600 s).
+   */
+  Integer amExpirySeconds;
   boolean keep;
   Path workDir;
   int startTimeoutSeconds = 240;
@@ -39,6 +49,7 @@ final class Options {
           "\n",
           "usage: hadoop-launcher [--auth none|simple] [--priority-cap N] [--ha] [--recovery] [--preemption on|off]",
           "                       [--nm-vcores N] [--nm-memory-mb N] [--realtime-capacity PCT]",
+          "                       [--max-completed-apps N] [--am-expiry-s S]",
           "                       [--work-dir DIR] [--keep] [--start-timeout SECONDS]",
           "  --auth none|simple   web authentication of every daemon (default none: anonymous",
           "                       requests run as dr.who; simple: requests need ?user.name=)",
@@ -54,6 +65,10 @@ final class Options {
           "                       an MR AM and one task of 512 MB)",
           "  --realtime-capacity PCT  the realtime queue's guarantee in the default partition, 1 to 100",
           "                       (default 50); the other queues share the rest 3:1:1",
+          "  --max-completed-apps N  ended apps the RM keeps (yarn.resourcemanager.max-completed-applications;",
+          "                       default Hadoop's 1000)",
+          "  --am-expiry-s S      an AM silent this long fails its attempt (yarn.am.liveness-monitor.expiry-interval-ms;",
+          "                       default Hadoop's 600)",
           "  --work-dir DIR       a new or empty folder for confs, logs and data (default: a temp dir)",
           "  --keep               keep the work dir on exit",
           "  --start-timeout S    give up if the cluster is not ready after S seconds (default 240)",
@@ -87,6 +102,8 @@ final class Options {
             throw new IllegalArgumentException("--realtime-capacity needs a percentage from 1 to 100, not " + o.realtimeCapacity);
           }
         }
+        case "--max-completed-apps" -> o.maxCompletedApps = intValue(args, ++i, a, 0);
+        case "--am-expiry-s" -> o.amExpirySeconds = intValue(args, ++i, a, 1);
         case "--keep" -> o.keep = true;
         case "--work-dir" -> o.workDir = Path.of(value(args, ++i, a)).toAbsolutePath();
         case "--start-timeout" -> o.startTimeoutSeconds = intValue(args, ++i, a, 1);

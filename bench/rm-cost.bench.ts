@@ -1,0 +1,287 @@
+/**
+ * What the sidecar costs the cluster, on the real Hadoop of `npm run hadoop` (run only when
+ * named: `npm run bench -- rm-cost`; it takes about 15 minutes). Two parts, each side by side in
+ * one run:
+ *
+ * 1. Time to start (`start`): the same SleepJob submitted by its own client alone (plain
+ *    `java -cp <client classpath> SleepJob`) and through `yarn-sched-sidecar run` (this tree's
+ *    compiled CLI; with RM_COST_BASE also a commit's, exported and built beside it), taking turns,
+ *    against a sidecar polling at its default interval (5 s): submission to the RM's acceptance,
+ *    to RUNNING and to the first task, and what `run` adds, split (bench/rm-cost/start.ts).
+ * 2. The RM's CPU (`cost`): the RM is filled with apps (bench/rm-cost/populate.ts: 500 deadline
+ *    jobs through the sidecar, each an unmanaged-AM app left ACCEPTED; other users' apps, one in
+ *    ten left ACCEPTED, the rest killed), then, at each size, rounds of one block per reader:
+ *    the sidecar's poll cycle, an unfiltered GET /ws/v1/cluster/apps, `yarn application -list
+ *    -appStates ALL` and the RM's web UI apps page; the RM JVM's CPU (utime + stime from /proc)
+ *    and young collections (its /jmx) over each block, less its idle rate measured before the
+ *    round (bench/rm-cost/cost.ts).
+ *
+ * Prints the tables in markdown, writes bench/rm-cost-results.json, and with RM_COST_PLOT=1 the
+ * plot docs/img/rm-cost.png.
+ *
+ * Settings (environment):
+ *   RM_COST_PARTS          start,cost (default both)
+ *   RM_COST_SIZES          apps on the RM at each measurement, ascending (default 1000,10000)
+ *   RM_COST_DEADLINE_APPS  deadline jobs through the sidecar (default 500)
+ *   RM_COST_ROUNDS         rounds at each size (default 10)
+ *   RM_COST_CYCLES         sidecar poll cycles a block (default 6: 60 in 10 rounds, one full read)
+ *   RM_COST_READS          unfiltered GETs and UI pages a block (default 3)
+ *   RM_COST_CLI_READS      `yarn application -list` runs a block (default 1)
+ *   RM_COST_IDLE_MS        the idle window before each round (default 3000)
+ *   RM_COST_START_ROUNDS   rounds of the time to start (default 10)
+ *   RM_COST_BASE           a commit whose `run` is measured beside this tree's (default: none)
+ *   RM_COST_CLUSTER        a file holding a running cluster's ready line (started with
+ *                          --max-completed-apps above the largest size); default: one started here
+ */
+import { randomBytes } from 'node:crypto';
+import * as fs from 'node:fs';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
+import { startHadoop, type HadoopInfo, type RunningHadoop } from '../hadoop/launch';
+import { buildConfig } from '../src/config/load';
+import { silentLogger } from '../src/log';
+import { startSidecar, type RunningSidecar } from '../src/loop/service';
+import { baseTree, int, thisTree } from './processes';
+import { recordResult } from './results';
+import { measureReaders, readWhole, yarnApplicationList, type Block, type Reader } from './rm-cost/cost';
+import { appsKnown, submitDeadlineJobs, submitOtherApps } from './rm-cost/populate';
+import {
+  costTable,
+  readerFigures,
+  SIDECAR,
+  splitTable,
+  startTable,
+  UNFILTERED,
+  writePlot,
+  type RmCostResults,
+} from './rm-cost/report';
+import {
+  CLIENT_LOG4J,
+  measureStarts,
+  startOnce,
+  type StartArm,
+  type StartEnv,
+  type StartSample,
+} from './rm-cost/start';
+import { git, isDirty, ROOT } from './support';
+
+const POLL_INTERVAL_MS = 5000;
+const log = (m: string) => console.log(m);
+
+function sidecarConfig(info: HadoopInfo, token: string, ledgerPath: string): Record<string, unknown> {
+  return {
+    rm: {
+      addresses: info.rms,
+      jobHistoryAddress: info.jhs,
+      webHdfsAddress: info.webhdfs,
+      timeoutMs: 30_000,
+      retries: 1,
+      user: info.user,
+    },
+    admission: { containerMemoryMb: 512, containerVcores: 1 },
+    auth: { tokens: [{ name: 'bench', token }] },
+    server: { port: 0, host: '127.0.0.1' },
+    ledger: { path: ledgerPath },
+    log: { level: 'error' },
+  };
+}
+
+async function ready(sidecar: RunningSidecar, drive: boolean): Promise<void> {
+  for (let i = 0; i < 240; i++) {
+    if (drive) await sidecar.sidecar.runOnce();
+    if ((await fetch(`${sidecar.url}/readyz`)).status === 200) return;
+    await new Promise((r) => setTimeout(r, 500));
+  }
+  throw new Error('the sidecar is not ready after 2 minutes');
+}
+
+const decisionsOf = (sidecar: RunningSidecar) => (id: string) =>
+  sidecar.ledger.decisionsOf(id).map((d) => ({ decision: d.decision, atMs: d.atMs }));
+
+/** Part 1: the time to start, against a sidecar polling every 5 s (its default). */
+async function timeToStart(info: HadoopInfo, dir: string): Promise<StartSample[]> {
+  const token = randomBytes(16).toString('hex');
+  const sidecar = await startSidecar(buildConfig(sidecarConfig(info, token, path.join(dir, 'start.db'))), {
+    logger: silentLogger(),
+  });
+  try {
+    await ready(sidecar, false);
+    const clientLog4j = path.join(dir, 'client-log4j.properties');
+    fs.writeFileSync(clientLog4j, CLIENT_LOG4J);
+    const env: StartEnv = {
+      clientLog4j,
+      rm: info.rm,
+      jhs: info.jhs,
+      clientClasspath: info.clientClasspath,
+      javaOpts: info.javaOpts,
+      decisions: decisionsOf(sidecar),
+    };
+    const runArgs = ['run', '--deadline', '30m', '--maps', '1', '--reduces', '0'];
+    const runEnv = { YSS_URL: sidecar.url, YSS_TOKEN: token };
+    log('building this tree (tsc) for its run command...');
+    const here = thisTree();
+    const arms: StartArm[] = [
+      { name: 'plain', runPrefix: null },
+      {
+        name: `run (${here.commit})`,
+        runPrefix: [process.execPath, path.join(here.root, 'bin', 'yarn-sched-sidecar.js'), ...runArgs],
+        env: runEnv,
+      },
+    ];
+    if (process.env.RM_COST_BASE) {
+      const base = baseTree(dir);
+      arms.push({
+        name: `run (${base.commit})`,
+        runPrefix: [process.execPath, path.join(base.root, 'bin', 'yarn-sched-sidecar.js'), ...runArgs],
+        env: runEnv,
+      });
+    }
+    log(`warm-up: one job by each of ${arms.map((a) => a.name).join(', ')}`);
+    for (const arm of arms) await startOnce(env, arm, -1);
+    return await measureStarts(env, arms, { rounds: int('RM_COST_START_ROUNDS', 10), log });
+  } finally {
+    await sidecar.close();
+  }
+}
+
+/** Part 2: the RM's CPU at each size. */
+async function rmCost(info: HadoopInfo, dir: string, sizes: number[]): Promise<Block[]> {
+  const pid = info.pids[info.activeRm] ?? null;
+  if (pid === null) throw new Error(`no pid for the active RM ${info.activeRm}`);
+  const token = randomBytes(16).toString('hex');
+  const sidecar = await startSidecar(buildConfig(sidecarConfig(info, token, path.join(dir, 'cost.db'))), {
+    logger: silentLogger(),
+    manualPolling: true,
+  });
+  const blocks: Block[] = [];
+  try {
+    await ready(sidecar, true);
+    const deadlineApps = int('RM_COST_DEADLINE_APPS', 500);
+    let t = Date.now();
+    await submitDeadlineJobs(sidecar.url, token, { count: deadlineApps, concurrency: 4 });
+    // The sidecar's enforcer submits them to the RM over its next cycles.
+    for (let i = 0; ; i++) {
+      await sidecar.sidecar.runOnce();
+      const waiting = sidecar.ledger.openAdmittedJobsReused().filter((j) => j.appId === null).length;
+      if (waiting === 0) break;
+      if (i > 200) throw new Error(`${waiting} deadline jobs not submitted to the RM after 200 cycles`);
+    }
+    for (let i = 0; i < 3; i++) await sidecar.sidecar.runOnce();
+    log(
+      `${deadlineApps} deadline jobs admitted and submitted by the sidecar in ${((Date.now() - t) / 1000).toFixed(0)} s`,
+    );
+    const readers: Reader[] = [
+      { name: SIDECAR, perBlock: int('RM_COST_CYCLES', 6), once: () => sidecar.sidecar.runOnce() },
+      {
+        name: UNFILTERED,
+        perBlock: int('RM_COST_READS', 3),
+        once: async () => void (await readWhole(`${info.rm}/ws/v1/cluster/apps`, 'application/json')),
+      },
+      {
+        name: 'yarn application -list -appStates ALL',
+        perBlock: int('RM_COST_CLI_READS', 1),
+        once: async () => void (await yarnApplicationList(info)),
+      },
+      {
+        name: 'RM web UI /cluster/apps',
+        perBlock: int('RM_COST_READS', 3),
+        once: async () => void (await readWhole(`${info.rm}/cluster/apps`, 'text/html')),
+      },
+    ];
+    let others = 0;
+    for (const size of sizes) {
+      const add = size - deadlineApps - others;
+      if (add > 0) {
+        t = Date.now();
+        const r = await submitOtherApps(info.rm, {
+          count: add,
+          liveEvery: 10,
+          concurrency: 6,
+          firstIndex: others,
+        });
+        others += add;
+        log(`${add} other apps submitted (${r.live} left ACCEPTED) in ${r.seconds.toFixed(0)} s`);
+      }
+      const known = await appsKnown(info.rm);
+      log(`\n## ${known.toLocaleString('en-US')} apps on the RM (asked for ${size.toLocaleString('en-US')})`);
+      blocks.push(
+        ...(await measureReaders({ url: info.rm, pid }, readers, {
+          apps: size,
+          rounds: int('RM_COST_ROUNDS', 10),
+          idleMs: int('RM_COST_IDLE_MS', 3000),
+          log,
+        })),
+      );
+      console.log(
+        `\n${costTable(
+          blocks.filter((b) => b.apps === size),
+          POLL_INTERVAL_MS,
+        )}`,
+      );
+    }
+    return blocks;
+  } finally {
+    await sidecar.close();
+  }
+}
+
+export default async function (): Promise<void> {
+  const parts = (process.env.RM_COST_PARTS || 'start,cost').split(',');
+  const sizes = (process.env.RM_COST_SIZES || '1000,10000').split(',').map(Number);
+  if (sizes.some((s) => !Number.isInteger(s) || s < 1))
+    throw new Error(`RM_COST_SIZES: ${process.env.RM_COST_SIZES}`);
+  const dir = fs.mkdtempSync(path.join(tmpdir(), 'rm-cost-'));
+  let hadoop: RunningHadoop | undefined;
+  let info: HadoopInfo;
+  if (process.env.RM_COST_CLUSTER) {
+    info = JSON.parse(fs.readFileSync(process.env.RM_COST_CLUSTER, 'utf8')) as HadoopInfo;
+  } else {
+    hadoop = await startHadoop({
+      maxCompletedApps: 2 * Math.max(...sizes),
+      amExpirySeconds: 3 * 3600,
+      log: (m) => log(`[hadoop] ${m}`),
+    });
+    info = hadoop.info;
+  }
+  if (info.maxCompletedApps < Math.max(...sizes))
+    throw new Error(
+      `the cluster keeps ${info.maxCompletedApps} ended apps: start it with --max-completed-apps`,
+    );
+  const results: RmCostResults = {
+    commit: `${git('rev-parse', '--short', 'HEAD')}${isDirty() ? '+changes' : ''}`,
+    startedAt: new Date().toISOString(),
+    hadoop: info.version,
+    pollIntervalMs: POLL_INTERVAL_MS,
+    deadlineApps: int('RM_COST_DEADLINE_APPS', 500),
+    blocks: [],
+    starts: [],
+  };
+  const out = path.join(ROOT, 'bench', 'rm-cost-results.json');
+  const save = () => fs.writeFileSync(out, `${JSON.stringify(results, null, 2)}\n`);
+  try {
+    if (parts.includes('start')) {
+      log('\n# Time to start: plain client and run, taking turns');
+      results.starts = await timeToStart(info, dir);
+      save();
+      console.log(`\n${startTable(results.starts)}\n\n${splitTable(results.starts)}`);
+    }
+    if (parts.includes('cost')) {
+      log('\n# The RM CPU of each reader');
+      results.blocks = await rmCost(info, dir, sizes);
+      save();
+      console.log(`\n${costTable(results.blocks, POLL_INTERVAL_MS)}`);
+      for (const f of readerFigures(results.blocks))
+        recordResult({
+          name: `rm-cost ${f.apps} apps: ${f.reader}`,
+          unit: 'RM CPU ms a read',
+          median: f.medianMs,
+          p99: Math.max(...f.perRound),
+        });
+      if (process.env.RM_COST_PLOT === '1') log(`plot: ${await writePlot(results.blocks)}`);
+    }
+    console.log('written to bench/rm-cost-results.json');
+  } finally {
+    await hadoop?.stop();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}

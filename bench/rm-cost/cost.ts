@@ -1,0 +1,147 @@
+/**
+ * What reading the apps costs the ResourceManager: its JVM's CPU time and young collections over
+ * a block of reads by each reader, block after block, the readers taking turns in each round (in
+ * an order that turns too), with the RM's idle CPU measured before each round and taken out.
+ */
+import { spawn } from 'node:child_process';
+import { cpuMs, youngGcs } from './rm-process';
+
+export interface Reader {
+  /** As the tables name it. */
+  name: string;
+  /** Reads in one block (a block's CPU is divided by it). */
+  perBlock: number;
+  /** One read (one poll cycle, one request, one command), complete when it resolves. */
+  once(): Promise<void>;
+}
+
+export interface Block {
+  reader: string;
+  apps: number;
+  round: number;
+  reads: number;
+  wallMs: number;
+  /** The RM's CPU time over the block (utime + stime, ms), idle not taken out. */
+  rawCpuMs: number;
+  /** The RM's idle CPU rate measured before the round (ms of CPU per s). */
+  idleMsPerS: number;
+  /** rawCpuMs less the idle rate over the block's wall time, per read. */
+  cpuMsPerRead: number;
+  youngGcs: number;
+  youngGcMs: number;
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** The RM's CPU rate (ms per s) over `ms` of no reads. */
+export async function idleRate(pid: number, ms: number): Promise<number> {
+  const c0 = cpuMs(pid);
+  const t0 = performance.now();
+  await sleep(ms);
+  return ((cpuMs(pid) - c0) * 1000) / (performance.now() - t0);
+}
+
+/** One block of a reader's reads: the RM's CPU and young collections over it. */
+async function block(
+  rm: { url: string; pid: number },
+  reader: Reader,
+  idleMsPerS: number,
+  at: { apps: number; round: number },
+): Promise<Block> {
+  const g0 = await youngGcs(rm.url);
+  const c0 = cpuMs(rm.pid);
+  const t0 = performance.now();
+  for (let i = 0; i < reader.perBlock; i++) await reader.once();
+  const wallMs = performance.now() - t0;
+  const rawCpuMs = cpuMs(rm.pid) - c0;
+  const g1 = await youngGcs(rm.url);
+  return {
+    reader: reader.name,
+    apps: at.apps,
+    round: at.round,
+    reads: reader.perBlock,
+    wallMs,
+    rawCpuMs,
+    idleMsPerS,
+    cpuMsPerRead: (rawCpuMs - (idleMsPerS * wallMs) / 1000) / reader.perBlock,
+    youngGcs: g1.young - g0.young,
+    youngGcMs: g1.youngMs - g0.youngMs,
+  };
+}
+
+/**
+ * `rounds` rounds: in each, the RM's idle rate over `idleMs`, then one block of every reader,
+ * the first reader of round r being reader r mod n. Every block, in the order measured.
+ */
+export async function measureReaders(
+  rm: { url: string; pid: number },
+  readers: readonly Reader[],
+  o: { apps: number; rounds: number; idleMs: number; log?: (m: string) => void },
+): Promise<Block[]> {
+  const out: Block[] = [];
+  for (const r of readers) await r.once(); // warm: the RM's code paths, the client's connections
+  for (let round = 0; round < o.rounds; round++) {
+    const idle = await idleRate(rm.pid, o.idleMs);
+    for (let k = 0; k < readers.length; k++) {
+      const reader = readers[(round + k) % readers.length]!;
+      const b = await block(rm, reader, idle, { apps: o.apps, round });
+      out.push(b);
+      o.log?.(
+        `  ${o.apps} apps, round ${round + 1}/${o.rounds}, ${reader.name}: ${b.cpuMsPerRead.toFixed(1)} ms RM CPU a read (${b.rawCpuMs.toFixed(0)} ms over ${b.wallMs.toFixed(0)} ms, idle ${idle.toFixed(1)} ms/s), ${b.youngGcs} young GCs`,
+      );
+    }
+  }
+  return out;
+}
+
+// ------------------------------------------------------------------ the readers besides the sidecar
+
+/** GET a page and read its body whole; throws unless 200. Its length in bytes. */
+export async function readWhole(url: string, accept: string): Promise<number> {
+  const res = await fetch(url, { headers: { Accept: accept } });
+  const body = await res.arrayBuffer();
+  if (res.status !== 200) throw new Error(`GET ${url}: ${res.status}`);
+  return body.byteLength;
+}
+
+/**
+ * `yarn application -list -appStates ALL` as the `yarn` script runs it: ApplicationCLI with the
+ * cluster's client class path, in a JVM of its own. Resolves with the number of apps it listed.
+ */
+export function yarnApplicationList(
+  info: { clientClasspath: string; javaOpts: readonly string[] },
+  appStates = 'ALL',
+): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(
+      'java',
+      [
+        '-Xmx256m',
+        ...info.javaOpts,
+        '-cp',
+        info.clientClasspath,
+        'org.apache.hadoop.yarn.client.cli.ApplicationCLI',
+        'application',
+        '-list',
+        '-appStates',
+        appStates,
+      ],
+      { stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    let head = '';
+    let err = '';
+    child.stdout.on('data', (c: Buffer) => {
+      if (head.length < 4096) head += c.toString();
+    });
+    child.stderr.on('data', (c: Buffer) => {
+      err = (err + c.toString()).slice(-4000);
+    });
+    child.on('error', reject);
+    child.on('close', (code) => {
+      const total = /Total number of applications[^:]*:\s*(\d+)/.exec(head);
+      if (code !== 0 || !total)
+        reject(new Error(`yarn application -list exited ${code}:\n${err}${head.slice(0, 500)}`));
+      else resolve(Number(total[1]));
+    });
+  });
+}
