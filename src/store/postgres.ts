@@ -11,10 +11,13 @@
  * In PostgreSQL each ledger table has the same columns plus `row_id` (the SQLite rowid: the
  * rows' order) and `seq`, set from one sequence on
  * every upsert, so a follower fetches what changed after the last seq it saw; a deleted row
- * leaves a tombstone in `ledger_deleted`. One `fence` row holds the epoch of the writer: a
- * writer takes over by raising it, and each shipping transaction first reads it FOR SHARE and
- * aborts when it is no longer its own (the row lock makes a new writer's raise wait for an old
- * writer's transaction in flight, whose later writes then fail).
+ * leaves a tombstone in `ledger_deleted`, pruned after TOMBSTONE_KEEP_MS (a follower that last
+ * saw less than the highest seq pruned loads again). The archive (ARCHIVE_TABLES: closed jobs
+ * moved out of the live tables by ledger.retention) is shipped but never loaded: a working copy
+ * holds the live rows only, and the archive is read in PostgreSQL. One `fence` row holds the
+ * epoch of the writer: a writer takes over by raising it, and each shipping transaction first
+ * reads it FOR SHARE and aborts when it is no longer its own (the row lock makes a new writer's
+ * raise wait for an old writer's transaction in flight, whose later writes then fail).
  */
 import { hostname } from 'node:os';
 import type Database from 'better-sqlite3';
@@ -25,11 +28,14 @@ import { LedgerReadOnlyError } from '../errors/ledger-read-only';
 import { LedgerUnavailableError } from '../errors/ledger-unavailable';
 import { ValidationError } from '../errors/validation';
 import { redactText, type Logger } from '../log';
-import { SqliteLedger } from './ledger';
+import { decodeRow, JOB_ROW_TABLES, SqliteLedger } from './ledger';
 import type {
   ActionCount,
   ActionRecord,
   ActionStatus,
+  ArchiveBatch,
+  ArchivedJob,
+  ArchivedJobDetail,
   DecisionRecord,
   IdempotentAnswer,
   JobAppRecord,
@@ -46,8 +52,9 @@ import type {
 } from './types';
 
 /**
- * Every table of the ledger, shipped to PostgreSQL, referenced tables first. A migration that
- * adds a table lists it here once (and a PostgreSQL migration below creates it there).
+ * Every live table of the ledger, shipped to PostgreSQL and loaded into each working copy,
+ * referenced tables first. A migration that adds a table lists it here once (and a PostgreSQL
+ * migration below creates it there).
  */
 export const LEDGER_TABLES: readonly string[] = [
   'jobs',
@@ -57,7 +64,30 @@ export const LEDGER_TABLES: readonly string[] = [
   'kv',
   'tickets',
   'job_apps',
+  'archive_totals',
 ];
+
+/**
+ * The archive's tables (SQLite migration 7): shipped like the others when a batch of archiving
+ * fills them, never loaded nor followed. A working copy holds an archived row only until it is
+ * captured for shipping (PostgresLedger.archiveClosedJobs); the archive is read in PostgreSQL.
+ */
+export const ARCHIVE_TABLES: readonly string[] = [
+  'archived_jobs',
+  'archived_decisions',
+  'archived_actions',
+  'archived_idempotency',
+  'archived_tickets',
+  'archived_job_apps',
+];
+
+/** Every table shipped: the live ones, then the archive's. */
+const SHIPPED_TABLES: readonly string[] = [...LEDGER_TABLES, ...ARCHIVE_TABLES];
+
+/** Tombstones of deleted rows are kept this long (ms), for followers that fall behind; then pruned. */
+export const TOMBSTONE_KEEP_MS = 3_600_000;
+/** The writer prunes the tombstones at most this often (ms), with a batch of archiving. */
+const PRUNE_EVERY_MS = 60_000;
 
 /**
  * The PostgreSQL schema's migrations, applied in order at open under an advisory lock, each in
@@ -171,12 +201,99 @@ export const PG_MIGRATIONS: ReadonlyArray<{ version: number; name: string; sql: 
       CREATE INDEX jobs_seq ON jobs (seq);
     `,
   },
+  {
+    version: 4,
+    name: 'the archive, its totals, and tombstones pruned past a horizon (SQLite migration 7)',
+    // The archive is read here, never loaded: its indexes serve the API's pages (newest first,
+    // then by id in SQLite's order, hence COLLATE "C"), a job's rows, and deletion by age.
+    // Tombstones record when they were made; the writer prunes those older than an hour, and
+    // ledger_horizon holds the highest seq pruned: a follower that last saw less loads again.
+    sql: `
+      ALTER TABLE ledger_deleted ADD COLUMN at TIMESTAMPTZ NOT NULL DEFAULT now();
+      CREATE INDEX ledger_deleted_at ON ledger_deleted (at);
+      CREATE TABLE ledger_horizon (seq BIGINT NOT NULL);
+      INSERT INTO ledger_horizon (seq) VALUES (0);
+
+      CREATE TABLE archive_totals (
+        row_id BIGINT NOT NULL,
+        decision TEXT NOT NULL, state TEXT NOT NULL, outcome TEXT NOT NULL, label TEXT NOT NULL,
+        n BIGINT NOT NULL, energy_joules DOUBLE PRECISION NOT NULL, energy_n BIGINT NOT NULL,
+        seq BIGINT NOT NULL,
+        PRIMARY KEY (decision, state, outcome, label)
+      );
+      CREATE INDEX archive_totals_seq ON archive_totals (seq);
+
+      CREATE TABLE archived_jobs (
+        row_id BIGINT NOT NULL,
+        id TEXT PRIMARY KEY, name TEXT NOT NULL, "user" TEXT NOT NULL, submitter TEXT NOT NULL,
+        source TEXT NOT NULL, job_type TEXT NOT NULL, maps BIGINT NOT NULL, reduces BIGINT NOT NULL,
+        input_bytes BIGINT NOT NULL, arrival_ms BIGINT NOT NULL, deadline_ms BIGINT NOT NULL,
+        decision TEXT NOT NULL, reason TEXT, estimated_finish_ms BIGINT, earliest_deadline_ms BIGINT,
+        queue TEXT, label TEXT, priority BIGINT, app_id TEXT, state TEXT NOT NULL, outcome TEXT,
+        finished_ms BIGINT, energy_joules DOUBLE PRECISION, spec TEXT NOT NULL,
+        created_ms BIGINT NOT NULL, updated_ms BIGINT NOT NULL, predicted_finish_ms BIGINT,
+        archived_ms BIGINT NOT NULL,
+        seq BIGINT NOT NULL
+      );
+      CREATE INDEX archived_jobs_created ON archived_jobs (created_ms, id COLLATE "C");
+      CREATE INDEX archived_jobs_decision_created ON archived_jobs (decision, created_ms, id COLLATE "C");
+      CREATE INDEX archived_jobs_state_created ON archived_jobs (state, created_ms, id COLLATE "C");
+      CREATE INDEX archived_jobs_queue_created ON archived_jobs (queue, created_ms, id COLLATE "C");
+      CREATE INDEX archived_jobs_user_created ON archived_jobs ("user", created_ms, id COLLATE "C");
+      CREATE INDEX archived_jobs_updated ON archived_jobs (updated_ms);
+
+      CREATE TABLE archived_decisions (
+        row_id BIGINT NOT NULL,
+        id BIGINT PRIMARY KEY, job_id TEXT NOT NULL, at_ms BIGINT NOT NULL, policy TEXT NOT NULL,
+        decision TEXT NOT NULL, detail TEXT NOT NULL,
+        seq BIGINT NOT NULL
+      );
+      CREATE INDEX archived_decisions_job ON archived_decisions (job_id);
+
+      CREATE TABLE archived_actions (
+        row_id BIGINT NOT NULL,
+        id BIGINT PRIMARY KEY, job_id TEXT, kind TEXT NOT NULL, payload TEXT NOT NULL,
+        status TEXT NOT NULL, attempts BIGINT NOT NULL, result TEXT, error TEXT,
+        created_ms BIGINT NOT NULL, updated_ms BIGINT NOT NULL,
+        seq BIGINT NOT NULL
+      );
+      CREATE INDEX archived_actions_job ON archived_actions (job_id);
+      CREATE INDEX archived_actions_orphans ON archived_actions (updated_ms) WHERE job_id IS NULL;
+
+      CREATE TABLE archived_idempotency (
+        row_id BIGINT NOT NULL,
+        submitter TEXT NOT NULL, key TEXT NOT NULL, request_hash TEXT NOT NULL, job_id TEXT NOT NULL,
+        status BIGINT NOT NULL, response TEXT NOT NULL, created_ms BIGINT NOT NULL,
+        seq BIGINT NOT NULL,
+        PRIMARY KEY (job_id, submitter, key)
+      );
+
+      CREATE TABLE archived_tickets (
+        row_id BIGINT NOT NULL,
+        job_id TEXT PRIMARY KEY, status TEXT NOT NULL, expires_ms BIGINT NOT NULL, app_id TEXT,
+        detail TEXT NOT NULL, created_ms BIGINT NOT NULL, updated_ms BIGINT NOT NULL,
+        client_state TEXT, client_exit_code BIGINT, client_seen_ms BIGINT,
+        seq BIGINT NOT NULL
+      );
+
+      CREATE TABLE archived_job_apps (
+        row_id BIGINT NOT NULL,
+        app_id TEXT PRIMARY KEY, job_id TEXT NOT NULL, ordinal BIGINT NOT NULL, state TEXT NOT NULL,
+        final_status TEXT, queue TEXT, started_ms BIGINT, finished_ms BIGINT,
+        created_ms BIGINT NOT NULL, updated_ms BIGINT NOT NULL,
+        seq BIGINT NOT NULL
+      );
+      CREATE INDEX archived_job_apps_job ON archived_job_apps (job_id, ordinal);
+    `,
+  },
 ];
 
 /** The advisory lock key the migrations run under (two sidecars opening at once migrate once). */
 const MIGRATION_LOCK = 7_210_442_001;
 /** Rows per INSERT statement when shipping or loading (27 columns a job: well under 65,535 parameters). */
 const ROWS_PER_STATEMENT = 500;
+/** Rows deleted per statement when shipping (a batch of archiving deletes thousands). */
+const DELETES_PER_STATEMENT = 5_000;
 /** Groups merged into one PostgreSQL transaction when shipping has fallen behind. */
 const MAX_MERGED_GROUPS = 64;
 const RETRY_FIRST_MS = 50;
@@ -463,7 +580,7 @@ export class PostgresLedger implements Ledger {
       'CREATE TEMP TABLE _changes (seq INTEGER PRIMARY KEY AUTOINCREMENT, tbl TEXT NOT NULL, pk TEXT NOT NULL)',
     );
     const shapes = new Map<string, TableShape>();
-    for (const name of LEDGER_TABLES) {
+    for (const name of SHIPPED_TABLES) {
       const info = db.prepare(`PRAGMA main.table_info(${quote(name)})`).all() as Array<{
         name: string;
         type: string;
@@ -631,26 +748,45 @@ export class PostgresLedger implements Ledger {
           `a newer writer holds the ledger (epoch ${current}, ${f.rows[0]?.holder ?? 'unknown'}); this sidecar wrote with epoch ${epoch}`,
           { epoch: epoch ?? 0, currentEpoch: current, holder: f.rows[0]?.holder ?? null },
         );
-      for (const name of LEDGER_TABLES) {
+      const byTable = new Map<string, Change[]>();
+      for (const c of merged.values()) {
+        const list = byTable.get(c.table);
+        if (list) list.push(c);
+        else byTable.set(c.table, [c]);
+      }
+      for (const name of SHIPPED_TABLES) {
         const shape = this.shapes.get(name)!;
-        const mine = [...merged.values()].filter((c) => c.table === name);
+        const mine = byTable.get(name) ?? [];
         const rows = mine.filter((c) => c.row !== null).map((c) => this.toPg(shape, c.row!));
         for (let i = 0; i < rows.length; i += ROWS_PER_STATEMENT)
           await this.upsertPg(client, shape, rows.slice(i, i + ROWS_PER_STATEMENT));
-        const gone = mine.filter((c) => c.row === null);
-        for (const c of gone) {
-          await client.query(
-            `DELETE FROM ${quote(name)} WHERE ${shape.pk.map((col, i) => `${quote(col)} = $${i + 1}`).join(' AND ')}`,
-            c.pk,
-          );
-          await client.query(
-            `INSERT INTO ledger_deleted (tbl, pk, seq) VALUES ($1, $2, nextval('ledger_seq'))
-             ON CONFLICT (tbl, pk) DO UPDATE SET seq = excluded.seq`,
-            [name, JSON.stringify(c.pk)],
-          );
-        }
+        const gone = mine.filter((c) => c.row === null).map((c) => c.pk);
+        for (let i = 0; i < gone.length; i += DELETES_PER_STATEMENT)
+          await this.deletePg(client, shape, gone.slice(i, i + DELETES_PER_STATEMENT));
       }
     });
+  }
+
+  /**
+   * Deletes rows by primary key, and leaves a tombstone for each (followers delete them too):
+   * two statements for a whole batch, each primary key column as one array parameter.
+   */
+  private async deletePg(client: PoolClient, shape: TableShape, pks: unknown[][]): Promise<void> {
+    if (pks.length === 0) return;
+    const arrays = shape.pk.map((col, i) => ({
+      values: pks.map((pk) => pk[i]),
+      type: shape.integer[shape.pgColumns.indexOf(col)] ? 'bigint' : 'text',
+    }));
+    await client.query(
+      `DELETE FROM ${quote(shape.name)} WHERE (${shape.pk.map(quote).join(', ')}) IN
+         (SELECT * FROM unnest(${arrays.map((a, i) => `$${i + 1}::${a.type}[]`).join(', ')}))`,
+      arrays.map((a) => a.values),
+    );
+    await client.query(
+      `INSERT INTO ledger_deleted (tbl, pk, seq) SELECT $1, pk, nextval('ledger_seq') FROM unnest($2::text[]) AS pk
+       ON CONFLICT (tbl, pk) DO UPDATE SET seq = excluded.seq, at = now()`,
+      [shape.name, pks.map((pk) => JSON.stringify(pk))],
+    );
   }
 
   /** A row's values as PostgreSQL takes them: whole numbers in BIGINT columns. */
@@ -759,9 +895,18 @@ export class PostgresLedger implements Ledger {
   }
 
   private async fetchAndApply(): Promise<void> {
-    const since = this.lastSeq ?? 0;
+    let fresh = this.lastSeq === null;
+    let since = this.lastSeq ?? 0;
     const fetched: Array<{ seq: number; table: string; row: unknown[] | null; pk: unknown[] }> = [];
+    let archivedIds: { decisions: number; actions: number } = { decisions: 0, actions: 0 };
     await this.inTransaction(async (client) => {
+      // Tombstones up to the horizon are pruned: a copy that last saw less may have missed
+      // deletions, and loads afresh.
+      const horizon = await client.query<{ seq: number }>('SELECT seq FROM ledger_horizon');
+      if (!fresh && since < (horizon.rows[0]?.seq ?? 0)) {
+        fresh = true;
+        since = 0;
+      }
       for (const name of LEDGER_TABLES) {
         const shape = this.shapes.get(name)!;
         const r = await client.query<unknown[]>({
@@ -774,15 +919,24 @@ export class PostgresLedger implements Ledger {
           fetched.push({ seq, table: name, row, pk: [] });
         }
       }
-      const d = await client.query<{ tbl: string; pk: string; seq: number }>(
-        'SELECT tbl, pk, seq FROM ledger_deleted WHERE seq > $1',
-        [since],
+      // A fresh copy has none of the deleted rows: their tombstones are of no use to it.
+      if (!fresh) {
+        const d = await client.query<{ tbl: string; pk: string; seq: number }>(
+          'SELECT tbl, pk, seq FROM ledger_deleted WHERE seq > $1',
+          [since],
+        );
+        for (const t of d.rows)
+          if (LEDGER_TABLES.includes(t.tbl))
+            fetched.push({ seq: t.seq, table: t.tbl, row: null, pk: JSON.parse(t.pk) as unknown[] });
+      }
+      // The archive's highest ids: a copy whose live decisions and actions were all archived
+      // must not number new ones from 1 again (their ids are the archive's keys too).
+      const top = await client.query<{ decisions: number | null; actions: number | null }>(
+        'SELECT (SELECT MAX(id) FROM archived_decisions) AS decisions, (SELECT MAX(id) FROM archived_actions) AS actions',
       );
-      for (const t of d.rows)
-        if (this.shapes.has(t.tbl))
-          fetched.push({ seq: t.seq, table: t.tbl, row: null, pk: JSON.parse(t.pk) as unknown[] });
+      archivedIds = { decisions: top.rows[0]?.decisions ?? 0, actions: top.rows[0]?.actions ?? 0 };
     }, 'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
-    if (this.lastSeq === null) {
+    if (fresh) {
       // The first load goes into a fresh working copy: nothing of an earlier one is kept.
       const old = this.work;
       this.work = this.newWorkingCopy();
@@ -798,6 +952,14 @@ export class PostgresLedger implements Ledger {
           const shape = this.shapes.get(f.table)!;
           if (f.row) shape.apply(f.row);
           else shape.remove.run(...f.pk);
+        }
+        for (const [table, top] of Object.entries(archivedIds)) {
+          if (top <= 0) continue;
+          const n = db
+            .prepare('UPDATE main.sqlite_sequence SET seq = MAX(seq, ?) WHERE name = ?')
+            .run(top, table);
+          if (n.changes === 0)
+            db.prepare('INSERT INTO main.sqlite_sequence (name, seq) VALUES (?, ?)').run(table, top);
         }
       })();
     } finally {
@@ -1087,6 +1249,209 @@ export class PostgresLedger implements Ledger {
   }
   getValue<T>(key: string): T | undefined {
     return this.work.getValue<T>(key);
+  }
+
+  // --- the archive: moved by the working copy and shipped, read in PostgreSQL ----------------
+
+  /**
+   * One batch of archiving: the working copy moves the jobs in one SQLite transaction (the same
+   * code as the SQLite store), its changes (the archived rows, the live rows' deletions, the
+   * archive's totals) are captured at once into one group, which ships in one PostgreSQL
+   * transaction, and the archived rows leave the working copy without being shipped again.
+   * A crash before that transaction commits leaves the jobs live in PostgreSQL, to be archived
+   * again by the next writer; once it commits, they are archived, never both. Resolves once the
+   * batch is committed in PostgreSQL. Now and then it prunes the tombstones older than
+   * TOMBSTONE_KEEP_MS too (each archived row left one, for the followers).
+   */
+  async archiveClosedJobs(o: { closedBeforeMs: number; limit: number }): Promise<ArchiveBatch> {
+    this.assertWritable();
+    if (this.db.inTransaction) throw new Error('archiveClosedJobs runs outside a transaction');
+    const batch = this.work.archiveClosedJobsNow(o.closedBeforeMs, o.limit);
+    if (Object.values(batch.rows).some((n) => n > 0)) {
+      this.capture();
+      this.capturing = false;
+      try {
+        for (const t of ARCHIVE_TABLES) this.db.prepare(`DELETE FROM main.${quote(t)}`).run();
+      } finally {
+        this.capturing = true;
+      }
+    }
+    await this.shippedSoFar();
+    if (Date.now() - this.prunedAt >= PRUNE_EVERY_MS) {
+      this.prunedAt = Date.now();
+      await this.pruneTombstones(TOMBSTONE_KEEP_MS);
+    }
+    return batch;
+  }
+
+  private prunedAt = -Infinity;
+
+  /**
+   * Deletes the tombstones older than `keepMs` (by PostgreSQL's clock), raising the horizon to
+   * the highest seq deleted, in one transaction checked against the fence. Returns how many.
+   */
+  async pruneTombstones(keepMs: number): Promise<number> {
+    this.assertWritable();
+    let pruned = 0;
+    await this.asWriter(async (client) => {
+      const r = await client.query<{ n: number }>(
+        `WITH gone AS (DELETE FROM ledger_deleted WHERE at < now() - $1 * interval '1 millisecond' RETURNING seq),
+              raised AS (UPDATE ledger_horizon SET seq = GREATEST(seq, (SELECT COALESCE(MAX(seq), 0) FROM gone)))
+         SELECT COUNT(*)::bigint AS n FROM gone`,
+        [keepMs],
+      );
+      pruned = r.rows[0]?.n ?? 0;
+    });
+    return pruned;
+  }
+
+  /**
+   * One batch of deleting from the archive, in PostgreSQL (the working copy holds none of it),
+   * in one transaction checked against the fence.
+   */
+  async deleteArchivedJobs(o: { closedBeforeMs: number; limit: number }): Promise<ArchiveBatch> {
+    this.assertWritable();
+    if (!Number.isSafeInteger(o.limit) || o.limit < 1) throw new RangeError(`a batch of ${o.limit} jobs`);
+    const rows: Record<string, number> = { jobs: 0 };
+    for (const t of JOB_ROW_TABLES) rows[t] = 0;
+    let jobIds: string[] = [];
+    await this.asWriter(async (client) => {
+      jobIds = (
+        await client.query<{ id: string }>('SELECT id FROM archived_jobs WHERE updated_ms < $1 LIMIT $2', [
+          o.closedBeforeMs,
+          o.limit,
+        ])
+      ).rows.map((r) => r.id);
+      if (jobIds.length > 0) {
+        for (const t of JOB_ROW_TABLES)
+          rows[t] = (
+            await client.query(`DELETE FROM archived_${t} WHERE job_id = ANY($1::text[])`, [jobIds])
+          ).rowCount!;
+        rows.jobs = (
+          await client.query('DELETE FROM archived_jobs WHERE id = ANY($1::text[])', [jobIds])
+        ).rowCount!;
+      }
+      rows.actions! += (
+        await client.query(
+          'DELETE FROM archived_actions WHERE id IN (SELECT id FROM archived_actions WHERE job_id IS NULL AND updated_ms < $1 LIMIT $2)',
+          [o.closedBeforeMs, o.limit],
+        )
+      ).rowCount!;
+    });
+    return { jobIds, rows };
+  }
+
+  /** A page of the archive, read in PostgreSQL (a follower reads it too). */
+  async listArchivedJobs(query: JobQuery = {}): Promise<{ jobs: ArchivedJob[]; total: number }> {
+    const where: string[] = [];
+    const values: unknown[] = [];
+    for (const [column, value] of [
+      ['decision', query.decision],
+      ['state', query.state],
+      ['queue', query.queue],
+      ['user', query.user],
+    ] as const) {
+      if (value === undefined) continue;
+      values.push(value);
+      where.push(`${quote(column)} = $${values.length}`);
+    }
+    const clause = where.length ? `WHERE ${where.join(' AND ')}` : '';
+    let out: { jobs: ArchivedJob[]; total: number } = { jobs: [], total: 0 };
+    await this.reading(async (client) => {
+      const total = await client.query<{ n: number }>(
+        `SELECT COUNT(*)::bigint AS n FROM archived_jobs ${clause}`,
+        values,
+      );
+      const page = await client.query<Record<string, unknown>>(
+        `SELECT * FROM archived_jobs ${clause} ORDER BY created_ms DESC, id COLLATE "C" DESC LIMIT $${values.length + 1} OFFSET $${values.length + 2}`,
+        [...values, query.limit ?? 100, query.offset ?? 0],
+      );
+      const ids = page.rows.map((r) => r.id as string);
+      const tickets = await client.query<Record<string, unknown>>(
+        'SELECT * FROM archived_tickets WHERE job_id = ANY($1::text[])',
+        [ids],
+      );
+      const apps = await client.query<Record<string, unknown>>(
+        'SELECT * FROM archived_job_apps WHERE job_id = ANY($1::text[]) ORDER BY job_id, ordinal',
+        [ids],
+      );
+      const ticketOf = new Map(tickets.rows.map((r) => [r.job_id as string, decodeRow.ticket(r)]));
+      const appsOf = new Map<string, JobAppRecord[]>();
+      for (const r of apps.rows) {
+        const a = decodeRow.jobApp(r);
+        appsOf.set(a.jobId, [...(appsOf.get(a.jobId) ?? []), a]);
+      }
+      out = {
+        jobs: page.rows.map((r) => ({
+          job: decodeRow.job(r),
+          archivedMs: r.archived_ms as number,
+          ticket: ticketOf.get(r.id as string),
+          apps: appsOf.get(r.id as string) ?? [],
+        })),
+        total: total.rows[0]?.n ?? 0,
+      };
+    });
+    return out;
+  }
+
+  /** One archived job with its rows, read in PostgreSQL from one snapshot. */
+  async getArchivedJob(id: string): Promise<ArchivedJobDetail | undefined> {
+    let out: ArchivedJobDetail | undefined;
+    await this.reading(async (client) => {
+      const job = await client.query<Record<string, unknown>>('SELECT * FROM archived_jobs WHERE id = $1', [
+        id,
+      ]);
+      const row = job.rows[0];
+      if (row === undefined) return;
+      const of = (table: string, order: string) =>
+        client.query<Record<string, unknown>>(`SELECT * FROM ${table} WHERE job_id = $1 ORDER BY ${order}`, [
+          id,
+        ]);
+      const ticket = (await of('archived_tickets', 'job_id')).rows[0];
+      out = {
+        job: decodeRow.job(row),
+        archivedMs: row.archived_ms as number,
+        ticket: ticket ? decodeRow.ticket(ticket) : undefined,
+        apps: (await of('archived_job_apps', 'ordinal')).rows.map(decodeRow.jobApp),
+        decisions: (await of('archived_decisions', 'id')).rows.map(decodeRow.decision),
+        actions: (await of('archived_actions', 'id')).rows.map(decodeRow.action),
+      };
+    });
+    return out;
+  }
+
+  /** `fn` in one read-only transaction from one snapshot; PostgreSQL's errors as the API shows them. */
+  private async reading(fn: (client: PoolClient) => Promise<void>): Promise<void> {
+    try {
+      await this.inTransaction(fn, 'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
+    } catch (err) {
+      throw this.describe(err, 'reading the archive');
+    }
+  }
+
+  /**
+   * `fn` in one transaction that first reads the fence FOR SHARE (as shipping does), refused
+   * with LedgerFencedError (and this ledger fenced) when a newer writer holds it.
+   */
+  private async asWriter(fn: (client: PoolClient) => Promise<void>): Promise<void> {
+    const epoch = this.epoch;
+    try {
+      await this.inTransaction(async (client) => {
+        const f = await client.query<{ epoch: number; holder: string | null }>(
+          'SELECT epoch, holder FROM fence FOR SHARE',
+        );
+        const current = f.rows[0]?.epoch ?? null;
+        if (epoch === null || current !== epoch)
+          throw new LedgerFencedError(
+            `a newer writer holds the ledger (epoch ${current}, ${f.rows[0]?.holder ?? 'unknown'}); this sidecar wrote with epoch ${epoch}`,
+            { epoch: epoch ?? 0, currentEpoch: current, holder: f.rows[0]?.holder ?? null },
+          );
+        await fn(client);
+      });
+    } catch (err) {
+      if (err instanceof LedgerFencedError) this.fence(err);
+      throw this.describe(err, 'writing the archive');
+    }
   }
   setValue(key: string, value: unknown): void {
     this.assertWritable();
