@@ -7,7 +7,7 @@ import type { SidecarConfig } from '../config/schema';
 import { LedgerReadOnlyError } from '../errors/ledger-read-only';
 import { createLogger, type Logger } from '../log';
 import type { Sidecar } from '../loop/sidecar';
-import { getJobOf, listJobsOf, statsOf } from '../loop/views';
+import { getArchivedJobOf, getJobOf, listArchivedJobsOf, listJobsOf, statsOf } from '../loop/views';
 import {
   apiFor,
   buildSidecar,
@@ -80,6 +80,15 @@ class RoleService implements SidecarService {
 
   getJob(id: string): unknown {
     return this.sidecar ? this.sidecar.getJob(id) : getJobOf(this.ledger, id);
+  }
+
+  /** The archive is read in PostgreSQL, by a follower as by the leader. */
+  listArchivedJobs(query: JobQuery): Promise<{ jobs: unknown[]; total: number }> {
+    return listArchivedJobsOf(this.ledger, query);
+  }
+
+  getArchivedJob(id: string): Promise<unknown> {
+    return getArchivedJobOf(this.ledger, id);
   }
 
   cluster(): unknown {
