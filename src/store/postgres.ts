@@ -335,6 +335,16 @@ interface TableShape {
   remove: Database.Statement;
 }
 
+/** An in-memory SqliteLedger with its change capture: the working copy once installed. */
+interface WorkingCopy {
+  work: SqliteLedger;
+  shapes: Map<string, TableShape>;
+  changes: { read: Database.Statement; clear: Database.Statement };
+}
+
+/** Rows read from PostgreSQL per FETCH when loading a fresh working copy, each batch applied at once. */
+const LOAD_CHUNK = 5_000;
+
 /** A changed row: its current values, or null when it was deleted. */
 interface Change {
   table: string;
@@ -569,10 +579,27 @@ export class PostgresLedger implements Ledger {
 
   /** A fresh in-memory SqliteLedger with the change capture on every ledger table. */
   private newWorkingCopy(): SqliteLedger {
+    const copy = this.buildWorkingCopy();
+    this.install(copy);
+    return copy.work;
+  }
+
+  /** Makes `copy` the working copy, its shapes and change log those read and shipped. */
+  private install(copy: WorkingCopy): void {
+    this.work = copy.work;
+    this.shapes = copy.shapes;
+    this.changes = copy.changes;
+  }
+
+  /**
+   * A fresh in-memory SqliteLedger with the change capture on every shipped table, not yet the
+   * working copy: its changes are captured only once it is (install).
+   */
+  private buildWorkingCopy(): WorkingCopy {
     const work = SqliteLedger.open(':memory:', { clock: this.clock });
     const db = work.connection;
     db.function('yss_capture', { deterministic: false }, () => {
-      if (!this.capturing) return 0;
+      if (!this.capturing || this.work !== work) return 0;
       this.scheduleCapture();
       return 1;
     });
@@ -631,12 +658,14 @@ export class PostgresLedger implements Ledger {
         remove: db.prepare(`DELETE FROM main.${t} WHERE ${wherePk}`),
       });
     }
-    this.shapes = shapes;
-    this.changes = {
-      read: db.prepare('SELECT seq, tbl, pk FROM _changes ORDER BY seq').raw(true),
-      clear: db.prepare('DELETE FROM _changes WHERE seq <= ?'),
+    return {
+      work,
+      shapes,
+      changes: {
+        read: db.prepare('SELECT seq, tbl, pk FROM _changes ORDER BY seq').raw(true),
+        clear: db.prepare('DELETE FROM _changes WHERE seq <= ?'),
+      },
     };
-    return work;
   }
 
   private get db(): Database.Database {
@@ -898,48 +927,62 @@ export class PostgresLedger implements Ledger {
     let fresh = this.lastSeq === null;
     let since = this.lastSeq ?? 0;
     const fetched: Array<{ seq: number; table: string; row: unknown[] | null; pk: unknown[] }> = [];
-    let archivedIds: { decisions: number; actions: number } = { decisions: 0, actions: 0 };
-    await this.inTransaction(async (client) => {
-      // Tombstones up to the horizon are pruned: a copy that last saw less may have missed
-      // deletions, and loads afresh.
-      const horizon = await client.query<{ seq: number }>('SELECT seq FROM ledger_horizon');
-      if (!fresh && since < (horizon.rows[0]?.seq ?? 0)) {
-        fresh = true;
-        since = 0;
-      }
-      for (const name of LEDGER_TABLES) {
-        const shape = this.shapes.get(name)!;
-        const r = await client.query<unknown[]>({
-          text: `SELECT ${shape.pgColumns.map(quote).join(', ')}, seq FROM ${quote(name)} WHERE seq > $1`,
-          values: [since],
-          rowMode: 'array',
-        });
-        for (const row of r.rows) {
-          const seq = row.pop() as number;
-          fetched.push({ seq, table: name, row, pk: [] });
+    let archivedIds: Record<string, number> = {};
+    let copy: WorkingCopy | undefined;
+    let top = since;
+    try {
+      await this.inTransaction(async (client) => {
+        // Tombstones up to the horizon are pruned: a copy that last saw less may have missed
+        // deletions, and loads afresh.
+        const horizon = await client.query<{ seq: number }>('SELECT seq FROM ledger_horizon');
+        if (!fresh && since < (horizon.rows[0]?.seq ?? 0)) {
+          fresh = true;
+          since = 0;
+          top = 0;
         }
-      }
-      // A fresh copy has none of the deleted rows: their tombstones are of no use to it.
-      if (!fresh) {
-        const d = await client.query<{ tbl: string; pk: string; seq: number }>(
-          'SELECT tbl, pk, seq FROM ledger_deleted WHERE seq > $1',
-          [since],
+        if (fresh) {
+          // A fresh copy is filled as the rows come, a chunk at a time (each row once, as it
+          // stands in this snapshot: their order does not matter), and replaces the working copy
+          // once whole: what the process holds of PostgreSQL's rows at once is one chunk.
+          copy = this.buildWorkingCopy();
+          top = await this.loadInto(client, copy);
+        } else {
+          for (const name of LEDGER_TABLES) {
+            const shape = this.shapes.get(name)!;
+            const r = await client.query<unknown[]>({
+              text: `SELECT ${shape.pgColumns.map(quote).join(', ')}, seq FROM ${quote(name)} WHERE seq > $1`,
+              values: [since],
+              rowMode: 'array',
+            });
+            for (const row of r.rows) {
+              const seq = row.pop() as number;
+              fetched.push({ seq, table: name, row, pk: [] });
+            }
+          }
+          // Rows deleted since (a fresh copy needs no tombstone: it has none of the deleted rows).
+          const d = await client.query<{ tbl: string; pk: string; seq: number }>(
+            'SELECT tbl, pk, seq FROM ledger_deleted WHERE seq > $1',
+            [since],
+          );
+          for (const t of d.rows)
+            if (LEDGER_TABLES.includes(t.tbl))
+              fetched.push({ seq: t.seq, table: t.tbl, row: null, pk: JSON.parse(t.pk) as unknown[] });
+        }
+        // The archive's highest ids: a copy whose live decisions and actions were all archived
+        // must not number new ones from 1 again (their ids are the archive's keys too).
+        const ids = await client.query<{ decisions: number | null; actions: number | null }>(
+          'SELECT (SELECT MAX(id) FROM archived_decisions) AS decisions, (SELECT MAX(id) FROM archived_actions) AS actions',
         );
-        for (const t of d.rows)
-          if (LEDGER_TABLES.includes(t.tbl))
-            fetched.push({ seq: t.seq, table: t.tbl, row: null, pk: JSON.parse(t.pk) as unknown[] });
-      }
-      // The archive's highest ids: a copy whose live decisions and actions were all archived
-      // must not number new ones from 1 again (their ids are the archive's keys too).
-      const top = await client.query<{ decisions: number | null; actions: number | null }>(
-        'SELECT (SELECT MAX(id) FROM archived_decisions) AS decisions, (SELECT MAX(id) FROM archived_actions) AS actions',
-      );
-      archivedIds = { decisions: top.rows[0]?.decisions ?? 0, actions: top.rows[0]?.actions ?? 0 };
-    }, 'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
-    if (fresh) {
-      // The first load goes into a fresh working copy: nothing of an earlier one is kept.
+        archivedIds = { decisions: ids.rows[0]?.decisions ?? 0, actions: ids.rows[0]?.actions ?? 0 };
+      }, 'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
+    } catch (err) {
+      (copy as WorkingCopy | undefined)?.work.close();
+      throw err;
+    }
+    if (copy !== undefined) {
+      // The fresh load replaces the working copy: nothing of an earlier one is kept.
       const old = this.work;
-      this.work = this.newWorkingCopy();
+      this.install(copy);
       old.close();
     }
     fetched.sort((a, b) => a.seq - b.seq);
@@ -953,22 +996,57 @@ export class PostgresLedger implements Ledger {
           if (f.row) shape.apply(f.row);
           else shape.remove.run(...f.pk);
         }
-        for (const [table, top] of Object.entries(archivedIds)) {
-          if (top <= 0) continue;
+        for (const [table, id] of Object.entries(archivedIds)) {
+          if (id <= 0) continue;
           const n = db
             .prepare('UPDATE main.sqlite_sequence SET seq = MAX(seq, ?) WHERE name = ?')
-            .run(top, table);
+            .run(id, table);
           if (n.changes === 0)
-            db.prepare('INSERT INTO main.sqlite_sequence (name, seq) VALUES (?, ?)').run(table, top);
+            db.prepare('INSERT INTO main.sqlite_sequence (name, seq) VALUES (?, ?)').run(table, id);
         }
       })();
     } finally {
       db.pragma('foreign_keys = ON');
       this.capturing = true;
     }
-    let top = since;
     for (const f of fetched) top = Math.max(top, f.seq);
     this.lastSeq = top;
+  }
+
+  /**
+   * Fills a fresh copy with every live row of PostgreSQL's snapshot (the transaction `client`
+   * is in), LOAD_CHUNK rows per FETCH of a cursor, each chunk applied in one SQLite transaction;
+   * returns the highest seq read.
+   */
+  private async loadInto(client: PoolClient, copy: WorkingCopy): Promise<number> {
+    const db = copy.work.connection;
+    let top = 0;
+    db.pragma('foreign_keys = OFF');
+    try {
+      for (const name of LEDGER_TABLES) {
+        const shape = copy.shapes.get(name)!;
+        await client.query(
+          `DECLARE yss_load NO SCROLL CURSOR FOR SELECT ${shape.pgColumns.map(quote).join(', ')}, seq FROM ${quote(name)}`,
+        );
+        for (;;) {
+          const r = await client.query<unknown[]>({
+            text: `FETCH ${LOAD_CHUNK} FROM yss_load`,
+            rowMode: 'array',
+          });
+          if (r.rows.length === 0) break;
+          db.transaction(() => {
+            for (const row of r.rows) {
+              top = Math.max(top, row.pop() as number);
+              shape.apply(row);
+            }
+          })();
+        }
+        await client.query('CLOSE yss_load');
+      }
+    } finally {
+      db.pragma('foreign_keys = ON');
+    }
+    return top;
   }
 
   private stopFollowing(): void {
