@@ -1068,9 +1068,15 @@ export class SqliteLedger implements Ledger {
    * totals added to archive_totals, and the live rows deleted, children first (job_totals'
    * trigger counts the jobs out of the live totals). Actions of no job, confirmed and as old,
    * go with the batch too. Read by index: jobs_closed finds the candidates, each job's rows by
-   * their job's index.
+   * their job's index. `copy: false` leaves the archive tables alone: the PostgreSQL ledger's
+   * working copy, whose archive is PostgreSQL's, copies the rows there itself. The counts are
+   * of the live rows moved; `actionIds` are the actions of no job moved.
    */
-  archiveClosedJobsNow(closedBeforeMs: number, limit: number): ArchiveBatch {
+  archiveClosedJobsNow(
+    closedBeforeMs: number,
+    limit: number,
+    o: { copy: boolean } = { copy: true },
+  ): ArchiveBatch & { actionIds: number[]; archivedMs: number } {
     if (!Number.isSafeInteger(limit) || limit < 1) throw new RangeError(`a batch of ${limit} jobs`);
     return this.transaction(() => {
       const ids = (
@@ -1086,15 +1092,17 @@ export class SqliteLedger implements Ledger {
       const now = this.clock();
       if (ids.length > 0) {
         const batch = JSON.stringify(ids);
-        const jobs = this.columnList('jobs');
-        rows.jobs = this.sql(
-          `INSERT OR REPLACE INTO archived_jobs (${jobs}, archived_ms) SELECT ${jobs}, ? FROM jobs WHERE id ${IN_BATCH} ORDER BY created_ms, rowid`,
-        ).run(now, batch).changes;
-        for (const t of JOB_ROW_TABLES) {
-          const cols = this.columnList(t);
-          rows[t] = this.sql(
-            `INSERT OR REPLACE INTO archived_${t} (${cols}) SELECT ${cols} FROM ${t} WHERE job_id ${IN_BATCH} ORDER BY rowid`,
-          ).run(batch).changes;
+        if (o.copy) {
+          const jobs = this.columnList('jobs');
+          this.sql(
+            `INSERT OR REPLACE INTO archived_jobs (${jobs}, archived_ms) SELECT ${jobs}, ? FROM jobs WHERE id ${IN_BATCH} ORDER BY created_ms, rowid`,
+          ).run(now, batch);
+          for (const t of JOB_ROW_TABLES) {
+            const cols = this.columnList(t);
+            this.sql(
+              `INSERT OR REPLACE INTO archived_${t} (${cols}) SELECT ${cols} FROM ${t} WHERE job_id ${IN_BATCH} ORDER BY rowid`,
+            ).run(batch);
+          }
         }
         this.sql(
           `INSERT INTO archive_totals (decision, state, outcome, label, n, energy_joules, energy_n)
@@ -1103,25 +1111,27 @@ export class SqliteLedger implements Ledger {
            ON CONFLICT (decision, state, outcome, label) DO UPDATE SET n = n + excluded.n,
              energy_joules = energy_joules + excluded.energy_joules, energy_n = energy_n + excluded.energy_n`,
         ).run(batch);
-        for (const t of JOB_ROW_TABLES) this.sql(`DELETE FROM ${t} WHERE job_id ${IN_BATCH}`).run(batch);
-        this.sql(`DELETE FROM jobs WHERE id ${IN_BATCH}`).run(batch);
+        for (const t of JOB_ROW_TABLES)
+          rows[t] = this.sql(`DELETE FROM ${t} WHERE job_id ${IN_BATCH}`).run(batch).changes;
+        rows.jobs = this.sql(`DELETE FROM jobs WHERE id ${IN_BATCH}`).run(batch).changes;
       }
       // Confirmed writes of no job (the outbox allows them) would otherwise stay for ever.
-      const orphans = JSON.stringify(
-        (
+      const actionIds = (
+        this.sql(
+          "SELECT id FROM actions WHERE job_id IS NULL AND status <> 'pending' AND updated_ms < ? LIMIT ?",
+        ).all(closedBeforeMs, limit) as Array<{ id: number }>
+      ).map((r) => r.id);
+      if (actionIds.length > 0) {
+        const orphans = JSON.stringify(actionIds);
+        if (o.copy) {
+          const cols = this.columnList('actions');
           this.sql(
-            "SELECT id FROM actions WHERE job_id IS NULL AND status <> 'pending' AND updated_ms < ? LIMIT ?",
-          ).all(closedBeforeMs, limit) as Array<{ id: number }>
-        ).map((r) => r.id),
-      );
-      if (orphans !== '[]') {
-        const cols = this.columnList('actions');
-        rows.actions! += this.sql(
-          `INSERT OR REPLACE INTO archived_actions (${cols}) SELECT ${cols} FROM actions WHERE id ${IN_BATCH}`,
-        ).run(orphans).changes;
-        this.sql(`DELETE FROM actions WHERE id ${IN_BATCH}`).run(orphans);
+            `INSERT OR REPLACE INTO archived_actions (${cols}) SELECT ${cols} FROM actions WHERE id ${IN_BATCH}`,
+          ).run(orphans);
+        }
+        rows.actions! += this.sql(`DELETE FROM actions WHERE id ${IN_BATCH}`).run(orphans).changes;
       }
-      return { jobIds: ids, rows };
+      return { jobIds: ids, rows, actionIds, archivedMs: now };
     });
   }
 
@@ -1218,7 +1228,10 @@ export class SqliteLedger implements Ledger {
   }
 
   archiveClosedJobs(o: { closedBeforeMs: number; limit: number }): Promise<ArchiveBatch> {
-    return settled(() => this.archiveClosedJobsNow(o.closedBeforeMs, o.limit));
+    return settled(() => {
+      const { jobIds, rows } = this.archiveClosedJobsNow(o.closedBeforeMs, o.limit);
+      return { jobIds, rows };
+    });
   }
 
   deleteArchivedJobs(o: { closedBeforeMs: number; limit: number }): Promise<ArchiveBatch> {

@@ -13,8 +13,8 @@
  * every upsert, so a follower fetches what changed after the last seq it saw; a deleted row
  * leaves a tombstone in `ledger_deleted`, pruned after TOMBSTONE_KEEP_MS (a follower that last
  * saw less than the highest seq pruned loads again). The archive (ARCHIVE_TABLES: closed jobs
- * moved out of the live tables by ledger.retention) is shipped but never loaded: a working copy
- * holds the live rows only, and the archive is read in PostgreSQL. One `fence` row holds the
+ * moved out of the live tables by ledger.retention) is filled in PostgreSQL itself and never
+ * loaded: a working copy holds the live rows only, and the archive is read in PostgreSQL. One `fence` row holds the
  * epoch of the writer: a writer takes over by raising it, and each shipping transaction first
  * reads it FOR SHARE and aborts when it is no longer its own (the row lock makes a new writer's
  * raise wait for an old writer's transaction in flight, whose later writes then fail).
@@ -68,9 +68,9 @@ export const LEDGER_TABLES: readonly string[] = [
 ];
 
 /**
- * The archive's tables (SQLite migration 7): shipped like the others when a batch of archiving
- * fills them, never loaded nor followed. A working copy holds an archived row only until it is
- * captured for shipping (PostgresLedger.archiveClosedJobs); the archive is read in PostgreSQL.
+ * The archive's tables (SQLite migration 7): filled in PostgreSQL by a batch of archiving
+ * (PostgresLedger.archiveClosedJobs, moveToArchive), never loaded nor followed; a working copy's
+ * stay empty. The archive is read in PostgreSQL.
  */
 export const ARCHIVE_TABLES: readonly string[] = [
   'archived_jobs',
@@ -81,7 +81,10 @@ export const ARCHIVE_TABLES: readonly string[] = [
   'archived_job_apps',
 ];
 
-/** Every table shipped: the live ones, then the archive's. */
+/**
+ * Every table a working copy knows the shape of: the live ones, then the archive's (whose keys a
+ * batch of archiving upserts on; a working copy never writes them, so none of their rows ships).
+ */
 const SHIPPED_TABLES: readonly string[] = [...LEDGER_TABLES, ...ARCHIVE_TABLES];
 
 /** Tombstones of deleted rows are kept this long (ms), for followers that fall behind; then pruned. */
@@ -205,7 +208,9 @@ export const PG_MIGRATIONS: ReadonlyArray<{ version: number; name: string; sql: 
     version: 4,
     name: 'the archive, its totals, and tombstones pruned past a horizon (SQLite migration 7)',
     // The archive is read here, never loaded: its indexes serve the API's pages (newest first,
-    // then by id in SQLite's order, hence COLLATE "C"), a job's rows, and deletion by age.
+    // then by id in SQLite's order, hence COLLATE "C"), a job's rows, deletion by age, and
+    // followers, which learn from the seq of archived jobs (and of actions of no job) which
+    // rows left the live tables: a batch of archiving leaves no tombstone.
     // Tombstones record when they were made; the writer prunes those older than an hour, and
     // ledger_horizon holds the highest seq pruned: a follower that last saw less loads again.
     sql: `
@@ -241,6 +246,7 @@ export const PG_MIGRATIONS: ReadonlyArray<{ version: number; name: string; sql: 
       CREATE INDEX archived_jobs_queue_created ON archived_jobs (queue, created_ms, id COLLATE "C");
       CREATE INDEX archived_jobs_user_created ON archived_jobs ("user", created_ms, id COLLATE "C");
       CREATE INDEX archived_jobs_updated ON archived_jobs (updated_ms);
+      CREATE INDEX archived_jobs_seq ON archived_jobs (seq);
 
       CREATE TABLE archived_decisions (
         row_id BIGINT NOT NULL,
@@ -259,6 +265,7 @@ export const PG_MIGRATIONS: ReadonlyArray<{ version: number; name: string; sql: 
       );
       CREATE INDEX archived_actions_job ON archived_actions (job_id);
       CREATE INDEX archived_actions_orphans ON archived_actions (updated_ms) WHERE job_id IS NULL;
+      CREATE INDEX archived_actions_orphans_seq ON archived_actions (seq) WHERE job_id IS NULL;
 
       CREATE TABLE archived_idempotency (
         row_id BIGINT NOT NULL,
@@ -342,6 +349,9 @@ interface WorkingCopy {
   changes: { read: Database.Statement; clear: Database.Statement };
 }
 
+/** What a follower fetches of a job moved to the archive: its rows go from the working copy. */
+const ARCHIVED_JOB = '(archived job)';
+
 /** Rows read from PostgreSQL per FETCH when loading a fresh working copy, each batch applied at once. */
 const LOAD_CHUNK = 5_000;
 
@@ -355,6 +365,12 @@ interface Change {
 interface Group {
   no: number;
   changes: Change[];
+  /**
+   * A batch of archiving: these jobs (with their rows) and actions of no job are moved in
+   * PostgreSQL, from the live tables into the archive's, in the group's transaction, before its
+   * changes (the archive's totals). Such a group ships alone, after every group before it.
+   */
+  archive?: { jobIds: string[]; actionIds: number[]; archivedMs: number };
 }
 
 interface Waiter {
@@ -725,7 +741,13 @@ export class PostgresLedger implements Ledger {
     const giveUpAt = () => (this.closing ? this.closeDeadline : Infinity);
     try {
       while (this.groups.length > 0 && !this.fenced) {
-        const take = this.groups.slice(0, MAX_MERGED_GROUPS);
+        // A batch of archiving moves rows as PostgreSQL holds them: it ships alone, once every
+        // group before it has (and no group after it is merged before it).
+        const archiving = this.groups.findIndex((g) => g.archive !== undefined);
+        const take =
+          archiving === 0
+            ? this.groups.slice(0, 1)
+            : this.groups.slice(0, Math.min(MAX_MERGED_GROUPS, archiving < 0 ? Infinity : archiving));
         try {
           await this.shipGroups(take);
           this.groups.splice(0, take.length);
@@ -777,6 +799,7 @@ export class PostgresLedger implements Ledger {
           `a newer writer holds the ledger (epoch ${current}, ${f.rows[0]?.holder ?? 'unknown'}); this sidecar wrote with epoch ${epoch}`,
           { epoch: epoch ?? 0, currentEpoch: current, holder: f.rows[0]?.holder ?? null },
         );
+      for (const g of groups) if (g.archive) await this.moveToArchive(client, g.archive);
       const byTable = new Map<string, Change[]>();
       for (const c of merged.values()) {
         const list = byTable.get(c.table);
@@ -794,6 +817,43 @@ export class PostgresLedger implements Ledger {
           await this.deletePg(client, shape, gone.slice(i, i + DELETES_PER_STATEMENT));
       }
     });
+  }
+
+  /**
+   * Moves a batch of archiving in PostgreSQL: each live table's rows of the jobs (and the actions
+   * of no job) are copied into its archive table as they stand there (the groups before this one
+   * have shipped: they are the working copy's rows), with a new seq each, then deleted. No
+   * tombstone: a follower learns which jobs went from the archive's seq (fetchAndApply).
+   */
+  private async moveToArchive(client: PoolClient, a: NonNullable<Group['archive']>): Promise<void> {
+    const ids = a.jobIds;
+    for (const t of ['jobs', ...JOB_ROW_TABLES]) {
+      const live = this.shapes.get(t)!;
+      const archived = this.shapes.get(`archived_${t}`)!;
+      const cols = live.pgColumns.map(quote).join(', ');
+      const extra = t === 'jobs' ? ['archived_ms'] : [];
+      const where =
+        t === 'jobs'
+          ? 'id = ANY($1::text[])'
+          : t === 'actions'
+            ? 'job_id = ANY($1::text[]) OR id = ANY($2::bigint[])'
+            : 'job_id = ANY($1::text[])';
+      const notPk = [...live.pgColumns, ...extra, 'seq'].filter((c) => !archived.pk.includes(c));
+      const values: unknown[] = t === 'actions' ? [ids, a.actionIds] : [ids];
+      if (t === 'jobs') values.push(a.archivedMs);
+      await client.query(
+        `INSERT INTO ${quote(`archived_${t}`)} (${cols}, ${[...extra, 'seq'].map(quote).join(', ')})
+         SELECT ${cols}, ${t === 'jobs' ? '$2::bigint, ' : ''}nextval('ledger_seq') FROM ${quote(t)} WHERE ${where}
+         ON CONFLICT (${archived.pk.map(quote).join(', ')}) DO UPDATE SET ${notPk
+           .map((c) => `${quote(c)} = excluded.${quote(c)}`)
+           .join(', ')}`,
+        values,
+      );
+      await client.query(
+        `DELETE FROM ${quote(t)} WHERE ${where}`,
+        t === 'actions' ? [ids, a.actionIds] : [ids],
+      );
+    }
   }
 
   /**
@@ -967,6 +1027,18 @@ export class PostgresLedger implements Ledger {
           for (const t of d.rows)
             if (LEDGER_TABLES.includes(t.tbl))
               fetched.push({ seq: t.seq, table: t.tbl, row: null, pk: JSON.parse(t.pk) as unknown[] });
+          // Jobs archived since (their rows left the live tables without tombstones), and
+          // actions of no job.
+          const jobs = await client.query<{ id: string; seq: number }>(
+            'SELECT id, seq FROM archived_jobs WHERE seq > $1',
+            [since],
+          );
+          for (const j of jobs.rows) fetched.push({ seq: j.seq, table: ARCHIVED_JOB, row: null, pk: [j.id] });
+          const actions = await client.query<{ id: number; seq: number }>(
+            'SELECT id, seq FROM archived_actions WHERE job_id IS NULL AND seq > $1',
+            [since],
+          );
+          for (const a of actions.rows) fetched.push({ seq: a.seq, table: 'actions', row: null, pk: [a.id] });
         }
         // The archive's highest ids: a copy whose live decisions and actions were all archived
         // must not number new ones from 1 again (their ids are the archive's keys too).
@@ -992,6 +1064,11 @@ export class PostgresLedger implements Ledger {
     try {
       db.transaction(() => {
         for (const f of fetched) {
+          if (f.table === ARCHIVED_JOB) {
+            for (const t of JOB_ROW_TABLES) db.prepare(`DELETE FROM main.${t} WHERE job_id = ?`).run(f.pk[0]);
+            db.prepare('DELETE FROM main.jobs WHERE id = ?').run(f.pk[0]);
+            continue;
+          }
           const shape = this.shapes.get(f.table)!;
           if (f.row) shape.apply(f.row);
           else shape.remove.run(...f.pk);
@@ -1332,34 +1409,55 @@ export class PostgresLedger implements Ledger {
   // --- the archive: moved by the working copy and shipped, read in PostgreSQL ----------------
 
   /**
-   * One batch of archiving: the working copy moves the jobs in one SQLite transaction (the same
-   * code as the SQLite store), its changes (the archived rows, the live rows' deletions, the
-   * archive's totals) are captured at once into one group, which ships in one PostgreSQL
-   * transaction, and the archived rows leave the working copy without being shipped again.
-   * A crash before that transaction commits leaves the jobs live in PostgreSQL, to be archived
-   * again by the next writer; once it commits, they are archived, never both. Resolves once the
-   * batch is committed in PostgreSQL. Now and then it prunes the tombstones older than
-   * TOMBSTONE_KEEP_MS too (each archived row left one, for the followers).
+   * One batch of archiving: the working copy picks the jobs and drops their rows in one SQLite
+   * transaction (the same code as the SQLite store, without copying them: its archive tables
+   * stay empty), with its change capture off; the batch becomes one group of its own, shipped
+   * in order after every write before it, in one PostgreSQL transaction that copies those rows
+   * from PostgreSQL's live tables into the archive's and deletes them there (moveToArchive), and
+   * writes the archive's totals. A crash before that transaction commits leaves the jobs live in
+   * PostgreSQL, to be archived again by the next writer; once it commits, they are archived,
+   * never both. Resolves once the batch is committed in PostgreSQL. Now and then it prunes the
+   * tombstones older than TOMBSTONE_KEEP_MS too.
    */
   async archiveClosedJobs(o: { closedBeforeMs: number; limit: number }): Promise<ArchiveBatch> {
     this.assertWritable();
     if (this.db.inTransaction) throw new Error('archiveClosedJobs runs outside a transaction');
-    const batch = this.work.archiveClosedJobsNow(o.closedBeforeMs, o.limit);
-    if (Object.values(batch.rows).some((n) => n > 0)) {
-      this.capture();
-      this.capturing = false;
-      try {
-        for (const t of ARCHIVE_TABLES) this.db.prepare(`DELETE FROM main.${quote(t)}`).run();
-      } finally {
-        this.capturing = true;
-      }
+    // Every write before the batch goes into the groups before it.
+    this.work.commitQueued();
+    this.capture();
+    this.capturing = false;
+    let batch: ReturnType<SqliteLedger['archiveClosedJobsNow']>;
+    try {
+      batch = this.work.archiveClosedJobsNow(o.closedBeforeMs, o.limit, { copy: false });
+    } finally {
+      this.capturing = true;
+    }
+    if (batch.jobIds.length > 0 || batch.actionIds.length > 0) {
+      // The archive's totals are a few rows: shipped whole with each batch.
+      const shape = this.shapes.get('archive_totals')!;
+      const totals = (
+        this.db
+          .prepare(`SELECT rowid, ${shape.columns.map(quote).join(', ')} FROM main.archive_totals`)
+          .raw(true)
+          .all() as unknown[][]
+      ).map((row) => ({
+        table: 'archive_totals',
+        pk: shape.pk.map((c) => row[shape.columns.indexOf(c) + 1]),
+        row,
+      }));
+      this.groups.push({
+        no: ++this.captured,
+        changes: totals,
+        archive: { jobIds: batch.jobIds, actionIds: batch.actionIds, archivedMs: batch.archivedMs },
+      });
+      void this.ship();
     }
     await this.shippedSoFar();
     if (Date.now() - this.prunedAt >= PRUNE_EVERY_MS) {
       this.prunedAt = Date.now();
       await this.pruneTombstones(TOMBSTONE_KEEP_MS);
     }
-    return batch;
+    return { jobIds: batch.jobIds, rows: batch.rows };
   }
 
   private prunedAt = -Infinity;
@@ -1400,21 +1498,28 @@ export class PostgresLedger implements Ledger {
           o.limit,
         ])
       ).rows.map((r) => r.id);
+      let top = 0;
       if (jobIds.length > 0) {
         for (const t of JOB_ROW_TABLES)
           rows[t] = (
             await client.query(`DELETE FROM archived_${t} WHERE job_id = ANY($1::text[])`, [jobIds])
           ).rowCount!;
-        rows.jobs = (
-          await client.query('DELETE FROM archived_jobs WHERE id = ANY($1::text[])', [jobIds])
-        ).rowCount!;
+        const gone = await client.query<{ seq: number }>(
+          'DELETE FROM archived_jobs WHERE id = ANY($1::text[]) RETURNING seq',
+          [jobIds],
+        );
+        rows.jobs = gone.rowCount!;
+        for (const r of gone.rows) top = Math.max(top, r.seq);
       }
-      rows.actions! += (
-        await client.query(
-          'DELETE FROM archived_actions WHERE id IN (SELECT id FROM archived_actions WHERE job_id IS NULL AND updated_ms < $1 LIMIT $2)',
-          [o.closedBeforeMs, o.limit],
-        )
-      ).rowCount!;
+      const orphans = await client.query<{ seq: number }>(
+        'DELETE FROM archived_actions WHERE id IN (SELECT id FROM archived_actions WHERE job_id IS NULL AND updated_ms < $1 LIMIT $2) RETURNING seq',
+        [o.closedBeforeMs, o.limit],
+      );
+      rows.actions! += orphans.rowCount!;
+      for (const r of orphans.rows) top = Math.max(top, r.seq);
+      // A follower learns of an archived job from its archived row: one that has not seen it
+      // yet never will, and loads afresh (the horizon, as for pruned tombstones).
+      if (top > 0) await client.query('UPDATE ledger_horizon SET seq = GREATEST(seq, $1)', [top]);
     });
     return { jobIds, rows };
   }

@@ -1432,43 +1432,91 @@ async function rowsInPostgres(url: string): Promise<Record<string, unknown[]>> {
 
     it('prunes tombstones past an hour, raising the horizon; a follower that last saw less loads afresh', async () => {
       const url = await server!.createDatabase();
-      let now = 1_000;
-      const leader = await track(
-        openPostgresLedger(url, { writer: 'now', holder: 'leader', clock: () => now }),
-      );
+      const leader = await track(openPostgresLedger(url, { writer: 'now', holder: 'leader' }));
       const follower = await track(openPostgresLedger(url, { writer: 'later', holder: 'follower' }));
-      leader.transaction(() => {
-        for (let i = 0; i < 20; i++)
-          leader.insertJob(jobRecord(`j${i}`, { state: i < 15 ? 'finished' : 'running' }));
-      });
+      for (let i = 0; i < 20; i++) leader.setValue(`v${i}`, i);
       await leader.flush();
       await follower.catchUp();
-      expect(follower.listJobs().total).toBe(20);
-      now = 100_000;
-      await leader.archiveClosedJobs({ closedBeforeMs: 50_000, limit: 100 });
+      expect(follower.valuesWithPrefix('v')).toHaveLength(20);
+      for (let i = 0; i < 15; i++) leader.deleteValue(`v${i}`);
+      await leader.flush();
       const client = new Client({ connectionString: url });
       await client.connect();
       try {
         const tombstones = async () =>
-          Number(
-            (await client.query("SELECT COUNT(*) AS n FROM ledger_deleted WHERE tbl = 'jobs'")).rows[0].n,
-          );
+          Number((await client.query("SELECT COUNT(*) AS n FROM ledger_deleted WHERE tbl = 'kv'")).rows[0].n);
         expect(await tombstones()).toBe(15);
         // An hour's tombstones are kept; with none kept, all go, and the horizon rises to them.
         expect(await leader.pruneTombstones(3_600_000)).toBe(0);
-        expect(await leader.pruneTombstones(0)).toBeGreaterThanOrEqual(15);
+        expect(await leader.pruneTombstones(0)).toBe(15);
         expect(await tombstones()).toBe(0);
         const horizon = Number((await client.query('SELECT seq FROM ledger_horizon')).rows[0].seq);
         expect(horizon).toBeGreaterThan(0);
       } finally {
         await client.end();
       }
-      // The follower last saw the jobs before they were archived: it cannot know from the
+      // The follower last saw the values before they were deleted: it cannot know from the
       // tombstones (pruned) which went, so it loads the live rows again.
       await follower.catchUp();
-      expect(follower.listJobs().total).toBe(5);
+      expect(follower.valuesWithPrefix('v').map((v) => v.key)).toEqual(['v15', 'v16', 'v17', 'v18', 'v19']);
       expect(tableRows(follower.workingCopy())).toEqual(tableRows(leader.workingCopy()));
       await expect(follower.pruneTombstones(0)).rejects.toBeInstanceOf(LedgerReadOnlyError);
+    });
+
+    it('moves a batch of archiving in PostgreSQL without tombstones; deleting archived jobs a follower never saw go makes it load afresh', async () => {
+      const url = await server!.createDatabase();
+      let now = 1_000;
+      const leader = await track(
+        openPostgresLedger(url, { writer: 'now', holder: 'leader', clock: () => now }),
+      );
+      const follower = await track(openPostgresLedger(url, { writer: 'later', holder: 'follower' }));
+      leader.transaction(() => {
+        for (let i = 0; i < 20; i++) {
+          leader.insertJob(jobRecord(`j${i}`, { state: i < 15 ? 'finished' : 'running' }));
+          leader.recordDecision(`j${i}`, 'rtmr', 'admitted', { i });
+        }
+        const a = leader.enqueueAction(null, 'refresh', {});
+        leader.completeAction(a.id, 'done');
+      });
+      await leader.flush();
+      await follower.catchUp();
+      expect(follower.listJobs().total).toBe(20);
+      now = 100_000;
+      const batch = await leader.archiveClosedJobs({ closedBeforeMs: 50_000, limit: 100 });
+      expect(batch.rows).toMatchObject({ jobs: 15, decisions: 15, actions: 1 });
+      const client = new Client({ connectionString: url });
+      await client.connect();
+      try {
+        const count = async (sql: string) => Number((await client.query(sql)).rows[0].n);
+        expect(await count('SELECT COUNT(*) AS n FROM ledger_deleted')).toBe(0);
+        expect(await count('SELECT COUNT(*) AS n FROM archived_jobs')).toBe(15);
+        expect(await count('SELECT COUNT(*) AS n FROM archived_decisions')).toBe(15);
+        expect(await count('SELECT COUNT(*) AS n FROM archived_actions WHERE job_id IS NULL')).toBe(1);
+        expect(await count('SELECT COUNT(*) AS n FROM jobs')).toBe(5);
+        // The follower learns from the archive's seq which rows went.
+        await follower.catchUp();
+        expect(follower.listJobs().total).toBe(5);
+        expect(tableRows(follower.workingCopy())).toEqual(tableRows(leader.workingCopy()));
+        // A second follower that last read before the archiving, and the archived jobs deleted
+        // before it reads again: the horizon makes it load afresh.
+        const late = await track(openPostgresLedger(url, { writer: 'later', holder: 'late' }));
+        await late.catchUp();
+        leader.transaction(() => {
+          for (let i = 15; i < 20; i++) leader.updateJob(`j${i}`, { state: 'finished' });
+        });
+        now = 200_000;
+        await leader.archiveClosedJobs({ closedBeforeMs: 150_000, limit: 100 });
+        now = 300_000;
+        expect(
+          (await leader.deleteArchivedJobs({ closedBeforeMs: 250_000, limit: 100 })).jobIds,
+        ).toHaveLength(20);
+        expect(await count('SELECT seq AS n FROM ledger_horizon')).toBeGreaterThan(0);
+        await late.catchUp();
+        expect(late.listJobs().total).toBe(0);
+        expect(tableRows(late.workingCopy())).toEqual(tableRows(leader.workingCopy()));
+      } finally {
+        await client.end();
+      }
     });
 
     it('loads 10,000 jobs with their actions at takeover', async () => {
