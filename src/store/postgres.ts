@@ -214,6 +214,12 @@ export const PG_MIGRATIONS: ReadonlyArray<{ version: number; name: string; sql: 
     // Tombstones record when they were made; the writer prunes those older than an hour, and
     // ledger_horizon holds the highest seq pruned: a follower that last saw less loads again.
     sql: `
+      -- A batch of archiving moves each job's rows by their job.
+      CREATE INDEX decisions_job ON decisions (job_id);
+      CREATE INDEX actions_job ON actions (job_id);
+      CREATE INDEX idempotency_job ON idempotency (job_id);
+      CREATE INDEX job_apps_job ON job_apps (job_id);
+
       ALTER TABLE ledger_deleted ADD COLUMN at TIMESTAMPTZ NOT NULL DEFAULT now();
       CREATE INDEX ledger_deleted_at ON ledger_deleted (at);
       CREATE TABLE ledger_horizon (seq BIGINT NOT NULL);
