@@ -131,6 +131,9 @@ export async function openLedger(
     flushTimeoutMs: c.flushTimeoutMs,
     writer: options.writer ?? 'now',
     logger: options.logger,
+    // With retention on, what each instance loads is its open and recent jobs: older closed
+    // ones stay in PostgreSQL for the leader to archive.
+    ...(c.retention.enabled ? { archiveAfterMs: c.retention.archiveAfterDays * 86_400_000 } : {}),
   });
   options.logger.info('ledger on PostgreSQL', {
     component: 'service',

@@ -29,26 +29,27 @@ import { LedgerUnavailableError } from '../errors/ledger-unavailable';
 import { ValidationError } from '../errors/validation';
 import { redactText, type Logger } from '../log';
 import { decodeRow, JOB_ROW_TABLES, SqliteLedger } from './ledger';
-import type {
-  ActionCount,
-  ActionRecord,
-  ActionStatus,
-  ArchiveBatch,
-  ArchivedJob,
-  ArchivedJobDetail,
-  DecisionRecord,
-  IdempotentAnswer,
-  JobAppRecord,
-  JobCount,
-  JobPatch,
-  JobQuery,
-  JobRecord,
-  Ledger,
-  NewJob,
-  TicketClient,
-  TicketRecord,
-  TicketStatus,
-  TrackedApp,
+import {
+  CLOSED_JOB_STATES,
+  type ActionCount,
+  type ActionRecord,
+  type ActionStatus,
+  type ArchiveBatch,
+  type ArchivedJob,
+  type ArchivedJobDetail,
+  type DecisionRecord,
+  type IdempotentAnswer,
+  type JobAppRecord,
+  type JobCount,
+  type JobPatch,
+  type JobQuery,
+  type JobRecord,
+  type Ledger,
+  type NewJob,
+  type TicketClient,
+  type TicketRecord,
+  type TicketStatus,
+  type TrackedApp,
 } from './types';
 
 /**
@@ -86,6 +87,42 @@ export const ARCHIVE_TABLES: readonly string[] = [
  * batch of archiving upserts on; a working copy never writes them, so none of their rows ships).
  */
 const SHIPPED_TABLES: readonly string[] = [...LEDGER_TABLES, ...ARCHIVE_TABLES];
+
+/** The states a job ends in, as a list for SQL. */
+const CLOSED_SQL = CLOSED_JOB_STATES.map((s) => `'${s}'`).join(', ');
+
+/**
+ * A job that is history at a cutoff ($1): closed, last written before it, with no write pending
+ * and no ticket waiting (the jobs Ledger.archiveClosedJobs moves). With ledger.retention on, a
+ * load leaves these in PostgreSQL's live tables, where the leader archives them from; `j` is the
+ * job.
+ */
+const HISTORY_JOB = `j.state IN (${CLOSED_SQL}) AND j.updated_ms < $1
+  AND NOT EXISTS (SELECT 1 FROM actions a WHERE a.job_id = j.id AND a.status = 'pending')
+  AND NOT EXISTS (SELECT 1 FROM tickets t WHERE t.job_id = j.id AND t.status = 'waiting')`;
+
+/**
+ * The jobs a load takes at a cutoff ($1): every one that is not history, found by index
+ * (migration 4) whatever the history beside them.
+ */
+const LOADED_JOB_IDS = `SELECT id FROM jobs WHERE updated_ms >= $1
+  UNION SELECT id FROM jobs WHERE state NOT IN (${CLOSED_SQL})
+  UNION SELECT job_id FROM actions WHERE status = 'pending' AND job_id IS NOT NULL
+  UNION SELECT job_id FROM tickets WHERE status = 'waiting'`;
+
+/**
+ * The rows of each live table a load takes once the loaded jobs are known ($1, an array, and
+ * the cutoff $2): those of the loaded jobs, and the actions of no job pending or written since the
+ * cutoff. Tables absent here are loaded whole.
+ */
+const LOADED_ROWS: Readonly<Record<string, string>> = {
+  jobs: 'id = ANY($1::text[])',
+  decisions: 'job_id = ANY($1::text[])',
+  actions: "job_id = ANY($1::text[]) OR (job_id IS NULL AND (status = 'pending' OR updated_ms >= $2))",
+  idempotency: 'job_id = ANY($1::text[])',
+  tickets: 'job_id = ANY($1::text[])',
+  job_apps: 'job_id = ANY($1::text[])',
+};
 
 /** Tombstones of deleted rows are kept this long (ms), for followers that fall behind; then pruned. */
 export const TOMBSTONE_KEEP_MS = 3_600_000;
@@ -213,12 +250,24 @@ export const PG_MIGRATIONS: ReadonlyArray<{ version: number; name: string; sql: 
     // rows left the live tables: a batch of archiving leaves no tombstone.
     // Tombstones record when they were made; the writer prunes those older than an hour, and
     // ledger_horizon holds the highest seq pruned: a follower that last saw less loads again.
+    // A load reads the open and recent jobs by these indexes, never the history beside them
+    // (HISTORY_JOB): the jobs written since the cutoff, those not closed, those with a write
+    // pending or a ticket waiting; then their rows by job. The history's totals come from
+    // jobs_closed alone (an index-only scan), and the leader picks history to archive by it.
     sql: `
-      -- A batch of archiving moves each job's rows by their job.
+      -- A batch of archiving moves each job's rows by their job; a load reads them so too.
       CREATE INDEX decisions_job ON decisions (job_id);
       CREATE INDEX actions_job ON actions (job_id);
       CREATE INDEX idempotency_job ON idempotency (job_id);
       CREATE INDEX job_apps_job ON job_apps (job_id);
+      CREATE INDEX jobs_updated ON jobs (updated_ms);
+      -- The closed states (CLOSED_JOB_STATES) as they are now: a load's query names the same.
+      CREATE INDEX jobs_open ON jobs (id)
+        WHERE state NOT IN ('rejected', 'finished', 'failed', 'killed', 'lost', 'expired', 'cancelled');
+      CREATE INDEX jobs_closed ON jobs (state, updated_ms) INCLUDE (decision, outcome, label, energy_joules);
+      CREATE INDEX actions_pending ON actions (job_id) WHERE status = 'pending';
+      CREATE INDEX actions_orphans ON actions (updated_ms) WHERE job_id IS NULL;
+      CREATE INDEX tickets_waiting ON tickets (job_id) WHERE status = 'waiting';
 
       ALTER TABLE ledger_deleted ADD COLUMN at TIMESTAMPTZ NOT NULL DEFAULT now();
       CREATE INDEX ledger_deleted_at ON ledger_deleted (at);
@@ -327,6 +376,65 @@ export interface PostgresLedgerOptions {
   /** Who holds the fence, as recorded there (default host:pid). */
   holder?: string;
   logger?: Logger;
+  /**
+   * ledger.retention.archiveAfterDays in ms, with retention on: a job closed and last written
+   * longer ago than this, with no write pending and no ticket waiting, is history (HISTORY_JOB). A
+   * load leaves history in PostgreSQL, counted in the totals, found by id and archived from
+   * there by the writer (archiveClosedJobs): what an instance loads and holds is its open and
+   * recent jobs, however long the ledger has lived. Unset: a load takes every live row.
+   */
+  archiveAfterMs?: number;
+}
+
+/** Totals as job_totals and archive_totals keep them: '' for no outcome or label. */
+interface TotalsRow {
+  decision: string;
+  state: string;
+  outcome: string;
+  label: string;
+  n: number;
+  joules: number;
+  energyN: number;
+}
+
+/** What the load of a working copy left in PostgreSQL's live tables (PostgresLedgerOptions.archiveAfterMs). */
+interface History {
+  /** The load's cutoff: history is closed jobs last written before it. */
+  cutoffMs: number;
+  /** Their totals, by decision, state, outcome and label; lowered as they are archived. */
+  totals: Map<string, TotalsRow>;
+}
+
+const totalsKey = (t: Pick<TotalsRow, 'decision' | 'state' | 'outcome' | 'label'>): string =>
+  JSON.stringify([t.decision, t.state, t.outcome, t.label]);
+
+/** Adds `sign` times one job (its totals columns as PostgreSQL or SQLite reads them) to `totals`. */
+function countInto(
+  totals: Map<string, TotalsRow>,
+  job: {
+    decision: string;
+    state: string;
+    outcome: string | null;
+    label: string | null;
+    energy_joules: number | null;
+  },
+  sign: 1 | -1,
+): void {
+  const row = {
+    decision: job.decision,
+    state: job.state,
+    outcome: job.outcome ?? '',
+    label: job.label ?? '',
+  };
+  const k = totalsKey(row);
+  const t = totals.get(k) ?? { ...row, n: 0, joules: 0, energyN: 0 };
+  t.n += sign;
+  if (job.energy_joules !== null) {
+    t.joules += sign * job.energy_joules;
+    t.energyN += sign;
+  }
+  if (t.n <= 0) totals.delete(k);
+  else totals.set(k, t);
 }
 
 /** One table's shape in the working copy, read from SQLite. */
@@ -353,6 +461,18 @@ interface WorkingCopy {
   work: SqliteLedger;
   shapes: Map<string, TableShape>;
   changes: { read: Database.Statement; clear: Database.Statement };
+  /** What its load left in PostgreSQL; undefined when it loaded every live row. */
+  history?: History;
+}
+
+/** The columns of an archived job its totals are kept by, and when it was last written. */
+interface ArchivedTotals {
+  decision: string;
+  state: string;
+  outcome: string | null;
+  label: string | null;
+  energy_joules: number | null;
+  updated_ms: number;
 }
 
 /** What a follower fetches of a job moved to the archive: its rows go from the working copy. */
@@ -376,7 +496,13 @@ interface Group {
    * PostgreSQL, from the live tables into the archive's, in the group's transaction, before its
    * changes (the archive's totals). Such a group ships alone, after every group before it.
    */
-  archive?: { jobIds: string[]; actionIds: number[]; archivedMs: number };
+  archive?: {
+    jobIds: string[];
+    actionIds: number[];
+    archivedMs: number;
+    /** The live rows the move deleted in PostgreSQL, by table: set once it has shipped. */
+    rows?: Record<string, number>;
+  };
 }
 
 interface Waiter {
@@ -442,7 +568,10 @@ export class PostgresLedger implements Ledger {
   private readonly flushTimeoutMs: number;
   private readonly logger: Logger | undefined;
   private readonly password: string | undefined;
+  private readonly archiveAfterMs: number | undefined;
   private work: SqliteLedger;
+  /** What the working copy's load left in PostgreSQL (PostgresLedgerOptions.archiveAfterMs). */
+  private history: History | undefined;
   private shapes = new Map<string, TableShape>();
   /** The working copy's `_changes`: read in order, and cleared up to a seq. */
   private changes!: { read: Database.Statement; clear: Database.Statement };
@@ -476,6 +605,7 @@ export class PostgresLedger implements Ledger {
     this.clock = options.clock ?? (() => Date.now());
     this.flushTimeoutMs = options.flushTimeoutMs ?? 5_000;
     this.logger = options.logger;
+    this.archiveAfterMs = options.archiveAfterMs;
     this.password = passwordOf(url);
     this.pool = new Pool({
       connectionString: url,
@@ -611,6 +741,7 @@ export class PostgresLedger implements Ledger {
     this.work = copy.work;
     this.shapes = copy.shapes;
     this.changes = copy.changes;
+    this.history = copy.history;
   }
 
   /**
@@ -669,6 +800,15 @@ export class PostgresLedger implements Ledger {
              : 'DO NOTHING'
          }`,
       );
+      // The same, the rowid left to SQLite.
+      const upsertNumbered = db.prepare(
+        `INSERT INTO main.${t} (${cols}) VALUES (${columns.map(() => '?').join(', ')})
+         ON CONFLICT (${pk.map(quote).join(', ')}) ${
+           notPk.length
+             ? `DO UPDATE SET ${notPk.map((c) => `${quote(c)} = excluded.${quote(c)}`).join(', ')}`
+             : 'DO NOTHING'
+         }`,
+      );
       shapes.set(name, {
         name,
         columns,
@@ -676,7 +816,19 @@ export class PostgresLedger implements Ledger {
         integer: [true, ...info.map((c) => c.type.toUpperCase() === 'INTEGER')],
         pk,
         select: db.prepare(`SELECT rowid, ${cols} FROM main.${t} WHERE ${wherePk}`).raw(true),
-        apply: (row) => (rowidIsPk ? upsert.run(...row.slice(1)) : upsert.run(...row)),
+        apply: (row) => {
+          if (rowidIsPk) return upsert.run(...row.slice(1));
+          try {
+            return upsert.run(...row);
+          } catch (err) {
+            // A row whose row_id another row of this copy holds: history a load left in
+            // PostgreSQL (archiveAfterMs) keeps its row_id there while a writer that never held
+            // it numbers new rows from its own highest. Only the order of rows made in the same
+            // millisecond rests on it: the row is kept under a rowid of its own.
+            if ((err as { code?: unknown }).code !== 'SQLITE_CONSTRAINT_ROWID') throw err;
+            return upsertNumbered.run(...row.slice(1));
+          }
+        },
         remove: db.prepare(`DELETE FROM main.${t} WHERE ${wherePk}`),
       });
     }
@@ -833,6 +985,7 @@ export class PostgresLedger implements Ledger {
    */
   private async moveToArchive(client: PoolClient, a: NonNullable<Group['archive']>): Promise<void> {
     const ids = a.jobIds;
+    const rows: Record<string, number> = {};
     for (const t of ['jobs', ...JOB_ROW_TABLES]) {
       const live = this.shapes.get(t)!;
       const archived = this.shapes.get(`archived_${t}`)!;
@@ -855,11 +1008,13 @@ export class PostgresLedger implements Ledger {
            .join(', ')}`,
         values,
       );
-      await client.query(
+      const gone = await client.query(
         `DELETE FROM ${quote(t)} WHERE ${where}`,
         t === 'actions' ? [ids, a.actionIds] : [ids],
       );
+      rows[t] = gone.rowCount ?? 0;
     }
+    a.rows = rows;
   }
 
   /**
@@ -992,7 +1147,14 @@ export class PostgresLedger implements Ledger {
   private async fetchAndApply(): Promise<void> {
     let fresh = this.lastSeq === null;
     let since = this.lastSeq ?? 0;
-    const fetched: Array<{ seq: number; table: string; row: unknown[] | null; pk: unknown[] }> = [];
+    const fetched: Array<{
+      seq: number;
+      table: string;
+      row: unknown[] | null;
+      pk: unknown[];
+      /** An archived job's totals columns and last write. */
+      job?: ArchivedTotals;
+    }> = [];
     let archivedIds: Record<string, number> = {};
     let copy: WorkingCopy | undefined;
     let top = since;
@@ -1035,21 +1197,24 @@ export class PostgresLedger implements Ledger {
               fetched.push({ seq: t.seq, table: t.tbl, row: null, pk: JSON.parse(t.pk) as unknown[] });
           // Jobs archived since (their rows left the live tables without tombstones), and
           // actions of no job.
-          const jobs = await client.query<{ id: string; seq: number }>(
-            'SELECT id, seq FROM archived_jobs WHERE seq > $1',
+          const jobs = await client.query<ArchivedTotals & { id: string; seq: number }>(
+            'SELECT id, seq, decision, state, outcome, label, energy_joules, updated_ms FROM archived_jobs WHERE seq > $1',
             [since],
           );
-          for (const j of jobs.rows) fetched.push({ seq: j.seq, table: ARCHIVED_JOB, row: null, pk: [j.id] });
+          for (const j of jobs.rows)
+            fetched.push({ seq: j.seq, table: ARCHIVED_JOB, row: null, pk: [j.id], job: j });
           const actions = await client.query<{ id: number; seq: number }>(
             'SELECT id, seq FROM archived_actions WHERE job_id IS NULL AND seq > $1',
             [since],
           );
           for (const a of actions.rows) fetched.push({ seq: a.seq, table: 'actions', row: null, pk: [a.id] });
         }
-        // The archive's highest ids: a copy whose live decisions and actions were all archived
-        // must not number new ones from 1 again (their ids are the archive's keys too).
+        // The highest ids of the archive and of the live rows, history included: a copy whose
+        // live decisions and actions were all archived, or left in PostgreSQL as history, must
+        // not number new ones from below them again (ids are keys there, and in the archive).
         const ids = await client.query<{ decisions: number | null; actions: number | null }>(
-          'SELECT (SELECT MAX(id) FROM archived_decisions) AS decisions, (SELECT MAX(id) FROM archived_actions) AS actions',
+          `SELECT GREATEST((SELECT MAX(id) FROM archived_decisions), (SELECT MAX(id) FROM decisions)) AS decisions,
+             GREATEST((SELECT MAX(id) FROM archived_actions), (SELECT MAX(id) FROM actions)) AS actions`,
         );
         archivedIds = { decisions: ids.rows[0]?.decisions ?? 0, actions: ids.rows[0]?.actions ?? 0 };
       }, 'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
@@ -1071,6 +1236,10 @@ export class PostgresLedger implements Ledger {
       db.transaction(() => {
         for (const f of fetched) {
           if (f.table === ARCHIVED_JOB) {
+            // A job this copy does not hold was history at its load: counted apart until now.
+            const held = db.prepare('SELECT 1 FROM main.jobs WHERE id = ?').get(f.pk[0]) !== undefined;
+            if (!held && this.history !== undefined && f.job!.updated_ms < this.history.cutoffMs)
+              countInto(this.history.totals, f.job!, -1);
             for (const t of JOB_ROW_TABLES) db.prepare(`DELETE FROM main.${t} WHERE job_id = ?`).run(f.pk[0]);
             db.prepare('DELETE FROM main.jobs WHERE id = ?').run(f.pk[0]);
             continue;
@@ -1097,19 +1266,36 @@ export class PostgresLedger implements Ledger {
   }
 
   /**
-   * Fills a fresh copy with every live row of PostgreSQL's snapshot (the transaction `client`
-   * is in), LOAD_CHUNK rows per FETCH of a cursor, each chunk applied in one SQLite transaction;
-   * returns the highest seq read.
+   * Fills a fresh copy from PostgreSQL's snapshot (the transaction `client` is in), LOAD_CHUNK
+   * rows per FETCH of a cursor, each chunk applied in one SQLite transaction; returns the highest
+   * seq read. With archiveAfterMs, the rows of history (HISTORY_JOB at the cutoff) stay in
+   * PostgreSQL: the loaded jobs are found by index first, then their rows by job, and the
+   * history's totals are counted apart (copy.history).
    */
   private async loadInto(client: PoolClient, copy: WorkingCopy): Promise<number> {
     const db = copy.work.connection;
+    const cutoffMs = this.archiveAfterMs === undefined ? undefined : this.clock() - this.archiveAfterMs;
+    let values: unknown[] = [];
+    if (cutoffMs !== undefined) {
+      const ids = await client.query<[string]>({
+        text: LOADED_JOB_IDS,
+        values: [cutoffMs],
+        rowMode: 'array',
+      });
+      values = [ids.rows.map((r) => r[0]), cutoffMs];
+    }
     let top = 0;
     db.pragma('foreign_keys = OFF');
     try {
       for (const name of LEDGER_TABLES) {
         const shape = copy.shapes.get(name)!;
+        const where = cutoffMs !== undefined ? LOADED_ROWS[name] : undefined;
+        const uses = where === undefined ? [] : values.slice(0, where.includes('$2') ? 2 : 1);
         await client.query(
-          `DECLARE yss_load NO SCROLL CURSOR FOR SELECT ${shape.pgColumns.map(quote).join(', ')}, seq FROM ${quote(name)}`,
+          `DECLARE yss_load NO SCROLL CURSOR FOR SELECT ${shape.pgColumns.map(quote).join(', ')}, seq FROM ${quote(name)}${
+            where === undefined ? '' : ` WHERE ${where}`
+          }`,
+          uses,
         );
         for (;;) {
           const r = await client.query<unknown[]>({
@@ -1129,7 +1315,55 @@ export class PostgresLedger implements Ledger {
     } finally {
       db.pragma('foreign_keys = ON');
     }
+    if (cutoffMs !== undefined) copy.history = await this.historyAt(client, copy, cutoffMs);
     return top;
+  }
+
+  /**
+   * The totals of the history a load at `cutoffMs` left in PostgreSQL: those of every closed job
+   * last written before the cutoff (an index-only scan of jobs_closed), less those of such jobs
+   * it loaded all the same (a write pending, a ticket waiting).
+   */
+  private async historyAt(client: PoolClient, copy: WorkingCopy, cutoffMs: number): Promise<History> {
+    const totals = new Map<string, TotalsRow>();
+    const add = (rows: TotalsRow[], sign: 1 | -1) => {
+      for (const r of rows) {
+        const k = totalsKey(r);
+        const t = totals.get(k) ?? { ...r, n: 0, joules: 0, energyN: 0 };
+        t.n += sign * r.n;
+        t.joules += sign * r.joules;
+        t.energyN += sign * r.energyN;
+        totals.set(k, t);
+      }
+    };
+    const closedBefore = await client.query<TotalsRow>(
+      `SELECT decision, state, COALESCE(outcome, '') AS outcome, COALESCE(label, '') AS label, COUNT(*)::bigint AS n,
+         COALESCE(SUM(energy_joules), 0) AS joules, COUNT(energy_joules)::bigint AS "energyN"
+       FROM jobs WHERE state IN (${CLOSED_SQL}) AND updated_ms < $1 GROUP BY 1, 2, 3, 4`,
+      [cutoffMs],
+    );
+    add(closedBefore.rows, 1);
+    add(
+      copy.work.connection
+        .prepare(
+          `SELECT decision, state, IFNULL(outcome, '') AS outcome, IFNULL(label, '') AS label, COUNT(*) AS n,
+             TOTAL(energy_joules) AS joules, COUNT(energy_joules) AS energyN
+           FROM main.jobs WHERE state IN (${CLOSED_SQL}) AND updated_ms < ? GROUP BY 1, 2, 3, 4`,
+        )
+        .all(cutoffMs) as TotalsRow[],
+      -1,
+    );
+    for (const [k, t] of totals) if (t.n <= 0) totals.delete(k);
+    const jobs = [...totals.values()].reduce((n, t) => n + t.n, 0);
+    if (jobs > 0)
+      this.logger?.info(
+        'ledger: closed jobs past ledger.retention.archiveAfterDays left in PostgreSQL, to be archived',
+        {
+          jobs,
+          cutoff: new Date(cutoffMs).toISOString(),
+        },
+      );
+    return { cutoffMs, totals };
   }
 
   private stopFollowing(): void {
@@ -1308,11 +1542,36 @@ export class PostgresLedger implements Ledger {
   countOpenAdmittedJobs(): number {
     return this.work.countOpenAdmittedJobs();
   }
+  /** The working copy's totals (live and archived jobs) and those of the history its load left in PostgreSQL. */
   countJobs(): JobCount[] {
-    return this.work.countJobs();
+    const counts = this.work.countJobs();
+    if (this.history === undefined || this.history.totals.size === 0) return counts;
+    const byKey = new Map(counts.map((c) => [JSON.stringify([c.decision, c.state, c.outcome]), { ...c }]));
+    for (const t of this.history.totals.values()) {
+      const outcome = (t.outcome || null) as JobCount['outcome'];
+      const k = JSON.stringify([t.decision, t.state, outcome]);
+      const c = byKey.get(k);
+      if (c) c.n += t.n;
+      else
+        byKey.set(k, {
+          decision: t.decision as JobCount['decision'],
+          state: t.state as JobCount['state'],
+          outcome,
+          n: t.n,
+        });
+    }
+    return [...byKey.values()];
   }
   admittedEnergyByLabel(): Array<{ label: string | null; joules: number }> {
-    return this.work.admittedEnergyByLabel();
+    const energy = this.work.admittedEnergyByLabel();
+    if (this.history === undefined || this.history.totals.size === 0) return energy;
+    const byLabel = new Map(energy.map((e) => [e.label, e.joules]));
+    for (const t of this.history.totals.values()) {
+      if (t.decision !== 'admitted' || t.energyN <= 0) continue;
+      const label = t.label || null;
+      byLabel.set(label, (byLabel.get(label) ?? 0) + t.joules);
+    }
+    return [...byLabel].map(([label, joules]) => ({ label, joules }));
   }
   recordDecision(jobId: string, policy: string, decision: string, detail: unknown): number {
     this.assertWritable();
@@ -1417,15 +1676,23 @@ export class PostgresLedger implements Ledger {
   /**
    * One batch of archiving: the working copy picks the jobs and drops their rows in one SQLite
    * transaction (the same code as the SQLite store, without copying them: its archive tables
-   * stay empty), with its change capture off; the batch becomes one group of its own, shipped
-   * in order after every write before it, in one PostgreSQL transaction that copies those rows
-   * from PostgreSQL's live tables into the archive's and deletes them there (moveToArchive), and
-   * writes the archive's totals. A crash before that transaction commits leaves the jobs live in
-   * PostgreSQL, to be archived again by the next writer; once it commits, they are archived,
-   * never both. Resolves once the batch is committed in PostgreSQL. Now and then it prunes the
-   * tombstones older than TOMBSTONE_KEEP_MS too.
+   * stay empty), with its change capture off; history its load left in PostgreSQL (archiveAfterMs)
+   * fills the rest of the batch, picked there beforehand. The batch becomes one group of its own,
+   * shipped in order after every write before it, in one PostgreSQL transaction that copies
+   * those jobs' rows from PostgreSQL's live tables into the archive's and deletes them there
+   * (moveToArchive), and writes the archive's totals. A crash before that transaction commits
+   * leaves the jobs live in PostgreSQL, to be archived again by the next writer; once it commits,
+   * they are archived, never both. Resolves once the batch is committed in PostgreSQL, with the
+   * rows it moved there. Now and then it prunes the tombstones older than TOMBSTONE_KEEP_MS too.
    */
   async archiveClosedJobs(o: { closedBeforeMs: number; limit: number }): Promise<ArchiveBatch> {
+    this.assertWritable();
+    if (!Number.isSafeInteger(o.limit) || o.limit < 1) throw new RangeError(`a batch of ${o.limit} jobs`);
+    const history = this.history;
+    const old =
+      history === undefined
+        ? undefined
+        : await this.historyDue(Math.min(o.closedBeforeMs, history.cutoffMs), o.limit);
     this.assertWritable();
     if (this.db.inTransaction) throw new Error('archiveClosedJobs runs outside a transaction');
     // Every write before the batch goes into the groups before it.
@@ -1433,12 +1700,32 @@ export class PostgresLedger implements Ledger {
     this.capture();
     this.capturing = false;
     let batch: ReturnType<SqliteLedger['archiveClosedJobsNow']>;
+    let jobIds: string[];
+    let actionIds: number[];
     try {
       batch = this.work.archiveClosedJobsNow(o.closedBeforeMs, o.limit, { copy: false });
+      jobIds = batch.jobIds;
+      actionIds = batch.actionIds;
+      if (old !== undefined && history !== undefined && history === this.history) {
+        // History the copy holds after all (a job decided anew under the same id since) is
+        // the copy's own to archive, as is what its batch took.
+        const taken = new Set(jobIds);
+        const jobs = old.jobs
+          .filter((j) => !taken.has(j.id) && this.work.getJob(j.id) === undefined)
+          .slice(0, o.limit - jobIds.length);
+        const takenActions = new Set(actionIds);
+        const actions = old.actionIds
+          .filter((id) => !takenActions.has(id) && this.work.getAction(id) === undefined)
+          .slice(0, o.limit - actionIds.length);
+        this.countArchived(jobs, history);
+        jobIds = [...jobIds, ...jobs.map((j) => j.id)];
+        actionIds = [...actionIds, ...actions];
+      }
     } finally {
       this.capturing = true;
     }
-    if (batch.jobIds.length > 0 || batch.actionIds.length > 0) {
+    let rows = batch.rows;
+    if (jobIds.length > 0 || actionIds.length > 0) {
       // The archive's totals are a few rows: shipped whole with each batch.
       const shape = this.shapes.get('archive_totals')!;
       const totals = (
@@ -1451,19 +1738,65 @@ export class PostgresLedger implements Ledger {
         pk: shape.pk.map((c) => row[shape.columns.indexOf(c) + 1]),
         row,
       }));
-      this.groups.push({
-        no: ++this.captured,
-        changes: totals,
-        archive: { jobIds: batch.jobIds, actionIds: batch.actionIds, archivedMs: batch.archivedMs },
-      });
+      const archive: NonNullable<Group['archive']> = { jobIds, actionIds, archivedMs: batch.archivedMs };
+      this.groups.push({ no: ++this.captured, changes: totals, archive });
       void this.ship();
-    }
-    await this.shippedSoFar();
+      await this.shippedSoFar();
+      rows = { ...rows, ...archive.rows };
+    } else await this.shippedSoFar();
     if (Date.now() - this.prunedAt >= PRUNE_EVERY_MS) {
       this.prunedAt = Date.now();
       await this.pruneTombstones(TOMBSTONE_KEEP_MS);
     }
-    return { jobIds: batch.jobIds, rows: batch.rows };
+    return { jobIds, rows };
+  }
+
+  /** History due for the archive (HISTORY_JOB before `beforeMs`), at most `limit` jobs and actions of no job. */
+  private async historyDue(
+    beforeMs: number,
+    limit: number,
+  ): Promise<{ jobs: Array<ArchivedTotals & { id: string }>; actionIds: number[] }> {
+    try {
+      const jobs = await this.pool.query<ArchivedTotals & { id: string }>(
+        `SELECT j.id, j.decision, j.state, j.outcome, j.label, j.energy_joules, j.updated_ms FROM jobs j
+         WHERE ${HISTORY_JOB} LIMIT $2`,
+        [beforeMs, limit],
+      );
+      const actions = await this.pool.query<{ id: number }>(
+        "SELECT id FROM actions WHERE job_id IS NULL AND status <> 'pending' AND updated_ms < $1 LIMIT $2",
+        [beforeMs, limit],
+      );
+      return { jobs: jobs.rows, actionIds: actions.rows.map((r) => r.id) };
+    } catch (err) {
+      throw this.describe(err, 'reading the history to archive');
+    }
+  }
+
+  /**
+   * History jobs going to the archive: counted in the working copy's archive_totals (shipped
+   * with the batch) and no longer apart, in one SQLite transaction.
+   */
+  private countArchived(jobs: ReadonlyArray<ArchivedTotals>, history: History): void {
+    if (jobs.length === 0) return;
+    const add = this.db.prepare(
+      `INSERT INTO main.archive_totals (decision, state, outcome, label, n, energy_joules, energy_n)
+       VALUES (?, ?, ?, ?, 1, ?, ?)
+       ON CONFLICT (decision, state, outcome, label) DO UPDATE SET n = n + excluded.n,
+         energy_joules = energy_joules + excluded.energy_joules, energy_n = energy_n + excluded.energy_n`,
+    );
+    this.db.transaction(() => {
+      for (const j of jobs) {
+        add.run(
+          j.decision,
+          j.state,
+          j.outcome ?? '',
+          j.label ?? '',
+          j.energy_joules ?? 0,
+          j.energy_joules === null ? 0 : 1,
+        );
+        if (j.updated_ms < history.cutoffMs) countInto(history.totals, j, -1);
+      }
+    })();
   }
 
   private prunedAt = -Infinity;
@@ -1583,27 +1916,43 @@ export class PostgresLedger implements Ledger {
     return out;
   }
 
-  /** One archived job with its rows, read in PostgreSQL from one snapshot. */
+  /**
+   * One archived job with its rows, read in PostgreSQL from one snapshot; or a job of the
+   * history the working copy's load left there, not archived yet (archivedMs null).
+   */
   async getArchivedJob(id: string): Promise<ArchivedJobDetail | undefined> {
     let out: ArchivedJobDetail | undefined;
     await this.reading(async (client) => {
       const job = await client.query<Record<string, unknown>>('SELECT * FROM archived_jobs WHERE id = $1', [
         id,
       ]);
-      const row = job.rows[0];
+      let row = job.rows[0];
+      let prefix = 'archived_';
+      // History the working copy's load left in PostgreSQL, not moved yet: read where it is.
+      const history = this.history;
+      if (row === undefined && history !== undefined && this.work.getJob(id) === undefined) {
+        row = (
+          await client.query<Record<string, unknown>>(
+            `SELECT * FROM jobs WHERE id = $1 AND state IN (${CLOSED_SQL}) AND updated_ms < $2`,
+            [id, history.cutoffMs],
+          )
+        ).rows[0];
+        prefix = '';
+      }
       if (row === undefined) return;
       const of = (table: string, order: string) =>
-        client.query<Record<string, unknown>>(`SELECT * FROM ${table} WHERE job_id = $1 ORDER BY ${order}`, [
-          id,
-        ]);
-      const ticket = (await of('archived_tickets', 'job_id')).rows[0];
+        client.query<Record<string, unknown>>(
+          `SELECT * FROM ${prefix}${table} WHERE job_id = $1 ORDER BY ${order}`,
+          [id],
+        );
+      const ticket = (await of('tickets', 'job_id')).rows[0];
       out = {
         job: decodeRow.job(row),
-        archivedMs: row.archived_ms as number,
+        archivedMs: prefix === '' ? null : (row.archived_ms as number),
         ticket: ticket ? decodeRow.ticket(ticket) : undefined,
-        apps: (await of('archived_job_apps', 'ordinal')).rows.map(decodeRow.jobApp),
-        decisions: (await of('archived_decisions', 'id')).rows.map(decodeRow.decision),
-        actions: (await of('archived_actions', 'id')).rows.map(decodeRow.action),
+        apps: (await of('job_apps', 'ordinal')).rows.map(decodeRow.jobApp),
+        decisions: (await of('decisions', 'id')).rows.map(decodeRow.decision),
+        actions: (await of('actions', 'id')).rows.map(decodeRow.action),
       };
     });
     return out;

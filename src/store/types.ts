@@ -190,7 +190,11 @@ export interface ActionCount {
 /** An archived job as a page of the archive lists it: its row, when it was moved, its ticket and apps. */
 export interface ArchivedJob {
   job: JobRecord;
-  archivedMs: number;
+  /**
+   * When it was moved; null for a job past the cutoff that a PostgreSQL ledger's load left in
+   * the live tables and that is not moved yet (PostgresLedgerOptions.archiveAfterMs).
+   */
+  archivedMs: number | null;
   ticket: TicketRecord | undefined;
   apps: JobAppRecord[];
 }

@@ -1519,6 +1519,224 @@ async function rowsInPostgres(url: string): Promise<Record<string, unknown[]>> {
       }
     });
 
+    it('with archiveAfterMs, a load leaves history in PostgreSQL: counted, found by id, archived from there by the writer', async () => {
+      const url = await server!.createDatabase();
+      let now = 1_000;
+      const clock = () => now;
+      // A ledger written before retention: old closed jobs of every kind beside open ones, an
+      // old closed job with a write pending, one with a ticket waiting, actions of no job.
+      const first = await track(openPostgresLedger(url, { writer: 'now', holder: 'first', clock }));
+      const h = seedHistory(first, (ms) => (now += ms));
+      first.transaction(() => {
+        first.insertJob(jobRecord('old-ticket', { decision: 'rejected', state: 'rejected' }));
+        first.insertTicket({ jobId: 'old-ticket', expiresMs: 900_000, detail: null });
+      });
+      await first.flush();
+      const everything = totalsOf(first);
+      const rowsOf = (id: string, l: Ledger) => ({
+        job: l.getJob(id),
+        decisions: l.decisionsOf(id),
+        actions: l.actionsOf(id),
+        apps: l.appsOf(id),
+        ticket: l.getTicket(id),
+      });
+      const before = Object.fromEntries(h.archivable.map((id) => [id, rowsOf(id, first)]));
+      // The cutoff (now - archiveAfterMs) falls between the old jobs and the recent one.
+      now = 250_000;
+      const archiveAfterMs = 100_000;
+      const follower = await track(
+        openPostgresLedger(url, { writer: 'later', holder: 'follower', clock, archiveAfterMs }),
+      );
+      await follower.catchUp();
+      const leader = await track(
+        openPostgresLedger(url, { writer: 'later', holder: 'leader', clock, archiveAfterMs }),
+      );
+      await leader.takeOver((await first.fenceEpoch()) + 1, 'leader');
+      const held = [...h.kept, 'old-ticket'].sort();
+      for (const l of [leader, follower]) {
+        // Only the open and recent jobs (and old ones a write or a ticket still holds) are loaded.
+        expect(
+          l
+            .listJobs({ limit: 100 })
+            .jobs.map((j) => j.id)
+            .sort(),
+        ).toEqual(held);
+        for (const id of h.archivable) expect(l.decisionsOf(id)).toEqual([]);
+        expect(l.getAction(h.orphanDone)).toBeUndefined();
+        expect(l.getAction(h.orphanPending)?.status).toBe('pending');
+        // Counted all the same, and found by id where it is, not archived yet.
+        expect(totalsOf(l)).toEqual(everything);
+        const got = (await l.getArchivedJob('old-finished'))!;
+        expect({ ...got, archivedMs: undefined }).toEqual({
+          ...before['old-finished'],
+          archivedMs: undefined,
+        });
+        expect(got.archivedMs).toBeNull();
+        expect(await l.getArchivedJob('recent-finished')).toBeUndefined();
+      }
+      follower.follow(50);
+      // The leader archives the history from PostgreSQL, three jobs a batch, and its own
+      // copy's jobs as they come due: the old one whose write is confirmed now.
+      const pending = leader.actionsOf('old-pending').find((a) => a.status === 'pending')!;
+      leader.completeAction(pending.id, 'done');
+      const moved: string[] = [];
+      for (;;) {
+        const b = await leader.archiveClosedJobs({ closedBeforeMs: 150_000, limit: 3 });
+        expect(b.jobIds.length).toBeLessThanOrEqual(3);
+        expect(b.rows.jobs).toBe(b.jobIds.length);
+        moved.push(...b.jobIds);
+        if (b.jobIds.length === 0) break;
+        expect(totalsOf(leader)).toEqual(everything);
+      }
+      expect(moved.sort()).toEqual([...h.archivable, 'old-pending'].sort());
+      expect(
+        leader
+          .listJobs()
+          .jobs.map((j) => j.id)
+          .sort(),
+      ).toEqual(['old-running', 'old-waiting', 'old-ticket', 'recent-finished'].sort());
+      for (const id of h.archivable) {
+        const a = (await leader.getArchivedJob(id))!;
+        expect(a.archivedMs).toBe(250_000);
+        expect({
+          job: a.job,
+          decisions: a.decisions,
+          actions: a.actions,
+          apps: a.apps,
+          ticket: a.ticket,
+        }).toEqual(before[id]);
+      }
+      const client = new Client({ connectionString: url });
+      await client.connect();
+      try {
+        const n = async (sql: string) => Number((await client.query(sql)).rows[0].n);
+        expect(await n('SELECT COUNT(*) AS n FROM jobs')).toBe(4);
+        expect(await n('SELECT COUNT(*) AS n FROM archived_jobs')).toBe(h.archivable.length + 1);
+        expect(await n('SELECT COUNT(*) AS n FROM archived_actions WHERE job_id IS NULL')).toBe(1);
+        expect(await n('SELECT COUNT(*) AS n FROM ledger_deleted')).toBe(0);
+      } finally {
+        await client.end();
+      }
+      // The follower, which held none of the history, counts it as archived now; a new load
+      // finds no history left.
+      await until('the follower to see the archiving', async () => {
+        await follower.catchUp();
+        return follower.listJobs().total === 4;
+      });
+      expect(totalsOf(follower)).toEqual(everything);
+      expect(tableRows(follower.workingCopy())).toEqual(tableRows(leader.workingCopy()));
+      const late = await track(
+        openPostgresLedger(url, { writer: 'later', holder: 'late', clock, archiveAfterMs }),
+      );
+      await late.catchUp();
+      expect(totalsOf(late)).toEqual(everything);
+      expect(tableRows(late.workingCopy())).toEqual(tableRows(leader.workingCopy()));
+    });
+
+    it('a writer that loaded only history numbers its new rows above it, and a full load takes both', async () => {
+      const url = await server!.createDatabase();
+      let now = 1_000;
+      const clock = () => now;
+      const first = await track(openPostgresLedger(url, { writer: 'now', holder: 'first', clock }));
+      first.transaction(() => {
+        for (const id of ['old-1', 'old-2']) {
+          first.insertJob(jobRecord(id, { state: 'finished', outcome: 'met' }));
+          first.recordDecision(id, 'rtmr', 'admitted', { id });
+          first.completeAction(first.enqueueAction(id, 'submit', { id }).id, 'done');
+        }
+      });
+      await first.flush();
+      const old = ['old-1', 'old-2'].map((id) => ({
+        job: first.getJob(id),
+        decisions: first.decisionsOf(id),
+      }));
+      now = 500_000;
+      // Everything is history to this writer: its copy holds no row at all.
+      const writer = await track(
+        openPostgresLedger(url, { writer: 'later', holder: 'w', clock, archiveAfterMs: 100_000 }),
+      );
+      await writer.takeOver((await first.fenceEpoch()) + 1, 'w');
+      expect(writer.listJobs().total).toBe(0);
+      writer.insertJob(jobRecord('new', { state: 'running' }));
+      const decision = writer.recordDecision('new', 'rtmr', 'admitted', {});
+      const action = writer.enqueueAction('new', 'submit', {});
+      expect(decision).toBeGreaterThan(Math.max(...old.flatMap((o) => o.decisions.map((d) => d.id))));
+      expect(action.id).toBeGreaterThan(2);
+      await writer.flush();
+      // Retention off: every live row, history and new alike, though their row_ids meet.
+      const full = await track(openPostgresLedger(url, { writer: 'later', holder: 'full', clock }));
+      await full.catchUp();
+      expect(
+        full
+          .listJobs()
+          .jobs.map((j) => j.id)
+          .sort(),
+      ).toEqual(['new', 'old-1', 'old-2']);
+      for (const o of old) expect(full.decisionsOf(o.job!.id)).toEqual(o.decisions);
+      expect(full.getJob('new')).toEqual(writer.getJob('new'));
+      expect(full.actionsOf('new')).toEqual([action]);
+    });
+
+    it('a takeover beside 50,000 jobs of history loads the 200 recent ones, and counts them all', async () => {
+      const url = await server!.createDatabase();
+      const made = await openPostgresLedger(url, { writer: 'later' });
+      made.close();
+      await made.closed;
+      // Bulk rows, as a ledger of a year would hold them: jobs i <= 50,000 last written at i ms,
+      // the rest at 1,000,000 + i, each with a decision and a confirmed action.
+      const client = new Client({ connectionString: url });
+      await client.connect();
+      try {
+        const at = '(CASE WHEN i <= 50000 THEN i ELSE 1000000 + i END)';
+        await client.query(
+          `INSERT INTO jobs (row_id, id, name, "user", submitter, source, job_type, maps, reduces, input_bytes,
+             arrival_ms, deadline_ms, decision, reason, estimated_finish_ms, earliest_deadline_ms, queue, label,
+             priority, app_id, state, outcome, finished_ms, energy_joules, spec, created_ms, updated_ms,
+             predicted_finish_ms, seq)
+           SELECT i, 'j' || i, 'job', 'alice', 'ci', 'api', 'cpu', 4, 1, 1000, 0, 1000, 'admitted', NULL, 500, NULL,
+             'realtime', CASE WHEN i % 2 = 0 THEN 'gpu' END, NULL, 'application_1_' || i, 'finished',
+             CASE WHEN i % 3 = 0 THEN 'missed' ELSE 'met' END, 900, i % 7, '{}', ${at}, ${at}, NULL, nextval('ledger_seq')
+           FROM generate_series(1, 50200) AS i`,
+        );
+        await client.query(
+          `INSERT INTO decisions (row_id, id, job_id, at_ms, policy, decision, detail, seq)
+           SELECT i, i, 'j' || i, ${at}, 'rtmr', 'admitted', '{}', nextval('ledger_seq') FROM generate_series(1, 50200) AS i`,
+        );
+        await client.query(
+          `INSERT INTO actions (row_id, id, job_id, kind, payload, status, attempts, result, error, created_ms, updated_ms, seq)
+           SELECT i, i, 'j' || i, 'submit', '{}', 'done', 1, NULL, NULL, ${at}, ${at}, nextval('ledger_seq')
+           FROM generate_series(1, 50200) AS i`,
+        );
+        await client.query('VACUUM ANALYZE');
+      } finally {
+        await client.end();
+      }
+      let now = 1_000_000;
+      const ledger = await track(
+        openPostgresLedger(url, { writer: 'now', holder: 'w', clock: () => now, archiveAfterMs: 500_000 }),
+      );
+      expect(ledger.listJobs({ limit: 1 }).total).toBe(200);
+      expect(tableRows(ledger.workingCopy()).decisions).toHaveLength(200);
+      const counts = totalsOf(ledger).counts;
+      expect(counts.reduce((n, c) => n + c.n, 0)).toBe(50_200);
+      expect(counts.find((c) => c.outcome === 'missed')?.n).toBe(Math.floor(50_200 / 3));
+      // Energies 0 to 6 J, by label: every job's counted.
+      const energy = (from: number, to: number, even: boolean) => {
+        let j = 0;
+        for (let i = from; i <= to; i++) if ((i % 2 === 0) === even) j += i % 7;
+        return j;
+      };
+      expect(totalsOf(ledger).energy).toEqual([
+        { label: 'gpu', joules: energy(1, 50_200, true) },
+        { label: null, joules: energy(1, 50_200, false) },
+      ]);
+      now = 2_000_000;
+      const b = await ledger.archiveClosedJobs({ closedBeforeMs: 600_000, limit: 1_000 });
+      expect(b.jobIds).toHaveLength(1_000);
+      expect(b.rows).toMatchObject({ jobs: 1_000, decisions: 1_000, actions: 1_000 });
+      expect(totalsOf(ledger).counts.reduce((n, c) => n + c.n, 0)).toBe(50_200);
+    });
+
     it('loads 10,000 jobs with their actions at takeover', async () => {
       const url = await server!.createDatabase();
       const writer = await track(openPostgresLedger(url, { writer: 'now', holder: 'w' }));
