@@ -155,14 +155,20 @@ describe('a crash while archiving', () => {
     }, 120_000);
     afterAll(() => server?.destroy());
 
-    it('loses and duplicates nothing', async () => {
+    // The jobs loaded and archived from the working copy, or left in PostgreSQL at the load
+    // (history: closed before the cutoff) and archived from there.
+    it.each([
+      ['every job loaded', undefined],
+      ['the jobs left in PostgreSQL as history', 60_000],
+    ])('loses and duplicates nothing, %s', async (_, archiveAfterMs) => {
       const url = await server.createDatabase();
       const seeded = await openPostgresLedger(url, { writer: 'now', holder: 'seed', clock: () => 1_000 });
       seed(seeded);
       await seeded.flush();
       seeded.close();
       await seeded.closed;
-      const acknowledged = await archiveThenKill(['postgres', url, String(BATCH)], 5);
+      const history = archiveAfterMs === undefined ? [] : [String(archiveAfterMs)];
+      const acknowledged = await archiveThenKill(['postgres', url, String(BATCH), ...history], 5);
       expect(acknowledged.length).toBeGreaterThanOrEqual(5 * BATCH);
       const client = new Client({ connectionString: url });
       await client.connect();
@@ -171,9 +177,14 @@ describe('a crash while archiving', () => {
           (await client.query<{ v: unknown }>(sql)).rows.map((r) => String(r.v));
         const { archived } = await expectWhole(column, acknowledged);
         expect(archived % BATCH).toBe(0);
-        // A new writer loads what is live, archives the rest, and counts every job.
-        const next = await openPostgresLedger(url, { writer: 'now', holder: 'next' });
-        expect(next.listJobs().total).toBe(JOBS - archived);
+        // A new writer loads what is live (no history), archives the rest, and counts every job.
+        const next = await openPostgresLedger(url, {
+          writer: 'now',
+          holder: 'next',
+          ...(archiveAfterMs === undefined ? {} : { archiveAfterMs }),
+        });
+        expect(next.listJobs().total).toBe(archiveAfterMs === undefined ? JOBS - archived : 0);
+        expect(next.countJobs().reduce((n, c) => n + c.n, 0)).toBe(JOBS);
         while ((await next.archiveClosedJobs({ closedBeforeMs: Date.now(), limit: 500 })).jobIds.length > 0);
         expect(next.countJobs().reduce((n, c) => n + c.n, 0)).toBe(JOBS);
         next.close();
