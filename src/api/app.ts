@@ -40,6 +40,13 @@ export interface SidecarService {
   }>;
   listJobs(query: JobQuery): { jobs: unknown[]; total: number };
   getJob(id: string): unknown | undefined;
+  /**
+   * The ledger's archive (ledger.retention): closed jobs moved out of the live list, newest
+   * first (GET /api/v1/jobs?archived=true). A service without one lists none.
+   */
+  listArchivedJobs?(query: JobQuery): Promise<{ jobs: unknown[]; total: number }>;
+  /** An archived job with its decisions and actions, for GET /api/v1/jobs/{id} past the live ones. */
+  getArchivedJob?(id: string): Promise<unknown>;
   cluster(): unknown;
   /** The learned worst-case task costs beside the observed distribution (EstimatesView). */
   taskCosts(): unknown;
@@ -273,19 +280,27 @@ function sidecarRoutes(
     res.json(leadership?.view() ?? { role: 'leader', id: null, leader: null });
   });
 
-  app.get('/api/v1/jobs', readGuard, (req, res, next) => {
+  app.get('/api/v1/jobs', readGuard, async (req, res, next) => {
     try {
-      res.json(service.listJobs(parseJobQuery(req.query)));
+      const { archived, ...query } = parseJobQuery(req.query);
+      if (!archived) res.json(service.listJobs(query));
+      else res.json((await service.listArchivedJobs?.(query)) ?? { jobs: [], total: 0 });
     } catch (err) {
       next(err);
     }
   });
 
-  app.get('/api/v1/jobs/:id', readGuard, (req, res, next) => {
-    const id = String(req.params.id);
-    const job = id.length > MAX_ID_LENGTH ? undefined : service.getJob(id);
-    if (job === undefined) next(new NotFoundError(`no job ${id.slice(0, MAX_ID_LENGTH)}`));
-    else res.json(job);
+  // A live job first (synchronous, from the loop's ledger), then the archive.
+  app.get('/api/v1/jobs/:id', readGuard, async (req, res, next) => {
+    try {
+      const id = String(req.params.id);
+      let job = id.length > MAX_ID_LENGTH ? undefined : service.getJob(id);
+      if (job === undefined && id.length <= MAX_ID_LENGTH) job = await service.getArchivedJob?.(id);
+      if (job === undefined) next(new NotFoundError(`no job ${id.slice(0, MAX_ID_LENGTH)}`));
+      else res.json(job);
+    } catch (err) {
+      next(err);
+    }
   });
 
   app.delete('/api/v1/jobs/:id', leaderOnly, requireToken, async (req: RawRequest, res, next) => {
@@ -565,7 +580,7 @@ export function jsonDepthExceeds(buf: Uint8Array, max: number): boolean {
   return false;
 }
 
-function parseJobQuery(q: Record<string, unknown>): JobQuery {
+function parseJobQuery(q: Record<string, unknown>): JobQuery & { archived: boolean } {
   const issues: Array<{ path: string; message: string }> = [];
   const one = (key: string): string | undefined => {
     const v = q[key];
@@ -594,13 +609,18 @@ function parseJobQuery(q: Record<string, unknown>): JobQuery {
   if (state !== undefined && !(JOB_STATES as readonly string[]).includes(state)) {
     issues.push({ path: 'state', message: `must be one of ${JOB_STATES.join(', ')}` });
   }
-  const query: JobQuery = {
+  const archived = one('archived');
+  if (archived !== undefined && archived !== 'true' && archived !== 'false') {
+    issues.push({ path: 'archived', message: "must be 'true' or 'false'" });
+  }
+  const query = {
     decision: decision as JobQuery['decision'],
     state: state as JobQuery['state'],
     queue: one('queue'),
     user: one('user'),
     limit: int('limit', 1, 1000) ?? 100,
     offset: int('offset', 0, 10_000_000) ?? 0,
+    archived: archived === 'true',
   };
   if (issues.length) throw new ValidationError(issues);
   return query;

@@ -293,6 +293,11 @@ const job = z.object({
     .describe(
       "an open job whose apps have all ended, waiting for its client's next app or its exit (it is judged on its last app once the client has exited)",
     ),
+  archived: z
+    .boolean()
+    .describe(
+      "a closed job moved to the ledger's archive (ledger.retention.archiveAfterDays): listed with archived=true, no longer in the live list",
+    ),
 });
 
 const jobDetail = job.extend({
@@ -715,11 +720,22 @@ const paths = {
           description: 'skip this many jobs first',
           schema: { type: 'integer', minimum: 0, maximum: 10_000_000 },
         },
+        {
+          name: 'archived',
+          in: 'query',
+          required: false,
+          description:
+            "true: page through the ledger's archive instead (closed jobs moved out of the live list after ledger.retention.archiveAfterDays; newest first, then by id), with the same filters; false (the default): the live jobs",
+          schema: { type: 'boolean', default: false },
+        },
       ],
       responses: {
         '200': json('JobList', 'the jobs of this page and the total matching the filter'),
-        '400': failure('VALIDATION_FAILED: a bad filter, limit or offset'),
+        '400': failure('VALIDATION_FAILED: a bad filter, limit, offset or archived'),
         ...readErrors,
+        '503': failure(
+          'LEDGER_UNAVAILABLE: with archived=true on the shared ledger, its PostgreSQL did not answer (the archive is read there)',
+        ),
       },
     },
   },
@@ -727,13 +743,18 @@ const paths = {
     get: {
       operationId: 'getJob',
       summary: 'One job: decision, reason, estimates and the timeline of RM actions',
+      description:
+        "A live job, else one of the ledger's archive (`archived: true`), with its decisions and actions as they were recorded.",
       security: readSecurity,
       parameters: [pathParameter('id', 'the job id the submission was answered with')],
       responses: {
         '200': json('JobDetail', 'the job'),
         '400': failure('MALFORMED_REQUEST: a malformed %-escape in the id'),
-        '404': failure('NOT_FOUND: no such job'),
+        '404': failure('NOT_FOUND: no such job, live or archived'),
         ...readErrors,
+        '503': failure(
+          "LEDGER_UNAVAILABLE: no live job has the id, and the shared ledger's PostgreSQL did not answer for its archive",
+        ),
       },
     },
     delete: {
