@@ -50,8 +50,8 @@ export function thisTree(): Tree {
 }
 
 /** A commit's tree, exported to a temporary directory and built there with this tree's modules. */
-export function baseTree(dir: string): Tree {
-  const { root, commit } = exportBaseTree(dir);
+export function baseTree(dir: string, ref?: string): Tree {
+  const { root, commit } = exportBaseTree(dir, ref);
   build(root);
   return { label: 'base', root, commit };
 }

@@ -129,7 +129,7 @@ async function timeToStart(info: HadoopInfo, dir: string): Promise<StartSample[]
       },
     ];
     if (process.env.RM_COST_BASE) {
-      const base = baseTree(dir);
+      const base = baseTree(dir, process.env.RM_COST_BASE);
       arms.push({
         name: `run (${base.commit})`,
         runPrefix: [process.execPath, path.join(base.root, 'bin', 'yarn-sched-sidecar.js'), ...runArgs],

@@ -21,11 +21,13 @@ export const git = (...args: string[]): string =>
 export const isDirty = (): boolean => git('status', '--porcelain', '--untracked-files=no') !== '';
 
 /**
- * The commit to compare with (YSS_BENCH_BASE; default HEAD when the working tree has changes,
- * HEAD~1 when it has none), exported to DIR/base-COMMIT with this tree's node_modules linked in.
+ * The commit to compare with (`ref`, else YSS_BENCH_BASE; default HEAD when the working tree has
+ * changes, HEAD~1 when it has none), exported to DIR/base-COMMIT with this tree's node_modules linked in.
  */
-export function exportBaseTree(dir: string): { root: string; commit: string } {
-  const ref = process.env.YSS_BENCH_BASE || (isDirty() ? 'HEAD' : 'HEAD~1');
+export function exportBaseTree(
+  dir: string,
+  ref: string = process.env.YSS_BENCH_BASE || (isDirty() ? 'HEAD' : 'HEAD~1'),
+): { root: string; commit: string } {
   const commit = git('rev-parse', '--short', ref);
   const root = join(dir, `base-${commit}`);
   mkdirSync(root, { recursive: true });
