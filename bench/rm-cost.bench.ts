@@ -29,7 +29,9 @@
  *   RM_COST_CLI_READS      `yarn application -list` runs a block (default 1)
  *   RM_COST_IDLE_MS        the idle window before each round (default 3000)
  *   RM_COST_START_ROUNDS   rounds of the time to start (default 10)
- *   RM_COST_BASE           a commit whose `run` is measured beside this tree's (default: none)
+ *   RM_COST_BASE           a commit whose `run` and poll cycle are measured beside this tree's:
+ *                          its run arm, and its sidecar (its dist/, in this process) on a copy of
+ *                          the ledger, following the same deadline apps (default: none)
  *   RM_COST_CLUSTER        a file holding a running cluster's ready line (started with
  *                          --max-completed-apps above the largest size); default: one started here
  */
@@ -41,7 +43,7 @@ import { startHadoop, type HadoopInfo, type RunningHadoop } from '../hadoop/laun
 import { buildConfig } from '../src/config/load';
 import { silentLogger } from '../src/log';
 import { startSidecar, type RunningSidecar } from '../src/loop/service';
-import { baseTree, int, thisTree } from './processes';
+import { baseTree, int, thisTree, type Tree } from './processes';
 import { recordResult } from './results';
 import { measureReaders, readWhole, yarnApplicationList, type Block, type Reader } from './rm-cost/cost';
 import { appsKnown, submitDeadlineJobs, submitOtherApps } from './rm-cost/populate';
@@ -66,6 +68,7 @@ import {
 import { git, isDirty, ROOT } from './support';
 
 const POLL_INTERVAL_MS = 5000;
+const results = { commit: `${git('rev-parse', '--short', 'HEAD')}${isDirty() ? '+changes' : ''}` };
 const log = (m: string) => console.log(m);
 
 function sidecarConfig(info: HadoopInfo, token: string, ledgerPath: string): Record<string, unknown> {
@@ -99,7 +102,12 @@ const decisionsOf = (sidecar: RunningSidecar) => (id: string) =>
   sidecar.ledger.decisionsOf(id).map((d) => ({ decision: d.decision, atMs: d.atMs }));
 
 /** Part 1: the time to start, against a sidecar polling every 5 s (its default). */
-async function timeToStart(info: HadoopInfo, dir: string): Promise<StartSample[]> {
+async function timeToStart(
+  info: HadoopInfo,
+  dir: string,
+  here: Tree,
+  base: Tree | undefined,
+): Promise<StartSample[]> {
   const token = randomBytes(16).toString('hex');
   const sidecar = await startSidecar(buildConfig(sidecarConfig(info, token, path.join(dir, 'start.db'))), {
     logger: silentLogger(),
@@ -118,8 +126,6 @@ async function timeToStart(info: HadoopInfo, dir: string): Promise<StartSample[]
     };
     const runArgs = ['run', '--deadline', '30m', '--maps', '1', '--reduces', '0'];
     const runEnv = { YSS_URL: sidecar.url, YSS_TOKEN: token };
-    log('building this tree (tsc) for its run command...');
-    const here = thisTree();
     const arms: StartArm[] = [
       { name: 'plain', runPrefix: null },
       {
@@ -128,8 +134,7 @@ async function timeToStart(info: HadoopInfo, dir: string): Promise<StartSample[]
         env: runEnv,
       },
     ];
-    if (process.env.RM_COST_BASE) {
-      const base = baseTree(dir, process.env.RM_COST_BASE);
+    if (base !== undefined) {
       arms.push({
         name: `run (${base.commit})`,
         runPrefix: [process.execPath, path.join(base.root, 'bin', 'yarn-sched-sidecar.js'), ...runArgs],
@@ -145,14 +150,23 @@ async function timeToStart(info: HadoopInfo, dir: string): Promise<StartSample[]
 }
 
 /** Part 2: the RM's CPU at each size. */
-async function rmCost(info: HadoopInfo, dir: string, sizes: number[]): Promise<Block[]> {
+async function rmCost(
+  info: HadoopInfo,
+  dir: string,
+  sizes: number[],
+  base: Tree | undefined,
+): Promise<Block[]> {
   const pid = info.pids[info.activeRm] ?? null;
   if (pid === null) throw new Error(`no pid for the active RM ${info.activeRm}`);
   const token = randomBytes(16).toString('hex');
-  const sidecar = await startSidecar(buildConfig(sidecarConfig(info, token, path.join(dir, 'cost.db'))), {
-    logger: silentLogger(),
-    manualPolling: true,
-  });
+  const ledger = path.join(dir, 'cost.db');
+  const start = () =>
+    startSidecar(buildConfig(sidecarConfig(info, token, ledger)), {
+      logger: silentLogger(),
+      manualPolling: true,
+    });
+  let sidecar = await start();
+  let baseSidecar: RunningSidecar | undefined;
   const blocks: Block[] = [];
   try {
     await ready(sidecar, true);
@@ -170,8 +184,28 @@ async function rmCost(info: HadoopInfo, dir: string, sizes: number[]): Promise<B
     log(
       `${deadlineApps} deadline jobs admitted and submitted by the sidecar in ${((Date.now() - t) / 1000).toFixed(0)} s`,
     );
-    const readers: Reader[] = [
-      { name: SIDECAR, perBlock: int('RM_COST_CYCLES', 6), once: () => sidecar.sidecar.runOnce() },
+    const cycles = int('RM_COST_CYCLES', 6);
+    const readers: Reader[] = [];
+    if (base !== undefined) {
+      // The base tree's sidecar on a copy of the same ledger: it follows the same 500 apps.
+      await sidecar.close();
+      const copy = path.join(dir, 'cost-base.db');
+      for (const ext of ['', '-wal', '-shm'])
+        if (fs.existsSync(`${ledger}${ext}`)) fs.copyFileSync(`${ledger}${ext}`, `${copy}${ext}`);
+      sidecar = await start();
+      baseSidecar = await startBaseSidecar(base, info, token, copy);
+      await ready(sidecar, true);
+      await ready(baseSidecar, true);
+      const other = baseSidecar;
+      readers.push({
+        name: `${SIDECAR} (${base.commit})`,
+        perBlock: cycles,
+        once: () => other.sidecar.runOnce(),
+      });
+    }
+    const label = base === undefined ? SIDECAR : `${SIDECAR} (${results.commit})`;
+    readers.push(
+      { name: label, perBlock: cycles, once: () => sidecar.sidecar.runOnce() },
       {
         name: UNFILTERED,
         perBlock: int('RM_COST_READS', 3),
@@ -187,7 +221,7 @@ async function rmCost(info: HadoopInfo, dir: string, sizes: number[]): Promise<B
         perBlock: int('RM_COST_READS', 3),
         once: async () => void (await readWhole(`${info.rm}/cluster/apps`, 'text/html')),
       },
-    ];
+    );
     let others = 0;
     for (const size of sizes) {
       const add = size - deadlineApps - others;
@@ -222,7 +256,33 @@ async function rmCost(info: HadoopInfo, dir: string, sizes: number[]): Promise<B
     return blocks;
   } finally {
     await sidecar.close();
+    await baseSidecar?.close();
   }
+}
+
+/**
+ * A commit's sidecar (its compiled dist/, loaded into this process beside this tree's) on its
+ * own ledger file, polled by hand as this tree's is.
+ */
+async function startBaseSidecar(
+  base: Tree,
+  info: HadoopInfo,
+  token: string,
+  ledger: string,
+): Promise<RunningSidecar> {
+  /* eslint-disable @typescript-eslint/no-require-imports -- the base tree's compiled modules */
+  const load = require(
+    path.join(base.root, 'dist', 'config', 'load.js'),
+  ) as typeof import('../src/config/load');
+  const service = require(
+    path.join(base.root, 'dist', 'loop', 'service.js'),
+  ) as typeof import('../src/loop/service');
+  const logs = require(path.join(base.root, 'dist', 'log.js')) as typeof import('../src/log');
+  /* eslint-enable @typescript-eslint/no-require-imports */
+  return service.startSidecar(load.buildConfig(sidecarConfig(info, token, ledger)), {
+    logger: logs.silentLogger(),
+    manualPolling: true,
+  });
 }
 
 export default async function (): Promise<void> {
@@ -247,8 +307,8 @@ export default async function (): Promise<void> {
     throw new Error(
       `the cluster keeps ${info.maxCompletedApps} ended apps: start it with --max-completed-apps`,
     );
-  const results: RmCostResults = {
-    commit: `${git('rev-parse', '--short', 'HEAD')}${isDirty() ? '+changes' : ''}`,
+  const out: RmCostResults = {
+    commit: results.commit,
     startedAt: new Date().toISOString(),
     hadoop: info.version,
     pollIntervalMs: POLL_INTERVAL_MS,
@@ -256,28 +316,35 @@ export default async function (): Promise<void> {
     blocks: [],
     starts: [],
   };
-  const out = path.join(ROOT, 'bench', 'rm-cost-results.json');
-  const save = () => fs.writeFileSync(out, `${JSON.stringify(results, null, 2)}\n`);
+  const file = path.join(ROOT, 'bench', 'rm-cost-results.json');
+  const save = () => fs.writeFileSync(file, `${JSON.stringify(out, null, 2)}\n`);
+  log('building this tree (tsc) for its run command...');
+  const here = thisTree();
+  let base: Tree | undefined;
+  if (process.env.RM_COST_BASE) {
+    log(`exporting and building ${process.env.RM_COST_BASE}...`);
+    base = baseTree(dir, process.env.RM_COST_BASE);
+  }
   try {
     if (parts.includes('start')) {
       log('\n# Time to start: plain client and run, taking turns');
-      results.starts = await timeToStart(info, dir);
+      out.starts = await timeToStart(info, dir, here, base);
       save();
-      console.log(`\n${startTable(results.starts)}\n\n${splitTable(results.starts)}`);
+      console.log(`\n${startTable(out.starts)}\n\n${splitTable(out.starts)}`);
     }
     if (parts.includes('cost')) {
       log('\n# The RM CPU of each reader');
-      results.blocks = await rmCost(info, dir, sizes);
+      out.blocks = await rmCost(info, dir, sizes, base);
       save();
-      console.log(`\n${costTable(results.blocks, POLL_INTERVAL_MS)}`);
-      for (const f of readerFigures(results.blocks))
+      console.log(`\n${costTable(out.blocks, POLL_INTERVAL_MS)}`);
+      for (const f of readerFigures(out.blocks))
         recordResult({
           name: `rm-cost ${f.apps} apps: ${f.reader}`,
           unit: 'RM CPU ms a read',
           median: f.medianMs,
           p99: Math.max(...f.perRound),
         });
-      if (process.env.RM_COST_PLOT === '1') log(`plot: ${await writePlot(results.blocks)}`);
+      if (process.env.RM_COST_PLOT === '1') log(`plot: ${await writePlot(out.blocks)}`);
     }
     console.log('written to bench/rm-cost-results.json');
   } finally {

@@ -138,7 +138,8 @@ export function yarnApplicationList(
     });
     child.on('error', reject);
     child.on('close', (code) => {
-      const total = /Total number of applications[^:]*:\s*(\d+)/.exec(head);
+      // The count goes to stderr (the CLI's own log stream), the list to stdout.
+      const total = /Total number of applications[^:]*:\s*(\d+)/.exec(`${err}\n${head}`);
       if (code !== 0 || !total)
         reject(new Error(`yarn application -list exited ${code}:\n${err}${head.slice(0, 500)}`));
       else resolve(Number(total[1]));
