@@ -59,6 +59,13 @@ export interface AdmissionCapabilities {
    * DC's runs).
    */
   readonly reducesAtOnce: boolean;
+  /**
+   * The policy with the same test on arrival order, planned with where YARN cannot be given the
+   * queue's order: an RM whose application priority cap is 0 starts a queue's apps in the order
+   * they came, so a lane planned in EDF order would promise a late arrival a place ahead that
+   * YARN never gives it. Null: the policy is in arrival order already, or has no such twin.
+   */
+  readonly arrivalOrderTwin: string | null;
 }
 
 /** What a placement policy needs and offers. */
@@ -72,6 +79,7 @@ export interface PlacementCapabilities {
 }
 
 const ADMISSION_DEFAULTS: AdmissionCapabilities = Object.freeze({
+  arrivalOrderTwin: null,
   promisesDeadlines: true,
   queueOrder: 'policy',
   dispatch: null,
@@ -263,6 +271,8 @@ const VECTORS: Partial<AdmissionCapabilities> = {
   earliestDeadline: true,
   reservations: true,
 };
+/** RTMR's EDF queue: where YARN cannot be given that order, the same test on a FIFO queue. */
+const ON_EDF_VECTORS: Partial<AdmissionCapabilities> = { ...VECTORS, arrivalOrderTwin: 'rtmr-fifo' };
 /** An RTMR admission test on the slot vectors, its feedback on unless its arguments turn it off. */
 const onVectors = <A>(description: string, create: (args: A) => AnyAdmissionPolicy): AdmissionEntry =>
   admit(description, fromArgs(create), VECTORS, feedbackArg);
@@ -279,9 +289,14 @@ const ADMIT_ALL: Partial<AdmissionCapabilities> = {
  * its own arguments (a ValidationError names each bad field).
  */
 export const admissionEntries: Readonly<Record<string, AdmissionEntry<AnyAdmissionPolicy>>> = Object.freeze({
-  rtmr: onVectors('RTMR: EDF admission on slot vectors, with feedback (seed 000)', rtmr),
+  rtmr: admit(
+    'RTMR: EDF admission on slot vectors, with feedback (seed 000)',
+    fromArgs(rtmr),
+    ON_EDF_VECTORS,
+    feedbackArg,
+  ),
   'rtmr-no-feedback': admit('RTMR without the feedback controller', fromArgs(rtmrNoFeedback), {
-    ...VECTORS,
+    ...ON_EDF_VECTORS,
     feedback: false,
   }),
   dc: admit('Deadline Constraint scheduler, a baseline (seed 001)', fromArgs(dc), {

@@ -32,13 +32,28 @@ export async function runCycle(p: LoopParts, reconciler: Reconciler): Promise<vo
     await step('tickets', () => expireTickets(p));
     // Read once after tracking, for the steps below (each read it on its own before).
     const open = ledger.openAdmittedJobsReused();
+    // Before the lanes read their progress: a change of order rebuilds them, to be read below.
+    await step('priority cap', async () => {
+      await p.cap.readFrom(rm, p.deps.now);
+      const switched = p.lanes.followOrder();
+      if (switched !== undefined) {
+        p.log.info('lanes planned with another admission order', {
+          policy: switched,
+          configured: config.admission.policy,
+          priorityCap: p.cap.cap.value,
+          why:
+            switched === config.admission.policy
+              ? 'the RM takes application priorities: the queue order is written as priorities'
+              : 'the RM caps application priorities at 0: it starts apps in arrival order, so admission plans that order',
+        });
+      }
+    });
     await step('overruns', () => p.progress.detectOverruns(open));
     await step('lane progress', () => p.progress.readLaneProgress(apps));
     // Each app that waited for its AM's container while preemption freed its lane's guarantee.
     await step('preemption delay', () =>
       p.observation.delays.observe(apps, (a) => p.lanes.heldWithPreemption(a)),
     );
-    await step('priority cap', () => p.cap.readFrom(rm, p.deps.now));
     await step('priorities', () =>
       ledger.transaction(() =>
         enforce(

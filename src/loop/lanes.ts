@@ -107,6 +107,11 @@ export interface LaneBookDeps {
   estimates: EstimateKeeper;
   partitions: Partitions;
   now: () => number;
+  /**
+   * Whether YARN can be given the lanes' order (the RM's application priority cap is above 0).
+   * Absent: it can.
+   */
+  ordered?: () => boolean;
 }
 
 export class LaneBook {
@@ -121,11 +126,44 @@ export class LaneBook {
    * policy offers one (its capability); the others are told not to look.
    */
   private readonly admitOptions: AdmitOptions | undefined;
+  /** The configured policy's twin on arrival order (AdmissionCapabilities.arrivalOrderTwin). */
+  private readonly twin: string | null;
+  /** Its feedback off when the configured policy has none. */
+  private readonly twinArgs: { feedback?: false };
+  /** The policy the lanes are planned with now: the configured one or its twin. */
+  private plannedWith: string;
 
   constructor(private readonly deps: LaneBookDeps) {
     const caps = deps.registry.admissionCapabilities(deps.config.admission.policy);
     this.fromProgress = caps.snapshotRebuild;
     this.admitOptions = caps.earliestDeadline ? undefined : { searchEarliest: false };
+    this.twin = caps.arrivalOrderTwin;
+    this.twinArgs = caps.feedback ? {} : { feedback: false };
+    this.plannedWith = this.wanted();
+  }
+
+  /** The configured policy, or its arrival-order twin while YARN cannot be given the order. */
+  private wanted(): string {
+    const ordered = this.deps.ordered?.() ?? true;
+    return !ordered && this.twin !== null ? this.twin : this.deps.config.admission.policy;
+  }
+
+  /** The policy the lanes are planned with (the configured one or its arrival-order twin). */
+  get policyName(): string {
+    return this.plannedWith;
+  }
+
+  /**
+   * Plans the lanes on arrival order once YARN is known to start a queue's apps in the order
+   * they came (a priority cap of 0), and on the policy's order again once it can be given; every
+   * lane is rebuilt from the ledger at the switch. Returns the policy switched to, if any.
+   */
+  followOrder(): string | undefined {
+    const wanted = this.wanted();
+    if (wanted === this.plannedWith) return undefined;
+    this.plannedWith = wanted;
+    this.rebuildAll();
+    return wanted;
   }
 
   all(): Lane[] {
@@ -153,7 +191,9 @@ export class LaneBook {
 
   private createPolicy(containers: number): AnyAdmissionPolicy {
     const { config, registry } = this.deps;
-    return registry.createAdmission(config.admission.policy, {
+    const twin = this.plannedWith !== config.admission.policy;
+    return registry.createAdmission(this.plannedWith, {
+      ...(twin ? this.twinArgs : {}),
       slotModel: this.slotModel(containers),
       // The default class's; every job carries its own class's (deadlineJob), read first.
       estimates: this.deps.estimates.book.default,

@@ -78,7 +78,15 @@ export class Sidecar implements SidecarService {
     });
     const placement = deps.registry.placementCapabilities(config.placement.policy);
     const partitions = new Partitions(config.placement, config.yarn.gpuLabel, placement, deps.energyProfile);
-    const lanes = new LaneBook({ config, ledger, registry: deps.registry, estimates, partitions, now });
+    const lanes = new LaneBook({
+      config,
+      ledger,
+      registry: deps.registry,
+      estimates,
+      partitions,
+      now,
+      ordered: () => cap.cap.value > 0,
+    });
     const progress = new ProgressWatch({
       ledger,
       lanes,

@@ -126,6 +126,8 @@ export function clusterView(p: LoopParts): unknown {
     queues: o.capacity?.queues ?? [],
     admission: {
       policy: config.admission.policy,
+      // The configured policy, or its arrival-order twin while the RM caps priorities at 0.
+      plannedWith: p.lanes.policyName,
       slotModel: config.admission.slotModel,
       // Per workload class; a class not listed is judged with the default.
       estimates: { default: book.default, classes: book.classes },

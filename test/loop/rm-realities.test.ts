@@ -148,6 +148,54 @@ describe('the priority cap of a stock Hadoop (yarn.cluster.max-application-prior
     expect(rm.submissions.map((s) => s.priority)).toEqual([0, 0]);
   });
 
+  it('plans the lanes on arrival order while the cap is 0: a late job with an earlier deadline waits', async () => {
+    // The same two jobs on a stock RM (cap 0) and on one that takes priorities (cap 10). YARN
+    // starts a queue's apps of one priority in the order they came, so with the cap at 0 the
+    // second job runs after the first whatever its deadline, and admission must plan it there.
+    const run = async (cap: number) => {
+      const rm = new FakeRm();
+      rm.priorityCap = cap;
+      rm.confCap = cap;
+      const { sidecar, submit } = setup({ rm });
+      await sidecar.runOnce();
+      type Body = {
+        decision: string;
+        estimatedFinish?: string;
+        earliestAdmissibleDeadline?: string;
+        reason?: unknown;
+      };
+      const big = (await submit({ maps: 64, reduces: 0, inputBytes: 64 * 128 * MB, deadline: 3000 })) as {
+        body: Body;
+      };
+      const small = (await submit({
+        name: 'urgent',
+        maps: 1,
+        reduces: 0,
+        inputBytes: 128 * MB,
+        deadline: 60,
+      })) as { body: Body };
+      const admission = (sidecar.cluster() as { admission: { policy: string; plannedWith: string } })
+        .admission;
+      return { big: big.body.decision, bigFinish: big.body.estimatedFinish, small: small.body, admission };
+    };
+    const stock = await run(0);
+    const ordered = await run(10);
+    expect(stock.admission).toMatchObject({ policy: 'rtmr', plannedWith: 'rtmr-fifo' });
+    expect(ordered.admission).toMatchObject({ policy: 'rtmr', plannedWith: 'rtmr' });
+    expect([stock.big, ordered.big]).toEqual(['admitted', 'admitted']);
+    expect(ordered.small.decision).toBe('admitted');
+    expect(stock.small.decision).toBe('rejected');
+    // What it is told: it would run behind the first job, and the earliest deadline that allows it.
+    const reason = stock.small.reason as { kind: string; estimatedFinish: string };
+    expect(reason.kind).toBe('new-job-misses');
+    expect(Date.parse(reason.estimatedFinish)).toBeGreaterThan(Date.parse(stock.bigFinish!));
+    expect(Date.parse(stock.small.earliestAdmissibleDeadline!)).toBeGreaterThanOrEqual(
+      Date.parse(reason.estimatedFinish),
+    );
+    // With the order written as priorities it goes first and ends well before the first job.
+    expect(Date.parse(ordered.small.estimatedFinish!)).toBeLessThanOrEqual(T0 + 60_000);
+  });
+
   it('with a cap of 3, EDF order is written within 1..3 and each app at most once per change', async () => {
     const rm = new FakeRm();
     rm.priorityCap = 3;
