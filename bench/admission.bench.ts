@@ -1,7 +1,7 @@
 /**
  * RTMR admission decision time, fast vs literal vector calculations, measured in one run.
  * Queues of 10 / 100 / 1,000 admitted jobs on unified clusters of 100 / 1,000 / 20,000 slots.
- * Job sizes follow the Facebook bins of seed 000 Table II (1 to 5,000 maps, 128 MB splits),
+ * Job sizes follow the Facebook bins of He et al., RTMR, Table II (1 to 5,000 maps, 128 MB splits),
  * drawn with a small seeded PRNG here (the core takes no randomness).
  * Then the scale cells (issue 17): 1,000 jobs x 20,000 and 10,000 jobs x 200,000 containers,
  * fast engine only: admission, the earliest-deadline search of a refused job, heap per job.
@@ -25,7 +25,7 @@ function mulberry32(seed: number): () => number {
   };
 }
 
-// Seed 000 Table II: bins of maps per job and the share of Facebook jobs in each.
+// He et al., RTMR, Table II: bins of maps per job and the share of Facebook jobs in each.
 const BINS: [number, number, number][] = [
   [1, 1, 39],
   [2, 2, 16],

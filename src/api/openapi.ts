@@ -55,7 +55,7 @@ const triple = z
     mapCostMax: z.number().describe('c_m^max, seconds per MB of a map task'),
     reduceCostMax: z.number().describe('c_r^max, seconds per MB of a reduce task'),
   })
-  .describe('worst-case estimates of one workload class (seed 000 IV.A)');
+  .describe('worst-case estimates of one workload class (He et al., RTMR, IV.A)');
 
 const estimateFrom = z
   .object({

@@ -64,7 +64,7 @@ export const COMMAND_HELP: Readonly<Record<string, CommandHelp>> = {
     notes: [
       'Writes summary.json, a per-job CSV and SVG plots to --out.',
       'Another tenant on a unified cluster (--tenant-share and the options after it): docs/simulator.md.',
-      "--sweep PARAM=a,b,c runs an experiment once per value of one of its parameters and writes sweep.json, sweep.csv and a plot of its headline figures against PARAM, the seed's figures as dashed lines; a wrong PARAM lists the experiment's parameters.",
+      "--sweep PARAM=a,b,c runs an experiment once per value of one of its parameters and writes sweep.json, sweep.csv and a plot of its headline figures against PARAM, the papers' published figures as dashed lines; a wrong PARAM lists the experiment's parameters.",
     ],
     examples: [
       'simulate --experiment rtmr-workload-1 --runs 5 --out sim-out',

@@ -15,7 +15,7 @@ import type { EstimateModel } from '../core/learning';
 import { tenantIssues, tenantOf, type TenantSpec } from '../sim/tenant';
 
 /**
- * `simulate`: run a built-in experiment of the seeds, or any cluster and trace under a list
+ * `simulate`: run a built-in experiment of the papers, or any cluster and trace under a list
  * of policies, and write summary.json, jobs.csv and the plots (Vega-Lite spec, SVG, PNG) to --out.
  *
  *   simulate --experiment rtmr-workload-2 --seed 1 --runs 5 --out out/w2
@@ -271,7 +271,7 @@ export async function runSweep(
 export function simulateCommand(): Command {
   return new Command('simulate')
     .description(
-      "Run the seeds' experiments, or a cluster and trace under chosen policies, in the discrete-event simulator",
+      "Run the papers' experiments, or a cluster and trace under chosen policies, in the discrete-event simulator",
     )
     .option('--experiment <name>', `a built-in experiment: ${EXPERIMENTS.join(', ')}`)
     .option('--cluster <file>', 'cluster file (YAML or JSON, docs/simulator.md)')

@@ -231,7 +231,7 @@ const admission = z
     feedbackThresholdSeconds: z.number().min(0).max(86_400).default(30),
     /**
      * `floored` (a per-task floor plus a cost per MB, learning that resists outliers and decays)
-     * or `paper` (seed 000 IV.A as printed: cost per MB only, learned upward for ever).
+     * or `paper` (He et al., RTMR, IV.A as printed: cost per MB only, learned upward for ever).
      */
     estimateModel: z.enum(['floored', 'paper']).default('floored'),
     /** How learning moves the estimates under `floored` (ignored under `paper`). */

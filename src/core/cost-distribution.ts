@@ -2,7 +2,7 @@ import { ValidationError, issueCollector, type ValidationIssue } from '../errors
 
 /**
  * The observed distribution of task unit costs (seconds per MB), kept beside the learned worst
- * case c^max of seed 000 section IV.A: the worst case is what admission plans with, the
+ * case c^max of He et al., RTMR, section IV.A: the worst case is what admission plans with, the
  * distribution shows how far above the typical task it sits.
  *
  * A log-bucketed sketch with relative accuracy alpha (the DDSketch construction): bucket i

@@ -11,7 +11,7 @@ import type { JobType } from './kinds';
 import { validateClassLearning, type ClassLearning } from './learning';
 
 /**
- * Worst-case estimates per workload class. Seed 000 section IV.A learns one triple
+ * Worst-case estimates per workload class. He et al., RTMR, section IV.A learns one triple
  * (eta, c_m^max, c_r^max) for the whole cluster; its guarantee needs only that each task runs
  * within its own job's per-task estimate (Alg. 5.2 line 1, Alg. 5.3 line 2). Keeping one triple
  * per class keeps that premise: a job's tasks are bounded by its class's maxima, which are
@@ -109,7 +109,7 @@ export function classedJob(
 }
 
 /**
- * The papers' learning (seed 000 IV.A: eta and c^max only grow) confined to the finished job's
+ * The papers' learning (He et al., RTMR, IV.A: eta and c^max only grow) confined to the finished job's
  * class (the floored rules are src/core/learning.ts's learnJob): the
  * other classes, and the default, are left as they are.
  */

@@ -1,7 +1,7 @@
 import { ValidationError, type ValidationIssue } from '../errors/validation';
 
 /**
- * The learned estimates of seed 000 section IV.A / seed 004 eq. 4.2-4.4:
+ * The learned estimates of He et al., RTMR, section IV.A / He, dissertation, eq. 4.2-4.4:
  * eta (max intermediate/input ratio), c_m^max and c_r^max (worst seconds per unit of data of a
  * map / reduce task), plus a fixed per-task floor (start-up cost) that the papers' model lacks:
  * with it a task of no data is still estimated at its start-up time, not 0 s (docs/estimates.md).

@@ -3,7 +3,7 @@ import { validateEstimates, validateWorkloadClass, type Estimates } from './esti
 import type { MapLaneKind } from './slots/model';
 
 /**
- * A deadline job J = (A, D, M, R, delta) of seed 000 section IV.A.
+ * A deadline job J = (A, D, M, R, delta) of He et al., RTMR, section IV.A.
  *
  * Times are seconds on the caller's clock (the core never reads a clock). `deadline` is the
  * relative deadline D: the job must finish by `arrival + deadline`. Sizes are in any unit of
@@ -33,7 +33,7 @@ export interface DeadlineJob {
   readonly workloadClass?: string;
   /**
    * The worst-case estimates of the job's class (eta, c_m^max, c_r^max). When present they
-   * replace the policy's own for this job: the seeds' model then holds within each class,
+   * replace the policy's own for this job: the papers' model then holds within each class,
    * and a compute-bound class cannot inflate every other job's per-task estimates.
    */
   readonly estimates?: Estimates;

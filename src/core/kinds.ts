@@ -1,5 +1,5 @@
 /**
- * What a job's map tasks can run on (DESIGN.md, "The job model"): CPU code, GPU code, or
+ * What a job's map tasks can run on (docs/placement.md, "Container kinds and the GPU label"): CPU code, GPU code, or
  * `adaptive` (ships both and may run on either). The API, the tags, the traces and the policies
  * all read this one list.
  */
@@ -12,7 +12,7 @@ export function isJobType(v: string): v is JobType {
 }
 
 /**
- * The kind of a container. A `gpu` container holds a GPU plus CPU and memory (seed 004,
+ * The kind of a container. A `gpu` container holds a GPU plus CPU and memory (He, dissertation,
  * section 6.1.4); it counts as carrying the GPU label only on a node that has that label.
  */
 export type ContainerKind = 'cpu' | 'gpu';

@@ -11,7 +11,7 @@ import {
  * How a workload class's worst-case estimates are learned from its finished jobs
  * (docs/estimates.md).
  *
- * `paper` is seed 000 IV.A as printed: eta = max(eta, delta^r/delta), c^max = max(c^max,
+ * `paper` is He et al., RTMR, IV.A as printed: eta = max(eta, delta^r/delta), c^max = max(c^max,
  * eps_i/delta_i), for ever, and no per-task floor. One task of 1 byte that took 1.7 s then
  * sets c_m^max to 1.7e6 s/MB and nothing brings it down again.
  *
@@ -174,7 +174,7 @@ export interface Learned {
 /**
  * One finished job learned into its class: `configured` is the class's configured figures,
  * `current` those it was judged with before this job, `learning` its samples so far.
- * Under `paper` the samples fold into one running maximum (seed 000 IV.A exactly).
+ * Under `paper` the samples fold into one running maximum (He et al., RTMR, IV.A exactly).
  */
 export function learnJob(
   configured: Estimates,

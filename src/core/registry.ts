@@ -35,7 +35,7 @@ export interface AdmissionCapabilities {
   readonly queueOrder: 'policy' | 'arrival';
   /**
    * Its own dispatcher, naming the job for each free slot: `reservation` (RTMR, Alg. 5.4: reduce
-   * slots held back for earlier jobs), `minimum-tasks` (DC, seed 001 III), or none.
+   * slots held back for earlier jobs), `minimum-tasks` (Kc and Anyanwu, DC, III), or none.
    */
   readonly dispatch: 'reservation' | 'minimum-tasks' | null;
   /** Its arguments: worst-case `estimates` (RTMR's), or `unit-costs` (DC's c_m, c_r, filter ratio). */
@@ -54,8 +54,8 @@ export interface AdmissionCapabilities {
   /** Can hold capacity with a YARN reservation (enforcement.reservations) shaped by its estimates. */
   readonly reservations: boolean;
   /**
-   * Its test runs all of a job's reduces at once (DC, seed 001): a job with more reduces than
-   * the cluster has reduce slots lies outside its model (seed 000 V leaves such jobs out of
+   * Its test runs all of a job's reduces at once (Kc and Anyanwu, DC): a job with more reduces than
+   * the cluster has reduce slots lies outside its model (the RTMR paper, V, leaves such jobs out of
    * DC's runs).
    */
   readonly reducesAtOnce: boolean;
@@ -136,29 +136,33 @@ export const placementEntries: Readonly<Record<string, PlacementEntry>> = Object
     LOCALITY,
   ),
   matchmaking: place(
-    'matchmaking with locality markers on FIFO order (seed 004 Alg. 1-2)',
+    'matchmaking with locality markers on FIFO order (He, dissertation, Alg. 1-2)',
     (a) => createMatchmaking(a),
     LOCALITY,
   ),
   'fair-delay': place('delay scheduling on fair-share order', (a) => createFairDelay(a), LOCALITY),
   'fair-matchmaking': place('matchmaking on fair-share order', (a) => createFairMatchmaking(a), LOCALITY),
   efh: place(
-    'EFH energy-efficient two-level scheduler with adaptive execution (seed 004 Tables 6.2, 6.4)',
+    'EFH energy-efficient two-level scheduler with adaptive execution (He, dissertation, Tables 6.2, 6.4)',
     (a, c) => createEfh(a, c),
     { energyProfile: true, partitionRanking: 'fitness' },
   ),
   'efh-no-ae': place(
-    'EFH without adaptive execution (seed 004 Tables 6.3, 6.4)',
+    'EFH without adaptive execution (He, dissertation, Tables 6.3, 6.4)',
     (a, c) => createEfhNoAe(a, c),
     { energyProfile: true, partitionRanking: 'fitness', adaptiveExecution: false },
   ),
   'ideal-energy': place(
-    'every map task on its least-energy container type only (seed 004 section 6.3.3.3)',
+    'every map task on its least-energy container type only (He, dissertation, section 6.3.3.3)',
     (a, c) => createIdealEnergy(a, c),
     { energyProfile: true, partitionRanking: 'energy' },
   ),
-  asrpt: place('available shortest remaining processing time (seed 003 Alg. 1)', (a) => createAsrpt(a)),
-  'job-size': place('job-size based two-tier scheduler (seed 002)', (a) => createJobSize(a)),
+  asrpt: place('available shortest remaining processing time (Zheng et al., ASRPT, Alg. 1)', (a) =>
+    createAsrpt(a),
+  ),
+  'job-size': place('job-size based two-tier scheduler (Madhumala and Ravichandra, job size)', (a) =>
+    createJobSize(a),
+  ),
 });
 
 export interface PolicyRegistry<A = unknown> {
@@ -290,7 +294,7 @@ const ADMIT_ALL: Partial<AdmissionCapabilities> = {
  */
 export const admissionEntries: Readonly<Record<string, AdmissionEntry<AnyAdmissionPolicy>>> = Object.freeze({
   rtmr: admit(
-    'RTMR: EDF admission on slot vectors, with feedback (seed 000)',
+    'RTMR: EDF admission on slot vectors, with feedback (He et al., RTMR)',
     fromArgs(rtmr),
     ON_EDF_VECTORS,
     feedbackArg,
@@ -299,7 +303,7 @@ export const admissionEntries: Readonly<Record<string, AdmissionEntry<AnyAdmissi
     ...ON_EDF_VECTORS,
     feedback: false,
   }),
-  dc: admit('Deadline Constraint scheduler, a baseline (seed 001)', fromArgs(dc), {
+  dc: admit('Deadline Constraint scheduler, a baseline (Kc and Anyanwu, DC)', fromArgs(dc), {
     dispatch: 'minimum-tasks',
     args: 'unit-costs',
     estimateModel: 'paper',

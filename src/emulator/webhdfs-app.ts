@@ -37,7 +37,7 @@ const DATANODE_PORT = 9866;
 /**
  * Lays a file out in blocks of `blockBytes` with `replication` replicas each, spread round-robin
  * over `hosts` (never two replicas of a block on one host), as the simulator spreads its
- * cluster blocks (seed 004 4.4.1). Deterministic: the same inputs give the same layout.
+ * cluster blocks (He, dissertation, 4.4.1). Deterministic: the same inputs give the same layout.
  */
 export function layOutFile(
   path: string,

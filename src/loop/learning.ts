@@ -304,7 +304,7 @@ export class EstimateKeeper {
     const reduces = tasks.filter((t) => t.type === 'REDUCE' && t.finishTime > 0);
     if (maps.length === 0) return undefined;
     const inputMb = job.inputBytes / MB;
-    // Learning is confined to the finished job's class (seed 000 IV.A, per class).
+    // Learning is confined to the finished job's class (He et al., RTMR, IV.A, per class).
     const cls = this.classOfRecord(job);
     const before = estimatesOf(this.current, cls);
     const firstStart = Math.min(...[...maps, ...reduces].map((t) => t.startTime));

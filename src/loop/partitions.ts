@@ -14,7 +14,7 @@ import {
 /**
  * Where a job may be decided in the live sidecar: the label partitions its type may use, best
  * first as the configured placement policy ranks them (its `partitionRanking` capability; EFH's
- * fitness h = ef * dop at partition level by default, seed 004 eq. 6.1), and the energy its map
+ * fitness h = ef * dop at partition level by default, He, dissertation, eq. 6.1), and the energy its map
  * tasks would use there, from the energy profile.
  */
 export class Partitions {

@@ -36,13 +36,13 @@ export interface RunRequest {
   jobs: readonly TraceJob[];
   specs: readonly PolicySpec[];
   seed: number;
-  /** A different job list for some policy (seed 000 V: DC runs workload II without the jobs it cannot accept). */
+  /** A different job list for some policy (He et al., RTMR, V: DC runs workload II without the jobs it cannot accept). */
   jobsFor?: (spec: PolicySpec) => readonly TraceJob[];
   registry?: PolicyRegistry;
   /**
    * How admission's worst-case estimates are modelled (docs/estimates.md): `floored` (a
    * per-task floor plus a cost per MB, the default) or `paper` (cost per MB only). The
-   * Deadline Constraint baseline always gets the papers' figures: seed 001 has unit costs only.
+   * Deadline Constraint baseline always gets the papers' figures: Kc and Anyanwu, DC has unit costs only.
    */
   estimateModel?: EstimateModel;
   /**
@@ -193,7 +193,7 @@ function engineTenant(
 
 /**
  * The finished tasks of the workload run once under FIFO with no admission, on the same cluster
- * and seed: the history seed 000 IV.A learns c_m^max and c_r^max from.
+ * and seed: the history the RTMR paper learns c_m^max and c_r^max from (IV.A).
  */
 function calibrationTasks(req: RunRequest, registry: PolicyRegistry): MeasuredTask[] {
   let engineRef: Engine | null = null;

@@ -18,9 +18,9 @@ import {
 
 /**
  * The built-in experiments: each names its cluster, its workload generator (seeded) and the
- * policy combinations to compare, as in the seeds' evaluations. Each also lists the settings
- * the seeds leave open (`parameters`), which `simulate --sweep PARAM=a,b,c` varies, and the
- * figures of the seed that a sweep is judged against (`headline`).
+ * policy combinations to compare, as in the papers' evaluations. Each also lists the settings
+ * the papers leave open (`parameters`), which `simulate --sweep PARAM=a,b,c` varies, and the
+ * figures of the paper that a sweep is judged against (`headline`).
  */
 export interface Experiment {
   name: string;
@@ -31,7 +31,7 @@ export interface Experiment {
   jobsFor?: (spec: PolicySpec, jobs: readonly TraceJob[]) => readonly TraceJob[];
   /**
    * How admission's estimates are modelled unless the caller says otherwise (docs/estimates.md):
-   * the seeds' reproductions use the papers' model, as docs/results.md records them.
+   * the papers' reproductions use the papers' model, as docs/results.md records them.
    */
   estimateModel?: EstimateModel;
   /** What admission's figures are taken from, and a factor on them (policies/estimates.ts). */
@@ -39,7 +39,7 @@ export interface Experiment {
   estimateScale?: number;
   /** What the x axis of the locality plots is (delay D, seconds), when the experiment sweeps one. */
   sweep?: { parameter: string; values: number[] };
-  /** The settings the seeds leave open, with their defaults; `settings` holds this build's. */
+  /** The settings the papers leave open, with their defaults; `settings` holds this build's. */
   parameters: readonly ExperimentParameter[];
   settings: Readonly<Record<string, SettingValue>>;
   headline: readonly HeadlinePanel[];
@@ -58,7 +58,7 @@ export type ExperimentParameter = {
 
 /**
  * A headline figure of a sweep: a policy's summary figure, or one computed from several
- * (`of`), with the seed's published value when it gives one (drawn as a reference line).
+ * (`of`), with the paper's published value when it gives one (drawn as a reference line).
  */
 export interface HeadlineSeries {
   name: string;
@@ -77,8 +77,8 @@ export interface HeadlinePanel {
 }
 
 /**
- * The admission policies of seed 000 section V, plus YARN's own ReservationSystem agent.
- * RTMR's feedback threshold DeltaT is "a typical map task execution time" (seed 000 V), taken
+ * The admission policies of He et al., RTMR, section V, plus YARN's own ReservationSystem agent.
+ * RTMR's feedback threshold DeltaT is "a typical map task execution time" (He et al., RTMR, V), taken
  * from the cluster's loadgen cost model rather than the policy's generic 30 s default.
  */
 function admissionSpecs(cluster: ClusterSpec, dcEstimates: string): PolicySpec[] {
@@ -97,21 +97,21 @@ function admissionSpecs(cluster: ClusterSpec, dcEstimates: string): PolicySpec[]
   ];
 }
 
-/** Seed 004 4.4.1: D from 0.1 to 10 heartbeat intervals of 3 s, 8 values. */
+/** He, dissertation, 4.4.1: D from 0.1 to 10 heartbeat intervals of 3 s, 8 values. */
 export const DELAY_VALUES_SECONDS = [0.3, 0.9, 1.5, 3, 4.5, 9, 15, 30];
 
 export const EXPERIMENTS = ['rtmr-workload-1', 'rtmr-workload-2', 'locality', 'efh', 'tenants'];
 
 const heartbeat: ExperimentParameter = {
   name: 'heartbeatSeconds',
-  description: "each node's heartbeat interval, s (Hadoop 1's default and the seeds': 3)",
+  description: "each node's heartbeat interval, s (Hadoop 1's default and the papers': 3)",
   kind: 'number',
   default: 3,
   min: 0.1,
   max: 60,
 };
 
-/** Seed 000's admission experiments: what the paper leaves open about its workloads and estimates. */
+/** The RTMR paper's admission experiments: what the paper leaves open about its workloads and estimates. */
 const ADMISSION_PARAMETERS: readonly ExperimentParameter[] = [
   {
     name: 'deadlineScale',
@@ -148,7 +148,7 @@ const ADMISSION_PARAMETERS: readonly ExperimentParameter[] = [
   {
     name: 'estimates',
     description:
-      "what every admission policy's figures are taken from: worst (remote read, slowest jitter, plus a heartbeat), local-worst (slowest local task), local-mean (mean local task), measured (seed 000 IV.A: the largest time per MB observed in a FIFO run of the workload)",
+      "what every admission policy's figures are taken from: worst (remote read, slowest jitter, plus a heartbeat), local-worst (slowest local task), local-mean (mean local task), measured (He et al., RTMR, IV.A: the largest time per MB observed in a FIFO run of the workload)",
     kind: 'choice',
     default: 'worst',
     choices: ESTIMATE_BASES,
@@ -164,7 +164,7 @@ const ADMISSION_PARAMETERS: readonly ExperimentParameter[] = [
   {
     name: 'dcEstimates',
     description:
-      "DC's own figures: local-worst (seed 001 IV: the largest task time observed, with the cluster to itself; III.B: non-local reads not accounted), same (as estimates), or another basis",
+      "DC's own figures: local-worst (Kc and Anyanwu, DC, IV: the largest task time observed, with the cluster to itself; III.B: non-local reads not accounted), same (as estimates), or another basis",
     kind: 'choice',
     default: 'local-worst',
     choices: ['same', ...ESTIMATE_BASES],
@@ -172,8 +172,11 @@ const ADMISSION_PARAMETERS: readonly ExperimentParameter[] = [
   heartbeat,
 ];
 
-/** Seed 000 Tables V and VI, per policy: accept, success, utilisation. */
-const SEED_000: Record<string, Record<string, { accept?: number; success?: number; util: number }>> = {
+/** He et al., RTMR, Tables V and VI, per policy: accept, success, utilisation. */
+const RTMR_PAPER_TABLES: Record<
+  string,
+  Record<string, { accept?: number; success?: number; util: number }>
+> = {
   'rtmr-workload-1': {
     dc: { accept: 0.716, success: 0.857, util: 0.057 },
     rtmr: { accept: 0.568, success: 1, util: 0.155 },
@@ -189,10 +192,10 @@ const SEED_000: Record<string, Record<string, { accept?: number; success?: numbe
 };
 
 function admissionHeadline(name: string): HeadlinePanel[] {
-  const seed = SEED_000[name] as (typeof SEED_000)[string];
+  const published = RTMR_PAPER_TABLES[name] as (typeof RTMR_PAPER_TABLES)[string];
   const series = (key: 'acceptRatio' | 'successRatio' | 'utilization', policies: string[]) =>
     policies.map((policy) => {
-      const s = seed[policy];
+      const s = published[policy];
       const v = key === 'acceptRatio' ? s?.accept : key === 'successRatio' ? s?.success : s?.util;
       return { name: policy, policy, key, ...(v === undefined ? {} : { seed: v }) };
     });
@@ -239,7 +242,7 @@ const LOCALITY_PARAMETERS: readonly ExperimentParameter[] = [
   {
     name: 'taskScale',
     description:
-      "loadgen's task times times this (0.15 s/MB, about 19 s a block, at 1): the cluster's load; 3 by default, where waiting for locality delays tasks as seed 004 4.4.2 describes",
+      "loadgen's task times times this (0.15 s/MB, about 19 s a block, at 1): the cluster's load; 3 by default, where waiting for locality delays tasks as He, dissertation, 4.4.2 describes",
     kind: 'number',
     default: 3,
     min: 0.01,
@@ -280,7 +283,7 @@ const LOCALITY_HEADLINE: HeadlinePanel[] = [
           const mm = p.matchmaking?.localityRate;
           return best === null || typeof mm !== 'number' ? null : (mm - best) * 100;
         },
-        // Seed 004 4.4.2: matchmaking's locality is "better than any of those achieved with the delay algorithm".
+        // He, dissertation, 4.4.2: matchmaking's locality is "better than any of those achieved with the delay algorithm".
         seed: 0,
       },
     ],
@@ -326,7 +329,7 @@ const EFH_PARAMETERS: readonly ExperimentParameter[] = [
 
 /**
  * A panel of `figure` of EFH and EFH without adaptive execution over FIFO's, minus 1 (negative:
- * less than FIFO's), beside the seed's: its EFH and EFH-no-AE figures over its FIFO one.
+ * less than FIFO's), beside the dissertation's: its EFH and EFH-no-AE figures over its FIFO one.
  */
 function vsFifoPanel(
   title: string,
@@ -349,7 +352,7 @@ function vsFifoPanel(
   return { title, yLabel, percent: true, series };
 }
 
-/** Seed 004 Tables 6.11-6.12: energy (6.5 h window) and turnaround against FIFO's 13.19 kWh and 4.54 h. */
+/** He, dissertation, Tables 6.11-6.12: energy (6.5 h window) and turnaround against FIFO's 13.19 kWh and 4.54 h. */
 const EFH_HEADLINE: HeadlinePanel[] = [
   vsFifoPanel('energy against FIFO', 'energy / FIFO energy - 1', 'energyKWh', {
     fifo: 13.19,
@@ -470,15 +473,15 @@ export function experiment(name: string, given: Readonly<Record<string, SettingV
         name,
         description:
           name === 'rtmr-workload-1'
-            ? 'seed 000 Table V: workload I (Facebook bins 1-6) on the 30-node heterogeneous cluster, mr1 slots'
-            : 'seed 000 Table VI: workload II (Table IV) on the 30-node heterogeneous cluster, mr1 slots',
+            ? 'He et al., RTMR, Table V: workload I (Facebook bins 1-6) on the 30-node heterogeneous cluster, mr1 slots'
+            : 'He et al., RTMR, Table VI: workload II (Table IV) on the 30-node heterogeneous cluster, mr1 slots',
         cluster,
         jobs,
         specs: admissionSpecs(cluster, settings.dcEstimates as string),
         estimateModel: 'paper',
         estimateBasis: settings.estimates as EstimateBasis,
         estimateScale: num('estimateScale'),
-        // Seed 000 V: jobs with more reduces than the cluster's reduce slots are left out when DC
+        // He et al., RTMR, V: jobs with more reduces than the cluster's reduce slots are left out when DC
         // (whose test runs all of a job's reduces at once) is tested.
         ...(name === 'rtmr-workload-2'
           ? {
@@ -516,7 +519,7 @@ export function experiment(name: string, given: Readonly<Record<string, SettingV
       return {
         name,
         description:
-          'seed 004 4.4: 30 nodes x 2 map slots, 100 blocks x 2 replicas, 3 s heartbeats, Facebook schedule',
+          'He, dissertation, 4.4: 30 nodes x 2 map slots, 100 blocks x 2 replicas, 3 s heartbeats, Facebook schedule',
         cluster: {
           ...base,
           heartbeatSeconds: num('heartbeatSeconds'),
@@ -542,7 +545,7 @@ export function experiment(name: string, given: Readonly<Record<string, SettingV
       return {
         name,
         description:
-          'seed 004 6.3: 6 CPU + 2 GPU nodes, 87 jobs half loadgen half MD simulation, Zipf(1) data access',
+          'He, dissertation, 6.3: 6 CPU + 2 GPU nodes, 87 jobs half loadgen half MD simulation, Zipf(1) data access',
         cluster: efhCluster({ mdCpuSeconds: num('mdCpuSeconds'), mdMapKWh: num('mdMapKWh') }),
         jobs: (seed) => efhWorkload(seed, 'adaptive'),
         specs: [

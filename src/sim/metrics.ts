@@ -3,13 +3,13 @@ import { TASK_COMPLETED, TASK_LOCAL, TASK_MAP } from './task-log';
 
 /**
  * The figures of summary.json, per policy. Formulas (docs/simulator.md, "Metrics"), from
- * seed 000 section V and seed 004 sections 4.4.2 and 6.3.3:
+ * He et al., RTMR, section V and He, dissertation, sections 4.4.2 and 6.3.3:
  *
  *   acceptRatio   = accepted / jobs
  *   successRatio  = succeeded / accepted          (succeeded: finished by A + D)
  *   utilization   = slot time of successful jobs / (slots * makespan)
  *                   (a policy that promises nothing, FIFO, counts every job's slot time,
- *                   as seed 000 does for Hadoop FIFO)
+ *                   as the RTMR paper does for Hadoop FIFO)
  *   makespan      = last finish of an accepted job - first arrival (workload turnaround)
  *   meanMapResponseSeconds = mean over completed map tasks of (task finish - job arrival)
  *   localityRate  = local map tasks / all map tasks (Eq. 4.1)
@@ -27,7 +27,7 @@ export interface PolicySummary {
   meanMapResponseSeconds: number | null;
   localityRate: number | null;
   energyKWh: number | null;
-  /** Energy of tasks alone (seed 004 Table 6.11 "energy no idle"). */
+  /** Energy of tasks alone (He, dissertation, Table 6.11 "energy no idle"). */
   taskEnergyKWh: number | null;
   meanTurnaroundSeconds: number | null;
   missed: number;

@@ -19,7 +19,7 @@ export interface PerCode<T> {
 /**
  * A figure for each way a task can run: a CPU application (always in a CPU container),
  * a GPU application in a GPU container, and a GPU application's CPU code in a CPU
- * container (adaptive execution, seed 004 Table 6.1).
+ * container (adaptive execution, He, dissertation, Table 6.1).
  */
 export interface PerRun {
   cpu: number;
@@ -39,14 +39,14 @@ export interface NodeClassSpec {
   /** unified: container slots per node (maps and reduces share them). */
   containers: number;
   labels: string[];
-  /** Of the map slots (mr1) or containers (unified), how many hold a GPU (seed 004 6.1.4). */
+  /** Of the map slots (mr1) or containers (unified), how many hold a GPU (He, dissertation, 6.1.4). */
   gpuContainers: number;
   /** Relative speed for each way of running: a task takes its nominal time divided by this. */
   speed: PerRun;
   /** Power drawn by the node when idle, watts. */
   idleWatts: number;
   /**
-   * Energy one task of each code kind uses on this class beyond idle, kWh (seed 004
+   * Energy one task of each code kind uses on this class beyond idle, kWh (He, dissertation,
    * Table 6.8: total energy of a one-map job minus idle energy over the same interval).
    */
   taskEnergyKWh: PerRun;
@@ -58,7 +58,7 @@ export interface TaskCostSpec {
   mapSecondsPerMB: number;
   reduceFixedSeconds: number;
   reduceSecondsPerMB: number;
-  /** Intermediate data over input data (eta of seed 000), spread evenly over the reduces. */
+  /** Intermediate data over input data (eta of He et al., RTMR), spread evenly over the reduces. */
   shuffleRatio: number;
   /**
    * Actual run time = nominal time * a factor drawn uniformly from [min, max]. With
@@ -85,7 +85,7 @@ export interface ClusterSpec {
   costs: PerCode<TaskCostSpec>;
   hdfs: { blockMB: number; replication: number; blocks: number };
   failures: FailureSpec | null;
-  /** When set, idle energy is counted over max(makespan, this window) (seed 004 6.3.3). */
+  /** When set, idle energy is counted over max(makespan, this window) (He, dissertation, 6.3.3). */
   energyWindowSeconds: number | null;
 }
 

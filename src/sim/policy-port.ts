@@ -108,7 +108,7 @@ export interface FinishedJobRecord {
 
 export interface RunContext {
   cluster: ClusterSpec;
-  /** Worst-case map / reduce task seconds for a job on this cluster (the seeds' eps^m, eps^r). */
+  /** Worst-case map / reduce task seconds for a job on this cluster (the papers' eps^m, eps^r). */
   worstMapSeconds(job: TraceJob): number;
   worstReduceSeconds(job: TraceJob): number;
 }

@@ -77,7 +77,7 @@ export function mulberry32(seed: number): Rng {
 
 /**
  * Zipf sampler over ranks 1..n with exponent s: P(k) proportional to 1 / k^s.
- * Seed 004 section 6.3.1 draws data accesses with skew 1. Built once (cumulative table),
+ * He, dissertation, section 6.3.1 draws data accesses with skew 1. Built once (cumulative table),
  * then each draw is a binary search.
  */
 export function zipfSampler(n: number, s: number, rng: Rng): () => number {

@@ -15,7 +15,7 @@ import type { PolicyReport, SummaryFile } from './report';
 /**
  * `simulate --experiment NAME --sweep PARAM=a,b,c`: the experiment built once per value of one
  * of its parameters (experimentParameters), each run over the usual seeds, and its headline
- * figures (Experiment.headline) against the parameter, beside the seed's published figures.
+ * figures (Experiment.headline) against the parameter, beside the source papers' published figures.
  *
  *   sweep.json   per value: the settings and every policy's summary (as summary.json's)
  *   sweep.csv    one row per value: the value, then each headline figure and its sd
@@ -80,7 +80,7 @@ export function parseSweep(experiment: string, text: string): SweepRequest {
   return { parameter, values };
 }
 
-/** One headline figure of one run: its mean, its sd over the seeds (policy figures only), and the seed's value. */
+/** One headline figure of one run: its mean, its sd over the seeds (policy figures only), and the paper's published value (`seed`, the name format version 1 keeps). */
 export interface HeadlineFigure {
   panel: string;
   series: string;
@@ -172,7 +172,7 @@ export function sweepCsv(file: SweepFile): string {
   return lines.join('\n') + '\n';
 }
 
-/** The sweep's plot: each headline panel against the parameter, the seed's figures as reference lines. */
+/** The sweep's plot: each headline panel against the parameter, the papers' figures as reference lines. */
 export function sweepPlot(
   file: SweepFile,
   headline: readonly HeadlinePanel[],
@@ -180,8 +180,8 @@ export function sweepPlot(
 ) {
   const seedNote =
     file.seeds.length > 1
-      ? `mean of ${file.seeds.length} seeds (${file.seeds.join(', ')}), whiskers +/- 1 sd; dashed: the seed's figure`
-      : `seed ${file.seeds[0]}; dashed: the seed's figure`;
+      ? `mean of ${file.seeds.length} seeds (${file.seeds.join(', ')}), whiskers +/- 1 sd; dashed: the paper's figure`
+      : `seed ${file.seeds[0]}; dashed: the paper's figure`;
   return sweepChart({
     title: `${file.experiment}: headline figures against ${parameter.name}`,
     subtitle: `${seedNote}; default ${parameter.name} = ${parameter.default}`,

@@ -9,14 +9,14 @@ import {
 import { mulberry32, zipfSampler, type Rng } from './rng';
 
 /**
- * The seeds' clusters and workloads, as seeded generators. Every number quoted from a
- * seed says where it comes from; every number the seeds do not give (task costs, speeds
+ * The papers' clusters and workloads, as seeded generators. Every number quoted from a
+ * paper says where it comes from; every number the papers do not give (task costs, speeds
  * of the older nodes, energy of a loadgen task) is marked as ours in docs/simulator.md.
  */
 
 const BLOCK = 128 * MB;
 
-/** Seed 000 Table II / seed 004 Table 4.4: the Facebook job-size bins of Zaharia et al. */
+/** He et al., RTMR, Table II / He, dissertation, Table 4.4: the Facebook job-size bins of Zaharia et al. */
 export const FACEBOOK_BINS: ReadonlyArray<{ bin: number; maps: number; jobs: number; share: number }> = [
   { bin: 1, maps: 1, jobs: 38, share: 0.39 },
   { bin: 2, maps: 2, jobs: 16, share: 0.16 },
@@ -29,7 +29,7 @@ export const FACEBOOK_BINS: ReadonlyArray<{ bin: number; maps: number; jobs: num
   { bin: 9, maps: 4800, jobs: 4, share: 0.03 },
 ];
 
-/** Seed 000 Table III: workload I, reduces and deadline intervals for bins 1-6. */
+/** He et al., RTMR, Table III: workload I, reduces and deadline intervals for bins 1-6. */
 export const WORKLOAD_I: ReadonlyArray<{
   bin: number;
   maps: number;
@@ -44,7 +44,7 @@ export const WORKLOAD_I: ReadonlyArray<{
   { bin: 6, maps: 200, reduces: [30, 30], deadline: [2000, 2500] },
 ];
 
-/** Seed 000 Table IV / seed 004 Table 5.7: workload II. */
+/** He et al., RTMR, Table IV / He, dissertation, Table 5.7: workload II. */
 export const WORKLOAD_II: ReadonlyArray<{
   bin: number;
   jobs: number;
@@ -59,10 +59,10 @@ export const WORKLOAD_II: ReadonlyArray<{
   { bin: 5, jobs: 13, maps: [200, 300], reduces: [35, 70], deadline: [2500, 3500] },
 ];
 
-/** Seed 004 Table 6.7: the EFH workload's reduces per bin. */
+/** He, dissertation, Table 6.7: the EFH workload's reduces per bin. */
 export const EFH_BINS: ReadonlyArray<{ bin: number; maps: number; jobs: number; reduces: [number, number] }> =
   [
-    // 38 one-map jobs in Table 6.6; the seed's run had 87 jobs in all, so one fewer here.
+    // 38 one-map jobs in Table 6.6; the dissertation's run had 87 jobs in all, so one fewer here.
     { bin: 1, maps: 1, jobs: 37, reduces: [1, 1] },
     { bin: 2, maps: 2, jobs: 16, reduces: [1, 2] },
     { bin: 3, maps: 10, jobs: 14, reduces: [5, 10] },
@@ -71,10 +71,10 @@ export const EFH_BINS: ReadonlyArray<{ bin: number; maps: number; jobs: number; 
     { bin: 6, maps: 200, jobs: 6, reduces: [30, 30] },
   ];
 
-/** Mean inter-arrival time of the Facebook submission schedule (seed 000 section V). */
+/** Mean inter-arrival time of the Facebook submission schedule (He et al., RTMR, section V). */
 export const MEAN_INTERARRIVAL_SECONDS = 14;
 
-/** Loadgen's task costs: ours (the seeds give none), ~19 s per 128 MB block on a fast node. */
+/** Loadgen's task costs: ours (the papers give none), ~19 s per 128 MB block on a fast node. */
 export const LOADGEN_COST: TaskCostSpec = {
   mapFixedSeconds: 0,
   mapSecondsPerMB: 0.15,
@@ -86,7 +86,7 @@ export const LOADGEN_COST: TaskCostSpec = {
 
 /**
  * A typical map task's run time (seconds) for `cost` on a speed-1 slot with local data: one
- * 128 MB block at the middle of the jitter range. Seed 000 V sets the feedback threshold
+ * 128 MB block at the middle of the jitter range. The RTMR paper (V) sets the feedback threshold
  * DeltaT "to be a typical map task execution time"; this is that figure for our cost model.
  */
 export function typicalMapSeconds(cost: TaskCostSpec, blockMB = 128): number {
@@ -108,7 +108,7 @@ function cls(partial: Partial<NodeClassSpec> & Pick<NodeClassSpec, 'name' | 'cou
 }
 
 /**
- * A cluster of `nodeClasses` with the seeds' common settings unless `partial` says otherwise:
+ * A cluster of `nodeClasses` with the papers' common settings unless `partial` says otherwise:
  * mr1 slots, 3 s heartbeats, a remote read 50 % slower, loadgen's costs, 128 MB blocks with 3
  * replicas and none placed up front, no failures, energy counted over the whole run.
  */
@@ -132,10 +132,10 @@ function clusterOf({
 }
 
 /**
- * Seed 000 Table I / seed 004 Table 5.4: 20 nodes with 2 dual-core 2.2 GHz Opteron-275 CPUs,
+ * He et al., RTMR, Table I / He, dissertation, Table 5.4: 20 nodes with 2 dual-core 2.2 GHz Opteron-275 CPUs,
  * 4 map + 1 reduce slots; 10 nodes with 2 single-core 2.2 GHz Opteron-64 CPUs, 2 map + 1
  * reduce slots ("we make the number of map slots in a worker node equal to the number of CPU
- * cores ... one reduce slot per worker node", seed 000 V). Both types run their cores at the
+ * cores ... one reduce slot per worker node", He et al., RTMR, V). Both types run their cores at the
  * same 2.2 GHz, so a slot is equally fast on either: the heterogeneity is in slots per node,
  * not in per-slot speed. In `unified`, each node's slots become one pool of containers (5 and 3).
  */
@@ -164,7 +164,7 @@ export function rtmrCluster(slotModel: SlotModel = 'mr1'): ClusterSpec {
   });
 }
 
-/** Seed 004 Table 4.3 and 4.4.1: 30 nodes, 2 map + 1 reduce slots, 100 blocks x 2 replicas. */
+/** He, dissertation, Table 4.3 and 4.4.1: 30 nodes, 2 map + 1 reduce slots, 100 blocks x 2 replicas. */
 export function localityCluster(): ClusterSpec {
   return clusterOf({
     remoteReadPenalty: 1.0,
@@ -174,9 +174,9 @@ export function localityCluster(): ClusterSpec {
 }
 
 /**
- * MD simulation map times, derived from the seed's own measurements because it states none
- * (seed 004 6.3.2 says only that 1,800 s "guarantees the job can finish"). The workload has
- * on average 2,409 / 2 MD maps (Table 6.7 bins, half the jobs MD). Three of the seed's
+ * MD simulation map times, derived from the dissertation's own measurements because it states none
+ * (He, dissertation, 6.3.2 says only that 1,800 s "guarantees the job can finish"). The workload has
+ * on average 2,409 / 2 MD maps (Table 6.7 bins, half the jobs MD). Three of the dissertation's
  * turnaround figures each involve one unknown:
  *  - IDEAL (Table 6.12, 16.73 h) runs every MD map on the most efficient container, the
  *    Geforce 210's (factor 1.52, Table 6.9), one at a time: 16.73 h / 1,204.5 maps = 50 s.
@@ -188,8 +188,8 @@ export function localityCluster(): ClusterSpec {
  */
 export const MD_MAP_SECONDS = Object.freeze({ cpu: 700, gpu9800gt: 20, gpu210: 50 });
 
-/** The arithmetic of MD_MAP_SECONDS, from the seed's turnaround hours; kept to be checked. */
-export function mdMapSecondsFromSeed(): { cpu: number; gpu9800gt: number; gpu210: number } {
+/** The arithmetic of MD_MAP_SECONDS, from the dissertation's turnaround hours; kept to be checked. */
+export function mdMapSecondsFromDissertation(): { cpu: number; gpu9800gt: number; gpu210: number } {
   const mdMaps = EFH_BINS_SEED_TOTAL_MAPS / 2;
   const gpu210 = (16.73 * 3600) / mdMaps;
   const gpu9800gt = 1 / (mdMaps / (4.84 * 3600) - 1 / gpu210);
@@ -197,16 +197,16 @@ export function mdMapSecondsFromSeed(): { cpu: number; gpu9800gt: number; gpu210
   return { cpu, gpu9800gt, gpu210 };
 }
 
-/** Maps of the seed's 87-job EFH workload: Table 6.6 counts of bins 1-6 with one fewer one-map job. */
+/** Maps of the dissertation's 87-job EFH workload: Table 6.6 counts of bins 1-6 with one fewer one-map job. */
 export const EFH_BINS_SEED_TOTAL_MAPS = 2409;
 
-/** kWh per MD map on an EFH CPU server (seed 004 6.3.2: 0.1446 - 0.1175). */
+/** kWh per MD map on an EFH CPU server (He, dissertation, 6.3.2: 0.1446 - 0.1175). */
 const EFH_MD_CPU_KWH = 0.0269;
-/** kWh per loadgen map on an EFH CPU server: ours, the seed gives only ratios. */
+/** kWh per loadgen map on an EFH CPU server: ours, the dissertation gives only ratios. */
 const EFH_LOADGEN_CPU_KWH = 0.004;
 
 /**
- * One of the EFH cluster's GPU servers (seed 004 Table 6.5): 2 containers, one of them for GPU
+ * One of the EFH cluster's GPU servers (He, dissertation, Table 6.5): 2 containers, one of them for GPU
  * code, labelled `gpu`. An MD map takes `mdMapSeconds` as GPU code; CPU code on its 2.2 GHz
  * Opteron cores runs as on a CPU server. Each kind of task costs a CPU server's energy over this
  * server's efficiency factor for it.
@@ -237,11 +237,11 @@ function efhGpuServer(
 }
 
 /**
- * Seed 004 Table 6.5: 6 CPU servers (8 cores) and 2 GPU servers (2 cores; Geforce
+ * He, dissertation, Table 6.5: 6 CPU servers (8 cores) and 2 GPU servers (2 cores; Geforce
  * 9800-gt and 210), YARN containers, GPU nodes labelled `gpu`. Idle power: 235 W for a
  * CPU server (seed, 6.3.2); the GPU servers' idle power and the per-task energies are
  * derived from Tables 6.8-6.10 (docs/simulator.md shows the arithmetic). Energy is
- * counted over the seed's 6.5 h window (6.3.3).
+ * counted over the dissertation's 6.5 h window (6.3.3).
  */
 export function efhCluster(options: { mdCpuSeconds?: number; mdMapKWh?: number } = {}): ClusterSpec {
   // An experiment may sweep the MD map's CPU time (GPU times stay) and its energy per map.
@@ -381,7 +381,7 @@ function workloadIJobs(
   }));
 }
 
-/** Seed 000 section V, workload I: bins 1-6 of Table II, reduces and deadlines of Table III. */
+/** He et al., RTMR, section V, workload I: bins 1-6 of Table II, reduces and deadlines of Table III. */
 export function workloadI(seed: number): TraceJob[] {
   return workloadIJobs(mulberry32(seed).fork('workload-1'), { bins: 6, prefix: 'w1' });
 }
@@ -402,7 +402,7 @@ export function sharedClusterWorkload(seed: number): TraceJob[] {
   });
 }
 
-/** Seed 000 Table IV / seed 004 Table 5.7, workload II (maps, reduces, deadlines uniform in each bin's range). */
+/** He et al., RTMR, Table IV / He, dissertation, Table 5.7, workload II (maps, reduces, deadlines uniform in each bin's range). */
 export function workloadII(seed: number): TraceJob[] {
   const rng = mulberry32(seed).fork('workload-2');
   const order = shuffledBins(rng, WORKLOAD_II);
@@ -416,7 +416,7 @@ export function workloadII(seed: number): TraceJob[] {
 }
 
 /**
- * Seed 004 4.4.1: the Facebook schedule (bins 1-6, exponential inter-arrivals, mean 14 s),
+ * He, dissertation, 4.4.1: the Facebook schedule (bins 1-6, exponential inter-arrivals, mean 14 s),
  * each map reading one of the cluster's 100 blocks, chosen uniformly. No deadlines.
  */
 export function localityWorkload(seed: number, blocks = 100): TraceJob[] {
@@ -437,7 +437,7 @@ export function localityWorkload(seed: number, blocks = 100): TraceJob[] {
 }
 
 /**
- * Seed 004 6.3.1: 87 jobs (Table 6.7 bins), Poisson arrivals with mean 14 s, half loadgen
+ * He, dissertation, 6.3.1: 87 jobs (Table 6.7 bins), Poisson arrivals with mean 14 s, half loadgen
  * (CPU) and half MD simulation (GPU code; `gpuType` says whether those jobs may also run
  * on CPU nodes: 'adaptive', or only on GPU nodes: 'gpu'), block accesses Zipf with skew 1
  * over the cluster's blocks. MD input is about 60 KB a job.

@@ -199,7 +199,7 @@ describe('every policy reads the class figures on one code path', () => {
     transferCost: 0,
   };
 
-  it('property: DC plans a job with class figures as DC built with those costs (seed 001 III.A)', () => {
+  it('property: DC plans a job with class figures as DC built with those costs (Kc and Anyanwu, DC, III.A)', () => {
     fc.assert(
       fc.property(
         estArb,

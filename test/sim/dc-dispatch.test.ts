@@ -4,7 +4,7 @@ import { admissionPort, placementPort, worstCaseEstimates } from '../../src/sim/
 import { cluster, nodeClass, traceJob } from './doubles';
 
 /**
- * DC's dispatcher in the full simulator (seed 001 III.B): each job runs at most its minimum
+ * DC's dispatcher in the full simulator (Kc and Anyanwu, DC, III.B): each job runs at most its minimum
  * n_m^min maps at once, a slot beyond every job's minimum stays idle, and reduces start only
  * after all the job's maps, at most n_r^min of them.
  */
@@ -36,7 +36,7 @@ function run(c: ClusterSpec, jobs: TraceJob[]): { engine: Engine; tasks: readonl
     (j) => worstMapSecondsOn(c, j),
     (j) => worstReduceSecondsOn(c, j),
     c,
-    // DC has unit costs only (seed 001): the papers' figures, as the driver gives it.
+    // DC has unit costs only (Kc and Anyanwu, DC): the papers' figures, as the driver gives it.
     'paper',
   );
   let engine: Engine | null = null;

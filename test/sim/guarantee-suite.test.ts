@@ -6,7 +6,7 @@ import { tenantIssues, tenantOf, type TenantSpec } from '../../src/sim/tenant';
 import { cluster, nodeClass, traceJob } from './doubles';
 
 /**
- * The RTMR guarantee (seed 000 appendix) as a property over random cluster shapes and traces:
+ * The RTMR guarantee (He et al., RTMR, appendix) as a property over random cluster shapes and traces:
  * when every task's actual time is at most its estimate and no node fails, no admitted job
  * misses its deadline. The clusters cover both slot models, GPU map slots and GPU containers
  * (labelled nodes), nodes with no map or no reduce slot, partial HDFS replication (a block on

@@ -117,7 +117,7 @@ describe('the RTMR guarantee in the simulator', () => {
     it(`with task times equal to the estimates less a heartbeat, DC admits jobs that miss and RTMR none (${slotModel})`, () => {
       // No remote-read penalty, no jitter, 0.5 s heartbeats: every task takes its estimate
       // minus at most one heartbeat. DC's plans then have no slack to absorb its one-instant
-      // reduce-slot check (seed 000 III), and it misses; RTMR's guarantee still holds.
+      // reduce-slot check (He et al., RTMR, III), and it misses; RTMR's guarantee still holds.
       const tight = (): ClusterSpec => {
         const c = testCluster(slotModel);
         return {
@@ -291,7 +291,7 @@ describe('the RTMR guarantee in the simulator', () => {
     }
   });
 
-  it('seed 000 section III in the simulator (mr1): DC accepts a pair and one misses; RTMR refuses the second', () => {
+  it('He et al., RTMR, section III in the simulator (mr1): DC accepts a pair and one misses; RTMR refuses the second', () => {
     // 4 map slots, 2 reduce slots; 1 s per MB in maps and reduces, intermediate = input.
     // A: 2 maps, 2 reduces, 100 MB, D = 104. B (arrives at 1): 2 maps, 2 reduces, 60 MB, D = 74.
     // (The estimates carry one heartbeat per task, so the unit costs are a little above 1 and

@@ -326,7 +326,7 @@ const PINNED = {
       meanMapResponseSeconds: 21.722667,
       outcomes: 'bc08ceb7fc7c86d2',
     },
-    // DC's dispatcher (seed 001 III.B): each job runs at most its minimum n_m^min maps and
+    // DC's dispatcher (Kc and Anyanwu, DC, III.B): each job runs at most its minimum n_m^min maps and
     // n_r^min reduces at once, where it had run with greedy EDF dispatch before (accepted 19,
     // utilisation 0.423671). Its jobs run longer, so one fewer fits DC's admission test.
     dc: {

@@ -143,8 +143,8 @@ describe('a small real sweep', () => {
     expect(csv[0]).toMatch(/^deadlineScale,accept ratio: dc,accept ratio: dc sd,/);
     expect(csv.slice(1).map((l) => l.split(',')[0])).toEqual(['0.05', '1']);
     expect(sweepCsv(json)).toBe(readFileSync(join(dir, 'sweep.csv'), 'utf8'));
-    // The seed's figures are in the plot as reference lines (Table VI: RTMR accepted 24.7%).
-    expect(readFileSync(join(dir, 'sweep-deadlineScale.svg'), 'utf8')).toContain('seed rtmr: 24.7%');
+    // The paper's figures are in the plot as reference lines (Table VI: RTMR accepted 24.7%).
+    expect(readFileSync(join(dir, 'sweep-deadlineScale.svg'), 'utf8')).toContain('paper rtmr: 24.7%');
     // Progress: which value of how many, then each seed.
     expect(lines.filter((l) => l.startsWith('sweep '))).toEqual([
       'sweep deadlineScale=0.05 (1/2) [..]',
@@ -173,7 +173,7 @@ describe('a small real sweep', () => {
   });
 });
 
-describe("the 'measured' estimate basis (seed 000 IV.A's learned c_m^max)", () => {
+describe("the 'measured' estimate basis (c_m^max learned as in He et al., RTMR, IV.A)", () => {
   it('takes the largest time per MB of any finished task, per class, without floor or heartbeat', () => {
     const e = experiment('rtmr-workload-2');
     const jobs = e.jobs(1).slice(0, 2);

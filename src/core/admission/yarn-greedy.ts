@@ -19,7 +19,7 @@ import type { AdmissionPolicy, AdmissionResult, JobActuals } from './types';
  *
  * Mapped onto a MapReduce job J = (A, D, M, R, delta):
  *  - stage 1 = M map containers of eps^m seconds each, stage 2 = R reduce containers of
- *    eps^r seconds each (the same worst-case task estimates RTMR uses, seed 000 IV.A);
+ *    eps^r seconds each (the same worst-case task estimates RTMR uses, He et al., RTMR, IV.A);
  *  - the plan is a step function of containers in use over time, one per lane: with the
  *    `mr1` slot model map stages use the map-slot lane and reduce stages the reduce-slot lane
  *    (the plan's capacity per lane is the slot count); with `unified` one lane of containers;

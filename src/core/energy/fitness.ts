@@ -21,7 +21,7 @@ export function workloadOf(
 
 /**
  * E_ij_map: the energy one map task of `workload` uses in a `kind` container of a `nodeClass`
- * node, idle energy excluded (seed 004 eq. 6.4). Undefined when the profile has no figure
+ * node, idle energy excluded (He, dissertation, eq. 6.4). Undefined when the profile has no figure
  * (a class missing from the profile, or a GPU figure on a CPU-only class): the container is
  * then not a candidate for the job.
  */
@@ -49,7 +49,7 @@ export function energyEfficiency(
  * dop_ij (eq. 6.2): the share of job j's input data stored on node i. Blocks are of equal
  * size (one map task per block), so it is the share of its map tasks with a replica on i.
  * Without any replica information (no WebHDFS, or inputs not on HDFS) dop is uniform, 1 on
- * every node, and the fitness reduces to the energy efficiency (DESIGN.md, "Mapping onto YARN").
+ * every node, and the fitness reduces to the energy efficiency (docs/placement.md, "EFH level I").
  */
 export function dataOverlap(tasks: readonly PendingTask[], nodeId: string): number {
   const withData = tasks.filter((t) => t.replicaNodes.length > 0);

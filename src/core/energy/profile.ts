@@ -4,10 +4,10 @@ import { JOB_TYPES, type ContainerKind, type JobType } from '../kinds';
 
 /**
  * The energy profile: what one map task of each workload costs on each node class and
- * container kind, idle energy excluded (E_ij_map of seed 004 eq. 6.4), and each class's idle
+ * container kind, idle energy excluded (E_ij_map of He, dissertation, eq. 6.4), and each class's idle
  * power. EFH's fitness uses ef_ij = 1 / E_ij_map (eq. 6.3); the simulator adds up energy.
  *
- * A workload is given either as measured energies (`mapTaskKwh`) or, where the seed only
+ * A workload is given either as measured energies (`mapTaskKwh`) or, where the dissertation only
  * published normalised energy-efficiency factors (Table 6.10, loadgen), as `efficiencyFactor`;
  * its energies are then relative (the factor-1 class uses 1 unit per map task) and
  * `unit` says so. Rankings by fitness are unaffected, since they compare one workload's values.

@@ -24,7 +24,7 @@ export function parseArgs<T extends z.ZodType>(schema: T, raw: unknown, path: st
 export const gpuLabelSchema = z.string().min(1).default(DEFAULT_GPU_LABEL);
 
 /**
- * The container kinds job `kind` may use on `node`, in order of preference (seed 004 section
+ * The container kinds job `kind` may use on `node`, in order of preference (He, dissertation, section
  * 6.1.4, "relevant containers"): a CPU job uses CPU containers; a GPU job only GPU containers
  * of a node carrying the GPU label; an adaptive job either, the GPU first because its device
  * check (Table 6.1 line 7) runs the GPU code whenever it finds an idle GPU. GPU capacity on a

@@ -2,13 +2,13 @@ import { NodeFill } from './common';
 import type { HeartbeatInput, HeartbeatResult, PlacementPolicy } from './types';
 
 /**
- * A placement policy under an admission promise (RTMR's guarantee, seed 000 appendix).
+ * A placement policy under an admission promise (RTMR's guarantee, He et al., RTMR, appendix).
  *
  * The admission vectors assume that a slot freed at t is taken by the first job in queue order
  * that has a task for it at the node's next heartbeat, whatever the data's location: a
  * non-local task is estimated at its remote-read time (the estimates are the worst case), and
  * one heartbeat per task is in the estimate. Locality rules that leave a free slot idle while
- * that job has a task break this: FIFO's one non-local task per heartbeat (seed 004 4.1),
+ * that job has a task break this: FIFO's one non-local task per heartbeat (He, dissertation, 4.1),
  * matchmaking's first skipped heartbeat (Alg. 1), delay scheduling's wait. With 4 maps of one
  * block stored only on a reduce-only node, FIFO starts one map per 3 s heartbeat, and a job
  * estimated at 13 s finished at 19.1 s.

@@ -1,7 +1,7 @@
 /**
  * Data locality at the level of label partitions, for the live sidecar's partition choice.
  *
- * EFH's fitness of container i for job j is h_ij = ef_ij * dop_ij (seed 004 eq. 6.1), where
+ * EFH's fitness of container i for job j is h_ij = ef_ij * dop_ij (He, dissertation, eq. 6.1), where
  * dop_ij is the share of j's input stored on i's node (eq. 6.2). The sidecar does not pick
  * containers, only the node label partition a job's containers come from, so it lifts both
  * factors to a partition p: dop_jp is the share of j's input bytes that has at least one

@@ -3,9 +3,9 @@ import { ValidationError, type ValidationIssue } from '../../errors/validation';
 /**
  * Where tasks run, as the vector calculations see it.
  *
- * - `mr1`: separate map and reduce slots (seed 000, seed 004 ch. 5). Two lanes: lane 0 holds
+ * - `mr1`: separate map and reduce slots (He et al., RTMR; He, dissertation, ch. 5). Two lanes: lane 0 holds
  *   T^m (l map slots), lane 1 holds T^r (q reduce slots). With `gpuMapSlots` > 0 a third lane,
- *   lane 2, holds the GPU map slots (seed 004 6.1.4: a GPU is a map slot of its own kind):
+ *   lane 2, holds the GPU map slots (He, dissertation, 6.1.4: a GPU is a map slot of its own kind):
  *   `mapSlots` then counts only the CPU map slots. A job's maps draw from the map lane of its
  *   kind (`DeadlineJob.lane`), every job's reduces from the one reduce lane, so a CPU job is
  *   never promised a GPU slot it cannot run in.

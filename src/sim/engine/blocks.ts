@@ -81,7 +81,7 @@ export class BlockMap {
     const n = this.nodeCount;
     const { blocks, replication } = cluster.hdfs;
     if (blocks === 0 || n === 0) return;
-    // Seed 004 4.4.1: replicas spread evenly over the nodes, never two on one node.
+    // He, dissertation, 4.4.1: replicas spread evenly over the nodes, never two on one node.
     const perm = this.rng.shuffle(Array.from({ length: n }, (_, i) => i));
     let cursor = 0;
     for (let b = 0; b < blocks; b++) {

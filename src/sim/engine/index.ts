@@ -98,7 +98,7 @@ const EVENT_HANDLERS: readonly EventHandler[] = (() => {
  *   (dispatch.ts).
  * - A map task's time is (fixed + perMB * split) / speed, times (1 + remoteReadPenalty)
  *   when no replica of its block is on the node, times a seeded jitter factor (timing.ts).
- * - Reduces start only after all maps of their job have finished (seed 000, assumption 3).
+ * - Reduces start only after all maps of their job have finished (He et al., RTMR, assumption 3).
  * - A node that heartbeats with nothing to do parks until something changes (a job
  *   arrives, one of its tasks ends); it resumes on its own heartbeat phase. This is
  *   exactly equivalent to heartbeating idly and is what makes large traces fast (state.ts).
@@ -354,12 +354,12 @@ export class Engine {
     return wattSeconds / 3.6e6;
   }
 
-  /** The seeds' eps^m for a job on this cluster (see worstMapSecondsOn). */
+  /** The papers' eps^m for a job on this cluster (see worstMapSecondsOn). */
   worstMapSeconds(job: TraceJob): number {
     return worstMapSecondsOn(this.cluster, job);
   }
 
-  /** The seeds' eps^r for a job on this cluster (see worstReduceSecondsOn). */
+  /** The papers' eps^r for a job on this cluster (see worstReduceSecondsOn). */
   worstReduceSeconds(job: TraceJob): number {
     return worstReduceSecondsOn(this.cluster, job);
   }

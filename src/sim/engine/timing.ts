@@ -28,7 +28,7 @@ export function evenSplits(bytes: number, n: number): number[] {
 }
 
 /**
- * The seeds' eps^m: the longest a map task of this job can take anywhere it may run
+ * The papers' eps^m: the longest a map task of this job can take anywhere it may run
  * (slowest eligible class and container kind, remote read, largest split, top of the
  * jitter range).
  */
@@ -50,7 +50,7 @@ export function worstMapSecondsOn(cluster: ClusterSpec, job: TraceJob): number {
 }
 
 /**
- * The seeds' eps^r: the longest a reduce task of this job can take. Reduces run in CPU
+ * The papers' eps^r: the longest a reduce task of this job can take. Reduces run in CPU
  * containers, and a GPU or adaptive job's reduces also in GPU containers (where a GPU
  * admission lane runs them, unified slots).
  */

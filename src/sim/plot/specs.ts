@@ -397,7 +397,7 @@ export interface SweepPanel {
   title: string;
   yLabel: string;
   percent?: boolean;
-  /** One line per series over the swept values; `seed` is the seed's figure, drawn as a dashed reference line. */
+  /** One line per series over the swept values; `seed` is the source paper's published figure, drawn as a dashed reference line. */
   series: Array<{ name: string; values: Array<number | null>; errors?: Array<number | null>; seed?: number }>;
 }
 
@@ -414,7 +414,7 @@ export interface SweepChartInput {
 /**
  * A sweep: one panel per headline figure, side by side, each with a line per series against
  * the swept parameter (whiskers +/- one sd over the seeds) and, where the seed publishes the
- * figure, a dashed line of the same colour at the seed's value, labelled "seed". Colours are
+ * figure, a dashed line of the same colour at the paper's value, labelled "paper". Colours are
  * shared by name across panels.
  */
 export function sweepChart(input: SweepChartInput): TopLevelSpec {
@@ -446,13 +446,13 @@ export function sweepChart(input: SweepChartInput): TopLevelSpec {
     const refs = p.series
       .filter((s) => s.seed !== undefined)
       .map((s) => ({ series: s.name, seed: s.seed as number }));
-    // One label per distinct seed value, naming every series at it (their dashed lines coincide).
+    // One label per distinct published value, naming every series at it (their dashed lines coincide).
     const labels = [...new Set(refs.map((r) => r.seed))].map((v, i) => ({
       seed: v,
       // Alternate sides, so that labels of close values do not overprint.
       side: i % 2 === 0 ? 'right' : 'left',
       series: (refs.find((r) => r.seed === v) as { series: string }).series,
-      label: `seed ${refs
+      label: `paper ${refs
         .filter((r) => r.seed === v)
         .map((r) => r.series)
         .join(', ')}: ${formatValue(v, percent)}`,

@@ -44,7 +44,7 @@ export interface LaneLayout {
   readonly mapLanes: boolean;
 }
 
-/** DC's minimum task counts of one admitted job (seed 001 III.B). */
+/** DC's minimum task counts of one admitted job (Kc and Anyanwu, DC, III.B). */
 export interface DcJob {
   job: DeadlineJob;
   /** n_m^min, from its plan at admission. */

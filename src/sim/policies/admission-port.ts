@@ -150,7 +150,7 @@ function sizeToGuarantee(
   lane.state = lane.policy.initialState(0);
 }
 
-/** DC (seed 001) takes unit costs of its own: the same worst-case figures RTMR takes as estimates. */
+/** DC (Kc and Anyanwu) takes unit costs of its own: the same worst-case figures RTMR takes as estimates. */
 function policyArgs(
   caps: AdmissionCapabilities,
   slotModel: SlotModel,
@@ -185,7 +185,7 @@ function reservationDispatch(laned: LanedAdmission): NonNullable<AdmissionPort['
   };
 }
 
-/** DC's minimum-task assignment (seed 001 III) over the jobs of the slot's lane. */
+/** DC's minimum-task assignment (Kc and Anyanwu, DC, III) over the jobs of the slot's lane. */
 function minimumTasksDispatch(laned: LanedAdmission): NonNullable<AdmissionPort['dispatch']> {
   // The unit costs DC was built with (the same in every lane; only the slot model differs).
   const dcOptions = (laned.lanes[0]?.policy as unknown as { options: DcOptions }).options;
@@ -193,7 +193,7 @@ function minimumTasksDispatch(laned: LanedAdmission): NonNullable<AdmissionPort[
     const d = laned.dcJobs.get(v.id);
     let reduceSlots = v.pendingReduces + v.runningReduces;
     if (d && v.mapsDone) {
-      // n_r^min is computed when the scheduler first sees the map stage done (seed 001 III.A).
+      // n_r^min is computed when the scheduler first sees the map stage done (Kc and Anyanwu, DC, III.A).
       d.reduceSlots ??= dcReduceSlots(dcOptions, d.job, now);
       reduceSlots = d.reduceSlots;
     }

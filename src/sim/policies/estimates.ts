@@ -18,7 +18,7 @@ export function judgedBy(book: EstimateBook, cls: string): string {
 }
 
 /**
- * Worst-case estimates for admission (seed 000 IV.A: c_m^max, c_r^max, eta, plus the per-task
+ * Worst-case estimates for admission (He et al., RTMR, IV.A: c_m^max, c_r^max, eta, plus the per-task
  * floor of docs/estimates.md), one set per workload class (traceClassOf), each taken over that
  * class's jobs on this cluster: the floor is the longest a task of no data can take anywhere it
  * may run (slowest class, top of the jitter range), and the cost per MB of the largest split
@@ -105,11 +105,11 @@ export function worstCaseEstimates(
  *  - `worst`: the longest a task can take (remote read, top of the jitter range) plus one
  *    heartbeat, the default: every task keeps its estimate, the premise of RTMR's guarantee;
  *  - `local-worst`: the longest a task takes on its own data, with no heartbeat allowance, as
- *    seed 001 IV measured it ("we selected the largest execution time as our estimate", on jobs
+ *    Kc and Anyanwu measured it (IV) ("we selected the largest execution time as our estimate", on jobs
  *    run with "no other running jobs"), without the non-local reads its criteria leave out
- *    ("We have not accounted this in our minimum tasks criteria", seed 001 III.B);
+ *    ("We have not accounted this in our minimum tasks criteria", Kc and Anyanwu, DC, III.B);
  *  - `local-mean`: a local task's mean time (the middle of the jitter range), no heartbeat;
- *  - `measured`: learned as seed 000 IV.A learns c_m^max and c_r^max, the largest time per MB
+ *  - `measured`: learned as the RTMR paper learns c_m^max and c_r^max, the largest time per MB
  *    of any task of the class in a previous run of the same workload (the driver runs it first,
  *    under FIFO with no admission; measuredEstimates).
  */
@@ -159,7 +159,7 @@ export interface MeasuredTask {
 }
 
 /**
- * Seed 000 IV.A's learned figures: c_m^max = max over finished maps of e_i^m / delta_i^m and
+ * The learned figures of He et al., RTMR, IV.A: c_m^max = max over finished maps of e_i^m / delta_i^m and
  * c_r^max = max over finished reduces of e_i^r / delta_i^r, per workload class (the default:
  * over every job), in the papers' model (no per-task floor, no heartbeat: a task's own time).
  * eta is the cluster's largest shuffle ratio, as worstCaseEstimates has it.

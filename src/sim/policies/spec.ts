@@ -20,7 +20,7 @@ export interface PolicySpec {
   tenant?: TenantSpec;
   /**
    * Admission's estimates for this policy alone, when an experiment gives it other figures
-   * than the run's (seed 001's DC measured its own): what they are taken from, and a factor.
+   * than the run's (Kc and Anyanwu's DC measured its own): what they are taken from, and a factor.
    */
   estimates?: { basis?: EstimateBasis; scale?: number };
 }

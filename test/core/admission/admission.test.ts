@@ -26,7 +26,7 @@ const exact = (j: DeadlineJob, est = EST) => {
   };
 };
 
-describe('worked examples (seed 000 Alg. I-III, by hand)', () => {
+describe('worked examples (He et al., RTMR, Alg. I-III, by hand)', () => {
   it('Alg. 5.2/5.3: 3 maps of 10 s on 2 map slots, 2 reduces of 5 s on 1 reduce slot', () => {
     const p = rtmr({ slotModel: { name: 'mr1', mapSlots: 2, reduceSlots: 1 }, estimates: EST });
     // inputSize 30 over 3 maps: eps^m = 1 * 10; eps^r = 1 * 1 * 30 / 2 = 15.
@@ -71,7 +71,7 @@ describe('worked examples (seed 000 Alg. I-III, by hand)', () => {
   });
 });
 
-describe('seed 000 section III: the Deadline Constraint scheduler deficiencies', () => {
+describe('He et al., RTMR, section III: the Deadline Constraint scheduler deficiencies', () => {
   const model: SlotModel = { name: 'mr1', mapSlots: 4, reduceSlots: 2 };
   const dcPolicy = dc({ slotModel: model, filterRatio: 1, mapCost: 1, reduceCost: 1, transferCost: 0 });
 
@@ -410,7 +410,7 @@ describe('state operations', () => {
   });
 });
 
-describe('estimates learning (seed 000 IV.A)', () => {
+describe('estimates learning (He et al., RTMR, IV.A)', () => {
   it('eta and the worst unit costs only grow, zero-size tasks are skipped', () => {
     const e = learnFromFinishedJob(EST, {
       inputSize: 100,

@@ -9,7 +9,7 @@ import {
 import type { DeadlineJob } from '../../../src/core/job';
 
 /**
- * DC's task assignment (seed 001 III.B): each job in deadline order gets slots up to its
+ * DC's task assignment (Kc and Anyanwu, DC, III.B): each job in deadline order gets slots up to its
  * minimum task count; a slot no job below its minimum can use stays idle.
  */
 const options: DcOptions = {
@@ -62,7 +62,7 @@ function fill(lane: 'map' | 'reduce' | 'container', queue: DcDispatchJob[], free
   return given;
 }
 
-describe('DC dispatcher (seed 001 III.B, Algorithm 1)', () => {
+describe('DC dispatcher (Kc and Anyanwu, DC, III.B, Algorithm 1)', () => {
   it('worked example: a job with n_m^min = 2 gets 2 of 4 map slots, the next job the other 2', () => {
     // A: delta = 100, D = 100, R = 4, unit costs 1: S_r^max = 100 - 100*1/4 = 75,
     //    n_m^min = ceil(100*1 / (75 - 0)) = 2.
@@ -110,7 +110,7 @@ describe('DC dispatcher (seed 001 III.B, Algorithm 1)', () => {
     expect(fill('container', queue, 8)).toEqual(['a:reduce', 'a:reduce', 'b:map', 'b:map', 'b:map', 'c:map']);
   });
 
-  it('n_r^min once the maps are done (seed 001 III.A): worked examples', () => {
+  it('n_r^min once the maps are done (Kc and Anyanwu, DC, III.A): worked examples', () => {
     // f*delta*c_r = 100; A + D = 100.
     // Maps done at S_r^max = 75: 100 / 25 = 4 = R.
     expect(dcReduceSlots(options, job('a'), 75)).toBe(4);

@@ -8,7 +8,7 @@ import {
 import { ValidationError } from '../../../src/errors/validation';
 import { job, node } from './builders';
 
-describe('SRPT lower bound on total flow time (seed 003 Lemma 1)', () => {
+describe('SRPT lower bound on total flow time (Zheng et al., ASRPT, Lemma 1)', () => {
   it('serves least remaining work first, any number of machines per job, ignoring the map-reduce dependency', () => {
     // N = 2. Slot 0: B (1 unit) done, A gets the other machine. Slot 1: A's last 2 units. F = 1 + 2.
     const jobs: SlottedJob[] = [
@@ -42,7 +42,7 @@ describe('SRPT lower bound on total flow time (seed 003 Lemma 1)', () => {
   });
 });
 
-describe('ASRPT (seed 003 Algorithm 1)', () => {
+describe('ASRPT (Zheng et al., ASRPT, Algorithm 1)', () => {
   const jobs: SlottedJob[] = [
     { jobId: 'A', arrivalSlot: 0, maps: 1, reduces: [2] },
     { jobId: 'B', arrivalSlot: 0, maps: 1, reduces: [] },

@@ -24,7 +24,7 @@ function profileFor(
   );
 }
 
-describe('EFH level I (seed 004 Tables 6.2-6.3)', () => {
+describe('EFH level I (He, dissertation, Tables 6.2-6.3)', () => {
   // ef = 1/E: class k scores 3, class l scores 2; no replica information, so dop = 1 and h = ef.
   const profile = profileFor({ k: { cpu: 1 / 3 }, l: { cpu: 1 / 2 } }, {});
   const opts = { profile, gpuLabel: 'gpu', longWaitThresholdMs: 1e9, adaptiveExecution: true };
@@ -114,7 +114,7 @@ describe('EFH level I (seed 004 Tables 6.2-6.3)', () => {
   });
 });
 
-describe('EFH level II (seed 004 Table 6.4)', () => {
+describe('EFH level II (He, dissertation, Table 6.4)', () => {
   it('L_k example: task A with one local container is placed before task B with two', () => {
     const j = job('j', [['a', 'b'], ['a']]); // task m0 = B (local to a and b), m1 = A (local to a only)
     // Container a has the higher fitness, so a naive walk would give it to B first.
@@ -138,7 +138,7 @@ describe('EFH level II (seed 004 Table 6.4)', () => {
   });
 });
 
-describe('adaptive execution example (seed 004 section 6.1.3)', () => {
+describe('adaptive execution example (He, dissertation, section 6.1.3)', () => {
   // 3 tasks; a task takes 10 min on the GPU node's GPU and 20 min on a CPU container.
   const MIN = 60_000;
   const profile = profileFor({ cpu: { cpu: 0.02 }, gpu: { cpu: 0.02, gpu: 0.01 } }, { gpu: ['gpu'] });

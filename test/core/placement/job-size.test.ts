@@ -11,7 +11,7 @@ import { job, node } from './builders';
 const stats = (sizes: number[], share = 0.5): UserStats =>
   sizes.reduce((u, s) => addJobSize(u, s), { jobs: 0, meanMs: 0, m2: 0, share, scheme: 'fifo' } as UserStats);
 
-describe('job-size two-tier scheduler (seed 002)', () => {
+describe('job-size two-tier scheduler (Madhumala and Ravichandra, job size)', () => {
   it('eqs. (2)-(4): running mean, squared deviations and CV agree with the direct formulas', () => {
     const u = stats([10, 20, 60]);
     expect(u.meanMs).toBeCloseTo(30, 12);

@@ -8,7 +8,7 @@ import { heartbeats, job, node, withoutTasks } from './builders';
 
 const taskIds = (r: { assignments: readonly { taskId: string }[] }) => r.assignments.map((a) => a.taskId);
 
-describe('fifo (seed 004 section 4.1)', () => {
+describe('fifo (He, dissertation, section 4.1)', () => {
   const fifo = createFifo();
 
   it("gives the node the first job's local tasks while slots are free", () => {
@@ -50,7 +50,7 @@ describe('fifo (seed 004 section 4.1)', () => {
   });
 });
 
-describe('delay scheduling (seed 004 section 4.2)', () => {
+describe('delay scheduling (He, dissertation, section 4.2)', () => {
   const D = 3000;
   const delay = createDelay({ maxDelayMs: D });
 
@@ -168,7 +168,7 @@ describe("delay scheduling, Hadoop 1's wait rule (waitRule: hadoop1)", () => {
   });
 });
 
-describe('matchmaking (seed 004 section 4.3, Algorithms 1-2)', () => {
+describe('matchmaking (He, dissertation, section 4.3, Algorithms 1-2)', () => {
   const mm = createMatchmaking();
 
   it('marker sequence: first miss marks and assigns nothing, second miss assigns exactly one non-local task, a new job clears markers', () => {

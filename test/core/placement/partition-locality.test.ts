@@ -31,7 +31,7 @@ describe('hostOf: a block location names hosts and host:port names, matched on t
   ])('%s -> %s', (name, host) => expect(hostOf(name)).toBe(host));
 });
 
-describe('dop per partition (seed 004 eq. 6.2, lifted to label partitions)', () => {
+describe('dop per partition (He, dissertation, eq. 6.2, lifted to label partitions)', () => {
   it('the three blocks of the doc comment: 0.6 in the default partition, 0.8 in gpu', () => {
     const blocks = [block(128, 'gpu-1', 'cpu-1'), block(128, 'gpu-1', 'gpu-2'), block(64, 'cpu-2')];
     const loc = partitionDop(blocks, HOSTS, ['', 'gpu']);
@@ -116,7 +116,7 @@ describe('dop per partition (seed 004 eq. 6.2, lifted to label partitions)', () 
   });
 });
 
-describe('the partition order by h = ef * dop (seed 004 eq. 6.1)', () => {
+describe('the partition order by h = ef * dop (He, dissertation, eq. 6.1)', () => {
   // The default energy profile's md-simulation (adaptive): 0.0269 kWh per map task on a CPU
   // node, 0.01908 kWh in a GPU container of a GPU node.
   const candidates = [

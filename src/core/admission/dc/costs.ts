@@ -1,7 +1,7 @@
 import type { DeadlineJob } from '../../job';
 import type { SlotModel } from '../../slots/model';
 
-/** f, c_m, c_r, c_d of seed 001. */
+/** f, c_m, c_r, c_d of Kc and Anyanwu, DC. */
 export interface DcCosts {
   /** f: intermediate / input size. */
   readonly filterRatio: number;

@@ -3,19 +3,19 @@ import type { DispatchChoice } from '../dispatch';
 import { dcCosts, type DcOptions } from './costs';
 
 /**
- * The Deadline Constraint scheduler's task assignment (seed 001 section III.B, its Algorithm 1,
- * and seed 000 section III): "Assign minimum tasks: Assigns only minimum number of tasks
+ * The Deadline Constraint scheduler's task assignment (Kc and Anyanwu, DC, section III.B, its Algorithm 1,
+ * and He et al., RTMR, section III): "Assign minimum tasks: Assigns only minimum number of tasks
  * required for a job to meet its deadline. Empty slots may be available for jobs submitted
- * later" (seed 001 II.A). On a heartbeat, "Tasks scheduling is first attempted for jobs that is
+ * later" (Kc and Anyanwu, DC, II.A). On a heartbeat, "Tasks scheduling is first attempted for jobs that is
  * at the front of priority queue [ordered by deadline]. If a job's minimum task count is
  * satisfied then we consider next job until there is no more jobs remaining in priority queue
  * or until there are no more unassigned map/reduce slots remaining for the Tasktracker. There
  * can be Tasktrackers which may not be assigned any tasks if the minimum task count is
- * satisfied for all the jobs" (seed 001 III.B). So a slot beyond the job's minimum goes to the
+ * satisfied for all the jobs" (Kc and Anyanwu, DC, III.B). So a slot beyond the job's minimum goes to the
  * next job in deadline order that is below its own minimum, and stays idle when every job has
  * its minimum: DC is not work-conserving. "The scheduling algorithm assigns reduce tasks only
  * after all the map tasks have been completed" (same paragraph), and the number of reduces is
- * n_r^min computed then (seed 001 III.A, below).
+ * n_r^min computed then (Kc and Anyanwu, DC, III.A, below).
  */
 
 /** What DC's dispatcher reads of one queued job (queue order = deadline order). */
@@ -40,7 +40,7 @@ const reduceReady = (j: DcDispatchJob): boolean =>
   j.mapsDone && j.pendingReduces > 0 && j.runningReduces < j.reduceSlots;
 
 /**
- * The task for one free slot, or null to leave it idle (seed 001 III.B, quoted above).
+ * The task for one free slot, or null to leave it idle (Kc and Anyanwu, DC, III.B, quoted above).
  * `lane` is the kind of slot: `map` or `reduce` (mr1, separate slots), or `container` (one
  * pool, unified), where a job below its minimum gets the container for the stage it is in.
  */
@@ -56,12 +56,12 @@ export function dcNextTask(
 }
 
 /**
- * n_r^min once the job's maps are done at s_r (seed 001 III.A: "After a job is scheduled and
+ * n_r^min once the job's maps are done at s_r (Kc and Anyanwu, DC, III.A: "After a job is scheduled and
  * map tasks are complete, n_r^min is computed to determine how many reduce tasks should be
  * scheduled. Since s_r < S_r^max, this allows for cases when n_r^min can be less than the
  * reduce tasks specified for the job"). With the reduce stage's work f*delta*c_r spread over
- * the time left after the transfer, A + D - s_r - f*delta*c_d (DESIGN.md's restatement of the
- * seed's formulas):
+ * the time left after the transfer, A + D - s_r - f*delta*c_d (as restated in
+ * docs/admission.md, "DC (baseline)"):
  *   n_r^min = ceil(f*delta*c_r / (A + D - s_r - f*delta*c_d)), between 1 and R.
  * No time left (maps done at or after the point where even R reduces cannot make it) gives R.
  */

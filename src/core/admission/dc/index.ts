@@ -6,13 +6,13 @@ import { dcCosts, type DcOptions } from './costs';
 import type { AdmissionPolicy, AdmissionResult, RejectReason } from '../types';
 
 /**
- * The Deadline Constraint scheduler's schedulability test (seed 001; as described in seed 000
- * section III and DESIGN.md), a baseline. With filter ratio f, unit costs c_m, c_r, unit transfer
+ * The Deadline Constraint scheduler's schedulability test (Kc and Anyanwu, DC; as described in He et al., RTMR,
+ * section III, and restated in docs/admission.md, "DC (baseline)"), a baseline. With filter ratio f, unit costs c_m, c_r, unit transfer
  * cost c_d, map start s_m = A and all R reduces running at once:
  *   S_r^max = A + D - f*delta*c_r/R - f*delta*c_d
  *   n_m^min = ceil(delta*c_m / (S_r^max - s_m))
  * accept only if n_m^min map slots are free at A and R reduce slots are free at the instant
- * S_r^max. A map-only job (R = 0) has S_r^max = A + D and needs no reduce slot. Its two flaws (seed 000 III) are kept on purpose: it needs the slots free at one
+ * S_r^max. A map-only job (R = 0) has S_r^max = A + D and needs no reduce slot. Its two flaws (He et al., RTMR, III) are kept on purpose: it needs the slots free at one
  * instant (rejecting jobs that later free slots would serve), and it checks the reduce slots only
  * at S_r^max, not over [S_r^max, A + D] (accepting pairs that then miss).
  */

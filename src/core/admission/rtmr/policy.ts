@@ -69,7 +69,7 @@ export interface RtmrOptions {
   readonly acceptAll: boolean;
 }
 
-/** Defaults: EDF, feedback on, DeltaT = 30 s (about one typical map task, as seed 000 V sets it). */
+/** Defaults: EDF, feedback on, DeltaT = 30 s (about one typical map task, as the RTMR paper sets it in V). */
 export const RTMR_DEFAULTS = Object.freeze({
   order: 'edf' as QueueOrder,
   feedback: true,
@@ -506,7 +506,7 @@ export function createRtmrPolicy(name: string, input: RtmrOptionsInput): RtmrPol
         issues.push({ path: 'actuals.finishedAt', message: 'must be a finite time' });
       if (issues.length > 0) throw new ValidationError(issues);
       let s = state;
-      // Alg. 5.5 line 7 (seed 000 uses >, seed 004 prints >=; DESIGN.md follows seed 000).
+      // Line 7 of He et al., RTMR, Alg. V (>), which He, dissertation, Alg. 5.5 prints as >=.
       if (
         options.feedback &&
         (Math.abs(e.finish - actuals.finishedAt) > options.feedbackThresholdSeconds ||

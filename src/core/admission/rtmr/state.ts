@@ -19,7 +19,7 @@ import {
 
 /** Which implementation of the vector calculations a state uses. */
 export type VectorEngine = 'fast' | 'literal';
-/** The priority order of the queue: EDF (seed default) or FIFO (seed 000 IV.B: any fixed order). */
+/** The priority order of the queue: EDF (the papers' default) or FIFO (He et al., RTMR, IV.B: any fixed order). */
 export type QueueOrder = 'edf' | 'fifo';
 
 /** One admitted, unfinished job with its record J.T^m / J.T^r (as steps from its predecessor's). */
@@ -441,7 +441,7 @@ export function keepCheckpoints(state: RtmrState, index: number): Map<number, Ru
 
 /**
  * Where a new job goes (Alg. 5.1 line 1, getPredecessor): behind every job already started
- * (no preemption, seed 000 IV assumption 2), and then in EDF order (ties: behind equal
+ * (no preemption, He et al., RTMR, IV assumption 2), and then in EDF order (ties: behind equal
  * deadlines) or at the tail for FIFO.
  */
 export function insertionIndex(state: RtmrState, job: DeadlineJob): number {

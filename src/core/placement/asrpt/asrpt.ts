@@ -27,7 +27,7 @@ interface JobRun {
 }
 
 /**
- * ASRPT, seed 003 Algorithm 1, run slot by slot to the end of the given jobs. Returns the
+ * ASRPT (Zheng et al., ASRPT, Algorithm 1), run slot by slot to the end of the given jobs. Returns the
  * total flow time and each job's finishing slot, plus the per-slot machine assignments.
  *
  * Each slot: run SRPT virtually, ignoring the map-reduce dependency, and note how many

@@ -10,7 +10,7 @@ export type AsrptState = Record<string, never>;
 
 /**
  * ASRPT's map-task priority as a heartbeat policy: free containers go to jobs in
- * non-decreasing available workload (pending map tasks plus remaining reduce work, seed 003
+ * non-decreasing available workload (pending map tasks plus remaining reduce work, Zheng et al., ASRPT,
  * Algorithm 1 line 2), local tasks first within a job, and the whole node is filled (the
  * scheduler is work-conserving). The full slotted algorithm, with the virtual SRPT schedule
  * and reduce assignment, is `simulateAsrpt`; the simulator uses it with `srptLowerBound` as
@@ -24,7 +24,7 @@ export function createAsrpt(rawArgs: unknown = {}): PlacementPolicy<AsrptState> 
     initialState: () => ({}),
     onHeartbeat(state: AsrptState, input: HeartbeatInput): HeartbeatResult<AsrptState> {
       const fill = new NodeFill(input.node, args.gpuLabel);
-      // Ranked once per heartbeat, as the seed ranks once per slot.
+      // Ranked once per heartbeat, as the ASRPT paper ranks once per slot.
       const order = [...input.jobs].sort(
         (a, b) =>
           availableWork(a) - availableWork(b) || a.arrivalMs - b.arrivalMs || compareIds(a.jobId, b.jobId),

@@ -2,7 +2,7 @@ import { ValidationError, type ValidationIssue } from '../../../errors/validatio
 import { compareIds } from '../common';
 
 /**
- * A job of seed 003's time-slotted model: it arrives in slot `arrivalSlot`, has `maps` map
+ * A job of the ASRPT paper's time-slotted model: it arrives in slot `arrivalSlot`, has `maps` map
  * tasks of one unit of work each, and reduce tasks with the given units of work.
  */
 export interface SlottedJob {
@@ -42,7 +42,7 @@ export function validateSlottedJobs(jobs: readonly SlottedJob[], machines: numbe
 
 /**
  * SRPT's total flow time on `machines` machines, ignoring that reduces wait for maps: the
- * lower bound of seed 003 Lemma 1 on the total flow time of any MapReduce schedule,
+ * lower bound of Zheng et al., ASRPT, Lemma 1 on the total flow time of any MapReduce schedule,
  * preemptive or not. In each slot the jobs that have arrived are served in order of least
  * remaining work (ties: arrival, id), each getting as many machines as it has units left,
  * until the slot's `machines` are used; a job done in slot t has flow time t - a + 1.

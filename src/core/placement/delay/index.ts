@@ -3,7 +3,7 @@ import { NodeFill, fairOrder, fifoOrder, gpuLabelSchema, parseArgs } from '../co
 import type { ContainerKind, HeartbeatInput, HeartbeatResult, PlacementJob, PlacementPolicy } from '../types';
 
 /**
- * D defaults to 1.5 heartbeat intervals (seed 004 section 4.2: "By default, it is set at 1.5
+ * D defaults to 1.5 heartbeat intervals (He, dissertation, section 4.2: "By default, it is set at 1.5
  * times the slave node's heartbeat interval"), with Hadoop 1's 3 s heartbeat used in chapter 4.
  */
 export const DEFAULT_MAX_DELAY_MS = 4500;
@@ -41,7 +41,7 @@ export interface DelayState {
 export type JobOrder = 'fifo' | 'fair';
 
 /**
- * Delay scheduling (Zaharia et al., EuroSys 2010, as summarised in seed 004 section 4.2), on
+ * Delay scheduling (Zaharia et al., EuroSys 2010, as summarised in He, dissertation, section 4.2), on
  * FIFO order (`delay`) or fair-share order (`fair-delay`). For each free slot, walk the jobs
  * in order:
  *  - a job with a task local to the node launches it, and its skip timer is cleared;

@@ -44,7 +44,7 @@ export interface EfhContext {
 }
 
 /**
- * EFH, the energy-efficient two-level scheduler for hybrid CPU/GPU clusters (seed 004
+ * EFH, the energy-efficient two-level scheduler for hybrid CPU/GPU clusters (He, dissertation,
  * section 6.2): level I (`allocate`) grants containers to jobs cluster-wide by fitness, with
  * a long-waiting queue against starvation; level II (`dispatch`) places each job's tasks in
  * the containers it got. `efh` runs with adaptive execution (Table 6.2), `efh-no-ae` without
@@ -54,7 +54,7 @@ export interface EfhContext {
  * node known (their last reported free containers) and keeps only the grants on the
  * heartbeating node, which level II turns into assignments; grants elsewhere are recomputed
  * when those nodes report. Driven by a cluster view, call `allocate` whenever containers are
- * released (the seed runs level I "every time when a job releases resources") and `dispatch`
+ * released (the dissertation runs level I "every time when a job releases resources") and `dispatch`
  * for each job with grants.
  */
 export function createEfh(

@@ -96,7 +96,7 @@ export interface LevelIResult {
 }
 
 /**
- * EFH level I, the application scheduler (seed 004 Tables 6.2 and 6.3). Takes free containers
+ * EFH level I, the application scheduler (He, dissertation, Tables 6.2 and 6.3). Takes free containers
  * out of `groups` (mutated) and returns the grants and the next long-waiting queue.
  */
 export function levelI(

@@ -1,7 +1,7 @@
 import type { Assignment, GrantedContainer, PendingTask, PlacementJob } from '../types';
 
 /**
- * EFH level II, the AM's task dispatcher (seed 004 Table 6.4, Algorithm 2), for one job and
+ * EFH level II, the AM's task dispatcher (He, dissertation, Table 6.4, Algorithm 2), for one job and
  * the containers granted to it.
  *
  * Line 1: tasks in non-decreasing L_k (how many granted containers are local to task k), the

@@ -3,7 +3,7 @@ import type { PlacementPolicy } from '../types';
 
 export { delayArgsSchema as fairDelayArgsSchema } from '../delay';
 
-/** Delay scheduling on fair-share order (the Hadoop fair scheduler's own use of it, seed 004 section 4.4). */
+/** Delay scheduling on fair-share order (the Hadoop fair scheduler's own use of it, He, dissertation, section 4.4). */
 export function createFairDelay(rawArgs: unknown = {}): PlacementPolicy<DelayState> {
   return createDelay(rawArgs, 'fair');
 }

@@ -3,7 +3,7 @@ import type { PlacementPolicy } from '../types';
 
 export { matchmakingArgsSchema as fairMatchmakingArgsSchema } from '../matchmaking';
 
-/** Matchmaking on fair-share order (seed 004 section 4.4, "Fair with matchmaking algorithm"). */
+/** Matchmaking on fair-share order (He, dissertation, section 4.4, "Fair with matchmaking algorithm"). */
 export function createFairMatchmaking(rawArgs: unknown = {}): PlacementPolicy<MatchmakingState> {
   return createMatchmaking(rawArgs, 'fair');
 }

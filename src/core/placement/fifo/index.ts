@@ -9,7 +9,7 @@ export type FifoArgs = z.output<typeof fifoArgsSchema>;
 export type FifoState = Record<string, never>;
 
 /**
- * Hadoop's default FIFO scheduler with its locality rule (seed 004, section 4.1): on a
+ * Hadoop's default FIFO scheduler with its locality rule (He, dissertation, section 4.1): on a
  * heartbeat, look only at the first job (strict FIFO: later jobs wait while it has a task to
  * schedule); give the node that job's local tasks while slots are free; once the job has no
  * local task left, give the node one and only one non-local task in this heartbeat, however

@@ -13,11 +13,11 @@ export interface IdealEnergyState {
 }
 
 /**
- * The "IDEAL" energy run of seed 004 section 6.3.3.3: every map task runs only on the
+ * The "IDEAL" energy run of He, dissertation, section 6.3.3.3: every map task runs only on the
  * container type (node class and kind) that spends the least energy for its workload,
  * whatever the wait ("if we have 10 map tasks that runs on node A is more energy efficient
  * than running on node B, we will not allow any map task run on node B"). It is a lower
- * bound on map energy, not a scheduler to run: the seed measured about 3x the turnaround.
+ * bound on map energy, not a scheduler to run: the dissertation measured about 3x the turnaround.
  * Jobs are served in FIFO order, local tasks first. GPU jobs still respect the GPU label;
  * adaptive jobs may use either kind, whichever is cheaper.
  */

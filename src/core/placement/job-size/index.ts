@@ -51,13 +51,13 @@ export function userCv(u: UserStats): number {
 }
 
 /**
- * Tier 1 (seed 002 Algorithm 2, eq. 5) for the users with queued jobs. Eq. (5) as printed,
+ * Tier 1 (Madhumala and Ravichandra, job size, Algorithm 2, eq. 5) for the users with queued jobs. Eq. (5) as printed,
  * SU_i = SU_i (alpha U S_i / v_i + 1 - alpha), lost symbols in this copy, and read as a
  * product it does not settle: each update multiplies the shares by the same factors again,
  * so they run off to 0 and 1. We read it as the moving average it is evidently meant to be,
  * SU_i = (1 - alpha) SU_i + alpha target_i, with target_i = (1/S_i) / sum_k (1/S_k) the user's
  * normalised inverse mean size (U target_i is 1 for a user of average size, hence the U in
- * the printed form). This matches the seed's worked statement (sizes 1:2 give slots 2:1) and
+ * the printed form). This matches the job-size paper's worked statement (sizes 1:2 give slots 2:1) and
  * keeps equal users at equal shares. A user with no finished job yet counts with the mean
  * size of the others; shares are renormalised over the active users.
  */
@@ -86,14 +86,14 @@ export function updateShares(
 }
 
 /**
- * The job-size based two-tier scheduler (seed 002). Tier 1 divides slots among users by
+ * The job-size based two-tier scheduler (Madhumala and Ravichandra, job size). Tier 1 divides slots among users by
  * share SU_i, re-tuned whenever a job arrives; a heartbeat's free slots go to the user
  * furthest below its share (running / SU_i smallest). Tier 2 (Algorithm 3) picks that user's
  * job: in submission order while the CV of its finished jobs' sizes and of its current jobs'
  * sizes are both below 1, fair sharing among its jobs when both are above 1, and otherwise
  * keeps the scheme it had; a change of scheme starts a new collection window. Current job
  * sizes are estimated as task count times the user's mean task time, so CV* is the CV of
- * the jobs' task counts. The seed ignores locality; we still prefer a local task of the job.
+ * the jobs' task counts. The job-size paper ignores locality; we still prefer a local task of the job.
  */
 export function createJobSize(rawArgs: unknown = {}): PlacementPolicy<JobSizeState> {
   const args = parseArgs(jobSizeArgsSchema, rawArgs, 'placement.args');

@@ -17,7 +17,7 @@ export interface MatchmakingState {
 }
 
 /**
- * Matchmaking (seed 004 section 4.3, Algorithms 1 and 2), on FIFO order (`matchmaking`) or
+ * Matchmaking (He, dissertation, section 4.3, Algorithms 1 and 2), on FIFO order (`matchmaking`) or
  * fair-share order (`fair-matchmaking`).
  *
  * On a heartbeat from node i, while it has free slots: look through all jobs in order for a

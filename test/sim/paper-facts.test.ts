@@ -12,7 +12,7 @@ import {
   efhWorkload,
   localityCluster,
   localityWorkload,
-  mdMapSecondsFromSeed,
+  mdMapSecondsFromDissertation,
   rtmrCluster,
   typicalMapSeconds,
   workloadI,
@@ -32,7 +32,7 @@ function countBy<T>(xs: readonly T[], key: (x: T) => string): Record<string, num
   return out;
 }
 
-describe('seed 000 section V / Table I: the RTMR cluster', () => {
+describe('He et al., RTMR, section V / Table I: the RTMR cluster', () => {
   const c = rtmrCluster('mr1');
   it('has 20 nodes with 4 map + 1 reduce slots and 10 nodes with 2 map + 1 reduce slots', () => {
     expect(c.nodeClasses.map((n) => [n.count, n.mapSlots, n.reduceSlots])).toEqual([
@@ -47,7 +47,7 @@ describe('seed 000 section V / Table I: the RTMR cluster', () => {
     const speeds = c.nodeClasses.map((n) => n.speed.cpu);
     expect(new Set(speeds)).toEqual(new Set([1]));
   });
-  it('heartbeats every 3 s (Hadoop 0.21 default, seed 001 III)', () => {
+  it('heartbeats every 3 s (Hadoop 0.21 default, Kc and Anyanwu, DC, III)', () => {
     expect(c.heartbeatSeconds).toBe(3);
   });
   it('unified: each node pools its slots (5 and 3 containers)', () => {
@@ -55,7 +55,7 @@ describe('seed 000 section V / Table I: the RTMR cluster', () => {
   });
 });
 
-describe('seed 000 Tables II-III: workload I', () => {
+describe('He et al., RTMR, Tables II-III: workload I', () => {
   const table3: Record<
     string,
     { maps: number; jobs: number; reduces: [number, number]; deadline: [number, number] }
@@ -103,7 +103,7 @@ describe('seed 000 Tables II-III: workload I', () => {
   });
 });
 
-describe('seed 000 Table IV: workload II', () => {
+describe('He et al., RTMR, Table IV: workload II', () => {
   const table4 = {
     bin1: { jobs: 9, maps: [1, 10], reduces: [1, 5], deadline: [200, 300] },
     bin2: { jobs: 24, maps: [10, 50], reduces: [5, 10], deadline: [300, 500] },
@@ -150,7 +150,7 @@ describe('seed 000 Table IV: workload II', () => {
   });
 });
 
-describe('seed 000 V: RTMR feedback threshold', () => {
+describe('He et al., RTMR, V: RTMR feedback threshold', () => {
   it('is a typical map task execution time of the cluster, in both admission experiments', () => {
     for (const name of ['rtmr-workload-1', 'rtmr-workload-2']) {
       const e = experiment(name);
@@ -162,7 +162,7 @@ describe('seed 000 V: RTMR feedback threshold', () => {
   });
 });
 
-describe('seed 004 section 4.4: the locality experiment', () => {
+describe('He, dissertation, section 4.4: the locality experiment', () => {
   const c = localityCluster();
   it('has 30 nodes with 2 map + 1 reduce slots, 100 blocks of 128 MB with 2 replicas, 3 s heartbeats', () => {
     expect(totalNodes(c)).toBe(30);
@@ -192,7 +192,7 @@ describe('seed 004 section 4.4: the locality experiment', () => {
   });
 });
 
-describe('seed 004 section 6.3: the EFH experiment', () => {
+describe('He, dissertation, section 6.3: the EFH experiment', () => {
   const c = efhCluster();
   it('has 6 CPU servers of 8 cores and 2 GPU servers of 2 cores with one GPU each, labelled gpu', () => {
     expect(c.slotModel).toBe('unified');
@@ -225,7 +225,7 @@ describe('seed 004 section 6.3: the EFH experiment', () => {
     }
   });
   it('takes MD map times from the seed turnarounds: 16.73 h, 4.84 h and 4.54 h give 50 s, 20 s, 706 s', () => {
-    const d = mdMapSecondsFromSeed();
+    const d = mdMapSecondsFromDissertation();
     expect(d.gpu210).toBeCloseTo(50.0, 0);
     expect(d.gpu9800gt).toBeCloseTo(20.2, 0);
     expect(d.cpu).toBeCloseTo(705.6, 0);
@@ -241,12 +241,12 @@ describe('seed 004 section 6.3: the EFH experiment', () => {
   });
 });
 
-describe("seed 001 IV and III.B: DC's own estimates", () => {
+describe("Kc and Anyanwu, DC, IV and III.B: DC's own estimates", () => {
   it('are the longest a map takes on its own data, without a heartbeat: the largest execution time observed, non-local reads not accounted', () => {
     for (const name of ['rtmr-workload-1', 'rtmr-workload-2']) {
       const e = experiment(name);
       expect(e.specs.find((s) => s.admission === 'dc')!.estimates).toEqual({ basis: 'local-worst' });
-      // RTMR keeps the worst case (seed 000 IV.A: c_m^max covers "local disk, or remote disk").
+      // RTMR keeps the worst case (He et al., RTMR, IV.A: c_m^max covers "local disk, or remote disk").
       expect(e.specs.find((s) => s.admission === 'rtmr')!.estimates).toBeUndefined();
       expect(e.estimateBasis).toBe('worst');
     }
@@ -261,7 +261,7 @@ describe("seed 001 IV and III.B: DC's own estimates", () => {
   });
 });
 
-describe('seed 000 Table VI, its shape: RTMR keeps every promise, DC does not', () => {
+describe('He et al., RTMR, Table VI, its shape: RTMR keeps every promise, DC does not', () => {
   it('on workload II (seeds 1-5), RTMR meets every admitted deadline and DC misses some', () => {
     const e = experiment('rtmr-workload-2');
     const specs = e.specs.filter((s) => s.label === 'dc' || s.label === 'rtmr');
@@ -285,7 +285,7 @@ describe('seed 000 Table VI, its shape: RTMR keeps every promise, DC does not', 
   });
 });
 
-describe("seed 004 Figure 4.1, its shape: matchmaking's locality above delay scheduling's at every D", () => {
+describe("He, dissertation, Figure 4.1, its shape: matchmaking's locality above delay scheduling's at every D", () => {
   it('holds on the locality experiment as built (seeds 1-5), with FIFO lowest; at the earlier task times it did not', () => {
     const rates = (taskScale: number) => {
       const e = experiment('locality', { taskScale });
