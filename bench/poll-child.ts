@@ -9,7 +9,7 @@
  * longest event-loop block, its CPU time, RSS, and each cycle's floor (floorTimes). YSS_BENCH_HISTORY=N fills the ledger first
  * (fillHistory).
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { Session } from 'node:inspector';
 import { tmpdir } from 'node:os';
@@ -198,7 +198,10 @@ async function main(): Promise<void> {
   const { buildConfig } = (await import(join(root, 'dist/config/load'))) as {
     buildConfig: (raw: unknown) => unknown;
   };
-  const { startSidecar } = (await import(join(root, 'dist/loop/service'))) as {
+  // The process's wiring: src/service/start.ts, or src/loop/service.ts in a tree before it moved.
+  const wiring = ['dist/service/start', 'dist/loop/service'].find((p) => existsSync(join(root, `${p}.js`)));
+  if (wiring === undefined) throw new Error(`${root}: no dist/service/start.js nor dist/loop/service.js`);
+  const { startSidecar } = (await import(join(root, wiring))) as {
     startSidecar: (config: unknown, o: unknown) => Promise<Running>;
   };
   const { silentLogger } = (await import(join(root, 'dist/log'))) as { silentLogger: () => unknown };

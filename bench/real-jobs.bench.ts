@@ -26,7 +26,7 @@ import * as path from 'node:path';
 import { startHadoop, type HadoopInfo, type RunningHadoop } from '../hadoop/launch';
 import { buildConfig } from '../src/config/load';
 import { silentLogger } from '../src/log';
-import { startSidecar } from '../src/loop/service';
+import { startSidecar } from '../src/service/start';
 import {
   clusterKinds,
   clusterOptions,

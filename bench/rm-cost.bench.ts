@@ -42,7 +42,7 @@ import * as path from 'node:path';
 import { startHadoop, type HadoopInfo, type RunningHadoop } from '../hadoop/launch';
 import { buildConfig } from '../src/config/load';
 import { silentLogger } from '../src/log';
-import { startSidecar, type RunningSidecar } from '../src/loop/service';
+import { startSidecar, type RunningSidecar } from '../src/service/start';
 import { baseTree, int, thisTree, type Tree } from './processes';
 import { recordResult } from './results';
 import { measureReaders, readWhole, yarnApplicationList, type Block, type Reader } from './rm-cost/cost';
@@ -276,7 +276,7 @@ async function startBaseSidecar(
   ) as typeof import('../src/config/load');
   const service = require(
     path.join(base.root, 'dist', 'loop', 'service.js'),
-  ) as typeof import('../src/loop/service');
+  ) as typeof import('../src/service/start');
   const logs = require(path.join(base.root, 'dist', 'log.js')) as typeof import('../src/log');
   /* eslint-enable @typescript-eslint/no-require-imports */
   return service.startSidecar(load.buildConfig(sidecarConfig(info, token, ledger)), {

@@ -26,7 +26,7 @@ import * as rm from './stub-rm';
 import { MB, median, msSince, recordFigure, sidecarConfigInput, TOKEN } from './support';
 import { buildConfig } from '../src/config/load';
 import { silentLogger } from '../src/log';
-import { startSidecar, type RunningSidecar } from '../src/loop/service';
+import { startSidecar, type RunningSidecar } from '../src/service/start';
 import { SLEEP_AM } from '../test/yarn-submission';
 
 const RUNS = 3;

@@ -7,8 +7,9 @@
  */
 import { spawnSync } from 'node:child_process';
 import type { AddressInfo } from 'node:net';
-import { createApiApp, type SidecarService } from '../src/api/app';
-import { SidecarMetrics } from '../src/api/metrics';
+import { createApiApp } from '../src/api/app';
+import type { SidecarService } from '../src/model/sidecar-service';
+import { SidecarMetrics } from '../src/metrics';
 import { silentLogger } from '../src/log';
 
 /** The smallest service the API needs: one job, empty views, ready. */

@@ -12,7 +12,7 @@ export { HttpResourceManagerClient } from './yarn/client';
 export { JobHistoryClient } from './yarn/jobhistory';
 export { loadConfigFile, buildConfig } from './config/load';
 export type { SidecarConfig } from './config/schema';
-export { startSidecar } from './loop/service';
+export { startSidecar } from './service/start';
 export { startEmulator } from './emulator/server';
 export { SidecarError } from './errors/base';
 export { ValidationError } from './errors/validation';

@@ -1,5 +1,5 @@
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
-import type { SidecarMetrics } from './metrics';
+import type { SidecarMetrics } from '../metrics';
 
 /**
  * The route label of a request: the template it matched (`/api/v1/jobs/:id`), never the raw

@@ -4,8 +4,8 @@ import { WORKLOAD_CLASS_PATTERN } from '../core/estimates';
 import { errorCatalog } from '../errors/catalog';
 import { JOB_STATES } from '../store/types';
 import { RESERVED_TAG_KEYS } from '../yarn/tags';
-import { submissionSchema, SUBMISSION_LIMITS as L } from './submission';
-import { clientReportSchema } from './client-report';
+import { submissionSchema, SUBMISSION_LIMITS as L } from '../model/deadline-submission';
+import { clientReportSchema } from '../model/client-report';
 import { replayRequestSchema, replayViewSchema } from './replays';
 
 /**

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { JobView } from './views';
+import type { JobView } from '../model/job-views';
 
 const PAGE_STYLE =
   'body{font-family:system-ui,sans-serif;margin:1.5rem}table{border-collapse:collapse}td,th{padding:.25rem .5rem;border-bottom:1px solid #ddd;text-align:left;font-size:.9rem}tr.rejected{color:#8a1c1c}td.miss{color:#b3261e;font-weight:600}';

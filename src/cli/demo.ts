@@ -8,7 +8,7 @@ import { mountDashboard } from '../dashboard';
 import { defaultEmulatorConfig } from '../emulator/config';
 import { startEmulator, type RunningEmulator } from '../emulator/server';
 import { createLogger } from '../log';
-import { startSidecar, type RunningSidecar } from '../loop/service';
+import { startSidecar, type RunningSidecar } from '../service/start';
 import { mulberry32 } from '../sim/rng';
 import { EXIT, startFailureCode } from './exit-codes';
 

@@ -5,8 +5,8 @@ import { SidecarError } from '../errors/base';
 import type { SidecarConfig } from '../config/schema';
 import { createLogger, type Logger } from '../log';
 import { lendingView } from '../loop/lending';
-import { startHaSidecar } from '../ha/service';
-import { resolveDataPath, startSidecar, type StartOptions } from '../loop/service';
+import { startHaSidecar } from '../service/ha-start';
+import { resolveDataPath, startSidecar, type StartOptions } from '../service/start';
 import { HttpResourceManagerClient } from '../yarn/client';
 import { EXIT, startFailureCode } from './exit-codes';
 
@@ -55,7 +55,7 @@ function dashboardRoutes(): StartOptions['extraRoutes'] {
 
 /**
  * Starts the sidecar; Ctrl-C and SIGTERM stop it cleanly. With ha.enabled it is a follower until
- * elected (src/ha/service.ts); deposed or fenced, it has stopped writing, and the process ends
+ * elected (src/service/ha-start.ts); deposed or fenced, it has stopped writing, and the process ends
  * with EXIT.deposed for its supervisor to start it again.
  */
 async function run(config: SidecarConfig, logger: Logger): Promise<void> {

@@ -7,7 +7,7 @@ import { RmRemoteError } from '../errors/rm-remote';
 import { RmHttpError } from '../errors/rm-http';
 import { ValidationError } from '../errors/validation';
 import type { Logger } from '../log';
-import type { SidecarMetrics } from '../api/metrics';
+import type { SidecarMetrics } from '../metrics';
 import type { ActionRecord, Ledger } from '../store/types';
 import type { ResourceManagerApi } from '../yarn/api';
 import type { ReservationDefinition } from '../yarn/model';

@@ -1,4 +1,4 @@
-import type { RejectionReason } from '../api/views';
+import type { RejectionReason } from '../model/job-views';
 import type { DeadlineJob } from '../core/job';
 import type { JobRecord } from '../store/types';
 import type { LoopParts } from './context';

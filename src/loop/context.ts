@@ -1,4 +1,4 @@
-import type { SidecarMetrics } from '../api/metrics';
+import type { SidecarMetrics } from '../metrics';
 import type { SidecarConfig } from '../config/schema';
 import type { EnergyProfile } from '../core/energy/profile';
 import type { AnyAdmissionPolicy, PolicyRegistry } from '../core/registry';

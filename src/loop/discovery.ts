@@ -1,4 +1,4 @@
-import type { RejectionReason } from '../api/views';
+import type { RejectionReason } from '../model/job-views';
 import type { JobRecord } from '../store/types';
 import type { AppReport } from '../yarn/model';
 import type { decodeTags } from '../yarn/tags';

@@ -1,4 +1,4 @@
-import { predictedToMiss } from '../api/views';
+import { predictedToMiss } from '../model/job-views';
 import type { TaskProgress } from '../core/admission/progress';
 import { laneFinishes } from '../core/lanes';
 import { SidecarError } from '../errors/base';

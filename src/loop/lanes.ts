@@ -1,4 +1,4 @@
-import type { RejectionReason } from '../api/views';
+import type { RejectionReason } from '../model/job-views';
 import type { SidecarConfig } from '../config/schema';
 import type { AdmissionResult } from '../core/admission';
 import {

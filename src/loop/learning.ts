@@ -1,5 +1,5 @@
-import type { SidecarMetrics } from '../api/metrics';
-import { estimatesView, type EstimatesView } from '../api/views';
+import type { SidecarMetrics } from '../metrics';
+import { estimatesView, type EstimatesView } from '../model/job-views';
 import {
   DEFAULT_COMMIT_SECONDS,
   DEFAULT_SETUP_SECONDS,

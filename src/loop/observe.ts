@@ -1,4 +1,4 @@
-import type { SidecarMetrics } from '../api/metrics';
+import type { SidecarMetrics } from '../metrics';
 import type { SidecarConfig } from '../config/schema';
 import { hostPartitionsOf, type HostPartitions } from '../core/placement/locality';
 import { SidecarError } from '../errors/base';

@@ -1,4 +1,4 @@
-import type { RejectionReason } from '../api/views';
+import type { RejectionReason } from '../model/job-views';
 import type { AdmissionResult } from '../core/admission';
 import { describeHolds } from '../core/sharing';
 import { sharingOf, type Lane } from './lanes';

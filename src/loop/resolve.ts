@@ -3,7 +3,7 @@ import {
   SUBMISSION_LIMITS,
   type Submission,
   type SubmissionWithDeadline,
-} from '../api/submission';
+} from '../model/deadline-submission';
 import type { SidecarConfig } from '../config/schema';
 import {
   partitionDop,

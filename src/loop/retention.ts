@@ -1,4 +1,4 @@
-import type { SidecarMetrics } from '../api/metrics';
+import type { SidecarMetrics } from '../metrics';
 import type { SidecarConfig } from '../config/schema';
 import { LedgerFencedError } from '../errors/ledger-fenced';
 import { LedgerReadOnlyError } from '../errors/ledger-read-only';

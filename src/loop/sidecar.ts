@@ -1,7 +1,7 @@
-import type { SidecarService } from '../api/app';
-import type { Submission } from '../api/submission';
-import type { ClientReport } from '../api/client-report';
-import type { EstimatesView, JobDetailView, StatsSample } from '../api/views';
+import type { SidecarService } from '../model/sidecar-service';
+import type { Submission } from '../model/deadline-submission';
+import type { ClientReport } from '../model/client-report';
+import type { EstimatesView, JobDetailView, StatsSample } from '../model/job-views';
 import { Enforcer } from '../enforce/enforcer';
 import type { JobQuery } from '../store/types';
 import type { LoopParts, SidecarDeps } from './context';

@@ -1,4 +1,4 @@
-import type { SlowdownView } from '../api/views';
+import type { SlowdownView } from '../model/job-views';
 import { fitStretch, meanConcurrency, type Span, type StretchFit } from '../core/slowdown';
 import type { Logger } from '../log';
 import type { Ledger } from '../store/types';

@@ -1,4 +1,4 @@
-import type { PartitionView } from '../api/views';
+import type { PartitionView } from '../model/job-views';
 import {
   GPU_RESOURCE,
   type NodeReport,

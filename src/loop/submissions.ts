@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { Submission } from '../api/submission';
+import type { Submission } from '../model/deadline-submission';
 import { profileKeyOf } from '../core/profiles';
 import { LedgerFencedError } from '../errors/ledger-fenced';
 import { LedgerReadOnlyError } from '../errors/ledger-read-only';

@@ -1,4 +1,4 @@
-import type { ClientReport } from '../api/client-report';
+import type { ClientReport } from '../model/client-report';
 import { NotFoundError, TicketNotWaitingError } from '../errors/api-errors';
 import { RmHttpError } from '../errors/rm-http';
 import { RmRemoteError } from '../errors/rm-remote';

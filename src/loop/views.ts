@@ -7,7 +7,7 @@ import {
   type JobDetailView,
   type JobView,
   type StatsSample,
-} from '../api/views';
+} from '../model/job-views';
 import { RmAuthError } from '../errors/rm-auth';
 import { RmHttpError } from '../errors/rm-http';
 import { RmMalformedResponseError } from '../errors/rm-malformed';

@@ -1,4 +1,4 @@
-import { SidecarMetrics } from '../api/metrics';
+import { SidecarMetrics } from '../metrics';
 import type { SidecarConfig } from '../config/schema';
 import type { AdmissionPolicy } from '../core/admission/types';
 import type { Estimates } from '../core/estimates';

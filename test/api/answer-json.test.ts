@@ -1,7 +1,8 @@
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
-import { createApiApp, type SidecarService } from '../../src/api/app';
-import { SidecarMetrics } from '../../src/api/metrics';
+import { createApiApp } from '../../src/api/app';
+import type { SidecarService } from '../../src/model/sidecar-service';
+import { SidecarMetrics } from '../../src/metrics';
 import { silentLogger } from '../../src/log';
 import { SLEEP_AM } from '../yarn-submission';
 

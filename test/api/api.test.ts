@@ -1,9 +1,10 @@
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
-import { createApiApp, type SidecarService } from '../../src/api/app';
-import { SidecarMetrics } from '../../src/api/metrics';
+import { createApiApp } from '../../src/api/app';
+import type { SidecarService } from '../../src/model/sidecar-service';
+import { SidecarMetrics } from '../../src/metrics';
 import { openApiDocument } from '../../src/api/openapi';
-import type { Submission } from '../../src/api/submission';
+import type { Submission } from '../../src/model/deadline-submission';
 import { LedgerUnavailableError } from '../../src/errors/ledger-unavailable';
 import { silentLogger } from '../../src/log';
 import { SLEEP_AM } from '../yarn-submission';
@@ -308,7 +309,7 @@ describe('the write API without configured tokens', () => {
 
 describe('a submission without a deadline', () => {
   it('passes the parser with no deadline, for the sidecar to settle by its queue', async () => {
-    const { parseSubmission, resolveDeadline } = await import('../../src/api/submission');
+    const { parseSubmission, resolveDeadline } = await import('../../src/model/deadline-submission');
     const { deadline: _omitted, ...noDeadline } = goodJob;
     const s = parseSubmission(noDeadline, NOW);
     expect(s.deadlineMs).toBeNull();
@@ -338,7 +339,7 @@ describe('a submission without a deadline', () => {
 
 describe('submission limits', () => {
   it('takes a map-only job (reduces 0) and refuses a negative count, naming the field', async () => {
-    const { parseSubmission } = await import('../../src/api/submission');
+    const { parseSubmission } = await import('../../src/model/deadline-submission');
     expect(parseSubmission({ ...goodJob, reduces: 0 }, NOW).reduces).toBe(0);
     expect(() => parseSubmission({ ...goodJob, reduces: -1 }, NOW)).toThrow('reduces: must be at least 0');
   });

@@ -5,7 +5,7 @@
  * actions as they were.
  */
 import { buildConfig } from '../../src/config/load';
-import { startSidecar, type RunningSidecar } from '../../src/loop/service';
+import { startSidecar, type RunningSidecar } from '../../src/service/start';
 import type { Ledger } from '../../src/store/types';
 import { capturingLogger } from '../log-capture';
 import { jobRecord } from '../store/builders';

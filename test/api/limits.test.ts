@@ -7,10 +7,11 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { gzipSync } from 'node:zlib';
-import { createApiApp, MAX_JSON_DEPTH, SECURITY_HEADERS, type SidecarService } from '../../src/api/app';
-import { SidecarMetrics } from '../../src/api/metrics';
+import { createApiApp, MAX_JSON_DEPTH, SECURITY_HEADERS } from '../../src/api/app';
+import type { SidecarService } from '../../src/model/sidecar-service';
+import { SidecarMetrics } from '../../src/metrics';
 import { PAGE_CSP } from '../../src/api/page';
-import { SUBMISSION_LIMITS, type Submission } from '../../src/api/submission';
+import { SUBMISSION_LIMITS, type Submission } from '../../src/model/deadline-submission';
 import { errorCatalog } from '../../src/errors/catalog';
 import { RESERVED_TAG_KEYS } from '../../src/yarn/tags';
 import { sidecarLogCapture } from '../log-capture';

@@ -1,7 +1,7 @@
 import express from 'express';
 import type { AddressInfo } from 'node:net';
 import { httpMetrics } from '../../src/api/http-metrics';
-import { PER_MEGABYTE, SidecarMetrics } from '../../src/api/metrics';
+import { PER_MEGABYTE, SidecarMetrics } from '../../src/metrics';
 import { havePromtool, promtoolCheck, scrapeSample } from '../../scripts/check-metrics';
 // eslint-disable-next-line @typescript-eslint/no-require-imports -- package.json sits outside rootDir
 const { version } = require('../../package.json') as { version: string };

@@ -8,7 +8,7 @@ import { buildConfig } from '../../src/config/load';
 import { openApiDocument } from '../../src/api/openapi';
 import { DOCS_CSP, renderOpenApiPage, typeText } from '../../src/api/openapi-page';
 import { silentLogger } from '../../src/log';
-import { startSidecar, type RunningSidecar } from '../../src/loop/service';
+import { startSidecar, type RunningSidecar } from '../../src/service/start';
 
 describe('the API docs page', () => {
   let sidecar: RunningSidecar;

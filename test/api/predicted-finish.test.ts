@@ -6,8 +6,8 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createApiApp } from '../../src/api/app';
-import { SidecarMetrics } from '../../src/api/metrics';
-import type { JobView } from '../../src/api/views';
+import { SidecarMetrics } from '../../src/metrics';
+import type { JobView } from '../../src/model/job-views';
 import { silentLogger } from '../../src/log';
 import { Ledger } from '../../src/store/ledger';
 import { LedgerService } from '../dashboard/ledger-service';

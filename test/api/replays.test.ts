@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createApiApp } from '../../src/api/app';
-import { SidecarMetrics } from '../../src/api/metrics';
+import { SidecarMetrics } from '../../src/metrics';
 import { buildConfig } from '../../src/config/load';
 import { startEmulator, type RunningEmulator } from '../../src/emulator/server';
 import { DEFAULT_SYNTHETIC_HISTORY } from '../../src/emulator/synthetic-history';

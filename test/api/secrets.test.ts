@@ -10,7 +10,7 @@ import { createServer } from 'node:net';
 import { buildConfig } from '../../src/config/load';
 import { ManualClock } from '../../src/emulator/clock';
 import { startEmulator, type RunningEmulator } from '../../src/emulator/server';
-import { startSidecar, type RunningSidecar } from '../../src/loop/service';
+import { startSidecar, type RunningSidecar } from '../../src/service/start';
 import { sidecarLogCapture } from '../log-capture';
 import { SLEEP_AM } from '../yarn-submission';
 

@@ -1,4 +1,4 @@
-import { parseSubmission } from '../../src/api/submission';
+import { parseSubmission } from '../../src/model/deadline-submission';
 import { ValidationError } from '../../src/errors/validation';
 import { SLEEP_AM } from '../yarn-submission';
 

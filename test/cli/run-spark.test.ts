@@ -7,7 +7,7 @@ import {
   sparkSubmitArgs,
   withTicket,
 } from '../../src/cli/run';
-import { parseSubmission } from '../../src/api/submission';
+import { parseSubmission } from '../../src/model/deadline-submission';
 import type { RunTicket } from '../../src/cli/run';
 
 const JAR = '/opt/apps/yss-spark-apps.jar';

@@ -1,5 +1,5 @@
-import type { SidecarService } from '../../src/api/app';
-import { resolveDeadline, type Submission } from '../../src/api/submission';
+import type { SidecarService } from '../../src/model/sidecar-service';
+import { resolveDeadline, type Submission } from '../../src/model/deadline-submission';
 import { emptyObservedCostsBook, type ObservedCostsBook } from '../../src/core/cost-distribution';
 import type { Estimates } from '../../src/core/estimates';
 import { DEFAULT_PROFILE_OPTIONS, EMPTY_PROFILE_BOOK, type ProfileBook } from '../../src/core/profiles';
@@ -13,7 +13,7 @@ import {
   type JobDetailView,
   type PartitionView,
   type StatsSample,
-} from '../../src/api/views';
+} from '../../src/model/job-views';
 import type { JobQuery, Ledger } from '../../src/store/ledger';
 
 /**

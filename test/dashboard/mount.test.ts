@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createApiApp } from '../../src/api/app';
-import { SidecarMetrics } from '../../src/api/metrics';
+import { SidecarMetrics } from '../../src/metrics';
 import { DASHBOARD_FILES, findPackageRoot, locateDashboardAssets, mountDashboard } from '../../src/dashboard';
 import { DashboardAssetsMissingError } from '../../src/errors/dashboard-assets';
 import { silentLogger } from '../../src/log';

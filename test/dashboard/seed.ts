@@ -1,4 +1,4 @@
-import type { PartitionView, StatsSample } from '../../src/api/views';
+import type { PartitionView, StatsSample } from '../../src/model/job-views';
 import type { JobRecord, Ledger } from '../../src/store/ledger';
 import { jobRecord } from '../store/builders';
 

@@ -4,8 +4,8 @@
  * maps are local where WebHDFS says the data is. Also: a running task's progress through the
  * AM proxy is the share of its run time elapsed.
  */
-import { SidecarMetrics } from '../../src/api/metrics';
-import { parseSubmission } from '../../src/api/submission';
+import { SidecarMetrics } from '../../src/metrics';
+import { parseSubmission } from '../../src/model/deadline-submission';
 import { buildConfig } from '../../src/config/load';
 import { defaultRegistry } from '../../src/core/registry';
 import { attemptProgress } from '../../src/emulator/am-proxy';

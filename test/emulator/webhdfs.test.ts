@@ -3,8 +3,8 @@
  * WebHDFS client, and a live sidecar deciding against the emulator end to end (RM and WebHDFS
  * over real HTTP) with the partition order from those block locations.
  */
-import { SidecarMetrics } from '../../src/api/metrics';
-import { parseSubmission } from '../../src/api/submission';
+import { SidecarMetrics } from '../../src/metrics';
+import { parseSubmission } from '../../src/model/deadline-submission';
 import { buildConfig } from '../../src/config/load';
 import { defaultRegistry } from '../../src/core/registry';
 import { layOutFile } from '../../src/emulator/webhdfs-app';

@@ -1,4 +1,4 @@
-import { SidecarMetrics } from '../../src/api/metrics';
+import { SidecarMetrics } from '../../src/metrics';
 import { Enforcer, type SubmitPayload } from '../../src/enforce/enforcer';
 import { LedgerUnavailableError } from '../../src/errors/ledger-unavailable';
 import { RmRemoteError } from '../../src/errors/rm-remote';

@@ -25,7 +25,7 @@ import {
 import { acceptanceViolations, jobsTable, summaryTable } from '../../bench/real-jobs/report';
 import { buildConfig } from '../../src/config/load';
 import { silentLogger } from '../../src/log';
-import { startSidecar, type RunningSidecar } from '../../src/loop/service';
+import { startSidecar, type RunningSidecar } from '../../src/service/start';
 import { sharedCluster, waitFor } from './cluster';
 import { killLive } from './sidecar-support';
 

@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildConfig } from '../../src/config/load';
 import { silentLogger } from '../../src/log';
-import { startSidecar, type RunningSidecar } from '../../src/loop/service';
+import { startSidecar, type RunningSidecar } from '../../src/service/start';
 import { spawnCli } from '../e2e/support/procs';
 import { at, http, list, read, runHadoopClient, sharedCluster, waitFor } from './cluster';
 import { killLive, sidecarConfig, TOKEN } from './sidecar-support';

@@ -7,7 +7,7 @@
 import * as fs from 'node:fs';
 import { buildConfig } from '../../src/config/load';
 import { silentLogger } from '../../src/log';
-import { startSidecar, type RunningSidecar } from '../../src/loop/service';
+import { startSidecar, type RunningSidecar } from '../../src/service/start';
 import { spawnCli, type Proc } from '../e2e/support/procs';
 import { at, list, read, sharedCluster, waitFor } from './cluster';
 import { killLive, sidecarConfig, TOKEN } from './sidecar-support';

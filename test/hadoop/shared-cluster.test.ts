@@ -12,7 +12,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { startHadoop, type RunningHadoop } from '../../hadoop/launch';
 import { buildConfig } from '../../src/config/load';
 import { silentLogger } from '../../src/log';
-import { startSidecar, type RunningSidecar } from '../../src/loop/service';
+import { startSidecar, type RunningSidecar } from '../../src/service/start';
 import { spawnCli, type Proc } from '../e2e/support/procs';
 import { at, list, read, waitFor } from './cluster';
 import { sidecarConfig, TOKEN } from './sidecar-support';

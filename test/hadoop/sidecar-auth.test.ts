@@ -8,7 +8,7 @@ import { startHadoop, type RunningHadoop } from '../../hadoop/launch';
 import { EXIT } from '../../src/cli/exit-codes';
 import { runProbe } from '../../src/cli/probe';
 import { buildConfig } from '../../src/config/load';
-import { startSidecar, type RunningSidecar } from '../../src/loop/service';
+import { startSidecar, type RunningSidecar } from '../../src/service/start';
 import { capturingLogger } from '../log-capture';
 import { at, read, waitFor } from './cluster';
 import { auditOf, killLive, sidecarConfig, TOKEN } from './sidecar-support';

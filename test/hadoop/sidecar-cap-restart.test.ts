@@ -7,7 +7,7 @@
 import { startHadoop, type RunningHadoop } from '../../hadoop/launch';
 import { buildConfig } from '../../src/config/load';
 import { silentLogger } from '../../src/log';
-import { startSidecar, type RunningSidecar } from '../../src/loop/service';
+import { startSidecar, type RunningSidecar } from '../../src/service/start';
 import { at, read, waitFor } from './cluster';
 import { auditOf, killLive, sidecarConfig, TOKEN } from './sidecar-support';
 

@@ -6,7 +6,7 @@
 import { request } from 'node:http';
 import { buildConfig } from '../../src/config/load';
 import { silentLogger } from '../../src/log';
-import { startSidecar, type RunningSidecar } from '../../src/loop/service';
+import { startSidecar, type RunningSidecar } from '../../src/service/start';
 import { Enforcer } from '../../src/enforce/enforcer';
 import { Ledger } from '../../src/store/ledger';
 import { HttpResourceManagerClient } from '../../src/yarn/client';

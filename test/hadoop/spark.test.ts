@@ -21,7 +21,7 @@ import { join } from 'node:path';
 import { SPARK_SUBMIT, ensureSpark, type SparkBuild } from '../../hadoop/spark';
 import { buildConfig } from '../../src/config/load';
 import { silentLogger } from '../../src/log';
-import { startSidecar, type RunningSidecar } from '../../src/loop/service';
+import { startSidecar, type RunningSidecar } from '../../src/service/start';
 import { docExamples, exampleBin, runExample, type ExampleBin } from '../docs/examples';
 import { spawnCli, type Proc } from '../e2e/support/procs';
 import { at, http, list, read, sharedCluster, waitFor } from './cluster';

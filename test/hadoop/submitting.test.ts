@@ -8,7 +8,7 @@
  */
 import { buildConfig } from '../../src/config/load';
 import { silentLogger } from '../../src/log';
-import { startSidecar, type RunningSidecar } from '../../src/loop/service';
+import { startSidecar, type RunningSidecar } from '../../src/service/start';
 import { docExamples, exampleBin, runExample, type ExampleBin } from '../docs/examples';
 import { at, list, read, sharedCluster, waitFor } from './cluster';
 import { killLive, sidecarConfig, TOKEN } from './sidecar-support';

@@ -4,7 +4,7 @@
  * it was judged with; the ledger keeps the figures per class, and a ledger holding the single
  * cluster-wide triple of before still loads, as the default.
  */
-import { parseSubmission } from '../../src/api/submission';
+import { parseSubmission } from '../../src/model/deadline-submission';
 import { ValidationError } from '../../src/errors/validation';
 import { decodeTags, encodeTags } from '../../src/yarn/tags';
 import { Ledger } from '../../src/store/ledger';

@@ -3,8 +3,8 @@
  * figures by hand, and every way the AM read can fail leaving the job whole, logged once per
  * job, with the rest of the cycle carried out.
  */
-import { SidecarMetrics } from '../../src/api/metrics';
-import { parseSubmission } from '../../src/api/submission';
+import { SidecarMetrics } from '../../src/metrics';
+import { parseSubmission } from '../../src/model/deadline-submission';
 import { buildConfig } from '../../src/config/load';
 import { defaultRegistry } from '../../src/core/registry';
 import { RmHttpError } from '../../src/errors/rm-http';

@@ -5,7 +5,7 @@
  */
 import type { AddressInfo } from 'node:net';
 import { createApiApp } from '../../src/api/app';
-import { SidecarMetrics } from '../../src/api/metrics';
+import { SidecarMetrics } from '../../src/metrics';
 import { resetEstimates } from '../../src/cli/estimates';
 import { silentLogger } from '../../src/log';
 import { Ledger } from '../../src/store/ledger';

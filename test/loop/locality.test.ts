@@ -12,15 +12,15 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import express from 'express';
-import { SidecarMetrics } from '../../src/api/metrics';
-import { parseSubmission } from '../../src/api/submission';
+import { SidecarMetrics } from '../../src/metrics';
+import { parseSubmission } from '../../src/model/deadline-submission';
 import { buildConfig } from '../../src/config/load';
 import { defaultRegistry } from '../../src/core/registry';
 import { buildWebHdfsApp, EmulatedHdfs, type HdfsFile } from '../../src/emulator/webhdfs-app';
 import { ValidationError } from '../../src/errors/validation';
 import { startFixtureServer, type FixtureServer } from '../fixture-server/server';
 import { Sidecar } from '../../src/loop/sidecar';
-import { loadEnergyProfile } from '../../src/loop/service';
+import { loadEnergyProfile } from '../../src/service/start';
 import { Ledger } from '../../src/store/ledger';
 import { WebHdfsClient } from '../../src/yarn/webhdfs';
 import { FakeRm } from './fake-rm';

@@ -4,7 +4,7 @@
  * in the capacity view and in the live sidecar's lanes; and the fit of how finished tasks
  * stretched with the tasks beside them, shown under GET /api/v1/estimates.
  */
-import type { EstimatesView } from '../../src/api/views';
+import type { EstimatesView } from '../../src/model/job-views';
 import { silentLogger } from '../../src/log';
 import { JOBS_KEPT, keptJob, SLOWDOWN_KEY, SlowdownWatch, taskGroup } from '../../src/loop/slowdown';
 import { buildCapacityView, nodeContainers, type NodeCores } from '../../src/loop/snapshot';

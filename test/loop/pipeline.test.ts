@@ -2,7 +2,7 @@ import { buildConfig } from '../../src/config/load';
 import { rtmr } from '../../src/core/admission';
 import { defaultRegistry } from '../../src/core/registry';
 import { uniformLocality, type PartitionLocality } from '../../src/core/placement/locality';
-import { loadEnergyProfile } from '../../src/loop/service';
+import { loadEnergyProfile } from '../../src/service/start';
 import { Partitions } from '../../src/loop/partitions';
 import { enforce, planMove, planPriorities } from '../../src/loop/plan';
 import type { Lane } from '../../src/loop/lanes';

@@ -7,7 +7,7 @@
 import { buildConfig } from '../../src/config/load';
 import { ManualClock } from '../../src/emulator/clock';
 import { startEmulator, type RunningEmulator } from '../../src/emulator/server';
-import { startSidecar, type RunningSidecar } from '../../src/loop/service';
+import { startSidecar, type RunningSidecar } from '../../src/service/start';
 import { openPostgresLedger, PostgresLedger } from '../../src/store/postgres';
 import { sidecarLogCapture } from '../log-capture';
 import { tableRows } from '../store/builders';

@@ -9,8 +9,8 @@
  * for what is left of their estimate; the other app counts whole, logged once.
  */
 import winston from 'winston';
-import { SidecarMetrics } from '../../src/api/metrics';
-import { parseSubmission } from '../../src/api/submission';
+import { SidecarMetrics } from '../../src/metrics';
+import { parseSubmission } from '../../src/model/deadline-submission';
 import { buildConfig } from '../../src/config/load';
 import { runningTaskEnd } from '../../src/core/admission/progress';
 import { defaultRegistry } from '../../src/core/registry';

@@ -3,9 +3,9 @@
  * queue with a default gets it from its arrival, and the answer, the job's ledger row, its
  * decision and its view say so; without a default it is refused, naming the field and why.
  */
-import { SidecarMetrics } from '../../src/api/metrics';
-import { parseSubmission } from '../../src/api/submission';
-import type { JobDetailView } from '../../src/api/views';
+import { SidecarMetrics } from '../../src/metrics';
+import { parseSubmission } from '../../src/model/deadline-submission';
+import type { JobDetailView } from '../../src/model/job-views';
 import { buildConfig } from '../../src/config/load';
 import { defaultRegistry } from '../../src/core/registry';
 import { ValidationError } from '../../src/errors/validation';

@@ -4,11 +4,11 @@
  * deleteAfterDays is set; only on the writer (a follower's ledger refuses, and the Archiver
  * stops); and the configuration's checks.
  */
-import { SidecarMetrics } from '../../src/api/metrics';
+import { SidecarMetrics } from '../../src/metrics';
 import { buildConfig } from '../../src/config/load';
 import { LedgerReadOnlyError } from '../../src/errors/ledger-read-only';
 import { Archiver } from '../../src/loop/retention';
-import { startSidecar } from '../../src/loop/service';
+import { startSidecar } from '../../src/service/start';
 import { Ledger } from '../../src/store/ledger';
 import { openPostgresLedger } from '../../src/store/postgres';
 import type { Ledger as LedgerInterface } from '../../src/store/types';

@@ -3,8 +3,8 @@
  * of 0 on a stock Hadoop, writes refused for want of a user (401), apps forgotten by an RM that
  * restarted without recovery, and the whole submission context passed through.
  */
-import { SidecarMetrics } from '../../src/api/metrics';
-import { parseSubmission } from '../../src/api/submission';
+import { SidecarMetrics } from '../../src/metrics';
+import { parseSubmission } from '../../src/model/deadline-submission';
 import { buildConfig } from '../../src/config/load';
 import { defaultRegistry } from '../../src/core/registry';
 import { Sidecar } from '../../src/loop/sidecar';

@@ -1,5 +1,5 @@
-import { SidecarMetrics } from '../../src/api/metrics';
-import { parseSubmission } from '../../src/api/submission';
+import { SidecarMetrics } from '../../src/metrics';
+import { parseSubmission } from '../../src/model/deadline-submission';
 import { buildConfig } from '../../src/config/load';
 import { defaultRegistry } from '../../src/core/registry';
 import { silentLogger } from '../../src/log';

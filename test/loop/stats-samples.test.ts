@@ -3,7 +3,7 @@
  * the latest MAX_SAMPLES kept in order, a series kept by an earlier version as one value moved
  * into slots, and the counts and energy read from the ledger's job totals.
  */
-import type { StatsSample } from '../../src/api/views';
+import type { StatsSample } from '../../src/model/job-views';
 import type { LoopParts } from '../../src/loop/context';
 import { MAX_SAMPLES, sample, statsOf } from '../../src/loop/views';
 import { Ledger } from '../../src/store/ledger';

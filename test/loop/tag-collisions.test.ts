@@ -4,8 +4,8 @@
  * one of ours) is never attached to that job. Tracking goes on for every other app, nothing
  * loops on a UNIQUE failure, and each oddity is logged once, not every cycle.
  */
-import { SidecarMetrics } from '../../src/api/metrics';
-import { parseSubmission } from '../../src/api/submission';
+import { SidecarMetrics } from '../../src/metrics';
+import { parseSubmission } from '../../src/model/deadline-submission';
 import { buildConfig } from '../../src/config/load';
 import { JOB_LIMITS } from '../../src/core/limits';
 import { defaultRegistry } from '../../src/core/registry';

@@ -1,6 +1,6 @@
-import { parseClientReport } from '../../src/api/client-report';
-import { SidecarMetrics } from '../../src/api/metrics';
-import { parseSubmission } from '../../src/api/submission';
+import { parseClientReport } from '../../src/model/client-report';
+import { SidecarMetrics } from '../../src/metrics';
+import { parseSubmission } from '../../src/model/deadline-submission';
 import { buildConfig } from '../../src/config/load';
 import { defaultRegistry } from '../../src/core/registry';
 import { ValidationError } from '../../src/errors/validation';

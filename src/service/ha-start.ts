@@ -1,8 +1,9 @@
 import { hostname } from 'node:os';
 import type express from 'express';
-import { notLeaderError, type Leadership, type SidecarService } from '../api/app';
-import type { Submission } from '../api/submission';
-import { SidecarMetrics } from '../api/metrics';
+import { notLeaderError, type Leadership } from '../api/app';
+import type { SidecarService } from '../model/sidecar-service';
+import type { Submission } from '../model/deadline-submission';
+import { SidecarMetrics } from '../metrics';
 import type { SidecarConfig } from '../config/schema';
 import { LedgerReadOnlyError } from '../errors/ledger-read-only';
 import { createLogger, type Logger } from '../log';
@@ -17,11 +18,11 @@ import {
   rmClients,
   schedulePolling,
   startArchiver,
-} from '../loop/service';
+} from './start';
 import type { Archiver } from '../loop/retention';
 import { PostgresLedger } from '../store/postgres';
 import type { JobQuery } from '../store/types';
-import { LeaderElection } from './election';
+import { LeaderElection } from '../ha/election';
 
 /**
  * One sidecar of several beside one cluster (ha.enabled): it starts as a follower (the API up,

@@ -7,7 +7,7 @@ import cron from 'node-cron';
 import YAML from 'yaml';
 import type express from 'express';
 import { createApiApp, type ApiOptions } from '../api/app';
-import { endpointLabel, SidecarMetrics } from '../api/metrics';
+import { endpointLabel, SidecarMetrics } from '../metrics';
 import type { SidecarConfig } from '../config/schema';
 import { parseEnergyProfile, type EnergyProfile } from '../core/energy/profile';
 import { defaultRegistry } from '../core/registry';
@@ -22,8 +22,8 @@ import { runningSparkExecutors } from '../yarn/spark';
 import { JobHistoryClient } from '../yarn/jobhistory';
 import { WebHdfsClient } from '../yarn/webhdfs';
 import { ReplayRunner } from '../replay/runner';
-import { Archiver } from './retention';
-import { Sidecar } from './sidecar';
+import { Archiver } from '../loop/retention';
+import { Sidecar } from '../loop/sidecar';
 
 /** The package root: config/ and the dashboard's assets are found from here, in src/ or dist/. */
 export const PACKAGE_ROOT = resolve(__dirname, '..', '..');
