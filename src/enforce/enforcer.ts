@@ -7,11 +7,19 @@ import { RmRemoteError } from '../errors/rm-remote';
 import { RmHttpError } from '../errors/rm-http';
 import { ValidationError } from '../errors/validation';
 import type { Logger } from '../log';
+import type { OutboxActionInvalidError } from '../errors/outbox-action-invalid';
 import type { SidecarMetrics } from '../metrics';
 import type { ActionRecord, Ledger } from '../store/types';
 import type { ResourceManagerApi } from '../yarn/api';
-import type { ReservationDefinition } from '../yarn/model';
-import { parseSubmissionRequest, type AppSubmission, type SubmissionRequest } from '../yarn/submission';
+import type { AppSubmission } from '../yarn/submission';
+import {
+  appIdOf,
+  decodeActions,
+  reservationIdOf,
+  type ActionPayload,
+  type DecodedSubmit,
+  type OutboxAction,
+} from './outbox';
 
 /**
  * The only component that writes to the ResourceManager.
@@ -21,39 +29,9 @@ import { parseSubmissionRequest, type AppSubmission, type SubmissionRequest } fr
  * reached the RM (its `attempts` count is above zero: the process died, or the call timed
  * out), the enforcer first reads the RM to see whether the effect is already there, and
  * only sends the write again if it is not. So a crash at any point neither loses an action
- * nor repeats one.
+ * nor repeats one. Each pending row is decoded once, when the drain reads it (src/enforce/outbox.ts);
+ * a row that does not decode is never sent: it is marked failed with the error naming it.
  */
-
-export interface SubmitPayload {
-  sidecarId: string;
-  name: string;
-  user: string;
-  queue: string;
-  priority: number;
-  labelExpression: string | null;
-  tags: string[];
-  applicationType: string;
-  /** The submitter's part of the submission context (its `yarnSubmission`, read and checked). */
-  request?: SubmissionRequest;
-  /**
-   * Rows written before the request was typed hold the raw `yarnSubmission`; it is read (and
-   * checked) when the action runs.
-   */
-  yarnSubmission?: Record<string, unknown>;
-  reservationId?: string;
-}
-
-export type ActionPayload =
-  | { kind: 'submit'; payload: SubmitPayload }
-  | { kind: 'set-priority'; payload: { appId: string; priority: number } }
-  | { kind: 'move-queue'; payload: { appId: string; queue: string } }
-  | { kind: 'set-lifetime'; payload: { appId: string; expiryMs: number } }
-  | {
-      kind: 'reserve';
-      payload: { queue: string; definition: ReservationDefinition; reservationId?: string };
-    };
-
-export type ActionKind = ActionPayload['kind'];
 
 export interface EnforcerOptions {
   rm: ResourceManagerApi;
@@ -82,6 +60,7 @@ export interface EnforcerOptions {
 
 export interface DrainResult {
   done: number;
+  /** Refused for good by the RM, or a row that could not be read (never sent). */
   failed: number;
   skipped: number;
   /** Left pending because the RM could not be reached; retried next cycle. */
@@ -102,9 +81,10 @@ function refusalOf(err: unknown): RefusalRecord {
   return { code: 'UNKNOWN' };
 }
 
-/** Errors that say the RM did not take the write and never will: the action has failed. */
 /** An error of the ledger itself, not of the RM: the write was not made. */
-function isLedgerError(err: unknown): boolean {
+function isLedgerError(
+  err: unknown,
+): err is LedgerUnavailableError | LedgerFencedError | LedgerReadOnlyError {
   return (
     err instanceof LedgerUnavailableError ||
     err instanceof LedgerFencedError ||
@@ -112,6 +92,7 @@ function isLedgerError(err: unknown): boolean {
   );
 }
 
+/** Errors that say the RM did not take the write and never will: the action has failed. */
 function isFinalRefusal(err: unknown): boolean {
   // A submission that cannot be built (no AM command in an old row) never will be.
   if (err instanceof ValidationError) return true;
@@ -152,10 +133,10 @@ interface DrainRun {
 }
 
 /** What an action's writes are about: its job, else its app, else itself. */
-function subjectOf(action: ActionRecord): string {
+function subjectOf(action: OutboxAction): string {
   if (action.jobId !== null) return `job:${action.jobId}`;
-  const appId = (action.payload as { appId?: unknown } | null)?.appId;
-  return typeof appId === 'string' ? `app:${appId}` : `action:${action.id}`;
+  const appId = appIdOf(action);
+  return appId === undefined ? `action:${action.id}` : `app:${appId}`;
 }
 
 /** What carrying out one action settled, and what to write with its confirmation. */
@@ -164,9 +145,9 @@ interface Executed {
   after?: () => void;
 }
 
-/** One action about to be carried out. */
-interface Step {
-  action: ActionRecord;
+/** One action about to be carried out, of kind K. */
+interface Step<K extends OutboxAction['kind']> {
+  action: Extract<OutboxAction, { kind: K }>;
   /** An earlier attempt may have reached the RM: read it before writing again. */
   ambiguous: boolean;
   /** Commits the attempt count (and `first`'s writes) before the call goes out. */
@@ -222,7 +203,8 @@ export class Enforcer {
   private async drainOnce(): Promise<DrainResult> {
     const { ledger, shadow } = this.options;
     const result: DrainResult = { done: 0, failed: 0, skipped: 0, deferred: 0 };
-    const pending = ledger.pendingActions();
+    const { actions: pending, invalid } = decodeActions(ledger.pendingActions());
+    this.failInvalid(invalid, result);
     const clock = this.options.clock ?? (() => performance.now());
     if (shadow) this.skipAll(pending, result);
     else if (this.authPausedUntil !== undefined && clock() < this.authPausedUntil)
@@ -232,8 +214,41 @@ export class Enforcer {
     return result;
   }
 
+  /**
+   * Rows that do not decode, marked failed in one commit, whatever the mode: never sent, never
+   * read again, and the job's later writes go on (a failed submission ends the job as refused,
+   * src/loop/reconcile.ts). The result holds the error's code and issues, the error column its
+   * message, which names the action, its kind and each field at fault.
+   */
+  private failInvalid(
+    invalid: ReadonlyArray<{ record: ActionRecord; error: OutboxActionInvalidError }>,
+    result: DrainResult,
+  ): void {
+    if (invalid.length === 0) return;
+    const { ledger, logger, metrics } = this.options;
+    ledger.transaction(() => {
+      for (const { record, error } of invalid)
+        ledger.completeAction(
+          record.id,
+          'failed',
+          { invalid: { code: error.code, issues: error.issues } },
+          error.message,
+        );
+    });
+    for (const { record, error } of invalid) {
+      metrics?.rmWrites.inc({ kind: record.kind, status: 'invalid' });
+      logger.error('an outbox action cannot be read; marked failed, never sent', {
+        action: record.id,
+        kind: record.kind,
+        job: record.jobId,
+        error: error.message,
+      });
+    }
+    result.failed += invalid.length;
+  }
+
   /** Shadow mode: every pending action is marked skipped, in one commit. */
-  private skipAll(pending: readonly ActionRecord[], result: DrainResult): void {
+  private skipAll(pending: readonly OutboxAction[], result: DrainResult): void {
     const { ledger, metrics } = this.options;
     ledger.transaction(() => {
       for (const action of pending) ledger.completeAction(action.id, 'skipped', { shadow: true });
@@ -250,12 +265,12 @@ export class Enforcer {
    * or after STOP_AFTER_UNREACHABLE writes in a row found the RM unreachable.
    */
   private async runChains(
-    pending: readonly ActionRecord[],
+    pending: readonly OutboxAction[],
     result: DrainResult,
     clock: () => number,
   ): Promise<void> {
     const { logger, maxWritesPerCycle } = this.options;
-    const chains = new Map<string, ActionRecord[]>();
+    const chains = new Map<string, OutboxAction[]>();
     for (const a of pending) {
       const key = subjectOf(a);
       const chain = chains.get(key);
@@ -301,7 +316,7 @@ export class Enforcer {
    * chain goes on), or left pending (false: the chain stops here).
    */
   private async attempt(
-    action: ActionRecord,
+    action: OutboxAction,
     result: DrainResult,
     run: DrainRun,
     clock: () => number,
@@ -348,7 +363,7 @@ export class Enforcer {
         logger.warn('RM write deferred: the ledger could not make its record durable', {
           action: action.id,
           kind: action.kind,
-          code: (err as SidecarError).code,
+          code: err.code,
           error: message,
         });
         return false;
@@ -408,16 +423,16 @@ export class Enforcer {
    * the attempt count that makes a retry read the RM first) is committed before it; what the
    * call settled comes back as `after`, written with the action's confirmation.
    */
-  private async execute(action: ActionRecord): Promise<Executed> {
+  private async execute(action: OutboxAction): Promise<Executed> {
     const { ledger } = this.options;
-    const step: Step = {
-      action,
-      ambiguous: action.attempts > 0,
+    const ambiguous = action.attempts > 0;
+    const step = {
+      ambiguous,
       // Durable before the call (record before, confirm after): queued with the other chains'
       // marks and the decisions of the moment, so writes going out together share one commit;
       // then the barrier, so that a ledger shipping elsewhere (PostgreSQL) holds the action
       // and its attempt before the RM sees the write.
-      attempt: async (first) => {
+      attempt: async (first?: () => void) => {
         await ledger.writeSoon(() => {
           first?.();
           ledger.markActionAttempt(action.id);
@@ -425,25 +440,23 @@ export class Enforcer {
         await ledger.flush();
       },
     };
-    switch (action.kind as ActionKind) {
+    switch (action.kind) {
       case 'submit':
-        return this.submit(step);
+        return this.submit({ ...step, action });
       case 'set-priority':
-        return this.setPriority(step);
+        return this.setPriority({ ...step, action });
       case 'move-queue':
-        return this.moveQueue(step);
+        return this.moveQueue({ ...step, action });
       case 'set-lifetime':
-        return this.setLifetime(step);
+        return this.setLifetime({ ...step, action });
       case 'reserve':
-        return this.reserve(step);
-      default:
-        throw new Error(`unknown action kind ${action.kind}`);
+        return this.reserve({ ...step, action });
     }
   }
 
-  private async submit({ action, ambiguous, attempt }: Step): Promise<Executed> {
+  private async submit({ action, ambiguous, attempt }: Step<'submit'>): Promise<Executed> {
     const { ledger, rm } = this.options;
-    const p = action.payload as SubmitPayload;
+    const p = action.payload;
     const job = ledger.getJob(action.jobId!);
     if (!job) throw new Error(`action ${action.id}: no job ${action.jobId}`);
     const submitted = () => ledger.updateJob(job.id, { state: 'submitted' });
@@ -458,16 +471,16 @@ export class Enforcer {
       return { outcome: { appId, reconciled: true }, after: submitted };
     }
     // A reservation made for this job (an earlier action) is named in the submission.
-    const reserved = ledger.actionsOf(job.id).find((a) => a.kind === 'reserve' && a.status === 'done')
-      ?.result as { reservationId?: string } | undefined;
+    const reserved = ledger.actionsOf(job.id).find((a) => a.kind === 'reserve' && a.status === 'done');
+    const reservationId = reservationIdOf(reserved?.result);
     await attempt(keepAppId);
-    const res = await rm.submitApp(this.submission(appId, { ...p, reservationId: reserved?.reservationId }));
+    const res = await rm.submitApp(submission(appId, { ...p, reservationId }));
     return { outcome: { appId, status: res.status }, after: submitted };
   }
 
-  private async setPriority({ action, ambiguous, attempt }: Step): Promise<Executed> {
+  private async setPriority({ action, ambiguous, attempt }: Step<'set-priority'>): Promise<Executed> {
     const { ledger, rm } = this.options;
-    const p = action.payload as { appId: string; priority: number };
+    const p = action.payload;
     if (ambiguous && (await rm.appPriority(p.appId)) === p.priority)
       return { outcome: { priority: p.priority, reconciled: true } };
     await attempt();
@@ -482,9 +495,9 @@ export class Enforcer {
     };
   }
 
-  private async moveQueue({ action, ambiguous, attempt }: Step): Promise<Executed> {
+  private async moveQueue({ action, ambiguous, attempt }: Step<'move-queue'>): Promise<Executed> {
     const { ledger, rm } = this.options;
-    const p = action.payload as { appId: string; queue: string };
+    const p = action.payload;
     if (ambiguous && leaf(await rm.appQueue(p.appId)) === leaf(p.queue))
       return { outcome: { queue: p.queue, reconciled: true } };
     await attempt();
@@ -498,9 +511,9 @@ export class Enforcer {
     };
   }
 
-  private async setLifetime({ action, ambiguous, attempt }: Step): Promise<Executed> {
+  private async setLifetime({ action, ambiguous, attempt }: Step<'set-lifetime'>): Promise<Executed> {
     const { rm } = this.options;
-    const p = action.payload as { appId: string; expiryMs: number };
+    const p = action.payload;
     if (ambiguous) {
       const t = await rm.appTimeout(p.appId, 'LIFETIME');
       if (t.expiryTime !== null && Math.abs(t.expiryTime - p.expiryMs) < 1000)
@@ -514,9 +527,9 @@ export class Enforcer {
    * Re-submitting the same reservation id with the same definition is accepted by the RM
    * without creating a second reservation (ReservationSystem docs), so a retry is safe.
    */
-  private async reserve({ action, attempt }: Step): Promise<Executed> {
+  private async reserve({ action, attempt }: Step<'reserve'>): Promise<Executed> {
     const { ledger, rm } = this.options;
-    const p = action.payload as { queue: string; definition: ReservationDefinition; reservationId?: string };
+    const p = action.payload;
     let reservationId = p.reservationId;
     let keepId: (() => void) | undefined;
     if (reservationId === undefined) {
@@ -538,22 +551,19 @@ export class Enforcer {
       throw err;
     }
   }
+}
 
-  /** The whole submission context: the sidecar's decisions over the submitter's request. */
-  private submission(appId: string, p: SubmitPayload): AppSubmission {
-    const request =
-      p.request ??
-      parseSubmissionRequest(p.yarnSubmission ?? {}, `action payload (job ${p.sidecarId}).yarnSubmission`);
-    return {
-      ...request,
-      applicationId: appId,
-      name: p.name,
-      queue: p.queue,
-      priority: p.priority,
-      applicationType: request.applicationType ?? p.applicationType,
-      tags: p.tags,
-      ...(p.labelExpression === null ? {} : { appNodeLabelExpression: p.labelExpression }),
-      ...(p.reservationId === undefined ? {} : { reservationId: p.reservationId }),
-    };
-  }
+/** The whole submission context: the sidecar's decisions over the submitter's request. */
+function submission(appId: string, p: DecodedSubmit): AppSubmission {
+  return {
+    ...p.request,
+    applicationId: appId,
+    name: p.name,
+    queue: p.queue,
+    priority: p.priority,
+    applicationType: p.request.applicationType ?? p.applicationType,
+    tags: p.tags,
+    ...(p.labelExpression === null ? {} : { appNodeLabelExpression: p.labelExpression }),
+    ...(p.reservationId === undefined ? {} : { reservationId: p.reservationId }),
+  };
 }

@@ -28,6 +28,7 @@ import { TraceInvalidError } from './trace-invalid';
 import { LedgerFencedError } from './ledger-fenced';
 import { LedgerReadOnlyError } from './ledger-read-only';
 import { LedgerUnavailableError } from './ledger-unavailable';
+import { OutboxActionInvalidError } from './outbox-action-invalid';
 
 /**
  * Every error class of the project. The API's error middleware renders these;
@@ -64,6 +65,7 @@ const classes: readonly ErrorClass[] = [
   LedgerFencedError,
   LedgerReadOnlyError,
   LedgerUnavailableError,
+  OutboxActionInvalidError,
 ];
 
 export const errorCatalog: ReadonlyArray<{ code: string; httpStatus: number; type: ErrorClass }> =

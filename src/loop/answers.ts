@@ -3,7 +3,7 @@ import type { DeadlineJob } from '../core/job';
 import type { JobRecord } from '../store/types';
 import type { LoopParts } from './context';
 import type { LaneOutcome } from './lanes';
-import { enforce, planAdmittedSubmission } from './plan';
+import { recordPlan, planAdmittedSubmission } from './plan';
 import { earliest, noDeadlineWithin, reasonOf } from './reasons';
 import type { ResolvedSubmission } from './resolve';
 import { ticketFor } from './tickets';
@@ -194,7 +194,7 @@ function enqueueAdmitted(
     spec: { ...s, ...(j.record.spec as Record<string, unknown>) },
   });
   const defaultEstimates = p.estimates.book.default;
-  enforce(
+  recordPlan(
     ledger,
     planAdmittedSubmission(config, { id, s, queue, label, priority, nowMs, job, defaultEstimates }),
   );

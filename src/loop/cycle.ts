@@ -1,6 +1,6 @@
 import { followedOf } from './app-reads';
 import type { LoopParts } from './context';
-import { enforce, planPriorities } from './plan';
+import { recordPlan, planPriorities } from './plan';
 import type { Reconciler } from './reconcile';
 import { expireTickets } from './tickets';
 import { sample } from './views';
@@ -56,7 +56,7 @@ export async function runCycle(p: LoopParts, reconciler: Reconciler): Promise<vo
     );
     await step('priorities', () =>
       ledger.transaction(() =>
-        enforce(
+        recordPlan(
           ledger,
           planPriorities(config, ledger, p.lanes.all(), apps, (pos) => p.cap.priorityAt(pos), open),
         ),

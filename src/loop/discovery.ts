@@ -4,7 +4,7 @@ import type { AppReport } from '../yarn/model';
 import type { decodeTags } from '../yarn/tags';
 import type { LoopParts } from './context';
 import type { LaneOutcome } from './lanes';
-import { enforce, planMove } from './plan';
+import { recordPlan, planMove } from './plan';
 import { reasonOf } from './reasons';
 
 /**
@@ -99,7 +99,7 @@ function recordAdmitted(
     state: app.state === 'RUNNING' ? 'running' : 'submitted',
   });
   ledger.recordDecision(base.id, lane.policy.name, 'admitted', { lane: lane.key, discovered: app.id });
-  enforce(ledger, planMove(base.id, app, queue, 'admitted: moved to the real-time queue'));
+  recordPlan(ledger, planMove(base.id, app, queue, 'admitted: moved to the real-time queue'));
 }
 
 function recordRejected(p: LoopParts, app: AppReport, base: Base, outcome: LaneOutcome | undefined): void {
@@ -122,7 +122,7 @@ function recordRejected(p: LoopParts, app: AppReport, base: Base, outcome: LaneO
     state: 'rejected',
   });
   ledger.recordDecision(base.id, config.admission.policy, 'rejected', { reason, discovered: app.id });
-  enforce(
+  recordPlan(
     ledger,
     planMove(base.id, app, config.yarn.besteffortQueue, 'rejected: moved to the best-effort queue'),
   );

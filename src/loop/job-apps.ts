@@ -1,8 +1,9 @@
 import type { JobActuals } from '../core/admission';
 import type { JobAppRecord, JobRecord, TicketRecord, TrackedApp } from '../store/types';
+import { appIdOf, decodeActions } from '../enforce/outbox';
 import type { AppReport } from '../yarn/model';
 import type { LoopParts } from './context';
-import { enforce, planMove } from './plan';
+import { recordPlan, planMove } from './plan';
 
 /**
  * Every app of a ticket's client. A client run by `run` may submit several apps one after the
@@ -56,7 +57,7 @@ export function bindLaterApp(p: LoopParts, job: JobRecord, app: AppReport): void
   const ordinal = ledger.appsOf(job.id).length;
   ledger.recordDecision(job.id, 'ticket', 'app-bound', { app: app.id, ordinal });
   if (job.queue !== null)
-    enforce(
+    recordPlan(
       ledger,
       planMove(job.id, app, job.queue, `app ${ordinal} of the ticket's client: moved to the ticket's queue`),
     );
@@ -75,9 +76,7 @@ const NOT_YET_SCHEDULED = new Set(['NEW', 'NEW_SAVING', 'SUBMITTED']);
 export function planLaterAppWrites(p: LoopParts, job: JobRecord, app: AppReport): void {
   const { ledger, config } = p.deps;
   if (NOT_YET_SCHEDULED.has(app.state) || ENDED.has(app.state)) return;
-  const actions = ledger
-    .actionsOf(job.id)
-    .filter((a) => (a.payload as { appId?: string } | null)?.appId === app.id);
+  const actions = decodeActions(ledger.actionsOf(job.id)).actions.filter((a) => appIdOf(a) === app.id);
   if (
     config.enforcement.priorities &&
     job.priority !== null &&
@@ -86,7 +85,7 @@ export function planLaterAppWrites(p: LoopParts, job: JobRecord, app: AppReport)
     app.priority !== job.priority &&
     !actions.some((a) => a.kind === 'set-priority')
   )
-    enforce(ledger, [
+    recordPlan(ledger, [
       {
         jobId: job.id,
         reason: "another app of the ticket's client: given the job's priority",
@@ -94,7 +93,7 @@ export function planLaterAppWrites(p: LoopParts, job: JobRecord, app: AppReport)
       },
     ]);
   if (config.enforcement.lifetimeTimeouts && !actions.some((a) => a.kind === 'set-lifetime'))
-    enforce(ledger, [
+    recordPlan(ledger, [
       {
         jobId: job.id,
         reason:

@@ -1,7 +1,15 @@
 import type { SidecarConfig } from '../config/schema';
 import { taskEstimates } from '../core/estimates';
 import type { DeadlineJob } from '../core/job';
-import { Enforcer, type ActionPayload, type SubmitPayload } from '../enforce/enforcer';
+import { Enforcer } from '../enforce/enforcer';
+import {
+  appIdOf,
+  decodeActions,
+  refusalStatusOf,
+  type ActionPayload,
+  type OutboxAction,
+  type SubmitPayload,
+} from '../enforce/outbox';
 import type { JobRecord, Ledger } from '../store/types';
 import type { AppReport } from '../yarn/model';
 import { submissionTags } from '../yarn/tags';
@@ -10,8 +18,8 @@ import type { ResolvedSubmission } from './resolve';
 
 /**
  * Plan, the pipeline's third stage: from decisions and the RM's state to the exact RM writes,
- * each with its reason. A plan is a value; enforcing it (enforce) records each write in the
- * ledger's outbox, in the transaction of the decision that calls for it, and the enforcer
+ * each with its reason. A plan is a value; recordPlan writes each of its writes in the ledger's
+ * outbox, in the transaction of the decision that calls for it, and the enforcer
  * (src/enforce/enforcer.ts) carries them out.
  */
 export interface PlannedWrite {
@@ -40,8 +48,8 @@ export function jobTags(id: string, s: ResolvedSubmission): string[] {
   );
 }
 
-/** Records a plan's writes in the outbox, in order. */
-export function enforce(ledger: Ledger, plan: Plan): void {
+/** Records a plan's writes in the outbox, in order; the enforcer carries them out later. */
+export function recordPlan(ledger: Ledger, plan: Plan): void {
   for (const w of plan) Enforcer.enqueue(ledger, w.jobId, w.action);
 }
 
@@ -156,9 +164,9 @@ export function planPriorities(
   if (!config.enforcement.priorities && !config.enforcement.lifetimeTimeouts) return [];
   const byId = new Map(apps.map((a) => [a.id, a]));
   const known = new Map((open ?? []).map((j) => [j.id, j]));
-  const pending = ledger.pendingActions();
-  const pendingFor = (kind: string, appId: string) =>
-    pending.some((a) => a.kind === kind && (a.payload as { appId?: string }).appId === appId);
+  const pending = decodeActions(ledger.pendingActions()).actions;
+  const pendingFor = (kind: OutboxAction['kind'], appId: string) =>
+    pending.some((a) => a.kind === kind && appIdOf(a) === appId);
   const plan: PlannedWrite[] = [];
   for (const lane of lanes) {
     lane.policy.queue(lane.state).forEach((job, position) => {
@@ -174,9 +182,7 @@ export function planPriorities(
       if (!config.enforcement.lifetimeTimeouts && (!config.enforcement.priorities || shown === target))
         return;
       // The writes for this app (a ticket's client may run several apps, each written to).
-      const actions = ledger
-        .actionsOf(rec.id)
-        .filter((a) => (a.payload as { appId?: string } | null)?.appId === app.id);
+      const actions = decodeActions(ledger.actionsOf(rec.id)).actions.filter((a) => appIdOf(a) === app.id);
       if (config.enforcement.priorities) {
         if (needsPriorityWrite(rec, app, actions, target) && !pendingFor('set-priority', app.id)) {
           plan.push({
@@ -223,17 +229,16 @@ function currentApp(
 function needsPriorityWrite(
   rec: JobRecord,
   app: AppReport,
-  actions: ReturnType<Ledger['actionsOf']>,
+  actions: readonly OutboxAction[],
   target: number,
 ): boolean {
-  const last = actions.filter((a) => a.kind === 'set-priority' && a.status !== 'skipped').at(-1);
-  const lastTarget = (last?.payload as { priority?: number } | undefined)?.priority;
-  const refusals503 = actions.filter(
-    (a) =>
-      a.kind === 'set-priority' &&
-      a.status === 'failed' &&
-      (a.payload as { priority?: number }).priority === target &&
-      (a.result as { refusal?: { status?: number } } | null)?.refusal?.status === 503,
+  const writes = actions.filter(
+    (a): a is Extract<OutboxAction, { kind: 'set-priority' }> => a.kind === 'set-priority',
+  );
+  const last = writes.filter((a) => a.status !== 'skipped').at(-1);
+  const lastTarget = last?.payload.priority;
+  const refusals503 = writes.filter(
+    (a) => a.status === 'failed' && a.payload.priority === target && refusalStatusOf(a.result) === 503,
   ).length;
   const settled = lastTarget === target && !(last?.status === 'failed' && refusals503 > 0 && refusals503 < 3);
   const shown = app.priority ?? rec.priority ?? undefined;

@@ -1,6 +1,6 @@
 import type { JobActuals } from '../core/admission';
 import { estimatesOf } from '../core/estimate-book';
-import type { SubmitPayload } from '../enforce/enforcer';
+import { decodeActions, type DecodedSubmit, type OutboxAction } from '../enforce/outbox';
 import { RmHttpError } from '../errors/rm-http';
 import { RmRemoteError } from '../errors/rm-remote';
 import type { JobRecord } from '../store/types';
@@ -21,7 +21,7 @@ import {
 } from './job-apps';
 import { tasksOfApps } from './learning';
 import { isSparkJob } from './spark-watch';
-import { enforce } from './plan';
+import { recordPlan } from './plan';
 import { reasonOf } from './reasons';
 import { bindTicket, type SeenBy } from './tickets';
 
@@ -281,9 +281,11 @@ export class Reconciler {
     this.p.lanes.left(job, nowMs / 1000);
     this.p.progress.forget(job.id);
     const spec = (job.spec ?? {}) as { resubmitIfLost?: boolean };
-    const submit = ledger.actionsOf(job.id).find((a) => a.kind === 'submit');
+    const submit = decodeActions(ledger.actionsOf(job.id)).actions.find(
+      (a): a is Extract<OutboxAction, { kind: 'submit' }> => a.kind === 'submit',
+    );
     if (spec.resubmitIfLost === true && submit !== undefined && job.deadlineMs > nowMs) {
-      if (this.resubmit(job, submit.payload as SubmitPayload, nowMs)) return;
+      if (this.resubmit(job, submit.payload, nowMs)) return;
     }
     ledger.transaction(() => {
       ledger.updateJob(job.id, { state: 'lost', finishedMs: nowMs });
@@ -304,7 +306,7 @@ export class Reconciler {
    * A lost job decided again as a job arriving now with the same deadline (its old place was
    * released) and, if admitted, submitted again. False when it is not admitted.
    */
-  private resubmit(job: JobRecord, submitted: SubmitPayload, nowMs: number): boolean {
+  private resubmit(job: JobRecord, submitted: DecodedSubmit, nowMs: number): boolean {
     const { ledger, config } = this.p.deps;
     const lostApp = job.appId;
     const again = this.p.estimates.deadlineJob({ ...job, arrivalMs: nowMs });
@@ -334,7 +336,7 @@ export class Reconciler {
         position: result.position,
         estimatedFinish: new Date(Math.round(result.estimatedFinish * 1000)).toISOString(),
       });
-      enforce(ledger, [
+      recordPlan(ledger, [
         {
           jobId: job.id,
           reason: 'the RM lost the app: submitted again',

@@ -8,7 +8,7 @@ import type { JobRecord, TicketRecord } from '../store/ledger';
 import type { AppReport } from '../yarn/model';
 import { decodeTags } from '../yarn/tags';
 import type { LoopParts } from './context';
-import { enforce, jobTags, planMove } from './plan';
+import { recordPlan, jobTags, planMove } from './plan';
 import type { ResolvedSubmission } from './resolve';
 
 /**
@@ -194,7 +194,7 @@ export function bindTicket(p: LoopParts, job: JobRecord, app: AppReport, seenBy:
     seenBy,
   });
   if (job.queue !== null)
-    enforce(ledger, planMove(job.id, app, job.queue, "ticket bound: moved to the ticket's queue"));
+    recordPlan(ledger, planMove(job.id, app, job.queue, "ticket bound: moved to the ticket's queue"));
   p.log.info('ticket bound', { job: job.id, app: app.id, waitedMs: nowMs - ticket.createdMs });
 }
 

@@ -1,5 +1,6 @@
 import { SidecarMetrics } from '../../src/metrics';
-import { Enforcer, type SubmitPayload } from '../../src/enforce/enforcer';
+import { Enforcer } from '../../src/enforce/enforcer';
+import type { SubmitPayload } from '../../src/enforce/outbox';
 import { LedgerUnavailableError } from '../../src/errors/ledger-unavailable';
 import { RmRemoteError } from '../../src/errors/rm-remote';
 import { RmUnavailableError } from '../../src/errors/rm-unavailable';
@@ -9,6 +10,7 @@ import type { ResourceManagerApi } from '../../src/yarn/api';
 import type { AppSubmission } from '../../src/yarn/submission';
 import { jobRecord } from '../store/builders';
 import { amCommand } from '../../src/yarn/submission';
+import { SLEEP_AM } from '../yarn-submission';
 
 /** An RM held in memory that counts writes and can be told to fail the next calls. */
 class FakeRm {
@@ -400,6 +402,102 @@ describe('the enforcer', () => {
     const [r1, r2] = await Promise.all([enforcer.drain(), enforcer.drain()]);
     // The second caller is answered by the drain after the first: nothing was left for it.
     expect([r1.done, r2.done]).toEqual([1, 0]);
+    expect(rm.writes).toEqual(['new-application', 'submit application_1_0001']);
+  });
+});
+
+describe('the enforcer and rows that do not decode', () => {
+  /** An enforcer with metrics, over setup()'s ledger and RM. */
+  function withMetrics(shadow = false) {
+    const s = setup(shadow);
+    const metrics = new SidecarMetrics();
+    const enforcer = new Enforcer({
+      rm: s.rm.api(),
+      ledger: s.ledger,
+      logger: silentLogger(),
+      metrics,
+      shadow,
+      maxWritesPerCycle: 100,
+    });
+    const writes = async (status: string) =>
+      (await metrics.registry.getSingleMetric('yss_rm_writes_total')!.get()).values
+        .filter((v) => v.labels.status === status)
+        .reduce((n, v) => n + v.value, 0);
+    return { ...s, enforcer, writes };
+  }
+
+  it('marks a row whose payload does not decode failed, naming it and the field, and never reads it again', async () => {
+    const { ledger, rm, enforcer, addJob, writes } = withMetrics();
+    const bad = ledger.enqueueAction(null, 'set-priority', { appId: 'application_1_0009', priority: 'high' });
+    addJob('a');
+    expect(await enforcer.drain()).toEqual({ done: 1, failed: 1, skipped: 0, deferred: 0 });
+    const row = ledger.getAction(bad.id)!;
+    expect(row.status).toBe('failed');
+    expect(row.error).toMatch(
+      new RegExp(`^outbox action ${bad.id} \\(set-priority\\) cannot be read: payload\\.priority: `),
+    );
+    expect(row.result).toMatchObject({
+      invalid: {
+        code: 'OUTBOX_ACTION_INVALID',
+        issues: [expect.objectContaining({ path: 'payload.priority' })],
+      },
+    });
+    expect(rm.writes).toEqual(['new-application', 'submit application_1_0001']);
+    expect(await writes('invalid')).toBe(1);
+    // Not pending any more: the next drain neither sends it nor counts it again.
+    expect(await enforcer.drain()).toEqual({ done: 0, failed: 0, skipped: 0, deferred: 0 });
+    expect(await writes('invalid')).toBe(1);
+    expect(rm.writes).toHaveLength(2);
+  });
+
+  it("lets a job's later writes go on after one of its rows failed to decode", async () => {
+    const { ledger, rm, enforcer } = withMetrics();
+    ledger.transaction(() => {
+      ledger.insertJob(jobRecord('a'));
+      ledger.enqueueAction('a', 'reserve', { queue: 'realtime' });
+      Enforcer.enqueue(ledger, 'a', { kind: 'submit', payload: submit('a') });
+    });
+    expect(await enforcer.drain()).toEqual({ done: 1, failed: 1, skipped: 0, deferred: 0 });
+    expect(ledger.actionsOf('a').map((x) => [x.kind, x.status])).toEqual([
+      ['reserve', 'failed'],
+      ['submit', 'done'],
+    ]);
+    expect(ledger.actionsOf('a')[0]!.error).toContain('payload.definition');
+    expect(rm.writes).toEqual(['new-application', 'submit application_1_0001']);
+  });
+
+  it('fails a row of an unknown kind, saying which kinds there are', async () => {
+    const { ledger, rm, enforcer } = withMetrics();
+    const row = ledger.enqueueAction(null, 'kill-app', { appId: 'application_1_0001' });
+    expect(await enforcer.drain()).toEqual({ done: 0, failed: 1, skipped: 0, deferred: 0 });
+    expect(ledger.getAction(row.id)!.error).toBe(
+      `outbox action ${row.id} (kill-app) cannot be read: kind: is not an action kind (submit, set-priority, move-queue, set-lifetime, reserve)`,
+    );
+    expect(rm.writes).toEqual([]);
+  });
+
+  it('fails an unreadable row in shadow mode too, and skips the rest', async () => {
+    const { ledger, enforcer, addJob } = withMetrics(true);
+    const bad = ledger.enqueueAction(null, 'move-queue', { appId: 'application_1_0001' });
+    addJob('a');
+    expect(await enforcer.drain()).toEqual({ done: 0, failed: 1, skipped: 1, deferred: 0 });
+    expect(ledger.getAction(bad.id)!.error).toContain('payload.queue');
+  });
+
+  it("reads an old row's raw yarnSubmission into the request, and fails one without an AM command unsent", async () => {
+    const { ledger, rm, enforcer } = withMetrics();
+    const { request: _request, ...typed } = submit('old');
+    const { request: _r, ...broken } = submit('broken');
+    ledger.transaction(() => {
+      ledger.insertJob(jobRecord('old'));
+      ledger.enqueueAction('old', 'submit', { ...typed, yarnSubmission: SLEEP_AM });
+      ledger.insertJob(jobRecord('broken'));
+      ledger.enqueueAction('broken', 'submit', { ...broken, yarnSubmission: { 'max-app-attempts': 2 } });
+    });
+    expect(await enforcer.drain()).toEqual({ done: 1, failed: 1, skipped: 0, deferred: 0 });
+    expect(rm.apps.get('application_1_0001')!.submission.am.command).toBe('sleep 300');
+    expect(ledger.actionsOf('broken')[0]!.error).toContain('payload.yarnSubmission.am-container-spec');
+    // The broken row was never sent: not even an application id was asked for.
     expect(rm.writes).toEqual(['new-application', 'submit application_1_0001']);
   });
 });

@@ -4,7 +4,7 @@ import { defaultRegistry } from '../../src/core/registry';
 import { uniformLocality, type PartitionLocality } from '../../src/core/placement/locality';
 import { loadEnergyProfile } from '../../src/service/start';
 import { Partitions } from '../../src/loop/partitions';
-import { enforce, planMove, planPriorities } from '../../src/loop/plan';
+import { recordPlan, planMove, planPriorities } from '../../src/loop/plan';
 import type { Lane } from '../../src/loop/lanes';
 import { Ledger } from '../../src/store/ledger';
 import type { AppReport } from '../../src/yarn/model';
@@ -152,7 +152,7 @@ describe('plans: the exact RM writes, each with its reason', () => {
       ['late', 'set-priority', 9],
     ]);
     expect(plan.every((w) => w.reason.startsWith('EDF position'))).toBe(true);
-    enforce(ledger, plan);
+    recordPlan(ledger, plan);
     // Pending writes are not planned twice.
     expect(planPriorities(config, ledger, [lane], apps, (p) => 10 - p)).toEqual([]);
   });
