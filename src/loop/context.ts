@@ -1,7 +1,8 @@
 import type { SidecarMetrics } from '../metrics';
 import type { SidecarConfig } from '../config/schema';
 import type { EnergyProfile } from '../core/energy/profile';
-import type { AnyAdmissionPolicy, PolicyRegistry } from '../core/registry';
+import type { PolicyRegistry } from '../core/registry';
+import type { AnyAdmissionPolicy } from '../core/policy-entry';
 import type { Enforcer } from '../enforce/enforcer';
 import type { Logger } from '../log';
 import type { Ledger } from '../store/types';

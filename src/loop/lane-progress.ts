@@ -1,5 +1,5 @@
 import { predictedToMiss } from '../model/job-views';
-import type { TaskProgress } from '../core/admission/progress';
+import type { TaskProgress } from '../core/admission/common/progress';
 import { laneFinishes } from '../core/lanes';
 import { SidecarError } from '../errors/base';
 import type { Logger } from '../log';

@@ -7,7 +7,7 @@ import {
   remainingWork,
   wholeWork,
   type TaskProgress,
-} from '../core/admission/progress';
+} from '../core/admission/common/progress';
 import type { RtmrState } from '../core/admission/rtmr/state';
 import type { DeadlineJob } from '../core/job';
 import {
@@ -19,12 +19,13 @@ import {
   soonestRejection,
   type Lane as CoreLane,
 } from '../core/lanes';
-import type { PartitionLocality } from '../core/placement/locality';
-import type { AnyAdmissionPolicy, PolicyRegistry } from '../core/registry';
+import type { PartitionLocality } from '../core/placement/common/locality';
+import type { PolicyRegistry } from '../core/registry';
+import type { AnyAdmissionPolicy } from '../core/policy-entry';
 import { describeHolds, holdsSignature, lostContainers, NO_HOLDS, type LaneHolds } from '../core/sharing';
 import type { SlotModel } from '../core/slots/model';
 import type { JobActuals } from '../core/admission';
-import type { AdmitOptions } from '../core/admission/types';
+import type { AdmitOptions } from '../core/admission/common/types';
 import type { JobRecord, Ledger } from '../store/types';
 import { sameQueue } from '../yarn/ids';
 import type { EstimateKeeper } from './learning';
@@ -247,7 +248,7 @@ export class LaneBook {
    * A lane's state from the ledger's open admitted jobs. With `tasks` (a job's task list read
    * from its AM), a job counts only the work still to come: finished tasks not again, a running
    * one its estimate minus what it has run, pending ones their whole estimate (see
-   * core/admission/progress.ts). A job without one counts its whole work from now, which can
+   * core/admission/common/progress.ts). A job without one counts its whole work from now, which can
    * only over-estimate the load (safe: it makes later admissions stricter). A lane rebuilt
    * without reading the AMs is marked, and the next cycle reads them and rebuilds it again.
    */

@@ -1,4 +1,4 @@
-import { inputFiles, type InputFile, type LocatedBlock } from '../core/placement/locality';
+import { inputFiles, type InputFile, type LocatedBlock } from '../core/placement/common/locality';
 import { SidecarError } from '../errors/base';
 import { RmRemoteError } from '../errors/rm-remote';
 import type { BlockLocation, FileStatus } from '../yarn/model';

@@ -1,6 +1,6 @@
 import type { SidecarMetrics } from '../metrics';
 import type { SidecarConfig } from '../config/schema';
-import { hostPartitionsOf, type HostPartitions } from '../core/placement/locality';
+import { hostPartitionsOf, type HostPartitions } from '../core/placement/common/locality';
 import { SidecarError } from '../errors/base';
 import { redactText, type Logger } from '../log';
 import type { Ledger } from '../store/types';

@@ -3,13 +3,13 @@ import { mapTaskEnergy } from '../core/energy/fitness';
 import type { EnergyProfile } from '../core/energy/profile';
 import type { JobType } from '../core/kinds';
 import { laneKindsFor } from '../core/lanes';
-import type { PlacementCapabilities } from '../core/registry';
+import type { PlacementCapabilities } from '../core/policy-entry';
 import {
   rankPartitions,
   uniformLocality,
   type PartitionLocality,
   type RankedPartition,
-} from '../core/placement/locality';
+} from '../core/placement/common/locality';
 
 /**
  * Where a job may be decided in the live sidecar: the label partitions its type may use, best

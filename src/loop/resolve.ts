@@ -10,7 +10,7 @@ import {
   uniformLocality,
   type HostPartitions,
   type PartitionLocality,
-} from '../core/placement/locality';
+} from '../core/placement/common/locality';
 import { sparkPlan, type SparkPlan } from '../core/spark';
 import { inputSplits } from '../core/splits';
 import { NotReadyError } from '../errors/api-errors';

@@ -1,6 +1,6 @@
 import { SidecarMetrics } from '../metrics';
 import type { SidecarConfig } from '../config/schema';
-import type { AdmissionPolicy } from '../core/admission/types';
+import type { AdmissionPolicy } from '../core/admission/common/types';
 import type { Estimates } from '../core/estimates';
 import type { DeadlineJob } from '../core/job';
 import type { EstimateFrom } from '../core/profiles';

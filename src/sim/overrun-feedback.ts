@@ -1,5 +1,5 @@
-import type { JobProgress } from '../core/admission/progress';
-import type { AdmissionPolicy } from '../core/admission/types';
+import type { JobProgress } from '../core/admission/common/progress';
+import type { AdmissionPolicy } from '../core/admission/common/types';
 import { bookOf, estimatesOf, withClass, type EstimateBook } from '../core/estimate-book';
 import { taskEstimates, type Estimates, type FinishedJobObservation } from '../core/estimates';
 import type { DeadlineJob } from '../core/job';

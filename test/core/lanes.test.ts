@@ -1,5 +1,5 @@
 import { dc, rtmr } from '../../src/core/admission';
-import { progressOf, type TaskProgress } from '../../src/core/admission/progress';
+import { progressOf, type TaskProgress } from '../../src/core/admission/common/progress';
 import {
   admitInLanes,
   laneFinished,

@@ -1,4 +1,5 @@
-import { buildRegistry, defaultRegistry, entry } from '../../src/core/registry';
+import { buildRegistry, defaultRegistry } from '../../src/core/registry';
+import { entry } from '../../src/core/policy-entry';
 import { ValidationError } from '../../src/errors/validation';
 
 describe('policy registry', () => {

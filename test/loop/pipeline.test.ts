@@ -1,7 +1,7 @@
 import { buildConfig } from '../../src/config/load';
 import { rtmr } from '../../src/core/admission';
 import { defaultRegistry } from '../../src/core/registry';
-import { uniformLocality, type PartitionLocality } from '../../src/core/placement/locality';
+import { uniformLocality, type PartitionLocality } from '../../src/core/placement/common/locality';
 import { loadEnergyProfile } from '../../src/service/start';
 import { Partitions } from '../../src/loop/partitions';
 import { recordPlan, planMove, planPriorities } from '../../src/loop/plan';

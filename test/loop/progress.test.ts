@@ -12,7 +12,7 @@ import winston from 'winston';
 import { SidecarMetrics } from '../../src/metrics';
 import { parseSubmission } from '../../src/model/deadline-submission';
 import { buildConfig } from '../../src/config/load';
-import { runningTaskEnd } from '../../src/core/admission/progress';
+import { runningTaskEnd } from '../../src/core/admission/common/progress';
 import { defaultRegistry } from '../../src/core/registry';
 import { Sidecar } from '../../src/loop/sidecar';
 import { Ledger } from '../../src/store/ledger';

@@ -1,5 +1,7 @@
-export * from './types';
-export { rtmr, rtmrNoFeedback, rtmrFifo } from './rtmr';
+export * from './common/types';
+export { rtmr } from './rtmr';
+export { rtmrNoFeedback } from './rtmr-no-feedback';
+export { rtmrFifo } from './rtmr-fifo';
 export type {
   RtmrPolicy,
   RtmrOptions,
@@ -17,9 +19,9 @@ export {
   nextContainerTask,
   type DispatchJobView,
   type DispatchChoice,
-} from './dispatch';
-export { replay, type ReplayJob, type ReplayOutcome, type ReplayResult } from './replay';
-export { DEADLINE_HORIZON_SECONDS, searchEarliestDeadline } from './earliest';
+} from './common/dispatch';
+export { replay, type ReplayJob, type ReplayOutcome, type ReplayResult } from './common/replay';
+export { DEADLINE_HORIZON_SECONDS, searchEarliestDeadline } from './common/earliest';
 export {
   dc,
   dcPlan,

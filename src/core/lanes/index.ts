@@ -1,6 +1,6 @@
-import { snapshotFromProgress, type ProgressedJob } from '../admission/progress';
+import { snapshotFromProgress, type ProgressedJob } from '../admission/common/progress';
 import type { ClusterSnapshot, RtmrState } from '../admission/rtmr/state';
-import type { AdmissionPolicy, AdmissionResult, AdmitOptions, JobActuals } from '../admission/types';
+import type { AdmissionPolicy, AdmissionResult, AdmitOptions, JobActuals } from '../admission/common/types';
 import type { Estimates } from '../estimates';
 import type { DeadlineJob } from '../job';
 import type { JobType } from '../kinds';
@@ -109,7 +109,7 @@ export function takesSnapshot(p: AdmissionPolicy<unknown>): p is SnapshotPolicy 
 
 /**
  * A lane's state rebuilt from its open jobs. A policy with a snapshot rebuild counts each job's
- * work still to come (its progress when known, else whole: core/admission/progress.ts); the
+ * work still to come (its progress when known, else whole: core/admission/common/progress.ts); the
  * others (dc, yarn-greedy) re-admit each job whole, in order, without the earliest-deadline search.
  * `heldUntil` (slots other queues hold, and when each returns) reaches only a snapshot policy;
  * the caller sizes the others' lanes without the held slots.

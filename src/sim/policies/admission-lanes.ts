@@ -1,5 +1,5 @@
 import type { DcState } from '../../core/admission/dc';
-import type { AdmissionPolicy } from '../../core/admission/types';
+import type { AdmissionPolicy } from '../../core/admission/common/types';
 import { withClass, type EstimateBook } from '../../core/estimate-book';
 import type { DeadlineJob } from '../../core/job';
 import {
@@ -11,7 +11,7 @@ import {
   soonestRejection,
   type LaneTry,
 } from '../../core/lanes';
-import type { AdmissionCapabilities } from '../../core/registry';
+import type { AdmissionCapabilities } from '../../core/policy-entry';
 import { usableMapSlots, type SlotModel } from '../../core/slots/model';
 import { ValidationError } from '../../errors/validation';
 import type { ClusterSpec, TraceJob } from '../model';

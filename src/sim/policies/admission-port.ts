@@ -4,11 +4,12 @@ import {
   nextMapTask,
   nextReduceTask,
   type DispatchJobView,
-} from '../../core/admission/dispatch';
-import type { AdmissionPolicy } from '../../core/admission/types';
+} from '../../core/admission/common/dispatch';
+import type { AdmissionPolicy } from '../../core/admission/common/types';
 import type { EstimateBook } from '../../core/estimate-book';
 import type { Estimates } from '../../core/estimates';
-import type { AdmissionCapabilities, PolicyRegistry } from '../../core/registry';
+import type { PolicyRegistry } from '../../core/registry';
+import type { AdmissionCapabilities } from '../../core/policy-entry';
 import type { SlotModel } from '../../core/slots/model';
 import { gpuSlotsOf, containerLanesOf, coreSlotModel, unrunnableReason } from './cluster-slots';
 import { traceClassOf } from './estimates';

@@ -1,7 +1,7 @@
 import { parseEnergyProfile, type EnergyProfile } from '../../core/energy/profile';
-import type { IndexedPlacementJob } from '../../core/placement/common';
-import { keepPromise } from '../../core/placement/keep-promise';
-import type { PlacementJob, PlacementPolicy, PendingTask } from '../../core/placement/types';
+import type { IndexedPlacementJob } from '../../core/placement/common/helpers';
+import { keepPromise } from '../../core/placement/common/keep-promise';
+import type { PlacementJob, PlacementPolicy, PendingTask } from '../../core/placement/common/types';
 import type { PolicyRegistry } from '../../core/registry';
 import type { ClusterSpec } from '../model';
 import {
@@ -101,7 +101,7 @@ class AdapterJob implements PlacementJob {
 
 /**
  * With the engine's index of pending maps by replica node, a job also carries
- * PendingTaskIndex, so the policies' heartbeat work (src/core/placement/common.ts,
+ * PendingTaskIndex, so the policies' heartbeat work (src/core/placement/common/helpers.ts,
  * HeartbeatTally) looks only at the tasks local to the heartbeating node instead of walking
  * every pending task.
  */
@@ -184,7 +184,7 @@ export interface PlacementPortOptions {
   /**
    * Under an admission policy with its own dispatcher (it names the job for each free slot):
    * the slot is used whenever that job has a task for it, the policy choosing which task
-   * (src/core/placement/keep-promise.ts). Without it a locality rule may leave the slot idle
+   * (src/core/placement/common/keep-promise.ts). Without it a locality rule may leave the slot idle
    * (FIFO's one non-local task per heartbeat, matchmaking's skip, delay scheduling's wait) and
    * a job admission counted on that slot misses its deadline.
    */

@@ -1,5 +1,5 @@
-import type { JobProgress } from '../../core/admission/progress';
-import type { AdmissionPolicy } from '../../core/admission/types';
+import type { JobProgress } from '../../core/admission/common/progress';
+import type { AdmissionPolicy } from '../../core/admission/common/types';
 import type { Estimates } from '../../core/estimates';
 import { rebuildLaneState, takesSnapshot } from '../../core/lanes';
 import {

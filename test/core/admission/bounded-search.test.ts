@@ -9,7 +9,7 @@ import {
   DEADLINE_HORIZON_SECONDS,
   MAX_SEARCH_STEPS,
   searchEarliestDeadline,
-} from '../../../src/core/admission/earliest';
+} from '../../../src/core/admission/common/earliest';
 import { createYarnGreedy } from '../../../src/core/admission/yarn-greedy';
 import type { DeadlineJob } from '../../../src/core/job';
 

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { rtmr, rtmrFifo, rtmrNoFeedback } from '../../../src/core/admission';
-import { replay } from '../../../src/core/admission/replay';
+import { replay } from '../../../src/core/admission/common/replay';
 import { EST, HEAVY, modelArb, workloadArb } from './helpers';
 
 const RUNS = 400;

@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import type { Estimates } from '../../../src/core/estimates';
 import type { DeadlineJob } from '../../../src/core/job';
 import type { SlotModel } from '../../../src/core/slots/model';
-import type { ReplayJob } from '../../../src/core/admission/replay';
+import type { ReplayJob } from '../../../src/core/admission/common/replay';
 
 export const EST: Estimates = { eta: 1, mapCostMax: 1, reduceCostMax: 1 };
 /** A compute-bound class: 25 times the seconds per unit of EST, and more intermediate data. */

@@ -1,6 +1,6 @@
 import { dc, rtmr, vectorsAfter, type RtmrState } from '../../../src/core/admission';
 import { createYarnGreedy } from '../../../src/core/admission/yarn-greedy';
-import { snapshotFromProgress } from '../../../src/core/admission/progress';
+import { snapshotFromProgress } from '../../../src/core/admission/common/progress';
 import { validateJob } from '../../../src/core/job';
 import { laneSizes, usableMapSlots, validateSlotModel, type SlotModel } from '../../../src/core/slots/model';
 import { ValidationError } from '../../../src/errors/validation';

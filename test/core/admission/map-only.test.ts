@@ -1,6 +1,6 @@
 import { dc, rtmr, vectorsAfter } from '../../../src/core/admission';
 import { edfAll } from '../../../src/core/admission/edf-all';
-import { replay } from '../../../src/core/admission/replay';
+import { replay } from '../../../src/core/admission/common/replay';
 import { createYarnGreedy } from '../../../src/core/admission/yarn-greedy';
 import { taskEstimates } from '../../../src/core/estimates';
 import { validateJob } from '../../../src/core/job';

@@ -12,7 +12,7 @@ import {
   wholeWork,
   type JobProgress,
   type TaskProgress,
-} from '../../../src/core/admission/progress';
+} from '../../../src/core/admission/common/progress';
 import { taskEstimates, type Estimates } from '../../../src/core/estimates';
 import type { DeadlineJob } from '../../../src/core/job';
 import type { SlotModel } from '../../../src/core/slots/model';

@@ -4,7 +4,7 @@ import type {
   PendingTask,
   PlacementJob,
   PlacementPolicy,
-} from '../../../src/core/placement/types';
+} from '../../../src/core/placement/common/types';
 
 export function node(
   nodeId: string,

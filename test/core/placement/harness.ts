@@ -4,7 +4,7 @@ import type {
   NodeView,
   PlacementJob,
   PlacementPolicy,
-} from '../../../src/core/placement/types';
+} from '../../../src/core/placement/common/types';
 
 /**
  * A small discrete-event cluster for tests: nodes with fixed containers, jobs arriving at

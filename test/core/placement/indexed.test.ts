@@ -1,11 +1,11 @@
 import fc from 'fast-check';
 import { parseEnergyProfile } from '../../../src/core/energy/profile';
-import { fifoOrder, type IndexedPlacementJob } from '../../../src/core/placement/common';
-import type { NodeView, PlacementJob } from '../../../src/core/placement/types';
+import { fifoOrder, type IndexedPlacementJob } from '../../../src/core/placement/common/helpers';
+import type { NodeView, PlacementJob } from '../../../src/core/placement/common/types';
 import { defaultRegistry } from '../../../src/core/registry';
 
 /**
- * A driver may hand jobs that carry a PendingTaskIndex (src/core/placement/common.ts): the
+ * A driver may hand jobs that carry a PendingTaskIndex (src/core/placement/common/helpers.ts): the
  * simulator does, so that a heartbeat looks only at the heartbeating node's local tasks. The
  * index is an accelerator, never a different rule: the same heartbeats must give the same
  * assignments and the same next state with and without it.

@@ -7,7 +7,7 @@ import {
   rankPartitions,
   uniformLocality,
   type LocatedBlock,
-} from '../../../src/core/placement/locality';
+} from '../../../src/core/placement/common/locality';
 
 const MB = 1024 * 1024;
 

@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { parseEnergyProfile } from '../../../src/core/energy/profile';
 import { createEfh } from '../../../src/core/placement/efh';
 import { createEfhNoAe } from '../../../src/core/placement/efh-no-ae';
-import type { NodeView, PlacementJob } from '../../../src/core/placement/types';
+import type { NodeView, PlacementJob } from '../../../src/core/placement/common/types';
 import { defaultRegistry } from '../../../src/core/registry';
 import { simulate, type SimJob, type SimNode } from './harness';
 

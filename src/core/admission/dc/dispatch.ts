@@ -1,5 +1,5 @@
 import { absoluteDeadline, type DeadlineJob } from '../../job';
-import type { DispatchChoice } from '../dispatch';
+import type { DispatchChoice } from '../common/dispatch';
 import { dcCosts, type DcOptions } from './costs';
 
 /**

@@ -1,9 +1,10 @@
 import { ValidationError, type ValidationIssue } from '../../../errors/validation';
 import { absoluteDeadline, validateJob, type DeadlineJob } from '../../job';
 import { validateSlotModel, type SlotModel } from '../../slots/model';
-import { DEADLINE_HORIZON_SECONDS, searchEarliestDeadline } from '../earliest';
+import { DEADLINE_HORIZON_SECONDS, searchEarliestDeadline } from '../common/earliest';
 import { dcCosts, type DcOptions } from './costs';
-import type { AdmissionPolicy, AdmissionResult, RejectReason } from '../types';
+import type { AdmissionPolicy, AdmissionResult, RejectReason } from '../common/types';
+import { admissionEntry, fromArgs } from '../../policy-entry';
 
 /**
  * The Deadline Constraint scheduler's schedulability test (Kc and Anyanwu, DC; as described in He et al., RTMR,
@@ -174,3 +175,17 @@ export function dc(
 
 export { dcNextTask, dcReduceSlots, type DcDispatchJob } from './dispatch';
 export { dcCosts } from './costs';
+
+/** Its name in configuration and the simulator, and its registry entry (src/core/registry.ts). */
+export const name = 'dc';
+export const entry = admissionEntry(
+  'Deadline Constraint scheduler, a baseline (Kc and Anyanwu, DC)',
+  fromArgs(dc),
+  {
+    dispatch: 'minimum-tasks',
+    args: 'unit-costs',
+    estimateModel: 'paper',
+    earliestDeadline: true,
+    reducesAtOnce: true,
+  },
+);

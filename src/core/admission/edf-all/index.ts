@@ -1,3 +1,5 @@
+import { admissionEntry, fromArgs } from '../../policy-entry';
+import { ADMIT_ALL } from '../rtmr/capabilities';
 import { createRtmrPolicy, type RtmrOptionsInput, type RtmrPolicy } from '../rtmr/policy';
 
 type Args = Omit<RtmrOptionsInput, 'order' | 'acceptAll' | 'feedback'>;
@@ -14,18 +16,13 @@ export function edfAll(args: Args): RtmrPolicy {
 }
 
 /**
- * Its registration (src/core/registry.ts, one line): what it needs and offers. It admits all
- * (no deadline promised), serves its own EDF queue, and rebuilds its vectors from a snapshot
+ * Its name and registration (src/core/registry.ts, one line): what it needs and offers. It admits
+ * all (no deadline promised), serves its own EDF queue, and rebuilds its vectors from a snapshot
  * with feedback as RTMR does; it has no dispatcher of its own.
  */
-export const edfAllEntry = Object.freeze({
-  description:
-    'admit every job, EDF order, with estimated finish times (a baseline without admission control)',
-  create: (args: unknown) => edfAll(args as Args),
-  capabilities: Object.freeze({
-    promisesDeadlines: false,
-    queueOrder: 'policy',
-    snapshotRebuild: true,
-    feedback: true,
-  } as const),
-});
+export const name = 'edf-all';
+export const entry = admissionEntry(
+  'admit every job, EDF order, with estimated finish times (a baseline without admission control)',
+  fromArgs(edfAll),
+  { ...ADMIT_ALL, queueOrder: 'policy' },
+);

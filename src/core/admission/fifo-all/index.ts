@@ -1,3 +1,5 @@
+import { admissionEntry, fromArgs } from '../../policy-entry';
+import { ADMIT_ALL } from '../rtmr/capabilities';
 import { createRtmrPolicy, type RtmrOptionsInput, type RtmrPolicy } from '../rtmr/policy';
 
 /**
@@ -8,3 +10,10 @@ import { createRtmrPolicy, type RtmrOptionsInput, type RtmrPolicy } from '../rtm
 export function fifoAll(args: Omit<RtmrOptionsInput, 'order' | 'acceptAll' | 'feedback'>): RtmrPolicy {
   return createRtmrPolicy('fifo-all', { ...args, order: 'fifo', feedback: true, acceptAll: true });
 }
+
+/** Its name in configuration and the simulator, and its registry entry (src/core/registry.ts). */
+export const name = 'fifo-all';
+export const entry = admissionEntry('admit every job, FIFO, with estimated finish times', fromArgs(fifoAll), {
+  ...ADMIT_ALL,
+  queueOrder: 'arrival',
+});

@@ -12,8 +12,14 @@ import {
   type Placement,
   type SlotModel,
 } from '../../slots/model';
-import { DEADLINE_HORIZON_SECONDS, searchEarliestDeadline } from '../earliest';
-import type { AdmissionPolicy, AdmissionResult, AdmitOptions, JobActuals, RejectReason } from '../types';
+import { DEADLINE_HORIZON_SECONDS, searchEarliestDeadline } from '../common/earliest';
+import type {
+  AdmissionPolicy,
+  AdmissionResult,
+  AdmitOptions,
+  JobActuals,
+  RejectReason,
+} from '../common/types';
 import {
   emptyRtmrState,
   FastWalker,

@@ -2,7 +2,7 @@ import { ValidationError, type ValidationIssue } from '../../../errors/validatio
 import type { Estimates } from '../../estimates';
 import { jobOverheads, taskEstimates } from '../../estimates';
 import { absoluteDeadline, validateJob, type DeadlineJob } from '../../job';
-import { runningTaskEnd } from '../running-task';
+import { runningTaskEnd } from '../common/running-task';
 import { RunLanes, type Step } from '../../slots/fast';
 import { literalPlace } from '../../slots/literal';
 import {

@@ -1,4 +1,4 @@
-import { compareIds } from '../common';
+import { compareIds } from '../common/helpers';
 import { validateSlottedJobs, type FlowTimeResult, type SlottedJob } from './srpt';
 
 export interface AsrptOptions {

@@ -1,6 +1,7 @@
 import { z } from 'zod';
-import { NodeFill, compareIds, gpuLabelSchema, parseArgs } from '../common';
-import type { HeartbeatInput, HeartbeatResult, PlacementJob, PlacementPolicy } from '../types';
+import { NodeFill, compareIds, gpuLabelSchema, parseArgs } from '../common/helpers';
+import type { HeartbeatInput, HeartbeatResult, PlacementJob, PlacementPolicy } from '../common/types';
+import { placementEntry } from '../../policy-entry';
 
 export { srptLowerBound, validateSlottedJobs, type SlottedJob, type FlowTimeResult } from './srpt';
 export { simulateAsrpt, type AsrptOptions, type AsrptSlot } from './asrpt';
@@ -38,3 +39,10 @@ export function createAsrpt(rawArgs: unknown = {}): PlacementPolicy<AsrptState> 
     },
   };
 }
+
+/** Its name in configuration and the simulator, and its registry entry (src/core/registry.ts). */
+export const name = 'asrpt';
+export const entry = placementEntry(
+  'available shortest remaining processing time (Zheng et al., ASRPT, Alg. 1)',
+  (a) => createAsrpt(a),
+);

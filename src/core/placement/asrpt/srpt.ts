@@ -1,5 +1,5 @@
 import { ValidationError, type ValidationIssue } from '../../../errors/validation';
-import { compareIds } from '../common';
+import { compareIds } from '../common/helpers';
 
 /**
  * A job of the ASRPT paper's time-slotted model: it arrives in slot `arrivalSlot`, has `maps` map

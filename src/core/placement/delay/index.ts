@@ -1,6 +1,13 @@
 import { z } from 'zod';
-import { NodeFill, fairOrder, fifoOrder, gpuLabelSchema, parseArgs } from '../common';
-import type { ContainerKind, HeartbeatInput, HeartbeatResult, PlacementJob, PlacementPolicy } from '../types';
+import { NodeFill, fairOrder, fifoOrder, gpuLabelSchema, parseArgs } from '../common/helpers';
+import type {
+  ContainerKind,
+  HeartbeatInput,
+  HeartbeatResult,
+  PlacementJob,
+  PlacementPolicy,
+} from '../common/types';
+import { placementEntry, LOCALITY_FIRST } from '../../policy-entry';
 
 /**
  * D defaults to 1.5 heartbeat intervals (He, dissertation, section 4.2: "By default, it is set at 1.5
@@ -164,3 +171,11 @@ function fillSlots(
     break; // every job passed on this slot
   }
 }
+
+/** Its name in configuration and the simulator, and its registry entry (src/core/registry.ts). */
+export const name = 'delay';
+export const entry = placementEntry(
+  'delay scheduling (skip a job without a local task for up to D) on FIFO order',
+  (a) => createDelay(a),
+  LOCALITY_FIRST,
+);

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { ValidationError } from '../../../errors/validation';
 import { dataOverlap, energyEfficiency, fitness, workloadOf } from '../../energy/fitness';
 import type { EnergyProfile } from '../../energy/profile';
-import { compareIds, parseArgs } from '../common';
+import { compareIds, parseArgs } from '../common/helpers';
 import type {
   AllocateResult,
   Assignment,
@@ -13,9 +13,10 @@ import type {
   NodeView,
   PlacementJob,
   PlacementPolicy,
-} from '../types';
+} from '../common/types';
 import { containerGroups, levelI, type EfhOptions } from './level1';
 import { dispatchTasks } from './level2';
+import { placementEntry } from '../../policy-entry';
 
 export { dispatchTasks } from './level2';
 export { levelI, rankCandidates, containerGroups } from './level1';
@@ -138,3 +139,11 @@ export function createEfh(
     },
   };
 }
+
+/** Its name in configuration and the simulator, and its registry entry (src/core/registry.ts). */
+export const name = 'efh';
+export const entry = placementEntry(
+  'EFH energy-efficient two-level scheduler with adaptive execution (He, dissertation, Tables 6.2, 6.4)',
+  (a, c) => createEfh(a, c),
+  { energyProfile: true, partitionRanking: 'fitness' },
+);

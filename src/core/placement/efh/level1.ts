@@ -1,7 +1,7 @@
 import { dataOverlap, energyEfficiency, fitness, workloadOf } from '../../energy/fitness';
 import type { EnergyProfile } from '../../energy/profile';
-import { compareIds, relevantKinds } from '../common';
-import type { ContainerKind, GrantedContainer, JobType, NodeView, PlacementJob } from '../types';
+import { compareIds, relevantKinds } from '../common/helpers';
+import type { ContainerKind, GrantedContainer, JobType, NodeView, PlacementJob } from '../common/types';
 
 export interface EfhOptions {
   readonly profile: EnergyProfile;

@@ -1,4 +1,4 @@
-import type { Assignment, GrantedContainer, PendingTask, PlacementJob } from '../types';
+import type { Assignment, GrantedContainer, PendingTask, PlacementJob } from '../common/types';
 
 /**
  * EFH level II, the AM's task dispatcher (He, dissertation, Table 6.4, Algorithm 2), for one job and

@@ -1,5 +1,6 @@
 import { createDelay, type DelayState } from '../delay';
-import type { PlacementPolicy } from '../types';
+import type { PlacementPolicy } from '../common/types';
+import { placementEntry, LOCALITY_FIRST } from '../../policy-entry';
 
 export { delayArgsSchema as fairDelayArgsSchema } from '../delay';
 
@@ -7,3 +8,11 @@ export { delayArgsSchema as fairDelayArgsSchema } from '../delay';
 export function createFairDelay(rawArgs: unknown = {}): PlacementPolicy<DelayState> {
   return createDelay(rawArgs, 'fair');
 }
+
+/** Its name in configuration and the simulator, and its registry entry (src/core/registry.ts). */
+export const name = 'fair-delay';
+export const entry = placementEntry(
+  'delay scheduling on fair-share order',
+  (a) => createFairDelay(a),
+  LOCALITY_FIRST,
+);

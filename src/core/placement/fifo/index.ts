@@ -1,6 +1,7 @@
 import { z } from 'zod';
-import { NodeFill, fifoOrder, gpuLabelSchema, parseArgs } from '../common';
-import type { HeartbeatInput, HeartbeatResult, PlacementPolicy } from '../types';
+import { NodeFill, fifoOrder, gpuLabelSchema, parseArgs } from '../common/helpers';
+import type { HeartbeatInput, HeartbeatResult, PlacementPolicy } from '../common/types';
+import { placementEntry, LOCALITY_FIRST } from '../../policy-entry';
 
 export const fifoArgsSchema = z.strictObject({ gpuLabel: gpuLabelSchema });
 export type FifoArgs = z.output<typeof fifoArgsSchema>;
@@ -46,3 +47,11 @@ export function createFifo(rawArgs: unknown = {}): PlacementPolicy<FifoState> {
     },
   };
 }
+
+/** Its name in configuration and the simulator, and its registry entry (src/core/registry.ts). */
+export const name = 'fifo';
+export const entry = placementEntry(
+  'Hadoop FIFO: local tasks of the first job, else one non-local task per heartbeat',
+  (a) => createFifo(a),
+  LOCALITY_FIRST,
+);

@@ -2,8 +2,15 @@ import { z } from 'zod';
 import { ValidationError } from '../../../errors/validation';
 import { mapTaskEnergy, workloadOf } from '../../energy/fitness';
 import type { EnergyProfile } from '../../energy/profile';
-import { NodeFill, compareIds, fifoOrder, parseArgs, relevantKinds } from '../common';
-import type { ContainerKind, HeartbeatInput, HeartbeatResult, PlacementJob, PlacementPolicy } from '../types';
+import { NodeFill, compareIds, fifoOrder, parseArgs, relevantKinds } from '../common/helpers';
+import type {
+  ContainerKind,
+  HeartbeatInput,
+  HeartbeatResult,
+  PlacementJob,
+  PlacementPolicy,
+} from '../common/types';
+import { placementEntry } from '../../policy-entry';
 
 export const idealEnergyArgsSchema = z.strictObject({});
 
@@ -71,3 +78,11 @@ export function createIdealEnergy(
     },
   };
 }
+
+/** Its name in configuration and the simulator, and its registry entry (src/core/registry.ts). */
+export const name = 'ideal-energy';
+export const entry = placementEntry(
+  'every map task on its least-energy container type only (He, dissertation, section 6.3.3.3)',
+  (a, c) => createIdealEnergy(a, c),
+  { energyProfile: true, partitionRanking: 'energy' },
+);

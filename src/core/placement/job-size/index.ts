@@ -1,6 +1,7 @@
 import { z } from 'zod';
-import { NodeFill, compareIds, fairOrder, fifoOrder, gpuLabelSchema, parseArgs } from '../common';
-import type { FinishedJob, HeartbeatInput, HeartbeatResult, PlacementPolicy } from '../types';
+import { NodeFill, compareIds, fairOrder, fifoOrder, gpuLabelSchema, parseArgs } from '../common/helpers';
+import type { FinishedJob, HeartbeatInput, HeartbeatResult, PlacementPolicy } from '../common/types';
+import { placementEntry } from '../../policy-entry';
 
 export const jobSizeArgsSchema = z.strictObject({
   /** alpha of eq. (5): how far one update moves a user's share towards its size-based target. */
@@ -150,3 +151,10 @@ export function createJobSize(rawArgs: unknown = {}): PlacementPolicy<JobSizeSta
     },
   };
 }
+
+/** Its name in configuration and the simulator, and its registry entry (src/core/registry.ts). */
+export const name = 'job-size';
+export const entry = placementEntry(
+  'job-size based two-tier scheduler (Madhumala and Ravichandra, job size)',
+  (a) => createJobSize(a),
+);

@@ -1,7 +1,8 @@
 import { z } from 'zod';
-import { NodeFill, fairOrder, fifoOrder, gpuLabelSchema, parseArgs } from '../common';
+import { NodeFill, fairOrder, fifoOrder, gpuLabelSchema, parseArgs } from '../common/helpers';
 import type { JobOrder } from '../delay';
-import type { HeartbeatInput, HeartbeatResult, PlacementPolicy } from '../types';
+import type { HeartbeatInput, HeartbeatResult, PlacementPolicy } from '../common/types';
+import { placementEntry, LOCALITY_FIRST } from '../../policy-entry';
 
 export const matchmakingArgsSchema = z.strictObject({ gpuLabel: gpuLabelSchema });
 export type MatchmakingArgs = z.output<typeof matchmakingArgsSchema>;
@@ -87,3 +88,11 @@ export function createMatchmaking(
     },
   };
 }
+
+/** Its name in configuration and the simulator, and its registry entry (src/core/registry.ts). */
+export const name = 'matchmaking';
+export const entry = placementEntry(
+  'matchmaking with locality markers on FIFO order (He, dissertation, Alg. 1-2)',
+  (a) => createMatchmaking(a),
+  LOCALITY_FIRST,
+);

@@ -1,4 +1,4 @@
-import { JOB_LIMITS } from '../limits';
+import { JOB_LIMITS } from '../../limits';
 
 /**
  * How far ahead the earliest-deadline search looks by default (seconds): the deadline horizon

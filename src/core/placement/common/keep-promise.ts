@@ -1,4 +1,4 @@
-import { NodeFill } from './common';
+import { NodeFill } from './helpers';
 import type { HeartbeatInput, HeartbeatResult, PlacementPolicy } from './types';
 
 /**

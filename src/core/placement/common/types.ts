@@ -13,7 +13,7 @@
  *    driver that only has heartbeats can still use them.
  */
 
-import type { ContainerKind, JobType, PendingTask } from '../kinds';
+import type { ContainerKind, JobType, PendingTask } from '../../kinds';
 
 export type { ContainerKind, JobType, PendingTask };
 

@@ -1,5 +1,5 @@
-import { absoluteDeadline, type DeadlineJob } from '../job';
-import { laneSizes, type SlotModel } from '../slots/model';
+import { absoluteDeadline, type DeadlineJob } from '../../job';
+import { laneSizes, type SlotModel } from '../../slots/model';
 import { dispatchDispatchable, type DispatchRule } from './replay-rule';
 import type { AdmissionPolicy } from './types';
 

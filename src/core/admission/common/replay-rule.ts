@@ -1,4 +1,4 @@
-import type { SlotModel } from '../slots/model';
+import type { SlotModel } from '../../slots/model';
 import { dispatchNext, type DispatchChoice, type DispatchJobView } from './dispatch';
 
 /** A dispatch rule the replay can run (the reservation rule by default; a variant in tests). */

@@ -1,4 +1,4 @@
-import type { DeadlineJob } from '../job';
+import type { DeadlineJob } from '../../job';
 
 /** Why a job was refused. Data, not an exception: the API renders it to the user as is. */
 export interface RejectReason {

@@ -1,7 +1,7 @@
-import { taskEstimates, type Estimates } from '../estimates';
-import { absoluteDeadline, type DeadlineJob } from '../job';
-import { laneSizes, mapLane, reduceLane, type SlotModel } from '../slots/model';
-import type { ClusterSnapshot, RtmrState } from './rtmr/state';
+import { taskEstimates, type Estimates } from '../../estimates';
+import { absoluteDeadline, type DeadlineJob } from '../../job';
+import { laneSizes, mapLane, reduceLane, type SlotModel } from '../../slots/model';
+import type { ClusterSnapshot, RtmrState } from '../rtmr/state';
 import { runningTaskEnd } from './running-task';
 
 export { runningTaskEnd };

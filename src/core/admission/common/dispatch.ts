@@ -1,4 +1,4 @@
-import type { SlotModel } from '../slots/model';
+import type { SlotModel } from '../../slots/model';
 
 /** What the dispatcher needs to know of one queued job (queue order = priority order). */
 export interface DispatchJobView {

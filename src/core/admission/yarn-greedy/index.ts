@@ -1,8 +1,9 @@
-import { ValidationError } from '../../errors/validation';
-import { taskEstimates, validateEstimates, type Estimates } from '../estimates';
-import { absoluteDeadline, validateJob, type DeadlineJob } from '../job';
-import { validateSlotModel, type SlotModel } from '../slots/model';
-import type { AdmissionPolicy, AdmissionResult, JobActuals } from './types';
+import { ValidationError } from '../../../errors/validation';
+import { taskEstimates, validateEstimates, type Estimates } from '../../estimates';
+import { absoluteDeadline, validateJob, type DeadlineJob } from '../../job';
+import { validateSlotModel, type SlotModel } from '../../slots/model';
+import type { AdmissionPolicy, AdmissionResult, JobActuals } from '../common/types';
+import { admissionEntry } from '../../policy-entry';
 
 /**
  * `yarn-greedy`: the admission test YARN itself offers, as a baseline beside RTMR.
@@ -360,3 +361,11 @@ export function createYarnGreedy(rawArgs: unknown): AdmissionPolicy<YarnGreedySt
     queue: (state) => state.queue.map((r) => r.job),
   };
 }
+
+/** Its name in configuration and the simulator, and its registry entry (src/core/registry.ts). */
+export const name = 'yarn-greedy';
+export const entry = admissionEntry(
+  "YARN ReservationSystem's GreedyReservationAgent as an admission test",
+  (a) => createYarnGreedy(a),
+  { earliestDeadline: true },
+);

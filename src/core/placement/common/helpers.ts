@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ValidationError } from '../../errors/validation';
+import { ValidationError } from '../../../errors/validation';
 import type { Assignment, ContainerKind, FreeContainers, NodeView, PendingTask, PlacementJob } from './types';
 
 /** Default name of the YARN node label of the GPU partition (config `yarn.gpuLabel`). */
