@@ -12,7 +12,8 @@
  *                       REAL_JOBS_REALTIME_CAPACITY, default 100, % of the node) or both: the
  *                       same plan on each, in turn
  *   REAL_JOBS_NODE_CORES  the sidecar's admission.nodeCores on every cluster (e.g. 2 on the
- *                       overcommitted one: admission counts the cores while YARN runs 16 a node)
+ *                       overcommitted one: admission counts the cores while YARN runs 16 a node;
+ *                       with REAL_JOBS_REALTIME_CAPACITY=100 there too, or its lane is too small)
  *   REAL_JOBS_CLUSTER   a file holding a running cluster's ready line (JSON, as `npm run hadoop`
  *                       prints after HADOOP_READY), of the one kind REAL_JOBS_NODES names;
  *                       default: a cluster started here per kind

@@ -657,10 +657,13 @@ export function clusterOptions(
   // default cap of 0 every app runs at 0, the queue runs its apps first come first served, and a
   // job admitted ahead of a running one in EDF order waits behind it (measured: a miss).
   const priorityCap = 10;
-  if (kind === 'overcommitted') return { priorityCap };
   const realtimeCapacity = intFrom(env, 'REAL_JOBS_REALTIME_CAPACITY', 1, 100);
   if (realtimeCapacity > 100)
     throw new Error(`REAL_JOBS_REALTIME_CAPACITY must be at most 100, not ${realtimeCapacity}`);
+  // Overcommitted: the launcher's realtime share unless one is given (with REAL_JOBS_NODE_CORES
+  // at the machine's cores its default 50 % of 2 nodes' 2 cores leaves no lane a job fits in).
+  if (kind === 'overcommitted')
+    return env.REAL_JOBS_REALTIME_CAPACITY ? { realtimeCapacity, priorityCap } : { priorityCap };
   return {
     nmVcores: intFrom(env, 'REAL_JOBS_NM_VCORES', 1, 2),
     nmMemoryMb: intFrom(env, 'REAL_JOBS_NM_MEMORY_MB', 1024, 4096),

@@ -149,6 +149,10 @@ describe('the overcommitted and the honest cluster (REAL_JOBS_NODES)', () => {
 
   it('starts the honest one with 2 vcores and 4 GB a node, realtime guaranteed them all, and sets the sidecar’s nodeCores to match', () => {
     expect(clusterOptions('overcommitted', {})).toEqual({ priorityCap: 10 });
+    expect(clusterOptions('overcommitted', { REAL_JOBS_REALTIME_CAPACITY: '100' })).toEqual({
+      realtimeCapacity: 100,
+      priorityCap: 10,
+    });
     expect(clusterOptions('honest', {})).toEqual({
       nmVcores: 2,
       nmMemoryMb: 4096,
