@@ -105,6 +105,15 @@ export async function readWhole(url: string, accept: string): Promise<number> {
 }
 
 /**
+ * The count `yarn application -list` prints: `Total number of applications (application-types:
+ * [], states: [...] and tags: []):1000`, the number after the line's last colon.
+ */
+export function applicationListCount(text: string): number | undefined {
+  const m = /^Total number of applications\b.*:\s*(\d+)\s*$/m.exec(text);
+  return m ? Number(m[1]) : undefined;
+}
+
+/**
  * `yarn application -list -appStates ALL` as the `yarn` script runs it: ApplicationCLI with the
  * cluster's client class path, in a JVM of its own. Resolves with the number of apps it listed.
  */
@@ -139,10 +148,10 @@ export function yarnApplicationList(
     child.on('error', reject);
     child.on('close', (code) => {
       // The count goes to stderr (the CLI's own log stream), the list to stdout.
-      const total = /Total number of applications[^:]*:\s*(\d+)/.exec(`${err}\n${head}`);
-      if (code !== 0 || !total)
+      const total = applicationListCount(`${err}\n${head}`);
+      if (code !== 0 || total === undefined)
         reject(new Error(`yarn application -list exited ${code}:\n${err}${head.slice(0, 500)}`));
-      else resolve(Number(total[1]));
+      else resolve(total);
     });
   });
 }

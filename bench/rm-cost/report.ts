@@ -89,17 +89,24 @@ const arms = (samples: readonly StartSample[]) => [...new Set(samples.map((s) =>
 export function startTable(samples: readonly StartSample[]): string {
   const plain = samples.filter((s) => s.arm === 'plain');
   const lines = [
-    '| submitted by | jobs | RM accepted it, ms (median, min – max) | RUNNING, ms | first task, ms | RUNNING − plain (medians) | first task − plain |',
-    '| --- | ---: | ---: | ---: | ---: | ---: | ---: |',
+    '| submitted by | jobs | RM accepted it, ms (median, min – max) | RUNNING, ms | first task, ms | RUNNING − plain (medians) | first task − plain | RUNNING − plain, same round (median, min – max) |',
+    '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
   ];
   for (const arm of arms(samples)) {
     const mine = samples.filter((s) => s.arm === arm);
     const col = (f: (s: StartSample) => number) =>
       `${fmt(median(mine.map(f)), 0)} (${spread(mine.map(f), 0)})`;
     const minus = (f: (s: StartSample) => number) =>
-      plain.length === 0 ? 'n/a' : `${fmt(median(mine.map(f)) - median(plain.map(f)), 0)}`;
+      plain.length === 0 || arm === 'plain' ? '—' : `${fmt(median(mine.map(f)) - median(plain.map(f)), 0)}`;
+    // Each job against the plain client's of the same round (the arms ran one after the other).
+    const paired = mine.flatMap((s) => {
+      const p = plain.find((x) => x.round === s.round);
+      return p === undefined ? [] : [s.runningMs - p.runningMs];
+    });
+    const pairedCol =
+      arm === 'plain' || paired.length === 0 ? '—' : `${fmt(median(paired), 0)} (${spread(paired, 0)})`;
     lines.push(
-      `| ${arm} | ${mine.length} | ${col((s) => s.acceptedMs)} | ${col((s) => s.runningMs)} | ${col((s) => s.firstTaskMs)} | ${minus((s) => s.runningMs)} | ${minus((s) => s.firstTaskMs)} |`,
+      `| ${arm} | ${mine.length} | ${col((s) => s.acceptedMs)} | ${col((s) => s.runningMs)} | ${col((s) => s.firstTaskMs)} | ${minus((s) => s.runningMs)} | ${minus((s) => s.firstTaskMs)} | ${pairedCol} |`,
     );
   }
   return lines.join('\n');
