@@ -65,8 +65,11 @@ const DESELECTS = ['resourceRequests', 'timeouts', 'resourceInfo'];
 export const LIVE_STATES = ['NEW', 'NEW_SAVING', 'SUBMITTED', 'ACCEPTED', 'RUNNING'];
 const LIVE = new Set(LIVE_STATES);
 
-/** The states of an app that may still become RUNNING: what the reads of changes watch for. */
-const WAITING = new Set(['NEW', 'NEW_SAVING', 'SUBMITTED', 'ACCEPTED']);
+/** The RM's counts of apps (its cluster metrics): submitted, and ended (finished, failed, killed). */
+export interface AppCounts {
+  submitted: number;
+  ended: number;
+}
 /**
  * On a quiet cluster (no start or finish seen lately) the read of ended apps starts this long
  * before now by the sidecar's clock, not at the last start seen (which may be hours back): a
@@ -176,6 +179,13 @@ export class AppReader {
   private readonly known = new Map<string, AppReport>();
   /** Cycles since every followed app was last read by its tags. */
   private sinceFollowedRead = 0;
+  /** The RM's counts of apps submitted and ended that the reads so far have covered. */
+  private seenCounts: Partial<AppCounts> = {};
+  /**
+   * A lower bound of the RM's clock (epoch ms) from the apps read: a live app's start plus its
+   * elapsed time (the RM's now when it answered), an ended app's finish.
+   */
+  private rmClockMs: number | undefined;
 
   constructor(
     private readonly deps: {
@@ -197,21 +207,30 @@ export class AppReader {
     this.tagChars = deps.tagCharsPerRead ?? TAG_CHARS_PER_READ;
   }
 
-  /** This cycle's apps: a full read when one is due, else the filtered reads (see above). */
-  async read(followed: readonly Followed[]): Promise<AppsRead> {
+  /**
+   * This cycle's apps: a full read when one is due, else the filtered reads (see above). `counts`,
+   * the RM's counts of apps submitted and ended as its metrics read them before this cycle's
+   * reads, let a cycle leave out a read of what did not move (readChanges).
+   */
+  async read(followed: readonly Followed[], counts?: AppCounts): Promise<AppsRead> {
     const n = this.cycle++;
     const { fullEvery } = this.deps;
     if (n < this.fullUntil) return this.every();
     const full = this.newestStartMs === undefined || fullEvery <= 1 || n % fullEvery === 0;
     try {
       const every = full || this.followedReadDue();
+      const changes: { read: Partial<AppCounts> } = { read: {} };
       const apps = full
         ? await this.live(followed)
         : every
           ? await this.filtered(followed)
-          : await this.readChanges(followed);
+          : await this.readChanges(followed, counts, changes);
       if (apps) {
         this.remember(apps, followed, every);
+        // The counts the reads made cover: a full read or a read of every followed app saw the
+        // new apps (the live ones, or those of the window) and every followed app's end.
+        if (counts !== undefined)
+          this.seenCounts = every ? { ...counts } : { ...this.seenCounts, ...changes.read };
         return full ? this.fullRead(apps) : { apps, full: false };
       }
     } catch (err) {
@@ -260,6 +279,23 @@ export class AppReader {
     }
     for (const a of apps) if (isFollowed(a)) this.known.set(a.id, a);
     for (const a of apps) this.sawEnd(a);
+    this.sawClock(apps);
+  }
+
+  private sawClock(apps: readonly AppReport[]): void {
+    for (const a of apps) {
+      const at = a.finishedTime > 0 ? a.finishedTime : a.elapsedTime > 0 ? a.startedTime + a.elapsedTime : 0;
+      if (Number.isFinite(at) && at > (this.rmClockMs ?? 0)) this.rmClockMs = at;
+    }
+  }
+
+  /**
+   * Where a read of new apps starts: the overlap before the newest start seen or, later, the RM's
+   * clock as last seen. Anchored to the newest start alone, a burst of submissions followed by a
+   * quiet spell would be read again every cycle while nothing newer starts.
+   */
+  private newAppsBegin(): number {
+    return Math.max(0, Math.max(this.newestStartMs ?? 0, this.rmClockMs ?? 0) - NEW_APPS_OVERLAP_MS);
   }
 
   private sawEnd(a: AppReport): void {
@@ -269,24 +305,29 @@ export class AppReader {
 
   /**
    * The reads between two reads of every followed app: what changed since, each with a filter
-   * the RM applies before it looks at tags, so that its scan stays one cheap test per app:
+   * the RM tests before it looks at tags, so that its scan stays one cheap test an app, and each
+   * only when the RM's metrics say something moved (`counts`, read before this cycle's reads):
    *
-   * - the new apps (startedTimeBegin, as every filtered read);
-   * - the apps ended since the last reads: finishedTimeBegin from the newest start or finish
-   *   seen (or, on a quiet cluster, a minute ago by the sidecar's clock), less the overlap; only
-   *   the followed ones are kept;
-   * - the followed apps last seen waiting (NEW to ACCEPTED) that are RUNNING now:
-   *   `states=RUNNING` with their tags (the RM tests the state before the tags);
-   * - followed apps never seen (an id recorded but never read), by their tags.
+   * - the new apps (startedTimeBegin, newAppsBegin), when the count of apps submitted moved since
+   *   the last read of them;
+   * - the apps ended since (finishedTimeBegin from the newest start or finish seen, or a minute
+   *   back by the sidecar's clock on a quiet cluster, less the overlap; only the followed ones
+   *   are kept), when the count of apps ended (finished, failed, killed) moved;
+   * - followed apps never read (an id recorded but never seen), by their tags.
    *
-   * Every other followed app is taken as last read. What no filter shows (a priority or queue
-   * changed by someone else, an app that went back to ACCEPTED for a new attempt, an app the RM
-   * forgot) is seen at the next read of every followed app, `followedEvery` cycles at most.
-   * Undefined when too many followed apps are missing (the caller reads every app).
+   * Every other followed app is taken as last read. What neither count shows (an app that went
+   * from ACCEPTED to RUNNING, a priority or queue set by someone else, a new attempt, an app the
+   * RM forgot, an app the RM ended or took without counting it) is seen at the next read of every
+   * followed app, `followedEvery` cycles at most. Without `counts` both reads are made. Undefined
+   * when too many followed apps are missing (the caller reads every app).
    */
-  private async readChanges(followed: readonly Followed[]): Promise<AppReport[] | undefined> {
+  private async readChanges(
+    followed: readonly Followed[],
+    counts: AppCounts | undefined,
+    made: { read: Partial<AppCounts> },
+  ): Promise<AppReport[] | undefined> {
     const { rm } = this.deps;
-    const begin = Math.max(0, (this.newestStartMs ?? 0) - NEW_APPS_OVERLAP_MS);
+    const begin = this.newAppsBegin();
     const now = (this.deps.now ?? Date.now)();
     const endedBegin = Math.max(
       0,
@@ -294,40 +335,38 @@ export class AppReader {
         NEW_APPS_OVERLAP_MS,
     );
     const { ids, tags } = followedKeys(followed);
+    const readNew = counts === undefined || counts.submitted !== this.seenCounts.submitted;
+    const readEnded =
+      ids.size + tags.size > 0 && (counts === undefined || counts.ended !== this.seenCounts.ended);
     const cached = [...this.known.values()];
     const cachedTags = new Set(cached.flatMap((a) => a.applicationTags.map((t) => t.toLowerCase())));
-    const waiting = new Set(
-      cached
-        .filter((a) => WAITING.has(a.state))
-        .flatMap((a) => a.applicationTags.map((t) => t.toLowerCase()).filter((t) => tags.has(t))),
-    );
     const unseen = new Set(
       followed
         .filter((f) => f.appId !== null && !this.known.has(f.appId) && f.tag !== undefined)
         .filter((f) => !cachedTags.has(f.tag!))
         .map((f) => f.tag!),
     );
+    const isFollowed = (a: AppReport) =>
+      ids.has(a.id) || a.applicationTags.some((t) => tags.has(t.toLowerCase()));
     const { first, byId } = await this.withTagged(
       async () => {
         const [fresh, ended] = await Promise.all([
-          rm.apps({ startedTimeBegin: begin, deSelects: DESELECTS }),
-          // With nothing followed, no end matters.
-          ids.size + tags.size === 0 ? [] : rm.apps({ finishedTimeBegin: endedBegin, deSelects: DESELECTS }),
+          readNew ? rm.apps({ startedTimeBegin: begin, deSelects: DESELECTS }) : [],
+          readEnded ? rm.apps({ finishedTimeBegin: endedBegin, deSelects: DESELECTS }) : [],
         ]);
         if (fresh.some((a) => a.startedTime < begin)) throw new FilterIgnored('startedTimeBegin');
         if (ended.some((a) => !(a.finishedTime >= endedBegin))) throw new FilterIgnored('finishedTimeBegin');
-        const isFollowed = (a: AppReport) =>
-          ids.has(a.id) || a.applicationTags.some((t) => tags.has(t.toLowerCase()));
         return [...ended.filter(isFollowed), ...fresh];
       },
-      [
-        { tags: [...waiting], states: ['RUNNING'] },
-        { tags: [...unseen], states: undefined },
-      ],
+      [{ tags: [...unseen], states: undefined }],
       cached,
     );
     if (!(await this.missingInto(byId, followed))) return undefined;
     this.sawStarts(first);
+    if (counts !== undefined) {
+      if (readNew) made.read.submitted = counts.submitted;
+      if (readEnded) made.read.ended = counts.ended;
+    }
     return [...byId.values()];
   }
 
@@ -370,7 +409,7 @@ export class AppReader {
   /** The filtered reads, or undefined when too many followed apps are missing from them. */
   private async filtered(followed: readonly Followed[]): Promise<AppReport[] | undefined> {
     const { rm } = this.deps;
-    const begin = Math.max(0, (this.newestStartMs ?? 0) - NEW_APPS_OVERLAP_MS);
+    const begin = this.newAppsBegin();
     const { first: fresh, byId } = await this.withTagged(async () => {
       const fresh = await rm.apps({ startedTimeBegin: begin, deSelects: DESELECTS });
       if (fresh.some((a) => a.startedTime < begin)) throw new FilterIgnored('startedTimeBegin');

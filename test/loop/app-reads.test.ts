@@ -272,9 +272,11 @@ describe('AppReader: an RM that refuses a long URL', () => {
     });
 
     it('reads only what changed, takes the other followed apps as last read, and all of them every followedEvery cycles', async () => {
-      const waiting = app('application_1_0001', T, tagsOf('dl-a'), 'ACCEPTED');
-      const running = app('application_1_0002', T + 1, tagsOf('dl-b'), 'RUNNING');
-      const apps = [...others, waiting, running];
+      // Both started a minute before the newest app: outside the window of the reads of new apps.
+      const waiting = app('application_1_0001', T - 60_000, tagsOf('dl-a'), 'ACCEPTED');
+      const running = app('application_1_0002', T - 59_000, tagsOf('dl-b'), 'RUNNING');
+      const newest = app('application_1_0003', T, ['team:z'], 'RUNNING');
+      const apps = [...others, waiting, running, newest];
       const { rm, calls } = rmOf(apps);
       const reader = new AppReader({ rm, log, fullEvery: 100, followedEvery: 3, now: () => T + 10_000 });
       const followed = [follow('dl-a', waiting.id), follow('dl-b', running.id)];
@@ -282,35 +284,89 @@ describe('AppReader: an RM that refuses a long URL', () => {
       calls.splice(0);
       const second = await reader.read(followed);
       expect(second.full).toBe(false);
-      // The new apps, the ended ones, and whether the waiting one runs now: no read of every tag.
-      expect(calls).toEqual(['new', 'ended', 'RUNNING tags 1']);
+      // The new apps and the ended ones: no read by tag.
+      expect(calls).toEqual(['new', 'ended']);
       expect(second.apps.map((a) => `${a.id} ${a.state}`).sort()).toEqual([
         'application_1_0001 ACCEPTED',
         'application_1_0002 RUNNING',
+        'application_1_0003 RUNNING',
       ]);
-      // The waiting app runs, the running one ends, and someone changes the running one's priority.
+      // The running one ends; the waiting one runs, with another priority.
       apps[apps.indexOf(waiting)] = { ...waiting, state: 'RUNNING', priority: 7 };
       apps[apps.indexOf(running)] = { ...running, state: 'FINISHED', finishedTime: T + 9_000 };
       calls.splice(0);
       const third = await reader.read(followed);
-      expect(calls).toEqual(['new', 'ended', 'RUNNING tags 1']);
-      expect(third.apps.map((a) => `${a.id} ${a.state}`).sort()).toEqual([
-        'application_1_0001 RUNNING',
-        'application_1_0002 FINISHED',
-      ]);
-      // Nothing waits any more: no read by tag at all.
-      apps[apps.indexOf(apps.find((a) => a.id === waiting.id)!)] = {
-        ...waiting,
-        state: 'RUNNING',
-        priority: 9,
-      };
-      calls.splice(0);
-      await reader.read(followed); // the third cycle since the full read: every followed app
-      expect(calls).toEqual(['new', 'tags 2']);
-      calls.splice(0);
-      const fifth = await reader.read(followed);
       expect(calls).toEqual(['new', 'ended']);
-      expect(fifth.apps.find((a) => a.id === waiting.id)!.priority).toBe(9);
+      // The end is seen at once; the start of the other only at the next read of every followed app.
+      expect(third.apps.map((a) => `${a.id} ${a.state}`).sort()).toEqual([
+        'application_1_0001 ACCEPTED',
+        'application_1_0002 FINISHED',
+        'application_1_0003 RUNNING',
+      ]);
+      calls.splice(0);
+      const fourth = await reader.read(followed); // the third cycle since the full read
+      expect(calls).toEqual(['new', 'tags 2']);
+      expect(fourth.apps.find((a) => a.id === waiting.id)).toMatchObject({ state: 'RUNNING', priority: 7 });
+      calls.splice(0);
+      await reader.read(followed);
+      expect(calls).toEqual(['new', 'ended']);
+    });
+
+    it("reads new apps only when the RM's count of submitted apps moved, ended ones when its count of ended apps did", async () => {
+      const ours = app('application_1_0006', T, tagsOf('dl-f'), 'RUNNING');
+      const apps = [...others, ours];
+      const { rm, calls } = rmOf(apps);
+      const reader = new AppReader({ rm, log, fullEvery: 100, followedEvery: 100, now: () => T });
+      const followed = [follow('dl-f', ours.id)];
+      await reader.read(followed, { submitted: 51, ended: 0 });
+      calls.splice(0);
+      // Nothing moved: no read of apps at all, and the followed app as last read.
+      const quiet = await reader.read(followed, { submitted: 51, ended: 0 });
+      expect(calls).toEqual([]);
+      expect(quiet.apps.map((a) => a.id)).toEqual([ours.id]);
+      const other = app('application_1_0007', T + 2_000, ['team:x'], 'ACCEPTED');
+      apps.push(other);
+      const fresh = await reader.read(followed, { submitted: 52, ended: 0 });
+      expect(calls).toEqual(['new']);
+      expect(fresh.apps.map((a) => a.id)).toContain(other.id);
+      calls.splice(0);
+      apps[apps.indexOf(ours)] = { ...ours, state: 'KILLED', finishedTime: T + 3_000 };
+      const ended = await reader.read(followed, { submitted: 52, ended: 1 });
+      expect(calls).toEqual(['ended']);
+      expect(ended.apps.find((a) => a.id === ours.id)!.state).toBe('KILLED');
+      calls.splice(0);
+      await reader.read(followed, { submitted: 52, ended: 1 });
+      expect(calls).toEqual([]);
+    });
+
+    it('starts the read of new apps at the RM clock last seen, so that a burst is not read again and again', async () => {
+      // 40 apps started within a second, then nothing: the RM says its clock through the elapsed
+      // time of a live app (its start plus elapsed is the RM's now when it answered).
+      const burst = Array.from({ length: 40 }, (_, i) =>
+        app(`application_1_${2000 + i}`, T + i * 25, ['team:y'], 'KILLED'),
+      );
+      const ours = { ...app('application_1_0009', T - 60_000, tagsOf('dl-g'), 'RUNNING'), elapsedTime: 0 };
+      const apps: AppReport[] = [...burst, ours];
+      const begins: number[] = [];
+      const { rm } = rmOf(apps);
+      const inner = rm.apps.bind(rm);
+      rm.apps = async (x: AppQuery = {}) => {
+        if (x.startedTimeBegin !== undefined) begins.push(x.startedTimeBegin);
+        return inner(x);
+      };
+      const reader = new AppReader({ rm, log, fullEvery: 100, followedEvery: 2, now: () => T });
+      const followed = [follow('dl-g', ours.id)];
+      await reader.read(followed); // full: the live apps (the burst ended: not among them)
+      expect(begins).toEqual([]);
+      const first = await reader.read(followed); // changes: new apps from the newest start less 15 s
+      expect(first.apps.filter((a) => a.id.startsWith('application_1_2'))).toHaveLength(40);
+      // The RM answers 30 s after the burst (the followed app's elapsed time says so).
+      apps[apps.length - 1] = { ...ours, elapsedTime: 60_000 + 30_000 };
+      await reader.read(followed); // every followed app: the RM's clock learned
+      const later = await reader.read(followed);
+      // From the followed app's start, then from the burst's newest, then from the RM's clock.
+      expect(begins).toEqual([T - 60_000 - 15_000, T + 39 * 25 - 15_000, T + 30_000 - 15_000]);
+      expect(later.apps.filter((a) => a.id.startsWith('application_1_2'))).toEqual([]);
     });
 
     it('reads a followed app it never saw by its tag, then takes it as read', async () => {
