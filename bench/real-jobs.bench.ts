@@ -8,13 +8,15 @@
  *   REAL_JOBS_NODES     overcommitted (default: the launcher's 16 vcores / 16 GB a node, the
  *                       sidecar counting them), honest (REAL_JOBS_NM_VCORES, default 2, and
  *                       REAL_JOBS_NM_MEMORY_MB, default 4096, a node, the sidecar's
- *                       admission.nodeCores set to match) or both: the same plan on each, in turn
+ *                       admission.nodeCores set to match, the realtime queue guaranteed
+ *                       REAL_JOBS_REALTIME_CAPACITY, default 100, % of the node) or both: the
+ *                       same plan on each, in turn
  *   REAL_JOBS_NODE_CORES  the sidecar's admission.nodeCores on every cluster (e.g. 2 on the
  *                       overcommitted one: admission counts the cores while YARN runs 16 a node)
  *   REAL_JOBS_CLUSTER   a file holding a running cluster's ready line (JSON, as `npm run hadoop`
  *                       prints after HADOOP_READY), of the one kind REAL_JOBS_NODES names;
  *                       default: a cluster started here per kind
- *   REAL_JOBS_KINDS, _WARMUPS, _SPARSE, _DENSE, _SEED, _DEADLINE_FACTORS, _DENSE_GAP, _TEXT_MB,
+ *   REAL_JOBS_KINDS, _WARMUPS, _FIRST, _SPARSE, _DENSE, _SEED, _DEADLINE_FACTORS, _DENSE_GAP, _TEXT_MB,
  *   _TERA_ROWS, _JOB_TIMEOUT   the plan (bench/real-jobs/harness.ts, planFromEnv)
  *   REAL_JOBS_ENFORCE=1  fail the bench when the streams break the acceptance thresholds
  */
@@ -90,6 +92,7 @@ function report(result: RealJobsResult): string[] {
   );
   console.log(`\n${jobsTable(result.jobs)}\n`);
   const groups = [
+    ...(result.summaries.first ? [{ name: 'first runs', summary: result.summaries.first }] : []),
     { name: 'warm-ups', summary: result.summaries.warmups },
     { name: 'sparse', summary: result.summaries.sparse },
     { name: 'dense', summary: result.summaries.dense },

@@ -9,8 +9,11 @@ import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { recordedResults, writeResults } from './results';
 
-/** Benches that start a real cluster and run for tens of minutes: only when named. */
-const ONLY_WHEN_NAMED = ['real-jobs.bench.ts', 'rm-cost.bench.ts'];
+/**
+ * Benches that start a real cluster or run for tens of minutes (replay at 100,000 jobs): only
+ * when named.
+ */
+const ONLY_WHEN_NAMED = ['real-jobs.bench.ts', 'rm-cost.bench.ts', 'replay.bench.ts'];
 
 async function run(): Promise<void> {
   const filters = process.argv.slice(2);

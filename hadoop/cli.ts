@@ -4,7 +4,8 @@
  *   HADOOP_READY {"rm":"http://127.0.0.1:PORT","jhs":"...","webhdfs":"...",...}
  * and takes commands on stdin (status, kill-rm [ID] [--hard], start-rm [ID], restart-rm [ID], stop).
  * Flags are the launcher's (--auth none|simple, --priority-cap N, --ha, --recovery, --preemption on|off,
- * --nm-vcores N, --nm-memory-mb N, --max-completed-apps N, --am-expiry-s S, --work-dir DIR,
+ * --nm-vcores N, --nm-memory-mb N, --realtime-capacity PCT, --max-completed-apps N,
+ * --am-expiry-s S, --work-dir DIR,
  * --keep, --start-timeout S), plus --hadoop-version V (default $YSS_HADOOP_VERSION, else 3.4.3).
  * See docs/real-hadoop.md.
  */

@@ -40,6 +40,9 @@ export function exerciseSidecarSeries(m: SidecarMetrics): void {
   m.oldestPendingActionSeconds.set(0);
   m.taskUnitCost.observe({ stage: 'map', class: 'cpu' }, 0.05);
   m.learnedUnitCost.set({ stage: 'map', class: '*' }, 0.2);
+  m.archivedJobs.inc(500);
+  m.deletedJobs.inc(0);
+  m.archiveBatchSeconds.observe(0.02);
 }
 
 /** The text a Prometheus server scraping the API would read. */

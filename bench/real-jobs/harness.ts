@@ -41,6 +41,11 @@ export interface RealJobsPlan {
   warmups: number;
   /** Their deadline, as a multiple of the lone duration. */
   warmupDeadlineFactor: number;
+  /**
+   * Jobs of a dense stream run before the warm-ups, each under a profile of its own
+   * (`run --profile first-SEQ-KIND`): judged with no history, as a cluster's first day is.
+   */
+  firstJobs: number;
   sparseJobs: number;
   denseJobs: number;
   /** Seconds between two dense submissions: uniform in [min, max]. */
@@ -59,6 +64,7 @@ export const DEFAULT_PLAN: RealJobsPlan = {
   sizes: DEFAULT_SIZES,
   warmups: 1,
   warmupDeadlineFactor: 10,
+  firstJobs: 0,
   sparseJobs: 12,
   denseJobs: 12,
   denseGapSeconds: [4, 8],
@@ -104,7 +110,7 @@ export interface RealJobsResult {
   load: Record<string, number>;
   lone: LoneRun[];
   jobs: JobRecord[];
-  summaries: { warmups: Summary; sparse: Summary; dense: Summary; streams: Summary };
+  summaries: { first?: Summary; warmups: Summary; sparse: Summary; dense: Summary; streams: Summary };
 }
 
 // ------------------------------------------------------------------ the cluster's REST APIs
@@ -144,7 +150,7 @@ export async function listInput(info: HadoopInfo, dir: string): Promise<InputFil
     .map((s) => ({ name: String(s.pathSuffix), length: Number(s.length), blockSize: Number(s.blockSize) }));
 }
 
-async function deletePath(info: HadoopInfo, p: string): Promise<void> {
+export async function deletePath(info: HadoopInfo, p: string): Promise<void> {
   const res = await fetch(`${info.webhdfs}/webhdfs/v1${p}?op=DELETE&recursive=true&user.name=${info.user}`, {
     method: 'DELETE',
   });
@@ -213,21 +219,25 @@ function javaClient(info: HadoopInfo, run: KindRun, extra: string[] = []): strin
   ];
 }
 
-/** A client run alone (not through the sidecar), tagged so its apps can be found. */
-async function runAlone(
-  env: RealJobsEnv,
+/**
+ * A client run alone (not through the sidecar), tagged so its apps can be found: in the
+ * `realtime` queue unless told, with more tags when given (test/hadoop/replay.test.ts).
+ */
+export async function runAlone(
+  info: HadoopInfo,
   label: string,
   run: KindRun,
   timeoutMs: number,
+  o: { queue?: string; tags?: readonly string[] } = {},
 ): Promise<LoneRun & { tag: string }> {
   const tag = `real-jobs-alone-${label}-${Date.now().toString(36)}`;
-  const [cmd, ...args] = javaClient(env.info, run, [
-    `-Dmapreduce.job.tags=${tag}`,
-    '-Dmapreduce.job.queuename=realtime',
+  const [cmd, ...args] = javaClient(info, run, [
+    `-Dmapreduce.job.tags=${[tag, ...(o.tags ?? [])].join(',')}`,
+    `-Dmapreduce.job.queuename=${o.queue ?? 'realtime'}`,
   ]);
   const exit = await runCommand(cmd!, args, timeoutMs);
   if (exit.code !== 0) throw new Error(`${label} alone exited ${exit.code}:\n${exit.output.slice(-3000)}`);
-  const apps = await appsTagged(env.info, tag);
+  const apps = await appsTagged(info, tag);
   if (apps.length !== run.apps || apps.some((a) => a.finalStatus !== 'SUCCEEDED'))
     throw new Error(`${label} alone: apps ${JSON.stringify(apps)}, expected ${run.apps} SUCCEEDED`);
   const end = Math.max(...apps.map((a) => a.finishedTime));
@@ -251,6 +261,14 @@ async function sidecarJob(env: RealJobsEnv, id: string): Promise<SidecarJob> {
   return (await getJson(`${env.sidecarUrl}/api/v1/jobs/${encodeURIComponent(id)}`, {
     authorization: `Bearer ${env.token}`,
   })) as SidecarJob;
+}
+
+/** The admission decision's detail, if the job was admitted. */
+function admissionDetail(job: SidecarJob): Record<string, unknown> | undefined {
+  const d = (job.decisions ?? []).find((x) => x.decision === 'admitted');
+  return d !== undefined && d.detail !== null && typeof d.detail === 'object'
+    ? (d.detail as Record<string, unknown>)
+    : undefined;
 }
 
 /** What the answer or the admission decision says its estimate came from, if it says so. */
@@ -295,6 +313,8 @@ async function runThroughSidecar(
     String(run.reduces),
     ...('path' in run.input ? ['--input', run.input.path] : ['--input-bytes', String(run.input.bytes)]),
     ...(plan.classPerKind ? ['--class', spec.kind] : []),
+    // The first-run stream: a profile of its own per job, so none is judged on history.
+    ...(spec.phase === 'first' ? ['--profile', `first-${spec.seq}-${spec.kind}`] : []),
     // No --name: `run` names the job after its program (wordcount, pi, ...), so that every run of
     // a kind, warm-up or stream, is learned into and judged by one profile.
     '--sidecar',
@@ -325,6 +345,7 @@ async function runThroughSidecar(
     reason: null,
     arrivalMs: null,
     estimatedSeconds: null,
+    expectedSeconds: null,
     estimateFrom: null,
     exitCode: exit.code,
     apps: [],
@@ -349,6 +370,9 @@ async function runThroughSidecar(
   record.estimatedSeconds =
     job.estimatedFinish === null ? null : (Date.parse(job.estimatedFinish) - record.arrivalMs) / 1000;
   record.estimateFrom = estimateFrom(job);
+  const expected = admissionDetail(job)?.expectedFinish;
+  record.expectedSeconds =
+    typeof expected === 'string' ? (Date.parse(expected) - record.arrivalMs) / 1000 : null;
   if (rejected !== undefined) {
     record.decision = 'rejected';
     record.reason = job.reason?.message ?? null;
@@ -391,9 +415,10 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
  */
 export function streamSpecs(
   plan: RealJobsPlan,
-  phase: 'sparse' | 'dense',
+  phase: 'first' | 'sparse' | 'dense',
   count: number,
 ): Array<JobSpec & { offsetSeconds: number }> {
+  const spaced = phase !== 'sparse';
   const rng: Rng = mulberry32(plan.seed).fork(`real-jobs-${phase}`);
   const out: Array<JobSpec & { offsetSeconds: number }> = [];
   let round: KindName[] = [];
@@ -402,8 +427,8 @@ export function streamSpecs(
     if (round.length === 0) round = rng.shuffle(plan.kinds);
     const kind = round.shift()!;
     const factor = rng.uniform(plan.deadlineFactors[0], plan.deadlineFactors[1]);
-    if (seq > 1 && phase === 'dense') offset += rng.uniform(plan.denseGapSeconds[0], plan.denseGapSeconds[1]);
-    out.push({ phase, seq, kind, deadlineFactor: factor, offsetSeconds: phase === 'dense' ? offset : 0 });
+    if (seq > 1 && spaced) offset += rng.uniform(plan.denseGapSeconds[0], plan.denseGapSeconds[1]);
+    out.push({ phase, seq, kind, deadlineFactor: factor, offsetSeconds: spaced ? offset : 0 });
   }
   return out;
 }
@@ -420,7 +445,7 @@ export async function measureRealJobs(env: RealJobsEnv, plan: RealJobsPlan): Pro
   const inputs: Record<'text' | 'tera', InputFile[]> = { text: [], tera: [] };
   if (needs.has('text')) {
     const r = await runAlone(
-      env,
+      env.info,
       'input-text',
       randomTextWriter(plan.sizes.textBytes, plan.sizes.textFiles, TEXT_INPUT),
       timeoutMs,
@@ -432,7 +457,7 @@ export async function measureRealJobs(env: RealJobsEnv, plan: RealJobsPlan): Pro
   }
   if (needs.has('tera')) {
     const r = await runAlone(
-      env,
+      env.info,
       'input-tera',
       teraGen(plan.sizes.teraRows, plan.sizes.teraFiles, TERA_INPUT),
       timeoutMs,
@@ -450,7 +475,7 @@ export async function measureRealJobs(env: RealJobsEnv, plan: RealJobsPlan): Pro
     const kind = KINDS[k];
     const out = `${ROOT}/out/alone-${k}`;
     const r = await runAlone(
-      env,
+      env.info,
       k,
       kind.run(plan.sizes, out, kind.reads === null ? [] : inputs[kind.reads]),
       timeoutMs,
@@ -462,8 +487,14 @@ export async function measureRealJobs(env: RealJobsEnv, plan: RealJobsPlan): Pro
   load.lone = loadavg()[0]!;
   const loneOf = (k: KindName) => lone.find((l) => l.kind === k)!.seconds;
 
-  // 3. Warm-ups, one at a time, loose deadlines.
   const jobs: JobRecord[] = [];
+  // 3a. First runs (none judged on history), submitted at their offsets, overlapping.
+  if (plan.firstJobs > 0) {
+    jobs.push(...(await spacedStream(env, plan, 'first', plan.firstJobs, loneOf, inputs, log)));
+    load.first = loadavg()[0]!;
+  }
+
+  // 3b. Warm-ups, one at a time, loose deadlines.
   let seq = 0;
   for (let w = 0; w < plan.warmups; w++) {
     for (const k of plan.kinds) {
@@ -489,16 +520,7 @@ export async function measureRealJobs(env: RealJobsEnv, plan: RealJobsPlan): Pro
   load.sparse = loadavg()[0]!;
 
   // 4b. Dense: submitted at their offsets, overlapping.
-  const start = Date.now();
-  const dense = await Promise.all(
-    streamSpecs(plan, 'dense', plan.denseJobs).map(async (spec) => {
-      await sleep(Math.max(0, start + spec.offsetSeconds * 1000 - Date.now()));
-      const r = await runThroughSidecar(env, plan, spec, loneOf(spec.kind), inputs);
-      log(line(r));
-      return r;
-    }),
-  );
-  jobs.push(...dense);
+  jobs.push(...(await spacedStream(env, plan, 'dense', plan.denseJobs, loneOf, inputs, log)));
   load.dense = loadavg()[0]!;
 
   countPastRuns(jobs);
@@ -520,6 +542,7 @@ export async function measureRealJobs(env: RealJobsEnv, plan: RealJobsPlan): Pro
     lone,
     jobs,
     summaries: {
+      ...(plan.firstJobs > 0 ? { first: summarize(of('first')) } : {}),
       warmups: summarize(of('warm-up')),
       sparse: summarize(of('sparse')),
       dense: summarize(of('dense')),
@@ -529,6 +552,27 @@ export async function measureRealJobs(env: RealJobsEnv, plan: RealJobsPlan): Pro
 }
 
 const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0);
+
+/** A stream whose jobs are submitted at their offsets from its start, overlapping. */
+async function spacedStream(
+  env: RealJobsEnv,
+  plan: RealJobsPlan,
+  phase: 'first' | 'dense',
+  count: number,
+  loneOf: (k: KindName) => number,
+  inputs: Record<'text' | 'tera', InputFile[]>,
+  log: (line: string) => void,
+): Promise<JobRecord[]> {
+  const start = Date.now();
+  return Promise.all(
+    streamSpecs(plan, phase, count).map(async (spec) => {
+      await sleep(Math.max(0, start + spec.offsetSeconds * 1000 - Date.now()));
+      const r = await runThroughSidecar(env, plan, spec, loneOf(spec.kind), inputs);
+      log(line(r));
+      return r;
+    }),
+  );
+}
 
 function line(r: JobRecord): string {
   const s = (n: number | null) => (n === null ? '-' : n.toFixed(1));
@@ -598,18 +642,30 @@ export function clusterKinds(env: NodeJS.ProcessEnv): NodesKind[] {
 }
 
 /**
- * What the launcher starts for a kind (hadoop/launch.ts's nmVcores and nmMemoryMb): nothing for
- * overcommitted (its defaults); for honest REAL_JOBS_NM_VCORES (2) and REAL_JOBS_NM_MEMORY_MB
- * (4096), what a 2-core machine runs at full speed (docs/real-hadoop.md).
+ * What the launcher starts for a kind (hadoop/launch.ts's nmVcores, nmMemoryMb, realtimeCapacity
+ * and priorityCap): priorities up to 10 on both; for overcommitted the node defaults; for honest REAL_JOBS_NM_VCORES (2)
+ * and REAL_JOBS_NM_MEMORY_MB (4096), what a 2-core machine runs at full speed
+ * (docs/real-hadoop.md), with the realtime queue guaranteed REAL_JOBS_REALTIME_CAPACITY (100) %
+ * of it: at its default 50 % the queue's lane would be one container, too few for an MR job's
+ * AM and one task, and nothing could be admitted.
  */
 export function clusterOptions(
   kind: NodesKind,
   env: NodeJS.ProcessEnv,
-): { nmVcores?: number; nmMemoryMb?: number } {
-  if (kind === 'overcommitted') return {};
+): { nmVcores?: number; nmMemoryMb?: number; realtimeCapacity?: number; priorityCap: number } {
+  // Priorities up to 10, as docs/deploy.md asks of a cluster the sidecar runs beside: at Hadoop's
+  // default cap of 0 every app runs at 0, the queue runs its apps first come first served, and a
+  // job admitted ahead of a running one in EDF order waits behind it (measured: a miss).
+  const priorityCap = 10;
+  if (kind === 'overcommitted') return { priorityCap };
+  const realtimeCapacity = intFrom(env, 'REAL_JOBS_REALTIME_CAPACITY', 1, 100);
+  if (realtimeCapacity > 100)
+    throw new Error(`REAL_JOBS_REALTIME_CAPACITY must be at most 100, not ${realtimeCapacity}`);
   return {
     nmVcores: intFrom(env, 'REAL_JOBS_NM_VCORES', 1, 2),
     nmMemoryMb: intFrom(env, 'REAL_JOBS_NM_MEMORY_MB', 1024, 4096),
+    realtimeCapacity,
+    priorityCap,
   };
 }
 
@@ -658,6 +714,7 @@ export function planFromEnv(env: NodeJS.ProcessEnv, base: RealJobsPlan): RealJob
     ...base,
     kinds,
     warmups: intFrom(env, 'REAL_JOBS_WARMUPS', 0, base.warmups),
+    firstJobs: intFrom(env, 'REAL_JOBS_FIRST', 0, base.firstJobs),
     sparseJobs: intFrom(env, 'REAL_JOBS_SPARSE', 0, base.sparseJobs),
     denseJobs: intFrom(env, 'REAL_JOBS_DENSE', 0, base.denseJobs),
     seed: intFrom(env, 'REAL_JOBS_SEED', 0, base.seed),

@@ -25,6 +25,7 @@ import { PAGE_CSP, renderJobsPage } from './page';
 import type { JobView } from './views';
 import { parseSubmission, type Submission } from './submission';
 import { parseClientReport, type ClientReport } from './client-report';
+import { replayRoutes, type Replays } from './replays';
 
 /** What the HTTP layer needs from the running sidecar. */
 export interface SidecarService {
@@ -39,6 +40,13 @@ export interface SidecarService {
   }>;
   listJobs(query: JobQuery): { jobs: unknown[]; total: number };
   getJob(id: string): unknown | undefined;
+  /**
+   * The ledger's archive (ledger.retention): closed jobs moved out of the live list, newest
+   * first (GET /api/v1/jobs?archived=true). A service without one lists none.
+   */
+  listArchivedJobs?(query: JobQuery): Promise<{ jobs: unknown[]; total: number }>;
+  /** An archived job with its decisions and actions, for GET /api/v1/jobs/{id} past the live ones. */
+  getArchivedJob?(id: string): Promise<unknown>;
   cluster(): unknown;
   /** The learned worst-case task costs beside the observed distribution (EstimatesView). */
   taskCosts(): unknown;
@@ -100,6 +108,8 @@ export interface ApiOptions {
   /** Deepest nesting of arrays and objects a JSON body may have (default MAX_JSON_DEPTH). */
   maxJsonDepth?: number;
   now: () => number;
+  /** Replays of the cluster's history (POST /api/v1/replays); none: those routes answer 404. */
+  replays?: Replays;
   /** Extra routes (the dashboard's assets) mounted before the 404 handler. */
   extraRoutes?: (app: express.Express) => void;
 }
@@ -270,19 +280,27 @@ function sidecarRoutes(
     res.json(leadership?.view() ?? { role: 'leader', id: null, leader: null });
   });
 
-  app.get('/api/v1/jobs', readGuard, (req, res, next) => {
+  app.get('/api/v1/jobs', readGuard, async (req, res, next) => {
     try {
-      res.json(service.listJobs(parseJobQuery(req.query)));
+      const { archived, ...query } = parseJobQuery(req.query);
+      if (!archived) res.json(service.listJobs(query));
+      else res.json((await service.listArchivedJobs?.(query)) ?? { jobs: [], total: 0 });
     } catch (err) {
       next(err);
     }
   });
 
-  app.get('/api/v1/jobs/:id', readGuard, (req, res, next) => {
-    const id = String(req.params.id);
-    const job = id.length > MAX_ID_LENGTH ? undefined : service.getJob(id);
-    if (job === undefined) next(new NotFoundError(`no job ${id.slice(0, MAX_ID_LENGTH)}`));
-    else res.json(job);
+  // A live job first (synchronous, from the loop's ledger), then the archive.
+  app.get('/api/v1/jobs/:id', readGuard, async (req, res, next) => {
+    try {
+      const id = String(req.params.id);
+      let job = id.length > MAX_ID_LENGTH ? undefined : service.getJob(id);
+      if (job === undefined && id.length <= MAX_ID_LENGTH) job = await service.getArchivedJob?.(id);
+      if (job === undefined) next(new NotFoundError(`no job ${id.slice(0, MAX_ID_LENGTH)}`));
+      else res.json(job);
+    } catch (err) {
+      next(err);
+    }
   });
 
   app.delete('/api/v1/jobs/:id', leaderOnly, requireToken, async (req: RawRequest, res, next) => {
@@ -411,6 +429,7 @@ export function createApiApp(options: ApiOptions): express.Express {
   probeRoutes(app, options, auth);
   submitRoute(app, options, guards.requireToken);
   sidecarRoutes(app, service, guards, options.leadership);
+  replayRoutes(app, options.replays, guards, jsonBodyParser(4096, 4) as [Middleware, Middleware]);
 
   options.extraRoutes?.(app);
 
@@ -561,7 +580,7 @@ export function jsonDepthExceeds(buf: Uint8Array, max: number): boolean {
   return false;
 }
 
-function parseJobQuery(q: Record<string, unknown>): JobQuery {
+function parseJobQuery(q: Record<string, unknown>): JobQuery & { archived: boolean } {
   const issues: Array<{ path: string; message: string }> = [];
   const one = (key: string): string | undefined => {
     const v = q[key];
@@ -590,13 +609,18 @@ function parseJobQuery(q: Record<string, unknown>): JobQuery {
   if (state !== undefined && !(JOB_STATES as readonly string[]).includes(state)) {
     issues.push({ path: 'state', message: `must be one of ${JOB_STATES.join(', ')}` });
   }
-  const query: JobQuery = {
+  const archived = one('archived');
+  if (archived !== undefined && archived !== 'true' && archived !== 'false') {
+    issues.push({ path: 'archived', message: "must be 'true' or 'false'" });
+  }
+  const query = {
     decision: decision as JobQuery['decision'],
     state: state as JobQuery['state'],
     queue: one('queue'),
     user: one('user'),
     limit: int('limit', 1, 1000) ?? 100,
     offset: int('offset', 0, 10_000_000) ?? 0,
+    archived: archived === 'true',
   };
   if (issues.length) throw new ValidationError(issues);
   return query;

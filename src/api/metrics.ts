@@ -182,6 +182,22 @@ export class SidecarMetrics {
     this.logSyncState = state;
   }
 
+  readonly archivedJobs = this.counter(
+    'yss_ledger_archived_jobs_total',
+    "Closed jobs this sidecar moved to the ledger's archive (ledger.retention.archiveAfterDays)",
+  );
+
+  readonly deletedJobs = this.counter(
+    'yss_ledger_deleted_jobs_total',
+    'Archived jobs this sidecar deleted from the ledger (ledger.retention.deleteAfterDays)',
+  );
+
+  readonly archiveBatchSeconds = this.histogram(
+    'yss_ledger_archive_batch_seconds',
+    'One batch of archiving (and of deleting, when configured), from its transaction to its durability',
+    [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+  );
+
   /** Every unit cost learning sees; the buckets bracket the learned worst case's usual range. */
   readonly taskUnitCost = withFixedLabels(
     this.histogram(

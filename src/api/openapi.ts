@@ -6,6 +6,7 @@ import { JOB_STATES } from '../store/types';
 import { RESERVED_TAG_KEYS } from '../yarn/tags';
 import { submissionSchema, SUBMISSION_LIMITS as L } from './submission';
 import { clientReportSchema } from './client-report';
+import { replayRequestSchema, replayViewSchema } from './replays';
 
 /**
  * OpenAPI 3.1 description of the sidecar's HTTP API, served at /api/v1/openapi.json. Every
@@ -68,6 +69,9 @@ const estimateFrom = z
       .string()
       .describe('the same in words, e.g. "profile wordcount@alice/default, 12 runs, p95 of 11 errors: x1.1"'),
     factor: z.number().describe("the factor on the figures: the profile's error quantile, or the margin"),
+    expected: z
+      .number()
+      .describe("the point prediction's factor (expectedFinish): the median of the profile's errors, else 1"),
     runs: z.int().optional().describe("source profile: the profile's runs in all"),
     errors: z.int().optional().describe('source profile: the errors its factor is taken from'),
     quantile: z.number().optional().describe('source profile: the quantile of its errors judged at'),
@@ -150,7 +154,14 @@ const answer = z.object({
   id: z.string(),
   decision: z.enum(['admitted', 'rejected']),
   deadline: isoTime.optional(),
-  estimatedFinish: isoTime.optional(),
+  estimatedFinish: isoTime
+    .optional()
+    .describe('admitted: the bound admission judged with (the figures times the error factor): the promise'),
+  expectedFinish: isoTime
+    .optional()
+    .describe(
+      "admitted: the point prediction (the figures times the errors' median, or the figures themselves before any error is known): when the job is expected to end, as its running job's predictedFinish starts",
+    ),
   slackSeconds: z.number().optional(),
   position: z.int().optional().describe('place in the EDF queue, 1 = first'),
   queue: z.string().optional(),
@@ -245,7 +256,7 @@ const job = z.object({
   predictedFinish: isoTime
     .nullable()
     .describe(
-      "a running job's predicted finish: its lane's placement made again from its tasks' progress (read from its AM), updated while it runs; the estimated finish until its tasks were read; null for a rejected job",
+      "an admitted job's predicted finish: at admission its expected finish (the point prediction), then while it runs its lane's placement made again from its tasks' progress (read from its AM) when it runs past it; null for a rejected job",
     ),
   predictedMiss: z
     .boolean()
@@ -281,6 +292,11 @@ const job = z.object({
     .boolean()
     .describe(
       "an open job whose apps have all ended, waiting for its client's next app or its exit (it is judged on its last app once the client has exited)",
+    ),
+  archived: z
+    .boolean()
+    .describe(
+      "a closed job moved to the ledger's archive (ledger.retention.archiveAfterDays): listed with archived=true, no longer in the live list",
     ),
 });
 
@@ -566,7 +582,7 @@ function componentSchemas<I extends string, O extends string>(
 type JsonSchemaObject = { properties: Record<string, unknown> } & Record<string, unknown>;
 
 const schemas = componentSchemas(
-  { Submission: submission, ClientReport: clientReportSchema },
+  { Submission: submission, ClientReport: clientReportSchema, ReplayRequest: replayRequestSchema },
   {
     Error: errorBody,
     Answer: answer,
@@ -585,6 +601,8 @@ const schemas = componentSchemas(
     Health: z.object({ status: z.literal('ok') }),
     Leader: leaderView,
     Ticket: ticket,
+    Replay: replayViewSchema,
+    ReplayList: z.object({ replays: z.array(replayViewSchema) }),
   },
 );
 
@@ -702,11 +720,22 @@ const paths = {
           description: 'skip this many jobs first',
           schema: { type: 'integer', minimum: 0, maximum: 10_000_000 },
         },
+        {
+          name: 'archived',
+          in: 'query',
+          required: false,
+          description:
+            "true: page through the ledger's archive instead (closed jobs moved out of the live list after ledger.retention.archiveAfterDays; newest first, then by id), with the same filters; false (the default): the live jobs",
+          schema: { type: 'boolean', default: false },
+        },
       ],
       responses: {
         '200': json('JobList', 'the jobs of this page and the total matching the filter'),
-        '400': failure('VALIDATION_FAILED: a bad filter, limit or offset'),
+        '400': failure('VALIDATION_FAILED: a bad filter, limit, offset or archived'),
         ...readErrors,
+        '503': failure(
+          'LEDGER_UNAVAILABLE: with archived=true on the shared ledger, its PostgreSQL did not answer (the archive is read there)',
+        ),
       },
     },
   },
@@ -714,13 +743,18 @@ const paths = {
     get: {
       operationId: 'getJob',
       summary: 'One job: decision, reason, estimates and the timeline of RM actions',
+      description:
+        "A live job, else one of the ledger's archive (`archived: true`), with its decisions and actions as they were recorded.",
       security: readSecurity,
       parameters: [pathParameter('id', 'the job id the submission was answered with')],
       responses: {
         '200': json('JobDetail', 'the job'),
         '400': failure('MALFORMED_REQUEST: a malformed %-escape in the id'),
-        '404': failure('NOT_FOUND: no such job'),
+        '404': failure('NOT_FOUND: no such job, live or archived'),
         ...readErrors,
+        '503': failure(
+          "LEDGER_UNAVAILABLE: no live job has the id, and the shared ledger's PostgreSQL did not answer for its archive",
+        ),
       },
     },
     delete: {
@@ -811,6 +845,49 @@ const paths = {
         '404': failure('NOT_FOUND: this sidecar learns no estimates'),
         '500': failure('INTERNAL: a bug, logged with its component; the answer says nothing more'),
         '503': notLeader('; LEDGER_UNAVAILABLE: the shared ledger did not commit in time (Retry-After)'),
+      },
+    },
+  },
+  '/api/v1/replays': {
+    post: {
+      operationId: 'startReplay',
+      summary: "Replay the cluster's own history under every admission policy (docs/replay.md)",
+      description:
+        'Starts a replay beside the sidecar, in a process of its own: the window of finished jobs read from the JobHistory server and the RM, each judged with what the sidecar knew at its arrival, run under FIFO as it ran and under every admission policy. Answers 202 at once; GET /api/v1/replays/{id} says how far it is and, once done, holds the report.',
+      requestBody: { required: true, content: { 'application/json': { schema: ref('ReplayRequest') } } },
+      responses: {
+        '202': json('Replay', 'started: its id, running'),
+        '400': failure(
+          'VALIDATION_FAILED: a bad window, slack, deadline or policy name (`issues` names each); INVALID_JSON or MALFORMED_REQUEST',
+        ),
+        '401': failure('UNAUTHORIZED: no or wrong bearer token'),
+        '404': failure('NOT_FOUND: this service runs no replays'),
+        '415': failure('UNSUPPORTED_MEDIA_TYPE: the body is not application/json'),
+        '500': failure('INTERNAL: a bug, logged with its component; the answer says nothing more'),
+      },
+    },
+    get: {
+      operationId: 'listReplays',
+      summary: 'The replays kept (the newest first)',
+      security: readSecurity,
+      responses: {
+        '200': json('ReplayList', 'the replays'),
+        '404': failure('NOT_FOUND: this service runs no replays'),
+        ...readErrors,
+      },
+    },
+  },
+  '/api/v1/replays/{id}': {
+    get: {
+      operationId: 'getReplay',
+      summary: 'One replay: how far it is, and its report once done',
+      security: readSecurity,
+      parameters: [pathParameter('id', 'the id POST /api/v1/replays answered with')],
+      responses: {
+        '200': json('Replay', 'the replay'),
+        '400': failure('MALFORMED_REQUEST: a malformed %-escape in the id'),
+        '404': failure('NOT_FOUND: no such replay, or this service runs none'),
+        ...readErrors,
       },
     },
   },

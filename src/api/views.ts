@@ -78,6 +78,11 @@ export interface JobView extends JobIdentity {
   apps: JobAppView[];
   /** An open job whose apps have all ended, waiting for its client's next app or its exit. */
   betweenApps: boolean;
+  /**
+   * A closed job moved to the ledger's archive (ledger.retention): listed with
+   * `GET /api/v1/jobs?archived=true`, no longer in the live list.
+   */
+  archived: boolean;
 }
 
 /** One app of a job as last tracked; state null for an app tracked before apps were kept. */
@@ -208,6 +213,7 @@ export function jobView(
   position: number | null = null,
   ticket: TicketRecord | undefined = undefined,
   apps: readonly JobAppRecord[] = [],
+  archived = false,
 ): JobView {
   const end = job.finishedMs ?? job.estimatedFinishMs;
   const client = ticket?.client ?? null;
@@ -263,6 +269,7 @@ export function jobView(
       client !== null &&
       apps.length > 0 &&
       apps.every((a) => APP_ENDED.has(a.state)),
+    archived,
   };
 }
 

@@ -12,6 +12,7 @@ import { AUTH_MODES, type AuthMode } from '../emulator/auth';
 import { ValidationError } from '../errors/validation';
 import type { FaultSettings } from '../emulator/controls';
 import { startEmulator } from '../emulator/server';
+import { DEFAULT_SYNTHETIC_HISTORY } from '../emulator/synthetic-history';
 import { createLogger } from '../log';
 import { EXIT, startFailureCode } from './exit-codes';
 import { parseClusterFile } from '../sim/formats/cluster-file';
@@ -55,6 +56,8 @@ export interface EmulatorCliOptions {
   truncateShare: number;
   corruptShare: number;
   loseAnswerShare: number;
+  historyJobs?: number;
+  historyDays?: number;
   verbose?: boolean;
 }
 
@@ -177,6 +180,12 @@ export function emulatorCommand(): Command {
       number(0, 1),
       0,
     )
+    .option(
+      '--history-jobs <n>',
+      'serve a synthetic history of N finished MapReduce jobs from the JobHistory server (docs/emulator.md, "Synthetic history")',
+      number(0, 10_000_000),
+    )
+    .option('--history-days <d>', 'the synthetic history spans the last D days', number(1e-3), 7)
     .option('--verbose', 'debug logging')
     .addHelpText(
       'after',
@@ -226,6 +235,24 @@ export function emulatorCommand(): Command {
           jhsPort: o.jhsPort,
           faults,
           logger,
+          ...(o.historyJobs !== undefined && o.historyJobs > 0
+            ? {
+                history: {
+                  ...DEFAULT_SYNTHETIC_HISTORY,
+                  containers: Math.max(
+                    1,
+                    setup.config.cluster.nodeClasses.reduce(
+                      (n, c) => n + c.count * (c.containers - c.gpuContainers),
+                      0,
+                    ),
+                  ),
+                  seed: o.seed,
+                  jobs: Math.floor(o.historyJobs),
+                  startMs: Date.now() - (o.historyDays ?? 7) * 86_400_000,
+                  meanGapSeconds: ((o.historyDays ?? 7) * 86_400) / o.historyJobs,
+                },
+              }
+            : {}),
         });
       } catch (err) {
         process.stderr.write(`emulator: cannot start: ${(err as Error).message}\n`);

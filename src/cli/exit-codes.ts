@@ -59,9 +59,9 @@ export const EXIT_CODE_TABLE: readonly ExitCodeRow[] = [
   },
   {
     code: String(EXIT.unavailable),
-    commands: '`start`, `demo`, `emulator`, `probe`, `estimates reset`, `run`',
+    commands: '`start`, `demo`, `emulator`, `probe`, `estimates reset`, `run`, `replay`',
     meaning:
-      'something the command needs is unavailable: the RM or the sidecar cannot be reached or answered an error, a port is taken, the ledger cannot be opened',
+      'something the command needs is unavailable: the RM, the JobHistory server or the sidecar cannot be reached or answered an error, a port is taken, the ledger cannot be opened',
   },
   {
     code: String(EXIT.rejected),

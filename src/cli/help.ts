@@ -75,12 +75,25 @@ export const COMMAND_HELP: Readonly<Record<string, CommandHelp>> = {
       'simulate --experiment efh --tenant-share 0.5 --tenant-max 1 --preemption on',
     ],
   },
+  replay: {
+    notes: [
+      'Writes replay.json, jobs.csv, jobs.jsonl, SLS and Rumen traces and plots to --out: docs/replay.md.',
+      'Jobs keep their deadline tag; others get --deadline file=PATH (job name -> deadline), then slack=Fx (F times the real duration).',
+      'Exit 2 for bad input (named), 69 when the JobHistory server or the RM cannot be read.',
+    ],
+    examples: [
+      'replay --since 7d --deadline slack=1.5x --out replay-out',
+      'replay --from 2026-11-22T00:00:00Z --to 2026-11-29T00:00:00Z --deadline file=deadlines.yaml --deadline slack=2x',
+      'replay --since 1d --policies rtmr,fifo-all --config config/default.yaml --rm http://rm:8088 --jhs http://jhs:19888',
+    ],
+  },
   emulator: {
     notes: ['Fault controls and every option: docs/emulator.md. SIGINT or SIGTERM stops it (exit 0).'],
     examples: [
       'emulator',
       'emulator --config examples/emulator.yaml --port 8088 --speed 10',
       'emulator --fail-share 0.1 --latency-ms 200 --max-priority 10',
+      'emulator --history-jobs 100000 --history-days 7',
     ],
   },
   estimates: {

@@ -13,6 +13,7 @@ const COMMANDS: ReadonlyArray<readonly [string, () => Command]> = [
   ['demo', () => (require('./demo') as typeof import('./demo')).demoCommand()],
   ['emulator', () => (require('./emulator') as typeof import('./emulator')).emulatorCommand()],
   ['simulate', () => (require('./simulate') as typeof import('./simulate')).simulateCommand()],
+  ['replay', () => (require('./replay') as typeof import('./replay')).replayCommand()],
   ['start', () => (require('./start') as typeof import('./start')).startCommand()],
   ['estimates', () => (require('./estimates') as typeof import('./estimates')).estimatesCommand()],
   ['run', () => (require('./run') as typeof import('./run')).runCommand()],

@@ -175,7 +175,7 @@ const profiles = z
     /** Factor on a job with no profile yet, and the least one while a profile has few errors. */
     margin: z.number().min(1).max(10).default(1.25),
     /** A profile's errors known before its quantile alone sets its factor. */
-    minErrorSamples: z.number().int().min(0).max(1000).default(3),
+    minErrorSamples: z.number().int().min(0).max(1000).default(10),
     /** Bounds of a profile's error factor. */
     minFactor: z.number().gt(0).max(1).default(0.5),
     maxFactor: z.number().min(1).max(100).default(4),
@@ -429,6 +429,34 @@ const loop = z
   })
   .strict();
 
+/**
+ * How long the ledger keeps closed jobs live (src/loop/retention.ts): past archiveAfterDays they
+ * are moved to its archive, a batch at a time on the leader; past deleteAfterDays (unset: never)
+ * they are deleted from it. Their totals are kept either way.
+ */
+const retention = z
+  .object({
+    /** Whether the leader archives at all. */
+    enabled: z.boolean().default(true),
+    /** A closed job last written this many days ago is moved to the archive. */
+    archiveAfterDays: z.number().int().min(1).max(36_500).default(30),
+    /** An archived job last written this many days ago is deleted; unset, none ever is. */
+    deleteAfterDays: z.number().int().min(1).max(36_500).optional(),
+    /** Jobs moved (or deleted) per transaction. */
+    batchJobs: z.number().int().min(1).max(10_000).default(500),
+    /** Seconds between looks for jobs to archive once none is left; a full batch is followed by the next at once. */
+    intervalSeconds: z.number().int().min(1).max(86_400).default(60),
+  })
+  .strict()
+  .superRefine((r, ctx) => {
+    if (r.deleteAfterDays !== undefined && r.deleteAfterDays <= r.archiveAfterDays)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['deleteAfterDays'],
+        message: `${r.deleteAfterDays} is not more than archiveAfterDays (${r.archiveAfterDays}): a job is deleted from the archive, so it must have been archived first`,
+      });
+  });
+
 const ledger = z
   .object({
     /** The embedded SQLite file (the default store); `:memory:` for tests. Unused when `url` is set. */
@@ -452,6 +480,8 @@ const ledger = z
      * and shipped once PostgreSQL answers.
      */
     flushTimeoutMs: z.number().int().min(100).max(600_000).default(5_000),
+    /** Closed jobs moved to the archive, and deleted from it (see retention above). */
+    retention: retention.default(retention.parse({})),
   })
   .strict();
 

@@ -21,13 +21,18 @@ import { fullEstimates } from './learning';
  * judged on the median of its runs; set-up and commit are the medians of theirs. Figures follow
  * the window down as well as up. Admission judges with these figures times an error factor: the
  * `quantile` (default p95) of the profile's errors, within [minFactor, maxFactor]; while fewer
- * than `minErrorSamples` errors are known, at least `margin`. A job with no profile is judged on
+ * than `minErrorSamples` errors are known, at least `margin` times their median (the margin alone
+ * before any): the nearest-rank p95 of a few errors is their largest, which the next run exceeds
+ * with a chance of 1 in (errors + 1). A job with no profile is judged on
  * its class's figures times `margin` (estimateFor says which, in words).
  *
  * Worked example (quantile 0.95, margin 1.25, 3 errors needed): runs whose longest maps took
  * 10 s over 64 MB and 18 s over 128 MB fit 2 s + 0.125 s/MB; with set-up medians 12 s and
  * errors 1.1, 0.9 and 1.3 the factor is 1.3 (p95 of three by nearest rank is their largest),
- * so every figure is judged 1.3 times larger.
+ * so every figure is judged 1.3 times larger. Under the default 10 errors needed it would be
+ * 1.375: 1.25 times their median 1.1. The point prediction (the answer's expected finish,
+ * beside the bound admission judged with) takes the errors' median instead: x1.1 here, and x1
+ * (the figures themselves) before any error is known.
  *
  * No I/O, clock or randomness: the caller hands in what it observed.
  */
@@ -37,7 +42,10 @@ export interface ProfileOptions {
   readonly quantile: number;
   /** Runs kept per profile, newest last; the figures are fitted on these. */
   readonly windowRuns: number;
-  /** Factor on a job judged without a profile, and the least one while errors are few (>= 1). */
+  /**
+   * Factor on a job judged without a profile, and, while its errors are few, the least factor
+   * over their median (>= 1).
+   */
   readonly margin: number;
   /** Errors known before the quantile alone sets the factor. */
   readonly minErrorSamples: number;
@@ -52,7 +60,7 @@ export const DEFAULT_PROFILE_OPTIONS: ProfileOptions = Object.freeze({
   quantile: 0.95,
   windowRuns: 20,
   margin: 1.25,
-  minErrorSamples: 3,
+  minErrorSamples: 10,
   minFactor: 0.5,
   maxFactor: 4,
   maxProfiles: 1000,
@@ -246,17 +254,28 @@ export function scaleEstimates(e: Estimates, k: number): Estimates {
   });
 }
 
-/** The error factor of a profile: its errors' quantile, at least `margin` while they are few. */
+/**
+ * The error factor of a profile: its errors' quantile, at least `margin` times their median while
+ * they are few; and the point prediction's factor, their median (1 before any).
+ */
 export function errorFactor(
   profile: JobProfile,
   options: ProfileOptions,
-): { factor: number; errors: number; quantileError: number | null } {
+): { factor: number; errors: number; quantileError: number | null; expected: number } {
   const errors = profile.runs.map((r) => r.error).filter((e): e is number => e !== undefined);
   const q = errors.length > 0 ? nearestRank(errors, options.quantile) : null;
+  const mid = errors.length > 0 ? median(errors) : 1;
   let factor = q ?? options.margin;
-  if (errors.length < options.minErrorSamples) factor = Math.max(factor, options.margin);
-  factor = Math.min(options.maxFactor, Math.max(options.minFactor, factor));
-  return { factor, errors: errors.length, quantileError: q };
+  // Few errors: their nearest-rank quantile is their largest, which the next run exceeds with a
+  // chance of 1 in (errors + 1); the margin over their median covers that until enough are known.
+  if (errors.length < options.minErrorSamples) factor = Math.max(factor, mid * options.margin);
+  factor = clampFactor(factor, options);
+  const expected = clampFactor(mid, options);
+  return { factor, errors: errors.length, quantileError: q, expected };
+}
+
+function clampFactor(x: number, options: ProfileOptions): number {
+  return Math.min(options.maxFactor, Math.max(options.minFactor, x));
 }
 
 /** Where a job's estimate came from, said in every answer. */
@@ -268,6 +287,8 @@ export type EstimateFrom =
       readonly errors: number;
       readonly quantile: number;
       readonly factor: number;
+      /** The point prediction's factor: the median of the errors (1 before any). */
+      readonly expected: number;
       readonly text: string;
     }
   | {
@@ -275,6 +296,8 @@ export type EstimateFrom =
       readonly profile: string;
       readonly workloadClass: string;
       readonly factor: number;
+      /** The point prediction's factor: 1, the class's figures themselves. */
+      readonly expected: number;
       readonly text: string;
     };
 
@@ -294,12 +317,12 @@ export function estimateFor(
 ): { estimates: Estimates; from: EstimateFrom } {
   const profile = Object.hasOwn(book.profiles, key) ? book.profiles[key] : undefined;
   if (profile !== undefined && profile.runs.length > 0) {
-    const { factor, errors } = errorFactor(profile, options);
+    const { factor, errors, expected } = errorFactor(profile, options);
     const few = errors < options.minErrorSamples;
     const text =
       `profile ${key}, ${profile.totalRuns} run${profile.totalRuns === 1 ? '' : 's'}, ` +
       (few
-        ? `${errors} error${errors === 1 ? '' : 's'} known: x${round2(factor)} (at least the ${marginText(options.margin)})`
+        ? `${errors} error${errors === 1 ? '' : 's'} known: x${round2(factor)} (at least ${errors === 0 ? 'the' : 'their median +'} ${marginText(options.margin)})`
         : `${pct(options.quantile)} of ${errors} errors: x${round2(factor)}`);
     return {
       estimates: scaleEstimates(profileFigures(profile, cls.figures), factor),
@@ -310,6 +333,7 @@ export function estimateFor(
         errors,
         quantile: options.quantile,
         factor,
+        expected,
         text,
       }),
     };
@@ -325,6 +349,7 @@ export function estimateFor(
       profile: key,
       workloadClass: cls.name,
       factor: options.margin,
+      expected: 1,
       text,
     }),
   };

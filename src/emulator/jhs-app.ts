@@ -6,6 +6,7 @@ import type { Controls } from './controls';
 import { answer, emulatedApp, handle, query, queryNumber, unknownRoutes } from './http';
 import type { Content } from './render';
 import type { AppRecord, AppView, EmulatedRm } from './rm-state';
+import type { SyntheticHistory, SyntheticJob, SyntheticTask } from './synthetic-history';
 
 /**
  * The emulated MapReduce JobHistory server (INDEX.md section 12, J1-J9): jobs of finished
@@ -221,11 +222,61 @@ function jobFilters(req: Request) {
   return { limit, keeps };
 }
 
+/** A synthetic job's summary (the fields every job answer starts with). */
+function syntheticSummary(j: SyntheticJob): Record<string, Content> {
+  const done = (type: 'MAP' | 'REDUCE') => j.tasks.filter((t) => t.type === type).length;
+  return {
+    submitTime: j.submitTime,
+    startTime: j.startTime,
+    finishTime: j.finishTime,
+    id: j.id,
+    name: j.name,
+    queue: `root.${j.queue}`,
+    user: j.user,
+    state: j.state,
+    mapsTotal: j.maps,
+    mapsCompleted: done('MAP'),
+    reducesTotal: j.reduces,
+    reducesCompleted: done('REDUCE'),
+  };
+}
+
+/**
+ * The synthetic jobs the filters keep, up to `limit` (`out` gets them): those started in the
+ * window are found by binary search and made one by one, so a page costs its own jobs only.
+ */
+function listSynthetic(
+  history: SyntheticHistory,
+  req: Request,
+  limit: number | undefined,
+  out: Content[],
+): void {
+  const sb = queryNumber(req, 'startedTimeBegin', 0);
+  const se = queryNumber(req, 'startedTimeEnd', 0);
+  const fb = queryNumber(req, 'finishedTimeBegin', 0);
+  const fe = queryNumber(req, 'finishedTimeEnd', 0);
+  const [lo, hi] = history.startedIn(sb, se);
+  const state = query(req, 'state');
+  const user = query(req, 'user');
+  const q = query(req, 'queue')?.replace(/^root\./, '');
+  for (let i = lo; i < hi; i++) {
+    if (limit !== undefined && out.length >= limit) return;
+    const j = history.job(i);
+    if (state && j.state !== state) continue;
+    if (user && j.user !== user) continue;
+    if (q && j.queue !== q) continue;
+    if ((fb !== undefined && j.finishTime < fb) || (fe !== undefined && j.finishTime > fe)) continue;
+    out.push(syntheticSummary(j));
+  }
+}
+
 /** `GET /mapreduce/jobs`: the finished jobs the filters keep, up to `limit`. */
-function listJobs(rm: EmulatedRm, req: Request, res: Response): void {
+function listJobs(rm: EmulatedRm, req: Request, res: Response, history?: SyntheticHistory): void {
   const { limit, keeps } = jobFilters(req);
   const jobs: Content[] = [];
+  if (history) listSynthetic(history, req, limit, jobs);
   for (const { rec, view } of rm.historyJobs()) {
+    if (limit !== undefined && jobs.length >= limit) break;
     const j = jobSummary(rm, rec, view);
     if (!keeps(rec, j)) continue;
     jobs.push(j);
@@ -298,13 +349,175 @@ function historyInfo(rm: EmulatedRm, req: Request, res: Response): void {
   });
 }
 
-export function buildJhsApp(rm: EmulatedRm, controls: Controls, log: Logger): express.Express {
+/** A counter group as the JobHistory server renders it. */
+function counterGroup(name: string, counters: Array<[string, number, number, number]>): Content {
+  return {
+    counterGroupName: name,
+    counter: counters.map(([n, total, map, reduce]) => ({
+      name: n,
+      totalCounterValue: total,
+      mapCounterValue: map,
+      reduceCounterValue: reduce,
+    })),
+  };
+}
+
+const FS_GROUP = 'org.apache.hadoop.mapreduce.FileSystemCounter';
+const TASK_GROUP = 'org.apache.hadoop.mapreduce.TaskCounter';
+
+/** `GET /jobs/{jobid}/counters`: the bytes its maps read and its reduces shuffled. */
+function jobCountersContent(id: string, inputBytes: number, shuffleBytes: number): Content {
+  return {
+    id,
+    counterGroup: [
+      counterGroup(FS_GROUP, [['HDFS_BYTES_READ', inputBytes, inputBytes, 0]]),
+      counterGroup(TASK_GROUP, [['REDUCE_SHUFFLE_BYTES', shuffleBytes, 0, shuffleBytes]]),
+    ],
+  };
+}
+
+/** A task's counters: a map's bytes read, a reduce's bytes shuffled. */
+function taskCountersContent(id: string, type: 'MAP' | 'REDUCE', bytes: number): Content {
+  const counter = (group: string, name: string) => ({
+    counterGroupName: group,
+    counter: [{ name, value: bytes }],
+  });
+  return {
+    id,
+    taskCounterGroup: [
+      type === 'MAP' ? counter(FS_GROUP, 'HDFS_BYTES_READ') : counter(TASK_GROUP, 'REDUCE_SHUFFLE_BYTES'),
+    ],
+  };
+}
+
+function jobCounters(rm: EmulatedRm, req: Request, res: Response): void {
+  const { rec } = mustJob(rm, req);
+  const shuffle = Math.round(rec.inputBytes * rm.config.cluster.costs.cpu.shuffleRatio);
+  answer(
+    req,
+    res,
+    'jobCounters',
+    jobCountersContent(String(req.params.jobId), rec.inputBytes, rec.reduces > 0 ? shuffle : 0),
+  );
+}
+
+function taskCounters(rm: EmulatedRm, req: Request, res: Response): void {
+  const { rec } = mustJob(rm, req);
+  const t = mustTask(rm, req);
+  const bytes =
+    t.type === 'MAP'
+      ? Math.round(rec.inputBytes / Math.max(1, rec.maps))
+      : Math.round((rec.inputBytes * rm.config.cluster.costs.cpu.shuffleRatio) / Math.max(1, rec.reduces));
+  answer(req, res, 'jobTaskCounters', taskCountersContent(t.id, t.type, bytes));
+}
+
+/** The synthetic job `:jobId` names (undefined: not one of them); 404 when its history was deleted. */
+function syntheticJob(history: SyntheticHistory, req: Request, whole = false): SyntheticJob | undefined {
+  const j = history.byId(String(req.params.jobId));
+  if (j?.deleted && !whole)
+    throw remoteRejection(
+      404,
+      'NotFoundException',
+      `java.lang.Exception: Could not load history file for job ${j.id}`,
+    );
+  return j;
+}
+
+function syntheticTaskContent(t: SyntheticTask): Content {
+  return {
+    startTime: t.startTime,
+    finishTime: t.finishTime,
+    elapsedTime: t.finishTime - t.startTime,
+    progress: 100,
+    id: t.id,
+    state: 'SUCCEEDED',
+    type: t.type,
+    successfulAttempt: `attempt_${t.id.slice('task_'.length)}_0`,
+    status: '',
+  };
+}
+
+/**
+ * The synthetic history's jobs, tasks and counters, before the emulated RM's own: a request
+ * for an id that is not synthetic goes on to them.
+ */
+function syntheticRoutes(app: express.Express, history: SyntheticHistory, log: Logger): void {
+  const J = `${H}/mapreduce/jobs/:jobId`;
+  /** `fn` answers for a synthetic job and says so; any other request goes on to the RM's own jobs. */
+  const h =
+    (fn: (req: Request, res: Response) => boolean) =>
+    (req: Request, res: Response, next: express.NextFunction): void => {
+      let handled = true;
+      handle(log, (rq, rs) => (handled = fn(rq, rs)), 'jhs')(req, res, next);
+      if (!handled) next();
+    };
+  app.get(
+    J,
+    h((req, res) => {
+      const j = syntheticJob(history, req, true);
+      if (!j) return false;
+      answer(req, res, 'job', { ...syntheticSummary(j), uberized: false, diagnostics: '' });
+      return true;
+    }),
+  );
+  app.get(
+    `${J}/tasks`,
+    h((req, res) => {
+      const j = syntheticJob(history, req);
+      if (!j) return false;
+      const type = query(req, 'type');
+      if (type !== undefined && type !== 'm' && type !== 'r')
+        throw badRequest('tasktype must be either m or r');
+      const tasks = j.tasks.filter((t) => type === undefined || (type === 'm') === (t.type === 'MAP'));
+      answer(req, res, 'tasks', { task: tasks.map(syntheticTaskContent) });
+      return true;
+    }),
+  );
+  app.get(
+    `${J}/counters`,
+    h((req, res) => {
+      const j = syntheticJob(history, req);
+      if (!j) return false;
+      answer(req, res, 'jobCounters', jobCountersContent(j.id, j.inputBytes, j.shuffleBytes));
+      return true;
+    }),
+  );
+  app.get(
+    `${J}/tasks/:taskId/counters`,
+    h((req, res) => {
+      const j = syntheticJob(history, req);
+      if (!j) return false;
+      const t = j.tasks.find((x) => x.id === req.params.taskId);
+      if (!t)
+        throw remoteRejection(
+          404,
+          'NotFoundException',
+          `java.lang.Exception: task not found with id ${String(req.params.taskId)}`,
+        );
+      answer(req, res, 'jobTaskCounters', taskCountersContent(t.id, t.type, t.bytes));
+      return true;
+    }),
+  );
+}
+
+export function buildJhsApp(
+  rm: EmulatedRm,
+  controls: Controls,
+  log: Logger,
+  history?: SyntheticHistory,
+): express.Express {
   const app = emulatedApp(rm, controls, false);
   const h = (fn: (rm: EmulatedRm, req: Request, res: Response) => void) =>
     handle(log, (req, res) => fn(rm, req, res), 'jhs');
   const J = `${H}/mapreduce/jobs/:jobId`;
   app.get([H, `${H}/info`], h(historyInfo));
-  app.get(`${H}/mapreduce/jobs`, h(listJobs));
+  app.get(
+    `${H}/mapreduce/jobs`,
+    h((rm, req, res) => listJobs(rm, req, res, history)),
+  );
+  if (history) syntheticRoutes(app, history, log);
+  app.get(`${J}/counters`, h(jobCounters));
+  app.get(`${J}/tasks/:taskId/counters`, h(taskCounters));
   app.get(J, h(oneJob));
   app.get(`${J}/tasks`, h(listTasks));
   app.get(

@@ -12,6 +12,7 @@ import { EmulatedRm } from './rm-state';
 import { buildWebHdfsApp, emulatedHdfsOf, type HdfsFileOption } from './webhdfs-app';
 import { authFilter, webServletName } from './auth';
 import { NODE_HEADER_BYTES } from './http';
+import { SyntheticHistory, type SyntheticHistoryOptions } from './synthetic-history';
 
 /**
  * Starts the emulated ResourceManager and JobHistory server on two ports over one simulated
@@ -26,6 +27,9 @@ import { NODE_HEADER_BYTES } from './http';
  *   POST   /_emulator/refuse       {"ms": N}: close the RM's listening socket for N real ms
  *   GET    /_emulator/apps/{appid}/submission   the submission context the app was submitted
  *                                  with, as received (submission-context.ts)
+ *
+ * With `history`, the JobHistory server also serves a synthetic history of that many finished
+ * jobs, made on demand (synthetic-history.ts; docs/emulator.md, "Synthetic history").
  *
  * With `auth: simple` in the configuration, the RM, its AM proxy and the JobHistory server
  * answer 401 to a call without a user (auth.ts); the controls and WebHDFS are not behind it
@@ -44,6 +48,8 @@ export interface EmulatorOptions {
   faults?: Partial<FaultSettings>;
   /** Files of the emulated HDFS, served over WebHDFS on the RM's port (none by default). */
   hdfsFiles?: readonly HdfsFileOption[];
+  /** A synthetic history the JobHistory server serves beside the emulated jobs (synthetic-history.ts). */
+  history?: SyntheticHistoryOptions;
   /** How injected latency waits (tests pass one that does not sleep). */
   delay?: (ms: number) => Promise<void>;
   logger?: Logger;
@@ -222,7 +228,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
   rmOuter.use(buildRmApp(rm, controls, log));
   jhsOuter.use(CONTROL_PREFIX, controlRouter(rm, controls, time, refuse));
   jhsOuter.use(authFilter({ mode, nowMs, restServletName: webServletName(), cookieWithoutAuth: false }));
-  jhsOuter.use(buildJhsApp(rm, controls, log));
+  jhsOuter.use(buildJhsApp(rm, controls, log, options.history && new SyntheticHistory(options.history)));
 
   await rmListener.listen(options.port ?? 0);
   await jhsListener.listen(options.jhsPort ?? 0);

@@ -7,7 +7,7 @@ import type { SidecarConfig } from '../config/schema';
 import { LedgerReadOnlyError } from '../errors/ledger-read-only';
 import { createLogger, type Logger } from '../log';
 import type { Sidecar } from '../loop/sidecar';
-import { getJobOf, listJobsOf, statsOf } from '../loop/views';
+import { getArchivedJobOf, getJobOf, listArchivedJobsOf, listJobsOf, statsOf } from '../loop/views';
 import {
   apiFor,
   buildSidecar,
@@ -16,7 +16,9 @@ import {
   openLedger,
   rmClients,
   schedulePolling,
+  startArchiver,
 } from '../loop/service';
+import type { Archiver } from '../loop/retention';
 import { PostgresLedger } from '../store/postgres';
 import type { JobQuery } from '../store/types';
 import { LeaderElection } from './election';
@@ -78,6 +80,15 @@ class RoleService implements SidecarService {
 
   getJob(id: string): unknown {
     return this.sidecar ? this.sidecar.getJob(id) : getJobOf(this.ledger, id);
+  }
+
+  /** The archive is read in PostgreSQL, by a follower as by the leader. */
+  listArchivedJobs(query: JobQuery): Promise<{ jobs: unknown[]; total: number }> {
+    return listArchivedJobsOf(this.ledger, query);
+  }
+
+  getArchivedJob(id: string): Promise<unknown> {
+    return getArchivedJobOf(this.ledger, id);
   }
 
   cluster(): unknown {
@@ -168,12 +179,15 @@ export async function startHaSidecar(
   const advertised = config.ha.advertiseUrl ?? url;
 
   let task: ReturnType<typeof schedulePolling> | undefined;
+  // Archiving, like every other write, is the leader's: started once the ledger is taken over.
+  let archiver: Archiver | undefined;
   let closing: Promise<void> | undefined;
   const close = (): Promise<void> =>
     (closing ??= (async () => {
       leading = false;
       await closer({
         task,
+        archiver,
         clients: [clients.rm, clients.jobHistory, clients.webHdfs],
         server,
         sidecar: service.sidecar,
@@ -192,6 +206,7 @@ export async function startHaSidecar(
     const wasLeading = leading;
     leading = false;
     void task?.stop();
+    void archiver?.stop();
     for (const c of [clients.rm, clients.jobHistory, clients.webHdfs]) c?.transport.close();
     log.warn('deposed: stopped writing; stopping', { epoch, reason, id, led: wasLeading });
     void close().finally(() => onDeposed(reason));
@@ -215,6 +230,7 @@ export async function startHaSidecar(
     service.sidecar = sidecar;
     leading = true;
     task = schedulePolling(sidecar, config);
+    archiver = startArchiver(config, { ledger, now, logger, metrics });
     void sidecar.runOnce();
     log.info('leading', { epoch: e, id, url: advertised, takeOverMs: Date.now() - started });
   };

@@ -44,6 +44,7 @@ export interface Answer {
     | 'decision'
     | 'reason'
     | 'estimatedFinishMs'
+    | 'predictedFinishMs'
     | 'earliestDeadlineMs'
     | 'label'
     | 'priority'
@@ -58,6 +59,18 @@ export interface Answer {
   adopt: () => void;
 }
 
+/**
+ * An admission's point prediction: its span from arrival to the bound admission judged with,
+ * taken at the errors' median instead of the factor's quantile (estimateFrom: profiles.ts's
+ * `expected` over `factor`). Without it (the papers' model) the bound itself.
+ */
+export function expectedFinish(arrivalMs: number, estimatedFinishMs: number, from: unknown): number {
+  const f = from as { factor?: unknown; expected?: unknown } | undefined;
+  if (typeof f?.factor !== 'number' || typeof f.expected !== 'number' || !(f.factor > 0))
+    return estimatedFinishMs;
+  return Math.round(arrivalMs + ((estimatedFinishMs - arrivalMs) * f.expected) / f.factor);
+}
+
 /** The 201 answer of an admission (ticket included when the client is to submit the app). */
 function admittedBody(
   j: Judged,
@@ -65,12 +78,13 @@ function admittedBody(
     priority: number;
     label: string | null;
     estimatedFinishMs: number;
+    expectedFinishMs: number;
     energyJoules: number | null;
     ticket: ReturnType<typeof ticketFor> | undefined;
   },
 ) {
   const { id, s, queue, judgedWith, derived, deadlineFrom } = j;
-  const { priority, label, estimatedFinishMs, energyJoules, ticket } = a;
+  const { priority, label, estimatedFinishMs, expectedFinishMs, energyJoules, ticket } = a;
   const result = (j.outcome as Extract<LaneOutcome, { lane: object }>).result;
   if (!result.admitted) throw new Error('not an admission');
   return {
@@ -78,6 +92,7 @@ function admittedBody(
     decision: 'admitted',
     deadline: new Date(s.deadlineMs).toISOString(),
     estimatedFinish: new Date(estimatedFinishMs).toISOString(),
+    expectedFinish: new Date(expectedFinishMs).toISOString(),
     slackSeconds: (s.deadlineMs - estimatedFinishMs) / 1000,
     position: result.position + 1,
     queue,
@@ -101,6 +116,7 @@ export function admittedAnswer(p: LoopParts, j: Judged): Answer {
   const label = lane.label === '' ? null : lane.label;
   const priority = p.cap.priorityAt(result.position);
   const estimatedFinishMs = Math.round(result.estimatedFinish * 1000);
+  const expectedFinishMs = expectedFinish(j.record.arrivalMs, estimatedFinishMs, j.judgedWith.estimateFrom);
   const energyJoules = p.partitions.energyJoules(s.jobType, lane.label, s.maps);
   const { judgedWith, deadlineFrom } = j;
   const { config } = p.deps;
@@ -116,7 +132,14 @@ export function admittedAnswer(p: LoopParts, j: Judged): Answer {
           expiresMs: p.deps.now() + config.tickets.ttlSeconds * 1000,
         })
       : undefined;
-  const body = admittedBody(j, { priority, label, estimatedFinishMs, energyJoules, ticket });
+  const body = admittedBody(j, {
+    priority,
+    label,
+    estimatedFinishMs,
+    expectedFinishMs,
+    energyJoules,
+    ticket,
+  });
   return {
     status: 201,
     body,
@@ -124,6 +147,7 @@ export function admittedAnswer(p: LoopParts, j: Judged): Answer {
       decision: 'admitted',
       reason: null,
       estimatedFinishMs,
+      predictedFinishMs: expectedFinishMs,
       earliestDeadlineMs: null,
       label,
       priority,
@@ -135,6 +159,7 @@ export function admittedAnswer(p: LoopParts, j: Judged): Answer {
       lane: lane.key,
       position: result.position,
       estimatedFinish: body.estimatedFinish,
+      expectedFinish: body.expectedFinish,
       ...judgedWith,
       placement: j.placement,
       ...deadlineFrom,
@@ -205,6 +230,7 @@ export function rejectedAnswer(p: LoopParts, j: Judged, arrivalMs: number): Answ
       decision: 'rejected',
       reason,
       estimatedFinishMs: null,
+      predictedFinishMs: null,
       earliestDeadlineMs,
       label: null,
       priority: null,

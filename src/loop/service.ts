@@ -2,6 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { isAbsolute, join, resolve } from 'node:path';
+import { tmpdir } from 'node:os';
 import cron from 'node-cron';
 import YAML from 'yaml';
 import type express from 'express';
@@ -20,6 +21,8 @@ import type { TransportOptions } from '../yarn/transport';
 import { runningSparkExecutors } from '../yarn/spark';
 import { JobHistoryClient } from '../yarn/jobhistory';
 import { WebHdfsClient } from '../yarn/webhdfs';
+import { ReplayRunner } from '../replay/runner';
+import { Archiver } from './retention';
 import { Sidecar } from './sidecar';
 
 /** The package root: config/ and the dashboard's assets are found from here, in src/ or dist/. */
@@ -85,6 +88,8 @@ async function settledWithin(work: Promise<unknown>, ms: number): Promise<boolea
 export interface RunningSidecar {
   sidecar: Sidecar;
   ledger: Ledger;
+  /** The ledger's retention, on its timer (undefined with manualPolling or retention off). */
+  archiver: Archiver | undefined;
   metrics: SidecarMetrics;
   url: string;
   server: Server;
@@ -128,6 +133,9 @@ export async function openLedger(
     flushTimeoutMs: c.flushTimeoutMs,
     writer: options.writer ?? 'now',
     logger: options.logger,
+    // With retention on, what each instance loads is its open and recent jobs: older closed
+    // ones stay in PostgreSQL for the leader to archive.
+    ...(c.retention.enabled ? { archiveAfterMs: c.retention.archiveAfterDays * 86_400_000 } : {}),
   });
   options.logger.info('ledger on PostgreSQL', {
     component: 'service',
@@ -209,6 +217,12 @@ export function apiFor(
 ): ReturnType<typeof createApiApp> {
   return createApiApp({
     ...p,
+    // Replays run the CLI in a process of their own (src/replay/runner.ts).
+    replays: new ReplayRunner({
+      config,
+      command: [process.execPath, join(PACKAGE_ROOT, 'bin', 'yarn-sched-sidecar.js')],
+      root: join(tmpdir(), `yss-replays-${process.pid}`),
+    }),
     tokens: config.auth.tokens,
     protectReads: config.auth.protectReads,
     maxBodyBytes: config.server.maxBodyBytes,
@@ -270,6 +284,20 @@ export function schedulePolling(sidecar: Sidecar, config: SidecarConfig): Return
   );
 }
 
+/**
+ * The ledger's retention on its own timer (ledger.retention), for the instance that writes the
+ * ledger: the sidecar on its own, or the elected leader. Undefined when retention is off.
+ */
+export function startArchiver(
+  config: SidecarConfig,
+  p: { ledger: Ledger; now: () => number; logger: Logger; metrics: SidecarMetrics },
+): Archiver | undefined {
+  if (!config.ledger.retention.enabled) return undefined;
+  const archiver = new Archiver({ ...p, retention: config.ledger.retention });
+  archiver.start();
+  return archiver;
+}
+
 /** Said at start, not after the first refused write: the fix is in the configuration. */
 function warnIfAnonymous(config: SidecarConfig, logger: Logger): void {
   if (config.rm.user || config.enforcement.shadow) return;
@@ -305,6 +333,10 @@ export async function startSidecar(
   const { server, url } = await listen(app, config);
 
   const task = options.manualPolling ? undefined : schedulePolling(sidecar, config);
+  // A PostgreSQL ledger opened to follow (ledgerWriter 'later') is not the writer: no archiving.
+  const writes = !(ledger instanceof PostgresLedger) || ledger.isWriter();
+  const archiver =
+    options.manualPolling || !writes ? undefined : startArchiver(config, { ledger, now, logger, metrics });
   warnIfAnonymous(config, logger);
   if (!options.manualPolling) void sidecar.runOnce();
   logger.info('sidecar listening', {
@@ -315,10 +347,18 @@ export async function startSidecar(
     policy: config.admission.policy,
   });
 
-  const close = closer({ task, clients: [rm, jobHistory, webHdfs], server, sidecar, ledger, logger });
+  const close = closer({
+    task,
+    archiver,
+    clients: [rm, jobHistory, webHdfs],
+    server,
+    sidecar,
+    ledger,
+    logger,
+  });
   if (ledger instanceof PostgresLedger) watchSharedLedger(ledger, metrics, logger, close);
   else if (ledger instanceof SqliteLedger) metrics.watchLogSync(() => ledger.logSync);
-  return { sidecar, ledger, metrics, url, server, close };
+  return { sidecar, ledger, archiver, metrics, url, server, close };
 }
 
 /** A PostgreSQL ledger's role and backlog in the metrics; once a newer writer fences it, the sidecar stops. */
@@ -358,6 +398,8 @@ async function closeLedger(ledger: Ledger, logger: Logger): Promise<void> {
  */
 export function closer(p: {
   task: ReturnType<typeof cron.schedule> | undefined;
+  /** The leader's archiving, stopped (its batch in flight ended) before the ledger closes. */
+  archiver?: Archiver | undefined;
   clients: ReadonlyArray<{ transport: { close(): void } } | undefined>;
   server: Server;
   /** Absent on an HA follower, which runs no loop. */
@@ -370,6 +412,7 @@ export function closer(p: {
     if (closed) return;
     closed = true;
     await p.task?.destroy();
+    const archiving = p.archiver?.stop();
     // Calls in flight to the RM, the JobHistory server and WebHDFS end now, whatever those
     // servers do: the cycle and submissions waiting on them settle at once.
     for (const client of p.clients) client?.transport.close();
@@ -382,6 +425,7 @@ export function closer(p: {
         waitedMs: SETTLE_GRACE_MS,
       });
     }
+    await settledWithin(archiving ?? Promise.resolve(), SETTLE_GRACE_MS);
     await closeLedger(p.ledger, p.logger);
   };
 }

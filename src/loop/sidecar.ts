@@ -17,7 +17,16 @@ import { SlowdownWatch } from './slowdown';
 import { SparkWatch } from './spark-watch';
 import { Submissions, type SubmitAnswer, type SubmitContext } from './submissions';
 import { cancelTicket, reportClient, reportedApp, reportingTicket } from './tickets';
-import { clusterView, getJob, listJobs, readiness, stats, type Readiness } from './views';
+import {
+  clusterView,
+  getArchivedJobOf,
+  getJob,
+  listArchivedJobsOf,
+  listJobs,
+  readiness,
+  stats,
+  type Readiness,
+} from './views';
 
 export type { SidecarDeps } from './context';
 export type { EstimatesResetView, FiguresView } from './learning';
@@ -169,6 +178,14 @@ export class Sidecar implements SidecarService {
 
   getJob(id: string): JobDetailView | undefined {
     return getJob(this.parts, id);
+  }
+
+  listArchivedJobs(query: JobQuery): Promise<{ jobs: unknown[]; total: number }> {
+    return listArchivedJobsOf(this.parts.deps.ledger, query);
+  }
+
+  getArchivedJob(id: string): Promise<JobDetailView | undefined> {
+    return getArchivedJobOf(this.parts.deps.ledger, id);
   }
 
   cluster(): unknown {

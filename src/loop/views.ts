@@ -5,6 +5,7 @@ import {
   jobView,
   predictedToMiss,
   type JobDetailView,
+  type JobView,
   type StatsSample,
 } from '../api/views';
 import { RmAuthError } from '../errors/rm-auth';
@@ -68,6 +69,26 @@ export function listJobsOf(
   return {
     jobs: jobs.map((j) => jobView(j, positions.get(j.id) ?? null, tickets.get(j.id), apps.get(j.id))),
     total,
+  };
+}
+
+/** A page of the ledger's archive (ledger.retention) as the API shows it. */
+export async function listArchivedJobsOf(
+  ledger: Ledger,
+  query: JobQuery,
+): Promise<{ jobs: JobView[]; total: number }> {
+  const { jobs, total } = await ledger.listArchivedJobs(query);
+  return { jobs: jobs.map((a) => jobView(a.job, null, a.ticket, a.apps, true)), total };
+}
+
+/** One archived job with its decisions and RM writes; undefined when the archive has none. */
+export async function getArchivedJobOf(ledger: Ledger, id: string): Promise<JobDetailView | undefined> {
+  const a = await ledger.getArchivedJob(id);
+  if (!a) return undefined;
+  return {
+    ...jobView(a.job, null, a.ticket, a.apps, true),
+    decisions: a.decisions.map(decisionView),
+    actions: a.actions.map(actionView),
   };
 }
 

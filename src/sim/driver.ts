@@ -65,6 +65,8 @@ export interface RunRequest {
    */
   learning?: LearningOptions | null;
   onProgress?: (label: string, done: number, total: number) => void;
+  /** Search each rejected job's earliest admissible deadline (JobOutcome.earliestDeadline). */
+  searchEarliest?: boolean;
 }
 
 export interface RunResult {
@@ -127,6 +129,7 @@ export function runPolicies(req: RunRequest): RunResult[] {
             read: () => (engineRef as Engine).sharingRead(),
             progressOf: (id) => (engineRef as Engine).taskProgress(id),
           },
+          req.searchEarliest ?? false,
         )
       : noAdmission(req.cluster);
     const byArrival =

@@ -3,6 +3,7 @@
  * (docs/simulator.md) parse into these; generators build them directly.
  */
 
+import type { Estimates } from '../core/estimates';
 import type { JobType } from '../core/kinds';
 
 export type { JobType };
@@ -111,6 +112,18 @@ export interface TraceJob {
   blocks: string[] | null;
   /** Actual task durations from a replayed trace (SLS), seconds; overrides the cost model. */
   replay?: { mapSeconds: number[]; reduceSeconds: number[] } | undefined;
+  /**
+   * A replayed job's time outside its tasks, seconds: from its admission until its tasks may
+   * start (its AM's container, launch and set-up, as it really took) and from its last task's
+   * end to its finish (its commit). None when absent: tasks may start at once, the job ends
+   * with its last task.
+   */
+  overheads?: { setupSeconds: number; commitSeconds: number } | undefined;
+  /**
+   * The figures admission judges this job with, in place of its class's (a replayed history:
+   * what the sidecar had learned by the job's arrival, src/replay/estimates.ts).
+   */
+  estimates?: Estimates | undefined;
 }
 
 export function totalNodes(spec: ClusterSpec): number {

@@ -92,6 +92,8 @@ export interface AdmissionDecision {
   reason?: string;
   /** The policy's estimate of the job's finish time, when it makes one. */
   estimatedFinish?: number | null;
+  /** A rejected job's earliest relative deadline admitted then (seconds), when searched for. */
+  earliestDeadline?: number | null;
 }
 
 export interface FinishedJobRecord {

@@ -14,23 +14,27 @@ import { MIGRATIONS } from './migrations';
  * thread pool once they are slow; syncGroup).
  */
 
-import type {
-  ActionCount,
-  ActionRecord,
-  ActionStatus,
-  DecisionRecord,
-  IdempotentAnswer,
-  JobAppRecord,
-  JobCount,
-  JobPatch,
-  JobQuery,
-  JobRecord,
-  Ledger,
-  NewJob,
-  TicketClient,
-  TicketRecord,
-  TicketStatus,
-  TrackedApp,
+import {
+  CLOSED_JOB_STATES,
+  type ActionCount,
+  type ActionRecord,
+  type ActionStatus,
+  type ArchiveBatch,
+  type ArchivedJob,
+  type ArchivedJobDetail,
+  type DecisionRecord,
+  type IdempotentAnswer,
+  type JobAppRecord,
+  type JobCount,
+  type JobPatch,
+  type JobQuery,
+  type JobRecord,
+  type Ledger,
+  type NewJob,
+  type TicketClient,
+  type TicketRecord,
+  type TicketStatus,
+  type TrackedApp,
 } from './types';
 
 export type {
@@ -133,6 +137,17 @@ function ticketFromRow(row: Row): TicketRecord {
   };
 }
 
+function decisionFromRow(r: Row): DecisionRecord {
+  return {
+    id: r.id as number,
+    jobId: r.job_id as string,
+    atMs: r.at_ms as number,
+    policy: r.policy as string,
+    decision: r.decision as string,
+    detail: fromJson(r.detail),
+  };
+}
+
 function jobAppFromRow(row: Row): JobAppRecord {
   return {
     jobId: row.job_id as string,
@@ -147,6 +162,25 @@ function jobAppFromRow(row: Row): JobAppRecord {
     updatedMs: row.updated_ms as number,
   };
 }
+
+/**
+ * A row of a ledger table as a record, whichever store read it (by column name): the PostgreSQL
+ * ledger reads its archive with these.
+ */
+export const decodeRow = {
+  job: jobFromRow,
+  action: actionFromRow,
+  decision: decisionFromRow,
+  ticket: ticketFromRow,
+  jobApp: jobAppFromRow,
+} as const;
+
+/** A job's rows in the live tables other than its own, each moved to `archived_<table>` with it. */
+export const JOB_ROW_TABLES = ['decisions', 'actions', 'idempotency', 'tickets', 'job_apps'] as const;
+
+const CLOSED_STATES_SQL = CLOSED_JOB_STATES.map((s) => `'${s}'`).join(', ');
+/** The ids in a JSON array bound as one parameter: a batch is one statement per table. */
+const IN_BATCH = 'IN (SELECT value FROM json_each(?))';
 
 /** Distinct SQL texts kept prepared; the ledger builds fewer than this (filters and patches are bounded). */
 const STATEMENT_CACHE = 256;
@@ -188,6 +222,15 @@ function syncFailed(path: string, cause: unknown): Error {
       'the writes committed since the last sync may not be durable',
     { cause },
   );
+}
+
+/** `fn`'s value as a promise, or its error as a rejection: a synchronous store's async method. */
+function settled<T>(fn: () => T): Promise<T> {
+  try {
+    return Promise.resolve(fn());
+  } catch (err) {
+    return Promise.reject(err as Error);
+  }
 }
 
 /** The ledger on SQLite (better-sqlite3), in process: see Ledger (./types) for the contract. */
@@ -691,16 +734,25 @@ export class SqliteLedger implements Ledger {
     ).n;
   }
 
-  /** From the totals the triggers keep (migration 4): a read of a few rows, whatever the ledger holds. */
+  /**
+   * From the totals the triggers keep for the live jobs (migration 4) and those of the archived
+   * ones (archive_totals, migration 7): a read of a few rows, whatever the ledger holds.
+   */
   countJobs(): JobCount[] {
     return this.sql(
-      "SELECT decision, state, NULLIF(outcome, '') AS outcome, SUM(n) AS n FROM job_totals GROUP BY decision, state, outcome",
+      `SELECT decision, state, NULLIF(outcome, '') AS outcome, SUM(n) AS n FROM (
+         SELECT decision, state, outcome, n FROM job_totals
+         UNION ALL SELECT decision, state, outcome, n FROM archive_totals)
+       GROUP BY decision, state, outcome`,
     ).all() as JobCount[];
   }
 
   admittedEnergyByLabel(): Array<{ label: string | null; joules: number }> {
     return this.sql(
-      "SELECT NULLIF(label, '') AS label, SUM(energy_joules) AS joules FROM job_totals WHERE decision = 'admitted' GROUP BY label HAVING SUM(energy_n) > 0",
+      `SELECT NULLIF(label, '') AS label, SUM(energy_joules) AS joules FROM (
+         SELECT label, energy_joules, energy_n FROM job_totals WHERE decision = 'admitted'
+         UNION ALL SELECT label, energy_joules, energy_n FROM archive_totals WHERE decision = 'admitted')
+       GROUP BY label HAVING SUM(energy_n) > 0`,
     ).all() as Array<{ label: string | null; joules: number }>;
   }
 
@@ -720,14 +772,7 @@ export class SqliteLedger implements Ledger {
 
   decisionsOf(jobId: string): DecisionRecord[] {
     return (this.sql('SELECT * FROM decisions WHERE job_id = ? ORDER BY id').all(jobId) as Row[]).map(
-      (r) => ({
-        id: r.id as number,
-        jobId: r.job_id as string,
-        atMs: r.at_ms as number,
-        policy: r.policy as string,
-        decision: r.decision as string,
-        detail: fromJson(r.detail),
-      }),
+      decisionFromRow,
     );
   }
 
@@ -999,6 +1044,206 @@ export class SqliteLedger implements Ledger {
          ORDER BY jobs.deadline_ms, jobs.created_ms`,
       ).all() as Row[]
     ).map(jobFromRow);
+  }
+
+  // --- the archive (ledger.retention) ------------------------------------------------------
+
+  /** Each live table's columns, in order: its archive has them too (migration 7). */
+  private readonly columnsOf = new Map<string, string>();
+
+  private columnList(table: string): string {
+    let list = this.columnsOf.get(table);
+    if (list === undefined) {
+      const info = this.db.prepare(`PRAGMA main.table_info(${table})`).all() as Array<{ name: string }>;
+      list = info.map((c) => `"${c.name}"`).join(', ');
+      this.columnsOf.set(table, list);
+    }
+    return list;
+  }
+
+  /**
+   * One batch of archiving, in one transaction (see Ledger.archiveClosedJobs): the rows are
+   * copied into the archive tables (INSERT OR REPLACE: a job archived again, such as a
+   * discovered app decided anew, keeps every decision and its latest row), the archived jobs'
+   * totals added to archive_totals, and the live rows deleted, children first (job_totals'
+   * trigger counts the jobs out of the live totals). Actions of no job, confirmed and as old,
+   * go with the batch too. Read by index: jobs_closed finds the candidates, each job's rows by
+   * their job's index. `copy: false` leaves the archive tables alone: the PostgreSQL ledger's
+   * working copy, whose archive is PostgreSQL's, copies the rows there itself. The counts are
+   * of the live rows moved; `actionIds` are the actions of no job moved.
+   */
+  archiveClosedJobsNow(
+    closedBeforeMs: number,
+    limit: number,
+    o: { copy: boolean } = { copy: true },
+  ): ArchiveBatch & { actionIds: number[]; archivedMs: number } {
+    if (!Number.isSafeInteger(limit) || limit < 1) throw new RangeError(`a batch of ${limit} jobs`);
+    return this.transaction(() => {
+      const ids = (
+        this.sql(
+          `SELECT id FROM jobs WHERE state IN (${CLOSED_STATES_SQL}) AND updated_ms < ?
+             AND NOT EXISTS (SELECT 1 FROM actions a WHERE a.job_id = jobs.id AND a.status = 'pending')
+             AND NOT EXISTS (SELECT 1 FROM tickets t WHERE t.job_id = jobs.id AND t.status = 'waiting')
+           LIMIT ?`,
+        ).all(closedBeforeMs, limit) as Array<{ id: string }>
+      ).map((r) => r.id);
+      const rows: Record<string, number> = { jobs: 0 };
+      for (const t of JOB_ROW_TABLES) rows[t] = 0;
+      const now = this.clock();
+      if (ids.length > 0) {
+        const batch = JSON.stringify(ids);
+        if (o.copy) {
+          const jobs = this.columnList('jobs');
+          this.sql(
+            `INSERT OR REPLACE INTO archived_jobs (${jobs}, archived_ms) SELECT ${jobs}, ? FROM jobs WHERE id ${IN_BATCH} ORDER BY created_ms, rowid`,
+          ).run(now, batch);
+          for (const t of JOB_ROW_TABLES) {
+            const cols = this.columnList(t);
+            this.sql(
+              `INSERT OR REPLACE INTO archived_${t} (${cols}) SELECT ${cols} FROM ${t} WHERE job_id ${IN_BATCH} ORDER BY rowid`,
+            ).run(batch);
+          }
+        }
+        this.sql(
+          `INSERT INTO archive_totals (decision, state, outcome, label, n, energy_joules, energy_n)
+             SELECT decision, state, IFNULL(outcome, ''), IFNULL(label, ''), COUNT(*), TOTAL(energy_joules), COUNT(energy_joules)
+             FROM jobs WHERE id ${IN_BATCH} GROUP BY 1, 2, 3, 4
+           ON CONFLICT (decision, state, outcome, label) DO UPDATE SET n = n + excluded.n,
+             energy_joules = energy_joules + excluded.energy_joules, energy_n = energy_n + excluded.energy_n`,
+        ).run(batch);
+        for (const t of JOB_ROW_TABLES)
+          rows[t] = this.sql(`DELETE FROM ${t} WHERE job_id ${IN_BATCH}`).run(batch).changes;
+        rows.jobs = this.sql(`DELETE FROM jobs WHERE id ${IN_BATCH}`).run(batch).changes;
+      }
+      // Confirmed writes of no job (the outbox allows them) would otherwise stay for ever.
+      const actionIds = (
+        this.sql(
+          "SELECT id FROM actions WHERE job_id IS NULL AND status <> 'pending' AND updated_ms < ? LIMIT ?",
+        ).all(closedBeforeMs, limit) as Array<{ id: number }>
+      ).map((r) => r.id);
+      if (actionIds.length > 0) {
+        const orphans = JSON.stringify(actionIds);
+        if (o.copy) {
+          const cols = this.columnList('actions');
+          this.sql(
+            `INSERT OR REPLACE INTO archived_actions (${cols}) SELECT ${cols} FROM actions WHERE id ${IN_BATCH}`,
+          ).run(orphans);
+        }
+        rows.actions! += this.sql(`DELETE FROM actions WHERE id ${IN_BATCH}`).run(orphans).changes;
+      }
+      return { jobIds: ids, rows, actionIds, archivedMs: now };
+    });
+  }
+
+  /** One batch of deleting from the archive, in one transaction (see Ledger.deleteArchivedJobs). */
+  deleteArchivedJobsNow(closedBeforeMs: number, limit: number): ArchiveBatch {
+    if (!Number.isSafeInteger(limit) || limit < 1) throw new RangeError(`a batch of ${limit} jobs`);
+    return this.transaction(() => {
+      const ids = (
+        this.sql('SELECT id FROM archived_jobs WHERE updated_ms < ? LIMIT ?').all(
+          closedBeforeMs,
+          limit,
+        ) as Array<{
+          id: string;
+        }>
+      ).map((r) => r.id);
+      const rows: Record<string, number> = { jobs: 0 };
+      for (const t of JOB_ROW_TABLES) rows[t] = 0;
+      if (ids.length > 0) {
+        const batch = JSON.stringify(ids);
+        for (const t of JOB_ROW_TABLES)
+          rows[t] = this.sql(`DELETE FROM archived_${t} WHERE job_id ${IN_BATCH}`).run(batch).changes;
+        rows.jobs = this.sql(`DELETE FROM archived_jobs WHERE id ${IN_BATCH}`).run(batch).changes;
+      }
+      rows.actions! += this.sql(
+        'DELETE FROM archived_actions WHERE id IN (SELECT id FROM archived_actions WHERE job_id IS NULL AND updated_ms < ? LIMIT ?)',
+      ).run(closedBeforeMs, limit).changes;
+      return { jobIds: ids, rows };
+    });
+  }
+
+  /** The archive's page of jobs (see Ledger.listArchivedJobs), read at once. */
+  listArchivedJobsNow(query: JobQuery = {}): { jobs: ArchivedJob[]; total: number } {
+    const where: string[] = [];
+    const values: unknown[] = [];
+    for (const [column, value] of [
+      ['decision', query.decision],
+      ['state', query.state],
+      ['queue', query.queue],
+      ['user', query.user],
+    ] as const) {
+      if (value === undefined) continue;
+      where.push(`${column} = ?`);
+      values.push(value);
+    }
+    const clause = where.length ? `WHERE ${where.join(' AND ')}` : '';
+    const total = this.countOf(`SELECT COUNT(*) AS n FROM archived_jobs ${clause}`, values);
+    const rows = this.sql(
+      `SELECT * FROM archived_jobs ${clause} ORDER BY created_ms DESC, id DESC LIMIT ? OFFSET ?`,
+    ).all(...values, query.limit ?? 100, query.offset ?? 0) as Row[];
+    const ids = rows.map((r) => r.id as string);
+    const tickets = new Map<string, TicketRecord>();
+    const apps = new Map<string, JobAppRecord[]>();
+    if (ids.length > 0) {
+      const batch = JSON.stringify(ids);
+      for (const r of this.sql(`SELECT * FROM archived_tickets WHERE job_id ${IN_BATCH}`).all(batch) as Row[])
+        tickets.set(r.job_id as string, ticketFromRow(r));
+      for (const r of this.sql(
+        `SELECT * FROM archived_job_apps WHERE job_id ${IN_BATCH} ORDER BY job_id, ordinal`,
+      ).all(batch) as Row[]) {
+        const a = jobAppFromRow(r);
+        apps.set(a.jobId, [...(apps.get(a.jobId) ?? []), a]);
+      }
+    }
+    return {
+      jobs: rows.map((r) => ({
+        job: jobFromRow(r),
+        archivedMs: r.archived_ms as number,
+        ticket: tickets.get(r.id as string),
+        apps: apps.get(r.id as string) ?? [],
+      })),
+      total,
+    };
+  }
+
+  /** One archived job with its rows (see Ledger.getArchivedJob), read at once. */
+  getArchivedJobNow(id: string): ArchivedJobDetail | undefined {
+    const row = this.sql('SELECT * FROM archived_jobs WHERE id = ?').get(id) as Row | undefined;
+    if (!row) return undefined;
+    const ticket = this.sql('SELECT * FROM archived_tickets WHERE job_id = ?').get(id) as Row | undefined;
+    return {
+      job: jobFromRow(row),
+      archivedMs: row.archived_ms as number,
+      ticket: ticket ? ticketFromRow(ticket) : undefined,
+      apps: (
+        this.sql('SELECT * FROM archived_job_apps WHERE job_id = ? ORDER BY ordinal').all(id) as Row[]
+      ).map(jobAppFromRow),
+      decisions: (
+        this.sql('SELECT * FROM archived_decisions WHERE job_id = ? ORDER BY id').all(id) as Row[]
+      ).map(decisionFromRow),
+      actions: (this.sql('SELECT * FROM archived_actions WHERE job_id = ? ORDER BY id').all(id) as Row[]).map(
+        actionFromRow,
+      ),
+    };
+  }
+
+  archiveClosedJobs(o: { closedBeforeMs: number; limit: number }): Promise<ArchiveBatch> {
+    return settled(() => {
+      const { jobIds, rows } = this.archiveClosedJobsNow(o.closedBeforeMs, o.limit);
+      return { jobIds, rows };
+    });
+  }
+
+  deleteArchivedJobs(o: { closedBeforeMs: number; limit: number }): Promise<ArchiveBatch> {
+    return settled(() => this.deleteArchivedJobsNow(o.closedBeforeMs, o.limit));
+  }
+
+  listArchivedJobs(query?: JobQuery): Promise<{ jobs: ArchivedJob[]; total: number }> {
+    return settled(() => this.listArchivedJobsNow(query));
+  }
+
+  getArchivedJob(id: string): Promise<ArchivedJobDetail | undefined> {
+    return settled(() => this.getArchivedJobNow(id));
   }
 
   // --- small named values (learned estimates, controller state) ---------------------------

@@ -200,6 +200,135 @@ export const MIGRATIONS: ReadonlyArray<{ version: number; name: string; sql: str
       ALTER TABLE jobs ADD COLUMN predicted_finish_ms INTEGER;
     `,
   },
+  {
+    version: 7,
+    name: 'the archive: closed jobs moved out of the live tables, and their totals',
+    // A ledger that keeps every job forever grows without end, and so does what an instance on
+    // PostgreSQL holds in memory (its working copy). Closed jobs older than
+    // ledger.retention.archiveAfterDays are moved, with their decisions, actions, idempotent
+    // answers, tickets and apps, into these tables, a batch per transaction (src/store/ledger.ts,
+    // archiveClosedJobsNow). Each keeps its live table's columns in the same order (a migration
+    // that adds a column to a live table adds it here too); archived_jobs adds when it was moved.
+    // No foreign keys: a job and its rows are moved and deleted together. An idempotency key
+    // may be used again once its job is archived, so its archived rows are keyed by the job too.
+    // archive_totals holds the counts of the archived jobs as job_totals does for the live ones:
+    // countJobs adds both, and deleting archived jobs (ledger.retention.deleteAfterDays) keeps
+    // them counted. jobs_closed finds the jobs to archive; idempotency_job moves a job's keys.
+    sql: `
+      CREATE TABLE archived_jobs (
+        id TEXT PRIMARY KEY,
+        name TEXT NOT NULL,
+        user TEXT NOT NULL,
+        submitter TEXT NOT NULL,
+        source TEXT NOT NULL,
+        job_type TEXT NOT NULL,
+        maps INTEGER NOT NULL,
+        reduces INTEGER NOT NULL,
+        input_bytes INTEGER NOT NULL,
+        arrival_ms INTEGER NOT NULL,
+        deadline_ms INTEGER NOT NULL,
+        decision TEXT NOT NULL,
+        reason TEXT,
+        estimated_finish_ms INTEGER,
+        earliest_deadline_ms INTEGER,
+        queue TEXT,
+        label TEXT,
+        priority INTEGER,
+        app_id TEXT,
+        state TEXT NOT NULL,
+        outcome TEXT,
+        finished_ms INTEGER,
+        energy_joules REAL,
+        spec TEXT NOT NULL,
+        created_ms INTEGER NOT NULL,
+        updated_ms INTEGER NOT NULL,
+        predicted_finish_ms INTEGER,
+        archived_ms INTEGER NOT NULL
+      );
+      CREATE INDEX archived_jobs_created ON archived_jobs (created_ms, id);
+      CREATE INDEX archived_jobs_decision_created ON archived_jobs (decision, created_ms, id);
+      CREATE INDEX archived_jobs_state_created ON archived_jobs (state, created_ms, id);
+      CREATE INDEX archived_jobs_queue_created ON archived_jobs (queue, created_ms, id);
+      CREATE INDEX archived_jobs_user_created ON archived_jobs (user, created_ms, id);
+      CREATE INDEX archived_jobs_updated ON archived_jobs (updated_ms);
+
+      CREATE TABLE archived_decisions (
+        id INTEGER PRIMARY KEY,
+        job_id TEXT NOT NULL,
+        at_ms INTEGER NOT NULL,
+        policy TEXT NOT NULL,
+        decision TEXT NOT NULL,
+        detail TEXT NOT NULL
+      );
+      CREATE INDEX archived_decisions_job ON archived_decisions (job_id);
+
+      CREATE TABLE archived_actions (
+        id INTEGER PRIMARY KEY,
+        job_id TEXT,
+        kind TEXT NOT NULL,
+        payload TEXT NOT NULL,
+        status TEXT NOT NULL,
+        attempts INTEGER NOT NULL,
+        result TEXT,
+        error TEXT,
+        created_ms INTEGER NOT NULL,
+        updated_ms INTEGER NOT NULL
+      );
+      CREATE INDEX archived_actions_job ON archived_actions (job_id);
+
+      CREATE TABLE archived_idempotency (
+        submitter TEXT NOT NULL,
+        key TEXT NOT NULL,
+        request_hash TEXT NOT NULL,
+        job_id TEXT NOT NULL,
+        status INTEGER NOT NULL,
+        response TEXT NOT NULL,
+        created_ms INTEGER NOT NULL,
+        PRIMARY KEY (job_id, submitter, key)
+      );
+
+      CREATE TABLE archived_tickets (
+        job_id TEXT PRIMARY KEY,
+        status TEXT NOT NULL,
+        expires_ms INTEGER NOT NULL,
+        app_id TEXT,
+        detail TEXT NOT NULL,
+        created_ms INTEGER NOT NULL,
+        updated_ms INTEGER NOT NULL,
+        client_state TEXT,
+        client_exit_code INTEGER,
+        client_seen_ms INTEGER
+      );
+
+      CREATE TABLE archived_job_apps (
+        app_id TEXT PRIMARY KEY,
+        job_id TEXT NOT NULL,
+        ordinal INTEGER NOT NULL,
+        state TEXT NOT NULL,
+        final_status TEXT,
+        queue TEXT,
+        started_ms INTEGER,
+        finished_ms INTEGER,
+        created_ms INTEGER NOT NULL,
+        updated_ms INTEGER NOT NULL
+      );
+      CREATE INDEX archived_job_apps_job ON archived_job_apps (job_id, ordinal);
+
+      CREATE TABLE archive_totals (
+        decision TEXT NOT NULL,
+        state TEXT NOT NULL,
+        outcome TEXT NOT NULL,
+        label TEXT NOT NULL,
+        n INTEGER NOT NULL,
+        energy_joules REAL NOT NULL,
+        energy_n INTEGER NOT NULL,
+        PRIMARY KEY (decision, state, outcome, label)
+      );
+
+      CREATE INDEX jobs_closed ON jobs (state, updated_ms);
+      CREATE INDEX idempotency_job ON idempotency (job_id);
+    `,
+  },
 ];
 
 /** Tables derived from others by triggers: each ledger keeps its own, none is shipped. */

@@ -28,6 +28,19 @@ export const JOB_STATES = [
   'expired',
   'cancelled',
 ] as const satisfies readonly JobState[];
+/**
+ * The states a job ends in: it is followed no more, and once it has been closed longer than
+ * ledger.retention.archiveAfterDays it may be archived (Ledger.archiveClosedJobs).
+ */
+export const CLOSED_JOB_STATES = [
+  'rejected',
+  'finished',
+  'failed',
+  'killed',
+  'lost',
+  'expired',
+  'cancelled',
+] as const satisfies readonly JobState[];
 export type Outcome = 'met' | 'missed';
 export type ActionStatus = 'pending' | 'done' | 'failed' | 'skipped';
 
@@ -174,6 +187,32 @@ export interface ActionCount {
   n: number;
 }
 
+/** An archived job as a page of the archive lists it: its row, when it was moved, its ticket and apps. */
+export interface ArchivedJob {
+  job: JobRecord;
+  /**
+   * When it was moved; null for a job past the cutoff that a PostgreSQL ledger's load left in
+   * the live tables and that is not moved yet (PostgresLedgerOptions.archiveAfterMs).
+   */
+  archivedMs: number | null;
+  ticket: TicketRecord | undefined;
+  apps: JobAppRecord[];
+}
+
+/** One archived job with everything recorded of it. */
+export interface ArchivedJobDetail extends ArchivedJob {
+  decisions: DecisionRecord[];
+  actions: ActionRecord[];
+}
+
+/** What one batch of archiving (or of deleting from the archive) moved, table by table. */
+export interface ArchiveBatch {
+  /** The jobs moved (or deleted), in no particular order. */
+  jobIds: string[];
+  /** Rows per table: jobs, decisions, actions, idempotency, tickets, job_apps. */
+  rows: Record<string, number>;
+}
+
 /**
  * The fields a job's row is written with; the ledger stamps createdMs and updatedMs. A new job
  * has no predicted finish yet unless one is given.
@@ -233,7 +272,7 @@ export interface Ledger {
   updateJob(id: string, patch: JobPatch): JobRecord;
   getJob(id: string): JobRecord | undefined;
   getJobByAppId(appId: string): JobRecord | undefined;
-  /** Newest first, a page at a time, with the total matching. */
+  /** The live jobs (none archived), newest first, a page at a time, with the total matching. */
   listJobs(query?: JobQuery): { jobs: JobRecord[]; total: number };
   /** Admitted jobs not yet ended, by deadline: the queue admission state is rebuilt from. */
   openAdmittedJobs(): JobRecord[];
@@ -244,8 +283,9 @@ export interface Ledger {
    */
   openAdmittedJobsReused(): JobRecord[];
   countOpenAdmittedJobs(): number;
+  /** Every job ever decided, archived and deleted ones included, by decision, state and outcome. */
   countJobs(): JobCount[];
-  /** The energy of the admitted jobs (those that recorded one), by partition label. */
+  /** The energy of the admitted jobs (those that recorded one, archived ones too), by partition label. */
   admittedEnergyByLabel(): Array<{ label: string | null; joules: number }>;
 
   /** Records a decision on a job; returns its id. */
@@ -311,6 +351,27 @@ export interface Ledger {
    * app ended: jobs between apps, waiting for their client's next app or its exit.
    */
   jobsBetweenApps(): JobRecord[];
+
+  /**
+   * The archive (ledger.retention), the one part of the ledger that is not synchronous: closed
+   * jobs moved out of the live tables, which nothing loads at start and no method above reads.
+   *
+   * archiveClosedJobs moves, in one transaction, up to `limit` jobs closed (CLOSED_JOB_STATES)
+   * and last written before `closedBeforeMs`, none with a pending action or a waiting ticket,
+   * with their decisions, actions, idempotent answers, tickets and apps; the totals countJobs
+   * reads stay as they were. Resolves once the batch is durable. Writer only (a follower's or a
+   * fenced ledger's rejects as a write does); outside a transaction.
+   */
+  archiveClosedJobs(o: { closedBeforeMs: number; limit: number }): Promise<ArchiveBatch>;
+  /**
+   * Deletes from the archive, in one transaction, up to `limit` archived jobs last written
+   * before `closedBeforeMs`, with their rows (their totals stay counted). Writer only.
+   */
+  deleteArchivedJobs(o: { closedBeforeMs: number; limit: number }): Promise<ArchiveBatch>;
+  /** The archived jobs, newest first (then by id), a page at a time, with the total matching. */
+  listArchivedJobs(query?: JobQuery): Promise<{ jobs: ArchivedJob[]; total: number }>;
+  /** One archived job with its decisions and actions; undefined when the archive has none. */
+  getArchivedJob(id: string): Promise<ArchivedJobDetail | undefined>;
 
   /** A small named value (learned estimates, controller state), as JSON. */
   getValue<T>(key: string): T | undefined;

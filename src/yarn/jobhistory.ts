@@ -1,8 +1,25 @@
 import type { Tree } from './format';
 import { appIdToJobId } from './ids';
 import type { Endpoint } from './limits';
-import { jobsList, mapJob, mapTask, mapTaskAttempt, mapTaskAttempts, tasksList } from './mapping';
-import type { JobSummary, TaskAttemptReport, TaskReport, TaskType, TimeWindowQuery } from './model';
+import {
+  jobsList,
+  mapJob,
+  mapJobCounters,
+  mapTask,
+  mapTaskAttempt,
+  mapTaskAttempts,
+  mapTaskCounters,
+  tasksList,
+} from './mapping';
+import type {
+  JobCounters,
+  JobSummary,
+  TaskAttemptReport,
+  TaskCounters,
+  TaskReport,
+  TaskType,
+  TimeWindowQuery,
+} from './model';
 import { HttpTransport, withUrl, type QueryValue, type TransportOptions } from './transport';
 
 export interface JobQuery extends TimeWindowQuery {
@@ -88,6 +105,16 @@ export class JobHistoryClient {
   /** Tasks of the MapReduce job behind a YARN application id (application_X_N → job_X_N). */
   tasksOfApp(appId: string, type?: TaskType): Promise<TaskReport[]> {
     return this.tasks(appIdToJobId(appId), type);
+  }
+
+  /** The job's counters: totals and the maps' and reduces' shares (HDFS_BYTES_READ, ...). */
+  jobCounters(jobId: string): Promise<JobCounters> {
+    return this.read('jobs', `/jobs/${seg(jobId)}/counters`, mapJobCounters);
+  }
+
+  /** One task's counters (a map's HDFS_BYTES_READ, a reduce's REDUCE_SHUFFLE_BYTES). */
+  taskCounters(jobId: string, taskId: string): Promise<TaskCounters> {
+    return this.read('tasks', `/jobs/${seg(jobId)}/tasks/${seg(taskId)}/counters`, mapTaskCounters);
   }
 
   task(jobId: string, taskId: string): Promise<TaskReport> {

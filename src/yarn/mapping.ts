@@ -17,6 +17,7 @@ import type {
   ClusterMetrics,
   ContainerReport,
   FileStatus,
+  JobCounters,
   JobSummary,
   LabelMapping,
   NewApplication,
@@ -31,6 +32,7 @@ import type {
   ResourceRequestInfo,
   SchedulerInfo,
   TaskAttemptReport,
+  TaskCounters,
   TaskReport,
   TaskRun,
   TaskType,
@@ -820,6 +822,33 @@ function mapTaskAttemptNode(n: Node): TaskAttemptReport {
 
 export const mapTaskAttempts = listOf('taskAttempts', 'taskAttempt', mapTaskAttemptNode);
 export const mapTaskAttempt = itemOf('taskAttempt', mapTaskAttemptNode);
+
+/** `{jobCounters: {id, counterGroup: [{counterGroupName, counter: [{name, totalCounterValue, ...}]}]}}`. */
+export function mapJobCounters(tree: Tree): JobCounters {
+  const out: Record<string, { total: number; map: number; reduce: number }> = {};
+  for (const g of root(tree).req('jobCounters').listOf('counterGroup'))
+    for (const c of g.listOf('counter')) {
+      const name = c.req('name').str();
+      if (Object.hasOwn(out, name)) continue;
+      out[name] = {
+        total: c.get('totalCounterValue').numOr(0),
+        map: c.get('mapCounterValue').numOr(0),
+        reduce: c.get('reduceCounterValue').numOr(0),
+      };
+    }
+  return out;
+}
+
+/** `{jobTaskCounters: {id, taskCounterGroup: [{counterGroupName, counter: [{name, value}]}]}}`. */
+export function mapTaskCounters(tree: Tree): TaskCounters {
+  const out: Record<string, number> = {};
+  for (const g of root(tree).req('jobTaskCounters').listOf('taskCounterGroup'))
+    for (const c of g.listOf('counter')) {
+      const name = c.req('name').str();
+      if (!Object.hasOwn(out, name)) out[name] = c.get('value').numOr(0);
+    }
+  return out;
+}
 
 // --- WebHDFS ---------------------------------------------------------------------------------
 

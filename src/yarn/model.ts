@@ -426,6 +426,20 @@ export interface TaskAttemptReport extends TaskRun {
   mergeFinishTime?: number;
 }
 
+/**
+ * A job's counters (`/jobs/{id}/counters`): by counter name (`HDFS_BYTES_READ`,
+ * `REDUCE_SHUFFLE_BYTES`, ...), its total and its maps' and reduces' shares. A name found in
+ * two groups keeps the first group's (the file system counters come before the others).
+ */
+export interface JobCounters {
+  readonly [name: string]: { readonly total: number; readonly map: number; readonly reduce: number };
+}
+
+/** A task's counters (`/jobs/{id}/tasks/{taskid}/counters`): by counter name, its value. */
+export interface TaskCounters {
+  readonly [name: string]: number;
+}
+
 // --- WebHDFS --------------------------------------------------------------------------------
 
 /** One entry of WebHDFS `GETFILESTATUS` (`FileStatus`) or `LISTSTATUS` (`FileStatuses.FileStatus[]`). */

@@ -263,6 +263,8 @@ describe('the HTTP API', () => {
         '/api/v1/docs',
         '/api/v1/leader',
         '/api/v1/openapi.json',
+        '/api/v1/replays',
+        '/api/v1/replays/{id}',
         '/api/v1/stats',
         '/healthz',
         '/metrics',

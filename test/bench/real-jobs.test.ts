@@ -147,13 +147,24 @@ describe('the overcommitted and the honest cluster (REAL_JOBS_NODES)', () => {
     expect(clusterKinds({ REAL_JOBS_CLUSTER: 'ready.json', REAL_JOBS_NODES: 'honest' })).toEqual(['honest']);
   });
 
-  it('starts the honest one with 2 vcores and 4 GB a node, and sets the sidecar’s nodeCores to match', () => {
-    expect(clusterOptions('overcommitted', {})).toEqual({});
-    expect(clusterOptions('honest', {})).toEqual({ nmVcores: 2, nmMemoryMb: 4096 });
-    expect(clusterOptions('honest', { REAL_JOBS_NM_VCORES: '4', REAL_JOBS_NM_MEMORY_MB: '8192' })).toEqual({
-      nmVcores: 4,
-      nmMemoryMb: 8192,
+  it('starts the honest one with 2 vcores and 4 GB a node, realtime guaranteed them all, and sets the sidecar’s nodeCores to match', () => {
+    expect(clusterOptions('overcommitted', {})).toEqual({ priorityCap: 10 });
+    expect(clusterOptions('honest', {})).toEqual({
+      nmVcores: 2,
+      nmMemoryMb: 4096,
+      realtimeCapacity: 100,
+      priorityCap: 10,
     });
+    expect(
+      clusterOptions('honest', {
+        REAL_JOBS_NM_VCORES: '4',
+        REAL_JOBS_NM_MEMORY_MB: '8192',
+        REAL_JOBS_REALTIME_CAPACITY: '50',
+      }),
+    ).toEqual({ nmVcores: 4, nmMemoryMb: 8192, realtimeCapacity: 50, priorityCap: 10 });
+    expect(() => clusterOptions('honest', { REAL_JOBS_REALTIME_CAPACITY: '120' })).toThrow(
+      'REAL_JOBS_REALTIME_CAPACITY must be at most 100, not 120',
+    );
     expect(() => clusterOptions('honest', { REAL_JOBS_NM_MEMORY_MB: '512' })).toThrow(
       'REAL_JOBS_NM_MEMORY_MB must be an integer >= 1024, not "512"',
     );
@@ -192,6 +203,7 @@ function job(o: Partial<JobRecord>): JobRecord {
     reason: null,
     arrivalMs: 0,
     estimatedSeconds: 30,
+    expectedSeconds: null,
     estimateFrom: null,
     exitCode: 0,
     apps: [],
@@ -245,6 +257,29 @@ describe('summarize', () => {
     expect(s.relError).toEqual({ n: 3, median: 0.5, p90: 0.75, max: 0.75 });
     expect(s.relErrorRecurring!.n).toBe(2);
     expect(s.relErrorRecurring!.median).toBeCloseTo(0.1);
+    // Without an expected finish the prediction is the bound: both figures agree.
+    expect(s.boundRelError).toEqual(s.relError);
+    expect(s.judgedOnHistory).toBe(0);
+  });
+
+  it('measures the prediction on the expected finish, the bound on the estimate', () => {
+    const profile = { source: 'profile', factor: 1.5, expected: 1, runs: 4 };
+    const s = summarize([
+      job({ expectedSeconds: 21, estimatedSeconds: 30, actualSeconds: 20, estimateFrom: profile }),
+      job({
+        expectedSeconds: 18,
+        estimatedSeconds: 27,
+        actualSeconds: 20,
+        estimateFrom: { source: 'default' },
+      }),
+    ]);
+    expect(s.relError!.median).toBeCloseTo(0.05, 12);
+    expect(s.relError!.max).toBeCloseTo(0.1, 12);
+    expect(s.boundRelError!.median).toBeCloseTo(0.35, 12);
+    expect(s.boundRelError!.max).toBeCloseTo(0.5, 12);
+    // The bound above the actual is no underestimate, though the expected finish was below it.
+    expect(s.underestimated).toBe(0);
+    expect(s.judgedOnHistory).toBe(1);
   });
 
   it('has no error figures without admitted jobs', () => {
@@ -294,6 +329,12 @@ describe('thresholdViolations', () => {
       'sparse: share of feasible-alone jobs admitted 0.33 < 0.90',
     ]);
     expect(thresholdViolations(bad, {})).toEqual([]);
+    // The first-run stream, when run: at most one miss, and none judged on a profile.
+    const onHistory = summarize([job({ estimateFrom: { source: 'profile' } })]);
+    expect(acceptanceViolations({ first: onHistory, sparse: good, dense: good })).toEqual([
+      'first: jobs judged on a profile 1 > 0',
+    ]);
+    expect(acceptanceViolations({ first: good, sparse: good, dense: good })).toEqual([]);
     expect(thresholdViolations(summarize([]), {})).toEqual(['no jobs to judge']);
   });
 });

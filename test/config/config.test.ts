@@ -117,7 +117,12 @@ describe('configuration', () => {
   });
 
   it('selects a PostgreSQL ledger by URL, from the file or YSS_LEDGER_*, never echoing a bad URL', () => {
-    expect(buildConfig({}).ledger).toEqual({ path: './data/ledger.db', poolSize: 4, flushTimeoutMs: 5_000 });
+    expect(buildConfig({}).ledger).toEqual({
+      path: './data/ledger.db',
+      poolSize: 4,
+      flushTimeoutMs: 5_000,
+      retention: { enabled: true, archiveAfterDays: 30, batchJobs: 500, intervalSeconds: 60 },
+    });
     const config = buildConfig(
       { ledger: { url: 'postgres://yss:pw-in-file@db:5432/yss' } },
       {

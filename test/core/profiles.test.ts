@@ -21,7 +21,8 @@ import {
 import { ValidationError } from '../../src/errors/validation';
 import { issuesOf } from '../validation-issues';
 
-const O = DEFAULT_PROFILE_OPTIONS;
+/** The worked examples' options: 3 errors needed before their quantile alone judges. */
+const O = { ...DEFAULT_PROFILE_OPTIONS, minErrorSamples: 3 };
 const CLASS: Estimates = {
   eta: 1,
   mapCostMax: 0.5,
@@ -183,14 +184,47 @@ describe('profiles of recurring jobs', () => {
 
     it("is the errors' p95 once three are known, the margin at least before", () => {
       const errs = (e: number[]) => profileOf(e.map((error) => run({ error })));
-      expect(errorFactor(errs([1.1, 0.9, 1.3]), O)).toEqual({ factor: 1.3, errors: 3, quantileError: 1.3 });
-      expect(errorFactor(errs([1.1, 0.9]), O)).toEqual({ factor: 1.25, errors: 2, quantileError: 1.1 });
+      expect(errorFactor(errs([1.1, 0.9, 1.3]), O)).toEqual({
+        factor: 1.3,
+        errors: 3,
+        quantileError: 1.3,
+        expected: 1.1,
+      });
+      expect(errorFactor(errs([1.1, 0.9]), O)).toEqual({
+        factor: 1.25,
+        errors: 2,
+        quantileError: 1.1,
+        expected: 1,
+      });
       expect(errorFactor(errs([0.7, 0.8, 0.75, 0.7]), O).factor).toBe(0.8);
       expect(errorFactor(errs([0.1, 0.2, 0.1]), O).factor).toBe(0.5);
       expect(errorFactor(errs([9, 9, 9]), O).factor).toBe(4);
       // Twenty errors: p95 by nearest rank is the 19th, so one outlier is left out.
       const twenty = [...Array.from({ length: 19 }, () => 1.05), 3];
       expect(errorFactor(errs(twenty), O).factor).toBe(1.05);
+    });
+
+    it("by default needs 10 errors: before, at least the margin over the errors' median", () => {
+      const errs = (e: number[]) => profileOf(e.map((error) => run({ error })));
+      const D = DEFAULT_PROFILE_OPTIONS;
+      expect(D.minErrorSamples).toBe(10);
+      // p95 of three is 1.3; 1.25 x their median 1.1 is 1.375.
+      expect(errorFactor(errs([1.1, 0.9, 1.3]), D).factor).toBeCloseTo(1.375, 12);
+      // A run of 1.06, 1.0, 0.98 and 1.02 (a quiet job): 1.25 x 1.01, not 1.06.
+      expect(errorFactor(errs([1.06, 1.0, 0.98, 1.02]), D).factor).toBeCloseTo(1.2625, 12);
+      // Nine errors: still the floor; the tenth lets the quantile alone judge.
+      const nine = [1, 1, 1, 1, 1, 1, 1, 1, 1.1];
+      expect(errorFactor(errs(nine), D).factor).toBe(1.25);
+      expect(errorFactor(errs([...nine, 1]), D).factor).toBe(1.1);
+      expect(errorFactor(profileOf([run()]), D).factor).toBe(1.25);
+    });
+
+    it("predicts at the errors' median: x1 before any, within the factor's bounds", () => {
+      const errs = (e: number[]) => profileOf(e.map((error) => run({ error })));
+      expect(errorFactor(profileOf([run()]), O).expected).toBe(1);
+      expect(errorFactor(errs([1.2, 0.8, 1.6, 1.0]), O).expected).toBeCloseTo(1.1, 12);
+      expect(errorFactor(errs([0.1, 0.2, 0.1]), O).expected).toBe(0.5);
+      expect(errorFactor(errs([9, 9, 9]), O).expected).toBe(4);
     });
 
     it('nearest rank: p95 of three is the largest, p50 of four the second', () => {
@@ -217,6 +251,7 @@ describe('profiles of recurring jobs', () => {
         profile: 'wordcount@alice/default',
         workloadClass: 'cpu',
         factor: 1.25,
+        expected: 1,
         text: 'no history for profile wordcount@alice/default: class cpu default + margin 25 %',
       });
       expect(r.estimates.setupSeconds).toBe(12.5);
@@ -239,6 +274,7 @@ describe('profiles of recurring jobs', () => {
         errors: 3,
         quantile: 0.95,
         factor: 1.3,
+        expected: 1.1,
         text: 'profile wc, 4 runs, p95 of 3 errors: x1.3',
       });
       // Every run alike, maps 10 s over 64 MB: no two sizes to fit on, and the class's 0.5 s/MB

@@ -115,6 +115,7 @@ beforeAll(async () => {
 }, 60_000);
 
 afterAll(async () => {
+  await sampler.stop();
   await stopAll();
   tmp?.cleanup();
 });
@@ -132,6 +133,38 @@ async function appsBySidecarId(): Promise<Map<string, AppReport[]>> {
   }
   return out;
 }
+
+/** One read of the RM: the open apps the sidecar put there, with their state and priority. */
+type Snapshot = Array<{ id: string; state: string; priority: number }>;
+
+/** Reads the RM every 200 ms, from the first submission until the priority test has judged. */
+const sampler = {
+  snapshots: [] as Snapshot[],
+  running: false,
+  done: Promise.resolve(),
+  start(): void {
+    this.running = true;
+    this.done = (async () => {
+      while (this.running) {
+        const apps = await emu.rm.apps().catch(() => []);
+        this.snapshots.push(
+          apps
+            .filter((app) => !ENDED.has(app.state))
+            .map((app) => ({
+              id: decodeTags(app.applicationTags).sidecarId ?? '',
+              state: app.state,
+              priority: app.priority ?? 0,
+            })),
+        );
+        await new Promise((r) => setTimeout(r, 200));
+      }
+    })();
+  },
+  async stop(): Promise<void> {
+    this.running = false;
+    await this.done;
+  },
+};
 
 describe('50 deadline jobs through the sidecar onto the emulated RM', () => {
   it("starts from estimates at or above the emulator's worst-case task times", () => {
@@ -153,6 +186,7 @@ describe('50 deadline jobs through the sidecar onto the emulated RM', () => {
   });
 
   it('answers every submission at once: admitted with queue, priority and label, or rejected with a reason', async () => {
+    sampler.start();
     for (const j of jobs) answers.push(await sc.submit(j.body, { key: j.key }));
     for (const [i, a] of answers.entries()) {
       if (a.body.decision === 'admitted') {
@@ -227,42 +261,46 @@ describe('50 deadline jobs through the sidecar onto the emulated RM', () => {
     const laneOf = new Map(
       admittedOf().map(({ a }) => [a.body.id!, `${a.body.queue}|${a.body.label ?? ''}`]),
     );
-    let compared = 0;
-    let snapshots = 0;
+    // The rule (EDF with no preemption, He et al., Alg. 5.1 getPredecessor): for two open apps
+    // a, b of one lane with deadline(a) < deadline(b), priority(a) >= priority(b) unless b
+    // already runs (a started job keeps its place ahead of later arrivals).
+    const judge = (snap: Snapshot) => {
+      const open = snap.filter((app) => deadlineOf.has(app.id));
+      const bad: string[] = [];
+      let pairs = 0;
+      for (const a of open) {
+        for (const b of open) {
+          if (laneOf.get(a.id) !== laneOf.get(b.id) || !(deadlineOf.get(a.id)! < deadlineOf.get(b.id)!)) continue;
+          if (b.state === 'RUNNING') continue;
+          pairs++;
+          if (a.priority < b.priority) bad.push(`${a.id}(${a.priority}) before ${b.id}(${b.priority})`);
+        }
+      }
+      return { pairs, bad };
+    };
     // The sidecar reconciles priorities once a second; a snapshot taken between its writes may
-    // hold a stale value, so poll until one snapshot satisfies the rule everywhere. The rule (EDF
-    // with no preemption, seed Alg. 5.1 getPredecessor): for two open apps a, b of one lane with
-    // deadline(a) < deadline(b), priority(a) >= priority(b) unless b already runs (a started job
-    // keeps its place ahead of later arrivals).
-    const violations = await waitFor(
+    // hold a stale value, so one snapshot that compares something and satisfies the rule
+    // everywhere is asked for. Snapshots were taken from the first submission on, since apps wait
+    // (and so compare) mostly while the burst arrives: on a slow machine every app may already
+    // run by the time this test starts.
+    const found = await waitFor(
       'an EDF-consistent snapshot of the RM priorities',
       async () => {
-        snapshots++;
-        const open = (await emu.rm.apps()).filter(
-          (app) => !ENDED.has(app.state) && deadlineOf.has(decodeTags(app.applicationTags).sidecarId ?? ''),
-        );
-        const bad: string[] = [];
-        let pairs = 0;
-        for (const a of open) {
-          for (const b of open) {
-            const ia = decodeTags(a.applicationTags).sidecarId!;
-            const ib = decodeTags(b.applicationTags).sidecarId!;
-            if (laneOf.get(ia) !== laneOf.get(ib) || !(deadlineOf.get(ia)! < deadlineOf.get(ib)!)) continue;
-            if (b.state === 'RUNNING') continue;
-            pairs++;
-            if (a.priority! < b.priority!) bad.push(`${ia}(${a.priority}) before ${ib}(${b.priority})`);
-          }
+        for (const [i, snap] of sampler.snapshots.entries()) {
+          const { pairs, bad } = judge(snap);
+          if (pairs > 0 && bad.length === 0) return { pairs, index: i };
         }
-        // A snapshot where every app already runs compares nothing: wait for one that does.
-        if (bad.length > 0 || pairs === 0) return undefined;
-        compared = pairs;
-        return bad;
+        return undefined;
       },
       { procs: [sc.proc, emu.proc], timeoutMs: 15_000, intervalMs: 200 },
+    ).finally(() => sampler.stop());
+    const judged = sampler.snapshots.map(judge);
+    expect(found.pairs).toBeGreaterThan(0);
+    process.stdout.write(
+      `priority pairs compared: ${found.pairs} in snapshot ${found.index + 1} of ${judged.length}; ` +
+        `${judged.filter((j) => j.pairs > 0).length} snapshots compared something, ` +
+        `${judged.filter((j) => j.bad.length > 0).length} held a priority not yet reconciled\n`,
     );
-    expect(violations).toEqual([]);
-    expect(compared).toBeGreaterThan(0);
-    process.stdout.write(`priority pairs compared: ${compared} in snapshot ${snapshots}\n`);
   });
 
   it('finishes every admitted job by its deadline, and the ledger records them as met', async () => {

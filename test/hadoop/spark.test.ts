@@ -13,7 +13,7 @@
  * - the Pi as a recurring job: after 3 runs (the page's and two more) its 4th is estimated from
  *   its profile, within 25 % of what it took (the figures are printed). The sidecar judges a
  *   profile on its errors once 2 are known (admission.profiles.minErrorSamples 2), rather than
- *   with the 25 % margin it keeps by default until 3 are.
+ *   with the 25 % margin over their median it keeps by default until 10 are.
  */
 import { symlinkSync } from 'node:fs';
 import { request } from 'node:http';

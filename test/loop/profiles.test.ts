@@ -15,7 +15,12 @@ describe('profiles of recurring jobs, live', () => {
   beforeEach(() => (ledger = Ledger.open(':memory:')));
   afterEach(() => ledger.close());
 
-  const setup = () => learningSidecar(ledger, { auth: { tokens: [{ name: 'ops', token: TOKEN }] } });
+  // 3 errors known before their quantile alone judges (the default is 10): short histories.
+  const setup = (minErrorSamples = 3) =>
+    learningSidecar(ledger, {
+      auth: { tokens: [{ name: 'ops', token: TOKEN }] },
+      admission: { profiles: { minErrorSamples } },
+    });
   // 2 maps of 64 MB and one reduce: the AM's 12 s of set-up, maps of 10 s side by side, a reduce
   // of 20 s, 3 s of commit: 45 s from the answer to the app's end.
   const WORDCOUNT = { name: 'WordCount 2026-11-29', maps: 2, reduces: 1, inputBytes: 128 * MB };
@@ -32,6 +37,7 @@ describe('profiles of recurring jobs, live', () => {
       profile: 'wordcount@alice/realtime',
       workloadClass: 'cpu',
       factor: 1.25,
+      expected: 1,
       text: 'no history for profile wordcount@alice/realtime: class cpu default + margin 25 %',
     });
 
@@ -46,6 +52,8 @@ describe('profiles of recurring jobs, live', () => {
       factor: 1.25,
     });
     expect(secondsTo(second.res.body, t0)).toBeCloseTo(45 * 1.25, 6);
+    // The point prediction beside the bound: its own figures, no margin.
+    expect((Date.parse(second.res.body.expectedFinish as string) - t0) / 1000).toBeCloseTo(45, 2);
 
     // Two more runs as predicted: errors of 1, the last judged at 1.25 still (3 errors needed).
     for (let i = 0; i < 2; i++) await s.runTimed(WORDCOUNT, TIMELINE);
@@ -60,6 +68,11 @@ describe('profiles of recurring jobs, live', () => {
       text: 'profile wordcount@alice/realtime, 4 runs, p95 of 3 errors: x1',
     });
     expect(secondsTo(judged.body, t0)).toBeCloseTo(45, 6);
+    // Errors of 1: the point prediction is the bound, and is the job's first predicted finish.
+    expect(judged.body.expectedFinish).toBe(judged.body.estimatedFinish);
+    expect(ledger.getJob(judged.body.id as string)?.predictedFinishMs).toBe(
+      Date.parse(judged.body.expectedFinish as string),
+    );
 
     const view = s.sidecar.taskCosts().profiles;
     expect(view).toHaveLength(1);
@@ -77,6 +90,23 @@ describe('profiles of recurring jobs, live', () => {
     });
     expect(view[0]!.mapTaskSeconds + view[0]!.mapSecondsPerMb * 64).toBeCloseTo(10, 9);
     expect(view[0]!.reduceTaskSeconds + view[0]!.reduceSecondsPerMb * 128).toBeCloseTo(20, 9);
+  });
+
+  it("under the default 10 errors needed, judges a young profile at its errors' median + the margin", async () => {
+    const s = setup(10);
+    await s.sidecar.runOnce();
+    // Three runs as predicted, then one of 63 s where 45 s were predicted: errors 1, 1, 1.4.
+    for (let i = 0; i < 3; i++) await s.runTimed(WORDCOUNT, TIMELINE);
+    await s.runTimed(WORDCOUNT, { ...TIMELINE, reduces: [38] });
+    const t0 = s.now();
+    const next = await s.submit({ ...WORDCOUNT, deadline: 3600 });
+    // p95 of three is 1.4, above 1.25 x their median 1: the quantile wins; the prediction is x1.
+    expect(next.body.estimateFrom).toMatchObject({ source: 'profile', errors: 3, expected: 1 });
+    expect((next.body.estimateFrom as { factor: number }).factor).toBeCloseTo(1.4, 9);
+    expect((Date.parse(next.body.expectedFinish as string) - t0) / 1000).toBeCloseTo(45, 2);
+    expect(next.body.estimateFrom).toMatchObject({
+      text: 'profile wordcount@alice/realtime, 4 runs, 3 errors known: x1.4 (at least their median + margin 25 %)',
+    });
   });
 
   it('learns a run slower than predicted as an error above 1, and judges the next ones by it', async () => {

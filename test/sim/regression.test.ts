@@ -87,7 +87,9 @@ function figures(c: ClusterSpec, specs: PolicySpec[], seed: number, jobs: TraceJ
         outcomes: createHash('sha1')
           .update(
             JSON.stringify(
-              r.outcomes.map(({ workloadClass: _cls, ...o }) => ({
+              // Fields added after the figures were pinned (a class, the earliest deadline a
+              // rejection searched, null in these runs) are left out of the digest.
+              r.outcomes.map(({ workloadClass: _cls, earliestDeadline: _earliest, ...o }) => ({
                 ...o,
                 reason: o.reason === null ? null : o.reason.replace(/ \(class [^)]*\)$/, ''),
               })),

@@ -11,12 +11,21 @@ import { LedgerFencedError } from '../../src/errors/ledger-fenced';
 import { LedgerReadOnlyError } from '../../src/errors/ledger-read-only';
 import { LedgerUnavailableError } from '../../src/errors/ledger-unavailable';
 import {
+  ARCHIVE_TABLES,
   LEDGER_TABLES,
   PG_MIGRATIONS,
   openPostgresLedger,
   type PostgresLedger,
 } from '../../src/store/postgres';
-import type { JobCount, Ledger } from '../../src/store/types';
+import type {
+  ActionRecord,
+  DecisionRecord,
+  JobAppRecord,
+  JobCount,
+  JobRecord,
+  Ledger,
+  TicketRecord,
+} from '../../src/store/types';
 import fc from 'fast-check';
 import { jobRecord, tableRows } from './builders';
 import { postgresAvailability, startTestPostgres, type TestPostgres } from '../support/postgres';
@@ -678,7 +687,340 @@ describe.each(stores)('the ledger contract on $name', (store) => {
     ).toEqual(['direct', 'queued']);
     await expect(ledger.flush()).resolves.toBeUndefined();
   });
+
+  describe('the archive', () => {
+    it('moves exactly the closed jobs last written before the cutoff, with every row of theirs, and nothing open, recent or pending', async () => {
+      const { ledger, tick } = await open();
+      const h = seedHistory(ledger, tick);
+      const before = snapshotOf(ledger, h.all);
+      const totals = totalsOf(ledger);
+
+      const batch = await ledger.archiveClosedJobs({ closedBeforeMs: h.cutoff, limit: 100 });
+      expect([...batch.jobIds].sort()).toEqual([...h.archivable].sort());
+      expect(batch.rows).toEqual({
+        jobs: h.archivable.length,
+        // One decision per job, two for the lost one.
+        decisions: h.archivable.length + 1,
+        // A done submit per job, and the orphan done action.
+        actions: h.archivable.length + 1,
+        idempotency: 2,
+        tickets: 2,
+        job_apps: 3,
+      });
+      // Gone from every live table and read.
+      for (const id of h.archivable) {
+        expect(ledger.getJob(id)).toBeUndefined();
+        expect(ledger.decisionsOf(id)).toEqual([]);
+        expect(ledger.actionsOf(id)).toEqual([]);
+        expect(ledger.appsOf(id)).toEqual([]);
+        expect(ledger.getTicket(id)).toBeUndefined();
+      }
+      expect(ledger.findIdempotent('ci', 'key-old-finished')).toBeUndefined();
+      expect(ledger.getJobByAppId('application_1_0001')).toBeUndefined();
+      expect(ledger.getAction(h.orphanDone)).toBeUndefined();
+      // What stays live is exactly as it was.
+      expect(snapshotOf(ledger, h.kept)).toEqual(pick(before, h.kept));
+      expect(ledger.findIdempotent('ci', 'key-recent')?.jobId).toBe('recent-finished');
+      expect(ledger.getAction(h.orphanPending)?.status).toBe('pending');
+      expect(
+        ledger
+          .listJobs({ limit: 100 })
+          .jobs.map((j) => j.id)
+          .sort(),
+      ).toEqual([...h.kept].sort());
+      expect(
+        ledger
+          .openAdmittedJobs()
+          .map((j) => j.id)
+          .sort(),
+      ).toEqual(['old-running', 'old-waiting']);
+      // Every archived job reads back as it was, with its rows.
+      for (const id of h.archivable) {
+        const got = await ledger.getArchivedJob(id);
+        expect(got).toBeDefined();
+        expect({
+          job: got!.job,
+          decisions: got!.decisions,
+          actions: got!.actions,
+          apps: got!.apps,
+          ticket: got!.ticket,
+        }).toEqual(before[id]);
+        expect(got!.archivedMs).toBe(h.now());
+      }
+      expect(await ledger.getArchivedJob('recent-finished')).toBeUndefined();
+      expect(await ledger.getArchivedJob('none')).toBeUndefined();
+      // The totals count every job decided, archived ones too.
+      expect(totalsOf(ledger)).toEqual(totals);
+
+      // Nothing more is due; once its pending write is confirmed, the last old job goes too.
+      expect((await ledger.archiveClosedJobs({ closedBeforeMs: h.cutoff, limit: 100 })).jobIds).toEqual([]);
+      const pending = ledger.actionsOf('old-pending').find((a) => a.status === 'pending')!;
+      ledger.completeAction(pending.id, 'done');
+      expect((await ledger.archiveClosedJobs({ closedBeforeMs: h.cutoff, limit: 100 })).jobIds).toEqual([
+        'old-pending',
+      ]);
+      // The recent one, once the cutoff passes it.
+      tick(100_000);
+      expect((await ledger.archiveClosedJobs({ closedBeforeMs: 250_000, limit: 100 })).jobIds).toEqual([
+        'recent-finished',
+      ]);
+      expect(totalsOf(ledger)).toEqual(totals);
+      // New decisions and actions are numbered above every archived one.
+      ledger.insertJob(jobRecord('after'));
+      const top = Math.max(...Object.values(before).flatMap((b) => b.actions.map((a) => a.id)));
+      expect(ledger.enqueueAction('after', 'submit', {}).id).toBeGreaterThan(top);
+      const topDecision = Math.max(...Object.values(before).flatMap((b) => b.decisions.map((d) => d.id)));
+      expect(ledger.recordDecision('after', 'rtmr', 'admitted', {})).toBeGreaterThan(topDecision);
+    });
+
+    it('moves at most `limit` jobs a batch, each batch whole, until none is due', async () => {
+      const { ledger, tick } = await open();
+      ledger.transaction(() => {
+        for (let i = 0; i < 25; i++) {
+          const id = `c${String(i).padStart(2, '0')}`;
+          ledger.insertJob(jobRecord(id, { state: 'finished', outcome: 'met', finishedMs: 900 }));
+          ledger.recordDecision(id, 'rtmr', 'admitted', { i });
+          const a = ledger.enqueueAction(id, 'submit', { i });
+          ledger.completeAction(a.id, 'done');
+        }
+      });
+      tick(10_000);
+      const sizes: number[] = [];
+      const seen = new Set<string>();
+      for (;;) {
+        const b = await ledger.archiveClosedJobs({ closedBeforeMs: 5_000, limit: 10 });
+        sizes.push(b.jobIds.length);
+        expect(b.rows).toMatchObject({
+          jobs: b.jobIds.length,
+          decisions: b.jobIds.length,
+          actions: b.jobIds.length,
+        });
+        for (const id of b.jobIds) {
+          expect(seen.has(id)).toBe(false);
+          seen.add(id);
+          // Each job moved with its rows, in the same batch.
+          expect((await ledger.getArchivedJob(id))!.actions).toHaveLength(1);
+        }
+        if (b.jobIds.length === 0) break;
+      }
+      expect(sizes).toEqual([10, 10, 5, 0]);
+      expect(seen.size).toBe(25);
+      expect(ledger.listJobs().total).toBe(0);
+      await expect(ledger.archiveClosedJobs({ closedBeforeMs: 5_000, limit: 0 })).rejects.toThrow(RangeError);
+    });
+
+    it('pages through the archived jobs newest first, filtered, with their tickets and apps', async () => {
+      const { ledger, tick } = await open();
+      for (let i = 0; i < 12; i++) {
+        ledger.insertJob(
+          jobRecord(`a${String(i).padStart(2, '0')}`, {
+            state: i % 3 === 0 ? 'rejected' : 'finished',
+            decision: i % 3 === 0 ? 'rejected' : 'admitted',
+            user: i % 2 === 0 ? 'alice' : 'bob',
+            queue: i % 4 === 0 ? 'adhoc' : 'realtime',
+            outcome: i % 3 === 0 ? null : 'met',
+          }),
+        );
+        tick(10);
+      }
+      ledger.insertTicket({ jobId: 'a05', expiresMs: 9_000, detail: { tags: ['t'] } });
+      ledger.endTicket('a05', 'bound', 'application_7_0005');
+      ledger.updateJob('a05', { appId: 'application_7_0005' });
+      ledger.trackJobApp('a05', {
+        appId: 'application_7_0005',
+        state: 'FINISHED',
+        finalStatus: 'SUCCEEDED',
+        queue: 'root.realtime',
+        startedMs: 1_000,
+        finishedMs: 1_050,
+      });
+      ledger.insertJob(jobRecord('live', { state: 'finished', outcome: 'met' }));
+      tick(100_000);
+      // 'live' was written at the same time as a05's last rows: the cutoff leaves it out.
+      ledger.updateJob('live', { priority: 1 });
+      await ledger.archiveClosedJobs({ closedBeforeMs: 50_000, limit: 5 });
+      await ledger.archiveClosedJobs({ closedBeforeMs: 50_000, limit: 5 });
+      await ledger.archiveClosedJobs({ closedBeforeMs: 50_000, limit: 5 });
+      const ids = (page: { jobs: Array<{ job: JobRecord }> }) => page.jobs.map((j) => j.job.id);
+      const all = await ledger.listArchivedJobs({ limit: 100 });
+      expect(all.total).toBe(12);
+      expect(ids(all)).toEqual(Array.from({ length: 12 }, (_, i) => `a${String(11 - i).padStart(2, '0')}`));
+      expect(ids(await ledger.listArchivedJobs({ limit: 5, offset: 5 }))).toEqual([
+        'a06',
+        'a05',
+        'a04',
+        'a03',
+        'a02',
+      ]);
+      const rejected = await ledger.listArchivedJobs({ decision: 'rejected', limit: 2 });
+      expect([ids(rejected), rejected.total]).toEqual([['a09', 'a06'], 4]);
+      const bob = await ledger.listArchivedJobs({ user: 'bob', state: 'finished' });
+      expect([ids(bob), bob.total]).toEqual([['a11', 'a07', 'a05', 'a01'], 4]);
+      expect(ids(await ledger.listArchivedJobs({ queue: 'adhoc' }))).toEqual(['a08', 'a04', 'a00']);
+      const a05 = all.jobs.find((j) => j.job.id === 'a05')!;
+      expect(a05.ticket).toMatchObject({
+        status: 'bound',
+        appId: 'application_7_0005',
+        detail: { tags: ['t'] },
+      });
+      expect(a05.apps.map((a) => [a.appId, a.ordinal, a.state])).toEqual([
+        ['application_7_0005', 1, 'FINISHED'],
+      ]);
+      expect(all.jobs.find((j) => j.job.id === 'a04')).toMatchObject({ ticket: undefined, apps: [] });
+      expect(ledger.listJobs().jobs.map((j) => j.id)).toEqual(['live']);
+      expect((await ledger.listArchivedJobs({ user: 'nobody' })).total).toBe(0);
+    });
+
+    it('deletes archived jobs only past their own cutoff, with their rows, and keeps their totals', async () => {
+      const { ledger, tick } = await open();
+      const h = seedHistory(ledger, tick);
+      const totals = totalsOf(ledger);
+      await ledger.archiveClosedJobs({ closedBeforeMs: h.cutoff, limit: 100 });
+      // Nothing archived is older than 1,000 ms: nothing is deleted.
+      const none = await ledger.deleteArchivedJobs({ closedBeforeMs: 1_000, limit: 100 });
+      expect(none.jobIds).toEqual([]);
+      expect((await ledger.listArchivedJobs()).total).toBe(h.archivable.length);
+      // Two at a time: the old ones go, with their rows, and the orphan action.
+      const first = await ledger.deleteArchivedJobs({ closedBeforeMs: h.cutoff, limit: 2 });
+      expect(first.jobIds).toHaveLength(2);
+      expect(first.rows.actions).toBe(3);
+      for (const id of first.jobIds) expect(await ledger.getArchivedJob(id)).toBeUndefined();
+      let left = h.archivable.length - 2;
+      for (;;) {
+        const b = await ledger.deleteArchivedJobs({ closedBeforeMs: h.cutoff, limit: 2 });
+        if (b.jobIds.length === 0) break;
+        left -= b.jobIds.length;
+      }
+      expect(left).toBe(0);
+      expect(await ledger.listArchivedJobs()).toEqual({ jobs: [], total: 0 });
+      expect(totalsOf(ledger)).toEqual(totals);
+      for (const id of h.kept) expect(ledger.getJob(id)?.id).toBe(id);
+    });
+  });
 });
+
+/**
+ * A ledger's history for the archive's cases: closed jobs of every kind written at 1,000 ms (with
+ * decisions, actions, idempotent answers, tickets and apps), an open one, a closed one with a
+ * pending write, actions of no job (one confirmed, one pending), and a job closed at 200,000 ms.
+ * The cutoff, 50,000 ms, falls between.
+ */
+function seedHistory(ledger: Ledger, tick: (ms: number) => void) {
+  let at = 1_000;
+  const step = (ms: number) => {
+    tick(ms);
+    at += ms;
+  };
+  const closed: Array<[string, Partial<JobRecord>]> = [
+    [
+      'old-finished',
+      { state: 'finished', outcome: 'met', finishedMs: 900, energyJoules: 12.5, label: 'gpu' },
+    ],
+    ['old-missed', { state: 'finished', outcome: 'missed', finishedMs: 950, energyJoules: 3 }],
+    ['old-rejected', { decision: 'rejected', state: 'rejected', reason: { kind: 'no-capacity' } }],
+    ['old-failed', { state: 'failed', finishedMs: 990 }],
+    ['old-lost', { state: 'lost', finishedMs: 990 }],
+    ['old-expired', { state: 'expired' }],
+    ['old-cancelled', { state: 'cancelled' }],
+  ];
+  let orphanDone = 0;
+  let orphanPending = 0;
+  ledger.transaction(() => {
+    for (const [id, over] of closed) {
+      ledger.insertJob(jobRecord(id, over));
+      ledger.recordDecision(id, 'rtmr', over.decision ?? 'admitted', { id });
+      const a = ledger.enqueueAction(id, 'submit', { id });
+      ledger.markActionAttempt(a.id);
+      ledger.completeAction(a.id, 'done', { ok: true });
+    }
+    ledger.recordDecision('old-lost', 'reconcile', 'lost', { app: 'gone' });
+    ledger.saveIdempotent('ci', 'key-old-finished', {
+      requestHash: 'h1',
+      jobId: 'old-finished',
+      status: 201,
+      response: { id: 'old-finished' },
+    });
+    ledger.saveIdempotent('ci', 'key-old-rejected', {
+      requestHash: 'h2',
+      jobId: 'old-rejected',
+      status: 200,
+      response: { id: 'old-rejected' },
+    });
+    ledger.updateJob('old-finished', { appId: 'application_1_0001' });
+    const app = (appId: string) => ({
+      appId,
+      state: 'FINISHED',
+      finalStatus: 'SUCCEEDED',
+      queue: 'root.realtime',
+      startedMs: 500,
+      finishedMs: 900,
+    });
+    ledger.trackJobApp('old-finished', app('application_1_0001'));
+    ledger.trackJobApp('old-finished', app('application_1_0002'));
+    ledger.insertTicket({ jobId: 'old-expired', expiresMs: 800, detail: { tags: ['x'] } });
+    ledger.endTicket('old-expired', 'expired');
+    ledger.insertTicket({ jobId: 'old-cancelled', expiresMs: 800, detail: null });
+    ledger.endTicket('old-cancelled', 'bound', 'application_1_0003');
+    ledger.trackJobApp('old-cancelled', app('application_1_0003'));
+    ledger.reportClient('old-cancelled', 'exited', 0, 950);
+    // Open, or closed with a write still pending: never archived, however old.
+    ledger.insertJob(jobRecord('old-running', { state: 'running', appId: 'application_1_0009' }));
+    ledger.insertJob(jobRecord('old-pending', { state: 'finished', outcome: 'met' }));
+    ledger.enqueueAction('old-pending', 'set-priority', { priority: 1 });
+    ledger.insertJob(jobRecord('old-waiting', { state: 'accepted' }));
+    ledger.insertTicket({ jobId: 'old-waiting', expiresMs: 900_000, detail: null });
+    const o = ledger.enqueueAction(null, 'refresh', {});
+    ledger.completeAction(o.id, 'done');
+    orphanDone = o.id;
+    orphanPending = ledger.enqueueAction(null, 'refresh', {}).id;
+  });
+  step(199_000);
+  ledger.insertJob(jobRecord('recent-finished', { state: 'finished', outcome: 'met', finishedMs: at }));
+  ledger.saveIdempotent('ci', 'key-recent', {
+    requestHash: 'h3',
+    jobId: 'recent-finished',
+    status: 201,
+    response: { id: 'recent-finished' },
+  });
+  const archivable = closed.map(([id]) => id);
+  const kept = ['old-running', 'old-pending', 'old-waiting', 'recent-finished'];
+  return {
+    cutoff: 50_000,
+    archivable,
+    kept,
+    all: [...archivable, ...kept],
+    orphanDone,
+    orphanPending,
+    now: () => at,
+  };
+}
+
+/** Every job of `ids` with its rows, as the live tables show them. */
+function snapshotOf(ledger: Ledger, ids: readonly string[]) {
+  const out: Record<
+    string,
+    {
+      job: JobRecord | undefined;
+      decisions: DecisionRecord[];
+      actions: ActionRecord[];
+      apps: JobAppRecord[];
+      ticket: TicketRecord | undefined;
+    }
+  > = {};
+  for (const id of ids)
+    out[id] = {
+      job: ledger.getJob(id),
+      decisions: ledger.decisionsOf(id),
+      actions: ledger.actionsOf(id),
+      apps: ledger.appsOf(id),
+      ticket: ledger.getTicket(id),
+    };
+  return out;
+}
+
+function pick<T>(all: Record<string, T>, ids: readonly string[]): Record<string, T> {
+  return Object.fromEntries(ids.map((id) => [id, all[id]!]));
+}
 
 /** Waits for `ok` (a condition, polled), failing after `timeoutMs` with `what`. */
 async function until(what: string, ok: () => boolean | Promise<boolean>, timeoutMs = 20_000): Promise<void> {
@@ -737,12 +1079,13 @@ async function rowsInPostgres(url: string): Promise<Record<string, unknown[]>> {
             )
             .all() as Array<{ name: string }>
         ).map((t) => t.name);
-        // Every table but those derived by triggers (rebuilt in each working copy) is shipped.
+        // Every table but those derived by triggers (rebuilt in each working copy) is shipped:
+        // the live ones loaded, the archive's not.
         expect([...tables].filter((t) => !DERIVED_TABLES.includes(t)).sort()).toEqual(
-          [...LEDGER_TABLES].sort(),
+          [...LEDGER_TABLES, ...ARCHIVE_TABLES].sort(),
         );
         const mapped: Record<string, string> = { INTEGER: 'bigint', REAL: 'double precision', TEXT: 'text' };
-        for (const t of LEDGER_TABLES) {
+        for (const t of [...LEDGER_TABLES, ...ARCHIVE_TABLES]) {
           const want = (
             sqlite.connection.prepare(`PRAGMA table_info(${t})`).all() as Array<{
               name: string;
@@ -775,8 +1118,9 @@ async function rowsInPostgres(url: string): Promise<Record<string, unknown[]>> {
         await client.query(
           'CREATE TABLE schema_version (version INT PRIMARY KEY, name TEXT NOT NULL, applied_at TIMESTAMPTZ NOT NULL DEFAULT now())',
         );
-        const before = PG_MIGRATIONS.filter((m) => !m.sql.includes('predicted_finish_ms'));
-        expect(before.length).toBe(PG_MIGRATIONS.length - 1);
+        const predicted = PG_MIGRATIONS.find((m) => m.sql.includes('predicted_finish_ms'))!.version;
+        const before = PG_MIGRATIONS.filter((m) => m.version < predicted);
+        expect(before.length).toBe(2);
         for (const m of before) {
           await client.query(m.sql);
           await client.query('INSERT INTO schema_version (version, name) VALUES ($1, $2)', [
@@ -980,6 +1324,417 @@ async function rowsInPostgres(url: string): Promise<Record<string, unknown[]>> {
       await follower.flush();
       leader.insertJob(jobRecord('old-leader'));
       await expect(leader.flush()).rejects.toBeInstanceOf(LedgerFencedError);
+    });
+
+    it('keeps the archive in PostgreSQL only: a takeover loads the live rows, new ids go above the archived ones', async () => {
+      const url = await server!.createDatabase();
+      let now = 1_000;
+      const writer = await track(openPostgresLedger(url, { writer: 'now', holder: 'w', clock: () => now }));
+      writer.transaction(() => {
+        for (let i = 0; i < 300; i++) {
+          const id = `c${i}`;
+          writer.insertJob(
+            jobRecord(id, { state: i < 200 ? 'finished' : 'running', outcome: i < 200 ? 'met' : null }),
+          );
+          writer.recordDecision(id, 'rtmr', 'admitted', { i });
+          const a = writer.enqueueAction(id, 'submit', { i });
+          writer.completeAction(a.id, 'done');
+        }
+      });
+      await writer.flush();
+      now = 100_000;
+      const totals = totalsOf(writer);
+      for (;;)
+        if ((await writer.archiveClosedJobs({ closedBeforeMs: 50_000, limit: 64 })).jobIds.length === 0)
+          break;
+      expect(totalsOf(writer)).toEqual(totals);
+      // The writer's working copy holds no archived row, and only the live jobs.
+      const copy = writer.workingCopy().connection;
+      for (const t of ARCHIVE_TABLES)
+        expect((copy.prepare(`SELECT COUNT(*) AS n FROM ${t}`).get() as { n: number }).n).toBe(0);
+      expect(writer.listJobs().total).toBe(100);
+      const client = new Client({ connectionString: url });
+      await client.connect();
+      try {
+        const count = async (t: string) =>
+          Number((await client.query(`SELECT COUNT(*) AS n FROM ${t}`)).rows[0].n);
+        expect([await count('jobs'), await count('archived_jobs')]).toEqual([100, 200]);
+        expect([await count('decisions'), await count('archived_decisions')]).toEqual([100, 200]);
+        expect([await count('actions'), await count('archived_actions')]).toEqual([100, 200]);
+      } finally {
+        await client.end();
+      }
+      // Actions and decisions of the live jobs, then of no job at all: a new writer loads none
+      // of the archived ones and still numbers above them.
+      writer.transaction(() => {
+        for (let i = 200; i < 300; i++) {
+          writer.updateJob(`c${i}`, { state: 'finished', outcome: 'missed' });
+        }
+      });
+      now = 300_000;
+      while ((await writer.archiveClosedJobs({ closedBeforeMs: 250_000, limit: 64 })).jobIds.length > 0);
+      expect(totalsOf(writer).counts.reduce((n, c) => n + c.n, 0)).toBe(300);
+      const next = await track(openPostgresLedger(url, { writer: 'later', holder: 'n', clock: () => now }));
+      await next.takeOver((await writer.fenceEpoch()) + 1, 'n');
+      expect(next.listJobs().total).toBe(0);
+      expect(next.workingCopy().connection.prepare('SELECT COUNT(*) AS n FROM actions').get()).toEqual({
+        n: 0,
+      });
+      // The totals came with the live rows: every job counted, 200 met and 100 missed.
+      expect(totalsOf(next)).toEqual(totalsOf(writer));
+      expect(totalsOf(next).counts.map((c) => [c.state, c.outcome, c.n])).toEqual([
+        ['finished', 'met', 200],
+        ['finished', 'missed', 100],
+      ]);
+      const archived = (await next.getArchivedJob('c299'))!;
+      expect(archived.job).toMatchObject({ id: 'c299', state: 'finished', outcome: 'missed' });
+      next.insertJob(jobRecord('after'));
+      expect(next.enqueueAction('after', 'submit', {}).id).toBeGreaterThan(archived.actions[0]!.id);
+      expect(next.recordDecision('after', 'rtmr', 'admitted', {})).toBeGreaterThan(archived.decisions[0]!.id);
+      await next.flush();
+    });
+
+    it('a follower drops archived rows at its next fetch, reads the archive, and archives nothing itself', async () => {
+      const url = await server!.createDatabase();
+      let now = 1_000;
+      const leader = await track(
+        openPostgresLedger(url, { writer: 'now', holder: 'leader', clock: () => now }),
+      );
+      const follower = await track(openPostgresLedger(url, { writer: 'later', holder: 'follower' }));
+      follower.follow(50);
+      leader.transaction(() => {
+        for (const id of ['old', 'open']) {
+          leader.insertJob(jobRecord(id, { state: id === 'old' ? 'finished' : 'running' }));
+          leader.recordDecision(id, 'rtmr', 'admitted', {});
+        }
+      });
+      await leader.flush();
+      await until('the follower to see both jobs', () => follower.listJobs().total === 2);
+      now = 100_000;
+      // A follower's batch is refused before it touches anything, as any write of it.
+      await expect(follower.archiveClosedJobs({ closedBeforeMs: 50_000, limit: 10 })).rejects.toBeInstanceOf(
+        LedgerReadOnlyError,
+      );
+      await expect(follower.deleteArchivedJobs({ closedBeforeMs: 50_000, limit: 10 })).rejects.toBeInstanceOf(
+        LedgerReadOnlyError,
+      );
+      expect(follower.getJob('old')?.id).toBe('old');
+      expect(await follower.getArchivedJob('old')).toBeUndefined();
+      expect((await leader.archiveClosedJobs({ closedBeforeMs: 50_000, limit: 10 })).jobIds).toEqual(['old']);
+      await until('the follower to drop the archived job', () => follower.getJob('old') === undefined);
+      expect(follower.decisionsOf('old')).toEqual([]);
+      expect(follower.getJob('open')?.id).toBe('open');
+      expect((await follower.getArchivedJob('old'))?.decisions).toHaveLength(1);
+      expect((await follower.listArchivedJobs()).jobs.map((j) => j.job.id)).toEqual(['old']);
+      expect(totalsOf(follower)).toEqual(totalsOf(leader));
+      expect(tableRows(follower.workingCopy())).toEqual(tableRows(leader.workingCopy()));
+    });
+
+    it('prunes tombstones past an hour, raising the horizon; a follower that last saw less loads afresh', async () => {
+      const url = await server!.createDatabase();
+      const leader = await track(openPostgresLedger(url, { writer: 'now', holder: 'leader' }));
+      const follower = await track(openPostgresLedger(url, { writer: 'later', holder: 'follower' }));
+      for (let i = 0; i < 20; i++) leader.setValue(`v${i}`, i);
+      await leader.flush();
+      await follower.catchUp();
+      expect(follower.valuesWithPrefix('v')).toHaveLength(20);
+      for (let i = 0; i < 15; i++) leader.deleteValue(`v${i}`);
+      await leader.flush();
+      const client = new Client({ connectionString: url });
+      await client.connect();
+      try {
+        const tombstones = async () =>
+          Number((await client.query("SELECT COUNT(*) AS n FROM ledger_deleted WHERE tbl = 'kv'")).rows[0].n);
+        expect(await tombstones()).toBe(15);
+        // An hour's tombstones are kept; with none kept, all go, and the horizon rises to them.
+        expect(await leader.pruneTombstones(3_600_000)).toBe(0);
+        expect(await leader.pruneTombstones(0)).toBe(15);
+        expect(await tombstones()).toBe(0);
+        const horizon = Number((await client.query('SELECT seq FROM ledger_horizon')).rows[0].seq);
+        expect(horizon).toBeGreaterThan(0);
+      } finally {
+        await client.end();
+      }
+      // The follower last saw the values before they were deleted: it cannot know from the
+      // tombstones (pruned) which went, so it loads the live rows again.
+      await follower.catchUp();
+      expect(follower.valuesWithPrefix('v').map((v) => v.key)).toEqual(['v15', 'v16', 'v17', 'v18', 'v19']);
+      expect(tableRows(follower.workingCopy())).toEqual(tableRows(leader.workingCopy()));
+      await expect(follower.pruneTombstones(0)).rejects.toBeInstanceOf(LedgerReadOnlyError);
+    });
+
+    it('moves a batch of archiving in PostgreSQL without tombstones; deleting archived jobs a follower never saw go makes it load afresh', async () => {
+      const url = await server!.createDatabase();
+      let now = 1_000;
+      const leader = await track(
+        openPostgresLedger(url, { writer: 'now', holder: 'leader', clock: () => now }),
+      );
+      const follower = await track(openPostgresLedger(url, { writer: 'later', holder: 'follower' }));
+      leader.transaction(() => {
+        for (let i = 0; i < 20; i++) {
+          leader.insertJob(jobRecord(`j${i}`, { state: i < 15 ? 'finished' : 'running' }));
+          leader.recordDecision(`j${i}`, 'rtmr', 'admitted', { i });
+        }
+        const a = leader.enqueueAction(null, 'refresh', {});
+        leader.completeAction(a.id, 'done');
+      });
+      await leader.flush();
+      await follower.catchUp();
+      expect(follower.listJobs().total).toBe(20);
+      now = 100_000;
+      const batch = await leader.archiveClosedJobs({ closedBeforeMs: 50_000, limit: 100 });
+      expect(batch.rows).toMatchObject({ jobs: 15, decisions: 15, actions: 1 });
+      const client = new Client({ connectionString: url });
+      await client.connect();
+      try {
+        const count = async (sql: string) => Number((await client.query(sql)).rows[0].n);
+        expect(await count('SELECT COUNT(*) AS n FROM ledger_deleted')).toBe(0);
+        expect(await count('SELECT COUNT(*) AS n FROM archived_jobs')).toBe(15);
+        expect(await count('SELECT COUNT(*) AS n FROM archived_decisions')).toBe(15);
+        expect(await count('SELECT COUNT(*) AS n FROM archived_actions WHERE job_id IS NULL')).toBe(1);
+        expect(await count('SELECT COUNT(*) AS n FROM jobs')).toBe(5);
+        // The follower learns from the archive's seq which rows went.
+        await follower.catchUp();
+        expect(follower.listJobs().total).toBe(5);
+        expect(tableRows(follower.workingCopy())).toEqual(tableRows(leader.workingCopy()));
+        // A second follower that last read before the archiving, and the archived jobs deleted
+        // before it reads again: the horizon makes it load afresh.
+        const late = await track(openPostgresLedger(url, { writer: 'later', holder: 'late' }));
+        await late.catchUp();
+        leader.transaction(() => {
+          for (let i = 15; i < 20; i++) leader.updateJob(`j${i}`, { state: 'finished' });
+        });
+        now = 200_000;
+        await leader.archiveClosedJobs({ closedBeforeMs: 150_000, limit: 100 });
+        now = 300_000;
+        expect(
+          (await leader.deleteArchivedJobs({ closedBeforeMs: 250_000, limit: 100 })).jobIds,
+        ).toHaveLength(20);
+        expect(await count('SELECT seq AS n FROM ledger_horizon')).toBeGreaterThan(0);
+        await late.catchUp();
+        expect(late.listJobs().total).toBe(0);
+        expect(tableRows(late.workingCopy())).toEqual(tableRows(leader.workingCopy()));
+      } finally {
+        await client.end();
+      }
+    });
+
+    it('with archiveAfterMs, a load leaves history in PostgreSQL: counted, found by id, archived from there by the writer', async () => {
+      const url = await server!.createDatabase();
+      let now = 1_000;
+      const clock = () => now;
+      // A ledger written before retention: old closed jobs of every kind beside open ones, an
+      // old closed job with a write pending, one with a ticket waiting, actions of no job.
+      const first = await track(openPostgresLedger(url, { writer: 'now', holder: 'first', clock }));
+      const h = seedHistory(first, (ms) => (now += ms));
+      first.transaction(() => {
+        first.insertJob(jobRecord('old-ticket', { decision: 'rejected', state: 'rejected' }));
+        first.insertTicket({ jobId: 'old-ticket', expiresMs: 900_000, detail: null });
+      });
+      await first.flush();
+      const everything = totalsOf(first);
+      const rowsOf = (id: string, l: Ledger) => ({
+        job: l.getJob(id),
+        decisions: l.decisionsOf(id),
+        actions: l.actionsOf(id),
+        apps: l.appsOf(id),
+        ticket: l.getTicket(id),
+      });
+      const before = Object.fromEntries(h.archivable.map((id) => [id, rowsOf(id, first)]));
+      // The cutoff (now - archiveAfterMs) falls between the old jobs and the recent one.
+      now = 250_000;
+      const archiveAfterMs = 100_000;
+      const follower = await track(
+        openPostgresLedger(url, { writer: 'later', holder: 'follower', clock, archiveAfterMs }),
+      );
+      await follower.catchUp();
+      const leader = await track(
+        openPostgresLedger(url, { writer: 'later', holder: 'leader', clock, archiveAfterMs }),
+      );
+      await leader.takeOver((await first.fenceEpoch()) + 1, 'leader');
+      const held = [...h.kept, 'old-ticket'].sort();
+      for (const l of [leader, follower]) {
+        // Only the open and recent jobs (and old ones a write or a ticket still holds) are loaded.
+        expect(
+          l
+            .listJobs({ limit: 100 })
+            .jobs.map((j) => j.id)
+            .sort(),
+        ).toEqual(held);
+        for (const id of h.archivable) expect(l.decisionsOf(id)).toEqual([]);
+        expect(l.getAction(h.orphanDone)).toBeUndefined();
+        expect(l.getAction(h.orphanPending)?.status).toBe('pending');
+        // Counted all the same, and found by id where it is, not archived yet.
+        expect(totalsOf(l)).toEqual(everything);
+        const got = (await l.getArchivedJob('old-finished'))!;
+        expect({ ...got, archivedMs: undefined }).toEqual({
+          ...before['old-finished'],
+          archivedMs: undefined,
+        });
+        expect(got.archivedMs).toBeNull();
+        expect(await l.getArchivedJob('recent-finished')).toBeUndefined();
+      }
+      follower.follow(50);
+      // The leader archives the history from PostgreSQL, three jobs a batch, and its own
+      // copy's jobs as they come due: the old one whose write is confirmed now.
+      const pending = leader.actionsOf('old-pending').find((a) => a.status === 'pending')!;
+      leader.completeAction(pending.id, 'done');
+      const moved: string[] = [];
+      for (;;) {
+        const b = await leader.archiveClosedJobs({ closedBeforeMs: 150_000, limit: 3 });
+        expect(b.jobIds.length).toBeLessThanOrEqual(3);
+        expect(b.rows.jobs).toBe(b.jobIds.length);
+        moved.push(...b.jobIds);
+        if (b.jobIds.length === 0) break;
+        expect(totalsOf(leader)).toEqual(everything);
+      }
+      expect(moved.sort()).toEqual([...h.archivable, 'old-pending'].sort());
+      expect(
+        leader
+          .listJobs()
+          .jobs.map((j) => j.id)
+          .sort(),
+      ).toEqual(['old-running', 'old-waiting', 'old-ticket', 'recent-finished'].sort());
+      for (const id of h.archivable) {
+        const a = (await leader.getArchivedJob(id))!;
+        expect(a.archivedMs).toBe(250_000);
+        expect({
+          job: a.job,
+          decisions: a.decisions,
+          actions: a.actions,
+          apps: a.apps,
+          ticket: a.ticket,
+        }).toEqual(before[id]);
+      }
+      const client = new Client({ connectionString: url });
+      await client.connect();
+      try {
+        const n = async (sql: string) => Number((await client.query(sql)).rows[0].n);
+        expect(await n('SELECT COUNT(*) AS n FROM jobs')).toBe(4);
+        expect(await n('SELECT COUNT(*) AS n FROM archived_jobs')).toBe(h.archivable.length + 1);
+        expect(await n('SELECT COUNT(*) AS n FROM archived_actions WHERE job_id IS NULL')).toBe(1);
+        expect(await n('SELECT COUNT(*) AS n FROM ledger_deleted')).toBe(0);
+      } finally {
+        await client.end();
+      }
+      // The follower, which held none of the history, counts it as archived now; a new load
+      // finds no history left.
+      await until('the follower to see the archiving', async () => {
+        await follower.catchUp();
+        return follower.listJobs().total === 4;
+      });
+      expect(totalsOf(follower)).toEqual(everything);
+      expect(tableRows(follower.workingCopy())).toEqual(tableRows(leader.workingCopy()));
+      const late = await track(
+        openPostgresLedger(url, { writer: 'later', holder: 'late', clock, archiveAfterMs }),
+      );
+      await late.catchUp();
+      expect(totalsOf(late)).toEqual(everything);
+      expect(tableRows(late.workingCopy())).toEqual(tableRows(leader.workingCopy()));
+    });
+
+    it('a writer that loaded only history numbers its new rows above it, and a full load takes both', async () => {
+      const url = await server!.createDatabase();
+      let now = 1_000;
+      const clock = () => now;
+      const first = await track(openPostgresLedger(url, { writer: 'now', holder: 'first', clock }));
+      first.transaction(() => {
+        for (const id of ['old-1', 'old-2']) {
+          first.insertJob(jobRecord(id, { state: 'finished', outcome: 'met' }));
+          first.recordDecision(id, 'rtmr', 'admitted', { id });
+          first.completeAction(first.enqueueAction(id, 'submit', { id }).id, 'done');
+        }
+      });
+      await first.flush();
+      const old = ['old-1', 'old-2'].map((id) => ({
+        job: first.getJob(id),
+        decisions: first.decisionsOf(id),
+      }));
+      now = 500_000;
+      // Everything is history to this writer: its copy holds no row at all.
+      const writer = await track(
+        openPostgresLedger(url, { writer: 'later', holder: 'w', clock, archiveAfterMs: 100_000 }),
+      );
+      await writer.takeOver((await first.fenceEpoch()) + 1, 'w');
+      expect(writer.listJobs().total).toBe(0);
+      writer.insertJob(jobRecord('new', { state: 'running' }));
+      const decision = writer.recordDecision('new', 'rtmr', 'admitted', {});
+      const action = writer.enqueueAction('new', 'submit', {});
+      expect(decision).toBeGreaterThan(Math.max(...old.flatMap((o) => o.decisions.map((d) => d.id))));
+      expect(action.id).toBeGreaterThan(2);
+      await writer.flush();
+      // Retention off: every live row, history and new alike, though their row_ids meet.
+      const full = await track(openPostgresLedger(url, { writer: 'later', holder: 'full', clock }));
+      await full.catchUp();
+      expect(
+        full
+          .listJobs()
+          .jobs.map((j) => j.id)
+          .sort(),
+      ).toEqual(['new', 'old-1', 'old-2']);
+      for (const o of old) expect(full.decisionsOf(o.job!.id)).toEqual(o.decisions);
+      expect(full.getJob('new')).toEqual(writer.getJob('new'));
+      expect(full.actionsOf('new')).toEqual([action]);
+    });
+
+    it('a takeover beside 50,000 jobs of history loads the 200 recent ones, and counts them all', async () => {
+      const url = await server!.createDatabase();
+      const made = await openPostgresLedger(url, { writer: 'later' });
+      made.close();
+      await made.closed;
+      // Bulk rows, as a ledger of a year would hold them: jobs i <= 50,000 last written at i ms,
+      // the rest at 1,000,000 + i, each with a decision and a confirmed action.
+      const client = new Client({ connectionString: url });
+      await client.connect();
+      try {
+        const at = '(CASE WHEN i <= 50000 THEN i ELSE 1000000 + i END)';
+        await client.query(
+          `INSERT INTO jobs (row_id, id, name, "user", submitter, source, job_type, maps, reduces, input_bytes,
+             arrival_ms, deadline_ms, decision, reason, estimated_finish_ms, earliest_deadline_ms, queue, label,
+             priority, app_id, state, outcome, finished_ms, energy_joules, spec, created_ms, updated_ms,
+             predicted_finish_ms, seq)
+           SELECT i, 'j' || i, 'job', 'alice', 'ci', 'api', 'cpu', 4, 1, 1000, 0, 1000, 'admitted', NULL, 500, NULL,
+             'realtime', CASE WHEN i % 2 = 0 THEN 'gpu' END, NULL, 'application_1_' || i, 'finished',
+             CASE WHEN i % 3 = 0 THEN 'missed' ELSE 'met' END, 900, i % 7, '{}', ${at}, ${at}, NULL, nextval('ledger_seq')
+           FROM generate_series(1, 50200) AS i`,
+        );
+        await client.query(
+          `INSERT INTO decisions (row_id, id, job_id, at_ms, policy, decision, detail, seq)
+           SELECT i, i, 'j' || i, ${at}, 'rtmr', 'admitted', '{}', nextval('ledger_seq') FROM generate_series(1, 50200) AS i`,
+        );
+        await client.query(
+          `INSERT INTO actions (row_id, id, job_id, kind, payload, status, attempts, result, error, created_ms, updated_ms, seq)
+           SELECT i, i, 'j' || i, 'submit', '{}', 'done', 1, NULL, NULL, ${at}, ${at}, nextval('ledger_seq')
+           FROM generate_series(1, 50200) AS i`,
+        );
+        await client.query('VACUUM ANALYZE');
+      } finally {
+        await client.end();
+      }
+      let now = 1_000_000;
+      const ledger = await track(
+        openPostgresLedger(url, { writer: 'now', holder: 'w', clock: () => now, archiveAfterMs: 500_000 }),
+      );
+      expect(ledger.listJobs({ limit: 1 }).total).toBe(200);
+      expect(tableRows(ledger.workingCopy()).decisions).toHaveLength(200);
+      const counts = totalsOf(ledger).counts;
+      expect(counts.reduce((n, c) => n + c.n, 0)).toBe(50_200);
+      expect(counts.find((c) => c.outcome === 'missed')?.n).toBe(Math.floor(50_200 / 3));
+      // Energies 0 to 6 J, by label: every job's counted.
+      const energy = (from: number, to: number, even: boolean) => {
+        let j = 0;
+        for (let i = from; i <= to; i++) if ((i % 2 === 0) === even) j += i % 7;
+        return j;
+      };
+      expect(totalsOf(ledger).energy).toEqual([
+        { label: 'gpu', joules: energy(1, 50_200, true) },
+        { label: null, joules: energy(1, 50_200, false) },
+      ]);
+      now = 2_000_000;
+      const b = await ledger.archiveClosedJobs({ closedBeforeMs: 600_000, limit: 1_000 });
+      expect(b.jobIds).toHaveLength(1_000);
+      expect(b.rows).toMatchObject({ jobs: 1_000, decisions: 1_000, actions: 1_000 });
+      expect(totalsOf(ledger).counts.reduce((n, c) => n + c.n, 0)).toBe(50_200);
     });
 
     it('loads 10,000 jobs with their actions at takeover', async () => {

@@ -10,7 +10,7 @@ import {
   type JobRt,
 } from './job-state';
 import { removeRunning, type NodeRt } from './nodes';
-import { EV_FAIL, EV_REPAIR, EV_TASK_END, eventCode, type EngineState } from './state';
+import { EV_COMMIT, EV_FAIL, EV_RELEASE, EV_REPAIR, EV_TASK_END, eventCode, type EngineState } from './state';
 import { mapSeconds, reduceSeconds } from './timing';
 import type { ContainerKind, TaskKind } from './types';
 
@@ -25,6 +25,7 @@ export function onArrive(s: EngineState, job: JobRt): void {
   const decision = s.admission.decide(job.spec, s.now);
   job.estimatedFinish = decision.estimatedFinish ?? null;
   job.reason = decision.reason ?? null;
+  job.earliestDeadline = decision.earliestDeadline ?? null;
   if (!decision.admit) {
     job.status = 'rejected';
     s.settled++;
@@ -32,6 +33,22 @@ export function onArrive(s: EngineState, job: JobRt): void {
   }
   job.status = 'admitted';
   job.admittedAt = s.now;
+  const setup = job.spec.overheads?.setupSeconds ?? 0;
+  // A replayed job's tasks wait for its set-up (its AM's container, launch and set-up).
+  if (setup > 0) s.queue.push(s.now + setup, eventCode(job.index, EV_RELEASE));
+  else release(s, job);
+}
+
+/** An admitted job's set-up is over: a job still admitted (not killed meanwhile) gets its tasks. */
+export function onRelease(s: EngineState, job: JobRt): void {
+  if (job.status !== 'admitted' || job.released) return;
+  s.lastActivity = s.now;
+  release(s, job);
+}
+
+/** The job's tasks become pending and it joins the queue. */
+function release(s: EngineState, job: JobRt): void {
+  job.released = true;
   initPending(job, job.spec.maps);
   job.localPending = new Array<number[] | undefined>(s.nodes.length);
   for (let i = 0; i < job.spec.maps; i++) indexPendingMap(job, i, s.blocks.replication);
@@ -75,7 +92,7 @@ export function onTaskEnd(s: EngineState, row: number): void {
     job.finishedReduces++;
     job.reduceFinishes[index] = s.now;
   }
-  if (job.finishedMaps === job.spec.maps && job.finishedReduces === job.spec.reduces) finishJob(s, job);
+  if (job.finishedMaps === job.spec.maps && job.finishedReduces === job.spec.reduces) tasksDone(s, job);
   s.heartbeatIfWorth(node);
   if (isMap && job.finishedMaps === job.spec.maps && job.spec.reduces > 0) s.wakeAll();
   s.tenant?.changed();
@@ -164,13 +181,30 @@ export function startTask(
   s.queue.push(s.now + seconds, eventCode(row, EV_TASK_END));
 }
 
+/** Its last task ended: it finishes now, or once its commit is over (TraceJob.overheads). */
+function tasksDone(s: EngineState, job: JobRt): void {
+  const commit = job.spec.overheads?.commitSeconds ?? 0;
+  s.removeActive(job);
+  s.placement.jobRemoved(job.spec.id, s.now);
+  if (commit > 0) {
+    job.committing = true;
+    s.queue.push(s.now + commit, eventCode(job.index, EV_COMMIT));
+  } else finishJob(s, job);
+}
+
+/** Its commit is over: it finishes (unless it was killed meanwhile). */
+export function onCommitted(s: EngineState, job: JobRt): void {
+  if (job.status !== 'running' || !job.committing) return;
+  s.lastActivity = s.now;
+  finishJob(s, job);
+}
+
 function finishJob(s: EngineState, job: JobRt): void {
   job.status = 'finished';
   job.finish = s.now;
+  job.committing = false;
   job.localPending = null;
   s.settled++;
-  s.removeActive(job);
-  s.placement.jobRemoved(job.spec.id, s.now);
   const record: FinishedJobRecord = {
     job: job.spec,
     admittedAt: job.admittedAt,
@@ -194,7 +228,10 @@ function loseAttempt(s: EngineState, node: NodeRt, row: number): void {
 /** Stop a job: pending tasks dropped, running attempts lost, slots freed (Engine.kill). */
 export function killJob(s: EngineState, job: JobRt): void {
   if (job.status === 'finished' || job.status === 'killed' || job.status === 'rejected') return;
-  const wasActive = job.status === 'admitted' || job.status === 'running';
+  // Set up but not released yet, or committing: neither in the queue nor known to placement.
+  const wasActive =
+    (job.status === 'admitted' || job.status === 'running') && job.released && !job.committing;
+  const wasAdmitted = job.status === 'admitted' || job.status === 'running';
   job.status = 'killed';
   if (wasActive) {
     s.pendingMapTotal -= job.pendingCount;
@@ -213,11 +250,9 @@ export function killJob(s: EngineState, job: JobRt): void {
   }
   job.runningMaps = 0;
   job.runningReduces = 0;
-  if (wasActive) {
-    s.removeActive(job);
-    s.admission.jobKilled(job.spec.id, s.now);
-    s.placement.jobRemoved(job.spec.id, s.now);
-  }
+  if (wasActive) s.removeActive(job);
+  if (wasAdmitted) s.admission.jobKilled(job.spec.id, s.now);
+  if (wasActive) s.placement.jobRemoved(job.spec.id, s.now);
   s.settled++;
   // Freed slots may now serve other jobs.
   s.wakeAll();

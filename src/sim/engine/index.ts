@@ -3,7 +3,7 @@ import { slotTotals, type ClusterSpec, type TraceJob } from '../model';
 import type { RunContext } from '../policy-port';
 import type { EndedTasks } from '../task-log';
 import { onHeartbeat } from './dispatch';
-import { killJob, onArrive, onFail, onRepair, onTaskEnd } from './events';
+import { killJob, onArrive, onCommitted, onFail, onRelease, onRepair, onTaskEnd } from './events';
 import { newJob, type JobRt } from './job-state';
 import { EngineJobView } from './job-view';
 import type { NodeRt } from './nodes';
@@ -17,10 +17,12 @@ import {
 } from './results';
 import {
   EV_ARRIVE,
+  EV_COMMIT,
   EV_FAIL,
   EV_HEARTBEAT,
   EV_KINDS,
   EV_PREEMPT,
+  EV_RELEASE,
   EV_REPAIR,
   EV_TASK_END,
   EV_TENANT_ARRIVE,
@@ -69,6 +71,8 @@ const tenantRelease =
 const EVENT_HANDLERS: readonly EventHandler[] = (() => {
   const h: EventHandler[] = new Array<EventHandler>(EV_KINDS);
   h[EV_ARRIVE] = (s, job) => onArrive(s, s.jobs[job] as JobRt);
+  h[EV_RELEASE] = (s, job) => onRelease(s, s.jobs[job] as JobRt);
+  h[EV_COMMIT] = (s, job) => onCommitted(s, s.jobs[job] as JobRt);
   h[EV_HEARTBEAT] = (s, node) => onHeartbeat(s, s.nodes[node] as NodeRt);
   h[EV_TASK_END] = onTaskEnd;
   h[EV_FAIL] = (s, node) => onFail(s, s.nodes[node] as NodeRt);

@@ -27,6 +27,8 @@ export interface JobRt {
   queue: string;
   reason: string | null;
   estimatedFinish: number | null;
+  /** A rejected job's earliest admissible relative deadline, when its policy searched for one. */
+  earliestDeadline: number | null;
   /**
    * The pending map tasks, in order, as a doubly linked list over map indices: a map leaves
    * the middle (a local pick) in O(1) where an array's indexOf + splice cost the job's whole
@@ -69,6 +71,10 @@ export interface JobRt {
   /** Completed map tasks that read a local replica (JobOutcome.localMaps). */
   localMapsDone: number;
   started: boolean;
+  /** Its tasks are pending or done (its set-up, TraceJob.overheads, is over). */
+  released: boolean;
+  /** Its tasks are done and its commit runs (TraceJob.overheads): out of the queue, not finished. */
+  committing: boolean;
   finish: number | null;
   slotSeconds: number;
   version: number;
@@ -94,6 +100,7 @@ export function newJob(
     queue: spec.queue,
     reason: null,
     estimatedFinish: null,
+    earliestDeadline: null,
     pendingNext: NO_INDICES,
     pendingPrev: NO_INDICES,
     pendingHead: -1,
@@ -118,6 +125,8 @@ export function newJob(
     reduceFinishes: [],
     localMapsDone: 0,
     started: false,
+    released: false,
+    committing: false,
     finish: null,
     slotSeconds: 0,
     version: 0,

@@ -37,6 +37,7 @@ export function outcomeOf(j: JobRt): JobOutcome {
     admitted,
     reason: j.reason,
     estimatedFinish: j.estimatedFinish,
+    earliestDeadline: j.earliestDeadline,
     start: Number.isFinite(start) ? start : null,
     finish: j.finish,
     metDeadline: metDeadline(j, admitted),

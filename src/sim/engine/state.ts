@@ -11,7 +11,7 @@ import type { EngineTenant } from './types';
 
 /**
  * An event is one number on the agenda: subject * EV_KINDS + kind, the subject being a job
- * index (arrive), a node index (heartbeat, fail, repair) or a task-log row (taskEnd), whose
+ * index (arrive, release, commit), a node index (heartbeat, fail, repair) or a task-log row (taskEnd), whose
  * row holds the rest (node, job, task, start). No object is made per event.
  */
 export const EV_ARRIVE = 0;
@@ -25,7 +25,11 @@ export const EV_TENANT_ARRIVE = 5;
 export const EV_TENANT_END = 6;
 /** the preemption monitor runs (subject 0) or a marked batch is killed (subject 1). */
 export const EV_PREEMPT = 7;
-export const EV_KINDS = 8;
+/** An admitted job's set-up ends and its tasks may start (subject: the job; TraceJob.overheads), */
+export const EV_RELEASE = 8;
+/** its commit ends and it finishes (subject: the job). */
+export const EV_COMMIT = 9;
+export const EV_KINDS = 10;
 
 /** The agenda code of event `kind` about `subject`. */
 export function eventCode(subject: number, kind: number): number {

@@ -49,6 +49,8 @@ export interface JobOutcome {
   admitted: boolean;
   reason: string | null;
   estimatedFinish: number | null;
+  /** A rejected job's earliest admissible relative deadline (s), when searched for (RunRequest.searchEarliest). */
+  earliestDeadline: number | null;
   start: number | null;
   finish: number | null;
   metDeadline: boolean | null;

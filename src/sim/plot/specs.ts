@@ -83,6 +83,8 @@ export interface BarChartInput {
   percent?: boolean;
   /** Each panel gets its own y scale (figures of different sizes, e.g. makespan and mean turnaround). */
   independentScales?: boolean;
+  /** The legend's title (default `policy`: a series per policy). */
+  seriesTitle?: string;
 }
 
 /**
@@ -141,7 +143,7 @@ export function barChart(input: BarChartInput): TopLevelSpec {
             color: {
               field: 'series',
               type: 'nominal',
-              title: 'policy',
+              title: input.seriesTitle ?? 'policy',
               sort: names,
               scale: { domain: names, range: names.map((_, i) => colour(i)) },
             },

@@ -8,6 +8,7 @@ import {
   laneLeft,
   laneStarted,
   queueRanks,
+  soonestRejection,
   type LaneTry,
 } from '../../core/lanes';
 import type { AdmissionCapabilities } from '../../core/registry';
@@ -86,6 +87,8 @@ export class LanedAdmission {
     private readonly feedback: OverrunFeedback | null,
     /** Another tenant sharing the CPU containers, as admission sees it (sharing.ts); null: none. */
     readonly sharing: LaneSharing | null = null,
+    /** Search a rejected job's earliest admissible deadline (the replay's report; costs a search per rejection). */
+    private readonly searchEarliest = false,
   ) {
     this.laneIndex = new Map(lanes.map((l, i) => [l.kind, i]));
     this.mapModel = coreSlotModel(cluster, layout.mapLanes);
@@ -127,16 +130,22 @@ export class LanedAdmission {
       mapKind,
       job: {
         ...withClass(toDeadlineJob(job), cls, book),
+        // A replayed job carries what the sidecar had learned by its arrival.
+        ...(job.estimates === undefined ? {} : { estimates: job.estimates }),
         ...(mapKind === undefined ? {} : { lane: mapKind }),
       },
     }));
     let firstReason: string | null = null;
     let admitted;
+    let rejected: Array<LaneTry<Candidate>> = [];
     try {
-      admitted = admitInLanes(tries, now, { searchEarliest: false }, (t) => {
+      ({ admitted, rejected } = admitInLanes(tries, now, { searchEarliest: this.searchEarliest }, (t) => {
         t.lane.state = t.result.state;
-        firstReason ??= withSharing(rejectionText(t, `(${judgedBy(book, cls)})`), sharing?.describe(t.lane));
-      }).admitted;
+        firstReason ??= withSharing(
+          rejectionText(t, `(${job.estimates === undefined ? judgedBy(book, cls) : 'its own estimates'})`),
+          sharing?.describe(t.lane),
+        );
+      }));
     } catch (e) {
       if (e instanceof ValidationError)
         return { admit: false, reason: `invalid for admission: ${e.message}` };
@@ -146,7 +155,14 @@ export class LanedAdmission {
       this.admittedIn(job.id, admitted);
       return { admit: true, estimatedFinish: admitted.result.estimatedFinish };
     }
-    return { admit: false, reason: firstReason ?? 'not admitted' };
+    const soonest = this.searchEarliest ? soonestRejection(rejected) : undefined;
+    return {
+      admit: false,
+      reason: firstReason ?? 'not admitted',
+      ...(soonest && !soonest.result.admitted
+        ? { earliestDeadline: soonest.result.earliestAdmissibleDeadline }
+        : {}),
+    };
   }
 
   /**

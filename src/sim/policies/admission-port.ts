@@ -68,6 +68,8 @@ export function admissionPort(
   overruns?: Pick<OverrunFeedbackOptions, 'learning' | 'heartbeatSeconds' | 'progressOf'>,
   /** Another tenant sharing the CPU containers (sharing.ts): admission sees its holds. */
   tenant?: Omit<LaneSharingOptions, 'createPolicy'>,
+  /** Search each rejected job's earliest admissible deadline (JobOutcome.earliestDeadline). */
+  searchEarliest = false,
 ): AdmissionPort {
   const caps = registry.admissionCapabilities(name);
   const layout = laneLayout(cluster, caps);
@@ -87,7 +89,7 @@ export function admissionPort(
     overruns && lanes.every((l) => handlesOverruns(l.policy))
       ? new OverrunFeedback(lanes, { ...overruns, configured: book, classOf: traceClassOf })
       : null;
-  const laned = new LanedAdmission(lanes, layout, cluster, book, caps, feedback, sharing);
+  const laned = new LanedAdmission(lanes, layout, cluster, book, caps, feedback, sharing, searchEarliest);
   const port: AdmissionPort = {
     name,
     promisesDeadlines: caps.promisesDeadlines,

@@ -125,7 +125,7 @@ final class ClusterConf {
     writeXml(dir.resolve("hdfs-site.xml"), hdfs());
     writeXml(dir.resolve("yarn-site.xml"), yarn(daemon));
     writeXml(dir.resolve("mapred-site.xml"), mapred(daemon));
-    writeXml(dir.resolve("capacity-scheduler.xml"), capacityScheduler(opts.preemption != null));
+    writeXml(dir.resolve("capacity-scheduler.xml"), capacityScheduler(opts.preemption != null, opts.realtimeCapacity));
     Files.writeString(
         dir.resolve("log4j.properties"),
         String.join(
@@ -308,7 +308,7 @@ final class ClusterConf {
     return c;
   }
 
-  private static Map<String, String> capacityScheduler(boolean sharedDefault) {
+  private static Map<String, String> capacityScheduler(boolean sharedDefault, int realtimeCapacity) {
     Map<String, String> c = new LinkedHashMap<>();
     String q = "yarn.scheduler.capacity.root";
     c.put("yarn.scheduler.capacity.maximum-applications", "10000");
@@ -318,9 +318,14 @@ final class ClusterConf {
     c.put(q + ".queues", "realtime,besteffort,default,reserved");
     c.put(q + ".accessible-node-labels", "*");
     c.put(q + ".accessible-node-labels.gpu.capacity", "100");
-    // queue, capacity in the default partition, capacity in gpu (null: no access to gpu)
+    // queue, capacity in the default partition, capacity in gpu (null: no access to gpu); the
+    // others share what realtime leaves 3:1:1 (30, 10, 10 beside its default 50).
+    double rest = 100 - realtimeCapacity;
     Object[][] queues = {
-      {"realtime", "50", "70"}, {"besteffort", "30", "30"}, {"default", "10", null}, {"reserved", "10", null},
+      {"realtime", Integer.toString(realtimeCapacity), "70"},
+      {"besteffort", percent(rest * 0.6), "30"},
+      {"default", percent(rest * 0.2), null},
+      {"reserved", percent(rest * 0.2), null},
     };
     for (Object[] row : queues) {
       String p = q + "." + row[0];
@@ -349,6 +354,12 @@ final class ClusterConf {
     // child reserved-default.
     c.put(q + ".reserved.reservable", "true");
     return c;
+  }
+
+  /** A queue capacity as the scheduler reads it: whole where it is, else to a hundredth. */
+  private static String percent(double p) {
+    double r = Math.round(p * 100) / 100.0;
+    return r == Math.rint(r) ? Long.toString((long) r) : Double.toString(r);
   }
 
   static void writeXml(Path file, Map<String, String> props) throws IOException {

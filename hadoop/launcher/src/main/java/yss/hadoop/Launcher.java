@@ -516,6 +516,7 @@ public final class Launcher {
     i.put("preemption", opts.preemption);
     i.put("nmVcores", opts.nmVcores);
     i.put("nmMemoryMb", opts.nmMemoryMb);
+    i.put("realtimeCapacity", opts.realtimeCapacity);
     i.put("maxCompletedApps", opts.maxCompletedApps == null ? 1000 : opts.maxCompletedApps);
     i.put("amExpirySeconds", opts.amExpirySeconds == null ? 600 : opts.amExpirySeconds);
     i.put("zk", opts.ha ? "127.0.0.1:" + cc.zk : null);

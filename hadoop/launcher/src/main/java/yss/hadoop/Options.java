@@ -25,6 +25,12 @@ final class Options {
   int nmVcores = ClusterConf.DEFAULT_NODE_VCORES;
   int nmMemoryMb = ClusterConf.DEFAULT_NODE_MEMORY_MB;
   /**
+   * The realtime queue's guaranteed share of the default partition, in percent (default 50). The
+   * other queues share the rest 3:1:1 as they do the default's 50 (besteffort, default,
+   * reserved). On a node of few vcores, 100 gives the realtime queue a lane of them all.
+   */
+  int realtimeCapacity = 50;
+  /**
    * yarn.resourcemanager.max-completed-applications: how many ended apps the RM keeps in memory
    * and answers about; null leaves Hadoop's default (1000).
    */
@@ -42,7 +48,8 @@ final class Options {
       String.join(
           "\n",
           "usage: hadoop-launcher [--auth none|simple] [--priority-cap N] [--ha] [--recovery] [--preemption on|off]",
-          "                       [--nm-vcores N] [--nm-memory-mb N] [--max-completed-apps N] [--am-expiry-s S]",
+          "                       [--nm-vcores N] [--nm-memory-mb N] [--realtime-capacity PCT]",
+          "                       [--max-completed-apps N] [--am-expiry-s S]",
           "                       [--work-dir DIR] [--keep] [--start-timeout SECONDS]",
           "  --auth none|simple   web authentication of every daemon (default none: anonymous",
           "                       requests run as dr.who; simple: requests need ?user.name=)",
@@ -56,6 +63,8 @@ final class Options {
           "  --nm-vcores N        vcores each NodeManager advertises (default 16; the scheduler counts them)",
           "  --nm-memory-mb N     memory each NodeManager advertises, in MB (default 16384, at least 1024:",
           "                       an MR AM and one task of 512 MB)",
+          "  --realtime-capacity PCT  the realtime queue's guarantee in the default partition, 1 to 100",
+          "                       (default 50); the other queues share the rest 3:1:1",
           "  --max-completed-apps N  ended apps the RM keeps (yarn.resourcemanager.max-completed-applications;",
           "                       default Hadoop's 1000)",
           "  --am-expiry-s S      an AM silent this long fails its attempt (yarn.am.liveness-monitor.expiry-interval-ms;",
@@ -87,6 +96,12 @@ final class Options {
         }
         case "--nm-vcores" -> o.nmVcores = intValue(args, ++i, a, 1);
         case "--nm-memory-mb" -> o.nmMemoryMb = intValue(args, ++i, a, 1024);
+        case "--realtime-capacity" -> {
+          o.realtimeCapacity = intValue(args, ++i, a, 1);
+          if (o.realtimeCapacity > 100) {
+            throw new IllegalArgumentException("--realtime-capacity needs a percentage from 1 to 100, not " + o.realtimeCapacity);
+          }
+        }
         case "--max-completed-apps" -> o.maxCompletedApps = intValue(args, ++i, a, 0);
         case "--am-expiry-s" -> o.amExpirySeconds = intValue(args, ++i, a, 1);
         case "--keep" -> o.keep = true;

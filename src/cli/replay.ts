@@ -1,0 +1,226 @@
+import { readFileSync } from 'node:fs';
+import { Command, InvalidArgumentError } from 'commander';
+import { buildConfig, loadConfigFile } from '../config/load';
+import type { SidecarConfig } from '../config/schema';
+import { SidecarError } from '../errors/base';
+import { ValidationError } from '../errors/validation';
+import { replayFromCluster } from '../replay';
+import { fidelityText, policyTable, writeReplay } from '../replay/output';
+import { checkPolicies } from '../replay/replay';
+import { parseDeadlineRules } from '../replay/workload';
+import { windowOf } from '../replay/window';
+
+export { windowOf };
+import { parseClusterFile } from '../sim/formats/cluster-file';
+import { HttpResourceManagerClient } from '../yarn/client';
+import { JobHistoryClient } from '../yarn/jobhistory';
+import { exitCodeOf, EXIT } from './exit-codes';
+import { parseUrls } from './probe';
+
+/**
+ * `yarn-sched-sidecar replay`: what would have happened to the cluster's own jobs under every
+ * admission policy (docs/replay.md). Reads a window of finished jobs from the JobHistory server
+ * and the RM, the cluster's shape from the RM, and writes replay.json, jobs.csv, jobs.jsonl, the
+ * SLS and Rumen traces and the plots to --out.
+ */
+
+export interface ReplayCliOptions {
+  jhs?: string;
+  rm?: string;
+  since?: string;
+  from?: string;
+  to?: string;
+  deadline: string[];
+  policies?: string;
+  config?: string;
+  cluster?: string;
+  containerMb?: number;
+  heartbeat?: number;
+  taskCounters?: boolean;
+  concurrency: number;
+  page: number;
+  maxJobs?: number;
+  format: 'json' | 'xml';
+  user?: string;
+  timeoutMs: number;
+  out: string;
+  png: boolean;
+}
+
+const int = (name: string, min: number) => (v: string) => {
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < min)
+    throw new InvalidArgumentError(`${name} must be a whole number >= ${min}`);
+  return n;
+};
+const positive = (name: string) => (v: string) => {
+  const n = Number(v);
+  if (!Number.isFinite(n) || n <= 0) throw new InvalidArgumentError(`${name} must be a number > 0`);
+  return n;
+};
+
+/** A progress bar on a terminal; on anything else, a line per phase and quarter. */
+function progress(stream: NodeJS.WriteStream) {
+  const tty = Boolean(stream.isTTY);
+  let last = '';
+  let lastPhase = '';
+  return (phase: string, done: number, total: number) => {
+    if (tty) {
+      if (lastPhase && phase !== lastPhase) stream.write('\n');
+      const width = 30;
+      const filled = total > 0 ? Math.min(width, Math.round((done / total) * width)) : 0;
+      stream.write(
+        `\r${phase.padEnd(18).slice(0, 18)} [${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${done}/${total} jobs`,
+      );
+    } else {
+      const line = `${phase}: ${total > 0 ? Math.floor((done / total) * 4) * 25 : 0}%`;
+      if (line !== last) stream.write(`${line}\n`);
+      last = line;
+    }
+    lastPhase = phase;
+  };
+}
+
+/** Runs the replay the options ask for; answers the exit code. Problems are printed to `err`. */
+export async function runReplayCli(
+  o: ReplayCliOptions,
+  io: { out: (t: string) => void; err: (t: string) => void; stream: NodeJS.WriteStream },
+  nowMs = Date.now(),
+): Promise<number> {
+  try {
+    const config: SidecarConfig = o.config ? loadConfigFile(o.config) : buildConfig({});
+    const window = windowOf(o, nowMs);
+    const rules = parseDeadlineRules(o.deadline);
+    const policies = o.policies
+      ?.split(',')
+      .map((s) => s.trim())
+      .filter(Boolean);
+    if (policies) checkPolicies(policies);
+    const cluster = o.cluster ? parseClusterFile(readFileSync(o.cluster, 'utf8'), o.cluster) : undefined;
+    const transport = { format: o.format, user: o.user, timeoutMs: o.timeoutMs, maxAttempts: 3 };
+    const jhs = JobHistoryClient.forHistoryServer({
+      ...transport,
+      urls: o.jhs ? parseUrls(o.jhs) : [config.rm.jobHistoryAddress],
+      haDetection: false,
+    });
+    const rm = new HttpResourceManagerClient({
+      ...transport,
+      urls: o.rm ? parseUrls(o.rm) : [...config.rm.addresses],
+    });
+    const show = progress(io.stream);
+    const { result, history } = await replayFromCluster({
+      jhs,
+      rm,
+      ...(cluster ? { cluster } : {}),
+      ...(o.containerMb !== undefined ? { containerMb: o.containerMb } : {}),
+      ...(o.heartbeat !== undefined ? { heartbeatSeconds: o.heartbeat } : {}),
+      config,
+      rules,
+      ...(policies ? { policies } : {}),
+      ...window,
+      taskCounters: o.taskCounters ?? false,
+      concurrency: o.concurrency,
+      pageJobs: o.page,
+      ...(o.maxJobs !== undefined ? { maxJobs: o.maxJobs } : {}),
+      onProgress: show,
+    });
+    if (io.stream.isTTY) io.stream.write('\n');
+    const files = await writeReplay(o.out, result, history.jobs, { png: o.png });
+    const r = result.report;
+    for (const l of r.leftOut)
+      io.err(`left out: ${l.count} job(s), ${l.text} (e.g. ${l.examples.join(', ')})\n`);
+    if (r.clockSkew.corrected)
+      io.err(
+        `clock skew: the RM's times are ${(r.clockSkew.medianMs / 1000).toFixed(1)} s off the JobHistory server's (median of ${r.clockSkew.jobs} jobs); moved onto the JobHistory server's clock\n`,
+      );
+    io.out(
+      `replayed ${r.jobs} jobs (${Object.entries(r.bySource)
+        .map(([k, v]) => `${v} from ${k === 'rm' ? 'the RM' : 'the JobHistory server'}`)
+        .join(', ')}) of ${r.window.from} to ${r.window.to}\n` +
+        `deadlines: ${Object.entries(r.deadlines)
+          .filter(([, v]) => v > 0)
+          .map(([k, v]) => `${v} ${k}`)
+          .join(', ')}\n${fidelityText(r)}\n${policyTable(r)}\n` +
+        `wrote ${files.length} files to ${o.out}\n`,
+    );
+    return EXIT.ok;
+  } catch (err) {
+    if (err instanceof ValidationError) {
+      io.err(
+        `invalid input, nothing replayed:\n${err.issues.map((i) => `  ${i.file ? `${i.file}: ` : ''}${i.path}: ${i.message}\n`).join('')}`,
+      );
+      return EXIT.usage;
+    }
+    if (err instanceof InvalidArgumentError) {
+      io.err(`invalid input, nothing replayed: ${err.message}\n`);
+      return EXIT.usage;
+    }
+    const what = err instanceof SidecarError ? `${err.code}: ${err.message}` : (err as Error).message;
+    io.err(`replay failed: ${what.replace(/\s+/g, ' ')}\n`);
+    return exitCodeOf(err);
+  }
+}
+
+export function replayCommand(): Command {
+  return new Command('replay')
+    .description(
+      "What-if on the cluster's own history: replay its finished jobs under FIFO as they ran and under every admission policy (docs/replay.md)",
+    )
+    .option(
+      '--jhs <url>',
+      'the JobHistory server (default: rm.jobHistoryAddress of --config, else http://127.0.0.1:19888)',
+    )
+    .option(
+      '--rm <url[,url]>',
+      "the RM's addresses (default: rm.addresses of --config, else http://127.0.0.1:8088)",
+    )
+    .option('--since <duration>', 'jobs started in the last 7d, 12h, 90m ... (default 7d)')
+    .option('--from <time>', 'jobs started from this time (ISO-8601 or epoch ms)')
+    .option('--to <time>', '... until this time (default now)')
+    .option(
+      '--deadline <rule>',
+      'for jobs without a deadline tag: slack=1.5x (1.5 times its real duration) or file=PATH (YAML: job name -> deadline); may be given twice (file, then slack)',
+      (v: string, prev: string[]) => [...prev, v],
+      [] as string[],
+    )
+    .option('--policies <list>', 'admission policies to compare (default: every registered one)')
+    .option(
+      '--config <file>',
+      "the sidecar's configuration: its estimates and profile settings, and its RM and JobHistory addresses",
+    )
+    .option('--cluster <file>', "a cluster file (docs/simulator.md) in place of the RM's nodes")
+    .option(
+      '--container-mb <n>',
+      "one container's memory (default: the RM's minimum allocation, else 1024)",
+      int('--container-mb', 1),
+    )
+    .option(
+      '--heartbeat <s>',
+      "the NodeManagers' heartbeat in the model (default 1 s)",
+      positive('--heartbeat'),
+    )
+    .option('--task-counters', "read each task's counters too (a request per task): each map's own bytes")
+    .option('--concurrency <n>', 'jobs read at once', int('--concurrency', 1), 4)
+    .option('--page <n>', 'jobs asked per listing; a window that fills it is split', int('--page', 1), 1000)
+    .option('--max-jobs <n>', 'replay at most N jobs (the oldest)', int('--max-jobs', 1))
+    .option(
+      '--format <format>',
+      'json or xml answers',
+      (v: string) => {
+        if (v !== 'json' && v !== 'xml') throw new InvalidArgumentError("must be 'json' or 'xml'");
+        return v;
+      },
+      'json',
+    )
+    .option('--user <name>', 'user.name for clusters with simple authentication')
+    .option('--timeout-ms <n>', 'per request', int('--timeout-ms', 1), 30_000)
+    .option('--out <dir>', 'output folder', 'replay-out')
+    .option('--no-png', 'write the plots as Vega-Lite specs and SVGs only')
+    .action(async (o: ReplayCliOptions) => {
+      process.exitCode = await runReplayCli(o, {
+        out: (t) => process.stdout.write(t),
+        err: (t) => process.stderr.write(t),
+        stream: process.stderr,
+      });
+    });
+}

@@ -1,0 +1,407 @@
+import { isJobType } from '../core/kinds';
+import { RmRemoteError } from '../errors/rm-remote';
+import { RmUnavailableError } from '../errors/rm-unavailable';
+import { ValidationError } from '../errors/validation';
+import type { ResourceManagerApi } from '../yarn/api';
+import type { HttpResourceManagerClient } from '../yarn/client';
+import { queueLeaf } from '../yarn/ids';
+import type { JobHistoryClient } from '../yarn/jobhistory';
+import type { AppReport, JobSummary, QueueInfo, TaskReport } from '../yarn/model';
+import { decodeTags } from '../yarn/tags';
+import {
+  LeftOutTally,
+  type ClockSkew,
+  type ClusterShape,
+  type HistoryJob,
+  type LeftOut,
+  type LeftOutReason,
+} from './history';
+
+/**
+ * Reading a window of history (docs/replay.md, "What is read"): the JobHistory server's jobs
+ * listed window by window (its `/jobs` has no offset: a window whose answer fills the page is
+ * split in two and read again, so no job is missed however many a window holds), each job's
+ * tasks and counters read a few at a time, and kept compact (history.ts); the RM's finished
+ * apps of the same window for their tags and label, and as jobs of their own when the
+ * JobHistory server does not know them. Memory holds the compact jobs and one window's
+ * listing, never a whole answer of the window.
+ */
+
+export interface HistoryReadRequest {
+  readonly jhs: JobHistoryClient;
+  /** The RM: apps, their tags, and the jobs the JobHistory server does not know; none: JobHistory alone. */
+  readonly rm?: Pick<ResourceManagerApi, 'apps'>;
+  /** Jobs that started (the JobHistory server's startTime) in [fromMs, toMs]. */
+  readonly fromMs: number;
+  readonly toMs: number;
+  /** The width of one listing window, ms (default an hour). */
+  readonly windowMs?: number;
+  /** Jobs asked per listing (`limit`); a window that fills it is split (default 1000). */
+  readonly pageJobs?: number;
+  /** Jobs whose tasks and counters are read at once (default 4). */
+  readonly concurrency?: number;
+  /** Read each task's counters too (a request per task): each map's own bytes. */
+  readonly taskCounters?: boolean;
+  /** At most this many jobs are replayed; the newest are left out past it (default 1,000,000). */
+  readonly maxJobs?: number;
+  /** Clock skew beyond this (ms, either way) is corrected (default 3000). */
+  readonly skewToleranceMs?: number;
+  readonly onProgress?: (done: number, listed: number) => void;
+}
+
+export interface HistoryRead {
+  /** In submission order (then id). */
+  readonly jobs: HistoryJob[];
+  readonly leftOut: LeftOut[];
+  readonly skew: ClockSkew & { readonly corrected: boolean };
+  /** Jobs whose tasks started before their submission even after the skew (their set-up taken as 0). */
+  readonly tasksBeforeSubmit: number;
+  /** Requests made to the JobHistory server and the RM. */
+  readonly requests: number;
+}
+
+const DEFAULTS = {
+  windowMs: 3_600_000,
+  pageJobs: 1000,
+  concurrency: 4,
+  maxJobs: 1_000_000,
+  skewToleranceMs: 3000,
+};
+
+/** The window's checks: a typed error naming what is wrong. */
+export function checkWindow(fromMs: number, toMs: number): void {
+  const issues = [];
+  if (!Number.isFinite(fromMs) || fromMs < 0)
+    issues.push({ path: 'from', message: 'must be a time (epoch ms >= 0)' });
+  if (!Number.isFinite(toMs) || toMs < 0)
+    issues.push({ path: 'to', message: 'must be a time (epoch ms >= 0)' });
+  if (issues.length === 0 && toMs <= fromMs)
+    issues.push({
+      path: 'to',
+      message: `must be after from (${new Date(fromMs).toISOString()}), got ${new Date(toMs).toISOString()}`,
+    });
+  if (issues.length > 0) throw new ValidationError(issues);
+}
+
+/** `application_X_N` of `job_X_N`. */
+export function appIdOfJob(jobId: string): string {
+  return jobId.replace(/^job_/, 'application_');
+}
+
+/** An unreachable server's error, saying which server it is. */
+const naming =
+  (service: string) =>
+  (err: unknown): never => {
+    if (err instanceof RmUnavailableError)
+      throw new RmUnavailableError(
+        `${service} is unreachable: ${err.message}`,
+        { addresses: err.addresses, outcomeUnknown: err.outcomeUnknown, noActiveRm: err.noActiveRm },
+        { cause: err },
+      );
+    throw err;
+  };
+
+const is404 = (err: unknown): boolean => err instanceof RmRemoteError && err.status === 404;
+
+/**
+ * Lists every item of [from, to] by windows of `windowMs`: a window whose answer has `page`
+ * items (the server may have left some out) is split in two and each half read again; a window
+ * of one millisecond that still fills the page is taken as it is (nothing narrower can be asked).
+ */
+export async function listWindows<T>(
+  fromMs: number,
+  toMs: number,
+  windowMs: number,
+  page: number,
+  read: (beginMs: number, endMs: number, limit: number) => Promise<T[]>,
+  each: (items: T[]) => Promise<void>,
+): Promise<number> {
+  let requests = 0;
+  const visit = async (b: number, e: number): Promise<void> => {
+    requests++;
+    const items = await read(b, e, page);
+    if (items.length >= page && e > b) {
+      const mid = Math.floor((b + e) / 2);
+      await visit(b, mid);
+      await visit(mid + 1, e);
+      return;
+    }
+    await each(items);
+  };
+  for (let b = fromMs; b <= toMs; b += windowMs) await visit(b, Math.min(toMs, b + windowMs - 1));
+  return requests;
+}
+
+/** Runs `work` over `items` with at most `n` at once, in order of start. */
+async function pool<T>(items: readonly T[], n: number, work: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) await work(items[next++] as T);
+  };
+  await Promise.all(Array.from({ length: Math.min(n, items.length) }, worker));
+}
+
+/** A task list's successful tasks of one type as start/finish pairs, in task order. */
+function times(tasks: readonly TaskReport[], type: 'MAP' | 'REDUCE'): number[] {
+  const out: number[] = [];
+  for (const t of tasks)
+    if (t.type === type && t.state === 'SUCCEEDED' && t.startTime > 0 && t.finishTime >= t.startTime)
+      out.push(t.startTime, t.finishTime);
+  return out;
+}
+
+function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length === 0 ? 0 : s.length % 2 ? (s[m] as number) : ((s[m - 1] as number) + (s[m] as number)) / 2;
+}
+
+/** What an app's tags and labels say of its job. */
+function fromApp(
+  app: AppReport | undefined,
+): Pick<HistoryJob, 'taggedDeadlineMs' | 'workloadClass' | 'jobType'> {
+  if (!app) return { jobType: 'cpu' };
+  const tags = decodeTags(app.applicationTags);
+  const label = app.appNodeLabelExpression?.trim();
+  const type = tags.jobType !== undefined && isJobType(tags.jobType) ? tags.jobType : label ? 'gpu' : 'cpu';
+  return {
+    jobType: type === 'adaptive' ? 'adaptive' : type,
+    ...(tags.deadlineMs !== undefined ? { taggedDeadlineMs: tags.deadlineMs } : {}),
+    ...(tags.workloadClass !== undefined ? { workloadClass: tags.workloadClass } : {}),
+  };
+}
+
+/** Reads the window's history (see the module's comment). */
+export async function readHistory(req: HistoryReadRequest): Promise<HistoryRead> {
+  checkWindow(req.fromMs, req.toMs);
+  const o = { ...DEFAULTS, ...definedOf(req) };
+  const left = new LeftOutTally();
+  let requests = 0;
+  // The RM's finished apps of the window first (the RM keeps a bounded number of them).
+  const apps = new Map<string, AppReport>();
+  if (req.rm) {
+    const rm = req.rm;
+    const listings = await listWindows(
+      req.fromMs,
+      req.toMs,
+      o.windowMs,
+      o.pageJobs,
+      (b, e, limit) =>
+        rm.apps({
+          states: ['FINISHED', 'FAILED', 'KILLED'],
+          startedTimeBegin: b,
+          startedTimeEnd: e,
+          limit,
+          deSelects: ['resourceRequests'],
+        }),
+      async (items) => {
+        for (const a of items) apps.set(a.id, a);
+      },
+    ).catch(naming('the RM'));
+    requests += listings;
+  }
+  const jobs: HistoryJob[] = [];
+  const seenApps = new Set<string>();
+  const skews: number[] = [];
+  let listed = 0;
+  let done = 0;
+  const detail = async (s: JobSummary): Promise<HistoryJob | LeftOutReason> => {
+    if (s.state === 'FAILED' || s.state === 'ERROR') return 'failed';
+    if (s.state === 'KILLED') return 'killed';
+    let tasks: TaskReport[];
+    try {
+      requests++;
+      tasks = await req.jhs.tasks(s.id);
+    } catch (err) {
+      if (is404(err)) return 'history-deleted';
+      throw err;
+    }
+    const maps = times(tasks, 'MAP');
+    const reduces = times(tasks, 'REDUCE');
+    // A job is its maps (then its reduces): without a map that ran there is no run to replay.
+    if (maps.length === 0) return 'no-tasks';
+    let counters;
+    try {
+      requests++;
+      counters = await req.jhs.jobCounters(s.id);
+    } catch (err) {
+      if (is404(err)) return 'history-deleted';
+      throw err;
+    }
+    let mapBytes: number[] | null = null;
+    if (req.taskCounters) {
+      mapBytes = [];
+      for (const t of tasks)
+        if (t.type === 'MAP' && t.state === 'SUCCEEDED' && t.startTime > 0) {
+          requests++;
+          try {
+            mapBytes.push((await req.jhs.taskCounters(s.id, t.id)).HDFS_BYTES_READ ?? 0);
+          } catch (err) {
+            if (is404(err)) return 'history-deleted';
+            throw err;
+          }
+        }
+    }
+    const appId = appIdOfJob(s.id);
+    const app = apps.get(appId);
+    if (app && app.finishedTime > 0 && s.finishTime > 0) skews.push(app.finishedTime - s.finishTime);
+    return {
+      id: s.id,
+      appId,
+      name: s.name,
+      user: s.user,
+      queue: queueLeaf(s.queue),
+      source: 'jobhistory',
+      applicationType: 'MAPREDUCE',
+      submitMs: s.submitTime > 0 ? s.submitTime : s.startTime,
+      finishMs: s.finishTime,
+      maps,
+      reduces,
+      inputBytes: counters.HDFS_BYTES_READ?.map ?? 0,
+      mapBytes,
+      shuffleBytes: counters.REDUCE_SHUFFLE_BYTES?.total ?? null,
+      ...fromApp(app),
+      ...(app && app.startedTime > 0 ? { appStartMs: app.startedTime } : {}),
+    };
+  };
+  const listings = await listWindows(
+    req.fromMs,
+    req.toMs,
+    o.windowMs,
+    o.pageJobs,
+    (b, e, limit) =>
+      req.jhs.jobs({ startedTimeBegin: b, startedTimeEnd: e, limit }).catch(naming('the JobHistory server')),
+    async (listing) => {
+      // A job listed twice (a server that does not hold to the window's ends) is read once.
+      const items = listing.filter((s) => !seenApps.has(appIdOfJob(s.id)));
+      for (const s of items) seenApps.add(appIdOfJob(s.id));
+      listed += items.length;
+      req.onProgress?.(done, listed);
+      await pool(items, o.concurrency, async (s) => {
+        const r = await detail(s).catch(naming('the JobHistory server'));
+        done++;
+        if (typeof r === 'string') left.add(r, s.id);
+        else jobs.push(r);
+        if (done % 100 === 0) req.onProgress?.(done, listed);
+      });
+    },
+  );
+  requests += listings;
+  req.onProgress?.(done, listed);
+  // Clock skew: the RM's finish of an app against the JobHistory server's finish of its job
+  // (the AM's clock; the RM hears of it a moment later). The JobHistory server's submitTime is
+  // the RM's submission time handed to the AM: beyond the tolerance it is moved onto the tasks'
+  // clock, as is every time of an RM-only app.
+  const skewMs = median(skews);
+  const corrected = skews.length > 0 && Math.abs(skewMs) > o.skewToleranceMs;
+  const shift = corrected ? skewMs : 0;
+  for (const a of apps.values()) {
+    if (seenApps.has(a.id)) continue;
+    if (a.state === 'FAILED' || a.finalStatus === 'FAILED') left.add('failed', a.id);
+    else if (a.state === 'KILLED' || a.finalStatus === 'KILLED') left.add('killed', a.id);
+    else if (!(a.startedTime > 0 && a.finishedTime > a.startedTime)) left.add('never-ran', a.id);
+    else
+      jobs.push({
+        id: a.id,
+        appId: a.id,
+        name: a.name,
+        user: a.user,
+        queue: queueLeaf(a.queue),
+        source: 'rm',
+        applicationType: a.applicationType,
+        submitMs: a.startedTime - shift,
+        finishMs: a.finishedTime - shift,
+        maps: [
+          (a.launchTime !== undefined && a.launchTime > a.startedTime ? a.launchTime : a.startedTime) - shift,
+          a.finishedTime - shift,
+        ],
+        reduces: [],
+        inputBytes: 0,
+        mapBytes: null,
+        shuffleBytes: null,
+        ...fromApp(a),
+        appStartMs: a.startedTime - shift,
+        ...(a.launchTime !== undefined && a.launchTime > 0 ? { launchMs: a.launchTime - shift } : {}),
+      });
+  }
+  let tasksBeforeSubmit = 0;
+  const out = jobs.map((j) => {
+    if (j.source !== 'jobhistory') return j;
+    const submitMs = j.submitMs - shift;
+    const first = firstStart(j);
+    if (first < submitMs) tasksBeforeSubmit++;
+    return {
+      ...j,
+      submitMs,
+      ...(j.appStartMs !== undefined ? { appStartMs: j.appStartMs - shift } : {}),
+      ...(j.taggedDeadlineMs !== undefined ? { taggedDeadlineMs: j.taggedDeadlineMs - shift } : {}),
+    };
+  });
+  out.sort((a, b) => a.submitMs - b.submitMs || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  if (out.length > o.maxJobs) for (const j of out.splice(o.maxJobs)) left.add('over-max-jobs', j.id);
+  return {
+    jobs: out,
+    leftOut: left.list(),
+    skew: {
+      medianMs: skewMs,
+      jobs: skews.length,
+      maxAbsMs: skews.reduce((m, x) => Math.max(m, Math.abs(x)), 0),
+      corrected,
+    },
+    tasksBeforeSubmit,
+    requests,
+  };
+}
+
+/** The first task's start of a job (ms). */
+export function firstStart(j: Pick<HistoryJob, 'maps' | 'reduces'>): number {
+  let m = Infinity;
+  for (let i = 0; i < j.maps.length; i += 2) m = Math.min(m, j.maps[i] as number);
+  for (let i = 0; i < j.reduces.length; i += 2) m = Math.min(m, j.reduces[i] as number);
+  return m;
+}
+
+/** The last task's finish of a job (ms). */
+export function lastFinish(j: Pick<HistoryJob, 'maps' | 'reduces'>): number {
+  let m = -Infinity;
+  for (let i = 1; i < j.maps.length; i += 2) m = Math.max(m, j.maps[i] as number);
+  for (let i = 1; i < j.reduces.length; i += 2) m = Math.max(m, j.reduces[i] as number);
+  return m;
+}
+
+function definedOf(req: HistoryReadRequest): Partial<typeof DEFAULTS> {
+  const out: Partial<typeof DEFAULTS> = {};
+  for (const k of Object.keys(DEFAULTS) as Array<keyof typeof DEFAULTS>)
+    if (req[k] !== undefined) out[k] = req[k];
+  return out;
+}
+
+/** The cluster's shape from the RM: running nodes and their labels, leaf queues, smallest container. */
+export async function readClusterShape(
+  rm: Pick<HttpResourceManagerClient, 'nodes' | 'scheduler' | 'confValue'>,
+): Promise<ClusterShape> {
+  const nodes = await rm.nodes(['RUNNING']);
+  const scheduler = await rm.scheduler().catch(() => undefined);
+  const queues: Array<ClusterShape['queues'][number]> = [];
+  const walk = (q: QueueInfo) => {
+    if (q.kind === 'leaf' || q.children.length === 0)
+      queues.push({
+        path: q.path,
+        absoluteCapacity: q.absoluteCapacity,
+        absoluteMaxCapacity: q.absoluteMaxCapacity,
+      });
+    for (const c of q.children) walk(c);
+  };
+  if (scheduler) walk(scheduler.root);
+  const min = Number(await rm.confValue('yarn.scheduler.minimum-allocation-mb').catch(() => undefined));
+  return {
+    nodes: nodes.map((n) => ({
+      id: n.id,
+      labels: n.nodeLabels,
+      memoryMB: n.total.memoryMB,
+      vcores: n.total.vcores,
+    })),
+    queues,
+    ...(Number.isFinite(min) && min > 0 ? { minimumAllocationMb: min } : {}),
+  };
+}
