@@ -276,7 +276,7 @@ async function rmCost(
           kinds.map((k) => ({
             name: `${ENDPOINT}${k.kind}`,
             perBlock: 3,
-            once: async () => void (await readWhole(`${info.rm}${k.lastUrl}`, k.accept)),
+            once: async () => void (await readWhole(`${info.rm}${k.lastUrl}`, k.accept, true)),
           })),
           { apps: size, rounds: int('RM_COST_ENDPOINT_ROUNDS', 5), idleMs: 1000, log },
         )),
