@@ -66,6 +66,8 @@ const log = { ...silentLogger(), warn: (m: string) => void warnings.push(m) } as
 >;
 
 const T = 1_800_000_000_000;
+/** How rmOf notes a read of followed apps by tag that asks for live ones only. */
+const LIVE_TAGS = 'NEW,NEW_SAVING,SUBMITTED,ACCEPTED,RUNNING tags';
 const others = Array.from({ length: 50 }, (_, i) =>
   app(`application_1_${1000 + i}`, T - 3_600_000 + i, ['team:x']),
 );
@@ -87,7 +89,9 @@ describe('AppReader', () => {
     expect(second.apps.map((a) => a.id)).toEqual([ours.id]);
     expect((await reader.read(followed)).full).toBe(false);
     expect((await reader.read(followed)).full).toBe(true);
-    expect(calls).toEqual(['live', 'tags 1', 'new', 'tags 1', 'new', 'tags 1', 'live', 'tags 1']);
+    // The live followed app comes with the live apps: no read by tag in a full read. Between, the
+    // followed apps by tag, live ones only (the RM tests the state first).
+    expect(calls).toEqual(['live', 'new', `${LIVE_TAGS} 1`, 'new', `${LIVE_TAGS} 1`, 'live']);
   });
 
   it('leaves ended apps out of a full read unless followed: a followed one that ended still comes', async () => {
@@ -136,7 +140,14 @@ describe('AppReader', () => {
     expect(read.full).toBe(false);
     expect(read.apps.map((a) => a.id)).toContain(ours.id);
     expect(read.apps.map((a) => a.id)).not.toContain('application_1_0404');
-    expect(calls.slice(1)).toEqual(['new', 'tags 2', `app ${ours.id}`, 'app application_1_0404']);
+    // Missing from the read of live followed apps: by their tags alone, then by their ids.
+    expect(calls.slice(1)).toEqual([
+      'new',
+      `${LIVE_TAGS} 2`,
+      'tags 2',
+      `app ${ours.id}`,
+      'app application_1_0404',
+    ]);
   });
 
   it('reads every app when the RM ignores a filter, says so once, and tries the filters again later', async () => {
@@ -150,8 +161,10 @@ describe('AppReader', () => {
       expect(read.apps).toHaveLength(51);
     }
     expect(warnings).toEqual(['the RM ignores a filter of GET /apps; every app is read instead']);
-    // Cycle 0 found it out (its tags read), cycles 1 to 3 read everything, cycle 4 tried again.
-    expect(calls).toEqual(['live', 'tags 1', 'all', 'all', 'all', 'all', 'live', 'tags 1', 'all', 'all']);
+    // Cycle 0's answer held no ended app (nothing to tell); cycle 1 found it out (its new apps
+    // read, with the followed ones by tag: cycle 0's reads had passed their checks), cycles 2 to 4
+    // read everything, cycle 5 tried again, carefully: the new apps alone first.
+    expect(calls).toEqual(['live', 'new', `${LIVE_TAGS} 1`, 'all', 'all', 'all', 'all', 'new', 'all']);
   });
 });
 
@@ -192,16 +205,17 @@ describe('AppReader: reads in flight together', () => {
       followed.push({ jobId: `dl-${i}`, appId: ours[i]!.id, tag });
     }
     const ignoreTags = { now: false };
-    const { rm, started } = slowRm([...others, ...ours], ignoreTags);
+    const all = [...others, ...ours];
+    const { rm, started } = slowRm(all, ignoreTags);
     const reader = new AppReader({ rm, log, fullEvery: 3, tagCharsPerRead: 3_000 });
     const cycle = async () => {
       started.splice(0);
       return reader.read(followed);
     };
 
-    // Cycle 0, nothing shown yet: the live apps alone, the first tag read alone, then four at once.
+    // Cycle 0: the live apps, the followed ones among them: no read by tag.
     expect((await cycle()).apps).toHaveLength(60);
-    expect(started).toEqual(['live@1', 'tags@1', 'tags@1', 'tags@2', 'tags@3', 'tags@4']);
+    expect(started).toEqual(['live@1']);
     // Cycle 1: the new apps and the tag reads together, five in flight, the last as one ends.
     const second = await cycle();
     expect(second.full).toBe(false);
@@ -222,9 +236,14 @@ describe('AppReader: reads in flight together', () => {
     }
     expect((await cycle()).full).toBe(false);
     expect(started).toEqual(['new@1', 'tags@1', 'tags@1', 'tags@2', 'tags@3', 'tags@4']);
-    // Cycle 6, a full read: the live apps and the tag reads together.
-    expect((await cycle()).full).toBe(true);
-    expect(started).toEqual(['live@1', 'tags@2', 'tags@3', 'tags@4', 'tags@5', 'tags@5']);
+    // Cycle 6, a full read: the live apps, and by tag the followed ones not among them, together.
+    // Four followed apps have ended: two reads by tag (two tags to a read).
+    for (let i = 0; i < 4; i++)
+      all[others.length + i] = { ...ours[i]!, state: 'FINISHED', finishedTime: T + 60_000 };
+    const full = await cycle();
+    expect(full.full).toBe(true);
+    expect(full.apps.filter((a) => a.state === 'FINISHED')).toHaveLength(4);
+    expect(started).toEqual(['live@1', 'tags@1', 'tags@2']);
   });
 });
 
@@ -284,8 +303,9 @@ describe('AppReader: an RM that refuses a long URL', () => {
       calls.splice(0);
       const second = await reader.read(followed);
       expect(second.full).toBe(false);
-      // The new apps and the ended ones: no read by tag.
-      expect(calls).toEqual(['new', 'ended']);
+      // The new apps, the ended ones, and whether the waiting one runs now (the RM tests the
+      // state before the tags): no read of every followed app.
+      expect(calls).toEqual(['new', 'ended', 'RUNNING tags 1']);
       expect(second.apps.map((a) => `${a.id} ${a.state}`).sort()).toEqual([
         'application_1_0001 ACCEPTED',
         'application_1_0002 RUNNING',
@@ -296,18 +316,23 @@ describe('AppReader: an RM that refuses a long URL', () => {
       apps[apps.indexOf(running)] = { ...running, state: 'FINISHED', finishedTime: T + 9_000 };
       calls.splice(0);
       const third = await reader.read(followed);
-      expect(calls).toEqual(['new', 'ended']);
-      // The end is seen at once; the start of the other only at the next read of every followed app.
+      expect(calls).toEqual(['new', 'ended', 'RUNNING tags 1']);
+      // Both seen at once.
       expect(third.apps.map((a) => `${a.id} ${a.state}`).sort()).toEqual([
-        'application_1_0001 ACCEPTED',
+        'application_1_0001 RUNNING',
         'application_1_0002 FINISHED',
         'application_1_0003 RUNNING',
       ]);
+      // Someone else sets the running one's priority: seen at the next read of every followed app.
+      apps[apps.findIndex((a) => a.id === waiting.id)] = { ...waiting, state: 'RUNNING', priority: 9 };
       calls.splice(0);
       const fourth = await reader.read(followed); // the third cycle since the full read
-      expect(calls).toEqual(['new', 'tags 2']);
-      expect(fourth.apps.find((a) => a.id === waiting.id)).toMatchObject({ state: 'RUNNING', priority: 7 });
+      // The live followed apps by tag, then the one that ended by its tag alone.
+      expect(calls).toEqual(['new', `${LIVE_TAGS} 2`, 'tags 1']);
+      expect(fourth.apps.find((a) => a.id === waiting.id)).toMatchObject({ state: 'RUNNING', priority: 9 });
+      expect(fourth.apps.find((a) => a.id === running.id)).toMatchObject({ state: 'FINISHED' });
       calls.splice(0);
+      // Nothing waits any more: no read by tag at all.
       await reader.read(followed);
       expect(calls).toEqual(['new', 'ended']);
     });
@@ -425,7 +450,7 @@ describe('AppReader: an RM that refuses a long URL', () => {
     calls.splice(0);
     const read = await reader.read(followed);
     expect(read.apps.map((a) => a.id).sort()).toEqual(ours.map((a) => a.id));
-    expect(calls).toEqual(['new', 'tags 500']);
+    expect(calls).toEqual(['new', `${LIVE_TAGS} 500`]);
   });
 
   it.each([414, 431])(
@@ -435,8 +460,12 @@ describe('AppReader: an RM that refuses a long URL', () => {
       const { ours, followed } = followedApps(300);
       const { rm, sizes } = shortUrlRm([...others, ...ours], 5_000, status);
       const reader = new AppReader({ rm, log, fullEvery: 60 });
+      // The full read: the live apps, the followed ones among them, no read by tag.
+      const full = await reader.read(followed);
+      expect(full.apps.map((a) => a.id).sort()).toEqual([...others, ...ours].map((a) => a.id).sort());
+      expect(sizes).toEqual([]);
       const first = await reader.read(followed);
-      expect(first.apps.map((a) => a.id).sort()).toEqual([...others, ...ours].map((a) => a.id).sort());
+      expect(first.apps.map((a) => a.id).sort()).toEqual(ours.map((a) => a.id));
       // 16,000 (one read, refused), 8,000 (two reads, the first refused), 4,000: three reads.
       expect(sizes.map((c) => Math.ceil(c / 1000))).toEqual([10, 8, 4, 4, 2]);
       expect(warnings).toEqual([
@@ -456,6 +485,7 @@ describe('AppReader: an RM that refuses a long URL', () => {
     const { ours, followed } = followedApps(100);
     const { rm } = shortUrlRm([...others, ...ours], 200);
     const reader = new AppReader({ rm, log, fullEvery: 60 });
+    await reader.read(followed); // the full read: no read by tag
     await expect(reader.read(followed)).rejects.toMatchObject({ status: 414 });
     // 16,000 -> 8,000 -> 4,000 -> 2,000 -> 1,000, refused at each.
     expect(warnings).toHaveLength(4);
