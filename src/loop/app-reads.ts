@@ -70,6 +70,13 @@ export const LIVE_STATES = ['NEW', 'NEW_SAVING', 'SUBMITTED', 'ACCEPTED', 'RUNNI
 const LIVE = new Set(LIVE_STATES);
 /** The states of an app that may still become RUNNING: what the reads of changes watch for. */
 const WAITING = new Set(['NEW', 'NEW_SAVING', 'SUBMITTED', 'ACCEPTED']);
+/**
+ * The states an app passes through before its scheduler takes it (milliseconds, as a rule). An
+ * app the RM rejects there (no such queue, its state store failing) fails uncounted by the RM's
+ * metrics: a followed app last seen in one is watched for any later state, not RUNNING alone.
+ */
+const NOT_ACCEPTED_YET = new Set(['NEW', 'NEW_SAVING', 'SUBMITTED']);
+const AFTER_SUBMITTED = ['ACCEPTED', 'RUNNING', 'FINISHED', 'FAILED', 'KILLED'];
 
 /** The RM's counts of apps (its cluster metrics): submitted, and ended (finished, failed, killed). */
 export interface AppCounts {
@@ -328,7 +335,9 @@ export class AppReader {
    *   while one waits: `states=RUNNING` with their tags (the RM tests the state before the tags,
    *   so only its running apps are tested against them, and only those that started are
    *   reported). No count tells when: the RM counts an app running when its AM's container is
-   *   allocated, seconds before the app is RUNNING (its AM registered);
+   *   allocated, seconds before the app is RUNNING (its AM registered). One last seen before
+   *   ACCEPTED (NEW to SUBMITTED, milliseconds as a rule) is watched for any later state: the RM
+   *   may reject it there without counting it;
    * - followed apps never read (an id recorded but never seen), by their tags.
    *
    * Every other followed app is taken as last read. What these do not show (a priority or queue
@@ -356,11 +365,14 @@ export class AppReader {
       ids.size + tags.size > 0 && (counts === undefined || counts.ended !== this.seenCounts.ended);
     const cached = [...this.known.values()];
     const cachedTags = new Set(cached.flatMap((a) => a.applicationTags.map((t) => t.toLowerCase())));
-    const waiting = new Set(
-      cached
-        .filter((a) => WAITING.has(a.state))
-        .flatMap((a) => a.applicationTags.map((t) => t.toLowerCase()).filter((t) => tags.has(t))),
-    );
+    const followedTags = (inStates: ReadonlySet<string>) =>
+      new Set(
+        cached
+          .filter((a) => inStates.has(a.state))
+          .flatMap((a) => a.applicationTags.map((t) => t.toLowerCase()).filter((t) => tags.has(t))),
+      );
+    const submitted = followedTags(NOT_ACCEPTED_YET);
+    const waiting = [...followedTags(WAITING)].filter((t) => !submitted.has(t));
     const unseen = new Set(
       followed
         .filter((f) => f.appId !== null && !this.known.has(f.appId) && f.tag !== undefined)
@@ -380,7 +392,8 @@ export class AppReader {
         return [...ended.filter(isFollowed), ...fresh];
       },
       [
-        { tags: [...waiting], states: ['RUNNING'] },
+        { tags: waiting, states: ['RUNNING'] },
+        { tags: [...submitted], states: AFTER_SUBMITTED },
         { tags: [...unseen], states: undefined },
       ],
       cached,

@@ -337,6 +337,21 @@ describe('AppReader: an RM that refuses a long URL', () => {
       expect(calls).toEqual(['new', 'ended']);
     });
 
+    it('watches a followed app last seen before ACCEPTED for any later state: the RM may reject it uncounted', async () => {
+      const fresh = app('application_1_0011', T, tagsOf('dl-k'), 'SUBMITTED');
+      const apps = [...others, fresh];
+      const { rm, calls } = rmOf(apps);
+      const reader = new AppReader({ rm, log, fullEvery: 100, followedEvery: 100, now: () => T });
+      const followed = [follow('dl-k', fresh.id)];
+      await reader.read(followed, { submitted: 51, ended: 0 });
+      // Rejected by the scheduler (no such queue): FAILED, and neither count moved.
+      apps[apps.indexOf(fresh)] = { ...fresh, state: 'FAILED', finishedTime: T + 1_000 };
+      calls.splice(0);
+      const read = await reader.read(followed, { submitted: 51, ended: 0 });
+      expect(calls).toEqual(['ACCEPTED,RUNNING,FINISHED,FAILED,KILLED tags 1']);
+      expect(read.apps.find((a) => a.id === fresh.id)).toMatchObject({ state: 'FAILED' });
+    });
+
     it("reads new apps only when the RM's count of submitted apps moved, ended ones when its count of ended apps did", async () => {
       const ours = app('application_1_0006', T, tagsOf('dl-f'), 'RUNNING');
       const apps = [...others, ours];
