@@ -13,8 +13,11 @@
  *    ten left ACCEPTED, the rest killed), then, at each size, rounds of one block per reader:
  *    the sidecar's poll cycle, an unfiltered GET /ws/v1/cluster/apps, `yarn application -list
  *    -appStates ALL` and the RM's web UI apps page; the RM JVM's CPU (utime + stime from /proc)
- *    and young collections (its /jmx) over each block, less its idle rate measured before the
- *    round (bench/rm-cost/cost.ts).
+ *    and young collections (its /jmx) over each block, less its idle rate over a window of no
+ *    reads right before the block, as long as that reader's last block (bench/rm-cost/cost.ts).
+ *    The sidecar reaches the RM through a recording proxy (bench/rm-cost/recorder.ts): its
+ *    requests by kind over those cycles, then each kind's last request timed alone in rounds of
+ *    its own, split the cycle's cost by endpoint.
  *
  * Prints the tables in markdown, writes bench/rm-cost-results.json, and with RM_COST_PLOT=1 the
  * plot docs/img/rm-cost.png.
@@ -27,7 +30,8 @@
  *   RM_COST_CYCLES         sidecar poll cycles a block (default 6: 60 in 10 rounds, one full read)
  *   RM_COST_READS          unfiltered GETs and UI pages a block (default 3)
  *   RM_COST_CLI_READS      `yarn application -list` runs a block (default 1)
- *   RM_COST_IDLE_MS        the idle window before each round (default 3000)
+ *   RM_COST_IDLE_MS        the idle window before a reader's first block (default 3000)
+ *   RM_COST_ENDPOINT_ROUNDS rounds of each endpoint of the sidecar's cycle alone (default 5)
  *   RM_COST_START_ROUNDS   rounds of the time to start (default 10)
  *   RM_COST_BASE           a commit whose `run` and poll cycle are measured beside this tree's:
  *                          its run arm, and its sidecar (its dist/, in this process) on a copy of
@@ -47,14 +51,18 @@ import { baseTree, int, thisTree, type Tree } from './processes';
 import { recordResult } from './results';
 import { measureReaders, readWhole, yarnApplicationList, type Block, type Reader } from './rm-cost/cost';
 import { appsKnown, submitDeadlineJobs, submitOtherApps } from './rm-cost/populate';
+import { startRecorder, type Recorder } from './rm-cost/recorder';
 import {
   costTable,
+  ENDPOINT,
+  endpointTable,
   readerFigures,
   SIDECAR,
   splitTable,
   startTable,
   UNFILTERED,
   writePlot,
+  type EndpointCount,
   type RmCostResults,
 } from './rm-cost/report';
 import {
@@ -71,10 +79,15 @@ const POLL_INTERVAL_MS = 5000;
 const results = { commit: `${git('rev-parse', '--short', 'HEAD')}${isDirty() ? '+changes' : ''}` };
 const log = (m: string) => console.log(m);
 
-function sidecarConfig(info: HadoopInfo, token: string, ledgerPath: string): Record<string, unknown> {
+function sidecarConfig(
+  info: HadoopInfo,
+  token: string,
+  ledgerPath: string,
+  rmAddress?: string,
+): Record<string, unknown> {
   return {
     rm: {
-      addresses: info.rms,
+      addresses: rmAddress === undefined ? info.rms : [rmAddress],
       jobHistoryAddress: info.jhs,
       webHdfsAddress: info.webhdfs,
       timeoutMs: 30_000,
@@ -149,25 +162,28 @@ async function timeToStart(
   }
 }
 
-/** Part 2: the RM's CPU at each size. */
+/** Part 2: the RM's CPU at each size, and the sidecar's cycle by endpoint. */
 async function rmCost(
   info: HadoopInfo,
   dir: string,
   sizes: number[],
   base: Tree | undefined,
-): Promise<Block[]> {
+): Promise<{ blocks: Block[]; endpointCounts: EndpointCount[] }> {
   const pid = info.pids[info.activeRm] ?? null;
   if (pid === null) throw new Error(`no pid for the active RM ${info.activeRm}`);
   const token = randomBytes(16).toString('hex');
   const ledger = path.join(dir, 'cost.db');
+  // This tree's sidecar reads the active RM through the recorder (the launcher runs one RM).
+  const recorder: Recorder = await startRecorder(info.rm);
   const start = () =>
-    startSidecar(buildConfig(sidecarConfig(info, token, ledger)), {
+    startSidecar(buildConfig(sidecarConfig(info, token, ledger, recorder.url)), {
       logger: silentLogger(),
       manualPolling: true,
     });
   let sidecar = await start();
   let baseSidecar: RunningSidecar | undefined;
   const blocks: Block[] = [];
+  const endpointCounts: EndpointCount[] = [];
   try {
     await ready(sidecar, true);
     const deadlineApps = int('RM_COST_DEADLINE_APPS', 500);
@@ -238,25 +254,47 @@ async function rmCost(
       }
       const known = await appsKnown(info.rm);
       log(`\n## ${known.toLocaleString('en-US')} apps on the RM (asked for ${size.toLocaleString('en-US')})`);
+      const rounds = int('RM_COST_ROUNDS', 10);
+      recorder.reset();
       blocks.push(
         ...(await measureReaders({ url: info.rm, pid }, readers, {
           apps: size,
-          rounds: int('RM_COST_ROUNDS', 10),
+          rounds,
           idleMs: int('RM_COST_IDLE_MS', 3000),
           log,
         })),
       );
+      // The sidecar's requests over those cycles (the warm-up's included), then each kind alone.
+      const sidecarCycles = rounds * cycles + 1;
+      const kinds = recorder.kinds();
+      for (const k of kinds)
+        endpointCounts.push({ apps: size, kind: k.kind, requests: k.requests, cycles: sidecarCycles });
+      log(`\n### The sidecar's ${sidecarCycles} cycles, request by request`);
+      blocks.push(
+        ...(await measureReaders(
+          { url: info.rm, pid },
+          kinds.map((k) => ({
+            name: `${ENDPOINT}${k.kind}`,
+            perBlock: 3,
+            once: async () => void (await readWhole(`${info.rm}${k.lastUrl}`, k.accept, true)),
+          })),
+          { apps: size, rounds: int('RM_COST_ENDPOINT_ROUNDS', 5), idleMs: 1000, log },
+        )),
+      );
+      const here = blocks.filter((b) => b.apps === size);
+      console.log(`\n${costTable(here, POLL_INTERVAL_MS)}`);
       console.log(
-        `\n${costTable(
-          blocks.filter((b) => b.apps === size),
-          POLL_INTERVAL_MS,
+        `\n${endpointTable(
+          here,
+          endpointCounts.filter((c) => c.apps === size),
         )}`,
       );
     }
-    return blocks;
+    return { blocks, endpointCounts };
   } finally {
     await sidecar.close();
     await baseSidecar?.close();
+    await recorder.close();
   }
 }
 
@@ -314,6 +352,7 @@ export default async function (): Promise<void> {
     pollIntervalMs: POLL_INTERVAL_MS,
     deadlineApps: int('RM_COST_DEADLINE_APPS', 500),
     blocks: [],
+    endpointCounts: [],
     starts: [],
   };
   const file = path.join(ROOT, 'bench', 'rm-cost-results.json');
@@ -334,9 +373,12 @@ export default async function (): Promise<void> {
     }
     if (parts.includes('cost')) {
       log('\n# The RM CPU of each reader');
-      out.blocks = await rmCost(info, dir, sizes, base);
+      const cost = await rmCost(info, dir, sizes, base);
+      out.blocks = cost.blocks;
+      out.endpointCounts = cost.endpointCounts;
       save();
       console.log(`\n${costTable(out.blocks, POLL_INTERVAL_MS)}`);
+      console.log(`\n${endpointTable(out.blocks, out.endpointCounts)}`);
       for (const f of readerFigures(out.blocks))
         recordResult({
           name: `rm-cost ${f.apps} apps: ${f.reader}`,

@@ -1,7 +1,10 @@
 /**
  * What reading the apps costs the ResourceManager: its JVM's CPU time and young collections over
  * a block of reads by each reader, block after block, the readers taking turns in each round (in
- * an order that turns too), with the RM's idle CPU measured before each round and taken out.
+ * an order that turns too). The RM is never idle (NodeManager heartbeats, its scheduler, its
+ * collections of a heap holding every app): right before each block its CPU is measured over a
+ * window of no reads as long as that reader's last block (1 to 10 s), and that idle rate over
+ * the block's wall time is taken out of the block's CPU.
  */
 import { spawn } from 'node:child_process';
 import { cpuMs, youngGcs } from './rm-process';
@@ -23,8 +26,10 @@ export interface Block {
   wallMs: number;
   /** The RM's CPU time over the block (utime + stime, ms), idle not taken out. */
   rawCpuMs: number;
-  /** The RM's idle CPU rate measured before the round (ms of CPU per s). */
+  /** The RM's idle CPU rate over the window of no reads right before the block (ms of CPU per s). */
   idleMsPerS: number;
+  /** That window's length (ms). */
+  idleWallMs: number;
   /** rawCpuMs less the idle rate over the block's wall time, per read. */
   cpuMsPerRead: number;
   youngGcs: number;
@@ -32,6 +37,21 @@ export interface Block {
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** The shortest and the longest window of no reads before a block (ms). */
+export const IDLE_WINDOW_MS = { min: 1000, max: 10_000 };
+
+/** The idle window before a reader's block: as long as its last block, within IDLE_WINDOW_MS. */
+export function idleWindowMs(lastWallMs: number | undefined, firstMs: number): number {
+  const ms = lastWallMs ?? firstMs;
+  return Math.round(Math.min(IDLE_WINDOW_MS.max, Math.max(IDLE_WINDOW_MS.min, ms)));
+}
+
+/** A block's RM CPU per read: its CPU less the idle rate over its wall time, divided by its reads. */
+export function perRead(rawCpuMs: number, wallMs: number, idleMsPerS: number, reads: number): number {
+  if (!(reads > 0)) throw new Error(`a block of ${reads} reads`);
+  return (rawCpuMs - (idleMsPerS * wallMs) / 1000) / reads;
+}
 
 /** The RM's CPU rate (ms per s) over `ms` of no reads. */
 export async function idleRate(pid: number, ms: number): Promise<number> {
@@ -41,13 +61,14 @@ export async function idleRate(pid: number, ms: number): Promise<number> {
   return ((cpuMs(pid) - c0) * 1000) / (performance.now() - t0);
 }
 
-/** One block of a reader's reads: the RM's CPU and young collections over it. */
+/** One block of a reader's reads after its idle window: the RM's CPU and young collections over it. */
 async function block(
   rm: { url: string; pid: number },
   reader: Reader,
-  idleMsPerS: number,
+  idleWallMs: number,
   at: { apps: number; round: number },
 ): Promise<Block> {
+  const idleMsPerS = await idleRate(rm.pid, idleWallMs);
   const g0 = await youngGcs(rm.url);
   const c0 = cpuMs(rm.pid);
   const t0 = performance.now();
@@ -63,15 +84,16 @@ async function block(
     wallMs,
     rawCpuMs,
     idleMsPerS,
-    cpuMsPerRead: (rawCpuMs - (idleMsPerS * wallMs) / 1000) / reader.perBlock,
+    idleWallMs,
+    cpuMsPerRead: perRead(rawCpuMs, wallMs, idleMsPerS, reader.perBlock),
     youngGcs: g1.young - g0.young,
     youngGcMs: g1.youngMs - g0.youngMs,
   };
 }
 
 /**
- * `rounds` rounds: in each, the RM's idle rate over `idleMs`, then one block of every reader,
- * the first reader of round r being reader r mod n. Every block, in the order measured.
+ * `rounds` rounds of one block of every reader, each after its idle window (the first as long as
+ * `idleMs`), the first reader of round r being reader r mod n. Every block, in the order measured.
  */
 export async function measureReaders(
   rm: { url: string; pid: number },
@@ -79,15 +101,17 @@ export async function measureReaders(
   o: { apps: number; rounds: number; idleMs: number; log?: (m: string) => void },
 ): Promise<Block[]> {
   const out: Block[] = [];
+  const lastWall = new Map<string, number>();
   for (const r of readers) await r.once(); // warm: the RM's code paths, the client's connections
   for (let round = 0; round < o.rounds; round++) {
-    const idle = await idleRate(rm.pid, o.idleMs);
     for (let k = 0; k < readers.length; k++) {
       const reader = readers[(round + k) % readers.length]!;
-      const b = await block(rm, reader, idle, { apps: o.apps, round });
+      const idleMs = idleWindowMs(lastWall.get(reader.name), o.idleMs);
+      const b = await block(rm, reader, idleMs, { apps: o.apps, round });
+      lastWall.set(reader.name, b.wallMs);
       out.push(b);
       o.log?.(
-        `  ${o.apps} apps, round ${round + 1}/${o.rounds}, ${reader.name}: ${b.cpuMsPerRead.toFixed(1)} ms RM CPU a read (${b.rawCpuMs.toFixed(0)} ms over ${b.wallMs.toFixed(0)} ms, idle ${idle.toFixed(1)} ms/s), ${b.youngGcs} young GCs`,
+        `  ${o.apps} apps, round ${round + 1}/${o.rounds}, ${reader.name}: ${b.cpuMsPerRead.toFixed(1)} ms RM CPU a read (${b.rawCpuMs.toFixed(0)} ms over ${b.wallMs.toFixed(0)} ms, idle ${b.idleMsPerS.toFixed(1)} ms/s over ${idleMs} ms), ${b.youngGcs} young GCs`,
       );
     }
   }
@@ -96,12 +120,25 @@ export async function measureReaders(
 
 // ------------------------------------------------------------------ the readers besides the sidecar
 
-/** GET a page and read its body whole; throws unless 200. Its length in bytes. */
-export async function readWhole(url: string, accept: string): Promise<number> {
+/**
+ * GET a page and read its body whole; throws unless 200 (or, with `anyStatus`, whatever the RM
+ * answered: a request of the sidecar's that the RM answers 404, read again as it was). Its
+ * length in bytes.
+ */
+export async function readWhole(url: string, accept: string, anyStatus = false): Promise<number> {
   const res = await fetch(url, { headers: { Accept: accept } });
   const body = await res.arrayBuffer();
-  if (res.status !== 200) throw new Error(`GET ${url}: ${res.status}`);
+  if (res.status !== 200 && !anyStatus) throw new Error(`GET ${url}: ${res.status}`);
   return body.byteLength;
+}
+
+/**
+ * The count `yarn application -list` prints: `Total number of applications (application-types:
+ * [], states: [...] and tags: []):1000`, the number after the line's last colon.
+ */
+export function applicationListCount(text: string): number | undefined {
+  const m = /^Total number of applications\b.*:\s*(\d+)\s*$/m.exec(text);
+  return m ? Number(m[1]) : undefined;
 }
 
 /**
@@ -139,10 +176,10 @@ export function yarnApplicationList(
     child.on('error', reject);
     child.on('close', (code) => {
       // The count goes to stderr (the CLI's own log stream), the list to stdout.
-      const total = /Total number of applications[^:]*:\s*(\d+)/.exec(`${err}\n${head}`);
-      if (code !== 0 || !total)
+      const total = applicationListCount(`${err}\n${head}`);
+      if (code !== 0 || total === undefined)
         reject(new Error(`yarn application -list exited ${code}:\n${err}${head.slice(0, 500)}`));
-      else resolve(Number(total[1]));
+      else resolve(total);
     });
   });
 }

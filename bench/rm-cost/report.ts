@@ -19,7 +19,17 @@ export interface RmCostResults {
   pollIntervalMs: number;
   deadlineApps: number;
   blocks: Block[];
+  /** The sidecar's requests by kind over its measured cycles, at each size. */
+  endpointCounts?: EndpointCount[];
   starts: StartSample[];
+}
+
+/** How many requests of one kind the sidecar made over `cycles` cycles, with `apps` on the RM. */
+export interface EndpointCount {
+  apps: number;
+  kind: string;
+  requests: number;
+  cycles: number;
 }
 
 const fmt = (x: number, digits = 1) =>
@@ -33,6 +43,9 @@ const spread = (xs: readonly number[], digits = 1) =>
 /** The reader every other is compared with: what a generic monitoring tool polls. */
 export const UNFILTERED = 'GET /ws/v1/cluster/apps (unfiltered)';
 export const SIDECAR = 'sidecar poll cycle';
+/** The readers timing one kind of the sidecar's requests alone are named this, then the kind. */
+export const ENDPOINT = 'endpoint: ';
+const isEndpoint = (b: { reader: string }) => b.reader.startsWith(ENDPOINT);
 
 export interface ReaderFigures {
   reader: string;
@@ -43,6 +56,8 @@ export interface ReaderFigures {
   meanMs: number;
   perRound: number[];
   youngGcsPerRead: number;
+  /** Median over the rounds of the RM's idle rate before the blocks (ms of CPU per s). */
+  idleMsPerS: number;
   reads: number;
 }
 
@@ -59,26 +74,60 @@ export function readerFigures(blocks: readonly Block[]): ReaderFigures[] {
       meanMs: mine.reduce((n, b) => n + b.cpuMsPerRead * b.reads, 0) / reads,
       perRound: mine.map((b) => b.cpuMsPerRead),
       youngGcsPerRead: mine.reduce((n, b) => n + b.youngGcs, 0) / reads,
+      idleMsPerS: median(mine.map((b) => b.idleMsPerS)),
       reads,
     };
   });
 }
 
-/** The cost table: one row per reader and cluster size. */
+/**
+ * The cost table: one row per reader and cluster size, each read's RM CPU less the RM's idle
+ * rate over the same wall time (the idle rate's median is shown beside it).
+ */
 export function costTable(blocks: readonly Block[], pollIntervalMs: number): string {
-  const figures = readerFigures(blocks);
+  const figures = readerFigures(blocks.filter((b) => !isEndpoint(b)));
   const lines = [
-    '| apps | reader | RM CPU ms a read (median) | min – max over rounds | mean (all reads) | / unfiltered GET | share of one core every ' +
-      `${pollIntervalMs / 1000} s | young GCs a read |`,
-    '| ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: |',
+    '| apps | reader | RM CPU ms a read, less idle (median) | min – max over rounds | mean (all reads) | / unfiltered GET | share of one core every ' +
+      `${pollIntervalMs / 1000} s | young GCs a read | RM idle, ms CPU a s |`,
+    '| ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
   ];
   for (const f of figures) {
     const base = figures.find((g) => g.apps === f.apps && g.reader === UNFILTERED);
     const ratio = base ? f.medianMs / base.medianMs : NaN;
     const share = (f.meanMs / pollIntervalMs) * 100;
     lines.push(
-      `| ${f.apps.toLocaleString('en-US')} | ${f.reader} | ${fmt(f.medianMs)} | ${spread(f.perRound)} | ${fmt(f.meanMs)} | ${fmt(ratio, 3)} | ${fmt(share, 2)} % | ${fmt(f.youngGcsPerRead, 2)} |`,
+      `| ${f.apps.toLocaleString('en-US')} | ${f.reader} | ${fmt(f.medianMs)} | ${spread(f.perRound)} | ${fmt(f.meanMs)} | ${fmt(ratio, 3)} | ${fmt(share, 2)} % | ${fmt(f.youngGcsPerRead, 2)} | ${fmt(f.idleMsPerS)} |`,
     );
+  }
+  return lines.join('\n');
+}
+
+/**
+ * The sidecar's cycle by endpoint: each kind of request's count a cycle (from the recorder), its
+ * RM CPU timed alone (median over its rounds, idle taken out), and their product, the kind's
+ * share of a cycle.
+ */
+export function endpointTable(blocks: readonly Block[], counts: readonly EndpointCount[]): string {
+  const figures = readerFigures(blocks.filter(isEndpoint));
+  const lines = [
+    '| apps | request | requests a cycle | RM CPU ms a request (median) | RM CPU ms a cycle |',
+    '| ---: | --- | ---: | ---: | ---: |',
+  ];
+  for (const apps of [...new Set(counts.map((c) => c.apps))]) {
+    const rows = counts
+      .filter((c) => c.apps === apps)
+      .map((c) => {
+        const f = figures.find((g) => g.apps === apps && g.reader === `${ENDPOINT}${c.kind}`);
+        const perCycle = c.requests / c.cycles;
+        return { c, perCycle, ms: f?.medianMs ?? NaN, total: perCycle * (f?.medianMs ?? NaN) };
+      })
+      .sort((a, b) => b.total - a.total);
+    for (const r of rows)
+      lines.push(
+        `| ${apps.toLocaleString('en-US')} | \`${r.c.kind}\` | ${fmt(r.perCycle, 3)} | ${fmt(r.ms)} | ${fmt(r.total, 2)} |`,
+      );
+    const sum = rows.reduce((n, r) => n + (Number.isFinite(r.total) ? r.total : 0), 0);
+    lines.push(`| ${apps.toLocaleString('en-US')} | all | | | ${fmt(sum, 2)} |`);
   }
   return lines.join('\n');
 }
@@ -89,17 +138,24 @@ const arms = (samples: readonly StartSample[]) => [...new Set(samples.map((s) =>
 export function startTable(samples: readonly StartSample[]): string {
   const plain = samples.filter((s) => s.arm === 'plain');
   const lines = [
-    '| submitted by | jobs | RM accepted it, ms (median, min – max) | RUNNING, ms | first task, ms | RUNNING − plain (medians) | first task − plain |',
-    '| --- | ---: | ---: | ---: | ---: | ---: | ---: |',
+    '| submitted by | jobs | RM accepted it, ms (median, min – max) | RUNNING, ms | first task, ms | RUNNING − plain (medians) | first task − plain | RUNNING − plain, same round (median, min – max) |',
+    '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
   ];
   for (const arm of arms(samples)) {
     const mine = samples.filter((s) => s.arm === arm);
     const col = (f: (s: StartSample) => number) =>
       `${fmt(median(mine.map(f)), 0)} (${spread(mine.map(f), 0)})`;
     const minus = (f: (s: StartSample) => number) =>
-      plain.length === 0 ? 'n/a' : `${fmt(median(mine.map(f)) - median(plain.map(f)), 0)}`;
+      plain.length === 0 || arm === 'plain' ? '—' : `${fmt(median(mine.map(f)) - median(plain.map(f)), 0)}`;
+    // Each job against the plain client's of the same round (the arms ran one after the other).
+    const paired = mine.flatMap((s) => {
+      const p = plain.find((x) => x.round === s.round);
+      return p === undefined ? [] : [s.runningMs - p.runningMs];
+    });
+    const pairedCol =
+      arm === 'plain' || paired.length === 0 ? '—' : `${fmt(median(paired), 0)} (${spread(paired, 0)})`;
     lines.push(
-      `| ${arm} | ${mine.length} | ${col((s) => s.acceptedMs)} | ${col((s) => s.runningMs)} | ${col((s) => s.firstTaskMs)} | ${minus((s) => s.runningMs)} | ${minus((s) => s.firstTaskMs)} |`,
+      `| ${arm} | ${mine.length} | ${col((s) => s.acceptedMs)} | ${col((s) => s.runningMs)} | ${col((s) => s.firstTaskMs)} | ${minus((s) => s.runningMs)} | ${minus((s) => s.firstTaskMs)} | ${pairedCol} |`,
     );
   }
   return lines.join('\n');
@@ -134,7 +190,11 @@ export function splitTable(samples: readonly StartSample[]): string {
 
 /** The plot: RM CPU a read against the apps on the RM, one line per reader (log scales). */
 export function costSpec(blocks: readonly Block[]): TopLevelSpec {
-  const values = readerFigures(blocks).map((f) => ({ apps: f.apps, reader: f.reader, ms: f.medianMs }));
+  const values = readerFigures(blocks.filter((b) => !isEndpoint(b))).map((f) => ({
+    apps: f.apps,
+    reader: f.reader,
+    ms: f.medianMs,
+  }));
   const sizes = [...new Set(values.map((v) => v.apps))].sort((a, b) => a - b);
   return {
     $schema: 'https://vega.github.io/schema/vega-lite/v5.json',
@@ -177,6 +237,8 @@ async function main(): Promise<void> {
   const file = process.argv[2] ?? join(ROOT, 'bench/rm-cost-results.json');
   const results = JSON.parse(readFileSync(file, 'utf8')) as RmCostResults;
   console.log(costTable(results.blocks, results.pollIntervalMs));
+  if (results.endpointCounts !== undefined)
+    console.log(`\n${endpointTable(results.blocks, results.endpointCounts)}`);
   if (results.starts.length > 0)
     console.log(`\n${startTable(results.starts)}\n\n${splitTable(results.starts)}`);
   console.log(`\nwritten ${await writePlot(results.blocks)}`);

@@ -419,11 +419,13 @@ const loop = z
      */
     fullReadEvery: z.number().int().min(1).max(100_000).default(60),
     /**
-     * Every this many cycles (and at each full read) the poll reads every followed app by its
-     * tags; the cycles between read only what changed (the apps ended since, the followed apps
-     * waiting that run now: src/loop/app-reads.ts). 1 reads every followed app every cycle.
+     * Every this many cycles (and at each full read) the poll reads every followed app; the
+     * cycles between read only what changed (the new apps and the apps ended since, when the
+     * RM's counts moved; the followed apps waiting that run now: src/loop/app-reads.ts). The
+     * default is fullReadEvery's: a live followed app is the RM's costliest report, and 500 of
+     * them every minute were most of what the sidecar cost the RM. 1: every cycle.
      */
-    followedReadEvery: z.number().int().min(1).max(100_000).default(12),
+    followedReadEvery: z.number().int().min(1).max(100_000).default(60),
     /** The nodes and scheduler are read at least every this many cycles (more often when the cluster metrics' nodes change). */
     capacityReadEvery: z.number().int().min(1).max(100_000).default(12),
   })

@@ -14,11 +14,14 @@ import type { AppReport } from '../yarn/model';
  *   cannot be asked for by tag: each is seen in the reads of new apps while it is new.
  * - followed apps: the apps of the open admitted jobs (and waiting tickets), by their exact
  *   tags, a few hundred per read (`applicationTags` is any-of): `sidecar-id:<job>` for a job of
- *   the API, the app's `deadline:` tag for a discovered one. Those reads carry no state filter,
- *   so a followed app that ended since the last cycle comes with them, finished. They are made
- *   every `followedEvery` cycles; the cycles between read only what changed (readChanges): the
- *   RM tests every requested tag against every app that has tags, so a read by 500 tags on an RM
- *   of 10,000 apps is millions of tests, where a finish time or a state is one test an app.
+ *   the API, the app's `deadline:` tag for a discovered one. Those reads ask for live apps
+ *   (`states=` LIVE_STATES, which the RM tests before the tags: an ended app is not tested
+ *   against every tag); a followed app missing from them (ended since, or not on the RM yet) is
+ *   read by its tag alone, with no state filter. They are made every `followedEvery` cycles;
+ *   the cycles between read only what changed (readChanges): the RM tests every requested tag
+ *   against every app that has tags, so a read by 500 tags on an RM of 10,000 apps is millions
+ *   of tests, where a finish time or a state is one test an app; and a live app's report is the
+ *   costliest the RM makes (its attempts, its usage from the scheduler).
  * - a followed app missing from those reads is read from its own endpoint: absence from a
  *   filtered read is not absence from the RM. One the RM does not know (404) is left out, and
  *   reconcile confirms it and marks its job lost, as it does for an app missing from a full list.
@@ -26,8 +29,9 @@ import type { AppReport } from '../yarn/model';
  * A full read is the first read, and every `fullEvery` cycles after it: the safety net for what
  * the reads of new apps can miss (an app started before the window, after an RM failover to a
  * node whose clock is behind by more than the overlap; a discovered app the reconciler could not
- * record in its window). It reads every live app (`states=` LIVE_STATES) and the followed apps
- * by their tags, not every app: an ended app that no open job follows has nothing to tell the
+ * record in its window). It reads every live app (`states=` LIVE_STATES), the live followed apps
+ * among them, and by their tags only the followed apps not among them (ended, or not on the RM
+ * yet), not every app: an ended app that no open job follows has nothing to tell the
  * sidecar (discovery takes only live apps, and an ended job is not tracked again), and on a big
  * cluster the ended apps are most of the list (50,000 apps are more than rm.maxResponseBytes).
  * A followed app missing from it is read from its own endpoint, as in the filtered reads. An RM
@@ -64,9 +68,21 @@ const DESELECTS = ['resourceRequests', 'timeouts', 'resourceInfo'];
 /** The states of an app that has not ended: what a full read asks for (besides the followed apps). */
 export const LIVE_STATES = ['NEW', 'NEW_SAVING', 'SUBMITTED', 'ACCEPTED', 'RUNNING'];
 const LIVE = new Set(LIVE_STATES);
-
 /** The states of an app that may still become RUNNING: what the reads of changes watch for. */
 const WAITING = new Set(['NEW', 'NEW_SAVING', 'SUBMITTED', 'ACCEPTED']);
+/**
+ * The states an app passes through before its scheduler takes it (milliseconds, as a rule). An
+ * app the RM rejects there (no such queue, its state store failing) fails uncounted by the RM's
+ * metrics: a followed app last seen in one is watched for any later state, not RUNNING alone.
+ */
+const NOT_ACCEPTED_YET = new Set(['NEW', 'NEW_SAVING', 'SUBMITTED']);
+const AFTER_SUBMITTED = ['ACCEPTED', 'RUNNING', 'FINISHED', 'FAILED', 'KILLED'];
+
+/** The RM's counts of apps (its cluster metrics): submitted, and ended (finished, failed, killed). */
+export interface AppCounts {
+  submitted: number;
+  ended: number;
+}
 /**
  * On a quiet cluster (no start or finish seen lately) the read of ended apps starts this long
  * before now by the sidecar's clock, not at the last start seen (which may be hours back): a
@@ -94,6 +110,11 @@ function followedKeys(followed: readonly Followed[]): { ids: Set<string>; tags: 
   }
   return { ids, tags };
 }
+
+/** The followed apps' tags, each once. */
+const followedKeysTags = (followed: readonly Followed[]): string[] => [
+  ...new Set(followed.flatMap((f) => (f.tag === undefined ? [] : [f.tag]))),
+];
 
 /** An open job whose app the cycle must see. */
 export interface Followed {
@@ -176,6 +197,13 @@ export class AppReader {
   private readonly known = new Map<string, AppReport>();
   /** Cycles since every followed app was last read by its tags. */
   private sinceFollowedRead = 0;
+  /** The RM's counts of apps submitted and ended that the reads so far have covered. */
+  private seenCounts: Partial<AppCounts> = {};
+  /**
+   * A lower bound of the RM's clock (epoch ms) from the apps read: a live app's start plus its
+   * elapsed time (the RM's now when it answered), an ended app's finish.
+   */
+  private rmClockMs: number | undefined;
 
   constructor(
     private readonly deps: {
@@ -197,21 +225,30 @@ export class AppReader {
     this.tagChars = deps.tagCharsPerRead ?? TAG_CHARS_PER_READ;
   }
 
-  /** This cycle's apps: a full read when one is due, else the filtered reads (see above). */
-  async read(followed: readonly Followed[]): Promise<AppsRead> {
+  /**
+   * This cycle's apps: a full read when one is due, else the filtered reads (see above). `counts`,
+   * the RM's counts of apps submitted and ended as its metrics read them before this cycle's
+   * reads, let a cycle leave out a read of what did not move (readChanges).
+   */
+  async read(followed: readonly Followed[], counts?: AppCounts): Promise<AppsRead> {
     const n = this.cycle++;
     const { fullEvery } = this.deps;
     if (n < this.fullUntil) return this.every();
     const full = this.newestStartMs === undefined || fullEvery <= 1 || n % fullEvery === 0;
     try {
       const every = full || this.followedReadDue();
+      const changes: { read: Partial<AppCounts> } = { read: {} };
       const apps = full
         ? await this.live(followed)
         : every
           ? await this.filtered(followed)
-          : await this.readChanges(followed);
+          : await this.readChanges(followed, counts, changes);
       if (apps) {
         this.remember(apps, followed, every);
+        // The counts the reads made cover: a full read or a read of every followed app saw the
+        // new apps (the live ones, or those of the window) and every followed app's end.
+        if (counts !== undefined)
+          this.seenCounts = every ? { ...counts } : { ...this.seenCounts, ...changes.read };
         return full ? this.fullRead(apps) : { apps, full: false };
       }
     } catch (err) {
@@ -260,6 +297,23 @@ export class AppReader {
     }
     for (const a of apps) if (isFollowed(a)) this.known.set(a.id, a);
     for (const a of apps) this.sawEnd(a);
+    this.sawClock(apps);
+  }
+
+  private sawClock(apps: readonly AppReport[]): void {
+    for (const a of apps) {
+      const at = a.finishedTime > 0 ? a.finishedTime : a.elapsedTime > 0 ? a.startedTime + a.elapsedTime : 0;
+      if (Number.isFinite(at) && at > (this.rmClockMs ?? 0)) this.rmClockMs = at;
+    }
+  }
+
+  /**
+   * Where a read of new apps starts: the overlap before the newest start seen or, later, the RM's
+   * clock as last seen. Anchored to the newest start alone, a burst of submissions followed by a
+   * quiet spell would be read again every cycle while nothing newer starts.
+   */
+  private newAppsBegin(): number {
+    return Math.max(0, Math.max(this.newestStartMs ?? 0, this.rmClockMs ?? 0) - NEW_APPS_OVERLAP_MS);
   }
 
   private sawEnd(a: AppReport): void {
@@ -269,24 +323,36 @@ export class AppReader {
 
   /**
    * The reads between two reads of every followed app: what changed since, each with a filter
-   * the RM applies before it looks at tags, so that its scan stays one cheap test per app:
+   * the RM tests before it looks at tags, so that its scan stays one cheap test an app, and each
+   * only when the RM's metrics say something moved (`counts`, read before this cycle's reads):
    *
-   * - the new apps (startedTimeBegin, as every filtered read);
-   * - the apps ended since the last reads: finishedTimeBegin from the newest start or finish
-   *   seen (or, on a quiet cluster, a minute ago by the sidecar's clock), less the overlap; only
-   *   the followed ones are kept;
-   * - the followed apps last seen waiting (NEW to ACCEPTED) that are RUNNING now:
-   *   `states=RUNNING` with their tags (the RM tests the state before the tags);
-   * - followed apps never seen (an id recorded but never read), by their tags.
+   * - the new apps (startedTimeBegin, newAppsBegin), when the count of apps submitted moved since
+   *   the last read of them;
+   * - the apps ended since (finishedTimeBegin from the newest start or finish seen, or a minute
+   *   back by the sidecar's clock on a quiet cluster, less the overlap; only the followed ones
+   *   are kept), when the count of apps ended (finished, failed, killed) moved;
+   * - the followed apps last seen waiting (NEW to ACCEPTED) that are RUNNING now, every cycle
+   *   while one waits: `states=RUNNING` with their tags (the RM tests the state before the tags,
+   *   so only its running apps are tested against them, and only those that started are
+   *   reported). No count tells when: the RM counts an app running when its AM's container is
+   *   allocated, seconds before the app is RUNNING (its AM registered). One last seen before
+   *   ACCEPTED (NEW to SUBMITTED, milliseconds as a rule) is watched for any later state: the RM
+   *   may reject it there without counting it;
+   * - followed apps never read (an id recorded but never seen), by their tags.
    *
-   * Every other followed app is taken as last read. What no filter shows (a priority or queue
-   * changed by someone else, an app that went back to ACCEPTED for a new attempt, an app the RM
-   * forgot) is seen at the next read of every followed app, `followedEvery` cycles at most.
+   * Every other followed app is taken as last read. What these do not show (a priority or queue
+   * set by someone else, an app sent back to ACCEPTED for a new attempt, an app the RM forgot, an
+   * app the RM ended or took without counting it) is seen at the next read of every followed app,
+   * `followedEvery` cycles at most. Without `counts` both reads of new and ended apps are made.
    * Undefined when too many followed apps are missing (the caller reads every app).
    */
-  private async readChanges(followed: readonly Followed[]): Promise<AppReport[] | undefined> {
+  private async readChanges(
+    followed: readonly Followed[],
+    counts: AppCounts | undefined,
+    made: { read: Partial<AppCounts> },
+  ): Promise<AppReport[] | undefined> {
     const { rm } = this.deps;
-    const begin = Math.max(0, (this.newestStartMs ?? 0) - NEW_APPS_OVERLAP_MS);
+    const begin = this.newAppsBegin();
     const now = (this.deps.now ?? Date.now)();
     const endedBegin = Math.max(
       0,
@@ -294,40 +360,50 @@ export class AppReader {
         NEW_APPS_OVERLAP_MS,
     );
     const { ids, tags } = followedKeys(followed);
+    const readNew = counts === undefined || counts.submitted !== this.seenCounts.submitted;
+    const readEnded =
+      ids.size + tags.size > 0 && (counts === undefined || counts.ended !== this.seenCounts.ended);
     const cached = [...this.known.values()];
     const cachedTags = new Set(cached.flatMap((a) => a.applicationTags.map((t) => t.toLowerCase())));
-    const waiting = new Set(
-      cached
-        .filter((a) => WAITING.has(a.state))
-        .flatMap((a) => a.applicationTags.map((t) => t.toLowerCase()).filter((t) => tags.has(t))),
-    );
+    const followedTags = (inStates: ReadonlySet<string>) =>
+      new Set(
+        cached
+          .filter((a) => inStates.has(a.state))
+          .flatMap((a) => a.applicationTags.map((t) => t.toLowerCase()).filter((t) => tags.has(t))),
+      );
+    const submitted = followedTags(NOT_ACCEPTED_YET);
+    const waiting = [...followedTags(WAITING)].filter((t) => !submitted.has(t));
     const unseen = new Set(
       followed
         .filter((f) => f.appId !== null && !this.known.has(f.appId) && f.tag !== undefined)
         .filter((f) => !cachedTags.has(f.tag!))
         .map((f) => f.tag!),
     );
+    const isFollowed = (a: AppReport) =>
+      ids.has(a.id) || a.applicationTags.some((t) => tags.has(t.toLowerCase()));
     const { first, byId } = await this.withTagged(
       async () => {
         const [fresh, ended] = await Promise.all([
-          rm.apps({ startedTimeBegin: begin, deSelects: DESELECTS }),
-          // With nothing followed, no end matters.
-          ids.size + tags.size === 0 ? [] : rm.apps({ finishedTimeBegin: endedBegin, deSelects: DESELECTS }),
+          readNew ? rm.apps({ startedTimeBegin: begin, deSelects: DESELECTS }) : [],
+          readEnded ? rm.apps({ finishedTimeBegin: endedBegin, deSelects: DESELECTS }) : [],
         ]);
         if (fresh.some((a) => a.startedTime < begin)) throw new FilterIgnored('startedTimeBegin');
         if (ended.some((a) => !(a.finishedTime >= endedBegin))) throw new FilterIgnored('finishedTimeBegin');
-        const isFollowed = (a: AppReport) =>
-          ids.has(a.id) || a.applicationTags.some((t) => tags.has(t.toLowerCase()));
         return [...ended.filter(isFollowed), ...fresh];
       },
       [
-        { tags: [...waiting], states: ['RUNNING'] },
+        { tags: waiting, states: ['RUNNING'] },
+        { tags: [...submitted], states: AFTER_SUBMITTED },
         { tags: [...unseen], states: undefined },
       ],
       cached,
     );
     if (!(await this.missingInto(byId, followed))) return undefined;
     this.sawStarts(first);
+    if (counts !== undefined) {
+      if (readNew) made.read.submitted = counts.submitted;
+      if (readEnded) made.read.ended = counts.ended;
+    }
     return [...byId.values()];
   }
 
@@ -349,11 +425,13 @@ export class AppReader {
    */
   private async live(followed: readonly Followed[]): Promise<AppReport[] | undefined> {
     try {
+      // The live followed apps come with the live ones: only the others are read by their tags.
       const { byId } = await this.withTagged(async () => {
         const live = await this.deps.rm.apps({ states: LIVE_STATES, deSelects: DESELECTS });
         if (live.some((a) => !LIVE.has(a.state))) throw new EveryApp(live);
         return live;
-      }, followed);
+      }, []);
+      await this.missingByTag(byId, followed);
       return (await this.missingInto(byId, followed)) ? [...byId.values()] : undefined;
     } catch (err) {
       if (err instanceof EveryApp) return err.apps;
@@ -367,15 +445,21 @@ export class AppReader {
         this.newestStartMs = a.startedTime;
   }
 
-  /** The filtered reads, or undefined when too many followed apps are missing from them. */
+  /**
+   * The filtered reads, or undefined when too many followed apps are missing from them. The
+   * followed apps are asked for with `states=` LIVE_STATES, which the RM tests before the tags:
+   * the ended apps (most of a big RM's) are not tested against every tag. A followed app missing
+   * from that read (ended, or not on the RM yet) is read by its tag alone (missingByTag).
+   */
   private async filtered(followed: readonly Followed[]): Promise<AppReport[] | undefined> {
     const { rm } = this.deps;
-    const begin = Math.max(0, (this.newestStartMs ?? 0) - NEW_APPS_OVERLAP_MS);
+    const begin = this.newAppsBegin();
     const { first: fresh, byId } = await this.withTagged(async () => {
       const fresh = await rm.apps({ startedTimeBegin: begin, deSelects: DESELECTS });
       if (fresh.some((a) => a.startedTime < begin)) throw new FilterIgnored('startedTimeBegin');
       return fresh;
-    }, followed);
+    }, [{ tags: followedKeysTags(followed), states: LIVE_STATES }]);
+    await this.missingByTag(byId, followed);
     if (!(await this.missingInto(byId, followed))) return undefined;
     this.sawStarts(fresh);
     return [...byId.values()];
@@ -399,12 +483,7 @@ export class AppReader {
   ): Promise<{ first: AppReport[]; byId: Map<string, AppReport> }> {
     const groups: readonly TagGroup[] = isTagGroups(followed)
       ? followed
-      : [
-          {
-            tags: [...new Set(followed.flatMap((f) => (f.tag === undefined ? [] : [f.tag])))],
-            states: undefined,
-          },
-        ];
+      : [{ tags: followedKeysTags(followed), states: undefined }];
     for (;;) {
       try {
         return await this.withTaggedOnce(first, groups, base);
@@ -465,6 +544,21 @@ export class AppReader {
     for (const a of firstApps) byId.set(a.id, a);
     for (const got of tagged) for (const a of got) byId.set(a.id, a);
     return { first: firstApps, byId };
+  }
+
+  /**
+   * The followed apps missing from `byId` (an app id not in it, or a tag no app in it carries),
+   * read by their tags, with no state filter: after a read of the live apps, the followed apps
+   * that ended (a few, until their jobs close), and those not on the RM yet.
+   */
+  private async missingByTag(byId: Map<string, AppReport>, followed: readonly Followed[]): Promise<void> {
+    const shown = new Set([...byId.values()].flatMap((a) => a.applicationTags.map((t) => t.toLowerCase())));
+    const tags = followed.flatMap((f) =>
+      f.tag !== undefined && (f.appId === null ? !shown.has(f.tag) : !byId.has(f.appId)) ? [f.tag] : [],
+    );
+    if (tags.length === 0) return;
+    const { byId: got } = await this.withTagged(async () => [], [{ tags, states: undefined }]);
+    for (const [id, a] of got) byId.set(id, a);
   }
 
   /**

@@ -6,7 +6,7 @@ import { redactText, type Logger } from '../log';
 import type { Ledger } from '../store/types';
 import type { ResourceManagerApi } from '../yarn/api';
 import type { ClusterInfo, ClusterMetrics, NodeReport, SchedulerInfo } from '../yarn/model';
-import { AppReader, type AppsRead, type Followed } from './app-reads';
+import { AppReader, type AppCounts, type AppsRead, type Followed } from './app-reads';
 import type { PreemptionSettings } from '../yarn/conf';
 import { PreemptionDelays, resolvePreemption, sharingModeOf, type SharingInputs } from './sharing';
 import { isQueue, TenantRunTimes } from './tenants';
@@ -35,8 +35,9 @@ const nodeSignature = (m: ClusterMetrics) => NODE_METRICS.map((k) => m[k] ?? '')
  * capacity per queue and partition, the node partitions (for dop), the apps. A failed poll
  * keeps the last capacity seen and says why.
  *
- * Each cycle reads the cluster info and metrics (small) and the apps the sidecar needs
- * (app-reads.ts). The nodes and the scheduler (5,000 nodes are megabytes) are read when the
+ * Each cycle reads the cluster metrics (small) and the apps the sidecar needs (app-reads.ts,
+ * told the metrics' counts of apps). The nodes, the scheduler (5,000 nodes are megabytes) and
+ * the cluster info (the RM's version and HA state, shown by the API) are read when the
  * metrics' node counts or total resources changed, and every `loop.capacityReadEvery` cycles
  * otherwise: what the metrics do not show (a node's label changed, queues reconfigured, the
  * used share of a partition) is at most that many cycles old. The capacity view is written to
@@ -132,12 +133,12 @@ export class ClusterObservation {
   ): Promise<AppsRead | undefined> {
     const { rm, metrics } = this.deps;
     try {
-      const [info, , read] = await Promise.all([
-        rm.clusterInfo(),
-        this.readCapacity(apply),
-        this.apps.read(followed),
+      // The metrics first: their counts of apps say which reads of apps this cycle needs.
+      const clusterMetrics = await rm.clusterMetrics();
+      const [, read] = await Promise.all([
+        this.readCapacity(apply, clusterMetrics),
+        this.apps.read(followed, appCountsOf(clusterMetrics)),
       ]);
-      this.clusterInfo = info;
       this.lastPollOkMs = this.deps.now();
       this.lastPollError = undefined;
       this.lastPollFailure = undefined;
@@ -205,29 +206,29 @@ export class ClusterObservation {
     }
   }
 
-  /** Nodes and scheduler when due (see the class comment): the capacity view, applied and kept. */
-  private async readCapacity(apply: (view: CapacityView, sharing: SharingInputs) => void): Promise<void> {
+  /**
+   * Nodes and scheduler when due (see the class comment): the capacity view, applied and kept.
+   * The cluster info (the RM's version and HA state, for the API's views) is read with them.
+   */
+  private async readCapacity(
+    apply: (view: CapacityView, sharing: SharingInputs) => void,
+    clusterMetrics: ClusterMetrics,
+  ): Promise<void> {
     const { rm, ledger, config } = this.deps;
     const due =
       this.hostPartitions === undefined || ++this.sinceCapacityRead >= config.loop.capacityReadEvery;
-    let clusterMetrics: ClusterMetrics;
     let nodes: NodeReport[];
     let scheduler: SchedulerInfo;
-    if (due) {
-      [clusterMetrics, nodes, scheduler] = await Promise.all([
-        rm.clusterMetrics(),
-        rm.nodes(),
-        rm.scheduler(),
-        this.readPreemption(),
-      ]);
-    } else {
-      clusterMetrics = await rm.clusterMetrics();
-      if (nodeSignature(clusterMetrics) === this.nodeMetrics) {
-        if (this.capacity) apply(this.capacity, this.sharingInputs());
-        return;
-      }
-      [nodes, scheduler] = await Promise.all([rm.nodes(), rm.scheduler()]);
+    if (!due && nodeSignature(clusterMetrics) === this.nodeMetrics) {
+      if (this.capacity) apply(this.capacity, this.sharingInputs());
+      return;
     }
+    [nodes, scheduler, this.clusterInfo] = await Promise.all([
+      rm.nodes(),
+      rm.scheduler(),
+      rm.clusterInfo(),
+      due ? this.readPreemption() : undefined,
+    ]);
     const signature = nodeSignature(clusterMetrics);
     this.hostPartitions = hostPartitionsOf(nodes.filter((n) => n.state === 'RUNNING'));
     const view = buildCapacityView(
@@ -247,6 +248,11 @@ export class ClusterObservation {
     this.nodeMetrics = signature;
     this.sinceCapacityRead = 0;
   }
+}
+
+/** What the cluster metrics count of apps: submitted, and ended (finished, failed or killed). */
+export function appCountsOf(m: ClusterMetrics): AppCounts {
+  return { submitted: m.appsSubmitted, ended: m.appsCompleted + m.appsFailed + m.appsKilled };
 }
 
 /** Some queue's guarantee in some partition is held by others: more unused than free. */

@@ -1,3 +1,4 @@
+import { applicationListCount } from '../../bench/rm-cost/cost';
 import { cpuMs, statTicks, youngGcOf } from '../../bench/rm-cost/rm-process';
 
 describe("the RM JVM's CPU and collections, as bench/rm-cost reads them", () => {
@@ -40,5 +41,15 @@ describe("the RM JVM's CPU and collections, as bench/rm-cost reads them", () => 
       /no young-generation collector/,
     );
     expect(() => youngGcOf({})).toThrow(/no beans/);
+  });
+
+  it('reads the count of `yarn application -list` as Hadoop 3.4.3 prints it', () => {
+    const out = [
+      '2026-11-29 07:08:52,451 WARN util.NativeCodeLoader: Unable to load native-hadoop library for your platform... using builtin-java classes where applicable',
+      'Total number of applications (application-types: [], states: [NEW, NEW_SAVING, SUBMITTED, ACCEPTED, RUNNING, FINISHED, FAILED, KILLED] and tags: []):1000',
+      '                Application-Id\t    Application-Name',
+    ].join('\n');
+    expect(applicationListCount(out)).toBe(1000);
+    expect(applicationListCount('no count here')).toBeUndefined();
   });
 });

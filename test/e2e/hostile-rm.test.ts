@@ -102,8 +102,14 @@ async function run(shape: Shape, dir: string, index: number): Promise<Outcome> {
       rmUrls: [rm.url],
       jhsUrl: rm.url,
       ledgerPath: join(dir, `hostile-${index}.db`),
-      // The defaults of the RM limits; only the poll runs every second (support/procs.ts).
-      config: { rm: { format: shape.format, timeoutMs: 10_000, retries: 3 } },
+      // The defaults of the RM limits; only the poll runs every second (support/procs.ts), and
+      // reads the apps in full every 5 cycles: this RM's counts of apps never move, so a cycle
+      // between reads its metrics alone (src/loop/app-reads.ts), and an apps shape would be
+      // met only at the full read, 60 cycles apart by default.
+      config: {
+        rm: { format: shape.format, timeoutMs: 10_000, retries: 3 },
+        loop: { fullReadEvery: 5 },
+      },
     });
     const pid = sc.proc.child.pid!;
     // Ready against a sound RM (its start and first polls done), then the RM turns.

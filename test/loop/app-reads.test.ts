@@ -66,6 +66,8 @@ const log = { ...silentLogger(), warn: (m: string) => void warnings.push(m) } as
 >;
 
 const T = 1_800_000_000_000;
+/** How rmOf notes a read of followed apps by tag that asks for live ones only. */
+const LIVE_TAGS = 'NEW,NEW_SAVING,SUBMITTED,ACCEPTED,RUNNING tags';
 const others = Array.from({ length: 50 }, (_, i) =>
   app(`application_1_${1000 + i}`, T - 3_600_000 + i, ['team:x']),
 );
@@ -87,7 +89,9 @@ describe('AppReader', () => {
     expect(second.apps.map((a) => a.id)).toEqual([ours.id]);
     expect((await reader.read(followed)).full).toBe(false);
     expect((await reader.read(followed)).full).toBe(true);
-    expect(calls).toEqual(['live', 'tags 1', 'new', 'tags 1', 'new', 'tags 1', 'live', 'tags 1']);
+    // The live followed app comes with the live apps: no read by tag in a full read. Between, the
+    // followed apps by tag, live ones only (the RM tests the state first).
+    expect(calls).toEqual(['live', 'new', `${LIVE_TAGS} 1`, 'new', `${LIVE_TAGS} 1`, 'live']);
   });
 
   it('leaves ended apps out of a full read unless followed: a followed one that ended still comes', async () => {
@@ -136,7 +140,14 @@ describe('AppReader', () => {
     expect(read.full).toBe(false);
     expect(read.apps.map((a) => a.id)).toContain(ours.id);
     expect(read.apps.map((a) => a.id)).not.toContain('application_1_0404');
-    expect(calls.slice(1)).toEqual(['new', 'tags 2', `app ${ours.id}`, 'app application_1_0404']);
+    // Missing from the read of live followed apps: by their tags alone, then by their ids.
+    expect(calls.slice(1)).toEqual([
+      'new',
+      `${LIVE_TAGS} 2`,
+      'tags 2',
+      `app ${ours.id}`,
+      'app application_1_0404',
+    ]);
   });
 
   it('reads every app when the RM ignores a filter, says so once, and tries the filters again later', async () => {
@@ -150,8 +161,10 @@ describe('AppReader', () => {
       expect(read.apps).toHaveLength(51);
     }
     expect(warnings).toEqual(['the RM ignores a filter of GET /apps; every app is read instead']);
-    // Cycle 0 found it out (its tags read), cycles 1 to 3 read everything, cycle 4 tried again.
-    expect(calls).toEqual(['live', 'tags 1', 'all', 'all', 'all', 'all', 'live', 'tags 1', 'all', 'all']);
+    // Cycle 0's answer held no ended app (nothing to tell); cycle 1 found it out (its new apps
+    // read, with the followed ones by tag: cycle 0's reads had passed their checks), cycles 2 to 4
+    // read everything, cycle 5 tried again, carefully: the new apps alone first.
+    expect(calls).toEqual(['live', 'new', `${LIVE_TAGS} 1`, 'all', 'all', 'all', 'all', 'new', 'all']);
   });
 });
 
@@ -192,16 +205,17 @@ describe('AppReader: reads in flight together', () => {
       followed.push({ jobId: `dl-${i}`, appId: ours[i]!.id, tag });
     }
     const ignoreTags = { now: false };
-    const { rm, started } = slowRm([...others, ...ours], ignoreTags);
+    const all = [...others, ...ours];
+    const { rm, started } = slowRm(all, ignoreTags);
     const reader = new AppReader({ rm, log, fullEvery: 3, tagCharsPerRead: 3_000 });
     const cycle = async () => {
       started.splice(0);
       return reader.read(followed);
     };
 
-    // Cycle 0, nothing shown yet: the live apps alone, the first tag read alone, then four at once.
+    // Cycle 0: the live apps, the followed ones among them: no read by tag.
     expect((await cycle()).apps).toHaveLength(60);
-    expect(started).toEqual(['live@1', 'tags@1', 'tags@1', 'tags@2', 'tags@3', 'tags@4']);
+    expect(started).toEqual(['live@1']);
     // Cycle 1: the new apps and the tag reads together, five in flight, the last as one ends.
     const second = await cycle();
     expect(second.full).toBe(false);
@@ -222,9 +236,14 @@ describe('AppReader: reads in flight together', () => {
     }
     expect((await cycle()).full).toBe(false);
     expect(started).toEqual(['new@1', 'tags@1', 'tags@1', 'tags@2', 'tags@3', 'tags@4']);
-    // Cycle 6, a full read: the live apps and the tag reads together.
-    expect((await cycle()).full).toBe(true);
-    expect(started).toEqual(['live@1', 'tags@2', 'tags@3', 'tags@4', 'tags@5', 'tags@5']);
+    // Cycle 6, a full read: the live apps, and by tag the followed ones not among them, together.
+    // Four followed apps have ended: two reads by tag (two tags to a read).
+    for (let i = 0; i < 4; i++)
+      all[others.length + i] = { ...ours[i]!, state: 'FINISHED', finishedTime: T + 60_000 };
+    const full = await cycle();
+    expect(full.full).toBe(true);
+    expect(full.apps.filter((a) => a.state === 'FINISHED')).toHaveLength(4);
+    expect(started).toEqual(['live@1', 'tags@1', 'tags@2']);
   });
 });
 
@@ -272,9 +291,11 @@ describe('AppReader: an RM that refuses a long URL', () => {
     });
 
     it('reads only what changed, takes the other followed apps as last read, and all of them every followedEvery cycles', async () => {
-      const waiting = app('application_1_0001', T, tagsOf('dl-a'), 'ACCEPTED');
-      const running = app('application_1_0002', T + 1, tagsOf('dl-b'), 'RUNNING');
-      const apps = [...others, waiting, running];
+      // Both started a minute before the newest app: outside the window of the reads of new apps.
+      const waiting = app('application_1_0001', T - 60_000, tagsOf('dl-a'), 'ACCEPTED');
+      const running = app('application_1_0002', T - 59_000, tagsOf('dl-b'), 'RUNNING');
+      const newest = app('application_1_0003', T, ['team:z'], 'RUNNING');
+      const apps = [...others, waiting, running, newest];
       const { rm, calls } = rmOf(apps);
       const reader = new AppReader({ rm, log, fullEvery: 100, followedEvery: 3, now: () => T + 10_000 });
       const followed = [follow('dl-a', waiting.id), follow('dl-b', running.id)];
@@ -282,35 +303,110 @@ describe('AppReader: an RM that refuses a long URL', () => {
       calls.splice(0);
       const second = await reader.read(followed);
       expect(second.full).toBe(false);
-      // The new apps, the ended ones, and whether the waiting one runs now: no read of every tag.
+      // The new apps, the ended ones, and whether the waiting one runs now (the RM tests the
+      // state before the tags): no read of every followed app.
       expect(calls).toEqual(['new', 'ended', 'RUNNING tags 1']);
       expect(second.apps.map((a) => `${a.id} ${a.state}`).sort()).toEqual([
         'application_1_0001 ACCEPTED',
         'application_1_0002 RUNNING',
+        'application_1_0003 RUNNING',
       ]);
-      // The waiting app runs, the running one ends, and someone changes the running one's priority.
+      // The running one ends; the waiting one runs, with another priority.
       apps[apps.indexOf(waiting)] = { ...waiting, state: 'RUNNING', priority: 7 };
       apps[apps.indexOf(running)] = { ...running, state: 'FINISHED', finishedTime: T + 9_000 };
       calls.splice(0);
       const third = await reader.read(followed);
       expect(calls).toEqual(['new', 'ended', 'RUNNING tags 1']);
+      // Both seen at once.
       expect(third.apps.map((a) => `${a.id} ${a.state}`).sort()).toEqual([
         'application_1_0001 RUNNING',
         'application_1_0002 FINISHED',
+        'application_1_0003 RUNNING',
       ]);
+      // Someone else sets the running one's priority: seen at the next read of every followed app.
+      apps[apps.findIndex((a) => a.id === waiting.id)] = { ...waiting, state: 'RUNNING', priority: 9 };
+      calls.splice(0);
+      const fourth = await reader.read(followed); // the third cycle since the full read
+      // The live followed apps by tag, then the one that ended by its tag alone.
+      expect(calls).toEqual(['new', `${LIVE_TAGS} 2`, 'tags 1']);
+      expect(fourth.apps.find((a) => a.id === waiting.id)).toMatchObject({ state: 'RUNNING', priority: 9 });
+      expect(fourth.apps.find((a) => a.id === running.id)).toMatchObject({ state: 'FINISHED' });
+      calls.splice(0);
       // Nothing waits any more: no read by tag at all.
-      apps[apps.indexOf(apps.find((a) => a.id === waiting.id)!)] = {
-        ...waiting,
-        state: 'RUNNING',
-        priority: 9,
-      };
-      calls.splice(0);
-      await reader.read(followed); // the third cycle since the full read: every followed app
-      expect(calls).toEqual(['new', 'tags 2']);
-      calls.splice(0);
-      const fifth = await reader.read(followed);
+      await reader.read(followed);
       expect(calls).toEqual(['new', 'ended']);
-      expect(fifth.apps.find((a) => a.id === waiting.id)!.priority).toBe(9);
+    });
+
+    it('watches a followed app last seen before ACCEPTED for any later state: the RM may reject it uncounted', async () => {
+      const fresh = app('application_1_0011', T, tagsOf('dl-k'), 'SUBMITTED');
+      const apps = [...others, fresh];
+      const { rm, calls } = rmOf(apps);
+      const reader = new AppReader({ rm, log, fullEvery: 100, followedEvery: 100, now: () => T });
+      const followed = [follow('dl-k', fresh.id)];
+      await reader.read(followed, { submitted: 51, ended: 0 });
+      // Rejected by the scheduler (no such queue): FAILED, and neither count moved.
+      apps[apps.indexOf(fresh)] = { ...fresh, state: 'FAILED', finishedTime: T + 1_000 };
+      calls.splice(0);
+      const read = await reader.read(followed, { submitted: 51, ended: 0 });
+      expect(calls).toEqual(['ACCEPTED,RUNNING,FINISHED,FAILED,KILLED tags 1']);
+      expect(read.apps.find((a) => a.id === fresh.id)).toMatchObject({ state: 'FAILED' });
+    });
+
+    it("reads new apps only when the RM's count of submitted apps moved, ended ones when its count of ended apps did", async () => {
+      const ours = app('application_1_0006', T, tagsOf('dl-f'), 'RUNNING');
+      const apps = [...others, ours];
+      const { rm, calls } = rmOf(apps);
+      const reader = new AppReader({ rm, log, fullEvery: 100, followedEvery: 100, now: () => T });
+      const followed = [follow('dl-f', ours.id)];
+      await reader.read(followed, { submitted: 51, ended: 0 });
+      calls.splice(0);
+      // Nothing moved: no read of apps at all, and the followed app as last read.
+      const quiet = await reader.read(followed, { submitted: 51, ended: 0 });
+      expect(calls).toEqual([]);
+      expect(quiet.apps.map((a) => a.id)).toEqual([ours.id]);
+      const other = app('application_1_0007', T + 2_000, ['team:x'], 'ACCEPTED');
+      apps.push(other);
+      const fresh = await reader.read(followed, { submitted: 52, ended: 0 });
+      expect(calls).toEqual(['new']);
+      expect(fresh.apps.map((a) => a.id)).toContain(other.id);
+      calls.splice(0);
+      apps[apps.indexOf(ours)] = { ...ours, state: 'KILLED', finishedTime: T + 3_000 };
+      const ended = await reader.read(followed, { submitted: 52, ended: 1 });
+      expect(calls).toEqual(['ended']);
+      expect(ended.apps.find((a) => a.id === ours.id)!.state).toBe('KILLED');
+      calls.splice(0);
+      await reader.read(followed, { submitted: 52, ended: 1 });
+      expect(calls).toEqual([]);
+    });
+
+    it('starts the read of new apps at the RM clock last seen, so that a burst is not read again and again', async () => {
+      // 40 apps started within a second, then nothing: the RM says its clock through the elapsed
+      // time of a live app (its start plus elapsed is the RM's now when it answered).
+      const burst = Array.from({ length: 40 }, (_, i) =>
+        app(`application_1_${2000 + i}`, T + i * 25, ['team:y'], 'KILLED'),
+      );
+      const ours = { ...app('application_1_0009', T - 60_000, tagsOf('dl-g'), 'RUNNING'), elapsedTime: 0 };
+      const apps: AppReport[] = [...burst, ours];
+      const begins: number[] = [];
+      const { rm } = rmOf(apps);
+      const inner = rm.apps.bind(rm);
+      rm.apps = async (x: AppQuery = {}) => {
+        if (x.startedTimeBegin !== undefined) begins.push(x.startedTimeBegin);
+        return inner(x);
+      };
+      const reader = new AppReader({ rm, log, fullEvery: 100, followedEvery: 2, now: () => T });
+      const followed = [follow('dl-g', ours.id)];
+      await reader.read(followed); // full: the live apps (the burst ended: not among them)
+      expect(begins).toEqual([]);
+      const first = await reader.read(followed); // changes: new apps from the newest start less 15 s
+      expect(first.apps.filter((a) => a.id.startsWith('application_1_2'))).toHaveLength(40);
+      // The RM answers 30 s after the burst (the followed app's elapsed time says so).
+      apps[apps.length - 1] = { ...ours, elapsedTime: 60_000 + 30_000 };
+      await reader.read(followed); // every followed app: the RM's clock learned
+      const later = await reader.read(followed);
+      // From the followed app's start, then from the burst's newest, then from the RM's clock.
+      expect(begins).toEqual([T - 60_000 - 15_000, T + 39 * 25 - 15_000, T + 30_000 - 15_000]);
+      expect(later.apps.filter((a) => a.id.startsWith('application_1_2'))).toEqual([]);
     });
 
     it('reads a followed app it never saw by its tag, then takes it as read', async () => {
@@ -369,7 +465,7 @@ describe('AppReader: an RM that refuses a long URL', () => {
     calls.splice(0);
     const read = await reader.read(followed);
     expect(read.apps.map((a) => a.id).sort()).toEqual(ours.map((a) => a.id));
-    expect(calls).toEqual(['new', 'tags 500']);
+    expect(calls).toEqual(['new', `${LIVE_TAGS} 500`]);
   });
 
   it.each([414, 431])(
@@ -379,8 +475,12 @@ describe('AppReader: an RM that refuses a long URL', () => {
       const { ours, followed } = followedApps(300);
       const { rm, sizes } = shortUrlRm([...others, ...ours], 5_000, status);
       const reader = new AppReader({ rm, log, fullEvery: 60 });
+      // The full read: the live apps, the followed ones among them, no read by tag.
+      const full = await reader.read(followed);
+      expect(full.apps.map((a) => a.id).sort()).toEqual([...others, ...ours].map((a) => a.id).sort());
+      expect(sizes).toEqual([]);
       const first = await reader.read(followed);
-      expect(first.apps.map((a) => a.id).sort()).toEqual([...others, ...ours].map((a) => a.id).sort());
+      expect(first.apps.map((a) => a.id).sort()).toEqual(ours.map((a) => a.id));
       // 16,000 (one read, refused), 8,000 (two reads, the first refused), 4,000: three reads.
       expect(sizes.map((c) => Math.ceil(c / 1000))).toEqual([10, 8, 4, 4, 2]);
       expect(warnings).toEqual([
@@ -400,6 +500,7 @@ describe('AppReader: an RM that refuses a long URL', () => {
     const { ours, followed } = followedApps(100);
     const { rm } = shortUrlRm([...others, ...ours], 200);
     const reader = new AppReader({ rm, log, fullEvery: 60 });
+    await reader.read(followed); // the full read: no read by tag
     await expect(reader.read(followed)).rejects.toMatchObject({ status: 414 });
     // 16,000 -> 8,000 -> 4,000 -> 2,000 -> 1,000, refused at each.
     expect(warnings).toHaveLength(4);
