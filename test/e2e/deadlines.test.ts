@@ -270,7 +270,8 @@ describe('50 deadline jobs through the sidecar onto the emulated RM', () => {
       let pairs = 0;
       for (const a of open) {
         for (const b of open) {
-          if (laneOf.get(a.id) !== laneOf.get(b.id) || !(deadlineOf.get(a.id)! < deadlineOf.get(b.id)!)) continue;
+          if (laneOf.get(a.id) !== laneOf.get(b.id) || !(deadlineOf.get(a.id)! < deadlineOf.get(b.id)!))
+            continue;
           if (b.state === 'RUNNING') continue;
           pairs++;
           if (a.priority < b.priority) bad.push(`${a.id}(${a.priority}) before ${b.id}(${b.priority})`);
