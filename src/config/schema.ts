@@ -444,7 +444,10 @@ const retention = z
     deleteAfterDays: z.number().int().min(1).max(36_500).optional(),
     /** Jobs moved (or deleted) per transaction. */
     batchJobs: z.number().int().min(1).max(10_000).default(200),
-    /** Seconds between looks for jobs to archive once none is left; a full batch is followed by the next at once. */
+    /**
+     * Seconds between looks for jobs to archive once none is left; a full batch is followed by the
+     * next after a pause as long as it took.
+     */
     intervalSeconds: z.number().int().min(1).max(86_400).default(60),
   })
   .strict()
