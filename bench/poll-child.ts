@@ -1,12 +1,13 @@
 /**
  * The sidecar side of bench/poll.bench.ts, in a process of its own (its resident memory is the
  * sidecar's alone): compiled by the bench and run with plain node, as the sidecar is deployed,
- * `node poll-child.js ROOT RM_URL DEADLINE_APPS CYCLES`. It runs the sidecar of the tree at ROOT
+ * `node poll-child.js ROOT RM_URL DEADLINE_APPS CYCLES [json|xml]`. It runs the sidecar of the tree at ROOT
  * (this one or an earlier commit's, built with tsc and imported from its dist/) against
  * the stub RM, submits DEADLINE_APPS recorded jobs through the API, asks the stub to add the
  * other apps, then times CYCLES steady poll cycles, telling the stub where each begins (so the
  * stub can say which bytes each cycle fetched). Prints one JSON line: cycle times, each cycle's
- * longest event-loop block, its CPU time, RSS, and each cycle's floor (floorTimes). YSS_BENCH_HISTORY=N fills the ledger first
+ * longest event-loop block, its CPU time, RSS and peak RSS, and each cycle's floor (floorTimes, JSON
+ * only). With `xml` the sidecar reads the RM in XML (rm.format). YSS_BENCH_HISTORY=N fills the ledger first
  * (fillHistory).
  */
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -16,7 +17,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { MB, msSince, sidecarConfigInput, TOKEN } from './support';
 
-const [root, rmUrl, deadlineAppsArg, cyclesArg] = process.argv.slice(2) as [string, string, string, string];
+const [root, rmUrl, deadlineAppsArg, cyclesArg, formatArg] = process.argv.slice(2) as [
+  string,
+  string,
+  string,
+  string,
+  string | undefined,
+];
+/** The format the sidecar asks the RM for (rm.format). */
+const format = formatArg === 'xml' ? 'xml' : 'json';
 
 interface Running {
   url: string;
@@ -211,6 +220,7 @@ async function main(): Promise<void> {
     ledgerPath: join(dir, 'ledger.db'),
     timeoutMs: 60_000,
     maxWritesPerCycle: 10_000,
+    format,
   });
   const capacityEvery = process.env.YSS_BENCH_CAPACITY_EVERY;
   const config = buildConfig(
@@ -275,8 +285,9 @@ async function main(): Promise<void> {
     if (profile) writeFileSync(process.env.YSS_BENCH_PROFILE!, JSON.stringify(await profile()));
     // The sidecar's RSS is read before the floor's replays add theirs.
     const rssMb = process.memoryUsage().rss / MB;
-    const floor = await floorTimes(rmUrl);
-    process.stdout.write(`${JSON.stringify({ cycles, blocks, cpu, floor, rssMb })}\n`);
+    const peakMb = (process.resourceUsage().maxRSS * 1024) / MB;
+    const floor = format === 'json' ? await floorTimes(rmUrl) : [];
+    process.stdout.write(`${JSON.stringify({ cycles, blocks, cpu, floor, rssMb, peakMb })}\n`);
   } finally {
     await sc.close();
     rmSync(dir, { recursive: true, force: true });

@@ -19,9 +19,18 @@
  * bytes. Beside them, each cycle's floor: its GET requests sent again from the sidecar's process
  * with node:http, each answer parsed, nothing else (what any Node client pays for the same reads).
  *
- * Environment: YSS_BENCH_BASE (the commit to compare with; default HEAD when the working tree
- * has changes, HEAD~1 when it has none), YSS_BENCH_RUNS (default 2), YSS_BENCH_CYCLES (default
+ * The same cycles with `rm.format: xml`: the stub answers the sidecar that asks for XML in the
+ * RM's XML (the same bodies, bench/stub-rm.ts asXml; the scheduler and info as the emulated RM
+ * writes them) and reads its XML writes, against the RM with filters only (one ignoring them
+ * sends every app's text every cycle: a tree that parsed XML whole took minutes a cycle at 10k
+ * apps). No parse or floor rows for XML (those are JSON.parse's). Every scenario gives the
+ * sidecar's peak RSS too (VmHWM over its start, the deadline apps' submission and the cycles).
+ *
+ * Environment: YSS_BENCH_BASE (the commit to compare with, or the folder of its checkout with its
+ * node_modules, bench/support.ts; default HEAD when the working tree has changes, HEAD~1 when it
+ * has none), YSS_BENCH_RUNS (default 2), YSS_BENCH_CYCLES (default
  * 12), YSS_BENCH_SIZES (e.g. `10000x5000`; default `1000x500,10000x5000,50000x10000`),
+ * YSS_BENCH_XML_SIZES (the sizes read in XML; default `10000x5000`, `none` for none),
  * YSS_BENCH_RMS (`filters,ignoring`), YSS_BENCH_HISTORY (N ended jobs and a full series of dashboard
  * samples in the ledger before the sidecar starts, as after a long run; default 0, a new ledger);
  * YSS_BENCH_PROFILE=FILE writes a CPU profile of the sidecar's timed
@@ -47,6 +56,15 @@ const SIZES = env('YSS_BENCH_SIZES', '1000x500,10000x5000,50000x10000')
   .split(',')
   .map((s) => s.split('x').map(Number) as [number, number]);
 const RMS = env('YSS_BENCH_RMS', 'filters,ignoring').split(',') as Array<'filters' | 'ignoring'>;
+/**
+ * The same cycle with `rm.format: xml`, against the RM with filters, at these sizes: an RM that
+ * ignores the filters sends every app's text every cycle, which a tree that parsed XML whole
+ * took minutes a cycle to read at 10k apps.
+ */
+const XML_SIZES = env('YSS_BENCH_XML_SIZES', '10000x5000')
+  .split(',')
+  .filter((x) => x !== 'none')
+  .map((s) => s.split('x').map(Number) as [number, number]);
 
 /** One figure, as bench/results.json takes it. */
 export interface BenchRow {
@@ -80,6 +98,9 @@ class StubRm {
   private readonly apps = new Map<string, App>();
   private readonly nodesBody: string;
   private readonly metricsBody: string;
+  /** The bodies in XML, made when first asked for. */
+  private nodesXml: string | undefined;
+  private metricsXml: string | undefined;
   private readonly cache = new Map<string, string>();
   private seq = 0;
   /** The cycle being timed (bench/mark), and the bodies each cycle fetched. */
@@ -165,17 +186,21 @@ class StubRm {
   private handle(req: rm.StubRequest, res: ServerResponse): void {
     const { url, body } = req;
     const path = url.pathname;
-    const json = (status: number, text: string, headers: Record<string, string> = {}) => {
+    const xml = rm.wantsXml(req);
+    // `text` is JSON; a sidecar that asks for XML gets it in XML (`xmlText` when given: made once).
+    const json = (status: number, text: string, headers: Record<string, string> = {}, xmlText?: string) => {
+      const body = xml && text !== '' && status < 300 ? (xmlText ?? rm.asXml(text)) : text;
       if (this.cycle >= 0 && status === 200) {
-        (this.fetched[this.cycle] ??= []).push(text);
+        (this.fetched[this.cycle] ??= []).push(body);
         if (req.method === 'GET') (this.reads[this.cycle] ??= []).push(req.rawUrl);
       }
-      res.writeHead(status, { 'content-type': 'application/json', ...headers });
-      res.end(text);
+      res.writeHead(status, { 'content-type': xml ? 'application/xml' : 'application/json', ...headers });
+      res.end(body);
     };
     const cached = (make: () => string) => {
-      let text = this.cache.get(req.rawUrl);
-      if (text === undefined) this.cache.set(req.rawUrl, (text = make()));
+      const key = `${xml ? 'xml' : 'json'} ${req.rawUrl}`;
+      let text = this.cache.get(key);
+      if (text === undefined) this.cache.set(key, (text = xml ? rm.asXml(make()) : make()));
       return text;
     };
     if (path === '/bench/fill') {
@@ -194,20 +219,28 @@ class StubRm {
     if (process.env.YSS_BENCH_TRACE && this.cycle >= 0)
       console.error(`cycle ${this.cycle}: ${req.method} ${req.rawUrl.slice(0, 120)}`);
     if (req.method === 'GET') {
-      if (path === '/ws/v1/cluster/info') return json(200, this.t.info);
-      if (path === '/ws/v1/cluster/metrics') return json(200, this.metricsBody);
-      if (path === '/ws/v1/cluster/scheduler') return json(200, this.t.scheduler);
-      if (path === '/ws/v1/cluster/nodes') return json(200, this.nodesBody);
-      if (path === '/ws/v1/cluster/apps')
+      if (path === '/ws/v1/cluster/info') return json(200, this.t.info, {}, this.t.xml.info);
+      if (path === '/ws/v1/cluster/metrics')
         return json(
           200,
-          cached(() => this.appsBody(url.searchParams)),
+          this.metricsBody,
+          {},
+          xml ? (this.metricsXml ??= rm.asXml(this.metricsBody)) : undefined,
         );
+      if (path === '/ws/v1/cluster/scheduler') return json(200, this.t.scheduler, {}, this.t.xml.scheduler);
+      if (path === '/ws/v1/cluster/nodes')
+        return json(200, this.nodesBody, {}, xml ? (this.nodesXml ??= rm.asXml(this.nodesBody)) : undefined);
+      if (path === '/ws/v1/cluster/apps') {
+        const text = cached(() => this.appsBody(url.searchParams));
+        return json(200, text, {}, xml ? text : undefined);
+      }
       const one = /^\/ws\/v1\/cluster\/apps\/(application_\d+_\d+)$/.exec(path);
       if (one && this.apps.has(one[1]!)) return json(200, JSON.stringify({ app: this.apps.get(one[1]!) }));
     }
-    if (req.method === 'POST' && path === '/ws/v1/cluster/apps/new-application')
-      return json(200, rm.newApplication(this.t, ++this.seq).body);
+    if (req.method === 'POST' && path === '/ws/v1/cluster/apps/new-application') {
+      const { body } = rm.newApplication(this.t, ++this.seq);
+      return json(200, body, {}, xml ? rm.asXml(body, 'NewApplication') : undefined);
+    }
     if (req.method === 'POST' && path === '/ws/v1/cluster/apps') {
       const s = rm.parseSubmission(body);
       this.apps.set(s.id, {
@@ -224,7 +257,8 @@ class StubRm {
       const app = this.apps.get(prio.id);
       if (app) app.priority = prio.priority;
       this.cache.clear();
-      return json(200, JSON.stringify({ priority: prio.priority }));
+      const answer = JSON.stringify({ priority: prio.priority });
+      return json(200, answer, {}, xml ? rm.asXml(answer, 'appPriority') : undefined);
     }
     res.writeHead(404, { 'content-type': 'application/json' });
     res.end(rm.notFoundBody(path));
@@ -265,15 +299,20 @@ interface ChildResult {
   blocks: number[];
   /** Each cycle's CPU time in the sidecar's process (user and system, every thread). */
   cpu: number[];
-  /** Each cycle's GET requests sent again with node:http and parsed, nothing else (poll-child's floorTimes). */
+  /** Each cycle's GET requests sent again with node:http and parsed, nothing else (poll-child's floorTimes; JSON only). */
   floor: number[];
   rssMb: number;
+  /** The child's peak RSS (its start, the deadline apps' submission, every cycle). */
+  peakMb: number;
 }
 
-function child(script: string, root: string, rmUrl: string): Promise<ChildResult> {
+type Format = 'json' | 'xml';
+
+function child(script: string, root: string, rmUrl: string, format: Format): Promise<ChildResult> {
   return new Promise((ok, fail) => {
     const gc = process.env.YSS_BENCH_MEMORY === 'gc' ? ['--expose-gc'] : [];
-    const p = spawn(process.execPath, [...gc, script, root, rmUrl, String(DEADLINE_APPS), String(CYCLES)], {
+    const args = [script, root, rmUrl, String(DEADLINE_APPS), String(CYCLES), format];
+    const p = spawn(process.execPath, [...gc, ...args], {
       cwd: root,
       // As the tree's image runs the sidecar (NODE_ENV, NODE_OPTIONS: docker/Dockerfile).
       env: { ...process.env, ...deployedEnv(root) },
@@ -322,6 +361,7 @@ interface Measured {
   parses: number[];
   mb: number[];
   rss: number[];
+  peak: number[];
 }
 
 /** Every scenario, base and this tree alternating; the rows of bench/results.json. */
@@ -338,51 +378,78 @@ export async function pollRows(): Promise<BenchRow[]> {
       { label: `base ${base.commit}`, root: base.root },
       { label: 'this', root: ROOT },
     ].filter((x) => !process.env.YSS_BENCH_THIS_ONLY || x.root === ROOT);
-    for (const [apps, nodes] of SIZES) {
-      for (const rmKind of RMS) {
-        const m = new Map<string, Measured>(
-          trees.map((x) => [
-            x.label,
-            { cycles: [], blocks: [], cpu: [], floor: [], parses: [], mb: [], rss: [] },
-          ]),
-        );
-        for (let run = 0; run < RUNS; run++) {
-          for (const tree of trees) {
-            const stub = new StubRm(t, { apps, nodes }, rmKind === 'filters');
-            await stub.start();
-            try {
-              const r = await child(script, tree.root, stub.url);
+    const scenarios: Array<{ format: Format; apps: number; nodes: number; rmKind: 'filters' | 'ignoring' }> =
+      [
+        ...SIZES.flatMap(([apps, nodes]) =>
+          RMS.map((rmKind) => ({ format: 'json' as const, apps, nodes, rmKind })),
+        ),
+        ...XML_SIZES.map(([apps, nodes]) => ({
+          format: 'xml' as const,
+          apps,
+          nodes,
+          rmKind: 'filters' as const,
+        })),
+      ];
+    for (const { format, apps, nodes, rmKind } of scenarios) {
+      const m = new Map<string, Measured>(
+        trees.map((x) => [
+          x.label,
+          { cycles: [], blocks: [], cpu: [], floor: [], parses: [], mb: [], rss: [], peak: [] },
+        ]),
+      );
+      for (let run = 0; run < RUNS; run++) {
+        for (const tree of trees) {
+          const stub = new StubRm(t, { apps, nodes }, rmKind === 'filters');
+          await stub.start();
+          try {
+            const r = await child(script, tree.root, stub.url, format);
+            const into = m.get(tree.label)!;
+            if (format === 'json') {
               const p = parseTimes(stub.fetched);
-              const into = m.get(tree.label)!;
-              into.cycles.push(...r.cycles);
-              into.blocks.push(...r.blocks);
-              into.cpu.push(...r.cpu);
-              into.floor.push(...r.floor);
               into.parses.push(...p.ms);
               into.mb.push(...p.mb);
-              into.rss.push(r.rssMb);
-            } finally {
-              await stub.close();
             }
+            into.cycles.push(...r.cycles);
+            into.blocks.push(...r.blocks);
+            into.cpu.push(...r.cpu);
+            into.floor.push(...r.floor);
+            into.rss.push(r.rssMb);
+            into.peak.push(r.peakMb);
+          } finally {
+            await stub.close();
           }
         }
-        const baseMedian = quantile(m.get(trees[0]!.label)!.cycles, 0.5);
-        const baseBlockP99 = quantile(m.get(trees[0]!.label)!.blocks, 0.99);
-        for (const tree of trees) {
-          const x = m.get(tree.label)!;
-          const history = Number(process.env.YSS_BENCH_HISTORY ?? 0);
-          const name =
-            `poll ${apps / 1000}k apps ${nodes} nodes, RM ${rmKind === 'filters' ? 'with filters' : 'ignoring filters'}` +
-            (history > 0 ? `, ${history} ended jobs in the ledger` : '');
-          const cycle = quantile(x.cycles, 0.5);
-          rows.push({
-            name: `${name}: cycle (${tree.label})`,
-            unit: 'ms',
-            median: cycle,
-            p99: quantile(x.cycles, 0.99),
-            ratio: tree.label === 'this' ? cycle / baseMedian : null,
-            rssMB: quantile(x.rss, 0.5),
-          });
+      }
+      const baseMedian = quantile(m.get(trees[0]!.label)!.cycles, 0.5);
+      const baseBlockP99 = quantile(m.get(trees[0]!.label)!.blocks, 0.99);
+      const basePeak = quantile(m.get(trees[0]!.label)!.peak, 0.5);
+      for (const tree of trees) {
+        const x = m.get(tree.label)!;
+        const history = Number(process.env.YSS_BENCH_HISTORY ?? 0);
+        const name =
+          `poll ${apps / 1000}k apps ${nodes} nodes, RM ${rmKind === 'filters' ? 'with filters' : 'ignoring filters'}` +
+          (format === 'xml' ? ', in XML' : '') +
+          (history > 0 ? `, ${history} ended jobs in the ledger` : '');
+        const cycle = quantile(x.cycles, 0.5);
+        rows.push({
+          name: `${name}: cycle (${tree.label})`,
+          unit: 'ms',
+          median: cycle,
+          p99: quantile(x.cycles, 0.99),
+          ratio: tree.label === 'this' ? cycle / baseMedian : null,
+          rssMB: quantile(x.rss, 0.5),
+        });
+        // The highest RSS of the sidecar's process over its run (start, submissions, cycles).
+        rows.push({
+          name: `${name}: peak RSS (${tree.label})`,
+          unit: 'MB',
+          median: quantile(x.peak, 0.5),
+          p99: Math.max(...x.peak),
+          ratio: tree.label === 'this' ? quantile(x.peak, 0.5) / basePeak : null,
+          rssMB: quantile(x.peak, 0.5),
+        });
+        const json = format === 'json';
+        if (json)
           rows.push({
             name: `${name}: JSON.parse of the bytes fetched (${tree.label}, ${quantile(x.mb, 0.5).toFixed(2)} MB)`,
             unit: 'ms',
@@ -391,16 +458,17 @@ export async function pollRows(): Promise<BenchRow[]> {
             ratio: cycle / quantile(x.parses, 0.5),
             rssMB: null,
           });
-          // What of a cycle is the sidecar's own work (the rest is waiting for the RM), beside the parse.
-          rows.push({
-            name: `${name}: sidecar CPU per cycle (${tree.label})`,
-            unit: 'ms',
-            median: quantile(x.cpu, 0.5),
-            p99: quantile(x.cpu, 0.99),
-            ratio: quantile(x.cpu, 0.5) / quantile(x.parses, 0.5),
-            rssMB: null,
-          });
-          // What any Node client pays for the same reads: their answers fetched and parsed, no more.
+        // What of a cycle is the sidecar's own work (the rest is waiting for the RM), beside the parse.
+        rows.push({
+          name: `${name}: sidecar CPU per cycle (${tree.label})`,
+          unit: 'ms',
+          median: quantile(x.cpu, 0.5),
+          p99: quantile(x.cpu, 0.99),
+          ratio: json ? quantile(x.cpu, 0.5) / quantile(x.parses, 0.5) : null,
+          rssMB: null,
+        });
+        // What any Node client pays for the same reads: their answers fetched and parsed, no more.
+        if (json)
           rows.push({
             name: `${name}: floor: its reads by node:http + JSON.parse only (${tree.label})`,
             unit: 'ms',
@@ -409,16 +477,15 @@ export async function pollRows(): Promise<BenchRow[]> {
             ratio: cycle / quantile(x.floor, 0.5),
             rssMB: null,
           });
-          // The p99 is a capacity read's cycle (one in loop.capacityReadEvery).
-          rows.push({
-            name: `${name}: longest event-loop block (${tree.label})`,
-            unit: 'ms',
-            median: quantile(x.blocks, 0.5),
-            p99: quantile(x.blocks, 0.99),
-            ratio: tree.label === 'this' ? quantile(x.blocks, 0.99) / baseBlockP99 : null,
-            rssMB: null,
-          });
-        }
+        // The p99 is a capacity read's cycle (one in loop.capacityReadEvery).
+        rows.push({
+          name: `${name}: longest event-loop block (${tree.label})`,
+          unit: 'ms',
+          median: quantile(x.blocks, 0.5),
+          p99: quantile(x.blocks, 0.99),
+          ratio: tree.label === 'this' ? quantile(x.blocks, 0.99) / baseBlockP99 : null,
+          rssMB: null,
+        });
       }
     }
   } finally {

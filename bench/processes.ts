@@ -176,14 +176,25 @@ export function memoryOf(pid: number): { rss: number; peak: number } {
 
 /**
  * The sidecar configuration the load benches start it with (an emulated RM and JobHistory on
- * loopback, the bench's token, a ledger in `work` or on PostgreSQL at `ledgerUrl`), written to
- * work/sidecar.yaml; its path.
+ * loopback, the bench's token, a ledger in `work` or on PostgreSQL at `ledgerUrl`, or the file
+ * at `ledgerPath`), written to work/`file` (sidecar.yaml unless given); its path. `ledger` adds
+ * lines under `ledger:`, `extra` lines of other sections; the log level is info unless given.
  */
 export function writeSidecarConfig(
   work: string,
-  o: { rmPort: number; jhsPort: number; port: number; ledgerUrl?: string },
+  o: {
+    rmPort: number;
+    jhsPort: number;
+    port: number;
+    ledgerUrl?: string;
+    ledgerPath?: string;
+    file?: string;
+    ledger?: string[];
+    extra?: string[];
+    level?: string;
+  },
 ): string {
-  const config = join(work, 'sidecar.yaml');
+  const config = join(work, o.file ?? 'sidecar.yaml');
   writeFileSync(
     config,
     [
@@ -196,9 +207,13 @@ export function writeSidecarConfig(
       `  port: ${o.port}`,
       '  host: 127.0.0.1',
       'ledger:',
-      o.ledgerUrl === undefined ? `  path: '${join(work, 'ledger.db')}'` : `  url: '${o.ledgerUrl}'`,
+      o.ledgerUrl === undefined
+        ? `  path: '${o.ledgerPath ?? join(work, 'ledger.db')}'`
+        : `  url: '${o.ledgerUrl}'`,
+      ...(o.ledger ?? []),
+      ...(o.extra ?? []),
       'log:',
-      '  level: info',
+      `  level: ${o.level ?? 'info'}`,
       '',
     ].join('\n'),
   );
@@ -236,6 +251,10 @@ export function deployedEnv(root: string): Record<string, string> {
   return env;
 }
 
+/** `root`'s emulated RM and JobHistory (`emulator`) on these ports, time scaled `speed` times. */
+export const startEmulatorProcess = (root: string, rmPort: number, jhsPort: number, speed: number) =>
+  cli(root, ['emulator', '--port', String(rmPort), '--jhs-port', String(jhsPort), '--speed', String(speed)]);
+
 /**
  * Starts an emulated RM and JobHistory (`emulator`, from `emulatorRoot`, time scaled `speed`
  * times) and `tree`'s sidecar against it (`start`, with writeSidecarConfig's configuration in a
@@ -251,15 +270,7 @@ export async function startStack(
 ): Promise<Stack> {
   const [rmPort, jhsPort, port] = [await freePort(), await freePort(), await freePort()];
   const work = mkdtempSync(join(dir, `${tree.label}-`));
-  const emulator = cli(emulatorRoot, [
-    'emulator',
-    '--port',
-    String(rmPort),
-    '--jhs-port',
-    String(jhsPort),
-    '--speed',
-    String(o.speed),
-  ]);
+  const emulator = startEmulatorProcess(emulatorRoot, rmPort, jhsPort, o.speed);
   let sidecar: ChildProcess | undefined;
   const close = async () => {
     if (sidecar) await stop(sidecar);

@@ -4,10 +4,12 @@
  * what the emulated RM answers (one CPU node, one GPU node, one app, the scheduler), copied with
  * new ids, so the sidecar's client parses exactly the RM's shapes. Each bench keeps its own apps
  * and routes; the templates, the node list, the cluster metrics, the writes' bodies and the
- * server are here.
+ * server are here. A sidecar that asks for XML (rm.format) gets the same bodies in the RM's XML
+ * (asXml), and its XML writes are read too.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { XMLBuilder, XMLParser } from 'fast-xml-parser';
 import { startEmulator } from '../src/emulator/server';
 import { HttpResourceManagerClient } from '../src/yarn/client';
 import { amCommand } from '../src/yarn/submission';
@@ -15,6 +17,8 @@ import { amCommand } from '../src/yarn/submission';
 export interface Templates {
   info: string;
   scheduler: string;
+  /** The cluster's info and scheduler as the RM writes them in XML (its xsi:type attributes). */
+  xml: { info: string; scheduler: string };
   cpuNode: Record<string, unknown>;
   gpuNode: Record<string, unknown>;
   app: Record<string, unknown>;
@@ -35,8 +39,8 @@ export async function captureTemplates(appsPath = '/ws/v1/cluster/apps'): Promis
       amResource: { memoryMB: 1024, vcores: 1 },
       am: amCommand('true'),
     });
-    const get = async (path: string) =>
-      (await fetch(`${emu.url}${path}`, { headers: { accept: 'application/json' } })).text();
+    const get = async (path: string, accept = 'application/json') =>
+      (await fetch(`${emu.url}${path}`, { headers: { accept } })).text();
     const nodes = (
       JSON.parse(await get('/ws/v1/cluster/nodes')) as { nodes: { node: Array<Record<string, unknown>> } }
     ).nodes.node;
@@ -48,6 +52,10 @@ export async function captureTemplates(appsPath = '/ws/v1/cluster/apps'): Promis
     return {
       info: await get('/ws/v1/cluster/info'),
       scheduler: await get('/ws/v1/cluster/scheduler'),
+      xml: {
+        info: await get('/ws/v1/cluster/info', 'application/xml'),
+        scheduler: await get('/ws/v1/cluster/scheduler', 'application/xml'),
+      },
       cpuNode: nodes.find((n) => !labelled(n))!,
       gpuNode: nodes.find(labelled)!,
       app: apps.apps.app[0]!,
@@ -128,6 +136,36 @@ export function newApplication(t: Templates, seq: number): { id: string; body: s
   };
 }
 
+const xmlBuilder = new XMLBuilder({
+  ignoreAttributes: false,
+  attributeNamePrefix: '@_',
+  suppressEmptyNode: true,
+});
+const xmlParser = new XMLParser({ ignoreAttributes: true, parseTagValue: false });
+
+/** Whether a request asks for the RM's XML (a sidecar with rm.format xml). */
+export const wantsXml = (req: StubRequest): boolean => /application\/xml/.test(req.accept);
+
+/**
+ * A JSON body of the RM's as the RM writes it in XML: every object an element, a list its
+ * elements repeated, an empty value an empty element (as the emulated RM renders both,
+ * src/emulator/render.ts), under `root` for a JSON body that has none (the new application's,
+ * a priority's). Not for a body with `type` discriminators (the scheduler's): those are taken in
+ * XML from the emulated RM.
+ */
+export function asXml(json: string, root?: string): string {
+  const content: unknown = JSON.parse(json);
+  const tree = root === undefined ? content : { [root]: content };
+  return `<?xml version="1.0" encoding="UTF-8" standalone="yes"?>${xmlBuilder.build(tree) as string}`;
+}
+
+/** A write's body, JSON or XML, as an object (XML's root element dropped, its values text). */
+function bodyOf(text: string, root: string): Record<string, unknown> {
+  if (!text.trimStart().startsWith('<')) return JSON.parse(text) as Record<string, unknown>;
+  const doc = xmlParser.parse(text) as Record<string, Record<string, unknown>>;
+  return doc[root] ?? Object.values(doc).find((v) => typeof v === 'object') ?? {};
+}
+
 /** What a stub keeps of a POST /apps submission. */
 export interface Submission {
   id: string;
@@ -139,18 +177,18 @@ export interface Submission {
 }
 
 export function parseSubmission(body: string): Submission {
-  const s = JSON.parse(body) as {
+  const s = bodyOf(body, 'application-submission-context') as {
     'application-id': string;
     'application-name': string;
-    priority?: number;
-    'application-tags'?: { tag: string[] };
+    priority?: number | string;
+    'application-tags'?: { tag: string[] | string };
     'app-node-label-expression'?: string;
   };
   return {
     id: s['application-id'],
     name: s['application-name'],
-    tags: (s['application-tags']?.tag ?? []).join(',').toLowerCase(),
-    priority: s.priority ?? 0,
+    tags: [s['application-tags']?.tag ?? []].flat().join(',').toLowerCase(),
+    priority: Number(s.priority ?? 0),
     label: s['app-node-label-expression'] ?? '',
   };
 }
@@ -192,7 +230,7 @@ export function otherApp(t: Templates, i: number): StubApp {
 export function priorityWrite(req: StubRequest): { id: string; priority: number } | null {
   const id = /^\/ws\/v1\/cluster\/apps\/(application_\d+_\d+)\/priority$/.exec(req.url.pathname)?.[1];
   if (id === undefined || req.method !== 'PUT') return null;
-  return { id, priority: (JSON.parse(req.body) as { priority: number }).priority };
+  return { id, priority: Number(bodyOf(req.body, 'appPriority').priority) };
 }
 
 /** The RM's 404 body for a path it does not serve. */
@@ -211,6 +249,8 @@ export interface StubRequest {
   /** req.url as sent (path and query). */
   rawUrl: string;
   url: URL;
+  /** Its Accept header ('' without one). */
+  accept: string;
   body: string;
 }
 
@@ -246,6 +286,7 @@ export class StubServer {
         method: req.method ?? 'GET',
         rawUrl: req.url ?? '',
         url: new URL(rawUrl, 'http://stub'),
+        accept: req.headers.accept ?? '',
         body: Buffer.concat(chunks).toString('utf8'),
       },
       res,

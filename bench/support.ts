@@ -5,7 +5,7 @@
  * sidecar's of the tree it runs). The stub RM lives in bench/stub-rm.ts.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, symlinkSync } from 'node:fs';
+import { existsSync, mkdirSync, symlinkSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { recordResult } from './results';
 
@@ -23,11 +23,21 @@ export const isDirty = (): boolean => git('status', '--porcelain', '--untracked-
 /**
  * The commit to compare with (`ref`, else YSS_BENCH_BASE; default HEAD when the working tree has
  * changes, HEAD~1 when it has none), exported to DIR/base-COMMIT with this tree's node_modules linked in.
+ * The ref may also be the folder of a checkout with its node_modules (a `git worktree` of the
+ * commit): that tree is used, and built, where it is.
  */
 export function exportBaseTree(
   dir: string,
   ref: string = process.env.YSS_BENCH_BASE || (isDirty() ? 'HEAD' : 'HEAD~1'),
 ): { root: string; commit: string } {
+  if (existsSync(join(ref, 'package.json'))) {
+    const root = resolve(ref);
+    const commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], {
+      cwd: root,
+      encoding: 'utf8',
+    }).trim();
+    return { root, commit };
+  }
   const commit = git('rev-parse', '--short', ref);
   const root = join(dir, `base-${commit}`);
   mkdirSync(root, { recursive: true });
@@ -49,9 +59,16 @@ export function sidecarConfigInput(o: {
   ledgerPath: string;
   timeoutMs: number;
   maxWritesPerCycle: number;
+  /** rm.format (json unless given). */
+  format?: 'json' | 'xml';
 }): Record<string, unknown> {
   return {
-    rm: { addresses: [o.rmUrl], jobHistoryAddress: o.rmUrl, timeoutMs: o.timeoutMs },
+    rm: {
+      addresses: [o.rmUrl],
+      jobHistoryAddress: o.rmUrl,
+      timeoutMs: o.timeoutMs,
+      ...(o.format === undefined ? {} : { format: o.format }),
+    },
     auth: { tokens: [{ name: 'bench', token: TOKEN }] },
     server: { port: 0, host: '127.0.0.1' },
     ledger: { path: o.ledgerPath },

@@ -445,8 +445,11 @@ const retention = z
     /** An archived job last written this many days ago is deleted; unset, none ever is. */
     deleteAfterDays: z.number().int().min(1).max(36_500).optional(),
     /** Jobs moved (or deleted) per transaction. */
-    batchJobs: z.number().int().min(1).max(10_000).default(500),
-    /** Seconds between looks for jobs to archive once none is left; a full batch is followed by the next at once. */
+    batchJobs: z.number().int().min(1).max(10_000).default(200),
+    /**
+     * Seconds between looks for jobs to archive once none is left; a full batch is followed by the
+     * next after a pause as long as it took.
+     */
     intervalSeconds: z.number().int().min(1).max(86_400).default(60),
   })
   .strict()

@@ -1233,15 +1233,21 @@ export class PostgresLedger implements Ledger {
     this.capturing = false;
     db.pragma('foreign_keys = OFF');
     try {
+      const archived = {
+        held: db.prepare('SELECT 1 FROM main.jobs WHERE id = ?'),
+        drop: [
+          ...JOB_ROW_TABLES.map((t) => `DELETE FROM main.${t} WHERE job_id = ?`),
+          'DELETE FROM main.jobs WHERE id = ?',
+        ].map((sql) => db.prepare(sql)),
+      };
       db.transaction(() => {
         for (const f of fetched) {
           if (f.table === ARCHIVED_JOB) {
             // A job this copy does not hold was history at its load: counted apart until now.
-            const held = db.prepare('SELECT 1 FROM main.jobs WHERE id = ?').get(f.pk[0]) !== undefined;
+            const held = archived.held.get(f.pk[0]) !== undefined;
             if (!held && this.history !== undefined && f.job!.updated_ms < this.history.cutoffMs)
               countInto(this.history.totals, f.job!, -1);
-            for (const t of JOB_ROW_TABLES) db.prepare(`DELETE FROM main.${t} WHERE job_id = ?`).run(f.pk[0]);
-            db.prepare('DELETE FROM main.jobs WHERE id = ?').run(f.pk[0]);
+            for (const drop of archived.drop) drop.run(f.pk[0]);
             continue;
           }
           const shape = this.shapes.get(f.table)!;
@@ -1884,8 +1890,13 @@ export class PostgresLedger implements Ledger {
         `SELECT COUNT(*)::bigint AS n FROM archived_jobs ${clause}`,
         values,
       );
+      // The page's keys first, from the index alone (an offset deep in a million archived jobs
+      // walks index entries, not rows), then its rows.
       const page = await client.query<Record<string, unknown>>(
-        `SELECT * FROM archived_jobs ${clause} ORDER BY created_ms DESC, id COLLATE "C" DESC LIMIT $${values.length + 1} OFFSET $${values.length + 2}`,
+        `WITH keys AS (
+           SELECT id, created_ms FROM archived_jobs ${clause}
+           ORDER BY created_ms DESC, id COLLATE "C" DESC LIMIT $${values.length + 1} OFFSET $${values.length + 2})
+         SELECT a.* FROM keys JOIN archived_jobs a USING (id) ORDER BY keys.created_ms DESC, keys.id COLLATE "C" DESC`,
         [...values, query.limit ?? 100, query.offset ?? 0],
       );
       const ids = page.rows.map((r) => r.id as string);

@@ -121,7 +121,7 @@ describe('configuration', () => {
       path: './data/ledger.db',
       poolSize: 4,
       flushTimeoutMs: 5_000,
-      retention: { enabled: true, archiveAfterDays: 30, batchJobs: 500, intervalSeconds: 60 },
+      retention: { enabled: true, archiveAfterDays: 30, batchJobs: 200, intervalSeconds: 60 },
     });
     const config = buildConfig(
       { ledger: { url: 'postgres://yss:pw-in-file@db:5432/yss' } },

@@ -156,11 +156,11 @@ describe('the ledger retention', () => {
   });
 
   describe('its configuration', () => {
-    it('defaults to archiving after 30 days, 500 jobs a batch, deleting nothing', () => {
+    it('defaults to archiving after 30 days, 200 jobs a batch, deleting nothing', () => {
       expect(buildConfig({}).ledger.retention).toEqual({
         enabled: true,
         archiveAfterDays: 30,
-        batchJobs: 500,
+        batchJobs: 200,
         intervalSeconds: 60,
       });
     });
