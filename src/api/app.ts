@@ -233,14 +233,27 @@ function submitHandler(options: ApiOptions) {
 function sidecarRoutes(
   app: express.Express,
   service: SidecarService,
-  { requireToken, readGuard }: ReturnType<typeof tokenGuards>,
+  guards: ReturnType<typeof tokenGuards>,
   leadership: Leadership | undefined,
 ): void {
   const leaderOnly = leaderGuard(leadership);
-  app.get('/api/v1/leader', readGuard, (_req, res) => {
+  app.get('/api/v1/leader', guards.readGuard, (_req, res) => {
     res.json(leadership?.view() ?? { role: 'leader', id: null, leader: null });
   });
 
+  jobRoutes(app, service, leaderOnly, guards);
+  clusterRoutes(app, service, leaderOnly, guards);
+}
+
+type Guards = Pick<ReturnType<typeof tokenGuards>, 'requireToken' | 'readGuard'>;
+
+/** The jobs: listed, read (live or archived), a ticket cancelled, a client's report taken. */
+function jobRoutes(
+  app: express.Express,
+  service: SidecarService,
+  leaderOnly: Middleware,
+  { requireToken, readGuard }: Guards,
+): void {
   app.get('/api/v1/jobs', readGuard, async (req, res, next) => {
     try {
       const { archived, ...query } = parseJobQuery(req.query);
@@ -300,7 +313,15 @@ function sidecarRoutes(
       }
     },
   );
+}
 
+/** The cluster, the estimates (read, or a class's reset) and the stats. */
+function clusterRoutes(
+  app: express.Express,
+  service: SidecarService,
+  leaderOnly: Middleware,
+  { requireToken, readGuard }: Guards,
+): void {
   app.get('/api/v1/cluster', leaderOnly, readGuard, (_req, res) => {
     res.json(service.cluster() ?? null);
   });

@@ -106,21 +106,7 @@ function streamJobs(
   dir: string,
   removeDir: () => void,
 ): RunningDemo {
-  o.out(
-    `Emulated YARN ResourceManager: ${emulator.url} (JobHistory ${emulator.jhsUrl}), ${o.speed}x real time`,
-  );
-  o.out(`Sidecar and dashboard:         http://localhost:${new URL(sidecar.url).port}`);
-  o.out(`Ledger:                        ${join(dir, 'ledger.db')} (removed when the demo stops)`);
-  o.out(`Submit your own job:`);
-  o.out(
-    `  curl -s -X POST ${sidecar.url}/api/v1/jobs -H 'Authorization: Bearer ${token}' -H 'Content-Type: application/json' \\`,
-  );
-  o.out(
-    `    -d '{"name":"my-report","user":"me","deadline":300,"maps":8,"reduces":1,"inputBytes":1073741824,` +
-      `"yarnSubmission":{"am-container-spec":{"commands":{"command":"sleep 300"}}}}'`,
-  );
-  o.out('');
-
+  printWhere(o, emulator, sidecar, token, dir);
   const rng = mulberry32(o.seed);
   let stopped = false;
   let timer: NodeJS.Timeout | undefined;
@@ -130,49 +116,14 @@ function streamJobs(
       wake = r;
       timer = setTimeout(r, ms);
     });
-  const types = ['cpu', 'cpu', 'gpu', 'adaptive'] as const;
-  const names = ['hourly-report', 'fraud-scoring', 'ad-optimisation', 'md-simulation', 'log-rollup'];
   const submitted = (async () => {
     let n = 0;
     /** Jobs the sidecar answered (admitted, rejected or refused). */
     let answered = 0;
     while (!stopped && (o.jobs === 0 || n < o.jobs)) {
       n++;
-      const maps = 2 + Math.floor(rng.next() * 30);
-      const reduces = 1 + Math.floor(rng.next() * 3);
-      // Deadlines from tight to generous, in simulated seconds from now.
-      const deadline = Math.round(40 + rng.next() * 400);
-      const job = {
-        name: `${names[Math.floor(rng.next() * names.length)]}-${n}`,
-        user: ['alice', 'bob', 'carol'][Math.floor(rng.next() * 3)],
-        deadline: new Date(emulator.time.nowEpochMs() + deadline * 1000).toISOString(),
-        maps,
-        reduces,
-        inputBytes: maps * 128 * MB,
-        jobType: types[Math.floor(rng.next() * types.length)],
-        // The AM command a real RM would launch; the emulated RM runs the job from its tags.
-        yarnSubmission: { 'am-container-spec': { commands: { command: 'sleep 300' } } },
-      };
-      try {
-        const res = await fetch(`${sidecar.url}/api/v1/jobs`, {
-          method: 'POST',
-          headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-          body: JSON.stringify(job),
-        });
-        const a = (await res.json()) as Record<string, unknown>;
-        answered++;
-        const what =
-          a.decision === 'admitted'
-            ? `admitted, estimated finish ${String(a.estimatedFinish)}, priority ${String(a.priority)}${a.label ? `, label ${String(a.label)}` : ''}`
-            : a.decision === 'rejected'
-              ? `rejected: ${String((a.reason as { message?: string })?.message)}; earliest admissible deadline ${String(a.earliestAdmissibleDeadline)}`
-              : `error ${res.status}: ${JSON.stringify(a)}`;
-        o.out(
-          `${job.name} (${maps} maps, ${reduces} reduces, ${job.jobType}, deadline in ${deadline} s): ${what}`,
-        );
-      } catch (err) {
-        o.out(`${job.name}: submission failed: ${(err as Error).message}`);
-      }
+      const job = demoJob(rng, n, emulator.time.nowEpochMs());
+      if (await submitJob(o, sidecar.url, token, job)) answered++;
       // No pause after the last job: the stream has ended.
       if (o.jobs === 0 || n < o.jobs) await pause(o.intervalMs);
     }
@@ -202,6 +153,84 @@ function streamJobs(
       return stopping;
     },
   };
+}
+
+/** Where the emulated RM, the sidecar and its ledger are, and how to submit a job by hand. */
+function printWhere(
+  o: DemoOptions,
+  emulator: RunningEmulator,
+  sidecar: RunningSidecar,
+  token: string,
+  dir: string,
+): void {
+  o.out(
+    `Emulated YARN ResourceManager: ${emulator.url} (JobHistory ${emulator.jhsUrl}), ${o.speed}x real time`,
+  );
+  o.out(`Sidecar and dashboard:         http://localhost:${new URL(sidecar.url).port}`);
+  o.out(`Ledger:                        ${join(dir, 'ledger.db')} (removed when the demo stops)`);
+  o.out(`Submit your own job:`);
+  o.out(
+    `  curl -s -X POST ${sidecar.url}/api/v1/jobs -H 'Authorization: Bearer ${token}' -H 'Content-Type: application/json' \\`,
+  );
+  o.out(
+    `    -d '{"name":"my-report","user":"me","deadline":300,"maps":8,"reduces":1,"inputBytes":1073741824,` +
+      `"yarnSubmission":{"am-container-spec":{"commands":{"command":"sleep 300"}}}}'`,
+  );
+  o.out('');
+}
+
+const JOB_TYPES = ['cpu', 'cpu', 'gpu', 'adaptive'] as const;
+const JOB_NAMES = ['hourly-report', 'fraud-scoring', 'ad-optimisation', 'md-simulation', 'log-rollup'];
+
+/** The demo's `n`th job, drawn from `rng`, its deadline in simulated seconds from `nowMs`. */
+function demoJob(rng: ReturnType<typeof mulberry32>, n: number, nowMs: number) {
+  const maps = 2 + Math.floor(rng.next() * 30);
+  const reduces = 1 + Math.floor(rng.next() * 3);
+  // Deadlines from tight to generous, in simulated seconds from now.
+  const deadline = Math.round(40 + rng.next() * 400);
+  const body = {
+    name: `${JOB_NAMES[Math.floor(rng.next() * JOB_NAMES.length)]}-${n}`,
+    user: ['alice', 'bob', 'carol'][Math.floor(rng.next() * 3)],
+    deadline: new Date(nowMs + deadline * 1000).toISOString(),
+    maps,
+    reduces,
+    inputBytes: maps * 128 * MB,
+    jobType: JOB_TYPES[Math.floor(rng.next() * JOB_TYPES.length)],
+    // The AM command a real RM would launch; the emulated RM runs the job from its tags.
+    yarnSubmission: { 'am-container-spec': { commands: { command: 'sleep 300' } } },
+  };
+  return { body, deadlineSeconds: deadline };
+}
+
+/** Submits one job to the sidecar and prints its answer; whether the sidecar answered. */
+async function submitJob(
+  o: DemoOptions,
+  sidecarUrl: string,
+  token: string,
+  { body: job, deadlineSeconds }: ReturnType<typeof demoJob>,
+): Promise<boolean> {
+  let answered = false;
+  try {
+    const res = await fetch(`${sidecarUrl}/api/v1/jobs`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify(job),
+    });
+    const a = (await res.json()) as Record<string, unknown>;
+    answered = true;
+    const what =
+      a.decision === 'admitted'
+        ? `admitted, estimated finish ${String(a.estimatedFinish)}, priority ${String(a.priority)}${a.label ? `, label ${String(a.label)}` : ''}`
+        : a.decision === 'rejected'
+          ? `rejected: ${String((a.reason as { message?: string })?.message)}; earliest admissible deadline ${String(a.earliestAdmissibleDeadline)}`
+          : `error ${res.status}: ${JSON.stringify(a)}`;
+    o.out(
+      `${job.name} (${job.maps} maps, ${job.reduces} reduces, ${job.jobType}, deadline in ${deadlineSeconds} s): ${what}`,
+    );
+  } catch (err) {
+    o.out(`${job.name}: submission failed: ${(err as Error).message}`);
+  }
+  return answered;
 }
 
 /** An option's value as a number of at least `min`, else a usage error naming the option. */

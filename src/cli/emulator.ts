@@ -130,8 +130,15 @@ export function issueLines(e: ValidationError): string[] {
 }
 
 export function emulatorCommand(): Command {
-  return new Command('emulator')
-    .description('Run an emulated YARN ResourceManager and JobHistory server over the simulator')
+  const command = new Command('emulator').description(
+    'Run an emulated YARN ResourceManager and JobHistory server over the simulator',
+  );
+  return withHistoryOptions(withFaultOptions(withClusterOptions(command))).action(runEmulator);
+}
+
+/** The options of the emulated cluster and its servers: configuration, addresses, speed, policies. */
+function withClusterOptions(command: Command): Command {
+  return command
     .option(
       '--config <file>',
       'emulator configuration file, YAML or JSON (docs/emulator.md): cluster, queues, HDFS files...; flags given on the command line override it',
@@ -167,7 +174,16 @@ export function emulatorCommand(): Command {
       'fifo',
     )
     .option('--map-seconds-per-mb <s>', 'map task seconds per input MB (both code kinds)', number(0))
-    .option('--reduce-seconds-per-mb <s>', 'reduce task seconds per shuffled MB (both code kinds)', number(0))
+    .option(
+      '--reduce-seconds-per-mb <s>',
+      'reduce task seconds per shuffled MB (both code kinds)',
+      number(0),
+    );
+}
+
+/** The options of the faults injected into the RM's answers, and of a standby RM. */
+function withFaultOptions(command: Command): Command {
+  return command
     .option('--standby-of <url>', 'act as a standby RM redirecting to this active RM')
     .option('--latency-ms <n>', 'added to every answer', number(0), 0)
     .option('--fail-share <x>', 'share of requests answered with a 5xx', number(0, 1), 0)
@@ -179,7 +195,12 @@ export function emulatorCommand(): Command {
       'share of writes applied whose answer is lost (connection closed)',
       number(0, 1),
       0,
-    )
+    );
+}
+
+/** The options of the synthetic history, logging, and the help's note on --config. */
+function withHistoryOptions(command: Command): Command {
+  return command
     .option(
       '--history-jobs <n>',
       'serve a synthetic history of N finished MapReduce jobs from the JobHistory server (docs/emulator.md, "Synthetic history")',
@@ -193,80 +214,90 @@ export function emulatorCommand(): Command {
         '--max-priority its maxApplicationPriority, --placement its placementPolicy, --auth its auth, and\n' +
         '--map-seconds-per-mb / --reduce-seconds-per-mb the per-MB costs of its cluster.\n' +
         'An invalid file is reported one problem a line (file:line: field: problem); exit code 2.',
-    )
-    .action(async (o: EmulatorCliOptions, cmd: Command) => {
-      let setup: EmulatorSetup;
-      try {
-        setup = emulatorSetupFrom(o, (k) => cmd.getOptionValueSource(k) === 'cli');
-      } catch (e) {
-        if (e instanceof ValidationError) {
-          process.stderr.write(
-            `invalid input, emulator not started:\n${issueLines(e)
-              .map((l) => `  ${l}\n`)
-              .join('')}`,
-          );
-          process.exitCode = EXIT.usage;
-          return;
-        }
-        // A file named by an option that cannot be read is bad input too.
-        process.stderr.write(`invalid input, emulator not started: ${(e as Error).message}\n`);
-        process.exitCode = EXIT.usage;
-        return;
-      }
-      const logger = createLogger({ level: o.verbose ? 'debug' : 'info', format: 'pretty', stderr: true });
-      const faults: Partial<FaultSettings> = {
-        standbyOf: o.standbyOf ?? null,
-        latencyMs: o.latencyMs,
-        failShare: o.failShare,
-        failStatuses: o.failStatus.split(',').map(Number),
-        truncateShare: o.truncateShare,
-        corruptShare: o.corruptShare,
-        loseAnswerShare: o.loseAnswerShare,
-      };
-      let emu: Awaited<ReturnType<typeof startEmulator>>;
-      try {
-        emu = await startEmulator({
-          config: setup.config,
-          hdfsFiles: setup.hdfsFiles,
-          speed: o.speed,
-          seed: o.seed,
-          host: o.host,
-          port: o.port,
-          jhsPort: o.jhsPort,
-          faults,
-          logger,
-          ...(o.historyJobs !== undefined && o.historyJobs > 0
-            ? {
-                history: {
-                  ...DEFAULT_SYNTHETIC_HISTORY,
-                  containers: Math.max(
-                    1,
-                    setup.config.cluster.nodeClasses.reduce(
-                      (n, c) => n + c.count * (c.containers - c.gpuContainers),
-                      0,
-                    ),
-                  ),
-                  seed: o.seed,
-                  jobs: Math.floor(o.historyJobs),
-                  startMs: Date.now() - (o.historyDays ?? 7) * 86_400_000,
-                  meanGapSeconds: ((o.historyDays ?? 7) * 86_400) / o.historyJobs,
-                },
-              }
-            : {}),
-        });
-      } catch (err) {
-        process.stderr.write(`emulator: cannot start: ${(err as Error).message}\n`);
-        process.exitCode = startFailureCode(err);
-        return;
-      }
-      // Keep the simulation moving between requests, so each request has little to catch up.
-      const tick = setInterval(() => emu.rm.sync(), 1000);
-      process.stdout.write(`ResourceManager: ${emu.url}\nJobHistory server: ${emu.jhsUrl}\n`);
-      const stop = () => {
-        clearInterval(tick);
-        void emu.close().then(() => process.exit(EXIT.ok));
-      };
-      process.once('SIGINT', stop);
-      process.once('SIGTERM', stop);
+    );
+}
+
+/** `emulator`: the emulated RM and JobHistory server started, and kept running until a signal. */
+async function runEmulator(o: EmulatorCliOptions, cmd: Command): Promise<void> {
+  const setup = setupOrReport(o, cmd);
+  if (setup === undefined) return;
+  const logger = createLogger({ level: o.verbose ? 'debug' : 'info', format: 'pretty', stderr: true });
+  const faults: Partial<FaultSettings> = {
+    standbyOf: o.standbyOf ?? null,
+    latencyMs: o.latencyMs,
+    failShare: o.failShare,
+    failStatuses: o.failStatus.split(',').map(Number),
+    truncateShare: o.truncateShare,
+    corruptShare: o.corruptShare,
+    loseAnswerShare: o.loseAnswerShare,
+  };
+  let emu: Awaited<ReturnType<typeof startEmulator>>;
+  try {
+    emu = await startEmulator({
+      config: setup.config,
+      hdfsFiles: setup.hdfsFiles,
+      speed: o.speed,
+      seed: o.seed,
+      host: o.host,
+      port: o.port,
+      jhsPort: o.jhsPort,
+      faults,
+      logger,
+      ...(o.historyJobs !== undefined && o.historyJobs > 0
+        ? { history: syntheticHistory(o, o.historyJobs, setup.config) }
+        : {}),
     });
+  } catch (err) {
+    process.stderr.write(`emulator: cannot start: ${(err as Error).message}\n`);
+    process.exitCode = startFailureCode(err);
+    return;
+  }
+  // Keep the simulation moving between requests, so each request has little to catch up.
+  const tick = setInterval(() => emu.rm.sync(), 1000);
+  process.stdout.write(`ResourceManager: ${emu.url}\nJobHistory server: ${emu.jhsUrl}\n`);
+  const stop = () => {
+    clearInterval(tick);
+    void emu.close().then(() => process.exit(EXIT.ok));
+  };
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+}
+
+/**
+ * The emulator's set-up from its options and files; undefined when they are bad input, said on
+ * stderr (one problem a line) with the usage exit code.
+ */
+function setupOrReport(o: EmulatorCliOptions, cmd: Command): EmulatorSetup | undefined {
+  try {
+    return emulatorSetupFrom(o, (k) => cmd.getOptionValueSource(k) === 'cli');
+  } catch (e) {
+    if (e instanceof ValidationError) {
+      process.stderr.write(
+        `invalid input, emulator not started:\n${issueLines(e)
+          .map((l) => `  ${l}\n`)
+          .join('')}`,
+      );
+      process.exitCode = EXIT.usage;
+      return undefined;
+    }
+    // A file named by an option that cannot be read is bad input too.
+    process.stderr.write(`invalid input, emulator not started: ${(e as Error).message}\n`);
+    process.exitCode = EXIT.usage;
+    return undefined;
+  }
+}
+
+/** The synthetic history of `--history-jobs N` over the last `--history-days`, on the cluster's CPU containers. */
+function syntheticHistory(o: EmulatorCliOptions, jobs: number, config: EmulatorConfig) {
+  return {
+    ...DEFAULT_SYNTHETIC_HISTORY,
+    containers: Math.max(
+      1,
+      config.cluster.nodeClasses.reduce((n, c) => n + c.count * (c.containers - c.gpuContainers), 0),
+    ),
+    seed: o.seed,
+    jobs: Math.floor(jobs),
+    startMs: Date.now() - (o.historyDays ?? 7) * 86_400_000,
+    meanGapSeconds: ((o.historyDays ?? 7) * 86_400) / jobs,
+  };
 }

@@ -679,39 +679,10 @@ async function runChild(
       stdio: ['inherit', 'pipe', 'pipe'],
       env: { ...process.env, ...ticket.env },
     });
-    // The command's output is passed on as it comes, and each app id it names is reported: the
-    // sidecar binds the ticket to that app at once instead of at its next poll.
-    const reported = new Set<string>();
-    const report = (ids: string[]) => {
-      for (const appId of ids) {
-        if (reported.has(appId) || reported.size >= MAX_REPORTED_APPS) continue;
-        reported.add(appId);
-        reports.push(reportClient(o, io, ticket.id, { state: 'running', appId }));
-      }
-    };
-    // One scanner a stream: an id cut at the end of a chunk goes on in the same stream's next.
-    const scanners: AppIdScanner[] = [];
-    const pass = (from: NodeJS.ReadableStream | null, to: NodeJS.WritableStream) => {
-      if (from === null) return;
-      const scanner = new AppIdScanner();
-      scanners.push(scanner);
-      from.pipe(to, { end: false });
-      from.on('data', (chunk: Buffer) => report(scanner.scan(chunk.toString('latin1'))));
-    };
-    pass(child.stdout, io.stdout ?? process.stdout);
-    pass(child.stderr, io.stderr ?? process.stderr);
-    let bound = false;
-    const watch = setInterval(() => {
-      void ticketStatus(o, io, ticket.id).then((s) => {
-        if (s === 'bound' && !bound) {
-          bound = true;
-          io.err(`run: ticket ${ticket.id} bound to its app\n`);
-        }
-      });
-    }, o.watchMs ?? 2000);
-    const heartbeat = setInterval(() => {
-      void reportClient(o, io, ticket.id, { state: 'running' });
-    }, heartbeatMs);
+    const appIds = new AppIdReports(o, io, ticket.id, reports);
+    appIds.pass(child.stdout, io.stdout ?? process.stdout);
+    appIds.pass(child.stderr, io.stderr ?? process.stderr);
+    const watch = watchTicket(o, io, ticket.id, heartbeatMs);
     const forward = (signal: NodeJS.Signals) => () => {
       child.kill(signal);
     };
@@ -723,14 +694,13 @@ async function runChild(
     const done = async (code: number, failed: boolean, why: string) => {
       if (finished) return;
       finished = true;
-      clearInterval(watch);
-      clearInterval(heartbeat);
+      watch.stop();
       signals.off('SIGINT', onInt);
       signals.off('SIGTERM', onTerm);
-      for (const scanner of scanners) report(scanner.end());
+      appIds.end();
       await Promise.all(reports);
       const cancelled =
-        failed && !bound && (await ticketStatus(o, io, ticket.id)) !== 'bound'
+        failed && !watch.bound() && (await ticketStatus(o, io, ticket.id)) !== 'bound'
           ? await cancel(o, io, ticket.id, why)
           : false;
       if (!cancelled)
@@ -754,6 +724,77 @@ async function runChild(
       });
     });
   });
+}
+
+/**
+ * The command's output passed on as it comes, and each app id it names reported (at most
+ * MAX_REPORTED_APPS): the sidecar binds the ticket to that app at once instead of at its next
+ * poll. The reports are added to `reports`.
+ */
+class AppIdReports {
+  private readonly reported = new Set<string>();
+  /** One scanner a stream: an id cut at the end of a chunk goes on in the same stream's next. */
+  private readonly scanners: AppIdScanner[] = [];
+
+  constructor(
+    private readonly o: RunOptions,
+    private readonly io: RunIo,
+    private readonly ticketId: string,
+    private readonly reports: Array<Promise<void>>,
+  ) {}
+
+  /** Passes `from` on to `to`, reporting the app ids in it. */
+  pass(from: NodeJS.ReadableStream | null, to: NodeJS.WritableStream): void {
+    if (from === null) return;
+    const scanner = new AppIdScanner();
+    this.scanners.push(scanner);
+    from.pipe(to, { end: false });
+    from.on('data', (chunk: Buffer) => this.report(scanner.scan(chunk.toString('latin1'))));
+  }
+
+  /** Reports the ids still held by the scanners, once the output has ended. */
+  end(): void {
+    for (const scanner of this.scanners) this.report(scanner.end());
+  }
+
+  private report(ids: string[]): void {
+    for (const appId of ids) {
+      if (this.reported.has(appId) || this.reported.size >= MAX_REPORTED_APPS) continue;
+      this.reported.add(appId);
+      this.reports.push(reportClient(this.o, this.io, this.ticketId, { state: 'running', appId }));
+    }
+  }
+}
+
+/**
+ * While the command runs: the ticket's status watched (its binding to an app said once), and a
+ * heartbeat reported every `heartbeatMs`.
+ */
+function watchTicket(
+  o: RunOptions,
+  io: RunIo,
+  ticketId: string,
+  heartbeatMs: number,
+): { bound(): boolean; stop(): void } {
+  let bound = false;
+  const watch = setInterval(() => {
+    void ticketStatus(o, io, ticketId).then((s) => {
+      if (s === 'bound' && !bound) {
+        bound = true;
+        io.err(`run: ticket ${ticketId} bound to its app\n`);
+      }
+    });
+  }, o.watchMs ?? 2000);
+  const heartbeat = setInterval(() => {
+    void reportClient(o, io, ticketId, { state: 'running' });
+  }, heartbeatMs);
+  return {
+    bound: () => bound,
+    stop() {
+      clearInterval(watch);
+      clearInterval(heartbeat);
+    },
+  };
 }
 
 /**

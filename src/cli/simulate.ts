@@ -269,10 +269,15 @@ export async function runSweep(
 }
 
 export function simulateCommand(): Command {
-  return new Command('simulate')
-    .description(
-      "Run the papers' experiments, or a cluster and trace under chosen policies, in the discrete-event simulator",
-    )
+  const command = new Command('simulate').description(
+    "Run the papers' experiments, or a cluster and trace under chosen policies, in the discrete-event simulator",
+  );
+  return withSimulateOptions(command).action(simulate);
+}
+
+/** The options of `simulate`, in the order its help lists them. */
+function withSimulateOptions(command: Command): Command {
+  return command
     .option('--experiment <name>', `a built-in experiment: ${EXPERIMENTS.join(', ')}`)
     .option('--cluster <file>', 'cluster file (YAML or JSON, docs/simulator.md)')
     .option(
@@ -333,113 +338,131 @@ export function simulateCommand(): Command {
       "with --experiment: run it once per value of one of its parameters and plot the headline figures against it (docs/simulator.md, 'Sweeps')",
     )
     .option('--out <dir>', 'output directory', 'sim-out')
-    .option('--no-png', 'write only the Vega-Lite specs and SVGs of the plots, no PNG copies')
-    .action(async (opts: SimulateOptions & { png: boolean }) => {
-      let plan: SimulationPlan;
-      if (opts.experiment) {
-        if (opts.cluster || opts.trace || opts.policies)
-          throw new InvalidArgumentError(
-            '--experiment runs on its own; leave out --cluster, --trace and --policies',
-          );
-        if (!EXPERIMENTS.includes(opts.experiment)) {
-          throw new InvalidArgumentError(
-            `unknown experiment "${opts.experiment}"; known: ${EXPERIMENTS.join(', ')}`,
-          );
-        }
-        if (opts.sweep !== undefined) {
-          let req: SweepRequest;
-          try {
-            req = parseSweep(opts.experiment, opts.sweep);
-          } catch (e) {
-            if (e instanceof RangeError) throw new InvalidArgumentError(e.message);
-            throw e;
-          }
-          if (
-            [opts.tenantShare, opts.tenantMax, opts.preemption, opts.tenantReleases].some(
-              (v) => v !== undefined,
-            )
-          )
-            throw new InvalidArgumentError(
-              '--sweep varies one parameter of an experiment as it is built; the tenant options do not apply to it',
-            );
-          const seeds = Array.from({ length: opts.runs }, (_, i) => opts.seed + i);
-          const name = opts.experiment;
-          await writeOrStall(opts.out, async () => {
-            const swept = await runSweep(
-              name,
-              req,
-              seeds,
-              opts.out,
-              (line) => process.stderr.write(`${line}\n`),
-              undefined,
-              {
-                png: opts.png,
-                ...(opts.estimateModel === undefined ? {} : { estimateModel: opts.estimateModel }),
-              },
-            );
-            return swept.files;
-          });
-          return;
-        }
-        plan = planOf(experiment(opts.experiment));
-      } else {
-        if (opts.sweep !== undefined)
-          throw new InvalidArgumentError('--sweep varies a built-in experiment: give --experiment NAME');
-        if (!opts.cluster || !opts.trace || !opts.policies) {
-          throw new InvalidArgumentError(
-            'give --experiment NAME, or all of --cluster FILE --trace FILE --policies LIST',
-          );
-        }
-        try {
-          const custom = loadCustomPlan(opts.cluster, opts.trace, opts.policies, opts.slsDeadlineFactor, {
-            format: opts.traceFormat ?? 'auto',
-            skipBad: opts.skipBad ?? false,
-          });
-          plan = custom;
-          process.stderr.write(`trace ${opts.trace}: ${custom.traceFormat} format\n`);
-          if (custom.skipped.records > 0)
-            process.stderr.write(
-              `skipped ${custom.skipped.records} bad trace record(s) (--skip-bad):\n${custom.skipped.issues.map(issueText).join('\n')}\n`,
-            );
-        } catch (e) {
-          if (e instanceof ValidationError) {
-            const count =
-              e instanceof TraceInvalidError
-                ? ` (${e.code}: ${e.badRecords} bad record(s) in the ${e.format} trace${e.issues.length < e.badRecords ? `; the first ${e.issues.length} problems shown` : ''}; --skip-bad leaves them out)`
-                : '';
-            process.stderr.write(
-              `invalid input, nothing simulated${count}:\n${e.issues.map(issueText).join('\n')}\n`,
-            );
-            process.exitCode = 2;
-            return;
-          }
-          throw e;
-        }
-      }
-      if (opts.estimateModel !== undefined) plan.estimateModel = opts.estimateModel;
-      const tenant = tenantFromOptions(opts, plan);
-      if (tenant !== undefined) {
-        const issues = tenantIssues(plan.cluster, tenant).map((i) => ({
-          ...i,
-          path: i.path
-            .replace(/^tenant\.(share|max)$/, (_, k: string) => `--tenant-${k}`)
-            .replace(/^tenant\.cluster$/, 'cluster'),
-        }));
-        if (issues.length > 0) {
-          process.stderr.write(`invalid input, nothing simulated:\n${issues.map(issueText).join('\n')}\n`);
-          process.exitCode = 2;
-          return;
-        }
-        plan.specs = plan.specs.map((s) => ({ ...s, tenant }));
-      }
-      const seeds = Array.from({ length: opts.runs }, (_, i) => opts.seed + i);
-      const runnable = plan;
-      await writeOrStall(opts.out, () =>
-        runPlan(runnable, seeds, opts.out, (line) => process.stderr.write(`${line}\n`), undefined, {
-          png: opts.png,
-        }),
+    .option('--no-png', 'write only the Vega-Lite specs and SVGs of the plots, no PNG copies');
+}
+
+/** `simulate`'s options as commander gives them to the action. */
+type SimulateCliOptions = SimulateOptions & { png: boolean };
+
+/** `simulate`: a built-in experiment (or a sweep of it), or a cluster and trace under chosen policies. */
+async function simulate(opts: SimulateCliOptions): Promise<void> {
+  let plan: SimulationPlan | undefined;
+  if (opts.experiment) {
+    const name = opts.experiment;
+    if (opts.cluster || opts.trace || opts.policies)
+      throw new InvalidArgumentError(
+        '--experiment runs on its own; leave out --cluster, --trace and --policies',
       );
+    if (!EXPERIMENTS.includes(name)) {
+      throw new InvalidArgumentError(`unknown experiment "${name}"; known: ${EXPERIMENTS.join(', ')}`);
+    }
+    if (opts.sweep !== undefined) return sweepExperiment(name, opts.sweep, opts);
+    plan = planOf(experiment(name));
+  } else {
+    if (opts.sweep !== undefined)
+      throw new InvalidArgumentError('--sweep varies a built-in experiment: give --experiment NAME');
+    plan = customPlan(opts);
+    if (plan === undefined) return;
+  }
+  if (opts.estimateModel !== undefined) plan.estimateModel = opts.estimateModel;
+  if (!withTenant(plan, opts)) return;
+  const seeds = Array.from({ length: opts.runs }, (_, i) => opts.seed + i);
+  const runnable = plan;
+  await writeOrStall(opts.out, () =>
+    runPlan(runnable, seeds, opts.out, (line) => process.stderr.write(`${line}\n`), undefined, {
+      png: opts.png,
+    }),
+  );
+}
+
+/** `simulate --experiment NAME --sweep PARAM=a,b,c`: the experiment once per value. */
+async function sweepExperiment(name: string, sweep: string, opts: SimulateCliOptions): Promise<void> {
+  let req: SweepRequest;
+  try {
+    req = parseSweep(name, sweep);
+  } catch (e) {
+    if (e instanceof RangeError) throw new InvalidArgumentError(e.message);
+    throw e;
+  }
+  if ([opts.tenantShare, opts.tenantMax, opts.preemption, opts.tenantReleases].some((v) => v !== undefined))
+    throw new InvalidArgumentError(
+      '--sweep varies one parameter of an experiment as it is built; the tenant options do not apply to it',
+    );
+  const seeds = Array.from({ length: opts.runs }, (_, i) => opts.seed + i);
+  await writeOrStall(opts.out, async () => {
+    const swept = await runSweep(
+      name,
+      req,
+      seeds,
+      opts.out,
+      (line) => process.stderr.write(`${line}\n`),
+      undefined,
+      {
+        png: opts.png,
+        ...(opts.estimateModel === undefined ? {} : { estimateModel: opts.estimateModel }),
+      },
+    );
+    return swept.files;
+  });
+}
+
+/**
+ * The plan of `--cluster FILE --trace FILE --policies LIST`; undefined when the input is
+ * invalid, said on stderr with exit code 2.
+ */
+function customPlan(opts: SimulateCliOptions): SimulationPlan | undefined {
+  if (!opts.cluster || !opts.trace || !opts.policies) {
+    throw new InvalidArgumentError(
+      'give --experiment NAME, or all of --cluster FILE --trace FILE --policies LIST',
+    );
+  }
+  try {
+    const custom = loadCustomPlan(opts.cluster, opts.trace, opts.policies, opts.slsDeadlineFactor, {
+      format: opts.traceFormat ?? 'auto',
+      skipBad: opts.skipBad ?? false,
     });
+    process.stderr.write(`trace ${opts.trace}: ${custom.traceFormat} format\n`);
+    if (custom.skipped.records > 0)
+      process.stderr.write(
+        `skipped ${custom.skipped.records} bad trace record(s) (--skip-bad):\n${custom.skipped.issues.map(issueText).join('\n')}\n`,
+      );
+    return custom;
+  } catch (e) {
+    if (e instanceof ValidationError) {
+      const count =
+        e instanceof TraceInvalidError
+          ? ` (${e.code}: ${e.badRecords} bad record(s) in the ${e.format} trace${e.issues.length < e.badRecords ? `; the first ${e.issues.length} problems shown` : ''}; --skip-bad leaves them out)`
+          : '';
+      process.stderr.write(
+        `invalid input, nothing simulated${count}:\n${e.issues.map(issueText).join('\n')}\n`,
+      );
+      process.exitCode = 2;
+      return undefined;
+    }
+    throw e;
+  }
+}
+
+/**
+ * The tenant of the --tenant-* options given to every policy of the plan; false when they do
+ * not fit its cluster, said on stderr with exit code 2.
+ */
+function withTenant(plan: SimulationPlan, opts: SimulateCliOptions): boolean {
+  const tenant = tenantFromOptions(opts, plan);
+  if (tenant === undefined) return true;
+  const issues = tenantIssues(plan.cluster, tenant).map((i) => ({
+    ...i,
+    path: i.path
+      .replace(/^tenant\.(share|max)$/, (_, k: string) => `--tenant-${k}`)
+      .replace(/^tenant\.cluster$/, 'cluster'),
+  }));
+  if (issues.length > 0) {
+    process.stderr.write(`invalid input, nothing simulated:\n${issues.map(issueText).join('\n')}\n`);
+    process.exitCode = 2;
+    return false;
+  }
+  plan.specs = plan.specs.map((s) => ({ ...s, tenant }));
+  return true;
 }
 
 /**

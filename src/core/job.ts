@@ -94,34 +94,8 @@ export function validateJob(input: unknown, path = 'job'): DeadlineJob {
   count('reduces', reduces, 0);
   if (finite('inputSize', inputSize) && inputSize < 0)
     issues.push({ path: at('inputSize'), message: 'must be >= 0' });
-  let splits: number[] | undefined;
-  if (mapSplits !== undefined) {
-    if (!Array.isArray(mapSplits)) {
-      issues.push({ path: at('mapSplits'), message: 'must be an array of sizes' });
-    } else {
-      splits = [];
-      let ok = true;
-      mapSplits.forEach((s: unknown, i) => {
-        if (typeof s !== 'number' || !Number.isFinite(s) || s < 0) {
-          issues.push({ path: `${at('mapSplits')}[${i}]`, message: 'must be a finite size >= 0' });
-          ok = false;
-        } else splits!.push(s);
-      });
-      if (typeof maps === 'number' && Number.isInteger(maps) && mapSplits.length !== maps) {
-        issues.push({
-          path: at('mapSplits'),
-          message: `has ${mapSplits.length} entries but maps is ${maps}`,
-        });
-        ok = false;
-      }
-      if (ok && typeof inputSize === 'number' && Number.isFinite(inputSize)) {
-        const sum = splits.reduce((a, b) => a + b, 0);
-        if (Math.abs(sum - inputSize) > SPLIT_SUM_TOLERANCE * Math.max(1, Math.abs(inputSize))) {
-          issues.push({ path: at('mapSplits'), message: `add up to ${sum}, not to inputSize ${inputSize}` });
-        }
-      }
-    }
-  }
+  const splits =
+    mapSplits === undefined ? undefined : validSplits(mapSplits, maps, inputSize, at('mapSplits'), issues);
   const collect = issueCollector(issues);
   const cls =
     workloadClass === undefined
@@ -143,4 +117,40 @@ export function validateJob(input: unknown, path = 'job'): DeadlineJob {
     ...(lane === undefined ? {} : { lane: lane as MapLaneKind }),
   };
   return Object.freeze(job);
+}
+
+/**
+ * A job's map split sizes (`path` its field): each a finite size >= 0, one per map, adding up
+ * to the input size; undefined when not an array. Problems are added to `issues`.
+ */
+function validSplits(
+  mapSplits: unknown,
+  maps: unknown,
+  inputSize: unknown,
+  path: string,
+  issues: ValidationIssue[],
+): number[] | undefined {
+  if (!Array.isArray(mapSplits)) {
+    issues.push({ path, message: 'must be an array of sizes' });
+    return undefined;
+  }
+  const splits: number[] = [];
+  let ok = true;
+  mapSplits.forEach((s: unknown, i) => {
+    if (typeof s !== 'number' || !Number.isFinite(s) || s < 0) {
+      issues.push({ path: `${path}[${i}]`, message: 'must be a finite size >= 0' });
+      ok = false;
+    } else splits.push(s);
+  });
+  if (typeof maps === 'number' && Number.isInteger(maps) && mapSplits.length !== maps) {
+    issues.push({ path, message: `has ${mapSplits.length} entries but maps is ${maps}` });
+    ok = false;
+  }
+  if (ok && typeof inputSize === 'number' && Number.isFinite(inputSize)) {
+    const sum = splits.reduce((a, b) => a + b, 0);
+    if (Math.abs(sum - inputSize) > SPLIT_SUM_TOLERANCE * Math.max(1, Math.abs(inputSize))) {
+      issues.push({ path, message: `add up to ${sum}, not to inputSize ${inputSize}` });
+    }
+  }
+  return splits;
 }

@@ -141,19 +141,10 @@ export async function startHaSidecar(
   const now = (): number => Date.now();
   const metrics = new SidecarMetrics({ processMetrics: true });
 
-  // Set once the ledger is taken over; cleared first thing when deposed or fenced.
-  let leading = false;
+  const state: HaState = { leading: false, epoch: null };
   // The election needs the URL the API listens on; the API answers from before it exists.
   const joined: { election?: LeaderElection } = {};
-  const leadership: Leadership = {
-    isLeader: () => leading && joined.election !== undefined && joined.election.isLeader(),
-    leaderUrl: () => joined.election?.leader()?.url ?? null,
-    view: () => ({
-      role: leadership.isLeader() ? 'leader' : 'follower',
-      id,
-      leader: joined.election?.leader() ?? null,
-    }),
-  };
+  const leadership = haLeadership(id, state, joined);
   const clients = rmClients(config, logger, metrics, {
     headers: { [INSTANCE_HEADER]: id },
     // Checked right before every RM write goes out: nothing is sent once this instance may not lead.
@@ -163,14 +154,7 @@ export async function startHaSidecar(
       }
     },
   });
-
-  const opened = await openLedger(config, { clock: now, logger, writer: 'later' });
-  if (!(opened instanceof PostgresLedger)) {
-    opened.close();
-    throw new TypeError('ha.enabled needs the shared ledger (ledger.url)');
-  }
-  const ledger = opened;
-  ledger.follow(FOLLOW_INTERVAL_MS);
+  const ledger = await openSharedLedger(config, now, logger);
   // yss_ledger_writer: 1 on the leader once it took the ledger over, 0 on a follower.
   metrics.watchLedger(() => ({ writer: ledger.isWriter(), unshipped: ledger.unshipped }));
 
@@ -179,63 +163,24 @@ export async function startHaSidecar(
   const { server, url } = await listen(app, config);
   const advertised = config.ha.advertiseUrl ?? url;
 
-  let task: ReturnType<typeof schedulePolling> | undefined;
-  // Archiving, like every other write, is the leader's: started once the ledger is taken over.
-  let archiver: Archiver | undefined;
-  let closing: Promise<void> | undefined;
-  const close = (): Promise<void> =>
-    (closing ??= (async () => {
-      leading = false;
-      await closer({
-        task,
-        archiver,
-        clients: [clients.rm, clients.jobHistory, clients.webHdfs],
-        server,
-        sidecar: service.sidecar,
-        ledger,
-        logger,
-      })();
-      await joined.election?.close();
-    })());
-
   let onDeposed: (reason: string) => void = () => {};
   const deposed = new Promise<string>((resolve) => (onDeposed = resolve));
-  let epoch: number | null = null;
-  const stop = (reason: string): void => {
-    if (closing) return;
-    // Writes stop before anything else: the guard refuses, the loop ends, calls in flight abort.
-    const wasLeading = leading;
-    leading = false;
-    void task?.stop();
-    void archiver?.stop();
-    for (const c of [clients.rm, clients.jobHistory, clients.webHdfs]) c?.transport.close();
-    log.warn('deposed: stopped writing; stopping', { epoch, reason, id, led: wasLeading });
-    void close().finally(() => onDeposed(reason));
+  const run: HaRun = {
+    config,
+    id,
+    advertised,
+    log,
+    logger,
+    now,
+    metrics,
+    clients,
+    ledger,
+    service,
+    server,
+    joined,
+    state,
+    onDeposed,
   };
-
-  const lead = async (e: number): Promise<void> => {
-    const started = Date.now();
-    epoch = e;
-    log.info('elected: taking the ledger over', { epoch: e, id });
-    try {
-      await ledger.takeOver(e, id);
-    } catch (err) {
-      stop(`the ledger could not be taken over with epoch ${e}: ${(err as Error).message}`);
-      return;
-    }
-    if (closing || !joined.election?.isLeader()) {
-      stop('deposed while taking the ledger over');
-      return;
-    }
-    const sidecar = buildSidecar(config, { clients, ledger, metrics, logger, now });
-    service.sidecar = sidecar;
-    leading = true;
-    task = schedulePolling(sidecar, config);
-    archiver = startArchiver(config, { ledger, now, logger, metrics });
-    void sidecar.runOnce();
-    log.info('leading', { epoch: e, id, url: advertised, takeOverMs: Date.now() - started });
-  };
-
   const election = new LeaderElection({
     connect: config.ha.zookeeper,
     path: config.ha.path,
@@ -244,10 +189,10 @@ export async function startHaSidecar(
     logger,
   });
   joined.election = election;
-  election.on('elected', (e) => void lead(e));
-  election.on('deposed', (reason) => stop(reason));
+  election.on('elected', (e) => void takeLead(run, e));
+  election.on('deposed', (reason) => stopWriting(run, reason));
   election.on('leaderChanged', (leader) => log.info('leader changed', { leader, id }));
-  ledger.onFenced((err) => stop(`a newer leader fenced the ledger: ${err.message}`));
+  ledger.onFenced((err) => stopWriting(run, `a newer leader fenced the ledger: ${err.message}`));
   election.start();
 
   log.info('sidecar listening', {
@@ -259,5 +204,126 @@ export async function startHaSidecar(
     path: config.ha.path,
     rm: config.rm.addresses,
   });
-  return { url, id, election, ledger, leadership, deposed, close };
+  return { url, id, election, ledger, leadership, deposed, close: () => closeHa(run) };
+}
+
+/** What changes as an instance leads and stops. */
+interface HaState {
+  /** Set once the ledger is taken over; cleared first thing when deposed or fenced. */
+  leading: boolean;
+  epoch: number | null;
+  task?: ReturnType<typeof schedulePolling>;
+  /** Archiving, like every other write, is the leader's: started once the ledger is taken over. */
+  archiver?: Archiver;
+  closing?: Promise<void>;
+}
+
+/** One HA instance: what it was started with, and its state. */
+interface HaRun {
+  config: SidecarConfig;
+  id: string;
+  advertised: string;
+  log: Logger;
+  logger: Logger;
+  now: () => number;
+  metrics: SidecarMetrics;
+  clients: ReturnType<typeof rmClients>;
+  ledger: PostgresLedger;
+  service: RoleService;
+  server: Awaited<ReturnType<typeof listen>>['server'];
+  joined: { election?: LeaderElection };
+  state: HaState;
+  onDeposed: (reason: string) => void;
+}
+
+/** Whether this instance leads (elected, and the ledger taken over), and who does. */
+function haLeadership(id: string, state: HaState, joined: { election?: LeaderElection }): Leadership {
+  const leadership: Leadership = {
+    isLeader: () => state.leading && joined.election !== undefined && joined.election.isLeader(),
+    leaderUrl: () => joined.election?.leader()?.url ?? null,
+    view: () => ({
+      role: leadership.isLeader() ? 'leader' : 'follower',
+      id,
+      leader: joined.election?.leader() ?? null,
+    }),
+  };
+  return leadership;
+}
+
+/** The shared ledger (PostgreSQL), followed for the leader's writes. */
+async function openSharedLedger(
+  config: SidecarConfig,
+  now: () => number,
+  logger: Logger,
+): Promise<PostgresLedger> {
+  const opened = await openLedger(config, { clock: now, logger, writer: 'later' });
+  if (!(opened instanceof PostgresLedger)) {
+    opened.close();
+    throw new TypeError('ha.enabled needs the shared ledger (ledger.url)');
+  }
+  opened.follow(FOLLOW_INTERVAL_MS);
+  return opened;
+}
+
+/** Leaves the election and stops everything, once. */
+function closeHa(run: HaRun): Promise<void> {
+  const { state } = run;
+  return (state.closing ??= (async () => {
+    state.leading = false;
+    await closer({
+      task: state.task,
+      archiver: state.archiver,
+      clients: [run.clients.rm, run.clients.jobHistory, run.clients.webHdfs],
+      server: run.server,
+      sidecar: run.service.sidecar,
+      ledger: run.ledger,
+      logger: run.logger,
+    })();
+    await run.joined.election?.close();
+  })());
+}
+
+/** Deposed or fenced: writes stop at once, then everything; `deposed` resolves with why. */
+function stopWriting(run: HaRun, reason: string): void {
+  const { state, clients } = run;
+  if (state.closing) return;
+  // Writes stop before anything else: the guard refuses, the loop ends, calls in flight abort.
+  const wasLeading = state.leading;
+  state.leading = false;
+  void state.task?.stop();
+  void state.archiver?.stop();
+  for (const c of [clients.rm, clients.jobHistory, clients.webHdfs]) c?.transport.close();
+  run.log.warn('deposed: stopped writing; stopping', {
+    epoch: state.epoch,
+    reason,
+    id: run.id,
+    led: wasLeading,
+  });
+  void closeHa(run).finally(() => run.onDeposed(reason));
+}
+
+/** Elected with epoch `e`: the ledger taken over, then the loop and the archiver started. */
+async function takeLead(run: HaRun, e: number): Promise<void> {
+  const { state, config, ledger, id, log } = run;
+  const started = Date.now();
+  state.epoch = e;
+  log.info('elected: taking the ledger over', { epoch: e, id });
+  try {
+    await ledger.takeOver(e, id);
+  } catch (err) {
+    stopWriting(run, `the ledger could not be taken over with epoch ${e}: ${(err as Error).message}`);
+    return;
+  }
+  if (state.closing || !run.joined.election?.isLeader()) {
+    stopWriting(run, 'deposed while taking the ledger over');
+    return;
+  }
+  const { clients, metrics, logger, now } = run;
+  const sidecar = buildSidecar(config, { clients, ledger, metrics, logger, now });
+  run.service.sidecar = sidecar;
+  state.leading = true;
+  state.task = schedulePolling(sidecar, config);
+  state.archiver = startArchiver(config, { ledger, now, logger, metrics });
+  void sidecar.runOnce();
+  log.info('leading', { epoch: e, id, url: run.advertised, takeOverMs: Date.now() - started });
 }

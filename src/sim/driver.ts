@@ -81,92 +81,111 @@ export interface RunResult {
 
 export function runPolicies(req: RunRequest): RunResult[] {
   const registry = req.registry ?? simulatorRegistry();
-  const out: RunResult[] = [];
   // 'measured' figures come from one earlier run of the whole workload, shared by every policy.
   let measured: EstimateBook | null = null;
   const measuredBook = (): EstimateBook =>
     (measured ??= measuredEstimates(req.jobs, calibrationTasks(req, registry), req.cluster));
-  for (const spec of req.specs) {
-    const jobs = req.jobsFor ? req.jobsFor(spec) : req.jobs;
-    const started = process.hrtime.bigint();
-    const model = req.estimateModel ?? 'floored';
-    let engineRef: Engine | null = null;
-    const tenant = spec.tenant ? engineTenant(req.cluster, spec.tenant, jobs, req.seed) : undefined;
-    const basis = spec.estimates?.basis ?? req.estimateBasis ?? 'worst';
-    const view = estimateView(req.cluster, basis);
-    const estimates =
-      basis === 'measured'
-        ? measuredBook()
-        : worstCaseEstimates(
-            jobs,
-            (j) => worstMapSecondsOn(view, j),
-            (j) => worstReduceSecondsOn(view, j),
-            view,
-            (spec.admission ? registry.admissionCapabilities(spec.admission).estimateModel : undefined) ??
-              model,
-          );
-    const scaled = scaleBook(estimates, spec.estimates?.scale ?? req.estimateScale ?? 1);
-    const learning =
-      req.learning === undefined ? (model === 'paper' ? null : DEFAULT_LEARNING) : req.learning;
-    const admission = spec.admission
-      ? admissionPort(
-          spec.admission,
-          spec.admissionArgs ?? {},
-          req.cluster,
-          scaled,
-          registry,
-          learning === null
-            ? undefined
-            : {
-                learning,
-                heartbeatSeconds: req.cluster.heartbeatSeconds,
-                progressOf: (id) => (engineRef as Engine).taskProgress(id),
-              },
-          tenant && {
-            spec: tenant.spec,
-            shares: tenant.shares,
-            model: tenant.model,
-            read: () => (engineRef as Engine).sharingRead(),
-            progressOf: (id) => (engineRef as Engine).taskProgress(id),
-          },
-          req.searchEarliest ?? false,
-        )
-      : noAdmission(req.cluster);
-    const byArrival =
-      !spec.admission || registry.admissionCapabilities(spec.admission).queueOrder === 'arrival';
-    const placement = placementPort(
-      spec.placement,
-      spec.placementArgs ?? {},
-      req.cluster,
-      {
-        nodeId: (i) => (engineRef as Engine).nodeId(i),
-        orderKeyMs: (j) => (byArrival ? j.spec.arrival * 1000 : queueRank(engineRef as Engine, j.id)),
-        orderKeyFixed: byArrival,
-        keepPromise: admission.dispatch !== undefined,
-      },
-      registry,
-    );
-    const engine = new Engine(req.cluster, {
-      seed: req.seed,
-      admission,
-      placement,
-      onProgress: req.onProgress ? (done, total) => req.onProgress?.(spec.label, done, total) : undefined,
-      ...(tenant ? { tenant } : {}),
-    });
-    engineRef = engine;
-    for (const j of jobs) engine.submit(j);
-    engine.run();
-    const outcomes = engine.outcomes();
-    out.push({
-      spec,
-      summary: summarize(engine, outcomes, admission.promisesDeadlines),
-      outcomes,
-      events: engine.events,
-      wallMs: Number(process.hrtime.bigint() - started) / 1e6,
-      ...(tenant ? { tenant: engine.tenantReport() } : {}),
-    });
-  }
-  return out;
+  return req.specs.map((spec) => runPolicy(req, spec, registry, measuredBook));
+}
+
+/** One policy of the request run on its jobs in a fresh engine. */
+function runPolicy(
+  req: RunRequest,
+  spec: PolicySpec,
+  registry: PolicyRegistry,
+  measuredBook: () => EstimateBook,
+): RunResult {
+  const jobs = req.jobsFor ? req.jobsFor(spec) : req.jobs;
+  const started = process.hrtime.bigint();
+  const model = req.estimateModel ?? 'floored';
+  // The ports below read the engine they are given to, once it runs.
+  let engineRef: Engine | null = null;
+  const engineOf = () => engineRef as Engine;
+  const tenant = spec.tenant ? engineTenant(req.cluster, spec.tenant, jobs, req.seed) : undefined;
+  const basis = spec.estimates?.basis ?? req.estimateBasis ?? 'worst';
+  const view = estimateView(req.cluster, basis);
+  const estimates =
+    basis === 'measured'
+      ? measuredBook()
+      : worstCaseEstimates(
+          jobs,
+          (j) => worstMapSecondsOn(view, j),
+          (j) => worstReduceSecondsOn(view, j),
+          view,
+          (spec.admission ? registry.admissionCapabilities(spec.admission).estimateModel : undefined) ??
+            model,
+        );
+  const scaled = scaleBook(estimates, spec.estimates?.scale ?? req.estimateScale ?? 1);
+  const learning = req.learning === undefined ? (model === 'paper' ? null : DEFAULT_LEARNING) : req.learning;
+  const admission = policyAdmission(req, spec, registry, scaled, learning, tenant, engineOf);
+  const byArrival =
+    !spec.admission || registry.admissionCapabilities(spec.admission).queueOrder === 'arrival';
+  const placement = placementPort(
+    spec.placement,
+    spec.placementArgs ?? {},
+    req.cluster,
+    {
+      nodeId: (i) => engineOf().nodeId(i),
+      orderKeyMs: (j) => (byArrival ? j.spec.arrival * 1000 : queueRank(engineOf(), j.id)),
+      orderKeyFixed: byArrival,
+      keepPromise: admission.dispatch !== undefined,
+    },
+    registry,
+  );
+  const engine = new Engine(req.cluster, {
+    seed: req.seed,
+    admission,
+    placement,
+    onProgress: req.onProgress ? (done, total) => req.onProgress?.(spec.label, done, total) : undefined,
+    ...(tenant ? { tenant } : {}),
+  });
+  engineRef = engine;
+  for (const j of jobs) engine.submit(j);
+  engine.run();
+  const outcomes = engine.outcomes();
+  return {
+    spec,
+    summary: summarize(engine, outcomes, admission.promisesDeadlines),
+    outcomes,
+    events: engine.events,
+    wallMs: Number(process.hrtime.bigint() - started) / 1e6,
+    ...(tenant ? { tenant: engine.tenantReport() } : {}),
+  };
+}
+
+/** The policy's admission port (none: everything admitted), reading the engine as it runs. */
+function policyAdmission(
+  req: RunRequest,
+  spec: PolicySpec,
+  registry: PolicyRegistry,
+  estimates: EstimateBook,
+  learning: LearningOptions | null,
+  tenant: ReturnType<typeof engineTenant> | undefined,
+  engineOf: () => Engine,
+) {
+  if (!spec.admission) return noAdmission(req.cluster);
+  return admissionPort(
+    spec.admission,
+    spec.admissionArgs ?? {},
+    req.cluster,
+    estimates,
+    registry,
+    learning === null
+      ? undefined
+      : {
+          learning,
+          heartbeatSeconds: req.cluster.heartbeatSeconds,
+          progressOf: (id) => engineOf().taskProgress(id),
+        },
+    tenant && {
+      spec: tenant.spec,
+      shares: tenant.shares,
+      model: tenant.model,
+      read: () => engineOf().sharingRead(),
+      progressOf: (id) => engineOf().taskProgress(id),
+    },
+    req.searchEarliest ?? false,
+  );
 }
 
 /**

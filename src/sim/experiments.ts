@@ -441,163 +441,186 @@ function scaledCosts(c: TaskCostSpec, taskScale: number, jitterMin?: number): Ta
  */
 export function experiment(name: string, given: Readonly<Record<string, SettingValue>> = {}): Experiment {
   const settings = resolveSettings(name, given);
-  const num = (k: string) => settings[k] as number;
   switch (name) {
     case 'rtmr-workload-1':
-    case 'rtmr-workload-2': {
-      const base = rtmrCluster('mr1');
-      const cluster: ClusterSpec = {
-        ...base,
-        heartbeatSeconds: num('heartbeatSeconds'),
-        costs: {
-          cpu: scaledCosts(base.costs.cpu, num('taskScale'), num('jitterMin')),
-          gpu: scaledCosts(base.costs.gpu, num('taskScale'), num('jitterMin')),
-        },
-      };
-      const reduceSlots = cluster.nodeClasses.reduce((n, c) => n + c.count * c.reduceSlots, 0);
-      const generate = name === 'rtmr-workload-1' ? workloadI : workloadII;
-      const deadlineScale = num('deadlineScale');
-      const mapsScale = num('mapsScale');
-      const jobs = (seed: number): TraceJob[] =>
-        generate(seed).map((j) => {
-          if (deadlineScale === 1 && mapsScale === 1) return j;
-          const maps = Math.max(1, Math.round(j.maps * mapsScale));
-          return {
-            ...j,
-            deadline: j.deadline === null ? null : j.deadline * deadlineScale,
-            maps,
-            inputBytes: maps * (j.inputBytes / j.maps),
-          };
-        });
-      return {
-        name,
-        description:
-          name === 'rtmr-workload-1'
-            ? 'He et al., RTMR, Table V: workload I (Facebook bins 1-6) on the 30-node heterogeneous cluster, mr1 slots'
-            : 'He et al., RTMR, Table VI: workload II (Table IV) on the 30-node heterogeneous cluster, mr1 slots',
-        cluster,
-        jobs,
-        specs: admissionSpecs(cluster, settings.dcEstimates as string),
-        estimateModel: 'paper',
-        estimateBasis: settings.estimates as EstimateBasis,
-        estimateScale: num('estimateScale'),
-        // He et al., RTMR, V: jobs with more reduces than the cluster's reduce slots are left out when DC
-        // (whose test runs all of a job's reduces at once) is tested.
-        ...(name === 'rtmr-workload-2'
-          ? {
-              jobsFor: (spec: PolicySpec, js: readonly TraceJob[]) =>
-                reducesAtOnce(spec) ? js.filter((j) => j.reduces <= reduceSlots) : js,
-            }
-          : {}),
-        parameters: ADMISSION_PARAMETERS,
-        settings,
-        headline: admissionHeadline(name),
-      };
-    }
-    case 'locality': {
-      const specs: PolicySpec[] = [
-        { label: 'fifo', admission: null, placement: 'fifo' },
-        { label: 'matchmaking', admission: null, placement: 'matchmaking' },
-        { label: 'fair-matchmaking', admission: null, placement: 'fair-matchmaking' },
-      ];
-      const waitRule = settings.delayWait === 'first-skip' ? {} : { waitRule: settings.delayWait };
-      for (const d of DELAY_VALUES_SECONDS) {
-        specs.push({
-          label: `delay:D=${d}`,
-          admission: null,
-          placement: 'delay',
-          placementArgs: { maxDelayMs: d * 1000, ...waitRule },
-        });
-        specs.push({
-          label: `fair-delay:D=${d}`,
-          admission: null,
-          placement: 'fair-delay',
-          placementArgs: { maxDelayMs: d * 1000, ...waitRule },
-        });
-      }
-      const base = localityCluster();
-      return {
-        name,
-        description:
-          'He, dissertation, 4.4: 30 nodes x 2 map slots, 100 blocks x 2 replicas, 3 s heartbeats, Facebook schedule',
-        cluster: {
-          ...base,
-          heartbeatSeconds: num('heartbeatSeconds'),
-          remoteReadPenalty: num('remoteReadPenalty'),
-          costs: {
-            cpu: scaledCosts(base.costs.cpu, num('taskScale')),
-            gpu: scaledCosts(base.costs.gpu, num('taskScale')),
-          },
-        },
-        jobs: localityWorkload,
-        specs,
-        sweep: { parameter: 'D', values: DELAY_VALUES_SECONDS },
-        parameters: LOCALITY_PARAMETERS,
-        settings,
-        headline: LOCALITY_HEADLINE,
-      };
-    }
-    case 'efh': {
-      const longWaitThresholdMs = num('aeThresholdSeconds') * 1000;
-      const noAeArgs = longWaitThresholdMs === 300_000 ? undefined : { longWaitThresholdMs };
-      const efhArgs =
-        settings.aeScope === 'all' ? noAeArgs : { ...noAeArgs, aeScope: settings.aeScope as string };
-      return {
-        name,
-        description:
-          'He, dissertation, 6.3: 6 CPU + 2 GPU nodes, 87 jobs half loadgen half MD simulation, Zipf(1) data access',
-        cluster: efhCluster({ mdCpuSeconds: num('mdCpuSeconds'), mdMapKWh: num('mdMapKWh') }),
-        jobs: (seed) => efhWorkload(seed, 'adaptive'),
-        specs: [
-          { label: 'fifo', admission: null, placement: 'fifo' },
-          {
-            label: 'efh-no-ae',
-            admission: null,
-            placement: 'efh-no-ae',
-            ...(noAeArgs && { placementArgs: noAeArgs }),
-          },
-          { label: 'efh', admission: null, placement: 'efh', ...(efhArgs && { placementArgs: efhArgs }) },
-          { label: 'ideal-energy', admission: null, placement: 'ideal-energy' },
-        ],
-        parameters: EFH_PARAMETERS,
-        settings,
-        headline: EFH_HEADLINE,
-      };
-    }
-    case 'tenants': {
-      // Issue 23: the real-time queue guaranteed half of a unified cluster, another tenant the
-      // other half and up to all of it; preemption on or off, its containers' ends known to
-      // admission or not, and admission blind to it as it was before (to show why it must see it).
-      const cluster = rtmrCluster('unified');
-      const feedbackThresholdSeconds = typicalMapSeconds(cluster.costs.cpu);
-      const rtmr = (label: string, tenant?: Parameters<typeof tenantOf>[1]): PolicySpec => ({
-        label,
-        admission: 'rtmr',
-        admissionArgs: { feedbackThresholdSeconds },
-        placement: 'fifo',
-        ...(tenant ? { tenant: tenantOf(cluster, tenant) } : {}),
-      });
-      return {
-        name,
-        description:
-          'issue 23: rtmr on the 30-node cluster (unified) shared half and half with another tenant that may grow to all of it; no tenant, preemption on, preemption off with its run times known or not, and admission blind to it',
-        cluster,
-        jobs: sharedClusterWorkload,
-        specs: [
-          rtmr('no-tenant'),
-          rtmr('preemption-on', { preemption: 'on' }),
-          rtmr('preemption-off-known', { preemption: 'off', releases: 'known' }),
-          rtmr('preemption-off-unknown', { preemption: 'off', releases: 'unknown' }),
-          rtmr('blind-preemption-on', { preemption: 'on', admission: 'blind' }),
-          rtmr('blind-preemption-off', { preemption: 'off', admission: 'blind' }),
-        ],
-        // No sweep yet: the tenant's shares and preemption are options of simulate.
-        parameters: [],
-        settings,
-        headline: [],
-      };
-    }
+    case 'rtmr-workload-2':
+      return rtmrExperiment(name, settings);
+    case 'locality':
+      return localityExperiment(settings);
+    case 'efh':
+      return efhExperiment(settings);
+    case 'tenants':
+      return tenantsExperiment(settings);
     default:
       throw new RangeError(`unknown experiment "${name}"; known: ${EXPERIMENTS.join(', ')}`);
   }
+}
+
+type Settings = Record<string, SettingValue>;
+
+/** He et al., RTMR, Tables V and VI: workload I or II on the 30-node cluster, admission policies. */
+function rtmrExperiment(name: 'rtmr-workload-1' | 'rtmr-workload-2', settings: Settings): Experiment {
+  const num = (k: string) => settings[k] as number;
+  const base = rtmrCluster('mr1');
+  const cluster: ClusterSpec = {
+    ...base,
+    heartbeatSeconds: num('heartbeatSeconds'),
+    costs: {
+      cpu: scaledCosts(base.costs.cpu, num('taskScale'), num('jitterMin')),
+      gpu: scaledCosts(base.costs.gpu, num('taskScale'), num('jitterMin')),
+    },
+  };
+  const reduceSlots = cluster.nodeClasses.reduce((n, c) => n + c.count * c.reduceSlots, 0);
+  const generate = name === 'rtmr-workload-1' ? workloadI : workloadII;
+  const deadlineScale = num('deadlineScale');
+  const mapsScale = num('mapsScale');
+  const jobs = (seed: number): TraceJob[] =>
+    generate(seed).map((j) => {
+      if (deadlineScale === 1 && mapsScale === 1) return j;
+      const maps = Math.max(1, Math.round(j.maps * mapsScale));
+      return {
+        ...j,
+        deadline: j.deadline === null ? null : j.deadline * deadlineScale,
+        maps,
+        inputBytes: maps * (j.inputBytes / j.maps),
+      };
+    });
+  return {
+    name,
+    description:
+      name === 'rtmr-workload-1'
+        ? 'He et al., RTMR, Table V: workload I (Facebook bins 1-6) on the 30-node heterogeneous cluster, mr1 slots'
+        : 'He et al., RTMR, Table VI: workload II (Table IV) on the 30-node heterogeneous cluster, mr1 slots',
+    cluster,
+    jobs,
+    specs: admissionSpecs(cluster, settings.dcEstimates as string),
+    estimateModel: 'paper',
+    estimateBasis: settings.estimates as EstimateBasis,
+    estimateScale: num('estimateScale'),
+    // He et al., RTMR, V: jobs with more reduces than the cluster's reduce slots are left out when DC
+    // (whose test runs all of a job's reduces at once) is tested.
+    ...(name === 'rtmr-workload-2'
+      ? {
+          jobsFor: (spec: PolicySpec, js: readonly TraceJob[]) =>
+            reducesAtOnce(spec) ? js.filter((j) => j.reduces <= reduceSlots) : js,
+        }
+      : {}),
+    parameters: ADMISSION_PARAMETERS,
+    settings,
+    headline: admissionHeadline(name),
+  };
+}
+
+/** He, dissertation, 4.4: locality under matchmaking and delay scheduling, swept over D. */
+function localityExperiment(settings: Settings): Experiment {
+  const name = 'locality';
+  const num = (k: string) => settings[k] as number;
+  const specs: PolicySpec[] = [
+    { label: 'fifo', admission: null, placement: 'fifo' },
+    { label: 'matchmaking', admission: null, placement: 'matchmaking' },
+    { label: 'fair-matchmaking', admission: null, placement: 'fair-matchmaking' },
+  ];
+  const waitRule = settings.delayWait === 'first-skip' ? {} : { waitRule: settings.delayWait };
+  for (const d of DELAY_VALUES_SECONDS) {
+    specs.push({
+      label: `delay:D=${d}`,
+      admission: null,
+      placement: 'delay',
+      placementArgs: { maxDelayMs: d * 1000, ...waitRule },
+    });
+    specs.push({
+      label: `fair-delay:D=${d}`,
+      admission: null,
+      placement: 'fair-delay',
+      placementArgs: { maxDelayMs: d * 1000, ...waitRule },
+    });
+  }
+  const base = localityCluster();
+  return {
+    name,
+    description:
+      'He, dissertation, 4.4: 30 nodes x 2 map slots, 100 blocks x 2 replicas, 3 s heartbeats, Facebook schedule',
+    cluster: {
+      ...base,
+      heartbeatSeconds: num('heartbeatSeconds'),
+      remoteReadPenalty: num('remoteReadPenalty'),
+      costs: {
+        cpu: scaledCosts(base.costs.cpu, num('taskScale')),
+        gpu: scaledCosts(base.costs.gpu, num('taskScale')),
+      },
+    },
+    jobs: localityWorkload,
+    specs,
+    sweep: { parameter: 'D', values: DELAY_VALUES_SECONDS },
+    parameters: LOCALITY_PARAMETERS,
+    settings,
+    headline: LOCALITY_HEADLINE,
+  };
+}
+
+/** He, dissertation, 6.3: energy under EFH on a hybrid CPU/GPU cluster. */
+function efhExperiment(settings: Settings): Experiment {
+  const name = 'efh';
+  const num = (k: string) => settings[k] as number;
+  const longWaitThresholdMs = num('aeThresholdSeconds') * 1000;
+  const noAeArgs = longWaitThresholdMs === 300_000 ? undefined : { longWaitThresholdMs };
+  const efhArgs =
+    settings.aeScope === 'all' ? noAeArgs : { ...noAeArgs, aeScope: settings.aeScope as string };
+  return {
+    name,
+    description:
+      'He, dissertation, 6.3: 6 CPU + 2 GPU nodes, 87 jobs half loadgen half MD simulation, Zipf(1) data access',
+    cluster: efhCluster({ mdCpuSeconds: num('mdCpuSeconds'), mdMapKWh: num('mdMapKWh') }),
+    jobs: (seed) => efhWorkload(seed, 'adaptive'),
+    specs: [
+      { label: 'fifo', admission: null, placement: 'fifo' },
+      {
+        label: 'efh-no-ae',
+        admission: null,
+        placement: 'efh-no-ae',
+        ...(noAeArgs && { placementArgs: noAeArgs }),
+      },
+      { label: 'efh', admission: null, placement: 'efh', ...(efhArgs && { placementArgs: efhArgs }) },
+      { label: 'ideal-energy', admission: null, placement: 'ideal-energy' },
+    ],
+    parameters: EFH_PARAMETERS,
+    settings,
+    headline: EFH_HEADLINE,
+  };
+}
+
+/** RTMR on a unified cluster shared with another tenant, with and without preemption. */
+function tenantsExperiment(settings: Settings): Experiment {
+  const name = 'tenants';
+  // Issue 23: the real-time queue guaranteed half of a unified cluster, another tenant the
+  // other half and up to all of it; preemption on or off, its containers' ends known to
+  // admission or not, and admission blind to it as it was before (to show why it must see it).
+  const cluster = rtmrCluster('unified');
+  const feedbackThresholdSeconds = typicalMapSeconds(cluster.costs.cpu);
+  const rtmr = (label: string, tenant?: Parameters<typeof tenantOf>[1]): PolicySpec => ({
+    label,
+    admission: 'rtmr',
+    admissionArgs: { feedbackThresholdSeconds },
+    placement: 'fifo',
+    ...(tenant ? { tenant: tenantOf(cluster, tenant) } : {}),
+  });
+  return {
+    name,
+    description:
+      'issue 23: rtmr on the 30-node cluster (unified) shared half and half with another tenant that may grow to all of it; no tenant, preemption on, preemption off with its run times known or not, and admission blind to it',
+    cluster,
+    jobs: sharedClusterWorkload,
+    specs: [
+      rtmr('no-tenant'),
+      rtmr('preemption-on', { preemption: 'on' }),
+      rtmr('preemption-off-known', { preemption: 'off', releases: 'known' }),
+      rtmr('preemption-off-unknown', { preemption: 'off', releases: 'unknown' }),
+      rtmr('blind-preemption-on', { preemption: 'on', admission: 'blind' }),
+      rtmr('blind-preemption-off', { preemption: 'off', admission: 'blind' }),
+    ],
+    // No sweep yet: the tenant's shares and preemption are options of simulate.
+    parameters: [],
+    settings,
+    headline: [],
+  };
 }

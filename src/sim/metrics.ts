@@ -49,8 +49,6 @@ export function summarize(
   outcomes: readonly JobOutcome[],
   promisesDeadlines: boolean,
 ): PolicySummary {
-  // Read by column: a large run ends millions of attempts, too many to make an object each.
-  const tasks = engine.endedTasks();
   const jobs = outcomes.length;
   const accepted = outcomes.filter((o) => o.admitted).length;
   const succeededJobs = outcomes.filter((o) => o.admitted && o.metDeadline === true);
@@ -67,25 +65,7 @@ export function summarize(
   const slotSeconds = counted.reduce((s, o) => s + o.slotSeconds, 0);
   const utilization = makespan && makespan > 0 ? slotSeconds / (engine.totalSlots * makespan) : null;
 
-  // engine.outcomes() lists every job in submission order, so a task's job index finds its outcome.
-  if (outcomes.length !== engine.jobCount)
-    throw new RangeError(
-      `summarize needs every job's outcome (engine.outcomes()), got ${outcomes.length} of ${engine.jobCount}`,
-    );
-  let mapCount = 0;
-  let localCount = 0;
-  let responseSum = 0;
-  let taskEnergy = 0;
-  for (let k = 0; k < tasks.length; k++) {
-    const row = tasks.row(k);
-    const flags = tasks.flags(row);
-    if ((flags & TASK_COMPLETED) === 0) continue;
-    taskEnergy += engine.taskEnergyKWh(row);
-    if ((flags & TASK_MAP) === 0) continue;
-    mapCount++;
-    if (flags & TASK_LOCAL) localCount++;
-    responseSum += tasks.end(row) - (outcomes[tasks.jobIndex(row)] as JobOutcome).arrival;
-  }
+  const { mapCount, localCount, responseSum, taskEnergy } = taskFigures(engine, outcomes);
   const hasPower = engine.cluster.nodeClasses.some(
     (c) => c.idleWatts > 0 || c.taskEnergyKWh.cpu > 0 || c.taskEnergyKWh.gpu > 0,
   );
@@ -124,6 +104,38 @@ export function summarize(
         }
       : {}),
   };
+}
+
+/**
+ * The figures of a run's completed tasks: maps, local maps, the sum of the maps' response
+ * times, and the tasks' own energy.
+ */
+function taskFigures(
+  engine: Engine,
+  outcomes: readonly JobOutcome[],
+): { mapCount: number; localCount: number; responseSum: number; taskEnergy: number } {
+  // Read by column: a large run ends millions of attempts, too many to make an object each.
+  const tasks = engine.endedTasks();
+  // engine.outcomes() lists every job in submission order, so a task's job index finds its outcome.
+  if (outcomes.length !== engine.jobCount)
+    throw new RangeError(
+      `summarize needs every job's outcome (engine.outcomes()), got ${outcomes.length} of ${engine.jobCount}`,
+    );
+  let mapCount = 0;
+  let localCount = 0;
+  let responseSum = 0;
+  let taskEnergy = 0;
+  for (let k = 0; k < tasks.length; k++) {
+    const row = tasks.row(k);
+    const flags = tasks.flags(row);
+    if ((flags & TASK_COMPLETED) === 0) continue;
+    taskEnergy += engine.taskEnergyKWh(row);
+    if ((flags & TASK_MAP) === 0) continue;
+    mapCount++;
+    if (flags & TASK_LOCAL) localCount++;
+    responseSum += tasks.end(row) - (outcomes[tasks.jobIndex(row)] as JobOutcome).arrival;
+  }
+  return { mapCount, localCount, responseSum, taskEnergy };
 }
 
 /** Mean and sample standard deviation, ignoring nulls; null when nothing is left. */

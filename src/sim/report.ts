@@ -150,27 +150,56 @@ export interface PlotOptions {
 
 /** Builds every plot as its name and Vega-Lite spec. */
 export function plots(summary: SummaryFile, runs: RunResult[][], options: PlotOptions = {}): Plot[] {
-  const out: Plot[] = [];
-  const add = (name: string, spec: Plot['spec']) => out.push({ name, spec });
   const labels = Object.keys(summary.policies);
   const p = (l: string) => summary.policies[l] as PolicyReport;
-  /** One bar series per policy: the figures `keys` (one panel each) with their spread over the seeds. */
-  const perPolicy = (keys: Array<SummaryKey | 'taskEnergyKWh' | 'meanTurnaroundSeconds'>) =>
-    labels.map((l) => ({
-      name: l,
-      values: keys.map((k) => p(l)[k]),
-      errors: keys.map((k) => p(l).sd[k] ?? null),
-    }));
-  const seedNote =
-    summary.seeds.length > 1
-      ? `mean of ${summary.seeds.length} seeds (${summary.seeds.join(', ')}), whiskers +/- 1 sd`
-      : `seed ${summary.seeds[0]}`;
+  const at: PlotContext = {
+    summary,
+    labels,
+    p,
+    perPolicy: (keys) =>
+      labels.map((l) => ({
+        name: l,
+        values: keys.map((k) => p(l)[k]),
+        errors: keys.map((k) => p(l).sd[k] ?? null),
+      })),
+    seedNote:
+      summary.seeds.length > 1
+        ? `mean of ${summary.seeds.length} seeds (${summary.seeds.join(', ')}), whiskers +/- 1 sd`
+        : `seed ${summary.seeds[0]}`,
+  };
+  return [
+    ...admissionPlots(at),
+    ...(options.sweep ? sweepPlots(at, options.sweep) : [localityPlot(at)]),
+    ...energyPlots(at),
+    // A sweep draws these against its parameter instead (one bar per swept value repeats colours).
+    ...(options.sweep ? [] : [turnaroundPlot(at)]),
+    ...ganttPlots(summary, runs, options),
+  ];
+}
 
+/** What the plots of one summary share: its policies, their figures and the seeds' note. */
+interface PlotContext {
+  summary: SummaryFile;
+  labels: string[];
+  p: (label: string) => PolicyReport;
+  /** One bar series per policy: the figures `keys` (one panel each) with their spread over the seeds. */
+  perPolicy: (keys: Array<SummaryKey | 'taskEnergyKWh' | 'meanTurnaroundSeconds'>) => Array<{
+    name: string;
+    values: Array<number | null>;
+    errors: Array<number | null>;
+  }>;
+  seedNote: string;
+}
+
+/** Accept, success and utilisation per policy, when some policy rejected or missed a job. */
+function admissionPlots({ summary, labels, p, perPolicy, seedNote }: PlotContext): Plot[] {
   const hasAdmission = labels.some((l) => p(l).acceptRatio !== null && (p(l).acceptRatio as number) < 1);
-  if (hasAdmission || labels.some((l) => p(l).successRatio !== null && (p(l).successRatio as number) < 1)) {
-    add(
-      'admission',
-      barChart({
+  if (!hasAdmission && !labels.some((l) => p(l).successRatio !== null && (p(l).successRatio as number) < 1))
+    return [];
+  return [
+    {
+      name: 'admission',
+      spec: barChart({
         title: `${summary.experiment}: accept, success and utilisation per policy`,
         subtitle: seedNote,
         groups: ['accept ratio', 'success ratio', 'utilisation'],
@@ -178,93 +207,97 @@ export function plots(summary: SummaryFile, runs: RunResult[][], options: PlotOp
         yLabel: 'share (%)',
         percent: true,
       }),
-    );
-  }
+    },
+  ];
+}
 
-  if (options.sweep) {
-    const { parameter, values } = options.sweep;
-    const swept = new Map<string, Array<string>>();
-    const flat: string[] = [];
-    for (const l of labels) {
-      const m = l.match(/^(.*):D=([\d.]+)$/);
-      if (m) swept.set(m[1] as string, [...(swept.get(m[1] as string) ?? []), l]);
-      else flat.push(l);
-    }
-    const series = (k: SummaryKey | 'meanTurnaroundSeconds') => [
-      ...[...swept.entries()].map(([name, ls]) => ({
-        name,
-        values: values.map((v) => p(ls.find((x) => x.endsWith(`=${v}`)) as string)[k]),
-      })),
-      ...flat.map((l) => ({ name: l, values: values.map(() => p(l)[k]), flat: true })),
-    ];
-    const axis = {
-      xLabel: `maximum delay ${parameter} (s, log scale)`,
-      x: values,
-      logX: true,
-      kinds: {
-        varying: `delay scheduling, varies with ${parameter}`,
-        flat: `without ${parameter} (constant)`,
-      },
-    };
-    add(
-      'locality-vs-d',
-      lineChart({
-        title: `${summary.experiment}: data locality rate against the delay ${parameter}`,
-        subtitle: seedNote,
-        yLabel: 'local map tasks / all map tasks (%)',
-        ...axis,
-        series: series('localityRate'),
-        percent: true,
-      }),
-    );
-    add(
+/**
+ * A sweep's figures against its parameter: locality, map response, job turnaround and makespan.
+ * The policies labelled `NAME:D=v` are one line each NAME; the others flat lines.
+ */
+function sweepPlots(
+  { summary, labels, p, seedNote }: PlotContext,
+  { parameter, values }: NonNullable<PlotOptions['sweep']>,
+): Plot[] {
+  const swept = new Map<string, Array<string>>();
+  const flat: string[] = [];
+  for (const l of labels) {
+    const m = l.match(/^(.*):D=([\d.]+)$/);
+    if (m) swept.set(m[1] as string, [...(swept.get(m[1] as string) ?? []), l]);
+    else flat.push(l);
+  }
+  const series = (k: SummaryKey | 'meanTurnaroundSeconds') => [
+    ...[...swept.entries()].map(([name, ls]) => ({
+      name,
+      values: values.map((v) => p(ls.find((x) => x.endsWith(`=${v}`)) as string)[k]),
+    })),
+    ...flat.map((l) => ({ name: l, values: values.map(() => p(l)[k]), flat: true })),
+  ];
+  const axis = {
+    xLabel: `maximum delay ${parameter} (s, log scale)`,
+    x: values,
+    logX: true,
+    kinds: {
+      varying: `delay scheduling, varies with ${parameter}`,
+      flat: `without ${parameter} (constant)`,
+    },
+  };
+  const line = (name: string, figure: string, yLabel: string, key: SummaryKey | 'meanTurnaroundSeconds') => ({
+    name,
+    spec: lineChart({
+      title: `${summary.experiment}: ${figure} against the delay ${parameter}`,
+      subtitle: seedNote,
+      yLabel,
+      ...axis,
+      series: series(key),
+      ...(key === 'localityRate' ? { percent: true } : {}),
+    }),
+  });
+  return [
+    line('locality-vs-d', 'data locality rate', 'local map tasks / all map tasks (%)', 'localityRate'),
+    line(
       'map-response-vs-d',
-      lineChart({
-        title: `${summary.experiment}: mean map task response time against the delay ${parameter}`,
-        subtitle: seedNote,
-        yLabel: 'mean map finish - job arrival (s)',
-        ...axis,
-        series: series('meanMapResponseSeconds'),
-      }),
-    );
-    add(
+      'mean map task response time',
+      'mean map finish - job arrival (s)',
+      'meanMapResponseSeconds',
+    ),
+    line(
       'turnaround-vs-d',
-      lineChart({
-        title: `${summary.experiment}: mean job turnaround against the delay ${parameter}`,
-        subtitle: seedNote,
-        yLabel: 'mean job finish - job arrival (s)',
-        ...axis,
-        series: series('meanTurnaroundSeconds'),
-      }),
-    );
-    add(
+      'mean job turnaround',
+      'mean job finish - job arrival (s)',
+      'meanTurnaroundSeconds',
+    ),
+    line(
       'makespan-vs-d',
-      lineChart({
-        title: `${summary.experiment}: workload turnaround (makespan) against the delay ${parameter}`,
-        subtitle: seedNote,
-        yLabel: 'last finish - first arrival (s)',
-        ...axis,
-        series: series('makespanSeconds'),
-      }),
-    );
-  } else {
-    add(
-      'locality',
-      barChart({
-        title: `${summary.experiment}: data locality rate per policy`,
-        subtitle: seedNote,
-        groups: ['locality rate'],
-        series: perPolicy(['localityRate']),
-        yLabel: 'local map tasks / all map tasks (%)',
-        percent: true,
-      }),
-    );
-  }
+      'workload turnaround (makespan)',
+      'last finish - first arrival (s)',
+      'makespanSeconds',
+    ),
+  ];
+}
 
-  if (labels.some((l) => p(l).energyKWh !== null)) {
-    add(
-      'energy',
-      barChart({
+/** The data locality rate per policy (without a sweep). */
+function localityPlot({ summary, perPolicy, seedNote }: PlotContext): Plot {
+  return {
+    name: 'locality',
+    spec: barChart({
+      title: `${summary.experiment}: data locality rate per policy`,
+      subtitle: seedNote,
+      groups: ['locality rate'],
+      series: perPolicy(['localityRate']),
+      yLabel: 'local map tasks / all map tasks (%)',
+      percent: true,
+    }),
+  };
+}
+
+/** Total and task energy per policy, when the cluster has a power model. */
+function energyPlots({ summary, labels, p, perPolicy, seedNote }: PlotContext): Plot[] {
+  if (!labels.some((l) => p(l).energyKWh !== null)) return [];
+  return [
+    {
+      name: 'energy',
+      spec: barChart({
         title: `${summary.experiment}: energy per policy`,
         subtitle: seedNote,
         groups: ['total energy', 'task energy (no idle power)'],
@@ -272,30 +305,34 @@ export function plots(summary: SummaryFile, runs: RunResult[][], options: PlotOp
         yLabel: 'energy (kWh)',
         independentScales: true,
       }),
-    );
-  }
-  // A sweep draws these against its parameter above instead (one bar per swept value repeats colours).
-  if (!options.sweep)
-    add(
-      'turnaround',
-      barChart({
-        title: `${summary.experiment}: workload turnaround (makespan) and mean job turnaround`,
-        subtitle: seedNote,
-        groups: ['makespan', 'mean job turnaround'],
-        series: perPolicy(['makespanSeconds', 'meanTurnaroundSeconds']),
-        yLabel: 'time (s)',
-        independentScales: true,
-      }),
-    );
+    },
+  ];
+}
 
-  // Gantt views of the first seed, one per policy.
-  const first = runs[0] ?? [];
-  for (const r of first) {
+/** Makespan and mean job turnaround per policy. */
+function turnaroundPlot({ summary, perPolicy, seedNote }: PlotContext): Plot {
+  return {
+    name: 'turnaround',
+    spec: barChart({
+      title: `${summary.experiment}: workload turnaround (makespan) and mean job turnaround`,
+      subtitle: seedNote,
+      groups: ['makespan', 'mean job turnaround'],
+      series: perPolicy(['makespanSeconds', 'meanTurnaroundSeconds']),
+      yLabel: 'time (s)',
+      independentScales: true,
+    }),
+  };
+}
+
+/** Gantt views of the first seed, one per policy (a sweep's policies without deadlines left out). */
+function ganttPlots(summary: SummaryFile, runs: RunResult[][], options: PlotOptions): Plot[] {
+  const out: Plot[] = [];
+  for (const r of runs[0] ?? []) {
     if (r.outcomes.every((o) => o.absDeadline === null) && options.sweep && /:D=/.test(r.spec.label))
       continue;
-    add(
-      `gantt-${r.spec.label.replace(/[^a-zA-Z0-9.-]+/g, '_')}`,
-      ganttChart(
+    out.push({
+      name: `gantt-${r.spec.label.replace(/[^a-zA-Z0-9.-]+/g, '_')}`,
+      spec: ganttChart(
         `${summary.experiment} / ${r.spec.label}: each job's wait, run and deadline`,
         r.outcomes.map((o) => ({
           id: o.id,
@@ -307,7 +344,7 @@ export function plots(summary: SummaryFile, runs: RunResult[][], options: PlotOp
         })),
         `seed ${summary.seeds[0]}`,
       ),
-    );
+    });
   }
   return out;
 }

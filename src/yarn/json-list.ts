@@ -162,49 +162,14 @@ export class JsonListSink<T> {
   private read(): void {
     const s = this.text;
     let i = 0;
-    const fault = (): void => {
-      this.mode = 'fault';
-      this.text = '';
-    };
     // The items closed in this text: from the start of the first to the end of the last, with
-    // the separators between them (checked below, and again by JSON.parse).
+    // the separators between them (checked by `structure`, and again by JSON.parse).
     let batchFrom = -1;
     let batchTo = -1;
     for (;;) {
       if (this.itemStart >= 0) {
-        // Inside an item: find the brace that closes it, strings skipped, from where the last
-        // chunk left off.
-        let j = this.scanned;
-        let closed = -1;
-        while (j < s.length) {
-          if (this.inString) {
-            // To its closing quote at once: one not escaped by an odd run of backslashes (the
-            // item's text is kept from its start, so a run is all in `s`).
-            const q = s.indexOf('"', j);
-            if (q < 0) {
-              j = s.length;
-              break;
-            }
-            let b = q - 1;
-            while (s.charCodeAt(b) === BACKSLASH) b--;
-            if ((q - 1 - b) % 2 === 0) this.inString = false;
-            j = q + 1;
-            continue;
-          }
-          const c = s.charCodeAt(j);
-          if (c === QUOTE) this.inString = true;
-          else if (c === OPEN_BRACE) this.depth++;
-          else if (c === CLOSE_BRACE && --this.depth === 0) {
-            closed = j;
-            break;
-          }
-          j++;
-        }
-        if (closed < 0) {
-          this.scanned = j;
-          if (j - this.itemStart > this.maxItemChars) throw new TooLargeItem(j - this.itemStart);
-          break;
-        }
+        const closed = this.closeOfItem(s);
+        if (closed < 0) break;
         // Parsed with the other items closed in this text, as one array (one JSON.parse).
         if (batchFrom < 0) batchFrom = this.itemStart;
         batchTo = closed;
@@ -219,52 +184,108 @@ export class JsonListSink<T> {
         i++;
       }
       if (i >= s.length) break;
-      const c = s.charCodeAt(i);
-      if (this.next === 'first' || this.next === 'item') {
-        if (c === CLOSE_BRACKET && this.next === 'first') {
-          this.next = 'close-list';
-          i++;
-        } else if (c === OPEN_BRACE) {
-          countItem(this.limit, ++this.opened);
-          this.itemStart = i;
-          this.scanned = i + 1;
-          this.depth = 1;
-          this.inString = false;
-        } else return fault();
-      } else if (this.next === 'separator') {
-        if (c === COMMA) this.next = 'item';
-        else if (c === CLOSE_BRACKET) this.next = 'close-list';
-        else return fault();
-        i++;
-      } else if (this.next === 'close-list' || this.next === 'close-wrapper') {
-        if (c !== CLOSE_BRACE) return fault();
-        this.next = this.next === 'close-list' ? 'close-wrapper' : 'end';
-        i++;
-      } else return fault();
+      i = this.structure(s, i);
+      if (i < 0) return this.toFault();
     }
-    if (batchFrom >= 0) {
-      let trees: unknown[];
-      try {
-        trees = JSON.parse(`[${s.slice(batchFrom, batchTo + 1)}]`) as unknown[];
-      } catch {
-        return fault();
-      }
-      for (const tree of trees) {
-        if (!this.failure) {
-          try {
-            this.items.push(this.map(tree, this.index));
-          } catch (err) {
-            this.failure = { err };
-          }
-        }
-        this.index++;
-      }
-    }
+    if (batchFrom >= 0 && !this.mapItems(s.slice(batchFrom, batchTo + 1))) return this.toFault();
     // An item begun and not closed: keep it from its start (its scan goes on where it stopped).
     if (this.itemStart >= 0) {
       this.text = s.slice(this.itemStart);
       this.scanned -= this.itemStart;
       this.itemStart = 0;
     } else this.text = s.slice(i);
+  }
+
+  /** Anything the plain shape does not allow: the caller reads the answer again whole. */
+  private toFault(): void {
+    this.mode = 'fault';
+    this.text = '';
+  }
+
+  /**
+   * Inside an item: the index of the brace that closes it, strings skipped, scanned from where
+   * the last chunk left off; -1 while it is not in `s` yet (TooLargeItem past maxItemChars).
+   */
+  private closeOfItem(s: string): number {
+    let j = this.scanned;
+    while (j < s.length) {
+      if (this.inString) {
+        // To its closing quote at once: one not escaped by an odd run of backslashes (the
+        // item's text is kept from its start, so a run is all in `s`).
+        const q = s.indexOf('"', j);
+        if (q < 0) {
+          j = s.length;
+          break;
+        }
+        let b = q - 1;
+        while (s.charCodeAt(b) === BACKSLASH) b--;
+        if ((q - 1 - b) % 2 === 0) this.inString = false;
+        j = q + 1;
+        continue;
+      }
+      const c = s.charCodeAt(j);
+      if (c === QUOTE) this.inString = true;
+      else if (c === OPEN_BRACE) this.depth++;
+      else if (c === CLOSE_BRACE && --this.depth === 0) return j;
+      j++;
+    }
+    this.scanned = j;
+    if (j - this.itemStart > this.maxItemChars) throw new TooLargeItem(j - this.itemStart);
+    return -1;
+  }
+
+  /**
+   * Between items: the character at `i` (not blank) read as the plain shape allows there (an
+   * item opened, a separator, the list's and its wrapper's closings). The index to read on
+   * from, or -1 for a character the shape does not allow.
+   */
+  private structure(s: string, i: number): number {
+    const c = s.charCodeAt(i);
+    if (this.next === 'first' || this.next === 'item') {
+      if (c === CLOSE_BRACKET && this.next === 'first') {
+        this.next = 'close-list';
+        return i + 1;
+      }
+      if (c !== OPEN_BRACE) return -1;
+      countItem(this.limit, ++this.opened);
+      this.itemStart = i;
+      this.scanned = i + 1;
+      this.depth = 1;
+      this.inString = false;
+      return i;
+    }
+    if (this.next === 'separator') {
+      if (c === COMMA) this.next = 'item';
+      else if (c === CLOSE_BRACKET) this.next = 'close-list';
+      else return -1;
+      return i + 1;
+    }
+    if (this.next === 'close-list' || this.next === 'close-wrapper') {
+      if (c !== CLOSE_BRACE) return -1;
+      this.next = this.next === 'close-list' ? 'close-wrapper' : 'end';
+      return i + 1;
+    }
+    return -1;
+  }
+
+  /** The items of `batch` (their text with the separators) parsed and mapped; false if not JSON. */
+  private mapItems(batch: string): boolean {
+    let trees: unknown[];
+    try {
+      trees = JSON.parse(`[${batch}]`) as unknown[];
+    } catch {
+      return false;
+    }
+    for (const tree of trees) {
+      if (!this.failure) {
+        try {
+          this.items.push(this.map(tree, this.index));
+        } catch (err) {
+          this.failure = { err };
+        }
+      }
+      this.index++;
+    }
+    return true;
   }
 }

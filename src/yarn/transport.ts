@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import http from 'node:http';
 import https from 'node:https';
 import type { Readable } from 'node:stream';
-import axios, { type AxiosInstance } from 'axios';
+import axios, { type AxiosInstance, type AxiosResponse } from 'axios';
 import { SidecarError } from '../errors/base';
 import { RmAuthError } from '../errors/rm-auth';
 import { RmClientClosedError } from '../errors/rm-client-closed';
@@ -23,11 +23,11 @@ import {
   XmlTreeReader,
   type AnswerHead,
 } from './answer';
+import { AttemptTimers } from './attempt-timers';
 import { htmlSummary, looksLikeHtml, parseJson, readRemoteException, type Format, type Tree } from './format';
 import {
   DEFAULT_FIRST_BYTE_TIMEOUT_MS,
   DEFAULT_RESPONSE_LIMITS,
-  KEEPS_ARRIVING_BYTES_PER_SECOND,
   MAX_ITEM_CHARS,
   TooLargeItem,
   TooManyItems,
@@ -234,6 +234,95 @@ type Outcome =
   | { kind: 'cut'; url: string; status: number; receivedBytes: number; code: string }
   /** close() was called; `sent`: the request had gone out. */
   | { kind: 'closed'; url: string; sent: boolean };
+
+/** Reports the end of an attempt (HttpTransport's `reporter`). */
+type Report = (fields: { status?: number; error?: string }, message: string, extra?: object) => void;
+
+/** What the reading of one attempt's answer needs. */
+interface AttemptContext {
+  url: string;
+  req: HttpRequest;
+  limit: AppliedLimit;
+  timers: AttemptTimers;
+  report: Report;
+}
+
+/** The ways the read of an answer's body ends early, each as the attempt's Outcome. */
+interface AnswerEnds {
+  /** Past the endpoint's limit of bytes, or of items (`items`), or one item past MAX_ITEM_CHARS. */
+  tooLarge(more?: { items?: boolean; oneItem?: boolean }): Outcome;
+  /** Refused by the request's sink. */
+  refused(err: unknown): Outcome;
+  /** Not UTF-8, from byte `from` of the body. */
+  notUtf8(from: number): Outcome;
+}
+
+/** A header of an answer, when it is one string. */
+function headerOf(res: AxiosResponse<Readable>, name: string): string | undefined {
+  const v: unknown = res.headers[name];
+  return typeof v === 'string' ? v : undefined;
+}
+
+/**
+ * An answer's body decoded as it arrives, counted against `maxBytes` after decompression (a
+ * small gzip body cannot inflate past the limit either), and given to the sink when there is
+ * one: its text (the sink's `end` with a sink), or the Outcome that stopped the read.
+ */
+async function readBody(
+  data: Readable,
+  read: {
+    decoder: TextDecoder;
+    sink: TextSink | undefined;
+    maxBytes: number;
+    timers: AttemptTimers;
+    end: AnswerEnds;
+  },
+): Promise<string | Outcome> {
+  const { decoder, sink, maxBytes, timers, end } = read;
+  let text = '';
+  let sinceTurn = 0;
+  for await (const chunk of data as AsyncIterable<Buffer>) {
+    timers.received += chunk.length;
+    if (timers.received > maxBytes) return end.tooLarge();
+    let decoded: string;
+    try {
+      decoded = decoder.decode(chunk, { stream: true });
+    } catch {
+      return end.notUtf8(timers.received - chunk.length);
+    }
+    if (!sink) {
+      text += decoded;
+      continue;
+    }
+    try {
+      sink.write(decoded);
+    } catch (err) {
+      return end.refused(err);
+    }
+    // The chunks an answer's socket has buffered come one after another without a turn of the
+    // event loop (up to 2 MiB at a time): a sink reading items lets it turn after each
+    // SINK_TURN_BYTES, so that a request to the sidecar waits no longer than that reading.
+    sinceTurn += chunk.length;
+    if (sinceTurn >= SINK_TURN_BYTES) {
+      sinceTurn = 0;
+      await new Promise<void>((resolve) => setImmediate(resolve));
+      if (timers.signal.aborted) throw new Error('aborted');
+    }
+  }
+  let tail: string;
+  try {
+    tail = decoder.decode();
+  } catch {
+    return end.notUtf8(timers.received);
+  }
+  if (!sink) return text + tail;
+  try {
+    sink.write(tail);
+    return sink.end();
+  } catch (err) {
+    return end.refused(err);
+  }
+}
 
 /** Whether a failed attempt may be made again: a read (or a write marked so), with attempts left. */
 interface Retry {
@@ -445,57 +534,35 @@ export class HttpTransport {
    * One attempt: the request, then the answer read as it arrives, within the attempt's limits:
    * its first byte within `firstByteTimeoutMs`, the whole answer within `timeoutMs` (or later,
    * while it keeps arriving at KEEPS_ARRIVING_BYTES_PER_SECOND or more), the call's budget
-   * (`call`), and never past its endpoint's limits. A 2xx answer must be UTF-8 and is given to
-   * the request's sink as it is decoded, which may refuse it. Axios' own `timeout` is not used:
-   * it is an idle timer, which a body dripping a byte a second never lets fire. Whatever goes
-   * wrong comes back as an Outcome, never thrown.
+   * (`call`), and never past its endpoint's limits (AttemptTimers). A 2xx answer must be UTF-8
+   * and is given to the request's sink as it is decoded, which may refuse it. Axios' own
+   * `timeout` is not used: it is an idle timer, which a body dripping a byte a second never lets
+   * fire. Whatever goes wrong comes back as an Outcome, never thrown.
    */
   private async once(base: string, req: HttpRequest, attempt: number, call: AbortSignal): Promise<Outcome> {
     const url = `${base}${req.path}`;
     if (this.closed) return { kind: 'closed', url, sent: false };
     const full = url + buildQuery(req.query, req.repeatedQuery, this.user);
-    const controller = new AbortController();
-    const stop = (): void => controller.abort();
-    /** Which of the attempt's own limits stopped it (the call's budget and close() are known otherwise). */
-    let ranOut: 'first-byte' | 'attempt' | undefined;
-    let firstByte = false;
-    let received = 0;
-    const firstByteTimer = setTimeout(() => {
-      if (firstByte) return;
-      ranOut = 'first-byte';
-      stop();
-    }, this.opts.firstByteTimeoutMs);
-    const sawFirstByte = (): void => {
-      firstByte = true;
-      clearTimeout(firstByteTimer);
-    };
-    // Past timeoutMs the attempt goes on while the last second brought enough of the answer.
-    const timeoutMs = this.opts.timeoutMs;
-    let mark = { at: performance.now(), bytes: 0 };
-    const markTimer =
-      timeoutMs > 1000
-        ? setTimeout(() => (mark = { at: performance.now(), bytes: received }), timeoutMs - 1000)
-        : undefined;
-    let attemptTimer: NodeJS.Timeout;
-    const check = (): void => {
-      const at = performance.now();
-      const rate = ((received - mark.bytes) * 1000) / Math.max(1, at - mark.at);
-      if (firstByte && rate >= KEEPS_ARRIVING_BYTES_PER_SECOND) {
-        mark = { at, bytes: received };
-        attemptTimer = setTimeout(check, 1000);
-        return;
-      }
-      ranOut = 'attempt';
-      stop();
-    };
-    attemptTimer = setTimeout(check, timeoutMs);
-    call.addEventListener('abort', stop, { once: true });
-    if (call.aborted) stop();
-    const started = this.now();
-    const format = req.format ?? this.format;
+    const timers = new AttemptTimers(this.opts, call);
+    const report = this.reporter(base, req, attempt);
     const limit = this.limitOf(req.endpoint);
     let status: number | undefined;
-    const report = (fields: { status?: number; error?: string }, message: string, extra = {}): void => {
+    try {
+      const res = await this.request(full, req, timers);
+      timers.sawFirstByte();
+      status = res.status;
+      return await this.readAnswer(res, { url, req, limit, timers, report });
+    } catch (err) {
+      return this.failedAttempt(err, { url, status, timers, report });
+    } finally {
+      timers.dispose();
+    }
+  }
+
+  /** Reports an attempt's end: to `onCall` (metrics) and as a debug line with its latency. */
+  private reporter(base: string, req: HttpRequest, attempt: number): Report {
+    const started = this.now();
+    return (fields, message, extra = {}) => {
       const latencyMs = Math.round(this.now() - started);
       this.onCall?.({ method: req.method, path: req.path, ...fields, latencyMs });
       this.log.debug(message, {
@@ -508,153 +575,135 @@ export class HttpTransport {
         attempt,
       });
     };
-    try {
-      const res = await this.http.request<Readable>({
-        url: full,
-        method: req.method,
-        headers: {
-          ...this.headers,
-          Accept: format === 'xml' ? 'application/xml' : 'application/json',
-          ...(req.body ? { 'Content-Type': req.body.contentType } : {}),
-        },
-        data: req.body?.data,
-        // The body is read here, counted as it arrives, so a huge one is never held whole.
-        responseType: 'stream',
-        validateStatus: () => true,
-        maxRedirects: 0,
-        signal: controller.signal,
-        // The first byte of the answer is its first byte on the socket, headers included.
-        transport: hookedTransport((request, socket) => {
-          socket.once('data', sawFirstByte);
-          request.once('close', () => socket.removeListener('data', sawFirstByte));
-        }),
-      });
-      sawFirstByte();
-      status = res.status;
-      const header = (name: string): string | undefined => {
-        const v: unknown = res.headers[name];
-        return typeof v === 'string' ? v : undefined;
-      };
-      // Compressed or not, a body announced longer than the limit is not read at all.
-      const declared = declaredLength(res.headers['content-length']);
-      const tooLarge = (more: { items?: boolean; oneItem?: boolean } = {}): Outcome => {
-        res.data.destroy();
-        stop();
-        report({ error: 'too-large' }, 'rm answer too large', { status, receivedBytes: received, declared });
-        return { kind: 'too-large', url, receivedBytes: received, declaredBytes: declared, ...more };
-      };
-      // Refused as it arrived (the sink's verdict, or not UTF-8): the read stops there.
-      const refused = (err: unknown): Outcome => {
-        if (err instanceof TooManyItems) return tooLarge({ items: true });
-        if (err instanceof TooLargeItem) return tooLarge({ oneItem: true });
-        res.data.destroy();
-        stop();
-        // Anything else a sink throws is a fault of its own: passed on as it is.
-        const error = err instanceof RmMalformedResponseError ? err.at(url) : (err as Error);
-        const code = error instanceof SidecarError ? error.code : 'UNKNOWN';
-        report({ error: 'malformed' }, 'rm answer refused', { status, code, reason: error.message });
-        return { kind: 'refused', url, error };
-      };
-      if (declared !== undefined && declared > limit.maxBytes) return tooLarge();
-      const ok = status >= 200 && status < 300;
-      let text = '';
-      const sink = ok ? req.sink?.({ contentType: header('content-type'), url }) : undefined;
-      // A 2xx answer is read as UTF-8 or refused (fatal); an error page, or an answer refused for
-      // its Content-Type, is shown as it can be. Decoded as it arrives: a large answer is never
-      // also held as one joined buffer, a native allocation of its whole size that the allocator
-      // may keep resident after it is freed.
-      const decoder = new TextDecoder('utf-8', { fatal: ok && sink?.refusing !== true });
-      const notUtf8 = (from: number): Outcome =>
-        refused(
-          new RmMalformedResponseError(
-            `the ${this.service} answered text that is not UTF-8 (in bytes ${from} to ${received} of the body)`,
-            { contentType: header('content-type'), reason: 'encoding' },
-          ),
-        );
-      // Counted after decompression: a small gzip body cannot inflate past the limit either.
-      let sinceTurn = 0;
-      for await (const chunk of res.data as AsyncIterable<Buffer>) {
-        received += chunk.length;
-        if (received > limit.maxBytes) return tooLarge();
-        let decoded: string;
-        try {
-          decoded = decoder.decode(chunk, { stream: true });
-        } catch {
-          return notUtf8(received - chunk.length);
-        }
-        if (!sink) {
-          text += decoded;
-          continue;
-        }
-        try {
-          sink.write(decoded);
-        } catch (err) {
-          return refused(err);
-        }
-        // The chunks an answer's socket has buffered come one after another without a turn of
-        // the event loop (up to 2 MiB at a time): a sink reading items lets it turn after each
-        // SINK_TURN_BYTES, so that a request to the sidecar waits no longer than that reading.
-        sinceTurn += chunk.length;
-        if (sinceTurn >= SINK_TURN_BYTES) {
-          sinceTurn = 0;
-          await new Promise<void>((resolve) => setImmediate(resolve));
-          if (controller.signal.aborted) throw new Error('aborted');
-        }
-      }
-      let tail: string;
-      try {
-        tail = decoder.decode();
-      } catch {
-        return notUtf8(received);
-      }
-      if (sink) {
-        try {
-          sink.write(tail);
-          text = sink.end();
-        } catch (err) {
-          return refused(err);
-        }
-      } else text += tail;
-      if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
-      report({ status }, 'rm call');
-      return {
-        kind: 'response',
-        res: {
-          status,
-          text,
-          contentType: header('content-type'),
-          location: header('location'),
-          url,
-          ...(sink ? { sunk: sink } : {}),
-        },
-      };
-    } catch (err) {
-      if (this.closed) {
-        report({ error: 'closed' }, 'rm call aborted: client closed');
-        return { kind: 'closed', url, sent: true };
-      }
-      if (controller.signal.aborted) {
-        const which = call.aborted && ranOut === undefined ? 'call' : (ranOut ?? 'attempt');
-        report({ error: 'timeout' }, 'rm call timed out', {
-          limit: which,
-          firstByte,
-          receivedBytes: received,
-        });
-        return { kind: 'timeout', url, limit: which, firstByte, receivedBytes: received };
-      }
-      const code = errorCode(err);
-      if (status !== undefined) {
-        report({ error: 'truncated' }, 'rm answer cut short', { status, code, receivedBytes: received });
-        return { kind: 'cut', url, status, receivedBytes: received, code };
-      }
-      report({ error: code }, 'rm call failed', { code });
-      return { kind: 'network', code, message: (err as Error).message, url };
-    } finally {
-      clearTimeout(firstByteTimer);
-      clearTimeout(markTimer);
-      clearTimeout(attemptTimer);
-      call.removeEventListener('abort', stop);
+  }
+
+  /** The request of one attempt, its answer's body left to be read as a stream. */
+  private request(full: string, req: HttpRequest, timers: AttemptTimers): Promise<AxiosResponse<Readable>> {
+    const format = req.format ?? this.format;
+    return this.http.request<Readable>({
+      url: full,
+      method: req.method,
+      headers: {
+        ...this.headers,
+        Accept: format === 'xml' ? 'application/xml' : 'application/json',
+        ...(req.body ? { 'Content-Type': req.body.contentType } : {}),
+      },
+      data: req.body?.data,
+      // The body is read here, counted as it arrives, so a huge one is never held whole.
+      responseType: 'stream',
+      validateStatus: () => true,
+      maxRedirects: 0,
+      signal: timers.signal,
+      // The first byte of the answer is its first byte on the socket, headers included.
+      transport: hookedTransport((request, socket) => {
+        socket.once('data', timers.sawFirstByte);
+        request.once('close', () => socket.removeListener('data', timers.sawFirstByte));
+      }),
+    });
+  }
+
+  /**
+   * An answer whose status and headers have arrived: its body read within the limits, refused
+   * as it arrives when it must be, else the response.
+   */
+  private async readAnswer(res: AxiosResponse<Readable>, at: AttemptContext): Promise<Outcome> {
+    const { url, req, limit } = at;
+    const status = res.status;
+    const header = (name: string): string | undefined => headerOf(res, name);
+    // Compressed or not, a body announced longer than the limit is not read at all.
+    const declared = declaredLength(res.headers['content-length']);
+    const end = this.answerEnds(res, declared, at);
+    if (declared !== undefined && declared > limit.maxBytes) return end.tooLarge();
+    const ok = status >= 200 && status < 300;
+    const sink = ok ? req.sink?.({ contentType: header('content-type'), url }) : undefined;
+    // A 2xx answer is read as UTF-8 or refused (fatal); an error page, or an answer refused for
+    // its Content-Type, is shown as it can be. Decoded as it arrives: a large answer is never
+    // also held as one joined buffer, a native allocation of its whole size that the allocator
+    // may keep resident after it is freed.
+    const decoder = new TextDecoder('utf-8', { fatal: ok && sink?.refusing !== true });
+    const body = await readBody(res.data, {
+      decoder,
+      sink,
+      maxBytes: limit.maxBytes,
+      timers: at.timers,
+      end,
+    });
+    if (typeof body !== 'string') return body;
+    const text = body.charCodeAt(0) === 0xfeff ? body.slice(1) : body;
+    at.report({ status }, 'rm call');
+    return {
+      kind: 'response',
+      res: {
+        status,
+        text,
+        contentType: header('content-type'),
+        location: header('location'),
+        url,
+        ...(sink ? { sunk: sink } : {}),
+      },
+    };
+  }
+
+  /** The ways the read of an answer's body stops early; each stops the attempt and reports. */
+  private answerEnds(
+    res: AxiosResponse<Readable>,
+    declared: number | undefined,
+    at: AttemptContext,
+  ): AnswerEnds {
+    const { url, timers, report } = at;
+    const status = res.status;
+    const tooLarge = (more: { items?: boolean; oneItem?: boolean } = {}): Outcome => {
+      res.data.destroy();
+      timers.stop();
+      const received = timers.received;
+      report({ error: 'too-large' }, 'rm answer too large', { status, receivedBytes: received, declared });
+      return { kind: 'too-large', url, receivedBytes: received, declaredBytes: declared, ...more };
+    };
+    // Refused as it arrived (the sink's verdict, or not UTF-8): the read stops there.
+    const refused = (err: unknown): Outcome => {
+      if (err instanceof TooManyItems) return tooLarge({ items: true });
+      if (err instanceof TooLargeItem) return tooLarge({ oneItem: true });
+      res.data.destroy();
+      timers.stop();
+      // Anything else a sink throws is a fault of its own: passed on as it is.
+      const error = err instanceof RmMalformedResponseError ? err.at(url) : (err as Error);
+      const code = error instanceof SidecarError ? error.code : 'UNKNOWN';
+      report({ error: 'malformed' }, 'rm answer refused', { status, code, reason: error.message });
+      return { kind: 'refused', url, error };
+    };
+    const notUtf8 = (from: number): Outcome =>
+      refused(
+        new RmMalformedResponseError(
+          `the ${this.service} answered text that is not UTF-8 (in bytes ${from} to ${timers.received} of the body)`,
+          { contentType: headerOf(res, 'content-type'), reason: 'encoding' },
+        ),
+      );
+    return { tooLarge, refused, notUtf8 };
+  }
+
+  /** What an attempt that threw comes to: closed, timed out, cut short, or a network failure. */
+  private failedAttempt(
+    err: unknown,
+    at: { url: string; status: number | undefined; timers: AttemptTimers; report: Report },
+  ): Outcome {
+    const { url, status, timers, report } = at;
+    if (this.closed) {
+      report({ error: 'closed' }, 'rm call aborted: client closed');
+      return { kind: 'closed', url, sent: true };
     }
+    const { firstByte, received } = timers;
+    if (timers.signal.aborted) {
+      const which = timers.limitHit();
+      report({ error: 'timeout' }, 'rm call timed out', { limit: which, firstByte, receivedBytes: received });
+      return { kind: 'timeout', url, limit: which, firstByte, receivedBytes: received };
+    }
+    const code = errorCode(err);
+    if (status !== undefined) {
+      report({ error: 'truncated' }, 'rm answer cut short', { status, code, receivedBytes: received });
+      return { kind: 'cut', url, status, receivedBytes: received, code };
+    }
+    report({ error: code }, 'rm call failed', { code });
+    return { kind: 'network', code, message: (err as Error).message, url };
   }
 
   /** The error for a call ended by close() or by its budget. */
@@ -887,46 +936,16 @@ export class HttpTransport {
   private failureOf(
     out: Exclude<Outcome, { kind: 'response' }>,
     req: HttpRequest,
-    { idempotent, canRetry }: Retry,
+    retry: Retry,
   ): string | undefined {
+    const { idempotent, canRetry } = retry;
     if (out.kind === 'closed') throw this.stopped(req, out.url, out.sent);
 
     // Refused as it arrived: the same request would get the same answer, not retried.
     if (out.kind === 'refused') throw out.error;
 
-    if (out.kind === 'too-large') {
-      // The same request would get the same answer: not retried.
-      const limit = this.limitOf(req.endpoint);
-      const common = {
-        url: out.url,
-        method: req.method,
-        receivedBytes: out.receivedBytes,
-        endpoint: req.endpoint,
-        service: this.service,
-      };
-      if (out.items) {
-        throw new RmResponseTooLargeError({
-          ...common,
-          limitBytes: limit.maxBytes,
-          limitItems: limit.maxItems,
-          setting: limit.itemsSetting,
-        });
-      }
-      if (out.oneItem) {
-        throw new RmResponseTooLargeError({
-          ...common,
-          limitBytes: MAX_ITEM_CHARS,
-          oneItem: true,
-          setting: 'fixed: one item of a list',
-        });
-      }
-      throw new RmResponseTooLargeError({
-        ...common,
-        limitBytes: limit.maxBytes,
-        declaredBytes: out.declaredBytes,
-        setting: limit.bytesSetting,
-      });
-    }
+    // The same request would get the same answer: not retried.
+    if (out.kind === 'too-large') throw this.tooLargeError(out, req);
 
     if (out.kind === 'timeout') {
       const progress = { firstByte: out.firstByte, receivedBytes: out.receivedBytes };
@@ -938,20 +957,73 @@ export class HttpTransport {
       throw this.timeoutError(req, out.url, out.limit, progress);
     }
 
-    if (out.kind === 'cut') {
-      // The server answered, so it is up: ask it again (a read), without failing over.
-      if (idempotent && canRetry) return undefined;
-      const what = `${req.method} ${out.url}: the ${this.service} answered ${out.status}, then the connection closed after ${out.receivedBytes} bytes of the body (${out.code})`;
-      if (!idempotent) {
-        throw new RmUnavailableError(`${what}; the write may have been applied`, {
-          addresses: this.urls,
-          reason: out.code,
-          outcomeUnknown: true,
-        });
-      }
-      throw new RmMalformedResponseError(what, { url: out.url, reason: 'truncated' });
-    }
+    if (out.kind === 'cut') return this.cutFailure(out, req, retry);
 
+    return this.networkFailure(out, req, retry);
+  }
+
+  /** The error of an answer past its endpoint's limits: of bytes, of items, or of one item. */
+  private tooLargeError(
+    out: Extract<Outcome, { kind: 'too-large' }>,
+    req: HttpRequest,
+  ): RmResponseTooLargeError {
+    const limit = this.limitOf(req.endpoint);
+    const common = {
+      url: out.url,
+      method: req.method,
+      receivedBytes: out.receivedBytes,
+      endpoint: req.endpoint,
+      service: this.service,
+    };
+    if (out.items) {
+      return new RmResponseTooLargeError({
+        ...common,
+        limitBytes: limit.maxBytes,
+        limitItems: limit.maxItems,
+        setting: limit.itemsSetting,
+      });
+    }
+    if (out.oneItem) {
+      return new RmResponseTooLargeError({
+        ...common,
+        limitBytes: MAX_ITEM_CHARS,
+        oneItem: true,
+        setting: 'fixed: one item of a list',
+      });
+    }
+    return new RmResponseTooLargeError({
+      ...common,
+      limitBytes: limit.maxBytes,
+      declaredBytes: out.declaredBytes,
+      setting: limit.bytesSetting,
+    });
+  }
+
+  /** An answer cut short: asked again when it may be (a read), else the typed error. */
+  private cutFailure(
+    out: Extract<Outcome, { kind: 'cut' }>,
+    req: HttpRequest,
+    { idempotent, canRetry }: Retry,
+  ): undefined {
+    // The server answered, so it is up: ask it again (a read), without failing over.
+    if (idempotent && canRetry) return undefined;
+    const what = `${req.method} ${out.url}: the ${this.service} answered ${out.status}, then the connection closed after ${out.receivedBytes} bytes of the body (${out.code})`;
+    if (!idempotent) {
+      throw new RmUnavailableError(`${what}; the write may have been applied`, {
+        addresses: this.urls,
+        reason: out.code,
+        outcomeUnknown: true,
+      });
+    }
+    throw new RmMalformedResponseError(what, { url: out.url, reason: 'truncated' });
+  }
+
+  /** A network failure: tried again on the next RM (the reason returned) when it may be. */
+  private networkFailure(
+    out: Extract<Outcome, { kind: 'network' }>,
+    req: HttpRequest,
+    { idempotent, canRetry }: Retry,
+  ): string | undefined {
     // Node's HTTP parser refused the answer (headers past 16 KiB, a broken status line): the
     // server answers, but not in HTTP, and would answer so again. A write may have been applied.
     if (NOT_HTTP.test(out.code) && idempotent) {

@@ -100,6 +100,43 @@ export interface Fill extends DeltaStep {
 let fifoValues = new Float64Array(256);
 let fifoCounts = new Float64Array(256);
 
+/** Appends `count` slots of value `w` to the fill's FIFO at `ft` (grown when full); its new tail. */
+function fifoAppend(ft: number, w: number, count: number): number {
+  if (ft === fifoValues.length) {
+    const v = new Float64Array(ft * 2);
+    v.set(fifoValues);
+    fifoValues = v;
+    const c = new Float64Array(ft * 2);
+    c.set(fifoCounts);
+    fifoCounts = c;
+  }
+  fifoValues[ft] = w;
+  fifoCounts[ft] = count;
+  return ft + 1;
+}
+
+/**
+ * The FIFO's entries from `fh` to `ft` as runs (value, count, hash of the value), in an
+ * exact-size array (most placements write one run): growing by push over-allocates.
+ */
+function fifoRuns(fh: number, ft: number): number[] {
+  if (ft - fh === 1) return [fifoValues[fh]!, fifoCounts[fh]!, valueHash(fifoValues[fh]!)];
+  const runs = new Array<number>(3 * (ft - fh));
+  for (let i = fh, o = 0; i < ft; i++, o += 3) {
+    runs[o] = fifoValues[i]!;
+    runs[o + 1] = fifoCounts[i]!;
+    runs[o + 2] = valueHash(fifoValues[i]!);
+  }
+  return runs;
+}
+
+/** The fingerprint of runs: the sum of count x hash over them, in 32-bit arithmetic. */
+function runsFingerprint(runs: readonly number[]): number {
+  let fp = 0;
+  for (let o = 0; o < runs.length; o += 3) fp = (fp + Math.imul(runs[o + 1]!, runs[o + 2]!)) | 0;
+  return fp;
+}
+
 /** A lane: a min-heap of batches, each with a cursor on its first remaining run. */
 export class RunLane {
   /** Heap entries: batch, index of its current run, slots left in that run, that run's value. */
@@ -286,39 +323,11 @@ export class RunLane {
       last = w;
       left -= k;
       if (ft > fh && fifoValues[ft - 1] === w) fifoCounts[ft - 1] = fifoCounts[ft - 1]! + k;
-      else {
-        if (ft === fifoValues.length) {
-          const v = new Float64Array(ft * 2);
-          v.set(fifoValues);
-          fifoValues = v;
-          const c = new Float64Array(ft * 2);
-          c.set(fifoCounts);
-          fifoCounts = c;
-        }
-        fifoValues[ft] = w;
-        fifoCounts[ft] = k;
-        ft++;
-      }
+      else ft = fifoAppend(ft, w, k);
     }
     // Every taken slot holds exactly one value in the FIFO (its last one).
-    // Exact-size run array (most placements write one run): growing by push over-allocates.
-    let runs: number[];
-    let fp: number;
-    if (ft - fh === 1) {
-      const h = valueHash(fifoValues[fh]!);
-      runs = [fifoValues[fh]!, fifoCounts[fh]!, h];
-      fp = Math.imul(fifoCounts[fh]!, h);
-    } else {
-      runs = new Array<number>(3 * (ft - fh));
-      fp = 0;
-      for (let i = fh, o = 0; i < ft; i++, o += 3) {
-        const h = valueHash(fifoValues[i]!);
-        runs[o] = fifoValues[i]!;
-        runs[o + 1] = fifoCounts[i]!;
-        runs[o + 2] = h;
-        fp = (fp + Math.imul(fifoCounts[i]!, h)) | 0;
-      }
-    }
+    const runs = fifoRuns(fh, ft);
+    const fp = runsFingerprint(runs);
     const step: Fill = {
       kind: 'delta',
       lane: this.index,

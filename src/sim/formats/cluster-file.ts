@@ -86,9 +86,26 @@ export function validateCluster(
       })),
     );
   }
-  const spec = {
-    ...parsed.data,
-    nodeClasses: parsed.data.nodeClasses.map((c) => ({
+  const spec = withDefaults(parsed.data);
+  const issue: IssueAt = (path, message, at) => ({ path, message, file, line: lineOf(at) });
+  const total = spec.nodeClasses.reduce((n, c) => n + c.count, 0);
+  const issues: ValidationIssue[] = [
+    ...(total === 0 ? [issue('nodeClasses', 'the cluster has zero nodes', ['nodeClasses'])] : []),
+    ...classIssues(spec, issue),
+    ...clusterIssues(spec, total, issue),
+  ];
+  if (issues.length) throw new ValidationError(issues);
+  return spec;
+}
+
+/** An issue of the cluster file at a path (its text, and its parts to find its line). */
+type IssueAt = (path: string, message: string, at: readonly PropertyKey[]) => ValidationIssue;
+
+/** The cluster as the schema read it, with the defaults that depend on other fields. */
+function withDefaults(data: z.infer<typeof clusterFileSchema>): ClusterSpec {
+  return {
+    ...data,
+    nodeClasses: data.nodeClasses.map((c) => ({
       ...c,
       // A GPU application's CPU code runs like a CPU job unless the file says otherwise.
       speed: { cpu: c.speed.cpu, gpu: c.speed.gpu, gpuOnCpu: c.speed.gpuOnCpu ?? c.speed.cpu },
@@ -99,94 +116,80 @@ export function validateCluster(
       },
     })),
   } as ClusterSpec;
+}
+
+/** What is wrong with each node class: a name used twice, slots or containers that do not fit. */
+function classIssues(spec: ClusterSpec, issue: IssueAt): ValidationIssue[] {
   const issues: ValidationIssue[] = [];
-  const total = spec.nodeClasses.reduce((n, c) => n + c.count, 0);
-  if (total === 0) {
-    issues.push({
-      path: 'nodeClasses',
-      message: 'the cluster has zero nodes',
-      file,
-      line: lineOf(['nodeClasses']),
-    });
-  }
   const names = new Set<string>();
   spec.nodeClasses.forEach((c, i) => {
-    if (names.has(c.name)) {
-      issues.push({
-        path: `nodeClasses[${i}].name`,
-        message: `duplicate class name ${c.name}`,
-        file,
-        line: lineOf(['nodeClasses', i, 'name']),
-      });
-    }
+    if (names.has(c.name))
+      issues.push(
+        issue(`nodeClasses[${i}].name`, `duplicate class name ${c.name}`, ['nodeClasses', i, 'name']),
+      );
     names.add(c.name);
     if (spec.slotModel === 'mr1' && c.count > 0 && c.mapSlots + c.reduceSlots === 0) {
-      issues.push({
-        path: `nodeClasses[${i}]`,
-        message: 'slotModel mr1 needs mapSlots or reduceSlots on each class',
-        file,
-        line: lineOf(['nodeClasses', i]),
-      });
+      issues.push(
+        issue(`nodeClasses[${i}]`, 'slotModel mr1 needs mapSlots or reduceSlots on each class', [
+          'nodeClasses',
+          i,
+        ]),
+      );
     }
     const capacity = spec.slotModel === 'mr1' ? c.mapSlots : c.containers;
     if (c.gpuContainers > capacity) {
-      issues.push({
-        path: `nodeClasses[${i}].gpuContainers`,
-        message: `${c.gpuContainers} GPU containers exceed the class's ${capacity} ${spec.slotModel === 'mr1' ? 'map slots' : 'containers'}`,
-        file,
-        line: lineOf(['nodeClasses', i, 'gpuContainers']),
-      });
+      issues.push(
+        issue(
+          `nodeClasses[${i}].gpuContainers`,
+          `${c.gpuContainers} GPU containers exceed the class's ${capacity} ${spec.slotModel === 'mr1' ? 'map slots' : 'containers'}`,
+          ['nodeClasses', i, 'gpuContainers'],
+        ),
+      );
     }
     if (c.gpuContainers > 0 && !c.labels.includes(spec.gpuLabel)) {
-      issues.push({
-        path: `nodeClasses[${i}].gpuContainers`,
-        message: `GPU containers on a class without the GPU label '${spec.gpuLabel}'`,
-        file,
-        line: lineOf(['nodeClasses', i, 'gpuContainers']),
-      });
+      issues.push(
+        issue(
+          `nodeClasses[${i}].gpuContainers`,
+          `GPU containers on a class without the GPU label '${spec.gpuLabel}'`,
+          ['nodeClasses', i, 'gpuContainers'],
+        ),
+      );
     }
     if (spec.slotModel === 'unified' && c.count > 0 && c.containers === 0) {
-      issues.push({
-        path: `nodeClasses[${i}].containers`,
-        message: 'slotModel unified needs containers > 0 on each class',
-        file,
-        line: lineOf(['nodeClasses', i]),
-      });
+      issues.push(
+        issue(`nodeClasses[${i}].containers`, 'slotModel unified needs containers > 0 on each class', [
+          'nodeClasses',
+          i,
+        ]),
+      );
     }
   });
+  return issues;
+}
+
+/** What is wrong with the cluster as a whole: no slots of a kind, jitter ranges, replication. */
+function clusterIssues(spec: ClusterSpec, total: number, issue: IssueAt): ValidationIssue[] {
+  const issues: ValidationIssue[] = [];
   if (total > 0 && spec.slotModel === 'mr1') {
     for (const kind of ['map', 'reduce'] as const) {
       const slots = spec.nodeClasses.reduce((n, c) => n + c.count * c[`${kind}Slots`], 0);
-      if (slots === 0)
-        issues.push({
-          path: 'nodeClasses',
-          message: `no ${kind} slots in the cluster`,
-          file,
-          line: lineOf(['nodeClasses']),
-        });
+      if (slots === 0) issues.push(issue('nodeClasses', `no ${kind} slots in the cluster`, ['nodeClasses']));
     }
   }
   for (const kind of ['cpu', 'gpu'] as const) {
     const [lo, hi] = spec.costs[kind].jitter;
-    if (lo > hi) {
-      issues.push({
-        path: `costs.${kind}.jitter`,
-        message: `min ${lo} exceeds max ${hi}`,
-        file,
-        line: lineOf(['costs', kind, 'jitter']),
-      });
-    }
+    if (lo > hi)
+      issues.push(issue(`costs.${kind}.jitter`, `min ${lo} exceeds max ${hi}`, ['costs', kind, 'jitter']));
   }
   if (spec.hdfs.replication > total && total > 0) {
-    issues.push({
-      path: 'hdfs.replication',
-      message: `replication ${spec.hdfs.replication} exceeds the ${total} nodes`,
-      file,
-      line: lineOf(['hdfs', 'replication']),
-    });
+    issues.push(
+      issue('hdfs.replication', `replication ${spec.hdfs.replication} exceeds the ${total} nodes`, [
+        'hdfs',
+        'replication',
+      ]),
+    );
   }
-  if (issues.length) throw new ValidationError(issues);
-  return spec;
+  return issues;
 }
 
 /** Parse and validate the text of a cluster file (YAML or JSON). */

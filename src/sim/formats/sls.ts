@@ -37,7 +37,7 @@ const EXECUTION_TYPES = ['GUARANTEED', 'OPPORTUNISTIC'];
 export function slsRecord(v: unknown, options: SlsOptions, nextId: () => number): RecordResult {
   if (!isRecord(v)) return problem('job', 'must be a JSON object');
   if ('num.nodes' in v && !('job.tasks' in v)) return { ok: true, jobs: [], skip: true };
-  const problems: Array<{ path: string; message: string }> = [];
+  const problems: Problems = [];
   const start = optionalNumber(v, 'job.start.ms', 'job.start.ms', problems);
   if (start === undefined && problems.length === 0)
     problems.push({ path: 'job.start.ms', message: 'required, a non-negative number of milliseconds' });
@@ -59,64 +59,13 @@ export function slsRecord(v: unknown, options: SlsOptions, nextId: () => number)
     problems.push({ path: 'job.tasks', message: 'required, a non-empty list of containers' });
     return { ok: false, problems };
   }
-  const mapSeconds: number[] = [];
-  const reduceSeconds: number[] = [];
+  const seconds = { map: [] as number[], reduce: [] as number[] };
   tasks.forEach((t: unknown, i: number) => {
-    const at = `job.tasks[${i}]`;
-    if (!isRecord(t)) {
-      problems.push({ path: at, message: 'must be a JSON object' });
-      return;
-    }
-    const before = problems.length;
-    const count = optionalNumber(t, 'count', `${at}.count`, problems) ?? 1;
-    const type = optionalString(t, 'container.type', `${at}.container.type`, problems) ?? 'map';
-    const startMs = optionalNumber(t, 'container.start.ms', `${at}.container.start.ms`, problems);
-    const endMs = optionalNumber(t, 'container.end.ms', `${at}.container.end.ms`, problems);
-    const durationMs =
-      optionalNumber(t, 'container.duration.ms', `${at}.container.duration.ms`, problems) ??
-      optionalNumber(t, 'duration.ms', `${at}.duration.ms`, problems);
-    for (const key of [
-      'container.priority',
-      'container.request.delay',
-      'container.memory',
-      'container.vcores',
-      'container.allocation.id',
-    ])
-      optionalNumber(t, key, `${at}.${key}`, problems);
-    optionalString(t, 'container.host', `${at}.container.host`, problems);
-    const exec = optionalString(t, 'container.execution.type', `${at}.container.execution.type`, problems);
-    if (problems.length > before) return;
-    if (exec !== undefined && !EXECUTION_TYPES.includes(exec)) {
-      problems.push({
-        path: `${at}.container.execution.type`,
-        message: `must be GUARANTEED or OPPORTUNISTIC, got ${exec}`,
-      });
-      return;
-    }
-    if (!Number.isInteger(count) || count < 1) {
-      problems.push({ path: `${at}.count`, message: `must be a positive integer, got ${count}` });
-      return;
-    }
-    if (type !== 'map' && type !== 'reduce') {
-      problems.push({ path: `${at}.container.type`, message: `must be map or reduce, got ${type}` });
-      return;
-    }
-    const dur = durationMs ?? (startMs !== undefined && endMs !== undefined ? endMs - startMs : undefined);
-    if (dur === undefined || dur <= 0) {
-      problems.push({
-        path: durationMs !== undefined ? `${at}.container.duration.ms` : at,
-        message:
-          dur === undefined
-            ? 'needs container.duration.ms (or duration.ms), or container.start.ms and container.end.ms'
-            : `the container's duration must be > 0 ms, got ${dur}`,
-      });
-      return;
-    }
-    for (let k = 0; k < count; k++) (type === 'map' ? mapSeconds : reduceSeconds).push(dur / 1000);
+    const task = slsTask(t, `job.tasks[${i}]`, problems);
+    if (task) for (let k = 0; k < task.count; k++) seconds[task.type].push(task.seconds);
   });
   if (problems.length) return { ok: false, problems };
-  if (mapSeconds.length === 0) return problem('job.tasks', 'a job needs at least one map container');
-  const bytesPerMap = options.bytesPerMap ?? 128 * MB;
+  if (seconds.map.length === 0) return problem('job.tasks', 'a job needs at least one map container');
   const factor = options.deadlineFactor ?? null;
   const startMs = start as number;
   const deadline = factor !== null && end > startMs ? (factor * (end - startMs)) / 1000 : null;
@@ -127,18 +76,74 @@ export function slsRecord(v: unknown, options: SlsOptions, nextId: () => number)
       id: givenId !== undefined && jobCount === 1 ? givenId : `job_${auto}`,
       arrival: startMs / 1000,
       deadline,
-      maps: mapSeconds.length,
-      reduces: reduceSeconds.length,
-      inputBytes: mapSeconds.length * bytesPerMap,
+      maps: seconds.map.length,
+      reduces: seconds.reduce.length,
+      inputBytes: seconds.map.length * (options.bytesPerMap ?? 128 * MB),
       splits: null,
       type: 'cpu',
       user: user ?? 'default',
       queue: queue ?? 'default',
       blocks: null,
-      replay: { mapSeconds: mapSeconds.slice(), reduceSeconds: reduceSeconds.slice() },
+      replay: { mapSeconds: seconds.map.slice(), reduceSeconds: seconds.reduce.slice() },
     });
   }
   return { ok: true, jobs };
+}
+
+type Problems = Array<{ path: string; message: string }>;
+
+/**
+ * One container of an SLS job (`at` its path): its kind, how many, and its run time in
+ * seconds; undefined when it is wrong, with the problems added to `problems`.
+ */
+function slsTask(
+  t: unknown,
+  at: string,
+  problems: Problems,
+): { type: 'map' | 'reduce'; count: number; seconds: number } | undefined {
+  if (!isRecord(t)) {
+    problems.push({ path: at, message: 'must be a JSON object' });
+    return undefined;
+  }
+  const before = problems.length;
+  const count = optionalNumber(t, 'count', `${at}.count`, problems) ?? 1;
+  const type = optionalString(t, 'container.type', `${at}.container.type`, problems) ?? 'map';
+  const startMs = optionalNumber(t, 'container.start.ms', `${at}.container.start.ms`, problems);
+  const endMs = optionalNumber(t, 'container.end.ms', `${at}.container.end.ms`, problems);
+  const durationMs =
+    optionalNumber(t, 'container.duration.ms', `${at}.container.duration.ms`, problems) ??
+    optionalNumber(t, 'duration.ms', `${at}.duration.ms`, problems);
+  for (const key of [
+    'container.priority',
+    'container.request.delay',
+    'container.memory',
+    'container.vcores',
+    'container.allocation.id',
+  ])
+    optionalNumber(t, key, `${at}.${key}`, problems);
+  optionalString(t, 'container.host', `${at}.container.host`, problems);
+  const exec = optionalString(t, 'container.execution.type', `${at}.container.execution.type`, problems);
+  if (problems.length > before) return undefined;
+  const wrong = (path: string, message: string) => {
+    problems.push({ path, message });
+    return undefined;
+  };
+  if (exec !== undefined && !EXECUTION_TYPES.includes(exec))
+    return wrong(`${at}.container.execution.type`, `must be GUARANTEED or OPPORTUNISTIC, got ${exec}`);
+  if (!Number.isInteger(count) || count < 1)
+    return wrong(`${at}.count`, `must be a positive integer, got ${count}`);
+  if (type !== 'map' && type !== 'reduce')
+    return wrong(`${at}.container.type`, `must be map or reduce, got ${type}`);
+  const dur = durationMs ?? (startMs !== undefined && endMs !== undefined ? endMs - startMs : undefined);
+  if (dur === undefined || dur <= 0) {
+    return wrong(
+      durationMs !== undefined ? `${at}.container.duration.ms` : at,
+      dur === undefined
+        ? 'needs container.duration.ms (or duration.ms), or container.start.ms and container.end.ms'
+        : `the container's duration must be > 0 ms, got ${dur}`,
+    );
+  }
+  return { type, count, seconds: dur / 1000 };
 }
 
 /** Splits a stream of concatenated JSON objects (kept for callers of the earlier reader). */

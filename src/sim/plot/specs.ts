@@ -296,6 +296,23 @@ export function ganttRows(n: number): { step: number; every: number } {
   return { step, every: Math.max(1, Math.ceil(n / GANTT_MAX_LABELS)) };
 }
 
+/** A job's row of a Gantt: its times, outcome, which marks it has, and its description. */
+function ganttRow(j: GanttJob) {
+  const outcome = ganttOutcome(j);
+  const f = (t: number | null) => (t === null ? 'none' : formatValue(t));
+  return {
+    job: j.id,
+    arrival: j.arrival,
+    start: j.start,
+    finish: j.finish,
+    deadline: j.absDeadline,
+    outcome,
+    ran: j.finish !== null && outcome !== 'rejected',
+    waited: j.start !== null && j.start > j.arrival,
+    describe: `${j.id}: ${outcome}; arrival ${f(j.arrival)} s, start ${f(j.start)} s, finish ${f(j.finish)} s, deadline ${f(j.absDeadline)} s`,
+  };
+}
+
 /**
  * One row per job in the given order, named on the y axis: a thin grey line for the wait from
  * arrival to the first task, a bar from the first task to the finish coloured by outcome, a tick
@@ -307,21 +324,7 @@ export function ganttChart(titleText: string, jobs: readonly GanttJob[], subtitl
   const ids = jobs.map((j) => j.id);
   if (new Set(ids).size !== ids.length) throw new RangeError('ganttChart: job ids must be unique');
   const { step, every } = ganttRows(jobs.length);
-  const values = jobs.map((j) => {
-    const outcome = ganttOutcome(j);
-    const f = (t: number | null) => (t === null ? 'none' : formatValue(t));
-    return {
-      job: j.id,
-      arrival: j.arrival,
-      start: j.start,
-      finish: j.finish,
-      deadline: j.absDeadline,
-      outcome,
-      ran: j.finish !== null && outcome !== 'rejected',
-      waited: j.start !== null && j.start > j.arrival,
-      describe: `${j.id}: ${outcome}; arrival ${f(j.arrival)} s, start ${f(j.start)} s, finish ${f(j.finish)} s, deadline ${f(j.absDeadline)} s`,
-    };
-  });
+  const values = jobs.map(ganttRow);
   const present = new Set<GanttOutcome>(values.map((v) => v.outcome));
   if (values.some((v) => v.waited)) present.add('waiting for a first task');
   if (jobs.some((j) => j.absDeadline !== null)) present.add('deadline');
@@ -426,126 +429,153 @@ export function sweepChart(input: SweepChartInput): TopLevelSpec {
   const logX = numeric && Math.max(...nums) / Math.min(...nums) >= 10;
   const names = [...new Set(input.panels.flatMap((p) => p.series.map((s) => s.name)))];
   const colourScale = { domain: names, range: names.map((_, i) => colour(i)) };
-  const panel = (p: SweepPanel) => {
-    const percent = p.percent ?? false;
-    const rows = p.series.flatMap((s) =>
-      input.x.map((x, i) => {
-        const v = s.values[i] ?? null;
-        const e = s.errors?.[i] ?? null;
-        const spread = v !== null && e !== null && e > 0;
-        return {
-          x,
-          series: s.name,
-          value: v,
-          lo: spread ? v - e : null,
-          hi: spread ? v + e : null,
-          label: `${s.name} at ${typeof x === 'number' ? formatValue(x) : x}: ${v === null ? 'n/a' : formatValue(v, percent)}`,
-        };
-      }),
-    );
-    const refs = p.series
-      .filter((s) => s.seed !== undefined)
-      .map((s) => ({ series: s.name, seed: s.seed as number }));
-    // One label per distinct published value, naming every series at it (their dashed lines coincide).
-    const labels = [...new Set(refs.map((r) => r.seed))].map((v, i) => ({
-      seed: v,
-      // Alternate sides, so that labels of close values do not overprint.
-      side: i % 2 === 0 ? 'right' : 'left',
-      series: (refs.find((r) => r.seed === v) as { series: string }).series,
-      label: `paper ${refs
-        .filter((r) => r.seed === v)
-        .map((r) => r.series)
-        .join(', ')}: ${formatValue(v, percent)}`,
-    }));
-    const y = {
-      field: 'value',
-      type: 'quantitative',
-      // Named in the panel's subtitle: a long rotated axis title shifts the panel's title.
-      title: null,
-      scale: { zero: false },
-      ...(percent ? { axis: { format: '.0%' } } : {}),
-    };
-    const x = numeric
-      ? {
-          field: 'x',
-          type: 'quantitative',
-          title: input.xLabel,
-          scale: logX ? { type: 'log', nice: false, padding: 12 } : { zero: false, padding: 12 },
-          axis: { values: input.x, format: '~r', grid: true, labelAngle: 0 },
-        }
-      : { field: 'x', type: 'ordinal', title: input.xLabel, sort: input.x, axis: { labelAngle: 0 } };
-    const color = { field: 'series', type: 'nominal', title: 'series', scale: colourScale };
-    return {
-      title: { text: p.title, subtitle: p.yLabel, frame: 'group' },
-      width: 300,
-      height: 260,
-      layer: [
-        {
-          data: { values: rows },
-          transform: [{ filter: { field: 'value', valid: true } }],
-          encoding: { x, y, color, description: { field: 'label' }, tooltip: { field: 'label' } },
-          layer: [
-            { mark: { type: 'line', strokeWidth: 2 } },
-            {
-              mark: { type: 'point', filled: false, strokeWidth: 2, size: 60, opacity: 1 },
-              encoding: {
-                shape: {
-                  field: 'series',
-                  type: 'nominal',
-                  title: 'series',
-                  scale: { domain: names, range: names.map((_, i) => shape(i)) },
-                },
-              },
-            },
-          ],
-        },
-        {
-          data: { values: rows },
-          transform: [{ filter: { field: 'hi', valid: true } }],
-          mark: { type: 'rule', strokeWidth: 1 },
-          encoding: { x, y: { ...y, field: 'lo' }, y2: { field: 'hi' }, color },
-        },
-        ...(refs.length
-          ? [
-              {
-                data: { values: refs },
-                layer: [
-                  {
-                    mark: { type: 'rule', strokeDash: [6, 4], strokeWidth: 1.5 },
-                    encoding: { y: { ...y, field: 'seed' }, color, description: { field: 'label' } },
-                  },
-                  ...(['right', 'left'] as const).map((side) => ({
-                    data: { values: labels },
-                    transform: [{ filter: { field: 'side', equal: side } }],
-                    mark: {
-                      type: 'text',
-                      align: side,
-                      baseline: 'bottom',
-                      dx: side === 'left' ? 2 : -2,
-                      dy: -2,
-                      fontSize: 10,
-                    },
-                    encoding: {
-                      y: { ...y, field: 'seed' },
-                      x: { value: side === 'right' ? 300 : 0 },
-                      text: { field: 'label' },
-                      color,
-                    },
-                  })),
-                ],
-              },
-            ]
-          : []),
-      ],
-    };
-  };
+  const shared: SweepAxes = { input, numeric, logX, names, colourScale };
   return {
     $schema: SCHEMA,
     title: title(input.title, input.subtitle),
     config: CONFIG,
-    hconcat: input.panels.map(panel),
+    hconcat: input.panels.map((p) => sweepPanel(p, shared)),
     bounds: 'flush',
     spacing: 60,
     resolve: { scale: { color: 'shared', shape: 'shared', y: 'independent' } },
   } as TopLevelSpec;
+}
+
+/** What the panels of a sweep share: its x axis, and the series' names and colours. */
+interface SweepAxes {
+  input: SweepChartInput;
+  numeric: boolean;
+  logX: boolean;
+  names: string[];
+  colourScale: { domain: string[]; range: string[] };
+}
+
+/** The dashed line of a paper's published figure: one per series that has it. */
+interface PaperRef {
+  series: string;
+  seed: number;
+}
+
+/**
+ * One panel of a sweep: a line per series with its whiskers, and the papers' published
+ * figures as dashed lines, labelled.
+ */
+function sweepPanel(p: SweepPanel, { input, numeric, logX, names, colourScale }: SweepAxes) {
+  const percent = p.percent ?? false;
+  const rows = sweepRows(p, input.x, percent);
+  const refs: PaperRef[] = p.series
+    .filter((s) => s.seed !== undefined)
+    .map((s) => ({ series: s.name, seed: s.seed as number }));
+  const y = {
+    field: 'value',
+    type: 'quantitative',
+    // Named in the panel's subtitle: a long rotated axis title shifts the panel's title.
+    title: null,
+    scale: { zero: false },
+    ...(percent ? { axis: { format: '.0%' } } : {}),
+  };
+  const x = numeric
+    ? {
+        field: 'x',
+        type: 'quantitative',
+        title: input.xLabel,
+        scale: logX ? { type: 'log', nice: false, padding: 12 } : { zero: false, padding: 12 },
+        axis: { values: input.x, format: '~r', grid: true, labelAngle: 0 },
+      }
+    : { field: 'x', type: 'ordinal', title: input.xLabel, sort: input.x, axis: { labelAngle: 0 } };
+  const color = { field: 'series', type: 'nominal', title: 'series', scale: colourScale };
+  return {
+    title: { text: p.title, subtitle: p.yLabel, frame: 'group' },
+    width: 300,
+    height: 260,
+    layer: [
+      {
+        data: { values: rows },
+        transform: [{ filter: { field: 'value', valid: true } }],
+        encoding: { x, y, color, description: { field: 'label' }, tooltip: { field: 'label' } },
+        layer: [
+          { mark: { type: 'line', strokeWidth: 2 } },
+          {
+            mark: { type: 'point', filled: false, strokeWidth: 2, size: 60, opacity: 1 },
+            encoding: {
+              shape: {
+                field: 'series',
+                type: 'nominal',
+                title: 'series',
+                scale: { domain: names, range: names.map((_, i) => shape(i)) },
+              },
+            },
+          },
+        ],
+      },
+      {
+        data: { values: rows },
+        transform: [{ filter: { field: 'hi', valid: true } }],
+        mark: { type: 'rule', strokeWidth: 1 },
+        encoding: { x, y: { ...y, field: 'lo' }, y2: { field: 'hi' }, color },
+      },
+      ...(refs.length ? [paperLayer(refs, percent, y, color)] : []),
+    ],
+  };
+}
+
+/** A panel's points: each series' value at each swept value, with its spread and label. */
+function sweepRows(p: SweepPanel, xs: SweepChartInput['x'], percent: boolean) {
+  return p.series.flatMap((s) =>
+    xs.map((x, i) => {
+      const v = s.values[i] ?? null;
+      const e = s.errors?.[i] ?? null;
+      const spread = v !== null && e !== null && e > 0;
+      return {
+        x,
+        series: s.name,
+        value: v,
+        lo: spread ? v - e : null,
+        hi: spread ? v + e : null,
+        label: `${s.name} at ${typeof x === 'number' ? formatValue(x) : x}: ${v === null ? 'n/a' : formatValue(v, percent)}`,
+      };
+    }),
+  );
+}
+
+/** The papers' published figures of a panel: dashed lines, each distinct value labelled once. */
+function paperLayer(refs: PaperRef[], percent: boolean, y: object, color: object) {
+  // One label per distinct published value, naming every series at it (their dashed lines coincide).
+  const labels = [...new Set(refs.map((r) => r.seed))].map((v, i) => ({
+    seed: v,
+    // Alternate sides, so that labels of close values do not overprint.
+    side: i % 2 === 0 ? 'right' : 'left',
+    series: (refs.find((r) => r.seed === v) as { series: string }).series,
+    label: `paper ${refs
+      .filter((r) => r.seed === v)
+      .map((r) => r.series)
+      .join(', ')}: ${formatValue(v, percent)}`,
+  }));
+  return {
+    data: { values: refs },
+    layer: [
+      {
+        mark: { type: 'rule', strokeDash: [6, 4], strokeWidth: 1.5 },
+        encoding: { y: { ...y, field: 'seed' }, color, description: { field: 'label' } },
+      },
+      ...(['right', 'left'] as const).map((side) => ({
+        data: { values: labels },
+        transform: [{ filter: { field: 'side', equal: side } }],
+        mark: {
+          type: 'text',
+          align: side,
+          baseline: 'bottom',
+          dx: side === 'left' ? 2 : -2,
+          dy: -2,
+          fontSize: 10,
+        },
+        encoding: {
+          y: { ...y, field: 'seed' },
+          x: { value: side === 'right' ? 300 : 0 },
+          text: { field: 'label' },
+          color,
+        },
+      })),
+    ],
+  };
 }

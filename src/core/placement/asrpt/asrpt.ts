@@ -50,82 +50,15 @@ export function simulateAsrpt(
   let total = 0;
   let next = 0;
   let t = byArrival.length > 0 ? byArrival[0].arrivalSlot : 0;
-  const reduceLeft = (r: JobRun) =>
-    r.unstarted.reduce((a, b) => a + b, 0) + r.running.reduce((a, b) => a + b, 0);
 
   while (next < byArrival.length || active.length > 0) {
     if (active.length === 0 && byArrival[next].arrivalSlot > t) {
       for (let s = t; s < byArrival[next].arrivalSlot; s++) slots.push({ maps: {}, reduces: {} });
       t = byArrival[next].arrivalSlot;
     }
-    while (next < byArrival.length && byArrival[next].arrivalSlot <= t) {
-      const job = byArrival[next++];
-      const reduceWork = job.reduces.reduce((a, b) => a + b, 0);
-      active.push({
-        job,
-        mapsLeft: job.maps,
-        mapsDoneSlot: job.maps === 0 ? t - 1 : undefined,
-        unstarted: opts.preemptive ? (reduceWork > 0 ? [reduceWork] : []) : [...job.reduces],
-        running: [],
-        srptLeft: job.maps + reduceWork,
-        srptMapsLeft: job.maps,
-      });
-    }
-
-    // Line 1: the virtual SRPT schedule for this slot.
-    const mapLoad = new Map<string, number>();
-    let v = machines;
-    for (const r of [...active].filter((r) => r.srptLeft > 0).sort(bySrpt)) {
-      if (v === 0) break;
-      const give = Math.min(v, r.srptLeft);
-      const m = Math.min(give, r.srptMapsLeft);
-      if (m > 0) mapLoad.set(r.job.jobId, m);
-      r.srptMapsLeft -= m;
-      r.srptLeft -= give;
-      v -= give;
-    }
-
-    // Line 2: order by available workload (maps not yet done count with all reduce work).
-    const available = (r: JobRun) => (r.mapsLeft > 0 ? r.mapsLeft + reduceLeft(r) : reduceLeft(r));
-    const list = [...active].sort(
-      (a, b) =>
-        available(a) - available(b) ||
-        a.job.arrivalSlot - b.job.arrivalSlot ||
-        compareIds(a.job.jobId, b.job.jobId),
-    );
-    let d = machines - active.reduce((n, r) => n + r.running.length, 0); // lines 3-7
-    const maps: Record<string, number> = {};
-    const reduces: Record<string, number> = {};
-    const giveMaps = (r: JobRun, n: number) => {
-      if (n <= 0) return;
-      maps[r.job.jobId] = (maps[r.job.jobId] ?? 0) + n;
-      r.mapsLeft -= n;
-      d -= n;
-    };
-    for (const r of list) {
-      const load = mapLoad.get(r.job.jobId) ?? 0; // lines 8-26
-      if (load > 0 && r.mapsLeft > 0) giveMaps(r, Math.min(load, r.mapsLeft, d));
-    }
-    for (const r of list) {
-      if (d === 0) break; // lines 36-38
-      if (r.mapsDoneSlot === undefined || r.mapsDoneSlot >= t || r.unstarted.length === 0) continue; // lines 27-28
-      if (opts.preemptive) {
-        const n = Math.min(r.unstarted[0], d);
-        r.unstarted[0] -= n;
-        if (r.unstarted[0] === 0) r.unstarted.shift();
-        reduces[r.job.jobId] = n;
-        d -= n;
-      } else {
-        const n = Math.min(r.unstarted.length, d);
-        r.running.push(...r.unstarted.splice(0, n));
-        reduces[r.job.jobId] = n;
-        d -= n;
-      }
-    }
-    for (const r of list) {
-      if (d === 0) break; // lines 49-51
-      if (r.mapsLeft > 0) giveMaps(r, Math.min(r.mapsLeft, d)); // lines 40-48
-    }
+    while (next < byArrival.length && byArrival[next].arrivalSlot <= t)
+      active.push(jobRun(byArrival[next++], t, opts.preemptive));
+    const slot = asrptSlot(active, srptMapLoad(active, machines), machines, t, opts.preemptive);
 
     // End of slot: maps given are done; each running reduce does one unit.
     for (const r of active) {
@@ -134,7 +67,7 @@ export function simulateAsrpt(
       }
       if (r.mapsLeft === 0 && r.mapsDoneSlot === undefined) r.mapsDoneSlot = t;
     }
-    slots.push({ maps, reduces });
+    slots.push(slot);
     for (let i = active.length - 1; i >= 0; i--) {
       const r = active[i];
       if (r.mapsLeft === 0 && reduceLeft(r) === 0) {
@@ -146,6 +79,92 @@ export function simulateAsrpt(
     t += 1;
   }
   return { totalFlowTime: total, finishSlot, slots };
+}
+
+function reduceLeft(r: JobRun): number {
+  return r.unstarted.reduce((a, b) => a + b, 0) + r.running.reduce((a, b) => a + b, 0);
+}
+
+/** A job arrived at slot `t`, as ASRPT and its virtual SRPT schedule track it. */
+function jobRun(job: SlottedJob, t: number, preemptive: boolean): JobRun {
+  const reduceWork = job.reduces.reduce((a, b) => a + b, 0);
+  return {
+    job,
+    mapsLeft: job.maps,
+    mapsDoneSlot: job.maps === 0 ? t - 1 : undefined,
+    unstarted: preemptive ? (reduceWork > 0 ? [reduceWork] : []) : [...job.reduces],
+    running: [],
+    srptLeft: job.maps + reduceWork,
+    srptMapsLeft: job.maps,
+  };
+}
+
+/** Line 1: the virtual SRPT schedule for this slot, as the machines it gives each job's maps. */
+function srptMapLoad(active: readonly JobRun[], machines: number): Map<string, number> {
+  const mapLoad = new Map<string, number>();
+  let v = machines;
+  for (const r of [...active].filter((r) => r.srptLeft > 0).sort(bySrpt)) {
+    if (v === 0) break;
+    const give = Math.min(v, r.srptLeft);
+    const m = Math.min(give, r.srptMapsLeft);
+    if (m > 0) mapLoad.set(r.job.jobId, m);
+    r.srptMapsLeft -= m;
+    r.srptLeft -= give;
+    v -= give;
+  }
+  return mapLoad;
+}
+
+/** Lines 2-52: the slot's machines given to the jobs' maps and reduces. */
+function asrptSlot(
+  active: readonly JobRun[],
+  mapLoad: ReadonlyMap<string, number>,
+  machines: number,
+  t: number,
+  preemptive: boolean,
+): AsrptSlot {
+  // Line 2: order by available workload (maps not yet done count with all reduce work).
+  const available = (r: JobRun) => (r.mapsLeft > 0 ? r.mapsLeft + reduceLeft(r) : reduceLeft(r));
+  const list = [...active].sort(
+    (a, b) =>
+      available(a) - available(b) ||
+      a.job.arrivalSlot - b.job.arrivalSlot ||
+      compareIds(a.job.jobId, b.job.jobId),
+  );
+  let d = machines - active.reduce((n, r) => n + r.running.length, 0); // lines 3-7
+  const maps: Record<string, number> = {};
+  const reduces: Record<string, number> = {};
+  const giveMaps = (r: JobRun, n: number) => {
+    if (n <= 0) return;
+    maps[r.job.jobId] = (maps[r.job.jobId] ?? 0) + n;
+    r.mapsLeft -= n;
+    d -= n;
+  };
+  for (const r of list) {
+    const load = mapLoad.get(r.job.jobId) ?? 0; // lines 8-26
+    if (load > 0 && r.mapsLeft > 0) giveMaps(r, Math.min(load, r.mapsLeft, d));
+  }
+  for (const r of list) {
+    if (d === 0) break; // lines 36-38
+    if (r.mapsDoneSlot === undefined || r.mapsDoneSlot >= t || r.unstarted.length === 0) continue; // lines 27-28
+    if (preemptive) {
+      const n = Math.min(r.unstarted[0], d);
+      r.unstarted[0] -= n;
+      if (r.unstarted[0] === 0) r.unstarted.shift();
+      reduces[r.job.jobId] = n;
+      d -= n;
+    } else {
+      const n = Math.min(r.unstarted.length, d);
+      r.running.push(...r.unstarted.splice(0, n));
+      reduces[r.job.jobId] = n;
+      d -= n;
+    }
+  }
+  for (const r of list) {
+    if (d === 0) break; // lines 49-51
+    if (r.mapsLeft > 0) giveMaps(r, Math.min(r.mapsLeft, d)); // lines 40-48
+  }
+  return { maps, reduces };
 }
 
 function bySrpt(a: JobRun, b: JobRun): number {

@@ -44,6 +44,32 @@ export interface EfhContext {
   readonly energyProfile?: EnergyProfile;
 }
 
+/** EFH's options from the policy's arguments and the energy profile (required, and its GPU label). */
+function efhOptions(name: string, rawArgs: unknown, ctx: EfhContext, adaptiveExecution: boolean): EfhOptions {
+  const args = parseArgs(efhArgsSchema, rawArgs, 'placement.args');
+  const profile = ctx.energyProfile;
+  if (!profile) {
+    throw new ValidationError([
+      { path: 'placement.energyProfile', message: `required by placement policy ${name}` },
+    ]);
+  }
+  if (args.gpuLabel !== undefined && args.gpuLabel !== profile.gpuLabel) {
+    throw new ValidationError([
+      {
+        path: 'placement.args.gpuLabel',
+        message: `"${args.gpuLabel}" differs from the energy profile's gpuLabel "${profile.gpuLabel}"`,
+      },
+    ]);
+  }
+  return {
+    profile,
+    gpuLabel: profile.gpuLabel,
+    longWaitThresholdMs: args.longWaitThresholdMs,
+    adaptiveExecution,
+    aeScope: args.aeScope,
+  };
+}
+
 /**
  * EFH, the energy-efficient two-level scheduler for hybrid CPU/GPU clusters (He, dissertation,
  * section 6.2): level I (`allocate`) grants containers to jobs cluster-wide by fitness, with
@@ -64,28 +90,8 @@ export function createEfh(
   adaptiveExecution = true,
 ): PlacementPolicy<EfhState> {
   const name = adaptiveExecution ? 'efh' : 'efh-no-ae';
-  const args = parseArgs(efhArgsSchema, rawArgs, 'placement.args');
-  const profile = ctx.energyProfile;
-  if (!profile) {
-    throw new ValidationError([
-      { path: 'placement.energyProfile', message: `required by placement policy ${name}` },
-    ]);
-  }
-  if (args.gpuLabel !== undefined && args.gpuLabel !== profile.gpuLabel) {
-    throw new ValidationError([
-      {
-        path: 'placement.args.gpuLabel',
-        message: `"${args.gpuLabel}" differs from the energy profile's gpuLabel "${profile.gpuLabel}"`,
-      },
-    ]);
-  }
-  const opts: EfhOptions = {
-    profile,
-    gpuLabel: profile.gpuLabel,
-    longWaitThresholdMs: args.longWaitThresholdMs,
-    adaptiveExecution,
-    aeScope: args.aeScope,
-  };
+  const opts = efhOptions(name, rawArgs, ctx, adaptiveExecution);
+  const profile = opts.profile;
 
   const fitnessFor = (job: PlacementJob, nodes: ReadonlyMap<string, NodeView>) => {
     const workload = workloadOf(job, profile);
