@@ -3,7 +3,7 @@
  * Queues of 10 / 100 / 1,000 admitted jobs on unified clusters of 100 / 1,000 / 20,000 slots.
  * Job sizes follow the Facebook bins of He et al., RTMR, Table II (1 to 5,000 maps, 128 MB splits),
  * drawn with a small seeded PRNG here (the core takes no randomness).
- * Then the scale cells (issue 17): 1,000 jobs x 20,000 and 10,000 jobs x 200,000 containers,
+ * Then the scale cells: 1,000 jobs x 20,000 and 10,000 jobs x 200,000 containers,
  * fast engine only: admission, the earliest-deadline search of a refused job, heap per job.
  */
 import { loadavg } from 'node:os';
@@ -213,7 +213,7 @@ export default async function (): Promise<void> {
 }
 
 /**
- * Issue 17's cells: a queue built so that every job fits (each deadline a little after its
+ * The scale cells: a queue built so that every job fits (each deadline a little after its
  * finish at the tail), then candidates with deadlines spread over the queue (admission), and
  * refused candidates (deadlines of a few seconds) with the earliest-deadline search.
  */

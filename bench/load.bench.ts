@@ -1,5 +1,5 @@
 /**
- * The sidecar under load, side by side with an earlier commit (issue 14, point 6; reported as
+ * The sidecar under load, side by side with an earlier commit (reported as
  * measured, not asserted).
  *
  * Three processes on loopback: an emulated RM (`yarn-sched-sidecar emulator`, 6 nodes, time

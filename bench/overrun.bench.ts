@@ -1,5 +1,5 @@
 /**
- * Overrun handling (issue 15, point 4): misses among admitted jobs when actual task times
+ * Overrun handling: misses among admitted jobs when actual task times
  * reach 2x their estimates, without feedback, with the papers' feedback controller alone, and
  * with overrun handling (learning and re-admission), on the same generated workloads
  * (src/sim/overrun.ts). `npm run bench -- overrun`; OVERRUN_WORKLOADS sets the count (2000).

@@ -1,6 +1,6 @@
 /**
- * Poll + reconcile at cluster scale, side by side with an earlier commit (issue 17, points 1 and
- * 4; reported as measured, not asserted).
+ * Poll + reconcile at cluster scale, side by side with an earlier commit (reported as measured,
+ * not asserted).
  *
  * Clusters of 1k apps / 500 nodes, 10k / 5k and 50k / 10k, each with 500 deadline apps the
  * sidecar submitted (admitted, running) and the rest other users' apps (a third running, the

@@ -1,5 +1,5 @@
 /**
- * The live sidecar under load (issue 7, benchmarks; reported as measured, not asserted).
+ * The live sidecar under load (reported as measured, not asserted).
  *
  * 1. Submission answers per second and p99 latency with 1,000 admitted jobs queued: the sidecar
  *    (startSidecar, the service `yarn-sched-sidecar start` runs) listens on loopback; 1,000 jobs

@@ -1,5 +1,5 @@
 /**
- * Simulator speed (issue 5): workload II under every admission policy, and a synthetic
+ * Simulator speed: workload II under every admission policy, and a synthetic
  * 2,000-node, 20,000-job trace. Prints wall time and events per second.
  * `npm run bench -- sim`
  */

@@ -1,6 +1,6 @@
 /**
  * Submissions (`POST /api/v1/jobs`) at 1, 16 and 64 clients, recorded and dry-run, side by side
- * with an earlier commit (issue 17, points 2 and 4; reported as measured, not asserted).
+ * with an earlier commit (reported as measured, not asserted).
  *
  * Processes on loopback, as in load.bench.ts: per tree an emulated RM (this tree's) and the
  * sidecar (`start`, compiled, default configuration but for its addresses, token and ledger; log

@@ -1,5 +1,5 @@
 /**
- * Recorded submissions at 16 clients over time (issue 17, point 2): where in a run the slow
+ * Recorded submissions at 16 clients over time: where in a run the slow
  * answers fall. This tree only: an emulated RM at 60x and the sidecar (`start`, compiled), as in
  * submissions.bench.ts, and this process as the clients, which times every answer itself
  * (autocannon gives no per-request times). Every 250 ms it also reads the sidecar's /metrics:

@@ -592,7 +592,7 @@ function efhExperiment(settings: Settings): Experiment {
 /** RTMR on a unified cluster shared with another tenant, with and without preemption. */
 function tenantsExperiment(settings: Settings): Experiment {
   const name = 'tenants';
-  // Issue 23: the real-time queue guaranteed half of a unified cluster, another tenant the
+  // Shared clusters: the real-time queue guaranteed half of a unified cluster, another tenant the
   // other half and up to all of it; preemption on or off, its containers' ends known to
   // admission or not, and admission blind to it as it was before (to show why it must see it).
   const cluster = rtmrCluster('unified');
@@ -607,7 +607,7 @@ function tenantsExperiment(settings: Settings): Experiment {
   return {
     name,
     description:
-      'issue 23: rtmr on the 30-node cluster (unified) shared half and half with another tenant that may grow to all of it; no tenant, preemption on, preemption off with its run times known or not, and admission blind to it',
+      'shared cluster: rtmr on the 30-node cluster (unified) shared half and half with another tenant that may grow to all of it; no tenant, preemption on, preemption off with its run times known or not, and admission blind to it',
     cluster,
     jobs: sharedClusterWorkload,
     specs: [

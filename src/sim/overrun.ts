@@ -4,7 +4,7 @@ import type { PolicySpec } from './policies';
 import { mulberry32, type Rng } from './rng';
 
 /**
- * The overrun study (issue 15, point 4): RTMR's admitted jobs when tasks run past their
+ * The overrun study: RTMR's admitted jobs when tasks run past their
  * estimates. Admission's estimates are half the model's worst case (estimateScale 0.5), and
  * task times are drawn from a quarter to all of the worst case (jitter [0.25, 1]), so an actual
  * task time lies between 0.5x and 2x its estimate. Each generated workload runs under three

@@ -5,7 +5,7 @@ import { mulberry32 } from './rng';
 import { gpuSlotsOf } from './policies/cluster-slots';
 
 /**
- * Another tenant of the simulated cluster (issue 23): a second CapacityScheduler queue beside the
+ * Another tenant of the simulated cluster: a second CapacityScheduler queue beside the
  * real-time one, with its own guaranteed share of the CPU containers and a maximum it may grow
  * to by borrowing the real-time queue's idle guarantee, and a seeded stream of its own jobs.
  * What the simulated scheduler does with it is src/sim/engine/tenant.ts; what admission sees of
@@ -58,7 +58,7 @@ export interface TenantSpec {
   readonly releases: 'known' | 'unknown';
   /**
    * `seen` (the default): admission counts the holds as the sidecar does. `blind`: admission
-   * takes the guarantee as the admitted jobs' own, as it did before issue 23 (to show why).
+   * takes the guarantee as the admitted jobs' own, as it did before it counted other tenants (to show why).
    */
   readonly admission: 'seen' | 'blind';
   readonly workload: TenantWorkloadSpec;

@@ -1,5 +1,5 @@
 /**
- * Issue 7, acceptance 5: bad inputs against the real running sidecar (a separate process, with
+ * Bad inputs against the real running sidecar (a separate process, with
  * the emulated RM in another). Each one is answered with a 4xx whose message names the problem,
  * nothing is recorded, nothing reaches the RM, and the service stays up.
  */

@@ -1,5 +1,5 @@
 /**
- * Issue 7, acceptance 2: the sidecar is killed with SIGKILL in the middle of a stream of
+ * The sidecar is killed with SIGKILL in the middle of a stream of
  * submissions and restarted on the same ledger. Afterwards every job the API answered "admitted"
  * is on the RM exactly once (counted by its sidecar-id tag, and by the submissions the RM
  * accepted), every "rejected" one is not, and the ledger agrees with the RM.

@@ -1,5 +1,5 @@
 /**
- * Issue 7, acceptance 1: the emulated RM and the sidecar as separate processes on loopback.
+ * The emulated RM and the sidecar as separate processes on loopback.
  * 50 deadline jobs (CPU, GPU and adaptive; feasible and infeasible deadlines) go through the
  * sidecar's API; the RM is then read through the project's own RM client.
  *

@@ -1,5 +1,5 @@
 /**
- * Issue 7, acceptance 4: the RM briefly unavailable. In order: the RM refuses connections
+ * The RM briefly unavailable. In order: the RM refuses connections
  * (POST /_emulator/refuse), then answers 30% of requests with a 5xx (PUT /_emulator/faults), then
  * the active RM becomes a standby and the other RM of the pair (a second emulator process, in the
  * sidecar's rm.addresses from the start) becomes active. Throughout, the API keeps answering;

@@ -1,5 +1,5 @@
 /**
- * Issue 7, acceptance 3: shadow mode (YSS_SHADOW=true). A full run — submissions through the
+ * Shadow mode (YSS_SHADOW=true). A full run — submissions through the
  * API, deadline-tagged apps found on the RM, their completion read from the JobHistory server —
  * is decided and recorded, and the emulator's write counter stays at zero.
  *

@@ -141,7 +141,7 @@ async function runToEnd(
   return { code, ticketId, app, job };
 }
 
-/** What the report of issue 22 asks for, printed with the run's output. */
+/** The run's timings, printed with the run's output. */
 function note(text: string): void {
   process.stderr.write(`[run.test] ${text}\n`);
 }

@@ -1,5 +1,5 @@
 /**
- * Issue 15 point 3 in the live sidecar: estimates that are never 0 s, learning that one tiny
+ * Learning in the live sidecar: estimates that are never 0 s, learning that one tiny
  * job cannot poison, figures that come down again, and an operator's reset (the API route and
  * what it leaves in the ledger across a restart).
  */

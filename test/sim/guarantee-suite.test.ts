@@ -191,7 +191,7 @@ describe('the RTMR guarantee over random cluster shapes and traces', () => {
   });
 
   it('mr1 with partial replication: placement keeps admission promise under fifo, matchmaking and delay', () => {
-    // Issue 15, point 2: one replica per block on one of 2-6 nodes, some nodes with no map slot
+    // One replica per block on one of 2-6 nodes, some nodes with no map slot
     // (their blocks are read remotely by every map), a 3 s heartbeat, and the locality rules
     // that leave slots idle (one non-local task per heartbeat, a skipped heartbeat, a wait).
     let admitted = 0;
@@ -226,7 +226,7 @@ describe('the RTMR guarantee over random cluster shapes and traces', () => {
 });
 
 /**
- * Shared clusters (issue 23): the same property with another tenant beside the real-time queue,
+ * Shared clusters: the same property with another tenant beside the real-time queue,
  * a random share and maximum of the CPU containers, preemption on or off with random waits, its
  * containers' ends known to admission or not, and a random stream of its jobs, long ones among
  * them. Admission sees the containers the tenant holds of the guarantee (src/sim/policies/sharing.ts)

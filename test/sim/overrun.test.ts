@@ -4,7 +4,7 @@ import { overrunCluster, overrunStudy, overrunWorkload } from '../../src/sim/ove
 import { mulberry32 } from '../../src/sim/rng';
 
 /**
- * Issue 15 point 4: with actual task times up to 2x their estimates, RTMR's overrun handling
+ * With actual task times up to 2x their estimates, RTMR's overrun handling
  * (learning from finished jobs, re-admission against the cluster as it is) cuts the misses
  * among admitted jobs at least 5x against no feedback, on the same workloads. The papers'
  * feedback alone (SATU) recovers little. Fails if feedback stops helping.

@@ -313,7 +313,7 @@ const PINNED = {
       meanMapResponseSeconds: 27.155285,
       outcomes: '75a1176246c1e6c4',
     },
-    // Admission lanes by map slot kind (issue 15): the 2 GPU map slots of class g are no longer
+    // Admission lanes by map slot kind: the 2 GPU map slots of class g are no longer
     // counted for CPU jobs, and RTMR's dispatcher names the job for each map slot; before: 818
     // events, 19 accepted and met, makespan 203.348151, locality 0.786932.
     rtmr: {
@@ -428,7 +428,7 @@ const PINNED = {
   // and let any job take the GPU containers (events 764 and 872, locality 0.634667 and
   // 0.906667; the same 19 jobs accepted, all met).
   perType: {
-    // GPU map slots a lane of their own (issue 15); before: 1032 events, 22 accepted and met.
+    // GPU map slots a lane of their own; before: 1032 events, 22 accepted and met.
     rtmr: {
       events: 1028,
       accepted: 21,

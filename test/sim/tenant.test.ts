@@ -17,7 +17,7 @@ import { rtmrCluster } from '../../src/sim/workloads';
 import { cluster, nodeClass, traceJob } from './doubles';
 
 /**
- * Another tenant in the simulator (issue 23): its shares and jobs, the simulated scheduler's
+ * Another tenant in the simulator: its shares and jobs, the simulated scheduler's
  * rules (docs/simulator.md, "Other tenants in the simulator"), its preemption against the core's
  * model of it, and admission seeing what it holds.
  */

@@ -3,7 +3,7 @@ import { overrunCluster, overrunWorkload } from '../../src/sim/overrun';
 import { mulberry32 } from '../../src/sim/rng';
 
 /**
- * Zero-input jobs in the simulator (issue 15 point 3): under the papers' model such a job is
+ * Zero-input jobs in the simulator: under the papers' model such a job is
  * estimated at 0 s and admitted for any deadline, then misses it; with the per-task floor it is
  * refused a deadline shorter than its tasks' start-up, and no admitted job misses (every task
  * here runs within its estimate).

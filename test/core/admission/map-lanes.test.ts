@@ -13,7 +13,7 @@ import { EST, job } from './helpers';
  */
 const vec = (s: RtmrState, i: number): number[][] => vectorsAfter(s, i).map((l) => Array.from(l));
 
-/** The node of issue 15's first example: 4 map slots of which 3 hold a GPU, 1 reduce slot. */
+/** The node of the first counterexample (test/sim/guarantee-counterexamples.test.ts): 4 map slots of which 3 hold a GPU, 1 reduce slot. */
 const oneGpuNode: SlotModel = { name: 'mr1', mapSlots: 1, reduceSlots: 1, gpuMapSlots: 3 };
 
 describe('map lanes by slot kind (mr1 with GPU map slots)', () => {

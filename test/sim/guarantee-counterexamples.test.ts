@@ -6,7 +6,7 @@ import { SimulationStalledError } from '../../src/errors/simulation-stalled';
 import { acceptAll, cluster, greedyLocal, nodeClass, traceJob } from './doubles';
 
 /**
- * The cluster shapes on which the RTMR guarantee broke (issue 15), each a named regression:
+ * The cluster shapes on which the RTMR guarantee broke before map lanes, zero-input floors and per-block locality, each a named regression:
  * admission counting slots a job can never use, a job no slot can run, and a placement rule
  * leaving slots idle that admission counted on.
  */
@@ -27,7 +27,7 @@ function fixedCosts(mapSeconds: number, reduceSeconds: number): ClusterSpec['cos
 
 const rtmrFifo: PolicySpec = { label: 'rtmr', admission: 'rtmr', placement: 'fifo' };
 
-describe('issue 15 examples', () => {
+describe('the counterexamples to the RTMR guarantee', () => {
   it('mr1 with GPU map slots: a CPU job of 8 maps of 10 s on one node with 4 map slots, 3 of them GPU, deadline 40 s, is refused', () => {
     // examples/cluster.yaml has this layout (1 GPU slot of 2 on each GPU node). Counting all 4
     // map slots, the job was admitted and ran its 8 maps one after another on the only CPU slot.
