@@ -76,7 +76,7 @@ describe('replay of the emulator\u2019s history', () => {
     expect(f.ok).toBe(true);
     expect(f.buckets.reduce((n, b) => n + b.jobs, 0)).toBe(f.jobs);
     // Computed from the run's outcomes: recomputing gives the same figures.
-    expect(fidelityOf(run.history.jobs, run.result.workload, run.result.runs[0]!)).toEqual(f);
+    expect(fidelityOf(run.history.jobs, run.result.workload, run.result.smallRuns[0]!.outcomes)).toEqual(f);
   });
 
   it('the task times replayed are the history server\u2019s', () => {
