@@ -1,5 +1,6 @@
 import { closeSync, mkdirSync, openSync, readSync, rmSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
+import { StringDecoder } from 'node:string_decoder';
 import type { JobOutcome } from '../sim/engine';
 
 /**
@@ -99,6 +100,8 @@ function cellOfLine(line: string, where: string): PolicyCell {
 export class LineReader {
   private readonly fd: number;
   private readonly chunk = Buffer.alloc(1 << 16);
+  /** Keeps a character cut by a chunk's end for the next chunk. */
+  private readonly decoder = new StringDecoder('utf8');
   private pending = '';
   private lines: string[] = [];
   private next = 0;
@@ -122,7 +125,7 @@ export class LineReader {
         this.eof = true;
         continue;
       }
-      const parts = (this.pending + this.chunk.toString('utf8', 0, n)).split('\n');
+      const parts = (this.pending + this.decoder.write(this.chunk.subarray(0, n))).split('\n');
       this.pending = parts.pop() as string;
       this.lines = parts;
       this.next = 0;
