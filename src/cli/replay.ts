@@ -284,7 +284,8 @@ const HEAP_SET = 'YSS_REPLAY_HEAP_MB';
 function inBoundedHeap(heapMb: number): Promise<number> {
   const child = spawn(
     process.execPath,
-    [...process.execArgv, `--max-old-space-size=${heapMb}`, ...process.argv.slice(1)],
+    // First: after `-e CODE` an option would be taken as an argument.
+    [`--max-old-space-size=${heapMb}`, ...process.execArgv, ...process.argv.slice(1)],
     { stdio: 'inherit', env: { ...process.env, [HEAP_SET]: String(heapMb) } },
   );
   return new Promise((resolve) => {

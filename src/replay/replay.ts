@@ -1,3 +1,4 @@
+import { getHeapStatistics } from 'node:v8';
 import type { SidecarConfig } from '../config/schema';
 import { defaultRegistry } from '../core/registry';
 import { ValidationError } from '../errors/validation';
@@ -141,6 +142,8 @@ export interface ReplayReport {
     /** Each run's own wall time, ms. */
     readonly runs: Readonly<Record<string, number>>;
   };
+  /** The process the replay ran in: its heap's limit and its peak RSS by the end of the runs, MB. */
+  readonly memory: { readonly heapLimitMb: number; readonly peakRssMb: number };
 }
 
 export interface ReplayResult {
@@ -258,6 +261,10 @@ export function replay(input: ReplayInput): ReplayResult {
     fidelity: fidelity as Fidelity,
     policies: figures,
     wallMs: { learning: t1 - t0, simulation: t2 - t1, runs: runMs },
+    memory: {
+      heapLimitMb: Math.round(getHeapStatistics().heap_size_limit / 1048576),
+      peakRssMb: Math.round(process.resourceUsage().maxRSS / 1024),
+    },
   };
   const labels = specs.map((s) => s.label);
   return {
