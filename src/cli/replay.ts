@@ -1,10 +1,14 @@
+import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { getHeapStatistics } from 'node:v8';
 import { Command, InvalidArgumentError } from 'commander';
 import { buildConfig, loadConfigFile } from '../config/load';
 import type { SidecarConfig } from '../config/schema';
 import { SidecarError } from '../errors/base';
 import { ValidationError } from '../errors/validation';
 import { replayFromCluster } from '../replay';
+import { FileCells } from '../replay/cells';
 import { fidelityText, policyTable, writeReplay } from '../replay/output';
 import { checkPolicies } from '../replay/replay';
 import { parseDeadlineRules } from '../replay/workload';
@@ -45,7 +49,12 @@ export interface ReplayCliOptions {
   timeoutMs: number;
   out: string;
   png: boolean;
+  /** The replay's JavaScript heap, MB (the command runs itself in a process of that heap). */
+  heapMb?: number;
 }
+
+/** The default heap of a replay: 100,000 jobs under every policy fit in it (docs/replay.md). */
+export const DEFAULT_REPLAY_HEAP_MB = 768;
 
 const int = (name: string, min: number) => (v: string) => {
   const n = Number(v);
@@ -59,18 +68,36 @@ const positive = (name: string) => (v: string) => {
   return n;
 };
 
-/** A progress bar on a terminal; on anything else, a line per phase and quarter. */
-function progress(stream: NodeJS.WriteStream) {
+function clock(ms: number): string {
+  const s = Math.floor(ms / 1000);
+  return s >= 60 ? `${Math.floor(s / 60)}m${String(s % 60).padStart(2, '0')}s` : `${s}s`;
+}
+
+/**
+ * A progress bar on a terminal (the phase, its jobs done, the time since the start and the
+ * process's memory); on anything else, a line per phase and quarter (the API reads those).
+ */
+export function progress(
+  stream: Pick<NodeJS.WriteStream, 'write' | 'isTTY'>,
+  now: () => number = Date.now,
+  rssMb: () => number = () => process.memoryUsage.rss() / 1048576,
+) {
   const tty = Boolean(stream.isTTY);
+  const started = now();
   let last = '';
   let lastPhase = '';
+  let drawn = 0;
   return (phase: string, done: number, total: number) => {
     if (tty) {
+      const t = now();
+      // At most ten redraws a second, and every phase's first and last.
+      if (phase === lastPhase && done < total && t - drawn < 100) return;
+      drawn = t;
       if (lastPhase && phase !== lastPhase) stream.write('\n');
       const width = 30;
       const filled = total > 0 ? Math.min(width, Math.round((done / total) * width)) : 0;
       stream.write(
-        `\r${phase.padEnd(18).slice(0, 18)} [${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${done}/${total} jobs`,
+        `\r${phase.padEnd(18).slice(0, 18)} [${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${done}/${total} jobs  ${clock(t - started)}  ${rssMb().toFixed(0)} MB `,
       );
     } else {
       const line = `${phase}: ${total > 0 ? Math.floor((done / total) * 4) * 25 : 0}%`;
@@ -108,42 +135,49 @@ export async function runReplayCli(
       urls: o.rm ? parseUrls(o.rm) : [...config.rm.addresses],
     });
     const show = progress(io.stream);
-    const { result, history } = await replayFromCluster({
-      jhs,
-      rm,
-      ...(cluster ? { cluster } : {}),
-      ...(o.containerMb !== undefined ? { containerMb: o.containerMb } : {}),
-      ...(o.heartbeat !== undefined ? { heartbeatSeconds: o.heartbeat } : {}),
-      config,
-      rules,
-      ...(policies ? { policies } : {}),
-      ...window,
-      taskCounters: o.taskCounters ?? false,
-      concurrency: o.concurrency,
-      pageJobs: o.page,
-      ...(o.maxJobs !== undefined ? { maxJobs: o.maxJobs } : {}),
-      onProgress: show,
-    });
-    if (io.stream.isTTY) io.stream.write('\n');
-    const files = await writeReplay(o.out, result, history.jobs, { png: o.png });
-    const r = result.report;
-    for (const l of r.leftOut)
-      io.err(`left out: ${l.count} job(s), ${l.text} (e.g. ${l.examples.join(', ')})\n`);
-    if (r.clockSkew.corrected)
-      io.err(
-        `clock skew: the RM's times are ${(r.clockSkew.medianMs / 1000).toFixed(1)} s off the JobHistory server's (median of ${r.clockSkew.jobs} jobs); moved onto the JobHistory server's clock\n`,
+    // Each policy's per-job cells go to a file of their own as its run ends (src/replay/cells.ts).
+    const cells = new FileCells(join(o.out, '.cells'));
+    try {
+      const { result, history } = await replayFromCluster({
+        jhs,
+        rm,
+        ...(cluster ? { cluster } : {}),
+        ...(o.containerMb !== undefined ? { containerMb: o.containerMb } : {}),
+        ...(o.heartbeat !== undefined ? { heartbeatSeconds: o.heartbeat } : {}),
+        config,
+        rules,
+        ...(policies ? { policies } : {}),
+        ...window,
+        taskCounters: o.taskCounters ?? false,
+        concurrency: o.concurrency,
+        pageJobs: o.page,
+        ...(o.maxJobs !== undefined ? { maxJobs: o.maxJobs } : {}),
+        cells,
+        onProgress: show,
+      });
+      if (io.stream.isTTY) io.stream.write('\n');
+      const files = await writeReplay(o.out, result, history.jobs, { png: o.png });
+      const r = result.report;
+      for (const l of r.leftOut)
+        io.err(`left out: ${l.count} job(s), ${l.text} (e.g. ${l.examples.join(', ')})\n`);
+      if (r.clockSkew.corrected)
+        io.err(
+          `clock skew: the RM's times are ${(r.clockSkew.medianMs / 1000).toFixed(1)} s off the JobHistory server's (median of ${r.clockSkew.jobs} jobs); moved onto the JobHistory server's clock\n`,
+        );
+      io.out(
+        `replayed ${r.jobs} jobs (${Object.entries(r.bySource)
+          .map(([k, v]) => `${v} from ${k === 'rm' ? 'the RM' : 'the JobHistory server'}`)
+          .join(', ')}) of ${r.window.from} to ${r.window.to}\n` +
+          `deadlines: ${Object.entries(r.deadlines)
+            .filter(([, v]) => v > 0)
+            .map(([k, v]) => `${v} ${k}`)
+            .join(', ')}\n${fidelityText(r)}\n${policyTable(r)}\n` +
+          `wrote ${files.length} files to ${o.out}\n`,
       );
-    io.out(
-      `replayed ${r.jobs} jobs (${Object.entries(r.bySource)
-        .map(([k, v]) => `${v} from ${k === 'rm' ? 'the RM' : 'the JobHistory server'}`)
-        .join(', ')}) of ${r.window.from} to ${r.window.to}\n` +
-        `deadlines: ${Object.entries(r.deadlines)
-          .filter(([, v]) => v > 0)
-          .map(([k, v]) => `${v} ${k}`)
-          .join(', ')}\n${fidelityText(r)}\n${policyTable(r)}\n` +
-        `wrote ${files.length} files to ${o.out}\n`,
-    );
-    return EXIT.ok;
+      return EXIT.ok;
+    } finally {
+      cells.close();
+    }
   } catch (err) {
     if (err instanceof ValidationError) {
       io.err(
@@ -216,11 +250,57 @@ export function replayCommand(): Command {
     .option('--timeout-ms <n>', 'per request', int('--timeout-ms', 1), 30_000)
     .option('--out <dir>', 'output folder', 'replay-out')
     .option('--no-png', 'write the plots as Vega-Lite specs and SVGs only')
+    .option(
+      '--heap-mb <n>',
+      `the replay's JavaScript heap, MB (default ${DEFAULT_REPLAY_HEAP_MB}: 100,000 jobs fit)`,
+      int('--heap-mb', 64),
+    )
     .action(async (o: ReplayCliOptions) => {
+      const heapMb = o.heapMb ?? DEFAULT_REPLAY_HEAP_MB;
+      if (
+        process.env[HEAP_SET] === undefined &&
+        getHeapStatistics().heap_size_limit / 1048576 > heapMb * 1.25
+      ) {
+        process.exitCode = await inBoundedHeap(heapMb);
+        return;
+      }
       process.exitCode = await runReplayCli(o, {
         out: (t) => process.stdout.write(t),
         err: (t) => process.stderr.write(t),
         stream: process.stderr,
       });
     });
+}
+
+/** Set in the process the command runs itself in, with the heap it asked for. */
+const HEAP_SET = 'YSS_REPLAY_HEAP_MB';
+
+/**
+ * Runs this same command again in a process whose heap is `heapMb` (`--max-old-space-size`; V8
+ * sets it only at start): left to itself, V8 lets a heap of 400 MB of live data grow to several
+ * GB of garbage before it collects. Its terminal is this one's; its exit code is answered, and
+ * a heap too small for the history is said as such.
+ */
+function inBoundedHeap(heapMb: number): Promise<number> {
+  const child = spawn(
+    process.execPath,
+    // First: after `-e CODE` an option would be taken as an argument.
+    [`--max-old-space-size=${heapMb}`, ...process.execArgv, ...process.argv.slice(1)],
+    { stdio: 'inherit', env: { ...process.env, [HEAP_SET]: String(heapMb) } },
+  );
+  return new Promise((resolve) => {
+    child.on('error', (err) => {
+      process.stderr.write(`replay failed: cannot start its process: ${err.message}\n`);
+      resolve(EXIT.internal);
+    });
+    child.on('close', (code, signal) => {
+      // V8 ends a process out of heap with SIGABRT (134), after its own fatal message.
+      if (signal === 'SIGABRT' || code === 134) {
+        process.stderr.write(
+          `replay failed: the history does not fit in its heap of ${heapMb} MB: give more (--heap-mb), or fewer jobs (--max-jobs, a shorter window, --policies)\n`,
+        );
+        resolve(EXIT.internal);
+      } else resolve(code ?? EXIT.internal);
+    });
+  });
 }

@@ -2,6 +2,7 @@ import type { SidecarConfig } from '../config/schema';
 import type { ClusterSpec } from '../sim/model';
 import type { HttpResourceManagerClient } from '../yarn/client';
 import type { JobHistoryClient } from '../yarn/jobhistory';
+import type { PolicyCellStore } from './cells';
 import type { ClusterShape } from './history';
 import { readClusterShape, readHistory, type HistoryRead } from './read';
 import { replay, type ReplayResult } from './replay';
@@ -30,6 +31,8 @@ export interface ReplayFromCluster {
   readonly concurrency?: number;
   readonly pageJobs?: number;
   readonly maxJobs?: number;
+  /** Where each policy's per-job cells go (default: memory). */
+  readonly cells?: PolicyCellStore;
   readonly onProgress?: (phase: string, done: number, total: number) => void;
 }
 
@@ -76,6 +79,7 @@ export async function replayFromCluster(r: ReplayFromCluster): Promise<ReplayRun
     rules: r.rules,
     ...(r.policies ? { policies: r.policies } : {}),
     window: { fromMs: r.fromMs, toMs: r.toMs },
+    ...(r.cells ? { cells: r.cells } : {}),
     ...(r.onProgress ? { onProgress: r.onProgress } : {}),
   });
   return { result, history };

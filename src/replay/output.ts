@@ -219,23 +219,22 @@ export function replayPlots(result: ReplayResult): Plot[] {
       }),
     },
   ];
-  if (report.jobs <= 400)
-    for (const r of result.runs.filter((x) => x.spec.label === AS_RAN || x.spec.label === 'rtmr'))
-      out.push({
-        name: `gantt-${r.spec.label}`,
-        spec: ganttChart(
-          `Replay / ${r.spec.label}: each job's wait, run and deadline`,
-          r.outcomes.map((o) => ({
-            id: o.id,
-            arrival: o.arrival,
-            absDeadline: o.absDeadline,
-            start: o.start,
-            finish: o.finish,
-            status: o.status,
-          })),
-          window,
-        ),
-      });
+  for (const r of result.smallRuns)
+    out.push({
+      name: `gantt-${r.spec.label}`,
+      spec: ganttChart(
+        `Replay / ${r.spec.label}: each job's wait, run and deadline`,
+        r.outcomes.map((o) => ({
+          id: o.id,
+          arrival: o.arrival,
+          absDeadline: o.absDeadline,
+          start: o.start,
+          finish: o.finish,
+          status: o.status,
+        })),
+        window,
+      ),
+    });
   return out;
 }
 

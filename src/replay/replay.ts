@@ -1,9 +1,12 @@
+import { getHeapStatistics } from 'node:v8';
 import type { SidecarConfig } from '../config/schema';
 import { defaultRegistry } from '../core/registry';
 import { ValidationError } from '../errors/validation';
 import { runPolicies, type RunResult } from '../sim/driver';
+import type { JobOutcome } from '../sim/engine';
 import type { ClusterSpec } from '../sim/model';
 import type { PolicySpec } from '../sim/policies';
+import { cellOf, MemoryCells, type PolicyCell, type PolicyCellStore } from './cells';
 import { judgeAtArrival, type JudgedAtArrival } from './estimates';
 import { LEFT_OUT_TEXT, type ClusterShape, type HistoryJob, type LeftOut } from './history';
 import type { HistoryRead } from './read';
@@ -38,8 +41,16 @@ export interface ReplayInput {
   readonly policies?: readonly string[];
   readonly window: { readonly fromMs: number; readonly toMs: number };
   readonly seed?: number;
+  /**
+   * Where each run's per-job cells go as soon as it ends (default: memory). The command spills
+   * them to files (FileCells), so no two runs' outcomes are held at once.
+   */
+  readonly cells?: PolicyCellStore;
   readonly onProgress?: (phase: string, done: number, total: number) => void;
 }
+
+/** Runs of histories up to this many jobs are kept whole (ReplayResult.smallRuns: the Gantt plots). */
+export const SMALL_HISTORY = 400;
 
 /** Each job's |simulated - real| / real duration, in the as-ran run. */
 export interface Fidelity {
@@ -97,19 +108,7 @@ export interface ReplayJobRow {
   readonly estimateFrom: string | null;
   /** Its duration estimated alone with what was known at its arrival, s. */
   readonly estimateAloneSeconds: number | null;
-  readonly policies: Record<
-    string,
-    {
-      readonly decision: 'admitted' | 'rejected';
-      /** The policy's estimated finish, s after submission. */
-      readonly estimateSeconds: number | null;
-      /** Finish in the simulation, s after submission. */
-      readonly finishSeconds: number | null;
-      readonly met: boolean | null;
-      readonly earliestDeadlineSeconds: number | null;
-      readonly reason: string | null;
-    }
-  >;
+  readonly policies: Record<string, PolicyCell>;
 }
 
 export interface ReplayReport {
@@ -137,14 +136,26 @@ export interface ReplayReport {
   readonly estimates: Readonly<Record<string, number>>;
   readonly fidelity: Fidelity;
   readonly policies: Readonly<Record<string, PolicyFigures>>;
-  readonly wallMs: { readonly learning: number; readonly simulation: number };
+  readonly wallMs: {
+    readonly learning: number;
+    readonly simulation: number;
+    /** Each run's own wall time, ms. */
+    readonly runs: Readonly<Record<string, number>>;
+  };
+  /** The process the replay ran in: its heap's limit and its peak RSS by the end of the runs, MB. */
+  readonly memory: { readonly heapLimitMb: number; readonly peakRssMb: number };
 }
 
 export interface ReplayResult {
   readonly report: ReplayReport;
   readonly workload: ReplayWorkload;
   readonly judged: readonly JudgedAtArrival[];
-  readonly runs: readonly RunResult[];
+  /**
+   * The as-ran and RTMR runs whole, for a history of at most SMALL_HISTORY jobs (the Gantt
+   * plots); empty beyond it: each run's outcomes are let go once its cells are stored.
+   */
+  readonly smallRuns: readonly RunResult[];
+  /** Per job, what it was and what each policy did to it (read from the cell store). */
   readonly rows: () => Iterable<ReplayJobRow>;
 }
 
@@ -191,20 +202,31 @@ export function replay(input: ReplayInput): ReplayResult {
     { label: AS_RAN, admission: null, placement: 'fifo' },
     ...policies.map((p) => ({ label: p, admission: p, placement: 'fifo' })),
   ];
-  const runs = runPolicies({
-    cluster: input.cluster,
-    jobs: workload.jobs,
-    specs,
-    seed: input.seed ?? 1,
-    estimateModel: input.config.admission.estimateModel,
-    // Each job carries what was learned by its arrival: nothing is learned during a run.
-    learning: null,
-    searchEarliest: true,
-    onProgress: (label, done, total) => input.onProgress?.(label, done, total),
-  });
+  const cells = input.cells ?? new MemoryCells();
+  const figures: Record<string, PolicyFigures> = {};
+  const runMs: Record<string, number> = {};
+  const smallRuns: RunResult[] = [];
+  let fidelity: Fidelity | undefined;
+  // One policy at a time: its outcomes become figures and cells, then are let go.
+  for (const spec of specs) {
+    const [run] = runPolicies({
+      cluster: input.cluster,
+      jobs: workload.jobs,
+      specs: [spec],
+      seed: input.seed ?? 1,
+      estimateModel: input.config.admission.estimateModel,
+      // Each job carries what was learned by its arrival: nothing is learned during a run.
+      learning: null,
+      searchEarliest: true,
+      onProgress: (label, done, total) => input.onProgress?.(label, done, total),
+    }) as [RunResult];
+    figures[spec.label] = figuresOf(run);
+    runMs[spec.label] = Math.round(run.wallMs);
+    if (spec.label === AS_RAN) fidelity = fidelityOf(jobs, workload, run.outcomes);
+    cells.put(spec.label, mapped(run.outcomes, cellOf));
+    if (jobs.length <= SMALL_HISTORY && (spec.label === AS_RAN || spec.label === 'rtmr')) smallRuns.push(run);
+  }
   const t2 = Date.now();
-  const asRan = runs[0] as RunResult;
-  const fidelity = fidelityOf(jobs, workload, asRan);
   const count = <K extends string>(keys: readonly K[]): Partial<Record<K, number>> => {
     const out: Partial<Record<K, number>> = {};
     for (const k of keys) out[k] = (out[k] ?? 0) + 1;
@@ -236,11 +258,26 @@ export function replay(input: ReplayInput): ReplayResult {
     },
     deadlines: { tag: 0, file: 0, slack: 0, none: 0, ...count(workload.deadlineSources) },
     estimates: count(judged.map((j) => j.from?.source ?? 'class')) as Record<string, number>,
-    fidelity,
-    policies: Object.fromEntries(runs.map((r) => [r.spec.label, figuresOf(r)])),
-    wallMs: { learning: t1 - t0, simulation: t2 - t1 },
+    fidelity: fidelity as Fidelity,
+    policies: figures,
+    wallMs: { learning: t1 - t0, simulation: t2 - t1, runs: runMs },
+    memory: {
+      heapLimitMb: Math.round(getHeapStatistics().heap_size_limit / 1048576),
+      peakRssMb: Math.round(process.resourceUsage().maxRSS / 1024),
+    },
   };
-  return { report, workload, judged, runs, rows: () => rowsOf(jobs, judged, workload, runs) };
+  const labels = specs.map((s) => s.label);
+  return {
+    report,
+    workload,
+    judged,
+    smallRuns,
+    rows: () => rowsOf(jobs, judged, workload, labels, cells),
+  };
+}
+
+function* mapped<T, U>(xs: readonly T[], f: (x: T) => U): Iterable<U> {
+  for (const x of xs) yield f(x);
 }
 
 function figuresOf(r: RunResult): PolicyFigures {
@@ -278,9 +315,13 @@ function quantile(sorted: readonly number[], q: number): number | null {
 }
 
 /** The as-ran run against reality (see Fidelity). */
-export function fidelityOf(jobs: readonly HistoryJob[], w: ReplayWorkload, asRan: RunResult): Fidelity {
+export function fidelityOf(
+  jobs: readonly HistoryJob[],
+  w: ReplayWorkload,
+  asRan: readonly JobOutcome[],
+): Fidelity {
   const errors: Array<{ id: string; real: number; simulated: number; error: number }> = [];
-  asRan.outcomes.forEach((o, i) => {
+  asRan.forEach((o, i) => {
     const j = jobs[i] as HistoryJob;
     const real = (j.finishMs - j.submitMs) / 1000;
     if (o.finish === null || !(real > 0)) return;
@@ -314,25 +355,19 @@ function* rowsOf(
   jobs: readonly HistoryJob[],
   judged: readonly JudgedAtArrival[],
   w: ReplayWorkload,
-  runs: readonly RunResult[],
+  labels: readonly string[],
+  cells: PolicyCellStore,
 ): Iterable<ReplayJobRow> {
-  for (let i = 0; i < jobs.length; i++) {
-    const j = jobs[i] as HistoryJob;
+  let i = 0;
+  for (const row of cells.rows(labels)) {
+    const j = jobs[i];
+    if (!j) throw new RangeError(`the policy cells hold more rows than the ${jobs.length} jobs`);
     const t = w.jobs[i] as (typeof w.jobs)[number];
     const real = (j.finishMs - j.submitMs) / 1000;
-    const policies: ReplayJobRow['policies'] = {};
-    for (const r of runs) {
-      const o = r.outcomes[i];
-      if (!o) continue;
-      policies[r.spec.label] = {
-        decision: o.admitted ? 'admitted' : 'rejected',
-        estimateSeconds: o.estimatedFinish === null ? null : o.estimatedFinish - t.arrival,
-        finishSeconds: o.finish === null ? null : o.finish - t.arrival,
-        met: o.admitted ? o.metDeadline : null,
-        earliestDeadlineSeconds: o.earliestDeadline,
-        reason: o.reason,
-      };
-    }
+    const policies: Record<string, PolicyCell> = {};
+    row.forEach((c, k) => {
+      if (c) policies[labels[k] as string] = c;
+    });
     yield {
       id: j.id,
       name: j.name,
@@ -348,5 +383,6 @@ function* rowsOf(
       estimateAloneSeconds: judged[i]?.aloneSeconds ?? null,
       policies,
     };
+    i++;
   }
 }

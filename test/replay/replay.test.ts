@@ -1,3 +1,4 @@
+import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -9,7 +10,7 @@ import { ValidationError } from '../../src/errors/validation';
 import { replayFromCluster } from '../../src/replay';
 import { taskSeconds } from '../../src/replay/history';
 import { writeReplay } from '../../src/replay/output';
-import { AS_RAN, allAdmissionPolicies, fidelityOf } from '../../src/replay/replay';
+import { AS_RAN, allAdmissionPolicies, fidelityOf, type ReplayReport } from '../../src/replay/replay';
 import { parseDeadlineRules } from '../../src/replay/workload';
 import { readTraceFile } from '../../src/sim/formats/trace-reader';
 import { HttpResourceManagerClient } from '../../src/yarn/client';
@@ -76,7 +77,7 @@ describe('replay of the emulator\u2019s history', () => {
     expect(f.ok).toBe(true);
     expect(f.buckets.reduce((n, b) => n + b.jobs, 0)).toBe(f.jobs);
     // Computed from the run's outcomes: recomputing gives the same figures.
-    expect(fidelityOf(run.history.jobs, run.result.workload, run.result.runs[0]!)).toEqual(f);
+    expect(fidelityOf(run.history.jobs, run.result.workload, run.result.smallRuns[0]!.outcomes)).toEqual(f);
   });
 
   it('the task times replayed are the history server\u2019s', () => {
@@ -179,6 +180,45 @@ describe('the replay command', () => {
       err: expect.stringMatching(/window: no finished job to replay between 2020-01-01/),
     });
   });
+
+  it('runs itself in a process of the heap --heap-mb gives, spills the cells and removes them', async () => {
+    const dir = join(out, 'heap');
+    const child = spawn(
+      process.execPath,
+      [
+        '--require',
+        'tsx/cjs',
+        join(__dirname, '..', 'e2e', 'support', 'entry.ts'),
+        'replay',
+        ...['--rm', emu.url, '--jhs', emu.jhsUrl, '--out', dir, '--no-png', '--policies', 'rtmr'],
+        ...['--from', new Date(NOW - 86_400_000).toISOString(), '--to', new Date(NOW).toISOString()],
+        ...['--deadline', 'slack=1.5x', '--heap-mb', '200'],
+      ],
+      { stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    let stdout = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    const code = await new Promise<number | null>((r) => child.on('close', r));
+    expect(code).toBe(0);
+    expect(stdout).toMatch(/\| rtmr +\|/);
+    const report = JSON.parse(readFileSync(join(dir, 'replay.json'), 'utf8')) as ReplayReport;
+    // V8 adds its young generation to the old space asked for.
+    expect(report.memory.heapLimitMb).toBeGreaterThanOrEqual(200);
+    expect(report.memory.heapLimitMb).toBeLessThan(300);
+    expect(report.memory.peakRssMb).toBeGreaterThan(0);
+    expect(Object.keys(report.wallMs.runs)).toEqual([AS_RAN, 'rtmr']);
+    // Every job's row has both runs' cells, read back from the spilled files, which are gone.
+    const rows = readFileSync(join(dir, 'jobs.jsonl'), 'utf8')
+      .trimEnd()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { policies: Record<string, { decision: string }> });
+    expect(rows).toHaveLength(report.jobs);
+    for (const r of rows) expect(Object.keys(r.policies)).toEqual([AS_RAN, 'rtmr']);
+    expect(rows.filter((r) => r.policies.rtmr!.decision === 'rejected')).toHaveLength(
+      report.policies.rtmr!.rejected,
+    );
+    expect(existsSync(join(dir, '.cells'))).toBe(false);
+  }, 60_000);
 
   it('an unreachable JobHistory server is exit 69 naming it', async () => {
     const r = await cli({ since: '1d', jhs: 'http://127.0.0.1:9' });

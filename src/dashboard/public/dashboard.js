@@ -9,6 +9,8 @@
  *   GET /api/v1/cluster                                     the partitions table and the clock
  *   GET /api/v1/stats                                       the charts over time
  *   GET /api/v1/estimates                                   the task costs panel
+ *   GET /api/v1/replays                                     the replays view (#replays), read
+ *                                                           only while it is open
  * and polls them every few seconds. Every value that comes from the API reaches the page
  * through textContent, an attribute or a form control's value, never through markup.
  */
@@ -58,6 +60,30 @@
       ['GPUs'],
       ['Utilisation'],
       ['Energy (est.)', 'Estimated energy of the admitted jobs placed in the partition (energy profile)'],
+    ],
+    replays: [
+      ['Replay'],
+      ['State'],
+      ['Started'],
+      ['Finished'],
+      ['Progress', 'The phase it is in (reading, learning, then each policy) and its share done'],
+      ['Jobs'],
+      [
+        'Fidelity',
+        "Median |simulated - real| / real duration of the as-ran run: how closely FIFO replays the cluster's own order",
+      ],
+      ['Asked'],
+    ],
+    'replay-policies': [
+      ['Policy'],
+      ['Admitted'],
+      ['Rejected'],
+      ['Met'],
+      ['Missed'],
+      ['No deadline', 'Jobs with no deadline (refused by a policy that promises deadlines)'],
+      ['Utilisation'],
+      ['Accept ratio'],
+      ['Success ratio', 'Met over admitted'],
     ],
     costs: [
       ['Stage'],
@@ -1353,6 +1379,222 @@
 
   // --- the loop ---------------------------------------------------------------------------
 
+  // --- replays (GET /api/v1/replays) --------------------------------------------------------
+
+  const replayView = { selected: null, timer: null, generation: 0 };
+
+  function inReplays() {
+    return /^#replay/.test(window.location.hash);
+  }
+
+  function fmtPercent(x) {
+    return Number.isFinite(x) ? `${(x * 100).toFixed(1)} %` : '–';
+  }
+
+  /** What a replay was asked for, in a few words. */
+  function askedText(request) {
+    const r = request || {};
+    const parts = [];
+    if (r.since) parts.push(`last ${r.since}`);
+    if (r.from) parts.push(`from ${r.from}`);
+    if (r.to) parts.push(`to ${r.to}`);
+    if (Number.isFinite(r.slack)) parts.push(`slack ${r.slack}x`);
+    if (r.deadlines) parts.push(plural(Object.keys(r.deadlines).length, 'named deadline'));
+    if (Array.isArray(r.policies)) parts.push(r.policies.join(', '));
+    if (Number.isFinite(r.maxJobs)) parts.push(`at most ${r.maxJobs} jobs`);
+    return parts.join(' · ') || 'defaults (last 7d, every policy)';
+  }
+
+  function renderReplayList(list, message) {
+    const tbody = $('replays').tBodies[0];
+    clear(tbody);
+    if (!list) {
+      setText('replays-count', '');
+      emptyRow(tbody, message);
+      return;
+    }
+    setText('replays-count', list.length ? plural(list.length, 'replay') + ' kept' : '');
+    if (!list.length) {
+      emptyRow(tbody, 'no replay yet: POST /api/v1/replays starts one');
+      return;
+    }
+    for (const r of list) {
+      const tr = document.createElement('tr');
+      tr.dataset.replayId = r.id;
+      tr.tabIndex = 0;
+      tr.className = `replay ${safeClass(r.state, ['running', 'done', 'failed'])}`;
+      if (r.id === replayView.selected) tr.classList.add('selected');
+      const report = r.report;
+      const fidelity = report && report.fidelity ? report.fidelity.medianAbsError : null;
+      const progress =
+        r.state === 'running'
+          ? r.progress
+            ? `${r.progress.phase} ${r.progress.percent} %`
+            : 'starting'
+          : r.state === 'failed'
+            ? r.error || 'failed'
+            : 'done';
+      const cells = [
+        r.id,
+        r.state,
+        fmtTime(r.startedAt),
+        r.finishedAt ? fmtTime(r.finishedAt) : '–',
+        progress,
+        report ? report.jobs : '–',
+        fidelity === null || fidelity === undefined ? '–' : fmtPercent(fidelity),
+        askedText(r.request),
+      ];
+      cells.forEach((c, i) => {
+        const td = node('td', c);
+        td.dataset.col = HEADS.replays[i][0].toLowerCase();
+        tr.appendChild(td);
+      });
+      tbody.appendChild(tr);
+    }
+  }
+
+  function renderReplay(r) {
+    $('replay-detail').hidden = !r;
+    if (!r) return;
+    setText('replay-title', `Replay ${r.id}`);
+    const errorBox = $('replay-error');
+    errorBox.hidden = r.state !== 'failed';
+    setText('replay-error', r.state === 'failed' ? `Failed: ${r.error || 'no reason given'}` : '');
+    const tbody = $('replay-policies').tBodies[0];
+    clear(tbody);
+    const report = r.report;
+    if (!report) {
+      setText('replay-plot-note', '');
+      setText('replay-meta', r.state === 'running' ? 'running: its figures come when it is done' : '');
+      setText('replay-fidelity', '');
+      emptyRow(tbody, r.state === 'running' ? 'not done yet' : 'no report');
+      YssCharts.renderBarChart(document, $('chart-replay-policies'), {
+        label: '',
+        bars: [],
+        width: CHART_W,
+        height: CHART_H,
+        emptyMessage: 'no report',
+      });
+      YssCharts.renderBarChart(document, $('chart-replay-fidelity'), {
+        label: '',
+        bars: [],
+        width: CHART_W,
+        height: CHART_H,
+        emptyMessage: 'no report',
+      });
+      return;
+    }
+    const window_ = report.window || {};
+    const deadlines = Object.entries(report.deadlines || {})
+      .filter(([, n]) => n > 0)
+      .map(([k, n]) => `${n} ${k}`)
+      .join(', ');
+    setText(
+      'replay-meta',
+      `${report.jobs} jobs replayed, started ${fmtTime(window_.from)} to ${fmtTime(window_.to)}; deadlines: ${deadlines || 'none'}; ${report.requests} requests`,
+    );
+    const f = report.fidelity || {};
+    setText(
+      'replay-fidelity',
+      f.jobs
+        ? `Fidelity (as-ran vs real, ${f.jobs} jobs): median |error| ${fmtPercent(f.medianAbsError)}, p90 ${fmtPercent(f.p90AbsError)}, ${fmtPercent(f.within10)} of jobs within 10 %`
+        : 'Fidelity: no job finished in the as-ran run',
+    );
+    const policies = Object.entries(report.policies || {});
+    const bars = [];
+    for (const [name, p] of policies) {
+      const tr = document.createElement('tr');
+      tr.dataset.policy = name;
+      const cells = [
+        name,
+        p.admitted,
+        p.rejected,
+        p.met,
+        p.missed,
+        p.noDeadline,
+        fmtPercent(p.utilization),
+        fmtPercent(p.acceptRatio),
+        fmtPercent(p.successRatio),
+      ];
+      for (const c of cells) tr.appendChild(node('td', c));
+      tbody.appendChild(tr);
+      bars.push(
+        { key: `${name}:met`, value: p.met, kind: 'met', title: `${name}: ${p.met} met` },
+        { key: `${name}:missed`, value: p.missed, kind: 'missed', title: `${name}: ${p.missed} missed` },
+        {
+          key: `${name}:rejected`,
+          value: p.rejected,
+          kind: 'rejected',
+          title: `${name}: ${p.rejected} rejected`,
+        },
+      );
+    }
+    YssCharts.renderBarChart(document, $('chart-replay-policies'), {
+      label: 'Jobs met, missed and rejected per policy',
+      bars,
+      width: CHART_W,
+      height: CHART_H,
+      emptyMessage: 'no policy ran',
+    });
+    setText(
+      'replay-plot-note',
+      `Left to right: each policy's met (green), missed (red) and rejected (grey), in the table's order (${policies.map(([name]) => name).join(', ')}); the |error| buckets ${(f.buckets || []).map((b) => b.label).join(', ')}.`,
+    );
+    YssCharts.renderBarChart(document, $('chart-replay-fidelity'), {
+      label: 'Share of jobs per |error| bucket, %',
+      bars: (f.buckets || []).map((b) => ({
+        key: b.label,
+        value: b.share * 100,
+        kind: 'open',
+        title: `|error| ${b.label}: ${b.jobs} jobs (${fmtPercent(b.share)})`,
+      })),
+      width: CHART_W,
+      height: CHART_H,
+      emptyMessage: 'no job to compare',
+    });
+  }
+
+  async function refreshReplays() {
+    clearTimeout(replayView.timer);
+    const generation = ++replayView.generation;
+    try {
+      const body = await api('/replays');
+      if (generation !== replayView.generation) return;
+      const list = Array.isArray(body && body.replays) ? body.replays : [];
+      renderReplayList(list);
+      renderReplay(list.find((r) => r.id === replayView.selected) || null);
+      document.body.dataset.replayRefreshes = String(Number(document.body.dataset.replayRefreshes || 0) + 1);
+    } catch (err) {
+      if (generation !== replayView.generation) return;
+      if (err instanceof AuthRequired) {
+        const hadToken = Boolean(state.token);
+        storeToken(null);
+        showToken(hadToken ? 'that token was refused; try again' : '');
+        return;
+      }
+      // A service without replays answers 404 saying so: the view says it too.
+      renderReplayList(null, err.status === 404 ? err.message : `Cannot read the replays: ${err.message}`);
+      renderReplay(null);
+    }
+    if (inReplays() && !state.locked)
+      replayView.timer = setTimeout(refreshReplays, state.config.pollIntervalMs);
+  }
+
+  /** The view the address asks for: the jobs (the page's panels) or the replays. */
+  function applyView() {
+    const on = inReplays();
+    const m = /^#replay=(.+)$/.exec(window.location.hash);
+    replayView.selected = m ? decodeURIComponent(m[1]) : null;
+    $('replays-view').hidden = !on || state.locked;
+    $('content').hidden = on || state.locked;
+    $('nav-jobs').classList.toggle('current', !on);
+    $('nav-replays').classList.toggle('current', on);
+    for (const tr of $('replays').tBodies[0].rows)
+      tr.classList.toggle('selected', tr.dataset.replayId === replayView.selected);
+    if (on) refreshReplays();
+    else clearTimeout(replayView.timer);
+  }
+
   function setStatus(ok, message) {
     $('status-dot').className = `dot ${ok ? 'ok' : 'bad'}`;
     setText('status-text', message);
@@ -1362,6 +1604,7 @@
     state.locked = true;
     $('token-panel').hidden = false;
     $('content').hidden = true;
+    $('replays-view').hidden = true;
     setText('token-error', message || '');
     setStatus(false, 'waiting for a token');
     $('token-input').focus();
@@ -1479,10 +1722,26 @@
       if (bar) openJob(bar.getAttribute('data-key'));
     });
     $('detail-close').addEventListener('click', closeJob);
-    // A ticket's job link (#job=<id>) opens that job's panel, as a click on its row does.
+    // A ticket's job link (#job=<id>) opens that job's panel, as a click on its row does;
+    // #replays and #replay=<id> open the replays view.
     window.addEventListener('hashchange', () => {
+      applyView();
       const m = /^#job=(.+)$/.exec(window.location.hash);
       if (m && decodeURIComponent(m[1]) !== state.selectedId) openJob(decodeURIComponent(m[1]));
+    });
+    const pickReplay = (tr) => {
+      window.location.hash = `#replay=${encodeURIComponent(tr.dataset.replayId)}`;
+    };
+    $('replays').tBodies[0].addEventListener('click', (ev) => {
+      const tr = ev.target.closest('tr[data-replay-id]');
+      if (tr) pickReplay(tr);
+    });
+    $('replays').tBodies[0].addEventListener('keydown', (ev) => {
+      const tr = ev.target.closest('tr[data-replay-id]');
+      if (tr && (ev.key === 'Enter' || ev.key === ' ')) {
+        ev.preventDefault();
+        pickReplay(tr);
+      }
     });
 
     // Server-side filters need a new read; label and search filter what is loaded.
@@ -1506,8 +1765,8 @@
       storeToken(value);
       $('token-input').value = '';
       $('token-panel').hidden = true;
-      $('content').hidden = false;
       state.locked = false;
+      applyView();
       refreshNow();
     });
 
@@ -1526,6 +1785,7 @@
     }
     buildTables();
     wire();
+    applyView();
     const m = /^#job=(.+)$/.exec(window.location.hash);
     if (m) {
       state.selectedId = decodeURIComponent(m[1]);
