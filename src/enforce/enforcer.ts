@@ -507,6 +507,21 @@ export class Enforcer {
       after: () => {
         const job = ledger.getJobByAppId(p.appId);
         if (job) ledger.updateJob(job.id, { queue: leaf(res.queue) });
+        // The app as the job's apps show it (a ticket's later app too): in the queue the RM
+        // answered, not the one it was seen in before the move, until the app is read again.
+        const owner = job ?? ledger.jobOfApp(p.appId);
+        const row = owner && ledger.appsOf(owner.id).find((a) => a.appId === p.appId);
+        if (owner && row) {
+          const { appId, state, finalStatus, startedMs, finishedMs } = row;
+          ledger.trackJobApp(owner.id, {
+            appId,
+            state,
+            finalStatus,
+            queue: res.queue,
+            startedMs,
+            finishedMs,
+          });
+        }
       },
     };
   }

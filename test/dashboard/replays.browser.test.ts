@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { createApiApp } from '../../src/api/app';
 import type { Replays } from '../../src/api/replays';
-import { SidecarMetrics } from '../../src/api/metrics';
+import { SidecarMetrics } from '../../src/metrics';
 import { buildConfig } from '../../src/config/load';
 import { mountDashboard } from '../../src/dashboard';
 import { startEmulator } from '../../src/emulator/server';

@@ -257,6 +257,32 @@ describe('the enforcer', () => {
     expect(ledger.getJob('a')).toMatchObject({ priority: 7, queue: 'besteffort' });
   });
 
+  it("shows a ticket's later app in the queue the RM moved it to, before the app is read again", async () => {
+    const { ledger, rm, enforcer, addJob } = setup();
+    addJob('a');
+    await enforcer.drain();
+    // The client's second app, seen in the default queue and bound to the job.
+    const later = 'application_1_0099';
+    rm.apps.set(later, { queue: 'default', priority: 0, submission: submit('a') as never });
+    ledger.trackJobApp('a', {
+      appId: later,
+      state: 'RUNNING',
+      finalStatus: null,
+      queue: 'root.default',
+      startedMs: 2_000,
+      finishedMs: null,
+    });
+    Enforcer.enqueue(ledger, 'a', { kind: 'move-queue', payload: { appId: later, queue: 'realtime' } });
+    expect(await enforcer.drain()).toMatchObject({ done: 1, failed: 0 });
+    expect(rm.writes.at(-1)).toBe(`move ${later} realtime`);
+    // (The first app is tracked by the reconciler, which this test leaves out.)
+    expect(ledger.appsOf('a').map((x) => [x.appId, x.queue, x.state, x.startedMs])).toEqual([
+      [later, 'root.realtime', 'RUNNING', 2_000],
+    ]);
+    // The job's own queue is its first app's, which did not move.
+    expect(ledger.getJob('a')!.queue).toBe('realtime');
+  });
+
   it('stops a drain after three writes in a row found the RM unreachable, leaving every write pending', async () => {
     const { ledger, rm, enforcer, addJob } = setup();
     for (const id of ['a', 'b', 'c', 'd', 'e', 'f']) addJob(id);
