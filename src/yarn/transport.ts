@@ -271,7 +271,7 @@ function headerOf(res: AxiosResponse<Readable>, name: string): string | undefine
 async function readBody(
   data: Readable,
   read: {
-    decoder: TextDecoder;
+    decoder: InstanceType<typeof TextDecoder>;
     sink: TextSink | undefined;
     maxBytes: number;
     timers: AttemptTimers;
