@@ -862,6 +862,7 @@ const paths = {
         ),
         '401': failure('UNAUTHORIZED: no or wrong bearer token'),
         '404': failure('NOT_FOUND: this service runs no replays'),
+        '413': failure('PAYLOAD_TOO_LARGE: the body is larger than the limit for a replay request'),
         '415': failure('UNSUPPORTED_MEDIA_TYPE: the body is not application/json'),
         '500': failure('INTERNAL: a bug, logged with its component; the answer says nothing more'),
       },

@@ -11,12 +11,33 @@ import type { ReplayRequestBody, ReplayView } from '../replay/runner';
  * the report.
  */
 
+/** A duration as `--since` takes it (src/replay/workload.ts, durationSeconds). */
+const DURATION = /^\d{1,9}(\.\d{1,6})?[smhd]?$/;
+/** A time as `--from` and `--to` take it: epoch ms, or an ISO-8601 date with an optional time. */
+const TIME =
+  /^(\d{1,15}|\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])(T([01]\d|2[0-3]):[0-5]\d(:[0-5]\d(\.\d{1,9})?)?(Z|[+-]([01]\d|2[0-3]):[0-5]\d)?)?)$/;
+
 /** What a POST asks for: the window, the deadline rules, the policies. */
 export const replayRequestSchema = z
   .strictObject({
-    since: z.string().max(32).optional().describe('jobs started in the last 7d, 12h, 90m ... (default 7d)'),
-    from: z.string().max(64).optional().describe('jobs started from this time (ISO-8601 or epoch ms)'),
-    to: z.string().max(64).optional().describe('... until this time (default now)'),
+    since: z
+      .string()
+      .max(32)
+      .regex(DURATION, 'must be a duration such as 7d, 12h or 90m')
+      .optional()
+      .describe('jobs started in the last 7d, 12h, 90m ... (default 7d)'),
+    from: z
+      .string()
+      .max(64)
+      .regex(TIME, 'must be an ISO-8601 time or epoch ms')
+      .optional()
+      .describe('jobs started from this time (ISO-8601 or epoch ms)'),
+    to: z
+      .string()
+      .max(64)
+      .regex(TIME, 'must be an ISO-8601 time or epoch ms')
+      .optional()
+      .describe('... until this time (default now)'),
     slack: z
       .number()
       .positive()
@@ -108,7 +129,7 @@ export function replayRoutes(
     ...body,
     (req: Request & { submitter?: string }, res, next) => {
       try {
-        res.status(202).json(need().start(parseReplayRequest(req.body ?? {}), req.submitter!));
+        res.status(202).json(need().start(parseReplayRequest(req.body), req.submitter!));
       } catch (err) {
         next(err);
       }

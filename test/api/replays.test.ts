@@ -103,6 +103,19 @@ describe('replays through the API', () => {
     ).toMatch(/unknown admission policy "fastest"/);
     expect((await post({ since: '1d', slack: -1 })).status).toBe(400);
     expect((await post({ since: '1d', extra: true })).status).toBe(400);
+    // A body that is not an object, and a time or duration the schema's pattern refuses.
+    expect((await post(null)).status).toBe(400);
+    const issue = async (body: unknown) =>
+      ((await (await post(body)).json()) as { error: { issues: Array<{ path: string; message: string }> } })
+        .error.issues[0];
+    expect(await issue({ from: '\u00eb\u00f9\u00e5Y\u00b2' })).toEqual({
+      path: 'from',
+      message: 'must be an ISO-8601 time or epoch ms',
+    });
+    expect(await issue({ since: 'a week' })).toEqual({
+      path: 'since',
+      message: 'must be a duration such as 7d, 12h or 90m',
+    });
     expect((await post({ since: '1d' }, { authorization: 'Bearer wrong' })).status).toBe(401);
     expect((await post({ since: '1d' }, { 'content-type': 'text/plain' })).status).toBe(415);
     expect((await fetch(`${base}/api/v1/replays/replay-nope`)).status).toBe(404);
