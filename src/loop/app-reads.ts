@@ -26,10 +26,11 @@ import type { AppReport } from '../yarn/model';
  *   filtered read is not absence from the RM. One the RM does not know (404) is left out, and
  *   reconcile confirms it and marks its job lost, as it does for an app missing from a full list.
  *
- * A full read is the first read, and every `fullEvery` cycles after it: the safety net for what
- * the reads of new apps can miss (an app started before the window, after an RM failover to a
- * node whose clock is behind by more than the overlap; a discovered app the reconciler could not
- * record in its window). It reads every live app (`states=` LIVE_STATES), the live followed apps
+ * A full read is the first read, every read after the client saw the active RM change (an HA
+ * failover) until the new RM's clock has passed the window's start (it may be behind the old
+ * one's by more than the overlap), and every `fullEvery` cycles: the safety net for what
+ * the reads of new apps can miss (an app started before the window; a discovered app the
+ * reconciler could not record in its window). It reads every live app (`states=` LIVE_STATES), the live followed apps
  * among them, and by their tags only the followed apps not among them (ended, or not on the RM
  * yet), not every app: an ended app that no open job follows has nothing to tell the
  * sidecar (discovery takes only live apps, and an ended job is not tracked again), and on a big
@@ -204,6 +205,10 @@ export class AppReader {
    * elapsed time (the RM's now when it answered), an ended app's finish.
    */
   private rmClockMs: number | undefined;
+  /** The RM client's count of active-RM changes as last seen (ResourceManagerApi.activeChanges). */
+  private activeChanges: number | undefined;
+  /** After an RM change: full reads until the RM's clock shows this time (followActiveRm). */
+  private catchUpMs: number | undefined;
 
   constructor(
     private readonly deps: {
@@ -233,8 +238,13 @@ export class AppReader {
   async read(followed: readonly Followed[], counts?: AppCounts): Promise<AppsRead> {
     const n = this.cycle++;
     const { fullEvery } = this.deps;
+    this.followActiveRm();
     if (n < this.fullUntil) return this.every();
-    const full = this.newestStartMs === undefined || fullEvery <= 1 || n % fullEvery === 0;
+    const full =
+      this.newestStartMs === undefined ||
+      this.catchUpMs !== undefined ||
+      fullEvery <= 1 ||
+      n % fullEvery === 0;
     try {
       const every = full || this.followedReadDue();
       const changes: { read: Partial<AppCounts> } = { read: {} };
@@ -263,6 +273,34 @@ export class AppReader {
       }
     }
     return this.every();
+  }
+
+  /**
+   * After the active RM changed, reads every live app each cycle until the new RM's clock has
+   * passed where the window of new apps stood: its clock may be behind its predecessor's, and a
+   * window anchored on the old clock would leave out the apps it starts until then.
+   */
+  private followActiveRm(): void {
+    const changes = this.deps.rm.activeChanges;
+    const moved = changes !== undefined && this.activeChanges !== undefined && changes !== this.activeChanges;
+    this.activeChanges = changes;
+    if (!moved || this.newestStartMs === undefined) return;
+    this.catchUpMs = Math.max(this.newestStartMs, this.rmClockMs ?? 0);
+    this.deps.log.info('the active RM changed: every live app is read until its clock passes the last', {
+      activeChanges: changes,
+      until: new Date(this.catchUpMs).toISOString(),
+    });
+  }
+
+  /** Whether a full read shows the new RM's clock past catchUpMs (a live app's start + elapsed). */
+  private caughtUp(apps: readonly AppReport[]): void {
+    if (this.catchUpMs === undefined) return;
+    const now = Math.max(
+      ...apps
+        .filter((a) => !(a.finishedTime > 0) && a.elapsedTime >= 0)
+        .map((a) => a.startedTime + a.elapsedTime),
+    );
+    if (Number.isFinite(now) && now >= this.catchUpMs) this.catchUpMs = undefined;
   }
 
   /** Every app on the RM, unfiltered: for an RM that ignores filters. */
@@ -415,6 +453,7 @@ export class AppReader {
    */
   private fullRead(apps: AppReport[]): AppsRead {
     this.sawStarts(apps);
+    this.caughtUp(apps);
     return { apps, full: true };
   }
 

@@ -48,6 +48,11 @@ export interface ReservationQuery {
  * RmUnavailableError, RmMalformedResponseError).
  */
 export interface ResourceManagerApi {
+  /**
+   * How many times the active RM changed since the client started (an HA failover), when the
+   * client can tell: a reader anchored to the RM's clock reads everything again when it moves.
+   */
+  readonly activeChanges?: number;
   // reads
   clusterInfo(): Promise<ClusterInfo>;
   clusterMetrics(): Promise<ClusterMetrics>;

@@ -62,6 +62,11 @@ export class HttpResourceManagerClient implements ResourceManagerApi {
     }
   }
 
+  /** How many times the active RM changed (HttpTransport.activeChanges). */
+  get activeChanges(): number {
+    return this.transport.activeChanges;
+  }
+
   private get format() {
     return this.transport.format;
   }

@@ -428,6 +428,9 @@ export class HttpTransport {
   private readonly closing = new AbortController();
   private activeIndex = 0;
   private activeKnown: boolean;
+  /** The address last found or made active, to count changes of the active RM. */
+  private lastActive: string | undefined;
+  private activeChangeCount = 0;
 
   constructor(options: TransportOptions) {
     if (options.urls.length === 0) throw new RangeError('at least one address is needed');
@@ -462,6 +465,14 @@ export class HttpTransport {
   }
 
   /** The address calls currently go to. */
+  /**
+   * How many times the active RM changed (a failover to another address): readers of what an
+   * RM's clock anchors (apps started since ...) start again when it moves.
+   */
+  get activeChanges(): number {
+    return this.activeChangeCount;
+  }
+
   get activeUrl(): string {
     return this.urls[this.activeIndex]!;
   }
@@ -804,6 +815,7 @@ export class HttpTransport {
         const previous = this.activeKnown ? this.activeUrl : undefined;
         this.activeIndex = i;
         this.activeKnown = true;
+        this.sawActive(base);
         this.log.info('active RM selected', { rm: base, previous, others: reasons });
         return base;
       }
@@ -824,7 +836,14 @@ export class HttpTransport {
     this.activeIndex = (this.activeIndex + 1) % this.urls.length;
     // With HA detection the next call confirms which address is ACTIVE before it is used.
     if (this.opts.haDetection) this.activeKnown = false;
+    // Without detection the next address is used as it is; with it, the detection counts.
+    else this.sawActive(this.activeUrl, from);
     this.log.warn('RM failover', { from, to: this.activeUrl, reason });
+  }
+
+  private sawActive(url: string, previous = this.lastActive): void {
+    if (previous !== undefined && previous !== url) this.activeChangeCount++;
+    this.lastActive = url;
   }
 
   /** One detection at a time: concurrent callers share it. */

@@ -61,9 +61,8 @@ function rmOf(apps: AppReport[], o: { ignores?: boolean } = {}) {
 }
 
 const warnings: string[] = [];
-const log = { ...silentLogger(), warn: (m: string) => void warnings.push(m) } as unknown as ReturnType<
-  typeof silentLogger
->;
+const log = silentLogger();
+log.warn = ((m: string) => void warnings.push(m)) as unknown as typeof log.warn;
 
 const T = 1_800_000_000_000;
 /** How rmOf notes a read of followed apps by tag that asks for live ones only. */
@@ -115,6 +114,43 @@ describe('AppReader', () => {
     expect(ids).toEqual(expect.arrayContaining([oursEnded.id, untagged.id]));
     expect(ids).not.toContain(theirs.id);
     expect(calls).toEqual(['live', 'tags 1', `app ${untagged.id}`]);
+  });
+
+  it('reads every live app after a failover to an RM whose clock is behind, until its clock passes the window', async () => {
+    const ours = { ...app('application_1_0001', T, ['sidecar-id:dl-a']), elapsedTime: 0 };
+    const apps: AppReport[] = [...others, ours];
+    const { rm, calls } = rmOf(apps);
+    let changes = 0;
+    Object.defineProperty(rm, 'activeChanges', { get: () => changes });
+    const reader = new AppReader({ rm, log, fullEvery: 60 });
+    const followed: Followed[] = [{ jobId: 'dl-a', appId: ours.id, tag: 'sidecar-id:dl-a' }];
+    const ids = (r: { apps: AppReport[] }) => r.apps.map((a) => a.id);
+    expect((await reader.read(followed)).full).toBe(true);
+    expect((await reader.read(followed)).full).toBe(false);
+    // The standby takes over with its clock 40 s behind: an app it starts is stamped 39 s before
+    // the newest start the old RM showed, outside the window's overlap of 15 s. The new RM's
+    // clock reads T - 38 s: ours, started "later", has no elapsed time (the RM's -1).
+    const late = { ...app('application_2_0001', T - 39_000, ['team:z']), elapsedTime: 1_000 };
+    ours.elapsedTime = -1;
+    apps.push(late);
+    expect(ids(await reader.read(followed))).not.toContain(late.id);
+    changes = 1;
+    const after = await reader.read(followed);
+    expect(after.full).toBe(true);
+    expect(ids(after)).toContain(late.id);
+    // Its clock still behind the old window: every live app again, the next new one among them.
+    const next = { ...app('application_2_0002', T - 30_000, ['team:z']), elapsedTime: 0 };
+    apps.push(next);
+    late.elapsedTime = 9_000;
+    const again = await reader.read(followed);
+    expect(again.full).toBe(true);
+    expect(ids(again)).toContain(next.id);
+    // Its clock passes T: this full read shows it, and filtered reads resume.
+    late.elapsedTime = 40_000;
+    ours.elapsedTime = 1_000;
+    expect((await reader.read(followed)).full).toBe(true);
+    expect((await reader.read(followed)).full).toBe(false);
+    expect(calls.filter((c) => c === 'live')).toHaveLength(4);
   });
 
   it('takes the answer of an RM that ignores states as the full read', async () => {

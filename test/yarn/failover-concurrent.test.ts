@@ -41,12 +41,16 @@ it('four calls in flight when the active RM dies all reach the new one, and late
   try {
     expect(await rm.apps()).toEqual([]);
     expect(rm.transport.activeUrl).toBe(first.url);
+    // Finding the first active RM is no change of it.
+    expect(rm.activeChanges).toBe(0);
     first.server.closeAllConnections();
     await new Promise((r) => first.server.close(r));
     // The second RM was STANDBY; now ACTIVE (its info already says so).
     const results = await Promise.all([rm.apps(), rm.apps(), rm.apps(), rm.apps()]);
     expect(results).toEqual([[], [], [], []]);
     expect(rm.transport.activeUrl).toBe(second.url);
+    // Four calls met the failover together: one change, as the app reads count it.
+    expect(rm.activeChanges).toBe(1);
     const before = second.hits();
     await Promise.all([rm.apps(), rm.apps(), rm.apps(), rm.apps()]);
     expect(second.hits() - before).toBe(4);
