@@ -553,6 +553,24 @@ const readiness = z.looseObject({
   details: z.string().optional(),
 });
 
+const jobList = z.object({ jobs: z.array(job), total: z.int() });
+const replayList = z.object({ replays: z.array(replayViewSchema) });
+
+/**
+ * The answers' types as the schemas above describe them: what a client may rely on, and no
+ * more (a loose object's other fields are `unknown`). The dashboard's modules
+ * (src/dashboard/public) read the API through these types.
+ */
+export type ErrorAnswer = z.output<typeof errorBody>;
+export type JobAnswer = z.output<typeof job>;
+export type JobDetailAnswer = z.output<typeof jobDetail>;
+export type JobListAnswer = z.output<typeof jobList>;
+export type ClusterAnswer = z.output<typeof cluster>;
+export type StatsAnswer = z.output<typeof stats>;
+export type EstimatesAnswer = z.output<typeof estimates>;
+export type ReplayAnswer = z.output<typeof replayViewSchema>;
+export type ReplayListAnswer = z.output<typeof replayList>;
+
 const submission = submissionSchema.describe(
   `A deadline job. inputBytes is required unless inputPaths are given (then read from the files' lengths); splitBytes, one per map, add up to it. maps is required unless inputPaths are given (then one per split of the files, from their lengths and block sizes, splitMinBytes and splitMaxBytes, as Hadoop's FileInputFormat splits them). Tags: YARN allows 10 per app and the sidecar writes 6 (7 with workloadClass), so at most 4 (3) of your own; the sidecar's own keys (${RESERVED_TAG_KEYS.map((k) => `${k}:`).join(', ')}, in any case) are refused with a 400 naming the tag. yarnSubmission is the RM's submission context with the RM's field names (am-container-spec with a non-empty command, resource, max-app-attempts, ...); without it an admitted job gets a ticket (the queue, priority, label and tags to submit the app with yourself) and nothing is submitted; with it the sidecar sets application-id, application-name, queue, priority, application-tags, app-node-label-expression and reservation-id itself. Deadlines: an ISO-8601 time with a zone or seconds from now, at most ${L.deadlineHorizonSeconds} s (366 days) ahead; required unless the queue has a default (admission.queueDefaults).`,
 );
@@ -590,7 +608,7 @@ const schemas = componentSchemas(
     RejectionReason: rejectionReason,
     Job: job,
     JobDetail: jobDetail,
-    JobList: z.object({ jobs: z.array(job), total: z.int() }),
+    JobList: jobList,
     CostDistribution: costDistribution,
     StageCosts: stageCosts,
     Estimates: estimates,
@@ -602,7 +620,7 @@ const schemas = componentSchemas(
     Leader: leaderView,
     Ticket: ticket,
     Replay: replayViewSchema,
-    ReplayList: z.object({ replays: z.array(replayViewSchema) }),
+    ReplayList: replayList,
   },
 );
 
