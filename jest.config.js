@@ -14,6 +14,8 @@ module.exports = {
     // Transpile only (tsconfig.json sets isolatedModules): `npm run typecheck` checks the types
     // once for the whole project.
     '^.+\\.ts$': ['ts-jest', { diagnostics: false }],
+    // The dashboard's browser modules are ES modules; the tests load its charts under Node.
+    '^.+/src/dashboard/public/.+\\.js$': ['ts-jest', { diagnostics: false }],
   },
   testTimeout: 60000,
   // Jest's summary, then one plain line of counts: test/support/closing-line-reporter.js.

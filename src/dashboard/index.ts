@@ -5,9 +5,9 @@ import { DashboardAssetsMissingError } from '../errors/dashboard-assets';
 import { JOB_STATES } from '../store/types';
 
 /**
- * The operator's dashboard: static HTML, CSS and plain browser JavaScript that read the
- * public read API (/api/v1/jobs, /api/v1/jobs/:id, /api/v1/cluster, /api/v1/stats) exactly
- * as any outside client would. The server side only serves files and the page's settings;
+ * The operator's dashboard: static HTML, CSS and browser JavaScript (native ES modules) that
+ * read the public read API (/api/v1/jobs, /api/v1/jobs/:id, /api/v1/cluster, /api/v1/stats)
+ * exactly as any outside client would. The server side only serves files and the page's settings;
  * no job data is rendered here, so nothing user-supplied passes through this module.
  *
  * Mounted through createApiApp's `extraRoutes`, replacing the plain page at `/`.
@@ -22,12 +22,45 @@ export interface DashboardOptions {
 
 export const DEFAULT_POLL_INTERVAL_MS = 5000;
 
+/** GET /dashboard/config.json: the page's settings, as its modules read them (state.js). */
+export interface DashboardSettings {
+  /** How often the page polls the API, ms. */
+  pollIntervalMs: number;
+  /** Where the read API is: '/api/v1'. */
+  apiBase: string;
+  /** The job states the filter offers: the API's own (GET /api/v1/jobs?state=). */
+  jobStates: readonly string[];
+}
+
+/**
+ * The page's ES modules: dashboard.js, the entry the page loads, and those it imports (each
+ * `// @ts-check`, type-checked by tsconfig.dashboard.json).
+ */
+export const DASHBOARD_MODULES = [
+  'dashboard.js',
+  'api.js',
+  'state.js',
+  'router.js',
+  'poll.js',
+  'status.js',
+  'jobs.js',
+  'job-detail.js',
+  'stats.js',
+  'cluster.js',
+  'tickets.js',
+  'costs.js',
+  'profiles.js',
+  'replays.js',
+  'charts.js',
+  'format.js',
+  'dom.js',
+] as const;
+
 /** The files the page needs; a folder missing one of them is not a dashboard. */
 export const DASHBOARD_FILES = [
   'index.html',
   'dashboard.css',
-  'charts.js',
-  'dashboard.js',
+  ...DASHBOARD_MODULES,
   'favicon.svg',
   'favicon.ico',
 ] as const;
@@ -120,8 +153,8 @@ export function mountDashboard(app: express.Express, options: DashboardOptions =
 
   app.get('/dashboard/config.json', secure, (_req, res) => {
     res.set('Cache-Control', 'no-store');
-    // The job states the filter offers are the API's own (GET /api/v1/jobs?state=).
-    res.json({ pollIntervalMs, apiBase: '/api/v1', jobStates: JOB_STATES });
+    const settings: DashboardSettings = { pollIntervalMs, apiBase: '/api/v1', jobStates: JOB_STATES };
+    res.json(settings);
   });
 
   // Only the listed files are served: nothing else in the folder (type declarations for

@@ -1,11 +1,17 @@
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { request, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createApiApp } from '../../src/api/app';
 import { SidecarMetrics } from '../../src/metrics';
-import { DASHBOARD_FILES, findPackageRoot, locateDashboardAssets, mountDashboard } from '../../src/dashboard';
+import {
+  DASHBOARD_FILES,
+  DASHBOARD_MODULES,
+  findPackageRoot,
+  locateDashboardAssets,
+  mountDashboard,
+} from '../../src/dashboard';
 import { DashboardAssetsMissingError } from '../../src/errors/dashboard-assets';
 import { silentLogger } from '../../src/log';
 import { Ledger } from '../../src/store/ledger';
@@ -80,16 +86,45 @@ describe('the files themselves', () => {
     expect(all.filter((r) => r.startsWith('#')).sort()).toEqual(['#', '#replays']);
     const refs = all.filter((r) => !r.startsWith('#'));
     expect(refs.sort()).toEqual([
-      '/dashboard/charts.js',
       '/dashboard/dashboard.css',
       '/dashboard/dashboard.js',
       '/dashboard/favicon.svg',
     ]);
     for (const r of refs) expect(DASHBOARD_FILES).toContain(r.replace('/dashboard/', ''));
     expect(html).not.toMatch(/https?:\/\//);
+    // One script, the entry module; it imports the others.
+    expect([...html.matchAll(/<script[^>]*>/g)].map((m) => m[0])).toEqual([
+      '<script type="module" src="/dashboard/dashboard.js">',
+    ]);
   });
 
-  it.each(['charts.js', 'dashboard.js'])('%s never turns data into markup', (file) => {
+  it('are modules that import only each other, all served, all reached from the entry, all type-checked', () => {
+    const importsOf = (file: string) =>
+      [...readFileSync(join(PUBLIC, file), 'utf8').matchAll(/^import [^;]+ from '([^']+)';$/gm)].map(
+        (m) => m[1]!,
+      );
+    const reached = new Set<string>();
+    const visit = (file: string): void => {
+      if (reached.has(file)) return;
+      reached.add(file);
+      for (const spec of importsOf(file)) {
+        // Relative, with its extension, as a browser resolves it: /dashboard/<file>.
+        expect(spec).toMatch(/^\.\/[a-z-]+\.js$/);
+        visit(spec.slice(2));
+      }
+    };
+    visit('dashboard.js');
+    expect([...reached].sort()).toEqual([...DASHBOARD_MODULES].sort());
+    expect(
+      readdirSync(PUBLIC)
+        .filter((f) => f.endsWith('.js'))
+        .sort(),
+    ).toEqual([...DASHBOARD_MODULES].sort());
+    for (const file of DASHBOARD_MODULES)
+      expect(readFileSync(join(PUBLIC, file), 'utf8').startsWith('// @ts-check\n')).toBe(true);
+  });
+
+  it.each([...DASHBOARD_MODULES])('%s never turns data into markup', (file) => {
     const js = readFileSync(join(PUBLIC, file), 'utf8');
     for (const sink of [
       'innerHTML',
@@ -159,9 +194,12 @@ describe('the routes', () => {
   });
 
   it('serves the scripts and stylesheet with their types, and the page settings', async () => {
-    const js = await get('/dashboard/dashboard.js');
-    expect(js.status).toBe(200);
-    expect(js.headers['content-type']).toMatch(/javascript/);
+    // A module script needs a JavaScript type (the page is served with nosniff).
+    for (const file of DASHBOARD_MODULES) {
+      const js = await get(`/dashboard/${file}`);
+      expect(js.status).toBe(200);
+      expect(js.headers['content-type']).toMatch(/^(text|application)\/javascript/);
+    }
     expect((await get('/dashboard/dashboard.css')).headers['content-type']).toMatch(/^text\/css/);
     const config = await get('/dashboard/config.json');
     expect(JSON.parse(config.body)).toEqual({
