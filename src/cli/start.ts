@@ -1,5 +1,6 @@
 import { Command } from 'commander';
 import { loadConfigFile } from '../config/load';
+import { rmTransportOptions } from '../config/rm-transport';
 import { defaultRegistry } from '../core/registry';
 import { SidecarError } from '../errors/base';
 import type { SidecarConfig } from '../config/schema';
@@ -17,15 +18,8 @@ import { EXIT, startFailureCode } from './exit-codes';
  */
 export async function warnIfGuaranteeLent(config: SidecarConfig, logger: Logger): Promise<string[]> {
   const rm = new HttpResourceManagerClient({
+    ...rmTransportOptions(config.rm),
     urls: config.rm.addresses,
-    format: config.rm.format,
-    user: config.rm.user || undefined,
-    timeoutMs: config.rm.timeoutMs,
-    firstByteTimeoutMs: config.rm.firstByteTimeoutMs,
-    callBudgetMs: config.rm.callBudgetMs,
-    maxResponseBytes: config.rm.maxResponseBytes,
-    responseLimits: config.rm.responseLimits,
-    caFile: config.rm.caFile,
     maxAttempts: 1,
   });
   try {

@@ -321,91 +321,121 @@ export class Enforcer {
     run: DrainRun,
     clock: () => number,
   ): Promise<boolean> {
-    const { ledger, logger, metrics } = this.options;
     try {
-      const { outcome, after } = await this.execute(action);
+      const executed = await this.execute(action);
       this.authError = undefined;
       this.authPausedUntil = undefined;
       run.unreachableInARow = 0;
-      run.confirmations.push(
-        ledger
-          .writeSoon(() => {
-            after?.();
-            ledger.completeAction(action.id, 'done', outcome);
-          })
-          .catch((err: unknown) => {
-            if (err instanceof LedgerUnavailableError) {
-              // Confirmed in the working copy; shipped to PostgreSQL once it answers.
-              logger.warn('an RM write was confirmed, not yet durable in the shared ledger', {
-                action: action.id,
-                error: err.message,
-              });
-              return;
-            }
-            // Still pending: the next drain reads the RM before it writes again (attempts > 0).
-            logger.error('an RM write went through but could not be confirmed in the ledger', {
-              action: action.id,
-              error: String(err),
-            });
-          }),
-      );
-      metrics?.rmWrites.inc({ kind: action.kind, status: 'done' });
+      run.confirmations.push(this.confirm(action, executed));
+      this.options.metrics?.rmWrites.inc({ kind: action.kind, status: 'done' });
       result.done++;
       return true;
     } catch (err) {
-      const message = err instanceof Error ? err.message : String(err);
-      if (isLedgerError(err)) {
-        // The record before the call could not be made durable (the shared ledger is slow or
-        // down, or this sidecar is no longer the writer): the RM call was not made. The action
-        // stays pending for the next cycle; nothing more is sent in this one.
-        run.stop ??= 'ledger';
-        result.deferred++;
-        logger.warn('RM write deferred: the ledger could not make its record durable', {
+      return this.notDone(action, err, result, run, clock);
+    }
+  }
+
+  /**
+   * Record after the call: the action done, with what it settled, queued for a group commit.
+   * A confirmation that cannot be written leaves the action pending (its attempt count says to
+   * read the RM before writing again); on a shared ledger that is down it waits in the working copy.
+   */
+  private confirm(action: OutboxAction, { outcome, after }: Executed): Promise<void> {
+    const { ledger, logger } = this.options;
+    return ledger
+      .writeSoon(() => {
+        after?.();
+        ledger.completeAction(action.id, 'done', outcome);
+      })
+      .catch((err: unknown) => {
+        if (err instanceof LedgerUnavailableError) {
+          // Confirmed in the working copy; shipped to PostgreSQL once it answers.
+          logger.warn('an RM write was confirmed, not yet durable in the shared ledger', {
+            action: action.id,
+            error: err.message,
+          });
+          return;
+        }
+        // Still pending: the next drain reads the RM before it writes again (attempts > 0).
+        logger.error('an RM write went through but could not be confirmed in the ledger', {
           action: action.id,
-          kind: action.kind,
-          code: err.code,
-          error: message,
+          error: String(err),
         });
-        return false;
-      }
-      if (err instanceof RmAuthError) {
-        // Not this action's fault: every write would get the same answer. Keep them all and
-        // wait, saying once what to change.
-        ledger.noteActionError(action.id, message);
-        metrics?.rmWrites.inc({ kind: action.kind, status: 'refused' });
-        if (this.authError === undefined) logger.error('RM refuses writes', { error: message });
-        this.authError = err;
-        this.authPausedUntil = clock() + (this.options.authPauseMs ?? 60_000);
-        run.stop = 'auth';
-        result.deferred++;
-        return false;
-      }
-      if (isFinalRefusal(err)) {
-        ledger.completeAction(action.id, 'failed', { refusal: refusalOf(err) }, message);
-        metrics?.rmWrites.inc({ kind: action.kind, status: 'failed' });
-        logger.warn('RM refused an action', {
-          action: action.id,
-          kind: action.kind,
-          job: action.jobId,
-          error: message,
-        });
-        result.failed++;
-        return true;
-      }
-      // Unreachable, too slow, or an answer that was lost or garbled: keep the action for the
-      // next drain; the job's later writes wait, the other jobs' go on.
-      ledger.noteActionError(action.id, message);
+      });
+  }
+
+  /**
+   * A write that did not go through, by why: the ledger could not record it (deferred, the drain
+   * stops), the RM refuses this user (deferred, writes pause), the RM refused it for good (failed,
+   * the chain goes on), or the RM could not be reached or answered badly (deferred).
+   */
+  private notDone(
+    action: OutboxAction,
+    err: unknown,
+    result: DrainResult,
+    run: DrainRun,
+    clock: () => number,
+  ): boolean {
+    const { ledger, logger, metrics } = this.options;
+    const message = err instanceof Error ? err.message : String(err);
+    if (isLedgerError(err)) {
+      // The record before the call could not be made durable (the shared ledger is slow or
+      // down, or this sidecar is no longer the writer): the RM call was not made. The action
+      // stays pending for the next cycle; nothing more is sent in this one.
+      run.stop ??= 'ledger';
       result.deferred++;
-      run.unreachableInARow++;
-      if (run.unreachableInARow >= STOP_AFTER_UNREACHABLE) run.stop ??= 'unreachable';
-      logger.warn('RM write deferred', {
+      logger.warn('RM write deferred: the ledger could not make its record durable', {
         action: action.id,
         kind: action.kind,
-        code: err instanceof SidecarError ? err.code : undefined,
+        code: err.code,
         error: message,
       });
       return false;
     }
+    if (err instanceof RmAuthError) {
+      this.pauseForAuth(action, err, message, clock);
+      run.stop = 'auth';
+      result.deferred++;
+      return false;
+    }
+    if (isFinalRefusal(err)) {
+      ledger.completeAction(action.id, 'failed', { refusal: refusalOf(err) }, message);
+      metrics?.rmWrites.inc({ kind: action.kind, status: 'failed' });
+      logger.warn('RM refused an action', {
+        action: action.id,
+        kind: action.kind,
+        job: action.jobId,
+        error: message,
+      });
+      result.failed++;
+      return true;
+    }
+    // Unreachable, too slow, or an answer that was lost or garbled: keep the action for the
+    // next drain; the job's later writes wait, the other jobs' go on.
+    ledger.noteActionError(action.id, message);
+    result.deferred++;
+    run.unreachableInARow++;
+    if (run.unreachableInARow >= STOP_AFTER_UNREACHABLE) run.stop ??= 'unreachable';
+    logger.warn('RM write deferred', {
+      action: action.id,
+      kind: action.kind,
+      code: err instanceof SidecarError ? err.code : undefined,
+      error: message,
+    });
+    return false;
+  }
+
+  /**
+   * A 401 is not this action's fault: every write would get the same answer. Keep them all and
+   * wait `authPauseMs`, saying once what to change.
+   */
+  private pauseForAuth(action: OutboxAction, err: RmAuthError, message: string, clock: () => number): void {
+    const { ledger, logger, metrics } = this.options;
+    ledger.noteActionError(action.id, message);
+    metrics?.rmWrites.inc({ kind: action.kind, status: 'refused' });
+    if (this.authError === undefined) logger.error('RM refuses writes', { error: message });
+    this.authError = err;
+    this.authPausedUntil = clock() + (this.options.authPauseMs ?? 60_000);
   }
 
   /** The outbox's backlog as metrics: pending writes and the age of the oldest. */

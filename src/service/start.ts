@@ -8,6 +8,7 @@ import YAML from 'yaml';
 import type express from 'express';
 import { createApiApp, type ApiOptions } from '../api/app';
 import { endpointLabel, SidecarMetrics } from '../metrics';
+import { rmTransportOptions } from '../config/rm-transport';
 import type { SidecarConfig } from '../config/schema';
 import { parseEnergyProfile, type EnergyProfile } from '../core/energy/profile';
 import { defaultRegistry } from '../core/registry';
@@ -169,19 +170,7 @@ export function rmClients(
       metrics.rmErrors.inc({ ...labels, code: c.error ?? String(c.status) });
     }
   };
-  const transportOptions = {
-    format: config.rm.format,
-    user: config.rm.user || undefined,
-    timeoutMs: config.rm.timeoutMs,
-    firstByteTimeoutMs: config.rm.firstByteTimeoutMs,
-    callBudgetMs: config.rm.callBudgetMs,
-    maxResponseBytes: config.rm.maxResponseBytes,
-    responseLimits: config.rm.responseLimits,
-    maxAttempts: config.rm.retries + 1,
-    caFile: config.rm.caFile,
-    logger,
-    onCall,
-  };
+  const transportOptions = { ...rmTransportOptions(config.rm), logger, onCall };
   const rm = new HttpResourceManagerClient({
     ...transportOptions,
     ...instance,

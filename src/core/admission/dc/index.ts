@@ -3,7 +3,7 @@ import { absoluteDeadline, validateJob, type DeadlineJob } from '../../job';
 import { validateSlotModel, type SlotModel } from '../../slots/model';
 import { DEADLINE_HORIZON_SECONDS, searchEarliestDeadline } from '../common/earliest';
 import { dcCosts, type DcOptions } from './costs';
-import type { AdmissionPolicy, AdmissionResult, RejectReason } from '../common/types';
+import type { AdmissionPolicy, AdmissionResult, AdmitOptions, RejectReason } from '../common/types';
 import { admissionEntry, fromArgs } from '../../policy-entry';
 
 /**
@@ -81,49 +81,101 @@ export function dcPlan(o: DcOptions, job: DeadlineJob): DcPlan {
   return { reduceStart, mapSlotsNeeded };
 }
 
+/** What the schedulability test answers: the plan of an accepted job, or why it is refused. */
+type DcTest = { ok: true; plan: DcPlan } | { ok: false; reason: RejectReason };
+
+/** Slots of each kind DC has promised at instant t (on unified both come from one pool). */
+function slotsInUse(m: SlotModel, s: DcState, t: number): { maps: number; reduces: number } {
+  let maps = 0;
+  let reduces = 0;
+  for (const e of s.entries) {
+    if (e.job.arrival <= t && t < e.reduceStart) maps += e.mapSlots;
+    if (e.reduceStart <= t && t < absoluteDeadline(e.job)) reduces += e.job.reduces;
+  }
+  return m.name === 'mr1' ? { maps, reduces } : { maps: maps + reduces, reduces: maps + reduces };
+}
+
+/** A refusal's reason, with the slots needed and free at the instant tested where it says so. */
+function refused(
+  job: DeadlineJob,
+  kind: RejectReason['kind'],
+  slotsNeeded?: number,
+  slotsFree?: number,
+): DcTest {
+  return {
+    ok: false,
+    reason: {
+      jobId: job.id,
+      deadline: absoluteDeadline(job),
+      estimatedFinish: null,
+      lateBySeconds: null,
+      kind,
+      ...(slotsNeeded === undefined ? {} : { slotsNeeded, slotsFree }),
+    },
+  };
+}
+
+/**
+ * The schedulability test: R within the reduce capacity, time left for the maps before
+ * S_r^max, n_m^min map slots free at A and R reduce slots free at S_r^max.
+ */
+function schedulable(o: DcOptions, s: DcState, job: DeadlineJob): DcTest {
+  const m = o.slotModel;
+  const mapTotal = m.name === 'mr1' ? m.mapSlots : m.containers;
+  const reduceTotal = m.name === 'mr1' ? m.reduceSlots : m.containers;
+  if (job.reduces > reduceTotal) return refused(job, 'dc-too-many-reduces', job.reduces, reduceTotal);
+  const plan = dcPlan(o, job);
+  if (!(plan.reduceStart > job.arrival)) return refused(job, 'dc-no-time-for-maps');
+  const mapsFree = mapTotal - slotsInUse(m, s, job.arrival).maps;
+  if (plan.mapSlotsNeeded > mapsFree)
+    return refused(job, 'dc-map-slots-unavailable', plan.mapSlotsNeeded, mapsFree);
+  const reducesFree = reduceTotal - slotsInUse(m, s, plan.reduceStart).reduces;
+  if (job.reduces > reducesFree) return refused(job, 'dc-reduce-slots-unavailable', job.reduces, reducesFree);
+  return { ok: true, plan };
+}
+
+/** The accepted job in the queue by deadline (behind equal ones), planned to end at its deadline. */
+function accepted(state: DcState, job: DeadlineJob, plan: DcPlan): AdmissionResult<DcState> {
+  const entry: DcEntry = { job, mapSlots: plan.mapSlotsNeeded, reduceStart: plan.reduceStart };
+  const d = absoluteDeadline(job);
+  let position = state.entries.findIndex((e) => absoluteDeadline(e.job) > d);
+  if (position < 0) position = state.entries.length;
+  const entries = [...state.entries.slice(0, position), entry, ...state.entries.slice(position)];
+  // DC plans the job to end exactly at its deadline.
+  return { admitted: true, jobId: job.id, estimatedFinish: d, position, state: { kind: 'dc', entries } };
+}
+
+/** A refusal, with the earliest deadline the same test admits (none for too many reduces). */
+function refusal(
+  o: DcOptions,
+  state: DcState,
+  job: DeadlineJob,
+  now: number,
+  reason: RejectReason,
+  opts: AdmitOptions,
+): AdmissionResult<DcState> {
+  const searched = opts.searchEarliest !== false && reason.kind !== 'dc-too-many-reduces';
+  const horizon = Math.floor(Math.max(0, now - job.arrival) + (opts.horizon ?? DEADLINE_HORIZON_SECONDS));
+  const earliest = searched
+    ? searchEarliestDeadline((D) => schedulable(o, state, { ...job, deadline: D }).ok, {
+        hint: job.deadline,
+        horizon,
+      })
+    : null;
+  return {
+    admitted: false,
+    jobId: job.id,
+    reason,
+    earliestAdmissibleDeadline: earliest,
+    ...(searched && earliest === null ? { searchedUpTo: horizon } : {}),
+    state,
+  };
+}
+
 export function dc(
   input: { slotModel: unknown } & Partial<Omit<DcOptions, 'slotModel'>>,
 ): AdmissionPolicy<DcState> & { readonly options: DcOptions } {
   const o = validateDcOptions(input);
-  const m = o.slotModel;
-  const mapTotal = m.name === 'mr1' ? m.mapSlots : m.containers;
-  const reduceTotal = m.name === 'mr1' ? m.reduceSlots : m.containers;
-  /** Slots of each kind DC has promised at instant t (on unified both come from one pool). */
-  const inUse = (s: DcState, t: number): { maps: number; reduces: number } => {
-    let maps = 0;
-    let reduces = 0;
-    for (const e of s.entries) {
-      if (e.job.arrival <= t && t < e.reduceStart) maps += e.mapSlots;
-      if (e.reduceStart <= t && t < absoluteDeadline(e.job)) reduces += e.job.reduces;
-    }
-    return m.name === 'mr1' ? { maps, reduces } : { maps: maps + reduces, reduces: maps + reduces };
-  };
-  const test = (
-    s: DcState,
-    job: DeadlineJob,
-  ): { ok: true; plan: DcPlan } | { ok: false; reason: RejectReason } => {
-    const deadline = absoluteDeadline(job);
-    const refuse = (kind: RejectReason['kind'], slotsNeeded?: number, slotsFree?: number) => ({
-      ok: false as const,
-      reason: {
-        jobId: job.id,
-        deadline,
-        estimatedFinish: null,
-        lateBySeconds: null,
-        kind,
-        ...(slotsNeeded === undefined ? {} : { slotsNeeded, slotsFree }),
-      },
-    });
-    if (job.reduces > reduceTotal) return refuse('dc-too-many-reduces', job.reduces, reduceTotal);
-    const plan = dcPlan(o, job);
-    if (!(plan.reduceStart > job.arrival)) return refuse('dc-no-time-for-maps');
-    const mapsFree = mapTotal - inUse(s, job.arrival).maps;
-    if (plan.mapSlotsNeeded > mapsFree)
-      return refuse('dc-map-slots-unavailable', plan.mapSlotsNeeded, mapsFree);
-    const reducesFree = reduceTotal - inUse(s, plan.reduceStart).reduces;
-    if (job.reduces > reducesFree) return refuse('dc-reduce-slots-unavailable', job.reduces, reducesFree);
-    return { ok: true, plan };
-  };
   const policy: AdmissionPolicy<DcState> & { readonly options: DcOptions } = {
     name: 'dc',
     options: o,
@@ -132,38 +184,8 @@ export function dc(
       const job = validateJob(jobInput);
       if (!Number.isFinite(now))
         throw new ValidationError([{ path: 'now', message: 'must be a finite time' }]);
-      const r = test(state, job);
-      if (r.ok) {
-        const entry: DcEntry = { job, mapSlots: r.plan.mapSlotsNeeded, reduceStart: r.plan.reduceStart };
-        const d = absoluteDeadline(job);
-        let position = state.entries.findIndex((e) => absoluteDeadline(e.job) > d);
-        if (position < 0) position = state.entries.length;
-        const entries = [...state.entries.slice(0, position), entry, ...state.entries.slice(position)];
-        // DC plans the job to end exactly at its deadline.
-        return {
-          admitted: true,
-          jobId: job.id,
-          estimatedFinish: d,
-          position,
-          state: { kind: 'dc', entries },
-        };
-      }
-      const searched = opts.searchEarliest !== false && r.reason.kind !== 'dc-too-many-reduces';
-      const horizon = Math.floor(Math.max(0, now - job.arrival) + (opts.horizon ?? DEADLINE_HORIZON_SECONDS));
-      const earliest = searched
-        ? searchEarliestDeadline((D) => test(state, { ...job, deadline: D }).ok, {
-            hint: job.deadline,
-            horizon,
-          })
-        : null;
-      return {
-        admitted: false,
-        jobId: job.id,
-        reason: r.reason,
-        earliestAdmissibleDeadline: earliest,
-        ...(searched && earliest === null ? { searchedUpTo: horizon } : {}),
-        state,
-      };
+      const r = schedulable(o, state, job);
+      return r.ok ? accepted(state, job, r.plan) : refusal(o, state, job, now, r.reason, opts);
     },
     markStarted: (s) => s,
     complete: (s, id) => ({ kind: 'dc', entries: s.entries.filter((e) => e.job.id !== id) }),

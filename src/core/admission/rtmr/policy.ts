@@ -413,10 +413,155 @@ function removeAt(state: RtmrState, i: number): RtmrState {
   return makeRtmrState({ ...fieldsOf(state), checkpoints: keepCheckpoints(state, i) }, entries);
 }
 
+/** The same queue, every record one `full` step of the other engine's vectors. */
+function withEngine(state: RtmrState, engine: VectorEngine): RtmrState {
+  const entries = state.entries.map((e, i) => {
+    const lanes = vectorsBefore(state, i + 1);
+    return { ...e, steps: [{ kind: 'full' as const, lanes }] };
+  });
+  return makeRtmrState({ ...fieldsOf(state), engine, checkpoints: new Map() }, entries);
+}
+
+/** The job put to `admit`, validated: a finite `now`, and a job not queued already. */
+function jobToAdmit(state: RtmrState, jobInput: unknown, now: number): DeadlineJob {
+  const job = validateJob(jobInput);
+  if (!Number.isFinite(now)) throw new ValidationError([{ path: 'now', message: 'must be a finite time' }]);
+  if (indexOfJob(state, job.id) >= 0)
+    throw new ValidationError([{ path: 'job.id', message: `job ${job.id} is already queued` }]);
+  return job;
+}
+
+/**
+ * The earliest admissible deadline of a refused job (see "Earliest admissible deadline" in
+ * docs/admission.md): the search starts from the finish at the tail of the queue, or just past
+ * the last queued deadline, and goes no further than the horizon; `searchedUpTo` says how far
+ * it looked when nothing admits the job.
+ */
+function earliestAdmissible(
+  state: RtmrState,
+  job: DeadlineJob,
+  now: number,
+  opts: AdmitOptions,
+): { earliest: number | null; searchedUpTo?: number } {
+  const tail = walkerBefore(state, state.entries.length).place(
+    freshWork(state.estimates, job, state.model),
+    now,
+  ).finish;
+  const lastDeadline = recordsOf(state).list.reduce(
+    (m, e) => Math.max(m, absoluteDeadline(e.job)),
+    -Infinity,
+  );
+  const hint = Math.max(tail - job.arrival, lastDeadline - job.arrival + 1);
+  // The horizon counts from now; D counts from the job's arrival.
+  const horizon = Math.floor(Math.max(0, now - job.arrival) + (opts.horizon ?? DEADLINE_HORIZON_SECONDS));
+  const earliest = searchEarliestDeadline(earliestTrials(state, job, now, tail), { hint, horizon });
+  return earliest === null ? { earliest, searchedUpTo: horizon } : { earliest };
+}
+
+/** A refusal: the reason, the earliest admissible deadline when searched, the state unchanged. */
+function refusal(
+  state: RtmrState,
+  job: DeadlineJob,
+  now: number,
+  reason: RejectReason,
+  opts: AdmitOptions,
+): AdmissionResult<RtmrState> {
+  // No deadline admits a job that can never run: nothing to search.
+  const searched = opts.searchEarliest !== false && reason.kind !== 'no-usable-slots';
+  const { earliest, searchedUpTo } = searched
+    ? earliestAdmissible(state, job, now, opts)
+    : { earliest: null, searchedUpTo: undefined };
+  return {
+    admitted: false,
+    jobId: job.id,
+    reason,
+    earliestAdmissibleDeadline: earliest,
+    ...(searchedUpTo === undefined ? {} : { searchedUpTo }),
+    state,
+  };
+}
+
+/** The dispatcher launched a task of the job: later arrivals go behind it (no preemption). */
+function markStartedAt(state: RtmrState, jobId: string): RtmrState {
+  const i = indexOfJob(state, jobId);
+  const rec = recordsOf(state);
+  if (i < 0 || rec.list[i]!.started) return state;
+  // The start flag is no part of a record: provisional records stay provisional.
+  const entries = rec.list.slice();
+  entries[i] = { ...entries[i]!, started: true };
+  // The dense rows are shared, not copied (a cycle in which hundreds of jobs start made a
+  // copy of them per start). Both states hold the same jobs at the same rows, and a row is
+  // only ever written by `settle`, with the exact figures of its record, which are the same
+  // in both (the start flag is no part of a record); a row holding the exact figures of a
+  // record still provisional in the other state is below the bound (see Records). Checked
+  // by test/core/admission/bounded-walk.test.ts, which reads the older state last.
+  const memo = {
+    lastStarted: Math.max(i, lastStartedOf(rec)),
+    ...(rec.dense ? { dense: rec.dense } : {}),
+  };
+  return makeRtmrState(fieldsOf(state), entries, rec, memo);
+}
+
+/** A finished job's actual finish times: finite, and no more of them than the job has tasks. */
+function validateActuals(job: DeadlineJob, actuals: JobActuals): void {
+  const issues: ValidationIssue[] = [];
+  const times = (p: string, a: readonly number[], n: number): void => {
+    if (a.length > n) issues.push({ path: p, message: `has ${a.length} entries, the job has ${n} tasks` });
+    a.forEach((t, k) => {
+      if (!Number.isFinite(t)) issues.push({ path: `${p}[${k}]`, message: 'must be a finite time' });
+    });
+  };
+  times('actuals.mapFinishTimes', actuals.mapFinishTimes, job.maps);
+  times('actuals.reduceFinishTimes', actuals.reduceFinishTimes, job.reduces);
+  if (!Number.isFinite(actuals.finishedAt))
+    issues.push({ path: 'actuals.finishedAt', message: 'must be a finite time' });
+  if (issues.length > 0) throw new ValidationError(issues);
+}
+
+/**
+ * Alg. 5.5 line 7: feedback runs when the job's finish was off its estimate by more than DeltaT,
+ * or it missed its deadline. He et al., RTMR, Alg. V prints `>`, He, dissertation, Alg. 5.5 `>=`.
+ */
+function feedbackDue(options: RtmrOptions, e: RtmrEntry, actuals: JobActuals): boolean {
+  return (
+    options.feedback &&
+    (Math.abs(e.finish - actuals.finishedAt) > options.feedbackThresholdSeconds ||
+      actuals.finishedAt > absoluteDeadline(e.job))
+  );
+}
+
+/**
+ * Alg. 5.5 lines 3-19, the feedback controller: the finished job's record rebuilt with SATU from
+ * its actual task finish times, then its successors recomputed at `now`.
+ */
+function feedback(state: RtmrState, i: number, actuals: JobActuals, now: number): RtmrState {
+  const e = state.entries[i]!; // every record exact from here on
+  const pred = vectorsBefore(state, i); // lines 3-5
+  // lines 8-11, the maps on the job's own map lane
+  // The job's AM gave its container back when the job ended (on the maps' lane).
+  const mapLaneFinishes = takesAmSlot(e.work)
+    ? [...actuals.mapFinishTimes, actuals.finishedAt]
+    : actuals.mapFinishTimes;
+  const u = satu(state.model, pred, mapLaneFinishes, actuals.reduceFinishTimes, e.work.mapLane);
+  const updated: RtmrEntry = {
+    ...e,
+    steps: [{ kind: 'full', lanes: u }],
+    finish: actuals.finishedAt,
+    mapEnd: actuals.mapFinishTimes.reduce((m, t) => Math.max(m, t), -Infinity),
+    computedAt: now,
+  };
+  const walker = newWalker(state, u);
+  // lines 12-19, stopping once a successor's vectors come out unchanged.
+  const w = walkSuccessors(state, i + 1, walker, now, false, () => runLanesBefore(state, i + 1));
+  return makeRtmrState({ ...fieldsOf(state), checkpoints: keepCheckpoints(state, i) }, [
+    ...state.entries.slice(0, i),
+    updated,
+    ...w.entries,
+  ]);
+}
+
 export function createRtmrPolicy(name: string, input: RtmrOptionsInput): RtmrPolicy {
   const options = validateRtmrOptions(input);
-  const indexOf = indexOfJob;
-
   const policy: RtmrPolicy = {
     name,
     options,
@@ -424,127 +569,29 @@ export function createRtmrPolicy(name: string, input: RtmrOptionsInput): RtmrPol
       emptyRtmrState(options.slotModel, options.estimates, options.engine, options.order, now),
     fromSnapshot: (snap) =>
       rtmrStateFromSnapshot(options.slotModel, options.estimates, options.engine, options.order, snap),
-    withEngine: (state, engine) => {
-      const entries = state.entries.map((e, i) => {
-        const lanes = vectorsBefore(state, i + 1);
-        return { ...e, steps: [{ kind: 'full' as const, lanes }] };
-      });
-      return makeRtmrState({ ...fieldsOf(state), engine, checkpoints: new Map() }, entries);
-    },
+    withEngine,
     admit(state, jobInput, now, opts: AdmitOptions = {}): AdmissionResult<RtmrState> {
-      const job = validateJob(jobInput);
-      if (!Number.isFinite(now))
-        throw new ValidationError([{ path: 'now', message: 'must be a finite time' }]);
-      if (indexOf(state, job.id) >= 0)
-        throw new ValidationError([{ path: 'job.id', message: `job ${job.id} is already queued` }]);
+      const job = jobToAdmit(state, jobInput, now);
       const d = decide(state, job, now, options.acceptAll);
-      if (d.ok)
-        return {
-          admitted: true,
-          jobId: job.id,
-          estimatedFinish: d.finish,
-          position: d.position,
-          state: d.state,
-        };
-      let earliest: number | null = null;
-      let searchedUpTo: number | undefined;
-      // No deadline admits a job that can never run: nothing to search.
-      if (opts.searchEarliest !== false && d.reason.kind !== 'no-usable-slots') {
-        const tail = walkerBefore(state, state.entries.length).place(
-          freshWork(state.estimates, job, state.model),
-          now,
-        ).finish;
-        const lastDeadline = recordsOf(state).list.reduce(
-          (m, e) => Math.max(m, absoluteDeadline(e.job)),
-          -Infinity,
-        );
-        const hint = Math.max(tail - job.arrival, lastDeadline - job.arrival + 1);
-        // The horizon counts from now; D counts from the job's arrival.
-        const horizon = Math.floor(
-          Math.max(0, now - job.arrival) + (opts.horizon ?? DEADLINE_HORIZON_SECONDS),
-        );
-        earliest = searchEarliestDeadline(earliestTrials(state, job, now, tail), { hint, horizon });
-        if (earliest === null) searchedUpTo = horizon;
-      }
+      if (!d.ok) return refusal(state, job, now, d.reason, opts);
       return {
-        admitted: false,
+        admitted: true,
         jobId: job.id,
-        reason: d.reason,
-        earliestAdmissibleDeadline: earliest,
-        ...(searchedUpTo === undefined ? {} : { searchedUpTo }),
-        state,
+        estimatedFinish: d.finish,
+        position: d.position,
+        state: d.state,
       };
     },
-    markStarted(state, jobId) {
-      const i = indexOf(state, jobId);
-      const rec = recordsOf(state);
-      if (i < 0 || rec.list[i]!.started) return state;
-      // The start flag is no part of a record: provisional records stay provisional.
-      const entries = rec.list.slice();
-      entries[i] = { ...entries[i]!, started: true };
-      // The dense rows are shared, not copied (a cycle in which hundreds of jobs start made a
-      // copy of them per start). Both states hold the same jobs at the same rows, and a row is
-      // only ever written by `settle`, with the exact figures of its record, which are the same
-      // in both (the start flag is no part of a record); a row holding the exact figures of a
-      // record still provisional in the other state is below the bound (see Records). Checked
-      // by test/core/admission/bounded-walk.test.ts, which reads the older state last.
-      const memo = {
-        lastStarted: Math.max(i, lastStartedOf(rec)),
-        ...(rec.dense ? { dense: rec.dense } : {}),
-      };
-      return makeRtmrState(fieldsOf(state), entries, rec, memo);
-    },
+    markStarted: markStartedAt,
     complete(state, jobId, actuals: JobActuals, now) {
-      const i = indexOf(state, jobId);
+      const i = indexOfJob(state, jobId);
       if (i < 0) return state;
-      const e = state.entries[i]!; // every record exact from here on
-      const issues: ValidationIssue[] = [];
-      const times = (p: string, a: readonly number[], n: number): void => {
-        if (a.length > n)
-          issues.push({ path: p, message: `has ${a.length} entries, the job has ${n} tasks` });
-        a.forEach((t, k) => {
-          if (!Number.isFinite(t)) issues.push({ path: `${p}[${k}]`, message: 'must be a finite time' });
-        });
-      };
-      times('actuals.mapFinishTimes', actuals.mapFinishTimes, e.job.maps);
-      times('actuals.reduceFinishTimes', actuals.reduceFinishTimes, e.job.reduces);
-      if (!Number.isFinite(actuals.finishedAt))
-        issues.push({ path: 'actuals.finishedAt', message: 'must be a finite time' });
-      if (issues.length > 0) throw new ValidationError(issues);
-      let s = state;
-      // Line 7 of He et al., RTMR, Alg. V (>), which He, dissertation, Alg. 5.5 prints as >=.
-      if (
-        options.feedback &&
-        (Math.abs(e.finish - actuals.finishedAt) > options.feedbackThresholdSeconds ||
-          actuals.finishedAt > absoluteDeadline(e.job))
-      ) {
-        const pred = vectorsBefore(state, i); // lines 3-5
-        // lines 8-11, the maps on the job's own map lane
-        // The job's AM gave its container back when the job ended (on the maps' lane).
-        const mapLaneFinishes = takesAmSlot(e.work)
-          ? [...actuals.mapFinishTimes, actuals.finishedAt]
-          : actuals.mapFinishTimes;
-        const u = satu(state.model, pred, mapLaneFinishes, actuals.reduceFinishTimes, e.work.mapLane);
-        const updated: RtmrEntry = {
-          ...e,
-          steps: [{ kind: 'full', lanes: u }],
-          finish: actuals.finishedAt,
-          mapEnd: actuals.mapFinishTimes.reduce((m, t) => Math.max(m, t), -Infinity),
-          computedAt: now,
-        };
-        const walker = newWalker(state, u);
-        // lines 12-19, stopping once a successor's vectors come out unchanged.
-        const w = walkSuccessors(state, i + 1, walker, now, false, () => runLanesBefore(state, i + 1));
-        s = makeRtmrState({ ...fieldsOf(state), checkpoints: keepCheckpoints(state, i) }, [
-          ...state.entries.slice(0, i),
-          updated,
-          ...w.entries,
-        ]);
-      }
-      return removeAt(s, i);
+      const e = state.entries[i]!;
+      validateActuals(e.job, actuals);
+      return removeAt(feedbackDue(options, e, actuals) ? feedback(state, i, actuals, now) : state, i);
     },
     leave(state, jobId) {
-      const i = indexOf(state, jobId);
+      const i = indexOfJob(state, jobId);
       return i < 0 ? state : removeAt(state, i);
     },
     queue: (state) => recordsOf(state).list.map((e) => e.job),

@@ -548,6 +548,13 @@ export interface ClusterSnapshot {
   readonly queue: readonly QueuedJobSnapshot[];
 }
 
+/** A queued job of a snapshot, read: what is left of it, and whether it has started. */
+interface SnapshotJob {
+  readonly job: DeadlineJob;
+  readonly started: boolean;
+  readonly work: JobWork;
+}
+
 /**
  * Rebuilds the admission state of a running cluster (after a restart, from the ledger and the
  * RM): base vectors from the slot availability times, then every queued job's remaining work
@@ -561,6 +568,24 @@ export function rtmrStateFromSnapshot(
   snap: ClusterSnapshot,
 ): RtmrState {
   const issues: ValidationIssue[] = [];
+  checkSnapshotSlots(model, snap, issues);
+  const jobs: SnapshotJob[] = [];
+  snap.queue.forEach((q, i) => {
+    const j = snapshotJob(model, estimates, snap.now, q, `snapshot.queue[${i}]`, issues);
+    if (j !== undefined) jobs.push(j);
+  });
+  if (issues.length > 0) throw new ValidationError(issues);
+  const base = snap.slots.map((lane) => Float64Array.from(lane).sort());
+  const fields: RtmrStateFields = { model, estimates, engine, order, base, checkpoints: new Map() };
+  const walker = newWalker(fields, base);
+  const entries: RtmrEntry[] = snapshotQueueOrder(jobs, order).map((j) =>
+    placedEntry(j, walker.place(j.work, snap.now), snap.now),
+  );
+  return makeRtmrState(fields, entries);
+}
+
+/** A snapshot's `now`, and its slot times: one finite time per slot of each lane of the model. */
+function checkSnapshotSlots(model: SlotModel, snap: ClusterSnapshot, issues: ValidationIssue[]): void {
   if (!Number.isFinite(snap.now)) issues.push({ path: 'snapshot.now', message: 'must be a finite number' });
   const sizes = laneSizes(model);
   if (snap.slots.length !== sizes.length)
@@ -573,77 +598,91 @@ export function rtmrStateFromSnapshot(
         issues.push({ path: `snapshot.slots[${l}][${i}]`, message: 'must be a finite time' });
     });
   });
-  const jobs: { job: DeadlineJob; started: boolean; work: JobWork }[] = [];
-  snap.queue.forEach((q, i) => {
-    const p = `snapshot.queue[${i}]`;
-    let job: DeadlineJob;
-    try {
-      job = validateJob(q.job, `${p}.job`);
-    } catch (e) {
-      if (e instanceof ValidationError) {
-        issues.push(...e.issues);
-        return;
-      }
-      throw e;
-    }
-    const count = (f: string, v: number, max: number): void => {
-      if (!Number.isInteger(v) || v < 0 || v > max)
-        issues.push({ path: `${p}.${f}`, message: `must be a whole number in [0, ${max}]` });
-    };
-    count('mapsDone', q.mapsDone, job.maps);
-    count('reducesDone', q.reducesDone, job.reduces);
-    if (q.mapsDone + q.mapsRunning.length > job.maps)
-      issues.push({ path: `${p}.mapsRunning`, message: 'more maps done and running than the job has' });
-    if (q.reducesDone + q.reducesRunning.length > job.reduces)
-      issues.push({ path: `${p}.reducesRunning`, message: 'more reduces done and running than the job has' });
-    for (const [f, arr] of [
-      ['mapsRunning', q.mapsRunning],
-      ['reducesRunning', q.reducesRunning],
-    ] as const)
-      arr.forEach((t, k) => {
-        if (!Number.isFinite(t)) issues.push({ path: `${p}.${f}[${k}]`, message: 'must be a finite time' });
-      });
-    const t = taskEstimates(estimates, job);
-    // A task past its estimate holds on as progress.ts's runningTaskEnd says (an overrun).
-    const busy = (starts: readonly number[], secs: number): number =>
-      starts.reduce((m, s) => Math.max(m, runningTaskEnd(secs, s, snap.now)), -Infinity);
-    const pendingMaps = job.maps - q.mapsDone - q.mapsRunning.length;
-    const started = q.mapsDone + q.mapsRunning.length > 0;
-    // A started job's AM is up and has set the job up: its container is taken again (the
-    // caller's vectors count tasks only), its set-up is not.
-    const am = jobOverheads(estimates, job, model, started);
-    if (usableMapSlots(model, job.lane) - (am?.amSlot === true ? 1 : 0) <= 0)
-      issues.push({
-        path: `${p}.job.lane`,
-        message: `no ${job.lane ?? 'cpu'} map slot in this lane${am?.amSlot === true ? ' besides its AM' : ''}`,
-      });
-    jobs.push({
-      job,
-      started,
-      work: {
-        ...(am === undefined ? {} : { am }),
-        mapLane: mapLane(model, job.lane),
-        pendingMaps,
-        mapSeconds: t.mapSeconds,
-        mapsBusyUntil: busy(q.mapsRunning, t.mapSeconds),
-        pendingReduces: job.reduces - q.reducesDone - q.reducesRunning.length,
-        reduceSeconds: t.reduceSeconds,
-        reducesBusyUntil: busy(q.reducesRunning, t.reduceSeconds),
-      },
+}
+
+/** A queued job's task counts: whole, and no more done and running than the job has. */
+function checkTaskCounts(q: QueuedJobSnapshot, job: DeadlineJob, p: string, issues: ValidationIssue[]): void {
+  const count = (f: string, v: number, max: number): void => {
+    if (!Number.isInteger(v) || v < 0 || v > max)
+      issues.push({ path: `${p}.${f}`, message: `must be a whole number in [0, ${max}]` });
+  };
+  count('mapsDone', q.mapsDone, job.maps);
+  count('reducesDone', q.reducesDone, job.reduces);
+  if (q.mapsDone + q.mapsRunning.length > job.maps)
+    issues.push({ path: `${p}.mapsRunning`, message: 'more maps done and running than the job has' });
+  if (q.reducesDone + q.reducesRunning.length > job.reduces)
+    issues.push({ path: `${p}.reducesRunning`, message: 'more reduces done and running than the job has' });
+  for (const [f, arr] of [
+    ['mapsRunning', q.mapsRunning],
+    ['reducesRunning', q.reducesRunning],
+  ] as const)
+    arr.forEach((t, k) => {
+      if (!Number.isFinite(t)) issues.push({ path: `${p}.${f}[${k}]`, message: 'must be a finite time' });
     });
-  });
-  if (issues.length > 0) throw new ValidationError(issues);
+}
+
+/**
+ * One queued job of a snapshot read at `now`: its pending tasks, and its running ones holding
+ * their slots to start + estimate (undefined, with its issues noted, when it is not valid).
+ */
+function snapshotJob(
+  model: SlotModel,
+  estimates: Estimates,
+  now: number,
+  q: QueuedJobSnapshot,
+  p: string,
+  issues: ValidationIssue[],
+): SnapshotJob | undefined {
+  let job: DeadlineJob;
+  try {
+    job = validateJob(q.job, `${p}.job`);
+  } catch (e) {
+    if (e instanceof ValidationError) {
+      issues.push(...e.issues);
+      return undefined;
+    }
+    throw e;
+  }
+  checkTaskCounts(q, job, p, issues);
+  const t = taskEstimates(estimates, job);
+  // A task past its estimate holds on as progress.ts's runningTaskEnd says (an overrun).
+  const busy = (starts: readonly number[], secs: number): number =>
+    starts.reduce((m, s) => Math.max(m, runningTaskEnd(secs, s, now)), -Infinity);
+  const started = q.mapsDone + q.mapsRunning.length > 0;
+  // A started job's AM is up and has set the job up: its container is taken again (the
+  // caller's vectors count tasks only), its set-up is not.
+  const am = jobOverheads(estimates, job, model, started);
+  if (usableMapSlots(model, job.lane) - (am?.amSlot === true ? 1 : 0) <= 0)
+    issues.push({
+      path: `${p}.job.lane`,
+      message: `no ${job.lane ?? 'cpu'} map slot in this lane${am?.amSlot === true ? ' besides its AM' : ''}`,
+    });
+  return {
+    job,
+    started,
+    work: {
+      ...(am === undefined ? {} : { am }),
+      mapLane: mapLane(model, job.lane),
+      pendingMaps: job.maps - q.mapsDone - q.mapsRunning.length,
+      mapSeconds: t.mapSeconds,
+      mapsBusyUntil: busy(q.mapsRunning, t.mapSeconds),
+      pendingReduces: job.reduces - q.reducesDone - q.reducesRunning.length,
+      reduceSeconds: t.reduceSeconds,
+      reducesBusyUntil: busy(q.reducesRunning, t.reduceSeconds),
+    },
+  };
+}
+
+/**
+ * The queue of a snapshot: the started jobs first, in the order given (no preemption), then the
+ * others by the policy's order (deadline or arrival; then arrival, then id).
+ */
+function snapshotQueueOrder(jobs: readonly SnapshotJob[], order: QueueOrder): SnapshotJob[] {
   const started = jobs.filter((j) => j.started);
   const waiting = jobs.filter((j) => !j.started);
   const key = (j: DeadlineJob): number => (order === 'edf' ? absoluteDeadline(j) : j.arrival);
   waiting.sort(
     (a, b) => key(a.job) - key(b.job) || a.job.arrival - b.job.arrival || (a.job.id < b.job.id ? -1 : 1),
   );
-  const base = snap.slots.map((lane) => Float64Array.from(lane).sort());
-  const fields: RtmrStateFields = { model, estimates, engine, order, base, checkpoints: new Map() };
-  const walker = newWalker(fields, base);
-  const entries: RtmrEntry[] = [...started, ...waiting].map((j) =>
-    placedEntry(j, walker.place(j.work, snap.now), snap.now),
-  );
-  return makeRtmrState(fields, entries);
+  return [...started, ...waiting];
 }

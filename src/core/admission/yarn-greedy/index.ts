@@ -249,51 +249,104 @@ function edfInsert(
   return { queue: out, position: i };
 }
 
+/** A job's stages as the plan counts them: whole plan steps, the window [earliest, deadline). */
+function stageWindow(
+  args: YarnGreedyArgs,
+  state: YarnGreedyState,
+  job: DeadlineJob,
+  now: number,
+): { earliest: number; deadline: number; mapDur: number; reduceDur: number } {
+  const step = args.planStepSeconds;
+  const est = taskEstimates(args.estimates, job);
+  const earliest = Math.ceil(Math.max(job.arrival, now) / step - 1e-9);
+  // Planned no further than maxPlanSteps ahead: a fit before then is a fit before the deadline.
+  const deadline = Math.min(
+    Math.floor(absoluteDeadline(job) / step + 1e-9),
+    Math.max(earliest, state.origin) + args.maxPlanSteps,
+  );
+  const mapDur = Math.max(1, Math.ceil(est.mapSeconds / step - 1e-9));
+  const reduceDur = Math.max(1, Math.ceil(est.reduceSeconds / step - 1e-9));
+  return { earliest, deadline, mapDur, reduceDur };
+}
+
+/**
+ * IterativePlanner: the stages in reverse order, each stage's deadline the start of the next
+ * (reduces, then maps), each allocated by StageAllocatorGreedy. Null when a stage does not fit,
+ * 'budget' when the round visited more plan steps than `maxStepVisits`.
+ */
+function planReservation(
+  args: YarnGreedyArgs,
+  caps: readonly number[],
+  state: YarnGreedyState,
+  job: DeadlineJob,
+  now: number,
+): { allocations: Allocation[]; finish: number } | 'budget' | null {
+  const ws = new Workspace(state.plan, caps, state.origin, args.maxStepVisits);
+  const { earliest, deadline, mapDur, reduceDur } = stageWindow(args, state, job, now);
+  const reduces = allocateStage(ws, reduceLaneOf(args.slotModel), job.reduces, reduceDur, earliest, deadline);
+  if (!reduces) return ws.exhausted ? 'budget' : null;
+  // Loops, not Math.min(...spread): a stage may hold more gangs than a call takes arguments.
+  // A map-only job (R = 0) has an empty reduce stage: its maps are planned up to the deadline
+  // and it ends with its last map.
+  let reduceStart = reduces.length === 0 ? deadline : Infinity;
+  let end = -Infinity;
+  for (const a of reduces) {
+    reduceStart = Math.min(reduceStart, a.from);
+    end = Math.max(end, a.to);
+  }
+  const maps = allocateStage(ws, 0, job.maps, mapDur, earliest, reduceStart);
+  if (!maps) return ws.exhausted ? 'budget' : null;
+  if (reduces.length === 0) for (const a of maps) end = Math.max(end, a.to);
+  return { allocations: maps.concat(reduces), finish: end * args.planStepSeconds };
+}
+
+/** A job the plan has no room for (or that spent the round's budget): the state unchanged. */
+function refusal(
+  job: DeadlineJob,
+  budget: boolean,
+  state: YarnGreedyState,
+): AdmissionResult<YarnGreedyState> {
+  return {
+    admitted: false,
+    jobId: job.id,
+    reason: {
+      kind: budget ? 'plan-budget-exceeded' : 'new-job-misses',
+      jobId: job.id,
+      deadline: absoluteDeadline(job),
+      estimatedFinish: null,
+      lateBySeconds: null,
+    },
+    earliestAdmissibleDeadline: null,
+    state,
+  };
+}
+
+/** The reservation accepted: its allocations occupy the plan, its job joins the EDF queue. */
+function accepted(
+  state: YarnGreedyState,
+  job: DeadlineJob,
+  placed: { allocations: Allocation[]; finish: number },
+): AdmissionResult<YarnGreedyState> {
+  const reservation: Reservation = {
+    job,
+    allocations: placed.allocations,
+    estimatedFinish: placed.finish,
+    started: false,
+  };
+  const { queue, position } = edfInsert(state.queue, reservation);
+  return {
+    admitted: true,
+    jobId: job.id,
+    estimatedFinish: placed.finish,
+    position,
+    state: { ...state, plan: planWith(state.plan, state.origin, placed.allocations, 1), queue },
+  };
+}
+
 export function createYarnGreedy(rawArgs: unknown): AdmissionPolicy<YarnGreedyState> {
   const args = validateYarnGreedyArgs(rawArgs);
   const caps = capacities(args.slotModel);
   const step = args.planStepSeconds;
-
-  const plan = (
-    state: YarnGreedyState,
-    job: DeadlineJob,
-    now: number,
-  ): { allocations: Allocation[]; finish: number } | 'budget' | null => {
-    const ws = new Workspace(state.plan, caps, state.origin, args.maxStepVisits);
-    const est = taskEstimates(args.estimates, job);
-    const earliest = Math.ceil(Math.max(job.arrival, now) / step - 1e-9);
-    // Planned no further than maxPlanSteps ahead: a fit before then is a fit before the deadline.
-    const deadline = Math.min(
-      Math.floor(absoluteDeadline(job) / step + 1e-9),
-      Math.max(earliest, state.origin) + args.maxPlanSteps,
-    );
-    const mapDur = Math.max(1, Math.ceil(est.mapSeconds / step - 1e-9));
-    const reduceDur = Math.max(1, Math.ceil(est.reduceSeconds / step - 1e-9));
-    // IterativePlanner: stages in reverse order; each stage's deadline is the start of the next.
-    const reduces = allocateStage(
-      ws,
-      reduceLaneOf(args.slotModel),
-      job.reduces,
-      reduceDur,
-      earliest,
-      deadline,
-    );
-    if (!reduces) return ws.exhausted ? 'budget' : null;
-    // Loops, not Math.min(...spread): a stage may hold more gangs than a call takes arguments.
-    // A map-only job (R = 0) has an empty reduce stage: its maps are planned up to the deadline
-    // and it ends with its last map.
-    let reduceStart = reduces.length === 0 ? deadline : Infinity;
-    let end = -Infinity;
-    for (const a of reduces) {
-      reduceStart = Math.min(reduceStart, a.from);
-      end = Math.max(end, a.to);
-    }
-    const maps = allocateStage(ws, 0, job.maps, mapDur, earliest, reduceStart);
-    if (!maps) return ws.exhausted ? 'budget' : null;
-    if (reduces.length === 0) for (const a of maps) end = Math.max(end, a.to);
-    return { allocations: maps.concat(reduces), finish: end * step };
-  };
-
   return {
     name: 'yarn-greedy',
     initialState: (now = 0) => ({
@@ -307,36 +360,9 @@ export function createYarnGreedy(rawArgs: unknown): AdmissionPolicy<YarnGreedySt
     admit(given, rawJob, now): AdmissionResult<YarnGreedyState> {
       const job = validateJob(rawJob);
       const state = advancedTo(given, Math.floor(now / step));
-      const placed = plan(state, job, now);
-      if (placed === null || placed === 'budget') {
-        return {
-          admitted: false,
-          jobId: job.id,
-          reason: {
-            kind: placed === 'budget' ? 'plan-budget-exceeded' : 'new-job-misses',
-            jobId: job.id,
-            deadline: absoluteDeadline(job),
-            estimatedFinish: null,
-            lateBySeconds: null,
-          },
-          earliestAdmissibleDeadline: null,
-          state: given,
-        };
-      }
-      const reservation: Reservation = {
-        job,
-        allocations: placed.allocations,
-        estimatedFinish: placed.finish,
-        started: false,
-      };
-      const { queue, position } = edfInsert(state.queue, reservation);
-      return {
-        admitted: true,
-        jobId: job.id,
-        estimatedFinish: placed.finish,
-        position,
-        state: { ...state, plan: planWith(state.plan, state.origin, placed.allocations, 1), queue },
-      };
+      const placed = planReservation(args, caps, state, job, now);
+      if (placed === null || placed === 'budget') return refusal(job, placed === 'budget', given);
+      return accepted(state, job, placed);
     },
 
     markStarted(state, jobId) {
