@@ -134,18 +134,20 @@ function memory(step: string): void {
  */
 function fillHistory(path: string, n: number): void {
   if (n <= 0) return;
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  const { Ledger } = require(join(root, 'dist/store/ledger')) as {
-    Ledger: {
-      open(path: string): {
-        transaction(fn: () => void): void;
-        insertJob(job: Record<string, unknown>): void;
-        setValue(key: string, value: unknown): void;
-        close(): void;
-      };
+  interface Opener {
+    open(path: string): {
+      transaction(fn: () => void): void;
+      insertJob(job: Record<string, unknown>): void;
+      setValue(key: string, value: unknown): void;
+      close(): void;
     };
-  };
-  const ledger = Ledger.open(path);
+  }
+  // An earlier tree exports the SQLite ledger under the name Ledger too.
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const built = require(join(root, 'dist/store/ledger')) as { SqliteLedger?: Opener; Ledger?: Opener };
+  const opener = built.SqliteLedger ?? built.Ledger;
+  if (opener === undefined) throw new Error(`${root}: dist/store/ledger.js exports no SqliteLedger`);
+  const ledger = opener.open(path);
   const t0 = Date.now() - 86_400_000;
   ledger.transaction(() => {
     for (let i = 0; i < n; i++) {

@@ -62,7 +62,7 @@ import {
 import { recordResult } from './results';
 import { median, recordFigure, ROOT, TOKEN } from './support';
 import { buildConfig } from '../src/config/load';
-import { Ledger as SqliteLedger } from '../src/store/ledger';
+import { SqliteLedger } from '../src/store/ledger';
 import { openPostgresLedger } from '../src/store/postgres';
 import { startTestPostgres, type TestPostgres } from '../test/support/postgres';
 import { startZooKeeper, type RunningZooKeeper } from '../test/support/zookeeper';

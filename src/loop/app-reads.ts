@@ -1,7 +1,7 @@
 import { RmHttpError } from '../errors/rm-http';
 import { RmRemoteError } from '../errors/rm-remote';
 import type { Logger } from '../log';
-import type { JobRecord } from '../store/ledger';
+import type { JobRecord } from '../store/types';
 import type { ResourceManagerApi } from '../yarn/api';
 import type { AppReport } from '../yarn/model';
 

@@ -4,7 +4,7 @@ import { RmHttpError } from '../errors/rm-http';
 import { RmRemoteError } from '../errors/rm-remote';
 import { ValidationError } from '../errors/validation';
 import { redactText } from '../log';
-import type { JobRecord, TicketRecord } from '../store/ledger';
+import type { JobRecord, TicketRecord } from '../store/types';
 import type { AppReport } from '../yarn/model';
 import { decodeTags } from '../yarn/tags';
 import type { LoopParts } from './context';

@@ -19,8 +19,14 @@ import {
   type ProfileRun,
 } from '../core/profiles';
 import type { StretchFit } from '../core/slowdown';
-import type { ActionRecord, DecisionRecord, JobIdentity, JobRecord, TicketRecord } from '../store/ledger';
-import type { JobAppRecord } from '../store/types';
+import type {
+  ActionRecord,
+  DecisionRecord,
+  JobAppRecord,
+  JobIdentity,
+  JobRecord,
+  TicketRecord,
+} from '../store/types';
 
 /**
  * The shapes the read API answers with. The dashboard reads exactly these, as would any

@@ -18,6 +18,11 @@
  * epoch of the writer: a writer takes over by raising it, and each shipping transaction first
  * reads it FOR SHARE and aborts when it is no longer its own (the row lock makes a new writer's
  * raise wait for an old writer's transaction in flight, whose later writes then fail).
+ *
+ * The Ledger's table methods are TableLedger's, run on the working copy's tables; its parts are
+ * in ./pg: the schema and migrations (schema.ts), the working copy and its change capture
+ * (working-copy.ts), shipping (shipping.ts), the history a load leaves (history.ts) and the
+ * archive's reads and deletes (archive.ts).
  */
 import { hostname } from 'node:os';
 import type Database from 'better-sqlite3';
@@ -28,334 +33,34 @@ import { LedgerReadOnlyError } from '../errors/ledger-read-only';
 import { LedgerUnavailableError } from '../errors/ledger-unavailable';
 import { ValidationError } from '../errors/validation';
 import { redactText, type Logger } from '../log';
-import { decodeRow, JOB_ROW_TABLES, SqliteLedger } from './ledger';
+import type { SqliteLedger } from './ledger';
 import {
-  CLOSED_JOB_STATES,
-  type ActionCount,
-  type ActionRecord,
-  type ActionStatus,
-  type ArchiveBatch,
-  type ArchivedJob,
-  type ArchivedJobDetail,
-  type DecisionRecord,
-  type IdempotentAnswer,
-  type JobAppRecord,
-  type JobCount,
-  type JobPatch,
-  type JobQuery,
-  type JobRecord,
-  type Ledger,
-  type NewJob,
-  type TicketClient,
-  type TicketRecord,
-  type TicketStatus,
-  type TrackedApp,
-} from './types';
+  countInto,
+  countsWithHistory,
+  energyWithHistory,
+  historyAt,
+  type ArchivedTotals,
+  type History,
+} from './pg/history';
+import {
+  HISTORY_JOB,
+  LEDGER_TABLES,
+  LOADED_JOB_IDS,
+  LOADED_ROWS,
+  MIGRATION_LOCK,
+  PG_MIGRATIONS,
+  PRUNE_EVERY_MS,
+  TOMBSTONE_KEEP_MS,
+} from './pg/schema';
+import { checkFence, writeGroups, type ArchiveMoveInPg, type Change, type Group } from './pg/shipping';
+import { archivedJobIn, archivedPage, deleteArchivedIn, pruneTombstonesIn } from './pg/archive';
+import { buildWorkingCopy, quote, type TableShape, type WorkingCopy } from './pg/working-copy';
+import { JOB_ROW_TABLES } from './rows';
+import { TableLedger } from './table-ledger';
+import type { Tables } from './tables';
+import { checkBatch, type ArchiveMove } from './tables/archive';
+import type { ArchiveBatch, ArchivedJob, ArchivedJobDetail, JobCount, JobQuery, Ledger } from './types';
 
-/**
- * Every live table of the ledger, shipped to PostgreSQL and loaded into each working copy,
- * referenced tables first. A migration that adds a table lists it here once (and a PostgreSQL
- * migration below creates it there).
- */
-export const LEDGER_TABLES: readonly string[] = [
-  'jobs',
-  'decisions',
-  'actions',
-  'idempotency',
-  'kv',
-  'tickets',
-  'job_apps',
-  'archive_totals',
-];
-
-/**
- * The archive's tables (SQLite migration 7): filled in PostgreSQL by a batch of archiving
- * (PostgresLedger.archiveClosedJobs, moveToArchive), never loaded nor followed; a working copy's
- * stay empty. The archive is read in PostgreSQL.
- */
-export const ARCHIVE_TABLES: readonly string[] = [
-  'archived_jobs',
-  'archived_decisions',
-  'archived_actions',
-  'archived_idempotency',
-  'archived_tickets',
-  'archived_job_apps',
-];
-
-/**
- * Every table a working copy knows the shape of: the live ones, then the archive's (whose keys a
- * batch of archiving upserts on; a working copy never writes them, so none of their rows ships).
- */
-const SHIPPED_TABLES: readonly string[] = [...LEDGER_TABLES, ...ARCHIVE_TABLES];
-
-/** The states a job ends in, as a list for SQL. */
-const CLOSED_SQL = CLOSED_JOB_STATES.map((s) => `'${s}'`).join(', ');
-
-/**
- * A job that is history at a cutoff ($1): closed, last written before it, with no write pending
- * and no ticket waiting (the jobs Ledger.archiveClosedJobs moves). With ledger.retention on, a
- * load leaves these in PostgreSQL's live tables, where the leader archives them from; `j` is the
- * job.
- */
-const HISTORY_JOB = `j.state IN (${CLOSED_SQL}) AND j.updated_ms < $1
-  AND NOT EXISTS (SELECT 1 FROM actions a WHERE a.job_id = j.id AND a.status = 'pending')
-  AND NOT EXISTS (SELECT 1 FROM tickets t WHERE t.job_id = j.id AND t.status = 'waiting')`;
-
-/**
- * The jobs a load takes at a cutoff ($1): every one that is not history, found by index
- * (migration 4) whatever the history beside them.
- */
-const LOADED_JOB_IDS = `SELECT id FROM jobs WHERE updated_ms >= $1
-  UNION SELECT id FROM jobs WHERE state NOT IN (${CLOSED_SQL})
-  UNION SELECT job_id FROM actions WHERE status = 'pending' AND job_id IS NOT NULL
-  UNION SELECT job_id FROM tickets WHERE status = 'waiting'`;
-
-/**
- * The rows of each live table a load takes once the loaded jobs are known ($1, an array, and
- * the cutoff $2): those of the loaded jobs, and the actions of no job pending or written since the
- * cutoff. Tables absent here are loaded whole.
- */
-const LOADED_ROWS: Readonly<Record<string, string>> = {
-  jobs: 'id = ANY($1::text[])',
-  decisions: 'job_id = ANY($1::text[])',
-  actions: "job_id = ANY($1::text[]) OR (job_id IS NULL AND (status = 'pending' OR updated_ms >= $2))",
-  idempotency: 'job_id = ANY($1::text[])',
-  tickets: 'job_id = ANY($1::text[])',
-  job_apps: 'job_id = ANY($1::text[])',
-};
-
-/** Tombstones of deleted rows are kept this long (ms), for followers that fall behind; then pruned. */
-export const TOMBSTONE_KEEP_MS = 3_600_000;
-/** The writer prunes the tombstones at most this often (ms), with a batch of archiving. */
-const PRUNE_EVERY_MS = 60_000;
-
-/**
- * The PostgreSQL schema's migrations, applied in order at open under an advisory lock, each in
- * its own transaction. The ledger tables mirror the SQLite ones (src/store/migrations.ts) column
- * for column (INTEGER -> BIGINT, REAL -> DOUBLE PRECISION, TEXT -> TEXT) plus `row_id` and `seq`; their
- * checks, foreign keys and unique constraints are the working copy's to enforce (PostgreSQL
- * receives only rows the working copy accepted). Never edit one that has shipped: add the next.
- */
-export const PG_MIGRATIONS: ReadonlyArray<{ version: number; name: string; sql: string }> = [
-  {
-    version: 1,
-    name: 'ledger tables (SQLite migrations 1 to 3), seq, tombstones, fence',
-    sql: `
-      CREATE SEQUENCE ledger_seq;
-      CREATE TABLE fence (epoch BIGINT NOT NULL, holder TEXT);
-      INSERT INTO fence (epoch, holder) VALUES (0, NULL);
-      CREATE TABLE ledger_deleted (
-        tbl TEXT NOT NULL, pk TEXT NOT NULL, seq BIGINT NOT NULL, PRIMARY KEY (tbl, pk)
-      );
-      CREATE INDEX ledger_deleted_seq ON ledger_deleted (seq);
-
-      CREATE TABLE jobs (
-        row_id BIGINT NOT NULL,
-        id TEXT PRIMARY KEY, name TEXT NOT NULL, "user" TEXT NOT NULL, submitter TEXT NOT NULL,
-        source TEXT NOT NULL, job_type TEXT NOT NULL, maps BIGINT NOT NULL, reduces BIGINT NOT NULL,
-        input_bytes BIGINT NOT NULL, arrival_ms BIGINT NOT NULL, deadline_ms BIGINT NOT NULL,
-        decision TEXT NOT NULL, reason TEXT, estimated_finish_ms BIGINT, earliest_deadline_ms BIGINT,
-        queue TEXT, label TEXT, priority BIGINT, app_id TEXT, state TEXT NOT NULL, outcome TEXT,
-        finished_ms BIGINT, energy_joules DOUBLE PRECISION, spec TEXT NOT NULL,
-        created_ms BIGINT NOT NULL, updated_ms BIGINT NOT NULL,
-        seq BIGINT NOT NULL
-      );
-      CREATE INDEX jobs_seq ON jobs (seq);
-
-      CREATE TABLE decisions (
-        row_id BIGINT NOT NULL,
-        id BIGINT PRIMARY KEY, job_id TEXT NOT NULL, at_ms BIGINT NOT NULL, policy TEXT NOT NULL,
-        decision TEXT NOT NULL, detail TEXT NOT NULL,
-        seq BIGINT NOT NULL
-      );
-      CREATE INDEX decisions_seq ON decisions (seq);
-
-      CREATE TABLE actions (
-        row_id BIGINT NOT NULL,
-        id BIGINT PRIMARY KEY, job_id TEXT, kind TEXT NOT NULL, payload TEXT NOT NULL,
-        status TEXT NOT NULL, attempts BIGINT NOT NULL, result TEXT, error TEXT,
-        created_ms BIGINT NOT NULL, updated_ms BIGINT NOT NULL,
-        seq BIGINT NOT NULL
-      );
-      CREATE INDEX actions_seq ON actions (seq);
-
-      CREATE TABLE idempotency (
-        row_id BIGINT NOT NULL,
-        submitter TEXT NOT NULL, key TEXT NOT NULL, request_hash TEXT NOT NULL, job_id TEXT NOT NULL,
-        status BIGINT NOT NULL, response TEXT NOT NULL, created_ms BIGINT NOT NULL,
-        seq BIGINT NOT NULL,
-        PRIMARY KEY (submitter, key)
-      );
-      CREATE INDEX idempotency_seq ON idempotency (seq);
-
-      CREATE TABLE kv (
-        row_id BIGINT NOT NULL,
-        key TEXT PRIMARY KEY, value TEXT NOT NULL, updated_ms BIGINT NOT NULL,
-        seq BIGINT NOT NULL
-      );
-      CREATE INDEX kv_seq ON kv (seq);
-
-      CREATE TABLE tickets (
-        row_id BIGINT NOT NULL,
-        job_id TEXT PRIMARY KEY, status TEXT NOT NULL, expires_ms BIGINT NOT NULL, app_id TEXT,
-        detail TEXT NOT NULL, created_ms BIGINT NOT NULL, updated_ms BIGINT NOT NULL,
-        seq BIGINT NOT NULL
-      );
-      CREATE INDEX tickets_seq ON tickets (seq);
-    `,
-  },
-  {
-    version: 2,
-    name: 'job_apps, and the client of a ticket (SQLite migration 5)',
-    sql: `
-      CREATE TABLE job_apps (
-        row_id BIGINT NOT NULL,
-        app_id TEXT PRIMARY KEY, job_id TEXT NOT NULL, ordinal BIGINT NOT NULL, state TEXT NOT NULL,
-        final_status TEXT, queue TEXT, started_ms BIGINT, finished_ms BIGINT,
-        created_ms BIGINT NOT NULL, updated_ms BIGINT NOT NULL,
-        seq BIGINT NOT NULL
-      );
-      CREATE INDEX job_apps_seq ON job_apps (seq);
-      ALTER TABLE tickets ADD COLUMN client_state TEXT, ADD COLUMN client_exit_code BIGINT,
-        ADD COLUMN client_seen_ms BIGINT;
-      -- seq stays the last column, as in every ledger table.
-      DROP INDEX tickets_seq;
-      ALTER TABLE tickets RENAME COLUMN seq TO seq_before;
-      ALTER TABLE tickets ADD COLUMN seq BIGINT;
-      UPDATE tickets SET seq = seq_before;
-      ALTER TABLE tickets ALTER COLUMN seq SET NOT NULL, DROP COLUMN seq_before;
-      CREATE INDEX tickets_seq ON tickets (seq);
-    `,
-  },
-  {
-    version: 3,
-    name: "a running job's predicted finish (SQLite migration 6)",
-    sql: `
-      ALTER TABLE jobs ADD COLUMN predicted_finish_ms BIGINT;
-      -- seq stays the last column, as in every ledger table.
-      DROP INDEX jobs_seq;
-      ALTER TABLE jobs RENAME COLUMN seq TO seq_before;
-      ALTER TABLE jobs ADD COLUMN seq BIGINT;
-      UPDATE jobs SET seq = seq_before;
-      ALTER TABLE jobs ALTER COLUMN seq SET NOT NULL, DROP COLUMN seq_before;
-      CREATE INDEX jobs_seq ON jobs (seq);
-    `,
-  },
-  {
-    version: 4,
-    name: 'the archive, its totals, and tombstones pruned past a horizon (SQLite migration 7)',
-    // The archive is read here, never loaded: its indexes serve the API's pages (newest first,
-    // then by id in SQLite's order, hence COLLATE "C"), a job's rows, deletion by age, and
-    // followers, which learn from the seq of archived jobs (and of actions of no job) which
-    // rows left the live tables: a batch of archiving leaves no tombstone.
-    // Tombstones record when they were made; the writer prunes those older than an hour, and
-    // ledger_horizon holds the highest seq pruned: a follower that last saw less loads again.
-    // A load reads the open and recent jobs by these indexes, never the history beside them
-    // (HISTORY_JOB): the jobs written since the cutoff, those not closed, those with a write
-    // pending or a ticket waiting; then their rows by job. The history's totals come from
-    // jobs_closed alone (an index-only scan), and the leader picks history to archive by it.
-    sql: `
-      -- A batch of archiving moves each job's rows by their job; a load reads them so too.
-      CREATE INDEX decisions_job ON decisions (job_id);
-      CREATE INDEX actions_job ON actions (job_id);
-      CREATE INDEX idempotency_job ON idempotency (job_id);
-      CREATE INDEX job_apps_job ON job_apps (job_id);
-      CREATE INDEX jobs_updated ON jobs (updated_ms);
-      -- The closed states (CLOSED_JOB_STATES) as they are now: a load's query names the same.
-      CREATE INDEX jobs_open ON jobs (id)
-        WHERE state NOT IN ('rejected', 'finished', 'failed', 'killed', 'lost', 'expired', 'cancelled');
-      CREATE INDEX jobs_closed ON jobs (state, updated_ms) INCLUDE (decision, outcome, label, energy_joules);
-      CREATE INDEX actions_pending ON actions (job_id) WHERE status = 'pending';
-      CREATE INDEX actions_orphans ON actions (updated_ms) WHERE job_id IS NULL;
-      CREATE INDEX tickets_waiting ON tickets (job_id) WHERE status = 'waiting';
-
-      ALTER TABLE ledger_deleted ADD COLUMN at TIMESTAMPTZ NOT NULL DEFAULT now();
-      CREATE INDEX ledger_deleted_at ON ledger_deleted (at);
-      CREATE TABLE ledger_horizon (seq BIGINT NOT NULL);
-      INSERT INTO ledger_horizon (seq) VALUES (0);
-
-      CREATE TABLE archive_totals (
-        row_id BIGINT NOT NULL,
-        decision TEXT NOT NULL, state TEXT NOT NULL, outcome TEXT NOT NULL, label TEXT NOT NULL,
-        n BIGINT NOT NULL, energy_joules DOUBLE PRECISION NOT NULL, energy_n BIGINT NOT NULL,
-        seq BIGINT NOT NULL,
-        PRIMARY KEY (decision, state, outcome, label)
-      );
-      CREATE INDEX archive_totals_seq ON archive_totals (seq);
-
-      CREATE TABLE archived_jobs (
-        row_id BIGINT NOT NULL,
-        id TEXT PRIMARY KEY, name TEXT NOT NULL, "user" TEXT NOT NULL, submitter TEXT NOT NULL,
-        source TEXT NOT NULL, job_type TEXT NOT NULL, maps BIGINT NOT NULL, reduces BIGINT NOT NULL,
-        input_bytes BIGINT NOT NULL, arrival_ms BIGINT NOT NULL, deadline_ms BIGINT NOT NULL,
-        decision TEXT NOT NULL, reason TEXT, estimated_finish_ms BIGINT, earliest_deadline_ms BIGINT,
-        queue TEXT, label TEXT, priority BIGINT, app_id TEXT, state TEXT NOT NULL, outcome TEXT,
-        finished_ms BIGINT, energy_joules DOUBLE PRECISION, spec TEXT NOT NULL,
-        created_ms BIGINT NOT NULL, updated_ms BIGINT NOT NULL, predicted_finish_ms BIGINT,
-        archived_ms BIGINT NOT NULL,
-        seq BIGINT NOT NULL
-      );
-      CREATE INDEX archived_jobs_created ON archived_jobs (created_ms, id COLLATE "C");
-      CREATE INDEX archived_jobs_decision_created ON archived_jobs (decision, created_ms, id COLLATE "C");
-      CREATE INDEX archived_jobs_state_created ON archived_jobs (state, created_ms, id COLLATE "C");
-      CREATE INDEX archived_jobs_queue_created ON archived_jobs (queue, created_ms, id COLLATE "C");
-      CREATE INDEX archived_jobs_user_created ON archived_jobs ("user", created_ms, id COLLATE "C");
-      CREATE INDEX archived_jobs_updated ON archived_jobs (updated_ms);
-      CREATE INDEX archived_jobs_seq ON archived_jobs (seq);
-
-      CREATE TABLE archived_decisions (
-        row_id BIGINT NOT NULL,
-        id BIGINT PRIMARY KEY, job_id TEXT NOT NULL, at_ms BIGINT NOT NULL, policy TEXT NOT NULL,
-        decision TEXT NOT NULL, detail TEXT NOT NULL,
-        seq BIGINT NOT NULL
-      );
-      CREATE INDEX archived_decisions_job ON archived_decisions (job_id);
-
-      CREATE TABLE archived_actions (
-        row_id BIGINT NOT NULL,
-        id BIGINT PRIMARY KEY, job_id TEXT, kind TEXT NOT NULL, payload TEXT NOT NULL,
-        status TEXT NOT NULL, attempts BIGINT NOT NULL, result TEXT, error TEXT,
-        created_ms BIGINT NOT NULL, updated_ms BIGINT NOT NULL,
-        seq BIGINT NOT NULL
-      );
-      CREATE INDEX archived_actions_job ON archived_actions (job_id);
-      CREATE INDEX archived_actions_orphans ON archived_actions (updated_ms) WHERE job_id IS NULL;
-      CREATE INDEX archived_actions_orphans_seq ON archived_actions (seq) WHERE job_id IS NULL;
-
-      CREATE TABLE archived_idempotency (
-        row_id BIGINT NOT NULL,
-        submitter TEXT NOT NULL, key TEXT NOT NULL, request_hash TEXT NOT NULL, job_id TEXT NOT NULL,
-        status BIGINT NOT NULL, response TEXT NOT NULL, created_ms BIGINT NOT NULL,
-        seq BIGINT NOT NULL,
-        PRIMARY KEY (job_id, submitter, key)
-      );
-
-      CREATE TABLE archived_tickets (
-        row_id BIGINT NOT NULL,
-        job_id TEXT PRIMARY KEY, status TEXT NOT NULL, expires_ms BIGINT NOT NULL, app_id TEXT,
-        detail TEXT NOT NULL, created_ms BIGINT NOT NULL, updated_ms BIGINT NOT NULL,
-        client_state TEXT, client_exit_code BIGINT, client_seen_ms BIGINT,
-        seq BIGINT NOT NULL
-      );
-
-      CREATE TABLE archived_job_apps (
-        row_id BIGINT NOT NULL,
-        app_id TEXT PRIMARY KEY, job_id TEXT NOT NULL, ordinal BIGINT NOT NULL, state TEXT NOT NULL,
-        final_status TEXT, queue TEXT, started_ms BIGINT, finished_ms BIGINT,
-        created_ms BIGINT NOT NULL, updated_ms BIGINT NOT NULL,
-        seq BIGINT NOT NULL
-      );
-      CREATE INDEX archived_job_apps_job ON archived_job_apps (job_id, ordinal);
-    `,
-  },
-];
-
-/** The advisory lock key the migrations run under (two sidecars opening at once migrate once). */
-const MIGRATION_LOCK = 7_210_442_001;
-/** Rows per INSERT statement when shipping or loading (27 columns a job: well under 65,535 parameters). */
-const ROWS_PER_STATEMENT = 500;
-/** Rows deleted per statement when shipping (a batch of archiving deletes thousands). */
-const DELETES_PER_STATEMENT = 5_000;
 /** Groups merged into one PostgreSQL transaction when shipping has fallen behind. */
 const MAX_MERGED_GROUPS = 64;
 const RETRY_FIRST_MS = 50;
@@ -386,134 +91,49 @@ export interface PostgresLedgerOptions {
   archiveAfterMs?: number;
 }
 
-/** Totals as job_totals and archive_totals keep them: '' for no outcome or label. */
-interface TotalsRow {
-  decision: string;
-  state: string;
-  outcome: string;
-  label: string;
-  n: number;
-  joules: number;
-  energyN: number;
-}
-
-/** What the load of a working copy left in PostgreSQL's live tables (PostgresLedgerOptions.archiveAfterMs). */
-interface History {
-  /** The load's cutoff: history is closed jobs last written before it. */
-  cutoffMs: number;
-  /** Their totals, by decision, state, outcome and label; lowered as they are archived. */
-  totals: Map<string, TotalsRow>;
-}
-
-const totalsKey = (t: Pick<TotalsRow, 'decision' | 'state' | 'outcome' | 'label'>): string =>
-  JSON.stringify([t.decision, t.state, t.outcome, t.label]);
-
-/** Adds `sign` times one job (its totals columns as PostgreSQL or SQLite reads them) to `totals`. */
-function countInto(
-  totals: Map<string, TotalsRow>,
-  job: {
-    decision: string;
-    state: string;
-    outcome: string | null;
-    label: string | null;
-    energy_joules: number | null;
-  },
-  sign: 1 | -1,
-): void {
-  const row = {
-    decision: job.decision,
-    state: job.state,
-    outcome: job.outcome ?? '',
-    label: job.label ?? '',
-  };
-  const k = totalsKey(row);
-  const t = totals.get(k) ?? { ...row, n: 0, joules: 0, energyN: 0 };
-  t.n += sign;
-  if (job.energy_joules !== null) {
-    t.joules += sign * job.energy_joules;
-    t.energyN += sign;
-  }
-  if (t.n <= 0) totals.delete(k);
-  else totals.set(k, t);
-}
-
-/** One table's shape in the working copy, read from SQLite. */
-interface TableShape {
-  name: string;
-  columns: string[];
-  /**
-   * The columns in PostgreSQL: `row_id` (the SQLite rowid, so that a loaded copy keeps the
-   * rows' order, which breaks ties in listJobs) and then `columns`. A row travels in this order.
-   */
-  pgColumns: string[];
-  /** Which of pgColumns are whole numbers (INTEGER in SQLite, BIGINT in PostgreSQL). */
-  integer: boolean[];
-  pk: string[];
-  /** The row (rowid first) with this primary key, raw. */
-  select: Database.Statement;
-  /** Writes a row read from PostgreSQL (rowid first) into the working copy, inserting or updating. */
-  apply: (row: unknown[]) => void;
-  remove: Database.Statement;
-}
-
-/** An in-memory SqliteLedger with its change capture: the working copy once installed. */
-interface WorkingCopy {
-  work: SqliteLedger;
-  shapes: Map<string, TableShape>;
-  changes: { read: Database.Statement; clear: Database.Statement };
-  /** What its load left in PostgreSQL; undefined when it loaded every live row. */
-  history?: History;
-}
-
-/** The columns of an archived job its totals are kept by, and when it was last written. */
-interface ArchivedTotals {
-  decision: string;
-  state: string;
-  outcome: string | null;
-  label: string | null;
-  energy_joules: number | null;
-  updated_ms: number;
-}
-
 /** What a follower fetches of a job moved to the archive: its rows go from the working copy. */
 const ARCHIVED_JOB = '(archived job)';
 
+/** A row fetched from PostgreSQL after the last seq seen: its values, or null when it left. */
+interface Fetched {
+  seq: number;
+  table: string;
+  row: unknown[] | null;
+  pk: unknown[];
+  /** An archived job's totals columns and last write. */
+  job?: ArchivedTotals;
+}
+
+/** What a catch-up read: a fresh copy, or the rows to apply; the highest seq; the highest ids. */
+interface Fetch {
+  copy?: WorkingCopy;
+  fetched: Fetched[];
+  top: number;
+  /** The highest decision and action ids, archive and history included (highestIds). */
+  highestIds: Record<string, number>;
+}
+
+/**
+ * The highest ids of the archive and of the live rows, history included: a copy whose live
+ * decisions and actions were all archived, or left in PostgreSQL as history, must not number
+ * new ones from below them again (ids are keys there, and in the archive).
+ */
+async function highestIds(client: PoolClient): Promise<Record<string, number>> {
+  const ids = await client.query<{ decisions: number | null; actions: number | null }>(
+    `SELECT GREATEST((SELECT MAX(id) FROM archived_decisions), (SELECT MAX(id) FROM decisions)) AS decisions,
+       GREATEST((SELECT MAX(id) FROM archived_actions), (SELECT MAX(id) FROM actions)) AS actions`,
+  );
+  return { decisions: ids.rows[0]?.decisions ?? 0, actions: ids.rows[0]?.actions ?? 0 };
+}
+
 /** Rows read from PostgreSQL per FETCH when loading a fresh working copy, each batch applied at once. */
 const LOAD_CHUNK = 5_000;
-
-/** A changed row: its current values, or null when it was deleted. */
-interface Change {
-  table: string;
-  pk: unknown[];
-  row: unknown[] | null;
-}
-
-interface Group {
-  no: number;
-  changes: Change[];
-  /**
-   * A batch of archiving: these jobs (with their rows) and actions of no job are moved in
-   * PostgreSQL, from the live tables into the archive's, in the group's transaction, before its
-   * changes (the archive's totals). Such a group ships alone, after every group before it.
-   */
-  archive?: {
-    jobIds: string[];
-    actionIds: number[];
-    archivedMs: number;
-    /** The live rows the move deleted in PostgreSQL, by table: set once it has shipped. */
-    rows?: Record<string, number>;
-  };
-}
 
 interface Waiter {
   target: number;
   resolve: () => void;
   reject: (err: Error) => void;
   timer: NodeJS.Timeout;
-}
-
-function quote(id: string): string {
-  return `"${id.replace(/"/g, '""')}"`;
 }
 
 function sleep(ms: number): Promise<void> {
@@ -562,14 +182,14 @@ export async function openPostgresLedger(
 }
 
 /** The ledger on PostgreSQL through an in-memory working copy: see the module's comment. */
-export class PostgresLedger implements Ledger {
+export class PostgresLedger extends TableLedger implements Ledger {
   private readonly pool: Pool;
   private readonly clock: () => number;
   private readonly flushTimeoutMs: number;
   private readonly logger: Logger | undefined;
   private readonly password: string | undefined;
   private readonly archiveAfterMs: number | undefined;
-  private work: SqliteLedger;
+  private work!: SqliteLedger;
   /** What the working copy's load left in PostgreSQL (PostgresLedgerOptions.archiveAfterMs). */
   private history: History | undefined;
   private shapes = new Map<string, TableShape>();
@@ -602,6 +222,7 @@ export class PostgresLedger implements Ledger {
 
   /** Use openPostgresLedger: it migrates the schema and takes the writer's role when asked. */
   constructor(url: string, options: Omit<PostgresLedgerOptions, 'writer'>) {
+    super();
     this.clock = options.clock ?? (() => Date.now());
     this.flushTimeoutMs = options.flushTimeoutMs ?? 5_000;
     this.logger = options.logger;
@@ -749,97 +370,16 @@ export class PostgresLedger implements Ledger {
    * working copy: its changes are captured only once it is (install).
    */
   private buildWorkingCopy(): WorkingCopy {
-    const work = SqliteLedger.open(':memory:', { clock: this.clock });
-    const db = work.connection;
-    db.function('yss_capture', { deterministic: false }, () => {
-      if (!this.capturing || this.work !== work) return 0;
+    return buildWorkingCopy(this.clock, (work) => {
+      if (!this.capturing || this.work !== work) return false;
       this.scheduleCapture();
-      return 1;
+      return true;
     });
-    db.exec(
-      'CREATE TEMP TABLE _changes (seq INTEGER PRIMARY KEY AUTOINCREMENT, tbl TEXT NOT NULL, pk TEXT NOT NULL)',
-    );
-    const shapes = new Map<string, TableShape>();
-    for (const name of SHIPPED_TABLES) {
-      const info = db.prepare(`PRAGMA main.table_info(${quote(name)})`).all() as Array<{
-        name: string;
-        type: string;
-        pk: number;
-      }>;
-      if (info.length === 0) throw new Error(`the ledger has no table ${name}`);
-      const columns = info.map((c) => c.name);
-      const pk = info
-        .filter((c) => c.pk > 0)
-        .sort((a, b) => a.pk - b.pk)
-        .map((c) => c.name);
-      const key = (prefix: string) => `json_array(${pk.map((c) => `${prefix}.${quote(c)}`).join(', ')})`;
-      const t = quote(name);
-      db.exec(`
-        CREATE TEMP TRIGGER yss_capture_${name}_insert AFTER INSERT ON main.${t} WHEN yss_capture()
-          BEGIN INSERT INTO _changes (tbl, pk) VALUES ('${name}', ${key('NEW')}); END;
-        CREATE TEMP TRIGGER yss_capture_${name}_update AFTER UPDATE ON main.${t} WHEN yss_capture()
-          BEGIN
-            INSERT INTO _changes (tbl, pk) VALUES ('${name}', ${key('NEW')});
-            INSERT INTO _changes (tbl, pk) SELECT '${name}', ${key('OLD')} WHERE ${key('OLD')} IS NOT ${key('NEW')};
-          END;
-        CREATE TEMP TRIGGER yss_capture_${name}_delete AFTER DELETE ON main.${t} WHEN yss_capture()
-          BEGIN INSERT INTO _changes (tbl, pk) VALUES ('${name}', ${key('OLD')}); END;
-      `);
-      const cols = columns.map(quote).join(', ');
-      const wherePk = pk.map((c) => `${quote(c)} = ?`).join(' AND ');
-      const notPk = columns.filter((c) => !pk.includes(c));
-      // An INTEGER PRIMARY KEY is the rowid itself: written through its column only.
-      const rowidIsPk =
-        pk.length === 1 && info.find((c) => c.name === pk[0])!.type.toUpperCase() === 'INTEGER';
-      const target = rowidIsPk ? cols : `rowid, ${cols}`;
-      const upsert = db.prepare(
-        `INSERT INTO main.${t} (${target}) VALUES (${[...(rowidIsPk ? [] : ['?']), ...columns.map(() => '?')].join(', ')})
-         ON CONFLICT (${pk.map(quote).join(', ')}) ${
-           notPk.length
-             ? `DO UPDATE SET ${notPk.map((c) => `${quote(c)} = excluded.${quote(c)}`).join(', ')}`
-             : 'DO NOTHING'
-         }`,
-      );
-      // The same, the rowid left to SQLite.
-      const upsertNumbered = db.prepare(
-        `INSERT INTO main.${t} (${cols}) VALUES (${columns.map(() => '?').join(', ')})
-         ON CONFLICT (${pk.map(quote).join(', ')}) ${
-           notPk.length
-             ? `DO UPDATE SET ${notPk.map((c) => `${quote(c)} = excluded.${quote(c)}`).join(', ')}`
-             : 'DO NOTHING'
-         }`,
-      );
-      shapes.set(name, {
-        name,
-        columns,
-        pgColumns: ['row_id', ...columns],
-        integer: [true, ...info.map((c) => c.type.toUpperCase() === 'INTEGER')],
-        pk,
-        select: db.prepare(`SELECT rowid, ${cols} FROM main.${t} WHERE ${wherePk}`).raw(true),
-        apply: (row) => {
-          if (rowidIsPk) return upsert.run(...row.slice(1));
-          try {
-            return upsert.run(...row);
-          } catch (err) {
-            // A row whose row_id another row of this copy holds: history a load left in
-            // PostgreSQL (archiveAfterMs) keeps its row_id there while a writer that never held
-            // it numbers new rows from its own highest. Only the order of rows made in the same
-            // millisecond rests on it: the row is kept under a rowid of its own.
-            if ((err as { code?: unknown }).code !== 'SQLITE_CONSTRAINT_ROWID') throw err;
-            return upsertNumbered.run(...row.slice(1));
-          }
-        },
-        remove: db.prepare(`DELETE FROM main.${t} WHERE ${wherePk}`),
-      });
-    }
-    return {
-      work,
-      shapes,
-      changes: {
-        read: db.prepare('SELECT seq, tbl, pk FROM _changes ORDER BY seq').raw(true),
-        clear: db.prepare('DELETE FROM _changes WHERE seq <= ?'),
-      },
-    };
+  }
+
+  /** The working copy's tables: the Ledger's table methods (TableLedger) read and write them. */
+  protected override get tables(): Tables {
+    return this.work.tables;
   }
 
   private get db(): Database.Database {
@@ -884,7 +424,7 @@ export class PostgresLedger implements Ledger {
     void this.ship();
   }
 
-  private assertWritable(): void {
+  protected override assertWritable(): void {
     if (this.fenced) throw this.fenced;
     if (this.epoch === null) throw new LedgerReadOnlyError();
   }
@@ -939,129 +479,11 @@ export class PostgresLedger implements Ledger {
 
   /** One PostgreSQL transaction: the fence checked (FOR SHARE), then every row upserted or deleted. */
   private async shipGroups(groups: Group[]): Promise<void> {
-    const merged = new Map<string, Change>();
-    for (const g of groups)
-      for (const c of g.changes) {
-        const k = `${c.table}\u0000${JSON.stringify(c.pk)}`;
-        merged.delete(k);
-        merged.set(k, c);
-      }
     const epoch = this.epoch;
     await this.inTransaction(async (client) => {
-      const f = await client.query<{ epoch: number; holder: string | null }>(
-        'SELECT epoch, holder FROM fence FOR SHARE',
-      );
-      const current = f.rows[0]?.epoch ?? null;
-      if (epoch === null || (current !== epoch && current !== this.raising))
-        throw new LedgerFencedError(
-          `a newer writer holds the ledger (epoch ${current}, ${f.rows[0]?.holder ?? 'unknown'}); this sidecar wrote with epoch ${epoch}`,
-          { epoch: epoch ?? 0, currentEpoch: current, holder: f.rows[0]?.holder ?? null },
-        );
-      for (const g of groups) if (g.archive) await this.moveToArchive(client, g.archive);
-      const byTable = new Map<string, Change[]>();
-      for (const c of merged.values()) {
-        const list = byTable.get(c.table);
-        if (list) list.push(c);
-        else byTable.set(c.table, [c]);
-      }
-      for (const name of SHIPPED_TABLES) {
-        const shape = this.shapes.get(name)!;
-        const mine = byTable.get(name) ?? [];
-        const rows = mine.filter((c) => c.row !== null).map((c) => this.toPg(shape, c.row!));
-        for (let i = 0; i < rows.length; i += ROWS_PER_STATEMENT)
-          await this.upsertPg(client, shape, rows.slice(i, i + ROWS_PER_STATEMENT));
-        const gone = mine.filter((c) => c.row === null).map((c) => c.pk);
-        for (let i = 0; i < gone.length; i += DELETES_PER_STATEMENT)
-          await this.deletePg(client, shape, gone.slice(i, i + DELETES_PER_STATEMENT));
-      }
+      await checkFence(client, epoch, this.raising);
+      await writeGroups(client, this.shapes, groups);
     });
-  }
-
-  /**
-   * Moves a batch of archiving in PostgreSQL: each live table's rows of the jobs (and the actions
-   * of no job) are copied into its archive table as they stand there (the groups before this one
-   * have shipped: they are the working copy's rows), with a new seq each, then deleted. No
-   * tombstone: a follower learns which jobs went from the archive's seq (fetchAndApply).
-   */
-  private async moveToArchive(client: PoolClient, a: NonNullable<Group['archive']>): Promise<void> {
-    const ids = a.jobIds;
-    const rows: Record<string, number> = {};
-    for (const t of ['jobs', ...JOB_ROW_TABLES]) {
-      const live = this.shapes.get(t)!;
-      const archived = this.shapes.get(`archived_${t}`)!;
-      const cols = live.pgColumns.map(quote).join(', ');
-      const extra = t === 'jobs' ? ['archived_ms'] : [];
-      const where =
-        t === 'jobs'
-          ? 'id = ANY($1::text[])'
-          : t === 'actions'
-            ? 'job_id = ANY($1::text[]) OR id = ANY($2::bigint[])'
-            : 'job_id = ANY($1::text[])';
-      const notPk = [...live.pgColumns, ...extra, 'seq'].filter((c) => !archived.pk.includes(c));
-      const values: unknown[] = t === 'actions' ? [ids, a.actionIds] : [ids];
-      if (t === 'jobs') values.push(a.archivedMs);
-      await client.query(
-        `INSERT INTO ${quote(`archived_${t}`)} (${cols}, ${[...extra, 'seq'].map(quote).join(', ')})
-         SELECT ${cols}, ${t === 'jobs' ? '$2::bigint, ' : ''}nextval('ledger_seq') FROM ${quote(t)} WHERE ${where}
-         ON CONFLICT (${archived.pk.map(quote).join(', ')}) DO UPDATE SET ${notPk
-           .map((c) => `${quote(c)} = excluded.${quote(c)}`)
-           .join(', ')}`,
-        values,
-      );
-      const gone = await client.query(
-        `DELETE FROM ${quote(t)} WHERE ${where}`,
-        t === 'actions' ? [ids, a.actionIds] : [ids],
-      );
-      rows[t] = gone.rowCount ?? 0;
-    }
-    a.rows = rows;
-  }
-
-  /**
-   * Deletes rows by primary key, and leaves a tombstone for each (followers delete them too):
-   * two statements for a whole batch, each primary key column as one array parameter.
-   */
-  private async deletePg(client: PoolClient, shape: TableShape, pks: unknown[][]): Promise<void> {
-    if (pks.length === 0) return;
-    const arrays = shape.pk.map((col, i) => ({
-      values: pks.map((pk) => pk[i]),
-      type: shape.integer[shape.pgColumns.indexOf(col)] ? 'bigint' : 'text',
-    }));
-    await client.query(
-      `DELETE FROM ${quote(shape.name)} WHERE (${shape.pk.map(quote).join(', ')}) IN
-         (SELECT * FROM unnest(${arrays.map((a, i) => `$${i + 1}::${a.type}[]`).join(', ')}))`,
-      arrays.map((a) => a.values),
-    );
-    await client.query(
-      `INSERT INTO ledger_deleted (tbl, pk, seq) SELECT $1, pk, nextval('ledger_seq') FROM unnest($2::text[]) AS pk
-       ON CONFLICT (tbl, pk) DO UPDATE SET seq = excluded.seq, at = now()`,
-      [shape.name, pks.map((pk) => JSON.stringify(pk))],
-    );
-  }
-
-  /** A row's values as PostgreSQL takes them: whole numbers in BIGINT columns. */
-  private toPg(shape: TableShape, row: unknown[]): unknown[] {
-    return row.map((v, i) =>
-      shape.integer[i] && typeof v === 'number' && !Number.isInteger(v) ? Math.round(v) : v,
-    );
-  }
-
-  private async upsertPg(client: PoolClient, shape: TableShape, rows: unknown[][]): Promise<void> {
-    if (rows.length === 0) return;
-    const n = shape.pgColumns.length;
-    const values: unknown[] = [];
-    const tuples = rows.map((row, r) => {
-      values.push(...row);
-      return `(${row.map((_, i) => `$${r * n + i + 1}`).join(', ')}, nextval('ledger_seq'))`;
-    });
-    const notPk = shape.pgColumns.filter((c) => !shape.pk.includes(c));
-    await client.query(
-      `INSERT INTO ${quote(shape.name)} (${shape.pgColumns.map(quote).join(', ')}, seq) VALUES ${tuples.join(', ')}
-       ON CONFLICT (${shape.pk.map(quote).join(', ')}) DO UPDATE SET ${[...notPk, 'seq']
-         .map((c) => `${quote(c)} = excluded.${quote(c)}`)
-         .join(', ')}`,
-      values,
-    );
   }
 
   private fence(err: LedgerFencedError): void {
@@ -1145,116 +567,106 @@ export class PostgresLedger implements Ledger {
   }
 
   private async fetchAndApply(): Promise<void> {
-    let fresh = this.lastSeq === null;
-    let since = this.lastSeq ?? 0;
-    const fetched: Array<{
-      seq: number;
-      table: string;
-      row: unknown[] | null;
-      pk: unknown[];
-      /** An archived job's totals columns and last write. */
-      job?: ArchivedTotals;
-    }> = [];
-    let archivedIds: Record<string, number> = {};
-    let copy: WorkingCopy | undefined;
-    let top = since;
+    const read = await this.fetchSince(this.lastSeq);
+    if (read.copy !== undefined) {
+      // The fresh load replaces the working copy: nothing of an earlier one is kept.
+      const old = this.work;
+      this.install(read.copy);
+      old.close();
+    }
+    read.fetched.sort((a, b) => a.seq - b.seq);
+    this.applyFetched(read.fetched, read.highestIds);
+    let top = read.top;
+    for (const f of read.fetched) top = Math.max(top, f.seq);
+    this.lastSeq = top;
+  }
+
+  /**
+   * What changed in PostgreSQL after `lastSeq`, from one snapshot: the rows to apply to the
+   * working copy; or, the first time or when tombstones it may have missed were pruned, a fresh
+   * copy loaded whole (copy, with `top` the highest seq it read). A fresh copy is filled as the
+   * rows come, a chunk at a time (each row once, as it stands in this snapshot: their order does
+   * not matter), and replaces the working copy once whole: what the process holds of
+   * PostgreSQL's rows at once is one chunk.
+   */
+  private async fetchSince(lastSeq: number | null): Promise<Fetch> {
+    const out: Fetch = { fetched: [], top: lastSeq ?? 0, highestIds: {} };
     try {
       await this.inTransaction(async (client) => {
         // Tombstones up to the horizon are pruned: a copy that last saw less may have missed
         // deletions, and loads afresh.
         const horizon = await client.query<{ seq: number }>('SELECT seq FROM ledger_horizon');
-        if (!fresh && since < (horizon.rows[0]?.seq ?? 0)) {
-          fresh = true;
-          since = 0;
-          top = 0;
-        }
-        if (fresh) {
-          // A fresh copy is filled as the rows come, a chunk at a time (each row once, as it
-          // stands in this snapshot: their order does not matter), and replaces the working copy
-          // once whole: what the process holds of PostgreSQL's rows at once is one chunk.
-          copy = this.buildWorkingCopy();
-          top = await this.loadInto(client, copy);
-        } else {
-          for (const name of LEDGER_TABLES) {
-            const shape = this.shapes.get(name)!;
-            const r = await client.query<unknown[]>({
-              text: `SELECT ${shape.pgColumns.map(quote).join(', ')}, seq FROM ${quote(name)} WHERE seq > $1`,
-              values: [since],
-              rowMode: 'array',
-            });
-            for (const row of r.rows) {
-              const seq = row.pop() as number;
-              fetched.push({ seq, table: name, row, pk: [] });
-            }
-          }
-          // Rows deleted since (a fresh copy needs no tombstone: it has none of the deleted rows).
-          const d = await client.query<{ tbl: string; pk: string; seq: number }>(
-            'SELECT tbl, pk, seq FROM ledger_deleted WHERE seq > $1',
-            [since],
-          );
-          for (const t of d.rows)
-            if (LEDGER_TABLES.includes(t.tbl))
-              fetched.push({ seq: t.seq, table: t.tbl, row: null, pk: JSON.parse(t.pk) as unknown[] });
-          // Jobs archived since (their rows left the live tables without tombstones), and
-          // actions of no job.
-          const jobs = await client.query<ArchivedTotals & { id: string; seq: number }>(
-            'SELECT id, seq, decision, state, outcome, label, energy_joules, updated_ms FROM archived_jobs WHERE seq > $1',
-            [since],
-          );
-          for (const j of jobs.rows)
-            fetched.push({ seq: j.seq, table: ARCHIVED_JOB, row: null, pk: [j.id], job: j });
-          const actions = await client.query<{ id: number; seq: number }>(
-            'SELECT id, seq FROM archived_actions WHERE job_id IS NULL AND seq > $1',
-            [since],
-          );
-          for (const a of actions.rows) fetched.push({ seq: a.seq, table: 'actions', row: null, pk: [a.id] });
-        }
-        // The highest ids of the archive and of the live rows, history included: a copy whose
-        // live decisions and actions were all archived, or left in PostgreSQL as history, must
-        // not number new ones from below them again (ids are keys there, and in the archive).
-        const ids = await client.query<{ decisions: number | null; actions: number | null }>(
-          `SELECT GREATEST((SELECT MAX(id) FROM archived_decisions), (SELECT MAX(id) FROM decisions)) AS decisions,
-             GREATEST((SELECT MAX(id) FROM archived_actions), (SELECT MAX(id) FROM actions)) AS actions`,
-        );
-        archivedIds = { decisions: ids.rows[0]?.decisions ?? 0, actions: ids.rows[0]?.actions ?? 0 };
+        if (lastSeq === null || lastSeq < (horizon.rows[0]?.seq ?? 0)) {
+          out.copy = this.buildWorkingCopy();
+          out.top = await this.loadInto(client, out.copy);
+        } else out.fetched = await this.changedSince(client, lastSeq);
+        out.highestIds = await highestIds(client);
       }, 'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
     } catch (err) {
-      (copy as WorkingCopy | undefined)?.work.close();
+      out.copy?.work.close();
       throw err;
     }
-    if (copy !== undefined) {
-      // The fresh load replaces the working copy: nothing of an earlier one is kept.
-      const old = this.work;
-      this.install(copy);
-      old.close();
+    return out;
+  }
+
+  /**
+   * The rows of the live tables written after `since`, those deleted since (tombstones), the
+   * jobs moved to the archive since (their rows left the live tables without tombstones) and
+   * the actions of no job moved with them.
+   */
+  private async changedSince(client: PoolClient, since: number): Promise<Fetched[]> {
+    const fetched: Fetched[] = [];
+    for (const name of LEDGER_TABLES) {
+      const shape = this.shapes.get(name)!;
+      const r = await client.query<unknown[]>({
+        text: `SELECT ${shape.pgColumns.map(quote).join(', ')}, seq FROM ${quote(name)} WHERE seq > $1`,
+        values: [since],
+        rowMode: 'array',
+      });
+      for (const row of r.rows) {
+        const seq = row.pop() as number;
+        fetched.push({ seq, table: name, row, pk: [] });
+      }
     }
-    fetched.sort((a, b) => a.seq - b.seq);
+    const d = await client.query<{ tbl: string; pk: string; seq: number }>(
+      'SELECT tbl, pk, seq FROM ledger_deleted WHERE seq > $1',
+      [since],
+    );
+    for (const t of d.rows)
+      if (LEDGER_TABLES.includes(t.tbl))
+        fetched.push({ seq: t.seq, table: t.tbl, row: null, pk: JSON.parse(t.pk) as unknown[] });
+    const jobs = await client.query<ArchivedTotals & { id: string; seq: number }>(
+      'SELECT id, seq, decision, state, outcome, label, energy_joules, updated_ms FROM archived_jobs WHERE seq > $1',
+      [since],
+    );
+    for (const j of jobs.rows)
+      fetched.push({ seq: j.seq, table: ARCHIVED_JOB, row: null, pk: [j.id], job: j });
+    const actions = await client.query<{ id: number; seq: number }>(
+      'SELECT id, seq FROM archived_actions WHERE job_id IS NULL AND seq > $1',
+      [since],
+    );
+    for (const a of actions.rows) fetched.push({ seq: a.seq, table: 'actions', row: null, pk: [a.id] });
+    return fetched;
+  }
+
+  /**
+   * Applies the rows fetched (in seq order) to the working copy in one SQLite transaction, with
+   * its change capture and foreign keys off (rows of several tables arrive in seq order, not in
+   * the order of their references), and raises its id sequences to `ids`.
+   */
+  private applyFetched(fetched: Fetched[], ids: Record<string, number>): void {
     const db = this.db;
     this.capturing = false;
     db.pragma('foreign_keys = OFF');
     try {
-      const archived = {
-        held: db.prepare('SELECT 1 FROM main.jobs WHERE id = ?'),
-        drop: [
-          ...JOB_ROW_TABLES.map((t) => `DELETE FROM main.${t} WHERE job_id = ?`),
-          'DELETE FROM main.jobs WHERE id = ?',
-        ].map((sql) => db.prepare(sql)),
-      };
+      const dropArchived = this.archivedJobDropper(db);
       db.transaction(() => {
         for (const f of fetched) {
-          if (f.table === ARCHIVED_JOB) {
-            // A job this copy does not hold was history at its load: counted apart until now.
-            const held = archived.held.get(f.pk[0]) !== undefined;
-            if (!held && this.history !== undefined && f.job!.updated_ms < this.history.cutoffMs)
-              countInto(this.history.totals, f.job!, -1);
-            for (const drop of archived.drop) drop.run(f.pk[0]);
-            continue;
-          }
-          const shape = this.shapes.get(f.table)!;
-          if (f.row) shape.apply(f.row);
-          else shape.remove.run(...f.pk);
+          if (f.table === ARCHIVED_JOB) dropArchived(f.pk[0] as string, f.job!);
+          else if (f.row) this.shapes.get(f.table)!.apply(f.row);
+          else this.shapes.get(f.table)!.remove.run(...f.pk);
         }
-        for (const [table, id] of Object.entries(archivedIds)) {
+        for (const [table, id] of Object.entries(ids)) {
           if (id <= 0) continue;
           const n = db
             .prepare('UPDATE main.sqlite_sequence SET seq = MAX(seq, ?) WHERE name = ?')
@@ -1267,8 +679,24 @@ export class PostgresLedger implements Ledger {
       db.pragma('foreign_keys = ON');
       this.capturing = true;
     }
-    for (const f of fetched) top = Math.max(top, f.seq);
-    this.lastSeq = top;
+  }
+
+  /**
+   * Drops a job moved to the archive, with its rows, from the working copy. A job this copy does
+   * not hold was history at its load: counted apart until now.
+   */
+  private archivedJobDropper(db: Database.Database): (id: string, job: ArchivedTotals) => void {
+    const held = db.prepare('SELECT 1 FROM main.jobs WHERE id = ?');
+    const drop = [
+      ...JOB_ROW_TABLES.map((t) => `DELETE FROM main.${t} WHERE job_id = ?`),
+      'DELETE FROM main.jobs WHERE id = ?',
+    ].map((sql) => db.prepare(sql));
+    return (id, job) => {
+      const history = this.history;
+      if (held.get(id) === undefined && history !== undefined && job.updated_ms < history.cutoffMs)
+        countInto(history.totals, job, -1);
+      for (const st of drop) st.run(id);
+    };
   }
 
   /**
@@ -1321,46 +749,14 @@ export class PostgresLedger implements Ledger {
     } finally {
       db.pragma('foreign_keys = ON');
     }
-    if (cutoffMs !== undefined) copy.history = await this.historyAt(client, copy, cutoffMs);
+    if (cutoffMs !== undefined) copy.history = await this.historyOf(client, copy, cutoffMs);
     return top;
   }
 
-  /**
-   * The totals of the history a load at `cutoffMs` left in PostgreSQL: those of every closed job
-   * last written before the cutoff (an index-only scan of jobs_closed), less those of such jobs
-   * it loaded all the same (a write pending, a ticket waiting).
-   */
-  private async historyAt(client: PoolClient, copy: WorkingCopy, cutoffMs: number): Promise<History> {
-    const totals = new Map<string, TotalsRow>();
-    const add = (rows: TotalsRow[], sign: 1 | -1) => {
-      for (const r of rows) {
-        const k = totalsKey(r);
-        const t = totals.get(k) ?? { ...r, n: 0, joules: 0, energyN: 0 };
-        t.n += sign * r.n;
-        t.joules += sign * r.joules;
-        t.energyN += sign * r.energyN;
-        totals.set(k, t);
-      }
-    };
-    const closedBefore = await client.query<TotalsRow>(
-      `SELECT decision, state, COALESCE(outcome, '') AS outcome, COALESCE(label, '') AS label, COUNT(*)::bigint AS n,
-         COALESCE(SUM(energy_joules), 0) AS joules, COUNT(energy_joules)::bigint AS "energyN"
-       FROM jobs WHERE state IN (${CLOSED_SQL}) AND updated_ms < $1 GROUP BY 1, 2, 3, 4`,
-      [cutoffMs],
-    );
-    add(closedBefore.rows, 1);
-    add(
-      copy.work.connection
-        .prepare(
-          `SELECT decision, state, IFNULL(outcome, '') AS outcome, IFNULL(label, '') AS label, COUNT(*) AS n,
-             TOTAL(energy_joules) AS joules, COUNT(energy_joules) AS energyN
-           FROM main.jobs WHERE state IN (${CLOSED_SQL}) AND updated_ms < ? GROUP BY 1, 2, 3, 4`,
-        )
-        .all(cutoffMs) as TotalsRow[],
-      -1,
-    );
-    for (const [k, t] of totals) if (t.n <= 0) totals.delete(k);
-    const jobs = [...totals.values()].reduce((n, t) => n + t.n, 0);
+  /** The history a load at `cutoffMs` left in PostgreSQL (historyAt), told in the log when there is any. */
+  private async historyOf(client: PoolClient, copy: WorkingCopy, cutoffMs: number): Promise<History> {
+    const history = await historyAt(client, copy.work.connection, cutoffMs);
+    const jobs = [...history.totals.values()].reduce((n, t) => n + t.n, 0);
     if (jobs > 0)
       this.logger?.info(
         'ledger: closed jobs past ledger.retention.archiveAfterDays left in PostgreSQL, to be archived',
@@ -1369,7 +765,7 @@ export class PostgresLedger implements Ledger {
           cutoff: new Date(cutoffMs).toISOString(),
         },
       );
-    return { cutoffMs, totals };
+    return history;
   }
 
   private stopFollowing(): void {
@@ -1522,159 +918,12 @@ export class PostgresLedger implements Ledger {
     await this.shippedSoFar();
   }
 
-  insertJob(job: NewJob): JobRecord {
-    this.assertWritable();
-    return this.work.insertJob(job);
-  }
-  updateJob(id: string, patch: JobPatch): JobRecord {
-    this.assertWritable();
-    return this.work.updateJob(id, patch);
-  }
-  getJob(id: string): JobRecord | undefined {
-    return this.work.getJob(id);
-  }
-  getJobByAppId(appId: string): JobRecord | undefined {
-    return this.work.getJobByAppId(appId);
-  }
-  listJobs(query?: JobQuery): { jobs: JobRecord[]; total: number } {
-    return this.work.listJobs(query);
-  }
-  openAdmittedJobs(): JobRecord[] {
-    return this.work.openAdmittedJobs();
-  }
-  openAdmittedJobsReused(): JobRecord[] {
-    return this.work.openAdmittedJobsReused();
-  }
-  countOpenAdmittedJobs(): number {
-    return this.work.countOpenAdmittedJobs();
-  }
   /** The working copy's totals (live and archived jobs) and those of the history its load left in PostgreSQL. */
-  countJobs(): JobCount[] {
-    const counts = this.work.countJobs();
-    if (this.history === undefined || this.history.totals.size === 0) return counts;
-    const byKey = new Map(counts.map((c) => [JSON.stringify([c.decision, c.state, c.outcome]), { ...c }]));
-    for (const t of this.history.totals.values()) {
-      const outcome = (t.outcome || null) as JobCount['outcome'];
-      const k = JSON.stringify([t.decision, t.state, outcome]);
-      const c = byKey.get(k);
-      if (c) c.n += t.n;
-      else
-        byKey.set(k, {
-          decision: t.decision as JobCount['decision'],
-          state: t.state as JobCount['state'],
-          outcome,
-          n: t.n,
-        });
-    }
-    return [...byKey.values()];
+  override countJobs(): JobCount[] {
+    return countsWithHistory(super.countJobs(), this.history);
   }
-  admittedEnergyByLabel(): Array<{ label: string | null; joules: number }> {
-    const energy = this.work.admittedEnergyByLabel();
-    if (this.history === undefined || this.history.totals.size === 0) return energy;
-    const byLabel = new Map(energy.map((e) => [e.label, e.joules]));
-    for (const t of this.history.totals.values()) {
-      if (t.decision !== 'admitted' || t.energyN <= 0) continue;
-      const label = t.label || null;
-      byLabel.set(label, (byLabel.get(label) ?? 0) + t.joules);
-    }
-    return [...byLabel].map(([label, joules]) => ({ label, joules }));
-  }
-  recordDecision(jobId: string, policy: string, decision: string, detail: unknown): number {
-    this.assertWritable();
-    return this.work.recordDecision(jobId, policy, decision, detail);
-  }
-  decisionsOf(jobId: string): DecisionRecord[] {
-    return this.work.decisionsOf(jobId);
-  }
-  enqueueAction(jobId: string | null, kind: string, payload: unknown): ActionRecord {
-    this.assertWritable();
-    return this.work.enqueueAction(jobId, kind, payload);
-  }
-  markActionAttempt(id: number): void {
-    this.assertWritable();
-    this.work.markActionAttempt(id);
-  }
-  completeAction(
-    id: number,
-    status: Exclude<ActionStatus, 'pending'>,
-    result?: unknown,
-    error?: string,
-  ): void {
-    this.assertWritable();
-    this.work.completeAction(id, status, result, error);
-  }
-  updateActionPayload(id: number, payload: unknown): void {
-    this.assertWritable();
-    this.work.updateActionPayload(id, payload);
-  }
-  noteActionError(id: number, error: string): void {
-    this.assertWritable();
-    this.work.noteActionError(id, error);
-  }
-  getAction(id: number): ActionRecord | undefined {
-    return this.work.getAction(id);
-  }
-  pendingActions(): ActionRecord[] {
-    return this.work.pendingActions();
-  }
-  refusedSubmissions(): Array<{ job: JobRecord; error: string | null }> {
-    return this.work.refusedSubmissions();
-  }
-  pendingBacklog(): { pending: number; oldestMs: number | null } {
-    return this.work.pendingBacklog();
-  }
-  actionsOf(jobId: string): ActionRecord[] {
-    return this.work.actionsOf(jobId);
-  }
-  countActions(): ActionCount[] {
-    return this.work.countActions();
-  }
-  findIdempotent(submitter: string, key: string): IdempotentAnswer | undefined {
-    return this.work.findIdempotent(submitter, key);
-  }
-  saveIdempotent(submitter: string, key: string, answer: IdempotentAnswer, responseJson?: string): void {
-    this.assertWritable();
-    this.work.saveIdempotent(submitter, key, answer, responseJson);
-  }
-  insertTicket(t: Pick<TicketRecord, 'jobId' | 'expiresMs' | 'detail'>): void {
-    this.assertWritable();
-    this.work.insertTicket(t);
-  }
-  getTicket(jobId: string): TicketRecord | undefined {
-    return this.work.getTicket(jobId);
-  }
-  ticketsOf(jobIds: readonly string[]): Map<string, TicketRecord> {
-    return this.work.ticketsOf(jobIds);
-  }
-  endTicket(jobId: string, status: Exclude<TicketStatus, 'waiting'>, appId?: string | null): boolean {
-    this.assertWritable();
-    return this.work.endTicket(jobId, status, appId);
-  }
-  expiredTickets(nowMs: number): TicketRecord[] {
-    return this.work.expiredTickets(nowMs);
-  }
-  reportClient(jobId: string, state: TicketClient['state'], exitCode: number | null, atMs: number): boolean {
-    this.assertWritable();
-    return this.work.reportClient(jobId, state, exitCode, atMs);
-  }
-  trackJobApp(jobId: string, app: TrackedApp): JobAppRecord | undefined {
-    this.assertWritable();
-    return this.work.trackJobApp(jobId, app);
-  }
-  appsOf(jobId: string): JobAppRecord[] {
-    return this.work.appsOf(jobId);
-  }
-  appsOfJobs(jobIds: readonly string[]): Map<string, JobAppRecord[]> {
-    return this.work.appsOfJobs(jobIds);
-  }
-  jobOfApp(appId: string): JobRecord | undefined {
-    return this.work.jobOfApp(appId);
-  }
-  jobsBetweenApps(): JobRecord[] {
-    return this.work.jobsBetweenApps();
-  }
-  getValue<T>(key: string): T | undefined {
-    return this.work.getValue<T>(key);
+  override admittedEnergyByLabel(): Array<{ label: string | null; joules: number }> {
+    return energyWithHistory(super.admittedEnergyByLabel(), this.history);
   }
 
   // --- the archive: moved by the working copy and shipped, read in PostgreSQL ----------------
@@ -1693,7 +942,7 @@ export class PostgresLedger implements Ledger {
    */
   async archiveClosedJobs(o: { closedBeforeMs: number; limit: number }): Promise<ArchiveBatch> {
     this.assertWritable();
-    if (!Number.isSafeInteger(o.limit) || o.limit < 1) throw new RangeError(`a batch of ${o.limit} jobs`);
+    checkBatch(o.limit);
     const history = this.history;
     const old =
       history === undefined
@@ -1705,11 +954,11 @@ export class PostgresLedger implements Ledger {
     this.work.commitQueued();
     this.capture();
     this.capturing = false;
-    let batch: ReturnType<SqliteLedger['archiveClosedJobsNow']>;
+    let batch: ArchiveMove;
     let jobIds: string[];
     let actionIds: number[];
     try {
-      batch = this.work.archiveClosedJobsNow(o.closedBeforeMs, o.limit, { copy: false });
+      batch = this.work.tables.archive.archiveClosedJobsNow(o.closedBeforeMs, o.limit, { copy: false });
       jobIds = batch.jobIds;
       actionIds = batch.actionIds;
       if (old !== undefined && history !== undefined && history === this.history) {
@@ -1744,7 +993,7 @@ export class PostgresLedger implements Ledger {
         pk: shape.pk.map((c) => row[shape.columns.indexOf(c) + 1]),
         row,
       }));
-      const archive: NonNullable<Group['archive']> = { jobIds, actionIds, archivedMs: batch.archivedMs };
+      const archive: ArchiveMoveInPg = { jobIds, actionIds, archivedMs: batch.archivedMs };
       this.groups.push({ no: ++this.captured, changes: totals, archive });
       void this.ship();
       await this.shippedSoFar();
@@ -1813,17 +1062,7 @@ export class PostgresLedger implements Ledger {
    */
   async pruneTombstones(keepMs: number): Promise<number> {
     this.assertWritable();
-    let pruned = 0;
-    await this.asWriter(async (client) => {
-      const r = await client.query<{ n: number }>(
-        `WITH gone AS (DELETE FROM ledger_deleted WHERE at < now() - $1 * interval '1 millisecond' RETURNING seq),
-              raised AS (UPDATE ledger_horizon SET seq = GREATEST(seq, (SELECT COALESCE(MAX(seq), 0) FROM gone)))
-         SELECT COUNT(*)::bigint AS n FROM gone`,
-        [keepMs],
-      );
-      pruned = r.rows[0]?.n ?? 0;
-    });
-    return pruned;
+    return this.asWriter((client) => pruneTombstonesIn(client, keepMs));
   }
 
   /**
@@ -1832,185 +1071,56 @@ export class PostgresLedger implements Ledger {
    */
   async deleteArchivedJobs(o: { closedBeforeMs: number; limit: number }): Promise<ArchiveBatch> {
     this.assertWritable();
-    if (!Number.isSafeInteger(o.limit) || o.limit < 1) throw new RangeError(`a batch of ${o.limit} jobs`);
-    const rows: Record<string, number> = { jobs: 0 };
-    for (const t of JOB_ROW_TABLES) rows[t] = 0;
-    let jobIds: string[] = [];
-    await this.asWriter(async (client) => {
-      jobIds = (
-        await client.query<{ id: string }>('SELECT id FROM archived_jobs WHERE updated_ms < $1 LIMIT $2', [
-          o.closedBeforeMs,
-          o.limit,
-        ])
-      ).rows.map((r) => r.id);
-      let top = 0;
-      if (jobIds.length > 0) {
-        for (const t of JOB_ROW_TABLES)
-          rows[t] = (
-            await client.query(`DELETE FROM archived_${t} WHERE job_id = ANY($1::text[])`, [jobIds])
-          ).rowCount!;
-        const gone = await client.query<{ seq: number }>(
-          'DELETE FROM archived_jobs WHERE id = ANY($1::text[]) RETURNING seq',
-          [jobIds],
-        );
-        rows.jobs = gone.rowCount!;
-        for (const r of gone.rows) top = Math.max(top, r.seq);
-      }
-      const orphans = await client.query<{ seq: number }>(
-        'DELETE FROM archived_actions WHERE id IN (SELECT id FROM archived_actions WHERE job_id IS NULL AND updated_ms < $1 LIMIT $2) RETURNING seq',
-        [o.closedBeforeMs, o.limit],
-      );
-      rows.actions! += orphans.rowCount!;
-      for (const r of orphans.rows) top = Math.max(top, r.seq);
-      // A follower learns of an archived job from its archived row: one that has not seen it
-      // yet never will, and loads afresh (the horizon, as for pruned tombstones).
-      if (top > 0) await client.query('UPDATE ledger_horizon SET seq = GREATEST(seq, $1)', [top]);
-    });
-    return { jobIds, rows };
+    checkBatch(o.limit);
+    return this.asWriter((client) => deleteArchivedIn(client, o.closedBeforeMs, o.limit));
   }
 
   /** A page of the archive, read in PostgreSQL (a follower reads it too). */
-  async listArchivedJobs(query: JobQuery = {}): Promise<{ jobs: ArchivedJob[]; total: number }> {
-    const where: string[] = [];
-    const values: unknown[] = [];
-    for (const [column, value] of [
-      ['decision', query.decision],
-      ['state', query.state],
-      ['queue', query.queue],
-      ['user', query.user],
-    ] as const) {
-      if (value === undefined) continue;
-      values.push(value);
-      where.push(`${quote(column)} = $${values.length}`);
-    }
-    const clause = where.length ? `WHERE ${where.join(' AND ')}` : '';
-    let out: { jobs: ArchivedJob[]; total: number } = { jobs: [], total: 0 };
-    await this.reading(async (client) => {
-      const total = await client.query<{ n: number }>(
-        `SELECT COUNT(*)::bigint AS n FROM archived_jobs ${clause}`,
-        values,
-      );
-      // The page's keys first, from the index alone (an offset deep in a million archived jobs
-      // walks index entries, not rows), then its rows.
-      const page = await client.query<Record<string, unknown>>(
-        `WITH keys AS (
-           SELECT id, created_ms FROM archived_jobs ${clause}
-           ORDER BY created_ms DESC, id COLLATE "C" DESC LIMIT $${values.length + 1} OFFSET $${values.length + 2})
-         SELECT a.* FROM keys JOIN archived_jobs a USING (id) ORDER BY keys.created_ms DESC, keys.id COLLATE "C" DESC`,
-        [...values, query.limit ?? 100, query.offset ?? 0],
-      );
-      const ids = page.rows.map((r) => r.id as string);
-      const tickets = await client.query<Record<string, unknown>>(
-        'SELECT * FROM archived_tickets WHERE job_id = ANY($1::text[])',
-        [ids],
-      );
-      const apps = await client.query<Record<string, unknown>>(
-        'SELECT * FROM archived_job_apps WHERE job_id = ANY($1::text[]) ORDER BY job_id, ordinal',
-        [ids],
-      );
-      const ticketOf = new Map(tickets.rows.map((r) => [r.job_id as string, decodeRow.ticket(r)]));
-      const appsOf = new Map<string, JobAppRecord[]>();
-      for (const r of apps.rows) {
-        const a = decodeRow.jobApp(r);
-        appsOf.set(a.jobId, [...(appsOf.get(a.jobId) ?? []), a]);
-      }
-      out = {
-        jobs: page.rows.map((r) => ({
-          job: decodeRow.job(r),
-          archivedMs: r.archived_ms as number,
-          ticket: ticketOf.get(r.id as string),
-          apps: appsOf.get(r.id as string) ?? [],
-        })),
-        total: total.rows[0]?.n ?? 0,
-      };
-    });
-    return out;
+  listArchivedJobs(query: JobQuery = {}): Promise<{ jobs: ArchivedJob[]; total: number }> {
+    return this.reading((client) => archivedPage(client, query));
   }
 
   /**
    * One archived job with its rows, read in PostgreSQL from one snapshot; or a job of the
    * history the working copy's load left there, not archived yet (archivedMs null).
    */
-  async getArchivedJob(id: string): Promise<ArchivedJobDetail | undefined> {
-    let out: ArchivedJobDetail | undefined;
-    await this.reading(async (client) => {
-      const job = await client.query<Record<string, unknown>>('SELECT * FROM archived_jobs WHERE id = $1', [
-        id,
-      ]);
-      let row = job.rows[0];
-      let prefix = 'archived_';
-      // History the working copy's load left in PostgreSQL, not moved yet: read where it is.
-      const history = this.history;
-      if (row === undefined && history !== undefined && this.work.getJob(id) === undefined) {
-        row = (
-          await client.query<Record<string, unknown>>(
-            `SELECT * FROM jobs WHERE id = $1 AND state IN (${CLOSED_SQL}) AND updated_ms < $2`,
-            [id, history.cutoffMs],
-          )
-        ).rows[0];
-        prefix = '';
-      }
-      if (row === undefined) return;
-      const of = (table: string, order: string) =>
-        client.query<Record<string, unknown>>(
-          `SELECT * FROM ${prefix}${table} WHERE job_id = $1 ORDER BY ${order}`,
-          [id],
-        );
-      const ticket = (await of('tickets', 'job_id')).rows[0];
-      out = {
-        job: decodeRow.job(row),
-        archivedMs: prefix === '' ? null : (row.archived_ms as number),
-        ticket: ticket ? decodeRow.ticket(ticket) : undefined,
-        apps: (await of('job_apps', 'ordinal')).rows.map(decodeRow.jobApp),
-        decisions: (await of('decisions', 'id')).rows.map(decodeRow.decision),
-        actions: (await of('actions', 'id')).rows.map(decodeRow.action),
-      };
-    });
-    return out;
+  getArchivedJob(id: string): Promise<ArchivedJobDetail | undefined> {
+    // History the working copy's load left in PostgreSQL, not moved yet, is read where it is.
+    const history = this.history;
+    const historyBeforeMs =
+      history !== undefined && this.work.getJob(id) === undefined ? history.cutoffMs : undefined;
+    return this.reading((client) => archivedJobIn(client, id, historyBeforeMs));
   }
 
   /** `fn` in one read-only transaction from one snapshot; PostgreSQL's errors as the API shows them. */
-  private async reading(fn: (client: PoolClient) => Promise<void>): Promise<void> {
+  private async reading<T>(fn: (client: PoolClient) => Promise<T>): Promise<T> {
+    const out: { value?: T } = {};
     try {
-      await this.inTransaction(fn, 'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
+      await this.inTransaction(async (client) => {
+        out.value = await fn(client);
+      }, 'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
     } catch (err) {
       throw this.describe(err, 'reading the archive');
     }
+    return out.value as T;
   }
 
   /**
    * `fn` in one transaction that first reads the fence FOR SHARE (as shipping does), refused
    * with LedgerFencedError (and this ledger fenced) when a newer writer holds it.
    */
-  private async asWriter(fn: (client: PoolClient) => Promise<void>): Promise<void> {
+  private async asWriter<T>(fn: (client: PoolClient) => Promise<T>): Promise<T> {
     const epoch = this.epoch;
+    const out: { value?: T } = {};
     try {
       await this.inTransaction(async (client) => {
-        const f = await client.query<{ epoch: number; holder: string | null }>(
-          'SELECT epoch, holder FROM fence FOR SHARE',
-        );
-        const current = f.rows[0]?.epoch ?? null;
-        if (epoch === null || current !== epoch)
-          throw new LedgerFencedError(
-            `a newer writer holds the ledger (epoch ${current}, ${f.rows[0]?.holder ?? 'unknown'}); this sidecar wrote with epoch ${epoch}`,
-            { epoch: epoch ?? 0, currentEpoch: current, holder: f.rows[0]?.holder ?? null },
-          );
-        await fn(client);
+        await checkFence(client, epoch);
+        out.value = await fn(client);
       });
     } catch (err) {
       if (err instanceof LedgerFencedError) this.fence(err);
       throw this.describe(err, 'writing the archive');
     }
-  }
-  setValue(key: string, value: unknown): void {
-    this.assertWritable();
-    this.work.setValue(key, value);
-  }
-  valuesWithPrefix<T>(prefix: string): Array<{ key: string; value: T }> {
-    return this.work.valuesWithPrefix<T>(prefix);
-  }
-  deleteValue(key: string): void {
-    this.assertWritable();
-    this.work.deleteValue(key);
+    return out.value as T;
   }
 }

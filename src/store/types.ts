@@ -43,6 +43,8 @@ export const CLOSED_JOB_STATES = [
 ] as const satisfies readonly JobState[];
 export type Outcome = 'met' | 'missed';
 export type ActionStatus = 'pending' | 'done' | 'failed' | 'skipped';
+/** The status a pending action is confirmed with. */
+export type ActionEnd = Exclude<ActionStatus, 'pending'>;
 
 /** What a job is, as submitted or discovered: shared by its ledger row and its API view. */
 export interface JobIdentity {
@@ -226,8 +228,8 @@ export type JobPatch = Partial<Omit<JobRecord, 'id' | 'createdMs' | 'updatedMs'>
 /**
  * The sidecar's ledger, as the loop, the enforcer and the API use it: every job decided on,
  * every decision with its reason, every RM write as an outbox row recorded before the call and
- * confirmed after it, idempotent answers, tickets and small named values. SqliteLedger
- * (src/store/ledger.ts) implements it on a file; PostgresLedger (src/store/postgres.ts) on a
+ * confirmed after it, idempotent answers, tickets and small named values (LedgerTables), and
+ * the commit and the archive around them. SqliteLedger (src/store/ledger.ts) implements it on a file; PostgresLedger (src/store/postgres.ts) on a
  * PostgreSQL database shared by several sidecars, through an in-memory working copy.
  *
  * Synchronous: every method answers at once, and the loop relies on it (a decision and its rows
@@ -235,7 +237,7 @@ export type JobPatch = Partial<Omit<JobRecord, 'id' | 'createdMs' | 'updatedMs'>
  * changes after they are made; `flush` is the barrier to await before anything outside the
  * ledger (an RM call, an API answer) depends on them being durable.
  */
-export interface Ledger {
+export interface Ledger extends LedgerTables {
   /**
    * Runs `fn` in one transaction: all of its writes land, or none. Writes queued by writeSoon
    * land in the same commit, before `fn`'s; should `fn` throw, only its own writes roll back.
@@ -267,6 +269,34 @@ export interface Ledger {
   /** Commits what writeSoon queued, then closes. */
   close(): void;
 
+  /**
+   * The archive (ledger.retention), the one part of the ledger that is not synchronous: closed
+   * jobs moved out of the live tables, which nothing loads at start and no method of LedgerTables reads.
+   *
+   * archiveClosedJobs moves, in one transaction, up to `limit` jobs closed (CLOSED_JOB_STATES)
+   * and last written before `closedBeforeMs`, none with a pending action or a waiting ticket,
+   * with their decisions, actions, idempotent answers, tickets and apps; the totals countJobs
+   * reads stay as they were. Resolves once the batch is durable. Writer only (a follower's or a
+   * fenced ledger's rejects as a write does); outside a transaction.
+   */
+  archiveClosedJobs(o: { closedBeforeMs: number; limit: number }): Promise<ArchiveBatch>;
+  /**
+   * Deletes from the archive, in one transaction, up to `limit` archived jobs last written
+   * before `closedBeforeMs`, with their rows (their totals stay counted). Writer only.
+   */
+  deleteArchivedJobs(o: { closedBeforeMs: number; limit: number }): Promise<ArchiveBatch>;
+  /** The archived jobs, newest first (then by id), a page at a time, with the total matching. */
+  listArchivedJobs(query?: JobQuery): Promise<{ jobs: ArchivedJob[]; total: number }>;
+  /** One archived job with its decisions and actions; undefined when the archive has none. */
+  getArchivedJob(id: string): Promise<ArchivedJobDetail | undefined>;
+}
+
+/**
+ * The Ledger's tables: a job's rows, its decisions, the outbox, idempotent answers, tickets, a
+ * job's apps and small named values (src/store/tables, a module per concern). Synchronous, as
+ * the Ledger; TableLedger (src/store/table-ledger.ts) implements them once for both stores.
+ */
+export interface LedgerTables {
   insertJob(job: NewJob): JobRecord;
   /** Throws when there is no job `id`. */
   updateJob(id: string, patch: JobPatch): JobRecord;
@@ -297,12 +327,7 @@ export interface Ledger {
   /** Counts an attempt just before the call goes out. */
   markActionAttempt(id: number): void;
   /** Confirms a pending write (throws when it is not pending). */
-  completeAction(
-    id: number,
-    status: Exclude<ActionStatus, 'pending'>,
-    result?: unknown,
-    error?: string,
-  ): void;
+  completeAction(id: number, status: ActionEnd, result?: unknown, error?: string): void;
   /** Keeps what an action learned before its write (a reservation id it was handed). */
   updateActionPayload(id: number, payload: unknown): void;
   /** Records a failed attempt, leaving the action pending. */
@@ -351,27 +376,6 @@ export interface Ledger {
    * app ended: jobs between apps, waiting for their client's next app or its exit.
    */
   jobsBetweenApps(): JobRecord[];
-
-  /**
-   * The archive (ledger.retention), the one part of the ledger that is not synchronous: closed
-   * jobs moved out of the live tables, which nothing loads at start and no method above reads.
-   *
-   * archiveClosedJobs moves, in one transaction, up to `limit` jobs closed (CLOSED_JOB_STATES)
-   * and last written before `closedBeforeMs`, none with a pending action or a waiting ticket,
-   * with their decisions, actions, idempotent answers, tickets and apps; the totals countJobs
-   * reads stay as they were. Resolves once the batch is durable. Writer only (a follower's or a
-   * fenced ledger's rejects as a write does); outside a transaction.
-   */
-  archiveClosedJobs(o: { closedBeforeMs: number; limit: number }): Promise<ArchiveBatch>;
-  /**
-   * Deletes from the archive, in one transaction, up to `limit` archived jobs last written
-   * before `closedBeforeMs`, with their rows (their totals stay counted). Writer only.
-   */
-  deleteArchivedJobs(o: { closedBeforeMs: number; limit: number }): Promise<ArchiveBatch>;
-  /** The archived jobs, newest first (then by id), a page at a time, with the total matching. */
-  listArchivedJobs(query?: JobQuery): Promise<{ jobs: ArchivedJob[]; total: number }>;
-  /** One archived job with its decisions and actions; undefined when the archive has none. */
-  getArchivedJob(id: string): Promise<ArchivedJobDetail | undefined>;
 
   /** A small named value (learned estimates, controller state), as JSON. */
   getValue<T>(key: string): T | undefined;

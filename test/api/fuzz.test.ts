@@ -19,7 +19,7 @@ import { errorCatalog } from '../../src/errors/catalog';
 import { silentLogger } from '../../src/log';
 import { Sidecar } from '../../src/loop/sidecar';
 import { RESERVED_TAG_KEYS } from '../../src/yarn/tags';
-import { Ledger } from '../../src/store/ledger';
+import { SqliteLedger } from '../../src/store/ledger';
 import { FakeRm } from '../loop/fake-rm';
 import { SLEEP_AM } from '../yarn-submission';
 
@@ -405,7 +405,7 @@ let port: number;
 
 beforeAll(async () => {
   let now = Date.parse('2026-11-22T08:00:00Z');
-  const ledger = Ledger.open(':memory:', { clock: () => now });
+  const ledger = SqliteLedger.open(':memory:', { clock: () => now });
   const sidecar = new Sidecar({
     config: buildConfig({
       admission: { initialEstimates: { eta: 1, mapSecondsPerMb: 0.1, reduceSecondsPerMb: 0.1 } },

@@ -9,7 +9,7 @@ import { createApiApp } from '../../src/api/app';
 import { SidecarMetrics } from '../../src/metrics';
 import type { JobView } from '../../src/model/job-views';
 import { silentLogger } from '../../src/log';
-import { Ledger } from '../../src/store/ledger';
+import { SqliteLedger } from '../../src/store/ledger';
 import { LedgerService } from '../dashboard/ledger-service';
 import { jobRecord } from '../store/builders';
 
@@ -62,10 +62,10 @@ const CASES: Array<[string, Parameters<typeof jobRecord>[1], string | null, bool
 
 let server: Server;
 let base: string;
-let ledger: Ledger;
+let ledger: SqliteLedger;
 
 beforeAll(async () => {
-  ledger = Ledger.open(':memory:', { clock: () => NOW });
+  ledger = SqliteLedger.open(':memory:', { clock: () => NOW });
   for (const [id, over] of CASES) ledger.insertJob(jobRecord(id, { arrivalMs: at(-30), ...over }));
   const app = createApiApp({
     service: new LedgerService(ledger, () => NOW),

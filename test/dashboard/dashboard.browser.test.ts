@@ -16,7 +16,7 @@ import { SidecarMetrics } from '../../src/metrics';
 import { mountDashboard } from '../../src/dashboard';
 import { silentLogger } from '../../src/log';
 import { DEFAULT_PROFILE_OPTIONS, EMPTY_PROFILE_BOOK, learnProfile } from '../../src/core/profiles';
-import { Ledger } from '../../src/store/ledger';
+import { SqliteLedger } from '../../src/store/ledger';
 import { LedgerService } from './ledger-service';
 import { fillLedger, HOSTILE_NAME, NOW, sample, SEED_JOBS, SEED_PARTITIONS, seedSamples } from './seed';
 import { SLEEP_AM } from '../yarn-submission';
@@ -33,7 +33,7 @@ const TOKEN = 'dashboard-test-token-0123456789';
 const POLL_MS = 250;
 
 let browser: Browser;
-let ledger: Ledger;
+let ledger: SqliteLedger;
 let service: LedgerService;
 const servers: Server[] = [];
 let base: string;
@@ -79,7 +79,7 @@ async function listen(protectReads: boolean, leadership?: Leadership): Promise<s
 beforeAll(async () => {
   mkdirSync(SHOTS, { recursive: true });
   const clock = { now: NOW };
-  ledger = Ledger.open(':memory:', { clock: () => clock.now });
+  ledger = SqliteLedger.open(':memory:', { clock: () => clock.now });
   fillLedger(ledger, clock);
   service = new LedgerService(ledger, () => NOW);
   service.samples = seedSamples();

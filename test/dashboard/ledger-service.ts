@@ -14,7 +14,7 @@ import {
   type PartitionView,
   type StatsSample,
 } from '../../src/model/job-views';
-import type { JobQuery, Ledger } from '../../src/store/ledger';
+import type { JobQuery, Ledger } from '../../src/store/types';
 
 /**
  * A SidecarService over a real Ledger, for the dashboard's browser tests. Reads are exactly

@@ -14,7 +14,7 @@ import {
 } from '../../src/dashboard';
 import { DashboardAssetsMissingError } from '../../src/errors/dashboard-assets';
 import { silentLogger } from '../../src/log';
-import { Ledger } from '../../src/store/ledger';
+import { SqliteLedger } from '../../src/store/ledger';
 import { LedgerService } from './ledger-service';
 import { NOW } from './seed';
 
@@ -140,7 +140,7 @@ describe('the files themselves', () => {
 });
 
 function appOptions(protectReads: boolean, extra: (app: import('express').Express) => void) {
-  const ledger = Ledger.open(':memory:', { clock: () => NOW });
+  const ledger = SqliteLedger.open(':memory:', { clock: () => NOW });
   return {
     service: new LedgerService(ledger, () => NOW),
     metrics: new SidecarMetrics(),

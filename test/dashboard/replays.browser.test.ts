@@ -16,7 +16,7 @@ import { replayFromCluster } from '../../src/replay';
 import type { ReplayReport } from '../../src/replay/replay';
 import type { ReplayView } from '../../src/replay/runner';
 import { parseDeadlineRules } from '../../src/replay/workload';
-import { Ledger } from '../../src/store/ledger';
+import { SqliteLedger } from '../../src/store/ledger';
 import { HttpResourceManagerClient } from '../../src/yarn/client';
 import { JobHistoryClient } from '../../src/yarn/jobhistory';
 import { LedgerService } from './ledger-service';
@@ -34,7 +34,7 @@ const NOW = Date.UTC(2026, 0, 2);
 const POLL_MS = 250;
 
 let browser: Browser;
-let ledger: Ledger;
+let ledger: SqliteLedger;
 let report: ReplayReport;
 const servers: Server[] = [];
 let base: string;
@@ -118,7 +118,7 @@ beforeAll(async () => {
   } finally {
     await emu.close();
   }
-  ledger = Ledger.open(':memory:', { clock: () => NOW });
+  ledger = SqliteLedger.open(':memory:', { clock: () => NOW });
   const list = views();
   base = await listen({
     list: () => list,

@@ -1,5 +1,5 @@
 import type { PartitionView, StatsSample } from '../../src/model/job-views';
-import type { JobRecord, Ledger } from '../../src/store/ledger';
+import type { JobRecord, Ledger } from '../../src/store/types';
 import { jobRecord } from '../store/builders';
 
 /** The dashboard tests' world: 08:00Z on 22 November 2026, and what happened in the two hours before. */

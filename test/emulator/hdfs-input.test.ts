@@ -11,7 +11,7 @@ import { defaultRegistry } from '../../src/core/registry';
 import { attemptProgress } from '../../src/emulator/am-proxy';
 import { silentLogger } from '../../src/log';
 import { Sidecar } from '../../src/loop/sidecar';
-import { Ledger } from '../../src/store/ledger';
+import { SqliteLedger } from '../../src/store/ledger';
 import { JobHistoryClient } from '../../src/yarn/jobhistory';
 import { WebHdfsClient } from '../../src/yarn/webhdfs';
 import { client, harness, T0, type Harness } from './helpers';
@@ -122,7 +122,7 @@ describe('the emulated WebHDFS files are the simulated jobs’ input', () => {
       }),
       rm,
       webHdfs: new WebHdfsClient({ urls: [h.emu.url], maxAttempts: 1, user: 'alice' }),
-      ledger: Ledger.open(':memory:', { clock: () => T0 }),
+      ledger: SqliteLedger.open(':memory:', { clock: () => T0 }),
       registry: defaultRegistry(),
       metrics: new SidecarMetrics(),
       logger: silentLogger(),

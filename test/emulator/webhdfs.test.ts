@@ -11,7 +11,7 @@ import { layOutFile } from '../../src/emulator/webhdfs-app';
 import { RmRemoteError } from '../../src/errors/rm-remote';
 import { silentLogger } from '../../src/log';
 import { Sidecar } from '../../src/loop/sidecar';
-import { Ledger } from '../../src/store/ledger';
+import { SqliteLedger } from '../../src/store/ledger';
 import { WebHdfsClient } from '../../src/yarn/webhdfs';
 import { client, harness, T0, type Harness } from './helpers';
 
@@ -126,7 +126,7 @@ describe('the emulated WebHDFS', () => {
       config,
       rm: client(h.emu.url),
       webHdfs: hdfs,
-      ledger: Ledger.open(':memory:', { clock: () => T0 }),
+      ledger: SqliteLedger.open(':memory:', { clock: () => T0 }),
       registry: defaultRegistry(),
       metrics: new SidecarMetrics(),
       logger: silentLogger(),

@@ -5,7 +5,7 @@ import { LedgerUnavailableError } from '../../src/errors/ledger-unavailable';
 import { RmRemoteError } from '../../src/errors/rm-remote';
 import { RmUnavailableError } from '../../src/errors/rm-unavailable';
 import { silentLogger } from '../../src/log';
-import { Ledger } from '../../src/store/ledger';
+import { SqliteLedger } from '../../src/store/ledger';
 import type { ResourceManagerApi } from '../../src/yarn/api';
 import type { AppSubmission } from '../../src/yarn/submission';
 import { jobRecord } from '../store/builders';
@@ -108,7 +108,7 @@ const submit = (id: string): SubmitPayload => ({
 });
 
 function setup(shadow = false, maxWritesPerCycle = 100) {
-  const ledger = Ledger.open(':memory:', { clock: () => 1_000 });
+  const ledger = SqliteLedger.open(':memory:', { clock: () => 1_000 });
   const rm = new FakeRm();
   const enforcer = new Enforcer({ rm: rm.api(), ledger, logger: silentLogger(), shadow, maxWritesPerCycle });
   const addJob = (id: string) => {

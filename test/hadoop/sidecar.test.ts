@@ -8,7 +8,7 @@ import { buildConfig } from '../../src/config/load';
 import { silentLogger } from '../../src/log';
 import { startSidecar, type RunningSidecar } from '../../src/service/start';
 import { Enforcer } from '../../src/enforce/enforcer';
-import { Ledger } from '../../src/store/ledger';
+import { SqliteLedger } from '../../src/store/ledger';
 import { HttpResourceManagerClient } from '../../src/yarn/client';
 import { JobHistoryClient } from '../../src/yarn/jobhistory';
 import { at, http, list, read, runHadoopClient, sharedCluster, submitSleeper, waitFor } from './cluster';
@@ -319,7 +319,7 @@ describe('the stock priority cap of 0', () => {
 
 describe('writes the RM refuses', () => {
   it('each ends as a typed failure in the ledger after one request, and is not sent again', async () => {
-    const ledger = Ledger.open(':memory:');
+    const ledger = SqliteLedger.open(':memory:');
     const rm = new HttpResourceManagerClient({ urls: [info.rm], user: 'alice', maxAttempts: 1 });
     const enforcer = new Enforcer({
       rm,

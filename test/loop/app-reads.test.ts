@@ -8,7 +8,7 @@ import { RmHttpError } from '../../src/errors/rm-http';
 import { RmRemoteError } from '../../src/errors/rm-remote';
 import { AppReader, followedOf, tagChunks, type Followed } from '../../src/loop/app-reads';
 import { silentLogger } from '../../src/log';
-import type { JobRecord } from '../../src/store/ledger';
+import type { JobRecord } from '../../src/store/types';
 import type { AppQuery, ResourceManagerApi } from '../../src/yarn/api';
 import type { AppReport } from '../../src/yarn/model';
 

@@ -7,13 +7,13 @@
 import { parseSubmission } from '../../src/model/deadline-submission';
 import { ValidationError } from '../../src/errors/validation';
 import { decodeTags, encodeTags } from '../../src/yarn/tags';
-import { Ledger } from '../../src/store/ledger';
+import { SqliteLedger } from '../../src/store/ledger';
 import { learningSidecar, T0 } from './learning-harness';
 
 const MB = 1024 * 1024;
 const LIGHT = { eta: 1, mapCostMax: 0.1, reduceCostMax: 0.1 };
 
-function setup(ledger: Ledger, admission: Record<string, unknown> = {}) {
+function setup(ledger: SqliteLedger, admission: Record<string, unknown> = {}) {
   return learningSidecar(ledger, {
     admission: {
       // The papers' estimate model: a class learns the seconds per MB of every task.
@@ -31,9 +31,9 @@ const MD_MAP_COST = 240 / (61440 / MB / 4); // 16,384 s/MB
 const REPORT = { maps: 8, inputBytes: 1024 * MB, deadline: 600 };
 
 describe('workload classes in the live sidecar', () => {
-  let ledger: Ledger;
+  let ledger: SqliteLedger;
   beforeEach(() => {
-    ledger = Ledger.open(':memory:');
+    ledger = SqliteLedger.open(':memory:');
   });
   afterEach(() => ledger.close());
 

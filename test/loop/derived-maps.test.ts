@@ -14,7 +14,7 @@ import { defaultRegistry } from '../../src/core/registry';
 import { buildWebHdfsApp, EmulatedHdfs, layOutFile } from '../../src/emulator/webhdfs-app';
 import { silentLogger } from '../../src/log';
 import { Sidecar } from '../../src/loop/sidecar';
-import { Ledger } from '../../src/store/ledger';
+import { SqliteLedger } from '../../src/store/ledger';
 import { ValidationError } from '../../src/errors/validation';
 import { WebHdfsClient } from '../../src/yarn/webhdfs';
 import { FakeRm } from './fake-rm';
@@ -78,7 +78,7 @@ async function setup(webHdfs = true) {
   const config = buildConfig({
     admission: { initialEstimates: { eta: 1, mapSecondsPerMb: 0.01, reduceSecondsPerMb: 0.01 } },
   });
-  const ledger = Ledger.open(':memory:', { clock: () => T0 });
+  const ledger = SqliteLedger.open(':memory:', { clock: () => T0 });
   let n = 0;
   const sidecar = new Sidecar({
     config,

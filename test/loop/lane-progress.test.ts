@@ -11,7 +11,7 @@ import { RmHttpError } from '../../src/errors/rm-http';
 import { RmTimeoutError } from '../../src/errors/rm-timeout';
 import { startFixtureServer } from '../fixture-server/server';
 import { Sidecar } from '../../src/loop/sidecar';
-import { Ledger } from '../../src/store/ledger';
+import { SqliteLedger } from '../../src/store/ledger';
 import { JobHistoryClient } from '../../src/yarn/jobhistory';
 import type { TaskReport } from '../../src/yarn/model';
 import { HttpTransport } from '../../src/yarn/transport';
@@ -65,7 +65,7 @@ async function runningJob(policy = 'rtmr') {
     },
   });
   const rm = new FakeRm();
-  const ledger = Ledger.open(':memory:', { clock: () => now });
+  const ledger = SqliteLedger.open(':memory:', { clock: () => now });
   const make = (reader?: (appId: string) => Promise<readonly TaskReport[]>) => {
     const { logger, records } = capturingLogger('info');
     const metrics = new SidecarMetrics();

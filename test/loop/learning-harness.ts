@@ -4,7 +4,7 @@ import { buildConfig } from '../../src/config/load';
 import { defaultRegistry } from '../../src/core/registry';
 import { silentLogger } from '../../src/log';
 import { Sidecar } from '../../src/loop/sidecar';
-import type { Ledger } from '../../src/store/ledger';
+import type { Ledger } from '../../src/store/types';
 import { SLEEP_AM } from '../yarn-submission';
 import { FakeJobHistory } from './fake-jobhistory';
 import { FakeRm } from './fake-rm';

@@ -8,13 +8,13 @@ import { createApiApp } from '../../src/api/app';
 import { SidecarMetrics } from '../../src/metrics';
 import { resetEstimates } from '../../src/cli/estimates';
 import { silentLogger } from '../../src/log';
-import { Ledger } from '../../src/store/ledger';
+import { SqliteLedger } from '../../src/store/ledger';
 import { learningSidecar } from './learning-harness';
 
 const MB = 1024 * 1024;
 const TOKEN = 'learning-test-token-0123456789';
 
-function setup(ledger: Ledger, admission: Record<string, unknown> = {}) {
+function setup(ledger: SqliteLedger, admission: Record<string, unknown> = {}) {
   const s = learningSidecar(ledger, {
     admission: { profiles: { enabled: false }, ...admission },
     auth: { tokens: [{ name: 'ops', token: TOKEN }] },
@@ -40,8 +40,8 @@ const TINY = { maps: 1, inputBytes: 1 };
 const REPORT = { maps: 8, inputBytes: 1024 * MB, deadline: 700 };
 
 describe('zero-input jobs', () => {
-  let ledger: Ledger;
-  beforeEach(() => (ledger = Ledger.open(':memory:')));
+  let ledger: SqliteLedger;
+  beforeEach(() => (ledger = SqliteLedger.open(':memory:')));
   afterEach(() => ledger.close());
 
   it('are estimated at their tasks’ floors and the job’s set-up and commit, never 0 s, and refused a deadline shorter than that', async () => {
@@ -76,8 +76,8 @@ describe('zero-input jobs', () => {
 });
 
 describe('figures learned under the other model', () => {
-  let ledger: Ledger;
-  beforeEach(() => (ledger = Ledger.open(':memory:')));
+  let ledger: SqliteLedger;
+  beforeEach(() => (ledger = SqliteLedger.open(':memory:')));
   afterEach(() => ledger.close());
 
   it('a class learned without a floor keeps the configured floor under floored; under paper no floor applies', async () => {
@@ -117,8 +117,8 @@ describe('figures learned under the other model', () => {
 });
 
 describe('learning: one tiny job', () => {
-  let ledger: Ledger;
-  beforeEach(() => (ledger = Ledger.open(':memory:')));
+  let ledger: SqliteLedger;
+  beforeEach(() => (ledger = SqliteLedger.open(':memory:')));
   afterEach(() => ledger.close());
 
   it('inputBytes 1 leaves the cpu map cost at 0.5 s/MB and moves the floor by at most 2x; later jobs are admitted', async () => {
@@ -202,8 +202,8 @@ describe('learning: one tiny job', () => {
 });
 
 describe('learning that comes down again (decay)', () => {
-  let ledger: Ledger;
-  beforeEach(() => (ledger = Ledger.open(':memory:')));
+  let ledger: SqliteLedger;
+  beforeEach(() => (ledger = SqliteLedger.open(':memory:')));
   afterEach(() => ledger.close());
 
   it('a slow job raises the cpu map cost at most 2x; once 3 later jobs ran within it (windowJobs 3) it is back at 0.5, across a restart', async () => {

@@ -21,7 +21,7 @@ import { ValidationError } from '../../src/errors/validation';
 import { startFixtureServer, type FixtureServer } from '../fixture-server/server';
 import { Sidecar } from '../../src/loop/sidecar';
 import { loadEnergyProfile } from '../../src/service/start';
-import { Ledger } from '../../src/store/ledger';
+import { SqliteLedger } from '../../src/store/ledger';
 import { WebHdfsClient } from '../../src/yarn/webhdfs';
 import { FakeRm } from './fake-rm';
 import { capturingLogger } from '../log-capture';
@@ -87,7 +87,7 @@ async function setup(
     admission: { initialEstimates: { eta: 1, mapSecondsPerMb: 0.1, reduceSecondsPerMb: 0.1 } },
     placement: { ...opts.locality },
   });
-  const ledger = Ledger.open(':memory:', { clock: () => T0 });
+  const ledger = SqliteLedger.open(':memory:', { clock: () => T0 });
   const { logger, records } = capturingLogger('info');
   let n = 0;
   const sidecar = new Sidecar({

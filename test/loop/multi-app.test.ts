@@ -9,7 +9,7 @@ import { silentLogger } from '../../src/log';
 import { foldActuals } from '../../src/loop/job-apps';
 import { tasksOfApps } from '../../src/loop/learning';
 import { Sidecar } from '../../src/loop/sidecar';
-import { Ledger } from '../../src/store/ledger';
+import { SqliteLedger } from '../../src/store/ledger';
 import type { TaskReport } from '../../src/yarn/model';
 import { FakeRm } from './fake-rm';
 
@@ -24,7 +24,13 @@ const T0 = Date.parse('2026-11-22T08:00:00Z');
 const MB = 1024 * 1024;
 
 function setup(
-  opts: { ledger?: Ledger; rm?: FakeRm; ttlSeconds?: number; now?: { ms: number }; lifetimes?: boolean } = {},
+  opts: {
+    ledger?: SqliteLedger;
+    rm?: FakeRm;
+    ttlSeconds?: number;
+    now?: { ms: number };
+    lifetimes?: boolean;
+  } = {},
 ) {
   const now = opts.now ?? { ms: T0 };
   const clock = { now: () => now.ms, advance: (s: number) => (now.ms += s * 1000) };
@@ -42,7 +48,7 @@ function setup(
     ...(opts.lifetimes ? { enforcement: { lifetimeTimeouts: true } } : {}),
   });
   const rm = opts.rm ?? new FakeRm();
-  const ledger = opts.ledger ?? Ledger.open(':memory:', { clock: clock.now });
+  const ledger = opts.ledger ?? SqliteLedger.open(':memory:', { clock: clock.now });
   let n = 0;
   const sidecar = new Sidecar({
     config,
@@ -287,11 +293,11 @@ describe('one ticket, every app of its client', () => {
       const now = { ms: T0 };
       const rm = new FakeRm();
       const path = join(dir, 'ledger.db');
-      const one = setup({ rm, now, ledger: Ledger.open(path, { clock: () => now.ms }) });
+      const one = setup({ rm, now, ledger: SqliteLedger.open(path, { clock: () => now.ms }) });
       const { id, tags, first } = await firstAppEnded(one);
       one.ledger.close();
       // A new sidecar on the same ledger: the first app is read again, the job still between apps.
-      const two = setup({ rm, now, ledger: Ledger.open(path, { clock: () => now.ms }) });
+      const two = setup({ rm, now, ledger: SqliteLedger.open(path, { clock: () => now.ms }) });
       await two.sidecar.runOnce();
       await two.sidecar.runOnce();
       expect(two.ledger.getJob(id)).toMatchObject({ state: 'running', outcome: null });

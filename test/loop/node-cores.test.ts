@@ -8,7 +8,7 @@ import type { EstimatesView } from '../../src/model/job-views';
 import { silentLogger } from '../../src/log';
 import { JOBS_KEPT, keptJob, SLOWDOWN_KEY, SlowdownWatch, taskGroup } from '../../src/loop/slowdown';
 import { buildCapacityView, nodeContainers, type NodeCores } from '../../src/loop/snapshot';
-import { Ledger } from '../../src/store/ledger';
+import { SqliteLedger } from '../../src/store/ledger';
 import type { TaskReport } from '../../src/yarn/model';
 import { FakeRm } from './fake-rm';
 import { learningSidecar, T0 } from './learning-harness';
@@ -93,8 +93,8 @@ type ClusterView = {
 };
 
 describe('admission.nodeCores in the live sidecar', () => {
-  let ledger: Ledger;
-  beforeEach(() => (ledger = Ledger.open(':memory:')));
+  let ledger: SqliteLedger;
+  beforeEach(() => (ledger = SqliteLedger.open(':memory:')));
   afterEach(() => ledger.close());
 
   /** The sidecar over 4 CPU nodes and 1 gpu node of 16 advertised vcores and 32 GB. */
@@ -133,7 +133,7 @@ describe('admission.nodeCores in the live sidecar', () => {
     expect(Date.parse(ok.body.estimatedFinish as string) - capped.now()).toBe(35_000);
     // The advertised 16 vcores give the queue 32 containers: one wave, 10 + 5 + 5 + 5 = 25 s.
     ledger.close();
-    ledger = Ledger.open(':memory:');
+    ledger = SqliteLedger.open(':memory:');
     const advertised = await sidecar({});
     const loose = await advertised.submit({ maps: 8, inputBytes: 0, deadline: 30 });
     expect(loose.body).toMatchObject({ decision: 'admitted' });
@@ -183,7 +183,7 @@ describe('the slowdown learned from finished tasks (src/loop/slowdown.ts)', () =
   });
 
   it('keeps the latest JOBS_KEPT jobs of a partition, saved in the ledger, and drops an unreadable save', async () => {
-    const ledger = Ledger.open(':memory:');
+    const ledger = SqliteLedger.open(':memory:');
     const watch = new SlowdownWatch({ ledger, log: silentLogger() });
     for (let i = 0; i < JOBS_KEPT + 5; i++) watch.record(job(`j${i}`, [task('MAP', i * 100_000, 10)]));
     await ledger.flush();
@@ -200,7 +200,7 @@ describe('the slowdown learned from finished tasks (src/loop/slowdown.ts)', () =
     // 4 CPU nodes (FakeRm), 2 cores each: 8 tasks run at full speed. Two jobs of 3 maps and a
     // reduce of 10 s each ran alone; one of 15 maps and a reduce beside each other (16 at once)
     // took 20 s each.
-    const ledger = Ledger.open(':memory:');
+    const ledger = SqliteLedger.open(':memory:');
     const s = learningSidecar(ledger, { admission: {} });
     await s.sidecar.runOnce();
     const body = { maps: 3, inputBytes: 0 };

@@ -6,7 +6,7 @@ import { loadEnergyProfile } from '../../src/service/start';
 import { Partitions } from '../../src/loop/partitions';
 import { recordPlan, planMove, planPriorities } from '../../src/loop/plan';
 import type { Lane } from '../../src/loop/lanes';
-import { Ledger } from '../../src/store/ledger';
+import { SqliteLedger } from '../../src/store/ledger';
 import type { AppReport } from '../../src/yarn/model';
 
 /** The loop's stages on plain values: partition ranking by placement policy, and plans. */
@@ -90,7 +90,7 @@ describe('plans: the exact RM writes, each with its reason', () => {
   });
 
   it('gives each queued app its EDF priority once, and records the plan in the outbox', () => {
-    const ledger = Ledger.open(':memory:', { clock: () => T0 });
+    const ledger = SqliteLedger.open(':memory:', { clock: () => T0 });
     const policy = rtmr({
       slotModel: { name: 'unified', containers: 4 },
       estimates: { eta: 1, mapCostMax: 1, reduceCostMax: 1 },

@@ -1,4 +1,4 @@
-import { Ledger } from '../../src/store/ledger';
+import { SqliteLedger } from '../../src/store/ledger';
 import { learningSidecar } from './learning-harness';
 
 const MB = 1024 * 1024;
@@ -11,8 +11,8 @@ const TOKEN = 'profiles-test-token-0123456789';
  * errors; the profiles outlive a restart.
  */
 describe('profiles of recurring jobs, live', () => {
-  let ledger: Ledger;
-  beforeEach(() => (ledger = Ledger.open(':memory:')));
+  let ledger: SqliteLedger;
+  beforeEach(() => (ledger = SqliteLedger.open(':memory:')));
   afterEach(() => ledger.close());
 
   // 3 errors known before their quantile alone judges (the default is 10): short histories.

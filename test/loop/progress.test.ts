@@ -15,7 +15,7 @@ import { buildConfig } from '../../src/config/load';
 import { runningTaskEnd } from '../../src/core/admission/common/progress';
 import { defaultRegistry } from '../../src/core/registry';
 import { Sidecar } from '../../src/loop/sidecar';
-import { Ledger } from '../../src/store/ledger';
+import { SqliteLedger } from '../../src/store/ledger';
 import { HttpResourceManagerClient } from '../../src/yarn/client';
 import { JobHistoryClient } from '../../src/yarn/jobhistory';
 import type { TaskReport } from '../../src/yarn/model';
@@ -52,7 +52,7 @@ interface LaneView {
 describe('a lane rebuilt after a restart, against the emulator', () => {
   let h: Harness;
   let rm: HttpResourceManagerClient;
-  let ledger: Ledger;
+  let ledger: SqliteLedger;
   const config = buildConfig({
     admission: {
       initialEstimates: { eta: 1, mapSecondsPerMb: 0.1, reduceSecondsPerMb: 0.1, ...NO_FLOOR },
@@ -82,7 +82,7 @@ describe('a lane rebuilt after a restart, against the emulator', () => {
   beforeAll(async () => {
     h = await harness({ speed: 1 });
     rm = new HttpResourceManagerClient({ urls: [h.emu.url], timeoutMs: 5000, maxAttempts: 1 });
-    ledger = Ledger.open(':memory:', { clock: now });
+    ledger = SqliteLedger.open(':memory:', { clock: now });
   });
   afterAll(async () => {
     ledger.close();

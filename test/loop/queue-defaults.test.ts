@@ -11,7 +11,7 @@ import { defaultRegistry } from '../../src/core/registry';
 import { ValidationError } from '../../src/errors/validation';
 import { silentLogger } from '../../src/log';
 import { Sidecar } from '../../src/loop/sidecar';
-import { Ledger } from '../../src/store/ledger';
+import { SqliteLedger } from '../../src/store/ledger';
 import { FakeRm } from './fake-rm';
 import { SLEEP_AM } from '../yarn-submission';
 
@@ -33,7 +33,7 @@ function setup(queueDefaults: Record<string, { deadlineSeconds: number }>) {
     },
   });
   const rm = new FakeRm();
-  const ledger = Ledger.open(':memory:', { clock: () => now });
+  const ledger = SqliteLedger.open(':memory:', { clock: () => now });
   let n = 0;
   const sidecar = new Sidecar({
     config,

@@ -9,9 +9,9 @@ import { buildConfig } from '../../src/config/load';
 import { LedgerReadOnlyError } from '../../src/errors/ledger-read-only';
 import { Archiver } from '../../src/loop/retention';
 import { startSidecar } from '../../src/service/start';
-import { Ledger } from '../../src/store/ledger';
+import { SqliteLedger } from '../../src/store/ledger';
 import { openPostgresLedger } from '../../src/store/postgres';
-import type { Ledger as LedgerInterface } from '../../src/store/types';
+import type { Ledger } from '../../src/store/types';
 import { capturingLogger } from '../log-capture';
 import { jobRecord } from '../store/builders';
 import { postgresAvailability, startTestPostgres, type TestPostgres } from '../support/postgres';
@@ -25,7 +25,7 @@ function retention(over: Partial<ReturnType<typeof buildConfig>['ledger']['reten
 }
 
 /** `n` jobs closed at `atMs` (each with a decision and a confirmed submit), and one open. */
-function closedJobs(ledger: LedgerInterface, n: number, prefix = 'c'): void {
+function closedJobs(ledger: Ledger, n: number, prefix = 'c'): void {
   ledger.transaction(() => {
     for (let i = 0; i < n; i++) {
       const id = `${prefix}${i}`;
@@ -43,7 +43,7 @@ describe('the ledger retention', () => {
   it('archives full batches back to back, then looks again every intervalSeconds', async () => {
     jest.useFakeTimers({ now: 0 });
     let now = 0;
-    const ledger = Ledger.open(':memory:', { clock: () => now });
+    const ledger = SqliteLedger.open(':memory:', { clock: () => now });
     closedJobs(ledger, 25);
     ledger.insertJob(jobRecord('open', { state: 'running' }));
     now = 40 * DAY;
@@ -105,7 +105,7 @@ describe('the ledger retention', () => {
 
   it('deletes archived jobs past deleteAfterDays only when it is set, keeping their totals', async () => {
     let now = 0;
-    const ledger = Ledger.open(':memory:', { clock: () => now });
+    const ledger = SqliteLedger.open(':memory:', { clock: () => now });
     closedJobs(ledger, 30, 'old');
     now = 100 * DAY;
     closedJobs(ledger, 5, 'mid');

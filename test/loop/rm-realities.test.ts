@@ -8,7 +8,7 @@ import { parseSubmission } from '../../src/model/deadline-submission';
 import { buildConfig } from '../../src/config/load';
 import { defaultRegistry } from '../../src/core/registry';
 import { Sidecar } from '../../src/loop/sidecar';
-import { Ledger } from '../../src/store/ledger';
+import { SqliteLedger } from '../../src/store/ledger';
 import { capturingLogger } from '../log-capture';
 import { SLEEP_AM } from '../yarn-submission';
 import { FakeRm } from './fake-rm';
@@ -16,7 +16,7 @@ import { FakeRm } from './fake-rm';
 const T0 = Date.parse('2026-11-22T08:00:00Z');
 const MB = 1024 * 1024;
 
-function setup(opts: { rm?: FakeRm; ledger?: Ledger; maxApplicationPriority?: number } = {}) {
+function setup(opts: { rm?: FakeRm; ledger?: SqliteLedger; maxApplicationPriority?: number } = {}) {
   let now = T0;
   const clock = { now: () => now, advance: (s: number) => (now += s * 1000) };
   const config = buildConfig({
@@ -26,7 +26,7 @@ function setup(opts: { rm?: FakeRm; ledger?: Ledger; maxApplicationPriority?: nu
       : { yarn: { maxApplicationPriority: opts.maxApplicationPriority } }),
   });
   const rm = opts.rm ?? new FakeRm();
-  const ledger = opts.ledger ?? Ledger.open(':memory:', { clock: () => now });
+  const ledger = opts.ledger ?? SqliteLedger.open(':memory:', { clock: () => now });
   const log = capturingLogger();
   const metrics = new SidecarMetrics();
   let n = 0;

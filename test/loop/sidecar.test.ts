@@ -4,7 +4,7 @@ import { buildConfig } from '../../src/config/load';
 import { defaultRegistry } from '../../src/core/registry';
 import { silentLogger } from '../../src/log';
 import { Sidecar } from '../../src/loop/sidecar';
-import { Ledger } from '../../src/store/ledger';
+import { SqliteLedger } from '../../src/store/ledger';
 import { preemptionOf, type PreemptionSettings } from '../../src/yarn/conf';
 import { FakeRm } from './fake-rm';
 import { SLEEP_AM } from '../yarn-submission';
@@ -18,7 +18,7 @@ const MB = 1024 * 1024;
 
 function setup(
   opts: {
-    ledger?: Ledger;
+    ledger?: SqliteLedger;
     rm?: FakeRm;
     shadow?: boolean;
     idPrefix?: string;
@@ -38,7 +38,7 @@ function setup(
     enforcement: { shadow: opts.shadow ?? false },
   });
   const rm = opts.rm ?? new FakeRm();
-  const ledger = opts.ledger ?? Ledger.open(':memory:', { clock: () => now });
+  const ledger = opts.ledger ?? SqliteLedger.open(':memory:', { clock: () => now });
   let n = 0;
   const sidecar = new Sidecar({
     config,
@@ -372,7 +372,7 @@ describe('the live sidecar', () => {
   });
 
   it('after a restart, decides at once from the saved capacity and carries out pending actions', async () => {
-    const ledger = Ledger.open(':memory:');
+    const ledger = SqliteLedger.open(':memory:');
     const rm = new FakeRm();
     const first = setup({ ledger, rm });
     await first.sidecar.runOnce();

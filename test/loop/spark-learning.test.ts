@@ -1,4 +1,4 @@
-import { Ledger } from '../../src/store/ledger';
+import { SqliteLedger } from '../../src/store/ledger';
 import { mapSparkExecutors, sparkTime } from '../../src/yarn/spark';
 import { learningSidecar, T0 } from './learning-harness';
 
@@ -28,8 +28,8 @@ describe("a Spark app's executors from its driver's REST API", () => {
  * from the app's start to its end), and the next run is judged on that profile.
  */
 describe('a recurring Spark job, live', () => {
-  let ledger: Ledger;
-  beforeEach(() => (ledger = Ledger.open(':memory:')));
+  let ledger: SqliteLedger;
+  beforeEach(() => (ledger = SqliteLedger.open(':memory:')));
   afterEach(() => ledger.close());
 
   it('is judged on its class first, then on its profile of its own runs', async () => {

@@ -6,17 +6,17 @@
 import type { StatsSample } from '../../src/model/job-views';
 import type { LoopParts } from '../../src/loop/context';
 import { MAX_SAMPLES, sample, statsOf } from '../../src/loop/views';
-import { Ledger } from '../../src/store/ledger';
+import { SqliteLedger } from '../../src/store/ledger';
 import { jobRecord } from '../store/builders';
 
-function parts(ledger: Ledger, clock: { now: number }): LoopParts {
+function parts(ledger: SqliteLedger, clock: { now: number }): LoopParts {
   return {
     deps: { ledger, now: () => clock.now },
     observation: { capacity: { partitions: [{ label: '', utilization: 0.25 }] } },
   } as unknown as LoopParts;
 }
 
-const slotKeys = (ledger: Ledger) =>
+const slotKeys = (ledger: SqliteLedger) =>
   (
     ledger.connection.prepare("SELECT key FROM kv WHERE key LIKE 'stats%' ORDER BY key").all() as Array<{
       key: string;
@@ -25,7 +25,7 @@ const slotKeys = (ledger: Ledger) =>
 
 describe('dashboard samples', () => {
   it('keeps the latest samples in the order they were taken, each in a slot of its own', () => {
-    const ledger = Ledger.open(':memory:');
+    const ledger = SqliteLedger.open(':memory:');
     const clock = { now: Date.UTC(2026, 10, 25) };
     const p = parts(ledger, clock);
     const taken = MAX_SAMPLES + 10;
@@ -52,7 +52,7 @@ describe('dashboard samples', () => {
   });
 
   it('counts the running admitted jobs predicted to miss their deadline', () => {
-    const ledger = Ledger.open(':memory:');
+    const ledger = SqliteLedger.open(':memory:');
     const clock = { now: Date.UTC(2026, 10, 25) };
     const running = { state: 'running' as const, deadlineMs: 600_000, estimatedFinishMs: 300_000 };
     ledger.insertJob(jobRecord('on-time', running));
@@ -71,7 +71,7 @@ describe('dashboard samples', () => {
   });
 
   it('moves a series kept as one value into slots at its first sample, older samples first', () => {
-    const ledger = Ledger.open(':memory:');
+    const ledger = SqliteLedger.open(':memory:');
     const clock = { now: Date.UTC(2026, 10, 25) };
     const old = Array.from(
       { length: 700 },

@@ -11,7 +11,7 @@ import { JOB_LIMITS } from '../../src/core/limits';
 import { defaultRegistry } from '../../src/core/registry';
 import { Sidecar } from '../../src/loop/sidecar';
 import { decodeTags } from '../../src/yarn/tags';
-import { Ledger } from '../../src/store/ledger';
+import { SqliteLedger } from '../../src/store/ledger';
 import { sidecarLogCapture } from '../log-capture';
 import { SLEEP_AM } from '../yarn-submission';
 import { FakeRm } from './fake-rm';
@@ -25,7 +25,7 @@ function setup() {
   /** The log records so far. */
   const logged = () => lines.map((l) => JSON.parse(l) as Record<string, unknown>);
   const rm = new FakeRm();
-  const ledger = Ledger.open(':memory:', { clock: () => now });
+  const ledger = SqliteLedger.open(':memory:', { clock: () => now });
   let n = 0;
   const sidecar = new Sidecar({
     config: buildConfig({

@@ -16,7 +16,7 @@ import { buildConfig } from '../../src/config/load';
 import { defaultRegistry } from '../../src/core/registry';
 import { silentLogger } from '../../src/log';
 import { Sidecar } from '../../src/loop/sidecar';
-import { Ledger } from '../../src/store/ledger';
+import { SqliteLedger } from '../../src/store/ledger';
 import { FakeRm } from './fake-rm';
 import { FakeJobHistory } from './fake-jobhistory';
 import { SLEEP_AM } from '../yarn-submission';
@@ -26,7 +26,7 @@ const MB = 1024 * 1024;
 const ALPHA = 0.01;
 
 function sidecarOn(
-  ledger: Ledger,
+  ledger: SqliteLedger,
   rm: FakeRm,
   jhs: FakeJobHistory,
   metrics = new SidecarMetrics(),
@@ -69,7 +69,7 @@ async function runJob(
   s: ReturnType<typeof sidecarOn>,
   rm: FakeRm,
   jhs: FakeJobHistory,
-  ledger: Ledger,
+  ledger: SqliteLedger,
   job: {
     maps: number;
     inputMb: number;
@@ -120,11 +120,11 @@ const JOB_A = {
 };
 
 describe('the observed task costs of a live sidecar', () => {
-  let ledger: Ledger;
+  let ledger: SqliteLedger;
   let rm: FakeRm;
   let jhs: FakeJobHistory;
   beforeEach(() => {
-    ledger = Ledger.open(':memory:');
+    ledger = SqliteLedger.open(':memory:');
     rm = new FakeRm();
     jhs = new FakeJobHistory(T0);
   });
@@ -325,11 +325,11 @@ describe('the observed task costs of a live sidecar', () => {
 const JOB_E = { maps: 2, inputMb: 128, mapSeconds: [64, 64], reduceSeconds: [64], workloadClass: 'etl' };
 
 describe('task costs per workload class', () => {
-  let ledger: Ledger;
+  let ledger: SqliteLedger;
   let rm: FakeRm;
   let jhs: FakeJobHistory;
   beforeEach(() => {
-    ledger = Ledger.open(':memory:');
+    ledger = SqliteLedger.open(':memory:');
     rm = new FakeRm();
     jhs = new FakeJobHistory(T0);
   });

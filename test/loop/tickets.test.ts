@@ -6,7 +6,7 @@ import { defaultRegistry } from '../../src/core/registry';
 import { ValidationError } from '../../src/errors/validation';
 import { silentLogger } from '../../src/log';
 import { Sidecar } from '../../src/loop/sidecar';
-import { Ledger } from '../../src/store/ledger';
+import { SqliteLedger } from '../../src/store/ledger';
 import { FakeRm } from './fake-rm';
 
 /**
@@ -18,7 +18,7 @@ import { FakeRm } from './fake-rm';
 const T0 = Date.parse('2026-11-22T08:00:00Z');
 const MB = 1024 * 1024;
 
-function setup(opts: { ledger?: Ledger; rm?: FakeRm; ttlSeconds?: number; start?: number } = {}) {
+function setup(opts: { ledger?: SqliteLedger; rm?: FakeRm; ttlSeconds?: number; start?: number } = {}) {
   let now = opts.start ?? T0;
   const clock = { now: () => now, advance: (s: number) => (now += s * 1000) };
   const config = buildConfig({
@@ -38,7 +38,7 @@ function setup(opts: { ledger?: Ledger; rm?: FakeRm; ttlSeconds?: number; start?
     ...(opts.ttlSeconds === undefined ? {} : { tickets: { ttlSeconds: opts.ttlSeconds } }),
   });
   const rm = opts.rm ?? new FakeRm();
-  const ledger = opts.ledger ?? Ledger.open(':memory:', { clock: () => now });
+  const ledger = opts.ledger ?? SqliteLedger.open(':memory:', { clock: () => now });
   let n = 0;
   const sidecar = new Sidecar({
     config,
@@ -242,7 +242,7 @@ describe('tickets: admission before submission', () => {
 
   it('keeps a waiting ticket and its expiry across a restart', async () => {
     let now = T0;
-    const ledger = Ledger.open(':memory:', { clock: () => now });
+    const ledger = SqliteLedger.open(':memory:', { clock: () => now });
     const first = setup({ ledger, ttlSeconds: 120 });
     await first.sidecar.runOnce();
     await first.submit({ deadline: 600 });

@@ -3,15 +3,15 @@
 // or in the middle of batches. Arguments: `sqlite FILE` or `postgres URL`, then the batch size,
 // then (PostgreSQL) archiveAfterMs: jobs closed longer ago stay in PostgreSQL at the load, and are
 // archived from there.
-import { Ledger } from '../../src/store/ledger';
+import { SqliteLedger } from '../../src/store/ledger';
 import { openPostgresLedger } from '../../src/store/postgres';
-import type { Ledger as LedgerInterface } from '../../src/store/types';
+import type { Ledger } from '../../src/store/types';
 
 async function main(): Promise<void> {
   const [store, where, limit, archiveAfterMs] = process.argv.slice(2) as [string, string, string, string?];
-  const ledger: LedgerInterface =
+  const ledger: Ledger =
     store === 'sqlite'
-      ? Ledger.open(where)
+      ? SqliteLedger.open(where)
       : await openPostgresLedger(where, {
           writer: 'now',
           holder: 'child',

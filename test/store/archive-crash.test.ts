@@ -11,9 +11,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { Client } from 'pg';
-import { Ledger } from '../../src/store/ledger';
+import { SqliteLedger } from '../../src/store/ledger';
 import { openPostgresLedger } from '../../src/store/postgres';
-import type { Ledger as LedgerInterface } from '../../src/store/types';
+import type { Ledger } from '../../src/store/types';
 import { postgresAvailability, startTestPostgres, type TestPostgres } from '../support/postgres';
 import { jobRecord } from './builders';
 
@@ -23,7 +23,7 @@ const ROW_TABLES = ['decisions', 'actions', 'idempotency', 'job_apps'] as const;
 const pg = postgresAvailability();
 
 /** Closed jobs, each with a decision, a confirmed action, an idempotent answer and an app. */
-function seed(ledger: LedgerInterface): void {
+function seed(ledger: Ledger): void {
   ledger.transaction(() => {
     for (let i = 0; i < JOBS; i++) {
       const id = `j${i}`;
@@ -119,7 +119,7 @@ describe('a crash while archiving', () => {
     const dir = mkdtempSync(join(tmpdir(), 'archive-crash-'));
     try {
       const file = join(dir, 'ledger.db');
-      const seeded = Ledger.open(file, { clock: () => 1_000 });
+      const seeded = SqliteLedger.open(file, { clock: () => 1_000 });
       seed(seeded);
       seeded.close();
       const acknowledged = await archiveThenKill(['sqlite', file, String(BATCH)], 5);
@@ -131,7 +131,7 @@ describe('a crash while archiving', () => {
       expect(archived % BATCH).toBe(0);
       read.close();
       // A new writer archives the rest, and the ledger's totals count every job.
-      const again = Ledger.open(file);
+      const again = SqliteLedger.open(file);
       while ((await again.archiveClosedJobs({ closedBeforeMs: Date.now(), limit: 500 })).jobIds.length > 0);
       expect(again.listJobs().total).toBe(0);
       expect((await again.listArchivedJobs()).total).toBe(JOBS);

@@ -1,5 +1,6 @@
-import type { JobRecord, Ledger } from '../../src/store/ledger';
-import { LEDGER_TABLES } from '../../src/store/postgres';
+import type { SqliteLedger } from '../../src/store/ledger';
+import { LEDGER_TABLES } from '../../src/store/pg/schema';
+import type { JobRecord } from '../../src/store/types';
 
 /** A ledger job with sensible values; override what a test is about. */
 export function jobRecord(
@@ -37,7 +38,7 @@ export function jobRecord(
 }
 
 /** Every row of every ledger table of a SQLite ledger, in rowid order (the order rows were made). */
-export function tableRows(ledger: Ledger): Record<string, unknown[]> {
+export function tableRows(ledger: SqliteLedger): Record<string, unknown[]> {
   const out: Record<string, unknown[]> = {};
   for (const t of LEDGER_TABLES)
     out[t] = ledger.connection.prepare(`SELECT rowid, * FROM ${t} ORDER BY rowid`).all();

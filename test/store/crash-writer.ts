@@ -3,10 +3,10 @@
 // `group` as the second argument: through writeSoon, 16 writes in flight at a time, each id
 // printed when its group commit resolved. `unsynced`: each write in a transactionUnsynced,
 // committed without a sync of the file.
-import { Ledger } from '../../src/store/ledger';
+import { SqliteLedger } from '../../src/store/ledger';
 import { jobRecord } from './builders';
 
-const ledger = Ledger.open(process.argv[2]!);
+const ledger = SqliteLedger.open(process.argv[2]!);
 const write = (id: string) => () => {
   ledger.insertJob(jobRecord(id));
   ledger.enqueueAction(id, 'submit', { id });

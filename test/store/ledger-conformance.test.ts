@@ -4,19 +4,14 @@
  * case ends by checking that what the ledger shows is what PostgreSQL holds: a second ledger
  * loaded from PostgreSQL has the same rows, table by table.
  */
-import { Ledger as SqliteLedger } from '../../src/store/ledger';
+import { SqliteLedger } from '../../src/store/ledger';
 import { DERIVED_TABLES } from '../../src/store/migrations';
 import { Client } from 'pg';
 import { LedgerFencedError } from '../../src/errors/ledger-fenced';
 import { LedgerReadOnlyError } from '../../src/errors/ledger-read-only';
 import { LedgerUnavailableError } from '../../src/errors/ledger-unavailable';
-import {
-  ARCHIVE_TABLES,
-  LEDGER_TABLES,
-  PG_MIGRATIONS,
-  openPostgresLedger,
-  type PostgresLedger,
-} from '../../src/store/postgres';
+import { openPostgresLedger, type PostgresLedger } from '../../src/store/postgres';
+import { ARCHIVE_TABLES, LEDGER_TABLES, PG_MIGRATIONS } from '../../src/store/pg/schema';
 import type {
   ActionRecord,
   DecisionRecord,

@@ -4,13 +4,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import fc from 'fast-check';
-import { Ledger } from '../../src/store/ledger';
+import { SqliteLedger } from '../../src/store/ledger';
 import { MIGRATIONS } from '../../src/store/migrations';
 import { jobRecord } from './builders';
 
-function memoryLedger(start = 1_000): { ledger: Ledger; tick: (ms: number) => void } {
+function memoryLedger(start = 1_000): { ledger: SqliteLedger; tick: (ms: number) => void } {
   let now = start;
-  const ledger = Ledger.open(':memory:', { clock: () => now });
+  const ledger = SqliteLedger.open(':memory:', { clock: () => now });
   return { ledger, tick: (ms) => (now += ms) };
 }
 
@@ -71,10 +71,10 @@ describe('ledger', () => {
 
     const dir = mkdtempSync(join(tmpdir(), 'ledger-close-'));
     try {
-      const file = Ledger.open(join(dir, 'l.db'));
+      const file = SqliteLedger.open(join(dir, 'l.db'));
       void file.writeSoon(() => file.insertJob(jobRecord('queued')));
       file.close();
-      const again = Ledger.open(join(dir, 'l.db'));
+      const again = SqliteLedger.open(join(dir, 'l.db'));
       expect(again.getJob('queued')?.id).toBe('queued');
       again.close();
     } finally {
@@ -85,7 +85,7 @@ describe('ledger', () => {
   it('commits an unsynced transaction with synchronous=NORMAL for it alone, and a synced one when writes are queued or it is nested', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'ledger-unsynced-'));
     try {
-      const ledger = Ledger.open(join(dir, 'l.db'));
+      const ledger = SqliteLedger.open(join(dir, 'l.db'));
       // 2 is FULL, 1 is NORMAL.
       const level = () => ledger.connection.pragma('synchronous', { simple: true }) as number;
       expect(level()).toBe(2);
@@ -113,7 +113,7 @@ describe('ledger', () => {
       expect(ledger.getValue('sample')).toBe(1);
       expect(level()).toBe(2);
       ledger.close();
-      const again = Ledger.open(join(dir, 'l.db'));
+      const again = SqliteLedger.open(join(dir, 'l.db'));
       expect(again.getValue('sample')).toBe(1);
       again.close();
     } finally {
@@ -126,10 +126,10 @@ describe('ledger', () => {
     try {
       const file = join(dir, 'l.db');
       writeSchemaUpTo(file, 1);
-      const old = Ledger.open(file);
+      const old = SqliteLedger.open(file);
       expect(old.schemaVersion).toBe(MIGRATIONS.at(-1)!.version);
       old.close();
-      const first = Ledger.open(file);
+      const first = SqliteLedger.open(file);
       first.insertJob(jobRecord('kept'));
       expect(first.listJobs({ decision: 'admitted' }).jobs.map((j) => j.id)).toEqual(['kept']);
       first.close();
@@ -175,12 +175,12 @@ describe('ledger', () => {
         )
         .run(...Object.values(columns));
       raw.close();
-      const migrated = Ledger.open(file);
+      const migrated = SqliteLedger.open(file);
       expect(migrated.schemaVersion).toBe(MIGRATIONS.at(-1)!.version);
       expect(migrated.getJob('old')).toEqual({ ...old, predictedFinishMs: null, createdMs: 1, updatedMs: 1 });
       migrated.updateJob('old', { predictedFinishMs: 412_345 });
       migrated.close();
-      const again = Ledger.open(file);
+      const again = SqliteLedger.open(file);
       expect(again.getJob('old')).toMatchObject({
         estimatedFinishMs: old.estimatedFinishMs,
         predictedFinishMs: 412_345,
@@ -198,7 +198,7 @@ describe('ledger', () => {
       const totals = MIGRATIONS.find((m) => m.sql.includes('CREATE TABLE job_totals'))!.version;
       writeSchemaUpTo(file, totals - 1);
       // Jobs written by that schema (a copy of this ledger's rows, without the triggers).
-      const source = Ledger.open(':memory:');
+      const source = SqliteLedger.open(':memory:');
       source.insertJob(
         jobRecord('a', { label: 'gpu', energyJoules: 3.6e6, state: 'finished', outcome: 'met' }),
       );
@@ -220,7 +220,7 @@ describe('ledger', () => {
           )
           .run(...Object.values(r));
       raw.close();
-      const migrated = Ledger.open(file);
+      const migrated = SqliteLedger.open(file);
       expect(migrated.schemaVersion).toBe(MIGRATIONS.at(-1)!.version);
       expect(migrated.countJobs()).toEqual(
         expect.arrayContaining([
@@ -265,7 +265,7 @@ describe('ledger', () => {
           signal === 'SIGKILL' ? resolve() : reject(new Error(`exited ${signal}`)),
         );
       });
-      const ledger = Ledger.open(file);
+      const ledger = SqliteLedger.open(file);
       for (const id of acknowledged) {
         expect(ledger.getJob(id)?.id).toBe(id);
         expect(ledger.actionsOf(id).map((a) => a.kind)).toEqual(['submit']);

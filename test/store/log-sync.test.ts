@@ -3,8 +3,9 @@ import { mkdtempSync, readlinkSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { Ledger } from '../../src/store/ledger';
+import { SqliteLedger } from '../../src/store/ledger';
 import { jobRecord } from './builders';
+import { settled, turns } from './promises';
 
 // A group commit (writeSoon) is committed at once and its write-ahead log synced after: in the
 // event loop while the disk's syncs are quick, in libuv's thread pool once they are slow (the
@@ -19,23 +20,6 @@ interface HeldSync {
   path: string | undefined;
   release(err?: NodeJS.ErrnoException): void;
 }
-
-const settled = (p: Promise<unknown>) => {
-  const state = { done: false, error: undefined as unknown };
-  p.then(
-    () => (state.done = true),
-    (err: unknown) => {
-      state.done = true;
-      state.error = err;
-    },
-  );
-  return state;
-};
-
-/** Lets the event loop run: the check phase (a group commit), then the callbacks queued so far. */
-const turns = async (n = 3) => {
-  for (let i = 0; i < n; i++) await new Promise((r) => setImmediate(r));
-};
 
 /** Waits until `cond` holds, turning the event loop (the thread pool answers in its own time). */
 async function until(cond: () => boolean, what: string): Promise<void> {
@@ -96,7 +80,7 @@ describe('group commits synced off the event loop', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  const write = (ledger: Ledger, id: string) => () => {
+  const write = (ledger: SqliteLedger, id: string) => () => {
     ledger.insertJob(jobRecord(id));
     ledger.enqueueAction(id, 'submit', { id });
   };
@@ -104,8 +88,8 @@ describe('group commits synced off the event loop', () => {
    * A ledger whose group commit has measured the disk as slow (a sync of 10 ms in the event
    * loop): its next groups sync in the pool, until the clock moves a quarter of a second.
    */
-  const onSlowDisk = async (): Promise<Ledger> => {
-    const ledger = Ledger.open(file);
+  const onSlowDisk = async (): Promise<SqliteLedger> => {
+    const ledger = SqliteLedger.open(file);
     inlineDelayMs = 10;
     await ledger.writeSoon(write(ledger, 'warm'));
     inlineDelayMs = 0;
@@ -114,7 +98,7 @@ describe('group commits synced off the event loop', () => {
     return ledger;
   };
   /** Two groups written one after the other, each with its own sync begun in the pool and held. */
-  const twoSyncsRunning = async (ledger: Ledger) => {
+  const twoSyncsRunning = async (ledger: SqliteLedger) => {
     const a = settled(ledger.writeSoon(write(ledger, 'j1')));
     await until(() => held.length === 1, 'the first sync');
     const b = settled(ledger.writeSoon(write(ledger, 'j2')));
@@ -173,7 +157,7 @@ describe('group commits synced off the event loop', () => {
   });
 
   it('on a quick disk syncs each group in the event loop, its writers told with the commit', async () => {
-    const ledger = Ledger.open(file);
+    const ledger = SqliteLedger.open(file);
     for (let i = 0; i < 20; i++) {
       // Now and then a slow one: the median of the last eight stays quick.
       inlineDelayMs = i % 7 === 3 ? 20 : 0.2;
@@ -189,7 +173,7 @@ describe('group commits synced off the event loop', () => {
   });
 
   it('moves the syncs to the pool once they are slow, and back as soon as a sync in the event loop, made now and then to measure, finds them quick', async () => {
-    const ledger = Ledger.open(file);
+    const ledger = SqliteLedger.open(file);
     // Quick syncs, then slow ones (3 ms): the median of the last eight (the upper middle one)
     // passes 1 ms at the fourth slow one.
     inlineDelayMs = 0.1;
@@ -353,7 +337,7 @@ describe('group commits synced off the event loop', () => {
     held[0]!.release(Object.assign(new Error('gone'), { code: 'EBADF' }));
     await turns();
     expect(a.error).toBeUndefined();
-    const reopened = Ledger.open(file);
+    const reopened = SqliteLedger.open(file);
     expect(['j1', 'j2', 'j3'].map((id) => reopened.getJob(id)?.id)).toEqual(['j1', 'j2', 'j3']);
     reopened.close();
   });
@@ -372,7 +356,7 @@ describe('group commits synced off the event loop', () => {
   });
 
   it('says how its log syncs, for the metrics: the median in seconds, and whether groups sync in the pool', async () => {
-    const ledger = Ledger.open(file);
+    const ledger = SqliteLedger.open(file);
     expect(ledger.logSync).toEqual({ seconds: 0, inPool: false });
     inlineDelayMs = 0.5;
     await ledger.writeSoon(write(ledger, 'quick'));
@@ -382,13 +366,13 @@ describe('group commits synced off the event loop', () => {
     // Two syncs: the median is the upper one.
     expect(ledger.logSync).toEqual({ seconds: 0.004, inPool: true });
     ledger.close();
-    const memory = Ledger.open(':memory:');
+    const memory = SqliteLedger.open(':memory:');
     expect(memory.logSync).toBeUndefined();
     memory.close();
   });
 
   it('a ledger in memory has no log to sync: its writers are told once the group is committed', async () => {
-    const ledger = Ledger.open(':memory:');
+    const ledger = SqliteLedger.open(':memory:');
     await ledger.writeSoon(write(ledger, 'j1'));
     await ledger.flush();
     expect(held).toHaveLength(0);

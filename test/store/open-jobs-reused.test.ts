@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
-import { Ledger } from '../../src/store/ledger';
+import { SqliteLedger } from '../../src/store/ledger';
 import { jobRecord } from './builders';
 
 /**
@@ -33,8 +33,8 @@ describe('ledger: open admitted jobs read again only when changed', () => {
         fc.property(fc.array(op, { maxLength: 40 }), (ops) => {
           const path = join(dir, `l${run++}.db`);
           // One clock reading for all: a row changed twice reads the same updated_ms.
-          const ledger = Ledger.open(path, { clock: () => 1_000 });
-          const other = Ledger.open(path, { clock: () => 1_000 });
+          const ledger = SqliteLedger.open(path, { clock: () => 1_000 });
+          const other = SqliteLedger.open(path, { clock: () => 1_000 });
           const ids: string[] = [];
           const pick = (at: number) => ids[at % ids.length]!;
           try {
@@ -75,7 +75,7 @@ describe('ledger: open admitted jobs read again only when changed', () => {
   });
 
   it('gives records of its own on each call', () => {
-    const ledger = Ledger.open(':memory:');
+    const ledger = SqliteLedger.open(':memory:');
     ledger.insertJob(jobRecord('a'));
     const first = ledger.openAdmittedJobsReused();
     first[0]!.state = 'finished';
