@@ -1,10 +1,10 @@
 import { spawn } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import { constants as osConstants, userInfo } from 'node:os';
 import { basename } from 'node:path';
 import { Command, InvalidArgumentError } from 'commander';
 import { SPARK_DEFAULTS, type SparkShape } from '../core/spark';
 import type { TicketArgs } from '../loop/tickets';
+import { sidecarFetch, type SidecarFetch } from './sidecar-fetch';
 
 /**
  * `yarn-sched-sidecar run`: admission before submission for a job's own client. It asks the
@@ -66,8 +66,8 @@ export interface RunOptions {
 
 export interface RunIo {
   err: (text: string) => void;
-  /** Injected for tests; the global fetch otherwise. */
-  fetch?: typeof fetch;
+  /** Injected for tests (a global fetch will do); sidecarFetch (node:http) otherwise. */
+  fetch?: SidecarFetch;
   /** Signals forwarded to the command (the process by default). */
   signals?: NodeJS.EventEmitter;
   /** Where the command's output goes (the process's own stdout and stderr by default). */
@@ -431,6 +431,21 @@ export const MAX_LEADER_HOPS = 2;
 /** The leader a run was sent to by a NOT_LEADER answer: its later calls go there directly. */
 const followed = new WeakMap<RunOptions, string>();
 
+/**
+ * 24 random hex digits (96 bits) for an Idempotency-Key. A key needs to be unique among its
+ * token's requests, not secret (a retry must send the same body to be answered the same), so
+ * Math.random (seeded by V8 from the system's entropy) serves: node:crypto took 3 to 10 ms to
+ * load, before the first request of every run.
+ */
+function requestKey(): string {
+  let hex = '';
+  for (let i = 0; i < 4; i++) {
+    const bits = Math.floor(Math.random() * 0x1000000); // 24 of them
+    hex += bits.toString(16).padStart(6, '0');
+  }
+  return hex;
+}
+
 async function call(
   io: RunIo,
   o: RunOptions,
@@ -439,7 +454,7 @@ async function call(
   body?: unknown,
 ): Promise<{ status: number; body: Record<string, unknown> }> {
   // One key for the request wherever it goes: a leader that got it before answers the same.
-  const key = `run-${randomBytes(12).toString('hex')}`;
+  const key = `run-${requestKey()}`;
   let base = followed.get(o) ?? o.sidecar.replace(/\/+$/, '');
   for (let hop = 0; ; hop++) {
     const answer = await callOnce(io, o, base, key, method, path, body);
@@ -462,7 +477,7 @@ async function callOnce(
   path: string,
   body?: unknown,
 ): Promise<{ status: number; body: Record<string, unknown> }> {
-  const res = await (io.fetch ?? fetch)(`${base}${path}`, {
+  const res = await (io.fetch ?? sidecarFetch)(`${base}${path}`, {
     method,
     headers: {
       Authorization: `Bearer ${o.token}`,
@@ -668,10 +683,6 @@ async function runChild(
 ): Promise<number> {
   const argv = withTicket(command, ticket, o.driver === undefined ? {} : { driver: o.driver });
   const signals = io.signals ?? process;
-  // Reported as the command starts, not before it: the first app carrying the ticket's tag is
-  // bound with or without the report, which only makes later apps the job's, and the command
-  // takes far longer to submit one than the report takes to arrive.
-  const reports: Array<Promise<void>> = [reportClient(o, io, ticket.id, { state: 'running' })];
   const lifetimeMs = Date.parse(ticket.expiresAt) - Date.now();
   const heartbeatMs = o.heartbeatMs ?? Math.min(60_000, Math.max(1000, lifetimeMs / 4));
   return new Promise<number>((resolve) => {
@@ -679,6 +690,11 @@ async function runChild(
       stdio: ['inherit', 'pipe', 'pipe'],
       env: { ...process.env, ...ticket.env },
     });
+    // Reported once the command is started, not before it: the first app carrying the ticket's
+    // tag is bound with or without the report, which only makes later apps the job's, and the
+    // command takes far longer to submit one than the report takes to arrive. Sent before any
+    // of the command's output is read, so before any report of an app id.
+    const reports: Array<Promise<void>> = [reportClient(o, io, ticket.id, { state: 'running' })];
     const appIds = new AppIdReports(o, io, ticket.id, reports);
     appIds.pass(child.stdout, io.stdout ?? process.stdout);
     appIds.pass(child.stderr, io.stderr ?? process.stderr);

@@ -61,6 +61,27 @@ describe('the CLI loads only the command it runs', () => {
     ).toEqual([]);
   });
 
+  it("`run` asks the sidecar without loading undici, the HTTP client of Node's fetch", () => {
+    // A sidecar on loopback that rejects the job: run's one request, then its exit code (75).
+    const { out } = packagesAfter(
+      `new Promise((resolve) => {
+        const server = require('node:http').createServer((req, res) => {
+          req.resume();
+          req.on('end', () => res.end(JSON.stringify({ id: 'dl-1', decision: 'rejected', reason: { message: 'late' } })));
+        });
+        server.listen(0, '127.0.0.1', () => resolve(server));
+      }).then(async (server) => {
+        const { runWithTicket } = require('./src/cli/run');
+        const options = { sidecar: 'http://127.0.0.1:' + server.address().port, token: 't', deadline: 60, maps: 1, reduces: 0 };
+        const code = await runWithTicket(options, ['true'], { err: () => {} });
+        server.close();
+        const undici = process.moduleLoadList.filter((m) => m.includes('undici'));
+        process.stdout.write('exit ' + code + ', undici: ' + JSON.stringify(undici));
+      })`,
+    );
+    expect(out).toBe('exit 75, undici: []');
+  });
+
   it("the start command's help still lists the configuration's environment variables", () => {
     const { out } = packagesAfter(
       `Promise.resolve().then(() => {
