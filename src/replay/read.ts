@@ -160,10 +160,18 @@ async function pool<T>(items: readonly T[], n: number, work: (item: T) => Promis
 
 /** A task list's successful tasks of one type as start/finish pairs, in task order. */
 function times(tasks: readonly TaskReport[], type: 'MAP' | 'REDUCE'): number[] {
-  const out: number[] = [];
+  const ran = (t: TaskReport) =>
+    t.type === type && t.state === 'SUCCEEDED' && t.startTime > 0 && t.finishTime >= t.startTime;
+  let n = 0;
+  for (const t of tasks) if (ran(t)) n++;
+  // Of its size (an array grown by push keeps room to spare): it is kept for the whole replay.
+  const out = new Array<number>(2 * n);
+  let i = 0;
   for (const t of tasks)
-    if (t.type === type && t.state === 'SUCCEEDED' && t.startTime > 0 && t.finishTime >= t.startTime)
-      out.push(t.startTime, t.finishTime);
+    if (ran(t)) {
+      out[i++] = t.startTime;
+      out[i++] = t.finishTime;
+    }
   return out;
 }
 
@@ -262,19 +270,20 @@ async function readJhsJobs(
   left: LeftOutTally,
 ): Promise<JhsJobs> {
   const got: JhsJobs = { jobs: [], seenApps: new Set(), skews: [], requests: 0, fromCache: 0 };
+  const strings = interner();
   let requests = 0;
   let fromCache = 0;
   let listed = 0;
   let done = 0;
-  const one = async (s: JobSummary): Promise<void> => {
+  const one = async ([s, appId]: readonly [JobSummary, string]): Promise<void> => {
     const r = await detailOf(req, s, () => requests++).catch(naming('the JobHistory server'));
     if (r.cached) fromCache++;
     done++;
     if (typeof r.detail === 'string') left.add(r.detail, s.id);
     else {
-      const app = apps.get(appIdOfJob(s.id));
+      const app = apps.get(appId);
       if (app && app.finishedTime > 0 && s.finishTime > 0) got.skews.push(app.finishedTime - s.finishTime);
-      got.jobs.push(historyJobOf(s, r.detail, app));
+      got.jobs.push(historyJobOf(s, appId, r.detail, app, strings));
     }
     if (done % 100 === 0) req.onProgress?.(done, listed);
   };
@@ -287,8 +296,13 @@ async function readJhsJobs(
       req.jhs.jobs({ startedTimeBegin: b, startedTimeEnd: e, limit }).catch(naming('the JobHistory server')),
     async (listing) => {
       // A job listed twice (a server that does not hold to the window's ends) is read once.
-      const items = listing.filter((s) => !got.seenApps.has(appIdOfJob(s.id)));
-      for (const s of items) got.seenApps.add(appIdOfJob(s.id));
+      const items: Array<readonly [JobSummary, string]> = [];
+      for (const s of listing) {
+        const appId = appIdOfJob(s.id);
+        if (got.seenApps.has(appId)) continue;
+        got.seenApps.add(appId);
+        items.push([s, appId]);
+      }
       listed += items.length;
       req.onProgress?.(done, listed);
       await pool(items, o.concurrency, one);
@@ -362,14 +376,34 @@ export async function readDetail(
   };
 }
 
+/**
+ * One copy of each string it is given (up to `max` of them): a week's jobs repeat a few hundred
+ * names, users and queues, each read as a string of its own.
+ */
+function interner(max = 100_000): (s: string) => string {
+  const seen = new Map<string, string>();
+  return (s) => {
+    const kept = seen.get(s);
+    if (kept !== undefined) return kept;
+    if (seen.size < max) seen.set(s, s);
+    return s;
+  };
+}
+
 /** A JobHistory job as the replay holds it: its listing, its details, its RM app's tags. */
-function historyJobOf(s: JobSummary, d: JobDetail, app: AppReport | undefined): HistoryJob {
+function historyJobOf(
+  s: JobSummary,
+  appId: string,
+  d: JobDetail,
+  app: AppReport | undefined,
+  strings: (s: string) => string,
+): HistoryJob {
   return {
     id: s.id,
-    appId: appIdOfJob(s.id),
-    name: s.name,
-    user: s.user,
-    queue: queueLeaf(s.queue),
+    appId,
+    name: strings(s.name),
+    user: strings(s.user),
+    queue: strings(queueLeaf(s.queue)),
     source: 'jobhistory',
     applicationType: 'MAPREDUCE',
     submitMs: s.submitTime > 0 ? s.submitTime : s.startTime,
@@ -410,6 +444,8 @@ function ontoHistoryClock(
   const out = jobs.map((j) => {
     const submitMs = j.submitMs - shift;
     if (firstStart(j) < submitMs) tasksBeforeSubmit++;
+    // No skew: the job as it is (no copy of every job).
+    if (shift === 0) return j;
     return {
       ...j,
       submitMs,
