@@ -32,6 +32,8 @@ async function main(): Promise<void> {
       out,
       png: false,
       cache: cache ?? false,
+      // YSS_BENCH_REPLAY_POLICIES=a,b: those policies alone (docs/replay.md: rtmr-no-feedback at 100,000 jobs).
+      ...(process.env.YSS_BENCH_REPLAY_POLICIES ? { policies: process.env.YSS_BENCH_REPLAY_POLICIES } : {}),
     },
     { out: (t) => lines.push(t), err: (t) => lines.push(t), stream: process.stderr },
   );

@@ -5,7 +5,8 @@
  * wall time of the whole command (reading the history page by page, learning as of each
  * arrival, FIFO and every admission policy in the simulator, the output files), each run's own
  * time, and its peak RSS; twice: a first run that reads the history and keeps it in a cache,
- * then a second from that cache. docs/replay.md reports the figures.
+ * then a second from that cache. YSS_BENCH_REPLAY_POLICIES=a,b replays those policies alone
+ * (FIFO as it ran always runs). docs/replay.md reports the figures.
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
