@@ -3,12 +3,13 @@
  * is the replay's alone: `node --require tsx/cjs bench/replay-child.ts RM_URL JHS_URL OUT`. It
  * runs `replay --since 8d` against the emulator (its RM's nodes, its JobHistory server's
  * synthetic history), writes every output but the PNG copies, and prints one JSON line: the
- * exit code, the wall time, and the process's peak RSS (VmHWM).
+ * exit code, the wall time, and the process's peak RSS (VmHWM). `node ... RM JHS OUT CACHE`
+ * keeps the history read in CACHE (and reads it from there when it holds it).
  */
 import { readFileSync } from 'node:fs';
 import { runReplayCli } from '../src/cli/replay';
 
-const [rm, jhs, out] = process.argv.slice(2) as [string, string, string];
+const [rm, jhs, out, cache] = process.argv.slice(2) as [string, string, string, string | undefined];
 
 function peakMb(): number {
   const status = readFileSync('/proc/self/status', 'utf8');
@@ -30,6 +31,9 @@ async function main(): Promise<void> {
       timeoutMs: 60_000,
       out,
       png: false,
+      cache: cache ?? false,
+      // YSS_BENCH_REPLAY_POLICIES=a,b: those policies alone (docs/replay.md: rtmr-no-feedback at 100,000 jobs).
+      ...(process.env.YSS_BENCH_REPLAY_POLICIES ? { policies: process.env.YSS_BENCH_REPLAY_POLICIES } : {}),
     },
     { out: (t) => lines.push(t), err: (t) => lines.push(t), stream: process.stderr },
   );

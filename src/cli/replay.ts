@@ -9,8 +9,9 @@ import { SidecarError } from '../errors/base';
 import { ValidationError } from '../errors/validation';
 import { replayFromCluster } from '../replay';
 import { FileCells } from '../replay/cells';
+import { FileHistoryCache } from '../replay/history-cache';
 import { fidelityText, policyTable, writeReplay } from '../replay/output';
-import { checkPolicies } from '../replay/replay';
+import { checkPolicies, type ReplayReport } from '../replay/replay';
 import { parseDeadlineRules } from '../replay/workload';
 import { windowOf } from '../replay/window';
 
@@ -51,6 +52,8 @@ export interface ReplayCliOptions {
   png: boolean;
   /** The replay's JavaScript heap, MB (the command runs itself in a process of that heap). */
   heapMb?: number;
+  /** The history cache's folder (default DIR/.history-cache of --out); false: none (--no-cache). */
+  cache?: string | false;
 }
 
 /** The default heap of a replay: 100,000 jobs under every policy fit in it (docs/replay.md). */
@@ -108,91 +111,128 @@ export function progress(
   };
 }
 
+type ReplayIo = { out: (t: string) => void; err: (t: string) => void; stream: NodeJS.WriteStream };
+
 /** Runs the replay the options ask for; answers the exit code. Problems are printed to `err`. */
-export async function runReplayCli(
-  o: ReplayCliOptions,
-  io: { out: (t: string) => void; err: (t: string) => void; stream: NodeJS.WriteStream },
-  nowMs = Date.now(),
-): Promise<number> {
+export async function runReplayCli(o: ReplayCliOptions, io: ReplayIo, nowMs = Date.now()): Promise<number> {
   try {
-    const config: SidecarConfig = o.config ? loadConfigFile(o.config) : buildConfig({});
-    const window = windowOf(o, nowMs);
-    const rules = parseDeadlineRules(o.deadline);
-    const policies = o.policies
-      ?.split(',')
-      .map((s) => s.trim())
-      .filter(Boolean);
-    if (policies) checkPolicies(policies);
-    const cluster = o.cluster ? parseClusterFile(readFileSync(o.cluster, 'utf8'), o.cluster) : undefined;
-    const transport = { format: o.format, user: o.user, timeoutMs: o.timeoutMs, maxAttempts: 3 };
-    const jhs = JobHistoryClient.forHistoryServer({
-      ...transport,
-      urls: o.jhs ? parseUrls(o.jhs) : [config.rm.jobHistoryAddress],
-      haDetection: false,
-    });
-    const rm = new HttpResourceManagerClient({
-      ...transport,
-      urls: o.rm ? parseUrls(o.rm) : [...config.rm.addresses],
-    });
-    const show = progress(io.stream);
-    // Each policy's per-job cells go to a file of their own as its run ends (src/replay/cells.ts).
-    const cells = new FileCells(join(o.out, '.cells'));
-    try {
-      const { result, history } = await replayFromCluster({
-        jhs,
-        rm,
-        ...(cluster ? { cluster } : {}),
-        ...(o.containerMb !== undefined ? { containerMb: o.containerMb } : {}),
-        ...(o.heartbeat !== undefined ? { heartbeatSeconds: o.heartbeat } : {}),
-        config,
-        rules,
-        ...(policies ? { policies } : {}),
-        ...window,
-        taskCounters: o.taskCounters ?? false,
-        concurrency: o.concurrency,
-        pageJobs: o.page,
-        ...(o.maxJobs !== undefined ? { maxJobs: o.maxJobs } : {}),
-        cells,
-        onProgress: show,
-      });
-      if (io.stream.isTTY) io.stream.write('\n');
-      const files = await writeReplay(o.out, result, history.jobs, { png: o.png });
-      const r = result.report;
-      for (const l of r.leftOut)
-        io.err(`left out: ${l.count} job(s), ${l.text} (e.g. ${l.examples.join(', ')})\n`);
-      if (r.clockSkew.corrected)
-        io.err(
-          `clock skew: the RM's times are ${(r.clockSkew.medianMs / 1000).toFixed(1)} s off the JobHistory server's (median of ${r.clockSkew.jobs} jobs); moved onto the JobHistory server's clock\n`,
-        );
-      io.out(
-        `replayed ${r.jobs} jobs (${Object.entries(r.bySource)
-          .map(([k, v]) => `${v} from ${k === 'rm' ? 'the RM' : 'the JobHistory server'}`)
-          .join(', ')}) of ${r.window.from} to ${r.window.to}\n` +
-          `deadlines: ${Object.entries(r.deadlines)
-            .filter(([, v]) => v > 0)
-            .map(([k, v]) => `${v} ${k}`)
-            .join(', ')}\n${fidelityText(r)}\n${policyTable(r)}\n` +
-          `wrote ${files.length} files to ${o.out}\n`,
-      );
-      return EXIT.ok;
-    } finally {
-      cells.close();
-    }
+    return await replayAndWrite(o, setupOf(o, nowMs), io);
   } catch (err) {
-    if (err instanceof ValidationError) {
-      io.err(
-        `invalid input, nothing replayed:\n${err.issues.map((i) => `  ${i.file ? `${i.file}: ` : ''}${i.path}: ${i.message}\n`).join('')}`,
-      );
-      return EXIT.usage;
-    }
-    if (err instanceof InvalidArgumentError) {
-      io.err(`invalid input, nothing replayed: ${err.message}\n`);
-      return EXIT.usage;
-    }
-    const what = err instanceof SidecarError ? `${err.code}: ${err.message}` : (err as Error).message;
-    io.err(`replay failed: ${what.replace(/\s+/g, ' ')}\n`);
-    return exitCodeOf(err);
+    return failed(err, io);
   }
+}
+
+/** What the options name, checked before anything is read. */
+interface ReplaySetup {
+  readonly config: SidecarConfig;
+  readonly window: { fromMs: number; toMs: number };
+  readonly rules: ReturnType<typeof parseDeadlineRules>;
+  readonly policies: string[] | undefined;
+  readonly cluster: ReturnType<typeof parseClusterFile> | undefined;
+  readonly jhsUrls: string[];
+  readonly jhs: JobHistoryClient;
+  readonly rm: HttpResourceManagerClient;
+  /** The history cache's folder, or null (--no-cache). */
+  readonly cacheDir: string | null;
+}
+
+function setupOf(o: ReplayCliOptions, nowMs: number): ReplaySetup {
+  const config: SidecarConfig = o.config ? loadConfigFile(o.config) : buildConfig({});
+  const window = windowOf(o, nowMs);
+  const rules = parseDeadlineRules(o.deadline);
+  const policies = o.policies
+    ?.split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+  if (policies) checkPolicies(policies);
+  const cluster = o.cluster ? parseClusterFile(readFileSync(o.cluster, 'utf8'), o.cluster) : undefined;
+  const transport = { format: o.format, user: o.user, timeoutMs: o.timeoutMs, maxAttempts: 3 };
+  const jhsUrls = o.jhs ? parseUrls(o.jhs) : [config.rm.jobHistoryAddress];
+  const jhs = JobHistoryClient.forHistoryServer({ ...transport, urls: jhsUrls, haDetection: false });
+  const rm = new HttpResourceManagerClient({
+    ...transport,
+    urls: o.rm ? parseUrls(o.rm) : [...config.rm.addresses],
+  });
+  const cacheDir =
+    o.cache === false ? null : typeof o.cache === 'string' ? o.cache : join(o.out, '.history-cache');
+  return { config, window, rules, policies, cluster, jhsUrls, jhs, rm, cacheDir };
+}
+
+/** Reads, replays and writes; prints what was left out and the figures. */
+async function replayAndWrite(o: ReplayCliOptions, s: ReplaySetup, io: ReplayIo): Promise<number> {
+  // Each policy's per-job cells go to a file of their own as its run ends (src/replay/cells.ts).
+  const cells = new FileCells(join(o.out, '.cells'));
+  const cache =
+    s.cacheDir === null
+      ? undefined
+      : new FileHistoryCache(s.cacheDir, s.jhsUrls.join(','), (t) => io.err(`${t}\n`));
+  try {
+    const { result, history } = await replayFromCluster({
+      jhs: s.jhs,
+      rm: s.rm,
+      ...(s.cluster ? { cluster: s.cluster } : {}),
+      ...(o.containerMb !== undefined ? { containerMb: o.containerMb } : {}),
+      ...(o.heartbeat !== undefined ? { heartbeatSeconds: o.heartbeat } : {}),
+      config: s.config,
+      rules: s.rules,
+      ...(s.policies ? { policies: s.policies } : {}),
+      ...s.window,
+      taskCounters: o.taskCounters ?? false,
+      concurrency: o.concurrency,
+      pageJobs: o.page,
+      ...(o.maxJobs !== undefined ? { maxJobs: o.maxJobs } : {}),
+      ...(cache ? { cache } : {}),
+      cells,
+      onProgress: progress(io.stream),
+    });
+    if (io.stream.isTTY) io.stream.write('\n');
+    const files = await writeReplay(o.out, result, history.jobs, { png: o.png });
+    if (cache)
+      io.err(
+        `history cache ${s.cacheDir}: ${cache.stats.hits} job(s) found there, ${cache.stats.stored} read and kept\n`,
+      );
+    printSummary(result.report, files.length, o.out, io);
+    return EXIT.ok;
+  } finally {
+    cache?.close();
+    cells.close();
+  }
+}
+
+function printSummary(r: ReplayReport, files: number, out: string, io: ReplayIo): void {
+  for (const l of r.leftOut)
+    io.err(`left out: ${l.count} job(s), ${l.text} (e.g. ${l.examples.join(', ')})\n`);
+  if (r.clockSkew.corrected)
+    io.err(
+      `clock skew: the RM's times are ${(r.clockSkew.medianMs / 1000).toFixed(1)} s off the JobHistory server's (median of ${r.clockSkew.jobs} jobs); moved onto the JobHistory server's clock\n`,
+    );
+  io.out(
+    `replayed ${r.jobs} jobs (${Object.entries(r.bySource)
+      .map(([k, v]) => `${v} from ${k === 'rm' ? 'the RM' : 'the JobHistory server'}`)
+      .join(', ')}) of ${r.window.from} to ${r.window.to}\n` +
+      `deadlines: ${Object.entries(r.deadlines)
+        .filter(([, v]) => v > 0)
+        .map(([k, v]) => `${v} ${k}`)
+        .join(', ')}\n${fidelityText(r)}\n${policyTable(r)}\n` +
+      `wrote ${files} files to ${out}\n`,
+  );
+}
+
+/** A failure as its message and exit code: bad input 2, the rest as the sidecar's errors say. */
+function failed(err: unknown, io: ReplayIo): number {
+  if (err instanceof ValidationError) {
+    io.err(
+      `invalid input, nothing replayed:\n${err.issues.map((i) => `  ${i.file ? `${i.file}: ` : ''}${i.path}: ${i.message}\n`).join('')}`,
+    );
+    return EXIT.usage;
+  }
+  if (err instanceof InvalidArgumentError) {
+    io.err(`invalid input, nothing replayed: ${err.message}\n`);
+    return EXIT.usage;
+  }
+  const what = err instanceof SidecarError ? `${err.code}: ${err.message}` : (err as Error).message;
+  io.err(`replay failed: ${what.replace(/\s+/g, ' ')}\n`);
+  return exitCodeOf(err);
 }
 
 export function replayCommand(): Command {
@@ -249,27 +289,32 @@ export function replayCommand(): Command {
     .option('--user <name>', 'user.name for clusters with simple authentication')
     .option('--timeout-ms <n>', 'per request', int('--timeout-ms', 1), 30_000)
     .option('--out <dir>', 'output folder', 'replay-out')
+    .option(
+      '--cache <dir>',
+      "keep the jobs read from the JobHistory server there, for a second or resumed run (default: --out's .history-cache)",
+    )
+    .option('--no-cache', 'read every job from the JobHistory server, keep nothing')
     .option('--no-png', 'write the plots as Vega-Lite specs and SVGs only')
     .option(
       '--heap-mb <n>',
       `the replay's JavaScript heap, MB (default ${DEFAULT_REPLAY_HEAP_MB}: 100,000 jobs fit)`,
       int('--heap-mb', 64),
     )
-    .action(async (o: ReplayCliOptions) => {
-      const heapMb = o.heapMb ?? DEFAULT_REPLAY_HEAP_MB;
-      if (
-        process.env[HEAP_SET] === undefined &&
-        getHeapStatistics().heap_size_limit / 1048576 > heapMb * 1.25
-      ) {
-        process.exitCode = await inBoundedHeap(heapMb);
-        return;
-      }
-      process.exitCode = await runReplayCli(o, {
-        out: (t) => process.stdout.write(t),
-        err: (t) => process.stderr.write(t),
-        stream: process.stderr,
-      });
-    });
+    .action(replayAction);
+}
+
+/** The command's action: in a process of the heap asked for, the replay. */
+async function replayAction(o: ReplayCliOptions): Promise<void> {
+  const heapMb = o.heapMb ?? DEFAULT_REPLAY_HEAP_MB;
+  if (process.env[HEAP_SET] === undefined && getHeapStatistics().heap_size_limit / 1048576 > heapMb * 1.25) {
+    process.exitCode = await inBoundedHeap(heapMb);
+    return;
+  }
+  process.exitCode = await runReplayCli(o, {
+    out: (t) => process.stdout.write(t),
+    err: (t) => process.stderr.write(t),
+    stream: process.stderr,
+  });
 }
 
 /** Set in the process the command runs itself in, with the heap it asked for. */

@@ -4,6 +4,7 @@ import type { HttpResourceManagerClient } from '../yarn/client';
 import type { JobHistoryClient } from '../yarn/jobhistory';
 import type { PolicyCellStore } from './cells';
 import type { ClusterShape } from './history';
+import type { HistoryCache } from './history-cache';
 import { readClusterShape, readHistory, type HistoryRead } from './read';
 import { replay, type ReplayResult } from './replay';
 import { clusterOf, type DeadlineRules } from './workload';
@@ -31,6 +32,8 @@ export interface ReplayFromCluster {
   readonly concurrency?: number;
   readonly pageJobs?: number;
   readonly maxJobs?: number;
+  /** Where the jobs' details read are kept and found again (default: none). */
+  readonly cache?: HistoryCache;
   /** Where each policy's per-job cells go (default: memory). */
   readonly cells?: PolicyCellStore;
   readonly onProgress?: (phase: string, done: number, total: number) => void;
@@ -67,6 +70,7 @@ export async function replayFromCluster(r: ReplayFromCluster): Promise<ReplayRun
     ...(r.concurrency !== undefined ? { concurrency: r.concurrency } : {}),
     ...(r.pageJobs !== undefined ? { pageJobs: r.pageJobs } : {}),
     ...(r.maxJobs !== undefined ? { maxJobs: r.maxJobs } : {}),
+    ...(r.cache ? { cache: r.cache } : {}),
     onProgress: (done, listed) => r.onProgress?.('reading', done, listed),
   });
   const result = replay({

@@ -16,6 +16,7 @@ import {
   type LeftOut,
   type LeftOutReason,
 } from './history';
+import type { DetailOrLeft, HistoryCache, JobDetail } from './history-cache';
 
 /**
  * Reading a window of history (docs/replay.md, "What is read"): the JobHistory server's jobs
@@ -46,6 +47,8 @@ export interface HistoryReadRequest {
   readonly maxJobs?: number;
   /** Clock skew beyond this (ms, either way) is corrected (default 3000). */
   readonly skewToleranceMs?: number;
+  /** Where each job's details are kept once read, and found again (a second or resumed run). */
+  readonly cache?: HistoryCache;
   readonly onProgress?: (done: number, listed: number) => void;
 }
 
@@ -58,6 +61,8 @@ export interface HistoryRead {
   readonly tasksBeforeSubmit: number;
   /** Requests made to the JobHistory server and the RM. */
   readonly requests: number;
+  /** Jobs whose details came from the cache (no request made for them). */
+  readonly fromCache: number;
 }
 
 const DEFAULTS = {
@@ -132,21 +137,41 @@ export async function listWindows<T>(
   return requests;
 }
 
-/** Runs `work` over `items` with at most `n` at once, in order of start. */
+/**
+ * Runs `work` over `items` with at most `n` at once, in order of start. After a failure no item
+ * is started, and the failure is thrown once the items in flight are done: nothing of the pool
+ * runs on after it (an interrupted read keeps, and is done with, every job it finished).
+ */
 async function pool<T>(items: readonly T[], n: number, work: (item: T) => Promise<void>): Promise<void> {
   let next = 0;
+  let failure: { err: unknown } | undefined;
   const worker = async () => {
-    while (next < items.length) await work(items[next++] as T);
+    while (next < items.length && !failure) {
+      try {
+        await work(items[next++] as T);
+      } catch (err) {
+        failure ??= { err };
+      }
+    }
   };
   await Promise.all(Array.from({ length: Math.min(n, items.length) }, worker));
+  if (failure) throw failure.err;
 }
 
 /** A task list's successful tasks of one type as start/finish pairs, in task order. */
 function times(tasks: readonly TaskReport[], type: 'MAP' | 'REDUCE'): number[] {
-  const out: number[] = [];
+  const ran = (t: TaskReport) =>
+    t.type === type && t.state === 'SUCCEEDED' && t.startTime > 0 && t.finishTime >= t.startTime;
+  let n = 0;
+  for (const t of tasks) if (ran(t)) n++;
+  // Of its size (an array grown by push keeps room to spare): it is kept for the whole replay.
+  const out = new Array<number>(2 * n);
+  let i = 0;
   for (const t of tasks)
-    if (t.type === type && t.state === 'SUCCEEDED' && t.startTime > 0 && t.finishTime >= t.startTime)
-      out.push(t.startTime, t.finishTime);
+    if (ran(t)) {
+      out[i++] = t.startTime;
+      out[i++] = t.finishTime;
+    }
   return out;
 }
 
@@ -176,93 +201,91 @@ export async function readHistory(req: HistoryReadRequest): Promise<HistoryRead>
   checkWindow(req.fromMs, req.toMs);
   const o = { ...DEFAULTS, ...definedOf(req) };
   const left = new LeftOutTally();
-  let requests = 0;
   // The RM's finished apps of the window first (the RM keeps a bounded number of them).
+  const rm = req.rm ? await readRmApps(req.rm, req.fromMs, req.toMs, o) : { apps: new Map(), requests: 0 };
+  const jhs = await readJhsJobs(req, o, rm.apps, left);
+  const skew = skewOf(jhs.skews, o.skewToleranceMs);
+  const shift = skew.corrected ? skew.medianMs : 0;
+  const onClock = ontoHistoryClock(jhs.jobs, shift);
+  const out = [...onClock.jobs, ...rmOnlyJobs(rm.apps, jhs.seenApps, shift, left)];
+  out.sort((a, b) => a.submitMs - b.submitMs || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  if (out.length > o.maxJobs) for (const j of out.splice(o.maxJobs)) left.add('over-max-jobs', j.id);
+  return {
+    jobs: out,
+    leftOut: left.list(),
+    skew,
+    tasksBeforeSubmit: onClock.tasksBeforeSubmit,
+    requests: rm.requests + jhs.requests,
+    fromCache: jhs.fromCache,
+  };
+}
+
+type ReadOptions = typeof DEFAULTS;
+
+/** The RM's finished apps of the window, by id. */
+async function readRmApps(
+  rm: Pick<ResourceManagerApi, 'apps'>,
+  fromMs: number,
+  toMs: number,
+  o: ReadOptions,
+): Promise<{ apps: Map<string, AppReport>; requests: number }> {
   const apps = new Map<string, AppReport>();
-  if (req.rm) {
-    const rm = req.rm;
-    const listings = await listWindows(
-      req.fromMs,
-      req.toMs,
-      o.windowMs,
-      o.pageJobs,
-      (b, e, limit) =>
-        rm.apps({
-          states: ['FINISHED', 'FAILED', 'KILLED'],
-          startedTimeBegin: b,
-          startedTimeEnd: e,
-          limit,
-          deSelects: ['resourceRequests'],
-        }),
-      async (items) => {
-        for (const a of items) apps.set(a.id, a);
-      },
-    ).catch(naming('the RM'));
-    requests += listings;
-  }
-  const jobs: HistoryJob[] = [];
-  const seenApps = new Set<string>();
-  const skews: number[] = [];
+  const requests = await listWindows(
+    fromMs,
+    toMs,
+    o.windowMs,
+    o.pageJobs,
+    (b, e, limit) =>
+      rm.apps({
+        states: ['FINISHED', 'FAILED', 'KILLED'],
+        startedTimeBegin: b,
+        startedTimeEnd: e,
+        limit,
+        deSelects: ['resourceRequests'],
+      }),
+    async (items) => {
+      for (const a of items) apps.set(a.id, a);
+    },
+  ).catch(naming('the RM'));
+  return { apps, requests };
+}
+
+/** The JobHistory server's jobs of the window, before the clock skew is known. */
+interface JhsJobs {
+  readonly jobs: HistoryJob[];
+  /** The apps of the jobs listed (whatever became of them): an RM app among them is no job of its own. */
+  readonly seenApps: Set<string>;
+  /** Per job the RM also knows: the RM's finish - the JobHistory server's finish, ms. */
+  readonly skews: number[];
+  readonly requests: number;
+  /** Jobs whose details came from the cache. */
+  readonly fromCache: number;
+}
+
+/** Lists the JobHistory server's jobs window by window and reads each one's details. */
+async function readJhsJobs(
+  req: HistoryReadRequest,
+  o: ReadOptions,
+  apps: ReadonlyMap<string, AppReport>,
+  left: LeftOutTally,
+): Promise<JhsJobs> {
+  const got: JhsJobs = { jobs: [], seenApps: new Set(), skews: [], requests: 0, fromCache: 0 };
+  const strings = interner();
+  let requests = 0;
+  let fromCache = 0;
   let listed = 0;
   let done = 0;
-  const detail = async (s: JobSummary): Promise<HistoryJob | LeftOutReason> => {
-    if (s.state === 'FAILED' || s.state === 'ERROR') return 'failed';
-    if (s.state === 'KILLED') return 'killed';
-    let tasks: TaskReport[];
-    try {
-      requests++;
-      tasks = await req.jhs.tasks(s.id);
-    } catch (err) {
-      if (is404(err)) return 'history-deleted';
-      throw err;
+  const one = async ([s, appId]: readonly [JobSummary, string]): Promise<void> => {
+    const r = await detailOf(req, s, () => requests++).catch(naming('the JobHistory server'));
+    if (r.cached) fromCache++;
+    done++;
+    if (typeof r.detail === 'string') left.add(r.detail, s.id);
+    else {
+      const app = apps.get(appId);
+      if (app && app.finishedTime > 0 && s.finishTime > 0) got.skews.push(app.finishedTime - s.finishTime);
+      got.jobs.push(historyJobOf(s, appId, r.detail, app, strings));
     }
-    const maps = times(tasks, 'MAP');
-    const reduces = times(tasks, 'REDUCE');
-    // A job is its maps (then its reduces): without a map that ran there is no run to replay.
-    if (maps.length === 0) return 'no-tasks';
-    let counters;
-    try {
-      requests++;
-      counters = await req.jhs.jobCounters(s.id);
-    } catch (err) {
-      if (is404(err)) return 'history-deleted';
-      throw err;
-    }
-    let mapBytes: number[] | null = null;
-    if (req.taskCounters) {
-      mapBytes = [];
-      for (const t of tasks)
-        if (t.type === 'MAP' && t.state === 'SUCCEEDED' && t.startTime > 0) {
-          requests++;
-          try {
-            mapBytes.push((await req.jhs.taskCounters(s.id, t.id)).HDFS_BYTES_READ ?? 0);
-          } catch (err) {
-            if (is404(err)) return 'history-deleted';
-            throw err;
-          }
-        }
-    }
-    const appId = appIdOfJob(s.id);
-    const app = apps.get(appId);
-    if (app && app.finishedTime > 0 && s.finishTime > 0) skews.push(app.finishedTime - s.finishTime);
-    return {
-      id: s.id,
-      appId,
-      name: s.name,
-      user: s.user,
-      queue: queueLeaf(s.queue),
-      source: 'jobhistory',
-      applicationType: 'MAPREDUCE',
-      submitMs: s.submitTime > 0 ? s.submitTime : s.startTime,
-      finishMs: s.finishTime,
-      maps,
-      reduces,
-      inputBytes: counters.HDFS_BYTES_READ?.map ?? 0,
-      mapBytes,
-      shuffleBytes: counters.REDUCE_SHUFFLE_BYTES?.total ?? null,
-      ...fromApp(app),
-      ...(app && app.startedTime > 0 ? { appStartMs: app.startedTime } : {}),
-    };
+    if (done % 100 === 0) req.onProgress?.(done, listed);
   };
   const listings = await listWindows(
     req.fromMs,
@@ -273,35 +296,185 @@ export async function readHistory(req: HistoryReadRequest): Promise<HistoryRead>
       req.jhs.jobs({ startedTimeBegin: b, startedTimeEnd: e, limit }).catch(naming('the JobHistory server')),
     async (listing) => {
       // A job listed twice (a server that does not hold to the window's ends) is read once.
-      const items = listing.filter((s) => !seenApps.has(appIdOfJob(s.id)));
-      for (const s of items) seenApps.add(appIdOfJob(s.id));
+      const items: Array<readonly [JobSummary, string]> = [];
+      for (const s of listing) {
+        const appId = appIdOfJob(s.id);
+        if (got.seenApps.has(appId)) continue;
+        got.seenApps.add(appId);
+        items.push([s, appId]);
+      }
       listed += items.length;
       req.onProgress?.(done, listed);
-      await pool(items, o.concurrency, async (s) => {
-        const r = await detail(s).catch(naming('the JobHistory server'));
-        done++;
-        if (typeof r === 'string') left.add(r, s.id);
-        else jobs.push(r);
-        if (done % 100 === 0) req.onProgress?.(done, listed);
-      });
+      await pool(items, o.concurrency, one);
     },
   );
-  requests += listings;
   req.onProgress?.(done, listed);
-  // Clock skew: the RM's finish of an app against the JobHistory server's finish of its job
-  // (the AM's clock; the RM hears of it a moment later). The JobHistory server's submitTime is
-  // the RM's submission time handed to the AM: beyond the tolerance it is moved onto the tasks'
-  // clock, as is every time of an RM-only app.
-  const skewMs = median(skews);
-  const corrected = skews.length > 0 && Math.abs(skewMs) > o.skewToleranceMs;
-  const shift = corrected ? skewMs : 0;
+  return { ...got, requests: requests + listings, fromCache };
+}
+
+/**
+ * A listed job's details: FAILED and KILLED jobs need none; else from the cache when it holds
+ * them, or read from the JobHistory server (and kept in the cache).
+ */
+async function detailOf(
+  req: HistoryReadRequest,
+  s: JobSummary,
+  count: () => void,
+): Promise<{ detail: DetailOrLeft | LeftOutReason; cached: boolean }> {
+  if (s.state === 'FAILED' || s.state === 'ERROR') return { detail: 'failed', cached: false };
+  if (s.state === 'KILLED') return { detail: 'killed', cached: false };
+  const startMs = s.startTime > 0 ? s.startTime : s.submitTime;
+  const taskCounters = req.taskCounters ?? false;
+  const kept = req.cache?.get(s.id, startMs, taskCounters);
+  if (kept !== undefined) return { detail: kept, cached: true };
+  const detail = await readDetail(req.jhs, s.id, taskCounters, count);
+  req.cache?.put(s.id, startMs, detail);
+  return { detail, cached: false };
+}
+
+/** A request whose 404 says the job's history is gone. */
+async function orDeleted<T>(count: () => void, ask: () => Promise<T>): Promise<T | 'history-deleted'> {
+  count();
+  try {
+    return await ask();
+  } catch (err) {
+    if (is404(err)) return 'history-deleted';
+    throw err;
+  }
+}
+
+/** A job's tasks and counters (and each map's counters when asked) from the JobHistory server. */
+export async function readDetail(
+  jhs: JobHistoryClient,
+  jobId: string,
+  taskCounters: boolean,
+  count: () => void = () => undefined,
+): Promise<DetailOrLeft> {
+  const tasks = await orDeleted(count, () => jhs.tasks(jobId));
+  if (tasks === 'history-deleted') return tasks;
+  const maps = times(tasks, 'MAP');
+  // A job is its maps (then its reduces): without a map that ran there is no run to replay.
+  if (maps.length === 0) return 'no-tasks';
+  const counters = await orDeleted(count, () => jhs.jobCounters(jobId));
+  if (counters === 'history-deleted') return counters;
+  let mapBytes: number[] | null = null;
+  if (taskCounters) {
+    mapBytes = [];
+    for (const t of tasks)
+      if (t.type === 'MAP' && t.state === 'SUCCEEDED' && t.startTime > 0) {
+        const c = await orDeleted(count, () => jhs.taskCounters(jobId, t.id));
+        if (c === 'history-deleted') return c;
+        mapBytes.push(c.HDFS_BYTES_READ ?? 0);
+      }
+  }
+  return {
+    maps,
+    reduces: times(tasks, 'REDUCE'),
+    inputBytes: counters.HDFS_BYTES_READ?.map ?? 0,
+    shuffleBytes: counters.REDUCE_SHUFFLE_BYTES?.total ?? null,
+    mapBytes,
+  };
+}
+
+/**
+ * One copy of each string it is given (up to `max` of them): a week's jobs repeat a few hundred
+ * names, users and queues, each read as a string of its own.
+ */
+function interner(max = 100_000): (s: string) => string {
+  const seen = new Map<string, string>();
+  return (s) => {
+    const kept = seen.get(s);
+    if (kept !== undefined) return kept;
+    if (seen.size < max) seen.set(s, s);
+    return s;
+  };
+}
+
+/** A JobHistory job as the replay holds it: its listing, its details, its RM app's tags. */
+function historyJobOf(
+  s: JobSummary,
+  appId: string,
+  d: JobDetail,
+  app: AppReport | undefined,
+  strings: (s: string) => string,
+): HistoryJob {
+  return {
+    id: s.id,
+    appId,
+    name: strings(s.name),
+    user: strings(s.user),
+    queue: strings(queueLeaf(s.queue)),
+    source: 'jobhistory',
+    applicationType: 'MAPREDUCE',
+    submitMs: s.submitTime > 0 ? s.submitTime : s.startTime,
+    finishMs: s.finishTime,
+    maps: d.maps,
+    reduces: d.reduces,
+    inputBytes: d.inputBytes,
+    mapBytes: d.mapBytes,
+    shuffleBytes: d.shuffleBytes,
+    ...fromApp(app),
+    ...(app && app.startedTime > 0 ? { appStartMs: app.startedTime } : {}),
+  };
+}
+
+/**
+ * Clock skew: the RM's finish of an app against the JobHistory server's finish of its job (the
+ * AM's clock; the RM hears of it a moment later), median; corrected beyond the tolerance.
+ */
+function skewOf(skews: readonly number[], toleranceMs: number): HistoryRead['skew'] {
+  const medianMs = median([...skews]);
+  return {
+    medianMs,
+    jobs: skews.length,
+    maxAbsMs: skews.reduce((m, x) => Math.max(m, Math.abs(x)), 0),
+    corrected: skews.length > 0 && Math.abs(medianMs) > toleranceMs,
+  };
+}
+
+/**
+ * The JobHistory server's submitTime is the RM's submission time handed to the AM: moved onto
+ * the tasks' clock by the skew. Counts the jobs whose tasks still start before it.
+ */
+function ontoHistoryClock(
+  jobs: readonly HistoryJob[],
+  shift: number,
+): { jobs: HistoryJob[]; tasksBeforeSubmit: number } {
+  let tasksBeforeSubmit = 0;
+  const out = jobs.map((j) => {
+    const submitMs = j.submitMs - shift;
+    if (firstStart(j) < submitMs) tasksBeforeSubmit++;
+    // No skew: the job as it is (no copy of every job).
+    if (shift === 0) return j;
+    return {
+      ...j,
+      submitMs,
+      ...(j.appStartMs !== undefined ? { appStartMs: j.appStartMs - shift } : {}),
+      ...(j.taggedDeadlineMs !== undefined ? { taggedDeadlineMs: j.taggedDeadlineMs - shift } : {}),
+    };
+  });
+  return { jobs: out, tasksBeforeSubmit };
+}
+
+/**
+ * The RM's apps the JobHistory server did not list: jobs of their own from their app-level
+ * times, moved onto the JobHistory server's clock (one container from its AM's launch to its
+ * finish); failed, killed and never-ran ones left out.
+ */
+function rmOnlyJobs(
+  apps: ReadonlyMap<string, AppReport>,
+  seenApps: ReadonlySet<string>,
+  shift: number,
+  left: LeftOutTally,
+): HistoryJob[] {
+  const out: HistoryJob[] = [];
   for (const a of apps.values()) {
     if (seenApps.has(a.id)) continue;
     if (a.state === 'FAILED' || a.finalStatus === 'FAILED') left.add('failed', a.id);
     else if (a.state === 'KILLED' || a.finalStatus === 'KILLED') left.add('killed', a.id);
     else if (!(a.startedTime > 0 && a.finishedTime > a.startedTime)) left.add('never-ran', a.id);
     else
-      jobs.push({
+      out.push({
         id: a.id,
         appId: a.id,
         name: a.name,
@@ -324,33 +497,7 @@ export async function readHistory(req: HistoryReadRequest): Promise<HistoryRead>
         ...(a.launchTime !== undefined && a.launchTime > 0 ? { launchMs: a.launchTime - shift } : {}),
       });
   }
-  let tasksBeforeSubmit = 0;
-  const out = jobs.map((j) => {
-    if (j.source !== 'jobhistory') return j;
-    const submitMs = j.submitMs - shift;
-    const first = firstStart(j);
-    if (first < submitMs) tasksBeforeSubmit++;
-    return {
-      ...j,
-      submitMs,
-      ...(j.appStartMs !== undefined ? { appStartMs: j.appStartMs - shift } : {}),
-      ...(j.taggedDeadlineMs !== undefined ? { taggedDeadlineMs: j.taggedDeadlineMs - shift } : {}),
-    };
-  });
-  out.sort((a, b) => a.submitMs - b.submitMs || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
-  if (out.length > o.maxJobs) for (const j of out.splice(o.maxJobs)) left.add('over-max-jobs', j.id);
-  return {
-    jobs: out,
-    leftOut: left.list(),
-    skew: {
-      medianMs: skewMs,
-      jobs: skews.length,
-      maxAbsMs: skews.reduce((m, x) => Math.max(m, Math.abs(x)), 0),
-      corrected,
-    },
-    tasksBeforeSubmit,
-    requests,
-  };
+  return out;
 }
 
 /** The first task's start of a job (ms). */

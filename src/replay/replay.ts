@@ -179,15 +179,8 @@ export function checkPolicies(names: readonly string[]): void {
 
 /** Runs the replay (see the module's comment). */
 export function replay(input: ReplayInput): ReplayResult {
-  const { history } = input;
-  const jobs = history.jobs;
-  if (jobs.length === 0)
-    throw new ValidationError([
-      {
-        path: 'window',
-        message: `no finished job to replay between ${new Date(input.window.fromMs).toISOString()} and ${new Date(input.window.toMs).toISOString()}${history.leftOut.length > 0 ? ` (${history.leftOut.map((l) => `${l.count} ${l.reason}`).join(', ')})` : ''}`,
-      },
-    ]);
+  const jobs = input.history.jobs;
+  checkNotEmpty(input);
   const policies = input.policies ?? allAdmissionPolicies();
   checkPolicies(policies);
   const t0 = Date.now();
@@ -203,11 +196,55 @@ export function replay(input: ReplayInput): ReplayResult {
     ...policies.map((p) => ({ label: p, admission: p, placement: 'fifo' })),
   ];
   const cells = input.cells ?? new MemoryCells();
+  const runs = runEach(input, workload, specs, cells);
+  const t2 = Date.now();
+  const report = reportOf(input, workload, judged, runs, {
+    learning: t1 - t0,
+    simulation: t2 - t1,
+    runs: runs.runMs,
+  });
+  const labels = specs.map((s) => s.label);
+  return {
+    report,
+    workload,
+    judged,
+    smallRuns: runs.smallRuns,
+    rows: () => rowsOf(jobs, judged, workload, labels, cells),
+  };
+}
+
+/** A window with no job to replay is bad input, saying what was left out. */
+function checkNotEmpty(input: ReplayInput): void {
+  const { history, window } = input;
+  if (history.jobs.length > 0) return;
+  throw new ValidationError([
+    {
+      path: 'window',
+      message: `no finished job to replay between ${new Date(window.fromMs).toISOString()} and ${new Date(window.toMs).toISOString()}${history.leftOut.length > 0 ? ` (${history.leftOut.map((l) => `${l.count} ${l.reason}`).join(', ')})` : ''}`,
+    },
+  ]);
+}
+
+/** What the runs leave: each policy's figures and wall time, the fidelity, the small runs whole. */
+interface Runs {
+  readonly figures: Record<string, PolicyFigures>;
+  readonly runMs: Record<string, number>;
+  readonly fidelity: Fidelity;
+  readonly smallRuns: RunResult[];
+}
+
+/** One policy at a time: its outcomes become figures and cells, then are let go. */
+function runEach(
+  input: ReplayInput,
+  workload: ReplayWorkload,
+  specs: readonly PolicySpec[],
+  cells: PolicyCellStore,
+): Runs {
+  const jobs = input.history.jobs;
   const figures: Record<string, PolicyFigures> = {};
   const runMs: Record<string, number> = {};
   const smallRuns: RunResult[] = [];
   let fidelity: Fidelity | undefined;
-  // One policy at a time: its outcomes become figures and cells, then are let go.
   for (const spec of specs) {
     const [run] = runPolicies({
       cluster: input.cluster,
@@ -226,13 +263,27 @@ export function replay(input: ReplayInput): ReplayResult {
     cells.put(spec.label, mapped(run.outcomes, cellOf));
     if (jobs.length <= SMALL_HISTORY && (spec.label === AS_RAN || spec.label === 'rtmr')) smallRuns.push(run);
   }
-  const t2 = Date.now();
-  const count = <K extends string>(keys: readonly K[]): Partial<Record<K, number>> => {
-    const out: Partial<Record<K, number>> = {};
-    for (const k of keys) out[k] = (out[k] ?? 0) + 1;
-    return out;
-  };
-  const report: ReplayReport = {
+  return { figures, runMs, fidelity: fidelity as Fidelity, smallRuns };
+}
+
+/** How many of each key. */
+function count<K extends string>(keys: readonly K[]): Partial<Record<K, number>> {
+  const out: Partial<Record<K, number>> = {};
+  for (const k of keys) out[k] = (out[k] ?? 0) + 1;
+  return out;
+}
+
+/** The report (replay.json) of the runs. */
+function reportOf(
+  input: ReplayInput,
+  workload: ReplayWorkload,
+  judged: readonly JudgedAtArrival[],
+  runs: Runs,
+  wallMs: ReplayReport['wallMs'],
+): ReplayReport {
+  const { history } = input;
+  const jobs = history.jobs;
+  return {
     format: 'yarn-sched-sidecar-replay',
     version: 1,
     window: {
@@ -258,21 +309,13 @@ export function replay(input: ReplayInput): ReplayResult {
     },
     deadlines: { tag: 0, file: 0, slack: 0, none: 0, ...count(workload.deadlineSources) },
     estimates: count(judged.map((j) => j.from?.source ?? 'class')) as Record<string, number>,
-    fidelity: fidelity as Fidelity,
-    policies: figures,
-    wallMs: { learning: t1 - t0, simulation: t2 - t1, runs: runMs },
+    fidelity: runs.fidelity,
+    policies: runs.figures,
+    wallMs,
     memory: {
       heapLimitMb: Math.round(getHeapStatistics().heap_size_limit / 1048576),
       peakRssMb: Math.round(process.resourceUsage().maxRSS / 1024),
     },
-  };
-  const labels = specs.map((s) => s.label);
-  return {
-    report,
-    workload,
-    judged,
-    smallRuns,
-    rows: () => rowsOf(jobs, judged, workload, labels, cells),
   };
 }
 

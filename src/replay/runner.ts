@@ -1,7 +1,8 @@
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcessByStdio } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import type { Readable } from 'node:stream';
 import { stringify as toYaml } from 'yaml';
 import type { SidecarConfig } from '../config/schema';
 import { ValidationError } from '../errors/validation';
@@ -96,35 +97,7 @@ export class ReplayRunner {
     const id = `replay-${new Date(this.now()).toISOString().replace(/[-:.]/g, '').slice(0, 15)}-${randomBytes(3).toString('hex')}`;
     const dir = join(this.o.root, id);
     mkdirSync(dir, { recursive: true });
-    const { config } = this.o;
-    // The sidecar's admission settings, for the command to learn and judge as the sidecar does.
-    writeFileSync(join(dir, 'config.yaml'), toYaml({ admission: config.admission, yarn: config.yarn }));
-    const args = [
-      'replay',
-      '--config',
-      join(dir, 'config.yaml'),
-      '--rm',
-      config.rm.addresses.join(','),
-      '--jhs',
-      config.rm.jobHistoryAddress,
-      '--format',
-      config.rm.format,
-      '--out',
-      join(dir, 'out'),
-      '--no-png',
-      ...(config.rm.user ? ['--user', config.rm.user] : []),
-      ...(body.since !== undefined ? ['--since', body.since] : []),
-      ...(body.from !== undefined ? ['--from', body.from] : []),
-      ...(body.to !== undefined ? ['--to', body.to] : []),
-      ...(body.policies ? ['--policies', body.policies.join(',')] : []),
-      ...(body.maxJobs !== undefined ? ['--max-jobs', String(body.maxJobs)] : []),
-      ...(body.taskCounters ? ['--task-counters'] : []),
-    ];
-    if (body.deadlines && Object.keys(body.deadlines).length > 0) {
-      writeFileSync(join(dir, 'deadlines.yaml'), toYaml(body.deadlines));
-      args.push('--deadline', `file=${join(dir, 'deadlines.yaml')}`);
-    }
-    if (body.slack !== undefined) args.push('--deadline', `slack=${body.slack}x`);
+    const args = this.argsOf(body, dir);
     const run: Run = {
       dir,
       view: {
@@ -142,7 +115,52 @@ export class ReplayRunner {
     this.runs.set(id, run);
     this.prune();
     const [cmd, ...pre] = this.o.command;
-    const child = spawn(cmd!, [...pre, ...args], { stdio: ['ignore', 'ignore', 'pipe'] });
+    this.watch(run, spawn(cmd!, [...pre, ...args], { stdio: ['ignore', 'ignore', 'pipe'] }));
+    return run.view;
+  }
+
+  /**
+   * The command's arguments: the sidecar's RM, JobHistory server and admission settings (written
+   * to the run's folder, for the command to learn and judge as the sidecar does), the request's
+   * window, rules and policies. The history cache is shared by the runs (ROOT/history-cache): a
+   * second replay of the same days reads only the jobs it has not read yet.
+   */
+  private argsOf(body: ReplayRequestBody, dir: string): string[] {
+    const { config } = this.o;
+    writeFileSync(join(dir, 'config.yaml'), toYaml({ admission: config.admission, yarn: config.yarn }));
+    const args = [
+      'replay',
+      '--config',
+      join(dir, 'config.yaml'),
+      '--rm',
+      config.rm.addresses.join(','),
+      '--jhs',
+      config.rm.jobHistoryAddress,
+      '--format',
+      config.rm.format,
+      '--out',
+      join(dir, 'out'),
+      '--cache',
+      join(this.o.root, 'history-cache'),
+      '--no-png',
+      ...(config.rm.user ? ['--user', config.rm.user] : []),
+      ...(body.since !== undefined ? ['--since', body.since] : []),
+      ...(body.from !== undefined ? ['--from', body.from] : []),
+      ...(body.to !== undefined ? ['--to', body.to] : []),
+      ...(body.policies ? ['--policies', body.policies.join(',')] : []),
+      ...(body.maxJobs !== undefined ? ['--max-jobs', String(body.maxJobs)] : []),
+      ...(body.taskCounters ? ['--task-counters'] : []),
+    ];
+    if (body.deadlines && Object.keys(body.deadlines).length > 0) {
+      writeFileSync(join(dir, 'deadlines.yaml'), toYaml(body.deadlines));
+      args.push('--deadline', `file=${join(dir, 'deadlines.yaml')}`);
+    }
+    if (body.slack !== undefined) args.push('--deadline', `slack=${body.slack}x`);
+    return args;
+  }
+
+  /** Follows the command: its progress from its lines, then its report or its last words. */
+  private watch(run: Run, child: ChildProcessByStdio<null, null, Readable>): void {
     let tail = '';
     child.stderr.on('data', (d: Buffer) => {
       tail = (tail + d.toString()).slice(-4000);
@@ -156,7 +174,7 @@ export class ReplayRunner {
       let report: ReplayReport | null = null;
       if (code === 0) {
         try {
-          report = JSON.parse(readFileSync(join(dir, 'out', 'replay.json'), 'utf8')) as ReplayReport;
+          report = JSON.parse(readFileSync(join(run.dir, 'out', 'replay.json'), 'utf8')) as ReplayReport;
         } catch (err) {
           error = err as Error;
         }
@@ -177,7 +195,6 @@ export class ReplayRunner {
     };
     child.on('error', (err) => end(null, err));
     child.on('close', (code) => end(code));
-    return run.view;
   }
 
   /** Keeps the newest `keep` runs: older finished ones go, with their folders. */

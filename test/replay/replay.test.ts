@@ -220,6 +220,23 @@ describe('the replay command', () => {
     expect(existsSync(join(dir, '.cells'))).toBe(false);
   }, 60_000);
 
+  it('keeps the history in --out/.history-cache and a second run reads it from there; --no-cache keeps none', async () => {
+    const dir = join(out, 'cached');
+    const first = await cli({ since: '1d', policies: 'rtmr', out: dir });
+    expect(first.code).toBe(0);
+    const jobs = Number(/replayed (\d+) jobs/.exec(first.out)![1]);
+    expect(first.err).toContain(
+      `history cache ${join(dir, '.history-cache')}: 0 job(s) found there, ${jobs} read and kept`,
+    );
+    const csv = readFileSync(join(dir, 'jobs.csv'), 'utf8');
+    const second = await cli({ since: '1d', policies: 'rtmr', out: dir });
+    expect(second.err).toContain(`: ${jobs} job(s) found there, 0 read and kept`);
+    expect(readFileSync(join(dir, 'jobs.csv'), 'utf8')).toBe(csv);
+    const none = join(out, 'uncached');
+    expect((await cli({ since: '1d', policies: 'rtmr', out: none, cache: false })).code).toBe(0);
+    expect(existsSync(join(none, '.history-cache'))).toBe(false);
+  });
+
   it('an unreachable JobHistory server is exit 69 naming it', async () => {
     const r = await cli({ since: '1d', jhs: 'http://127.0.0.1:9' });
     expect(r.code).toBe(69);
