@@ -2,14 +2,14 @@
  * `run`'s HTTP client (node:http instead of the global fetch, whose first call loads undici):
  * what it sends and what it answers, against a server on loopback.
  */
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import http from 'node:http';
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sidecarFetch } from '../../src/cli/sidecar-fetch';
+import { hasOpenssl, selfSignedCert } from '../support/tls';
 
 interface Seen {
   method: string;
@@ -108,15 +108,6 @@ describe('sidecarFetch over http', () => {
   });
 });
 
-const hasOpenssl = (() => {
-  try {
-    execFileSync('openssl', ['version'], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
-})();
-
 (hasOpenssl ? describe : describe.skip)('sidecarFetch over https', () => {
   let dir: string;
   let server: https.Server;
@@ -124,19 +115,8 @@ const hasOpenssl = (() => {
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'run-tls-'));
-    execFileSync(
-      'openssl',
-      [
-        ...['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes'],
-        ...['-keyout', join(dir, 'key.pem'), '-out', join(dir, 'cert.pem'), '-days', '1'],
-        ...['-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1'],
-      ],
-      { stdio: 'ignore' },
-    );
-    server = https.createServer(
-      { key: readFileSync(join(dir, 'key.pem')), cert: readFileSync(join(dir, 'cert.pem')) },
-      (_req, res) => res.end('{}'),
-    );
+    const { key, cert } = selfSignedCert(dir);
+    server = https.createServer({ key, cert }, (_req, res) => res.end('{}'));
     base = `https://127.0.0.1:${await listen(server)}`;
   });
   afterAll(async () => {

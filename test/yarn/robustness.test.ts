@@ -3,7 +3,6 @@
  * list (each a typed error), retries for idempotent calls only, jittered backoff, timeouts,
  * debug logging without credentials, HTTPS with a configured CA.
  */
-import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
 import https from 'node:https';
@@ -22,6 +21,7 @@ import { HttpResourceManagerClient } from '../../src/yarn/client';
 import { JobHistoryClient } from '../../src/yarn/jobhistory';
 import { HttpTransport } from '../../src/yarn/transport';
 import { capturingLogger } from '../log-capture';
+import { hasOpenssl, selfSignedCert } from '../support/tls';
 
 interface TestServer {
   url: string;
@@ -505,15 +505,6 @@ describe('logging', () => {
   });
 });
 
-const hasOpenssl = (() => {
-  try {
-    execFileSync('openssl', ['version'], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
-})();
-
 (hasOpenssl ? describe : describe.skip)('HTTPS with a configured CA', () => {
   let dir: string;
   let server: https.Server;
@@ -521,33 +512,8 @@ const hasOpenssl = (() => {
 
   beforeAll(async () => {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rm-tls-'));
-    execFileSync(
-      'openssl',
-      [
-        'req',
-        '-x509',
-        '-newkey',
-        'ec',
-        '-pkeyopt',
-        'ec_paramgen_curve:prime256v1',
-        '-nodes',
-        '-keyout',
-        path.join(dir, 'key.pem'),
-        '-out',
-        path.join(dir, 'cert.pem'),
-        '-days',
-        '1',
-        '-subj',
-        '/CN=127.0.0.1',
-        '-addext',
-        'subjectAltName=IP:127.0.0.1',
-      ],
-      { stdio: 'ignore' },
-    );
-    server = https.createServer(
-      { key: fs.readFileSync(path.join(dir, 'key.pem')), cert: fs.readFileSync(path.join(dir, 'cert.pem')) },
-      buildFixtureApp(),
-    );
+    const { key, cert } = selfSignedCert(dir);
+    server = https.createServer({ key, cert }, buildFixtureApp());
     url = await listen(server, 'https');
   });
   afterAll(async () => {
