@@ -66,6 +66,15 @@ function counting(url: string, failAfter = Infinity) {
   return { client, calls };
 }
 
+/** A cache under `name` filled by one replay of the emulator's window, then closed: its folder. */
+async function filledCache(name: string): Promise<string> {
+  const cacheDir = join(dir, name);
+  const cache = new FileHistoryCache(cacheDir, emu.jhsUrl);
+  await replayTo(emu, join(dir, `${name}-a`), counting(emu.jhsUrl).client, cache);
+  cache.close();
+  return cacheDir;
+}
+
 /** Replays the emulator's window with `cache` and writes the files to `out`; answers the files' text. */
 async function replayTo(
   server: RunningEmulator,
@@ -132,10 +141,7 @@ describe('the history cache', () => {
   });
 
   it('a cache of another server is not used', async () => {
-    const cacheDir = join(dir, 'two-servers');
-    const a = new FileHistoryCache(cacheDir, emu.jhsUrl);
-    await replayTo(emu, join(dir, 'a'), counting(emu.jhsUrl).client, a);
-    a.close();
+    const cacheDir = await filledCache('two-servers');
     // The other server lists the same job ids over the same window, with other tasks.
     const alone = await replayTo(other, join(dir, 'b-alone'), counting(other.jhsUrl).client);
     expect(alone['jobs.csv']).not.toEqual(whole['jobs.csv']);
@@ -151,10 +157,7 @@ describe('the history cache', () => {
   });
 
   it('a file written for another server, copied into this one\u2019s folder, is set aside with a warning', async () => {
-    const cacheDir = join(dir, 'copied');
-    const a = new FileHistoryCache(cacheDir, emu.jhsUrl);
-    await replayTo(emu, join(dir, 'copied-a'), counting(emu.jhsUrl).client, a);
-    a.close();
+    const cacheDir = await filledCache('copied');
     const from = join(cacheDir, serverFolder(emu.jhsUrl));
     const to = join(cacheDir, serverFolder(other.jhsUrl));
     const day = readdirSync(from)[0]!;
@@ -172,10 +175,7 @@ describe('the history cache', () => {
   });
 
   it('a corrupt file is set aside with a warning naming its line, and its jobs read again', async () => {
-    const cacheDir = join(dir, 'corrupt');
-    const c = new FileHistoryCache(cacheDir, emu.jhsUrl);
-    await replayTo(emu, join(dir, 'corrupt-a'), counting(emu.jhsUrl).client, c);
-    c.close();
+    const cacheDir = await filledCache('corrupt');
     const folder = join(cacheDir, serverFolder(emu.jhsUrl));
     const days = readdirSync(folder).sort();
     expect(days.length).toBe(2);
@@ -202,10 +202,7 @@ describe('the history cache', () => {
   });
 
   it('a last line cut short (a crash while writing it) is dropped without a warning', async () => {
-    const cacheDir = join(dir, 'cut');
-    const c = new FileHistoryCache(cacheDir, emu.jhsUrl);
-    await replayTo(emu, join(dir, 'cut-a'), counting(emu.jhsUrl).client, c);
-    c.close();
+    const cacheDir = await filledCache('cut');
     const folder = join(cacheDir, serverFolder(emu.jhsUrl));
     const path = join(folder, readdirSync(folder).sort().at(-1)!);
     const text = readFileSync(path, 'utf8').trimEnd().split('\n');
